@@ -1,0 +1,110 @@
+"""Frozen value types shared by every layer: statuses, commits, checkouts, values."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+class Status(enum.IntEnum):
+    """Result status; the integer value is the severity (higher is worse)."""
+
+    PASS = 1
+    XFAIL = 2
+    SKIP = 3
+    XPASS = 4
+    FAIL = 5
+    NOEXIT = 6
+    NOTERM = 7
+    NORUN = 8
+    NOLOG = 9
+    NOCLEAN = 10
+    NOEXIST = 11
+
+    @property
+    def severity(self) -> int:
+        return int(self)
+
+    @classmethod
+    def worst(cls, statuses: list[Status] | tuple[Status, ...]) -> Status:
+        """The most severe of ``statuses``; PASS for none."""
+        return max(statuses, default=cls.PASS)
+
+
+STATUS_MEANING: dict[Status, str] = {
+    Status.PASS: "ran, produced its values",
+    Status.XFAIL: "failed as expected",
+    Status.SKIP: "not applicable here / prerequisites missing",
+    Status.XPASS: "passed unexpectedly (or passed with error counters)",
+    Status.FAIL: "ran to the end but the parser found no value / the test reported failure",
+    Status.NOEXIT: "exit status not 0",
+    Status.NOTERM: "timed out; the whole process group was killed; partial output kept",
+    Status.NORUN: "could not start (exec failed, host unreachable)",
+    Status.NOLOG: "output could not be stored",
+    Status.NOCLEAN: "reset / cleanup failed",
+    Status.NOEXIST: "startup / setup failed (build failed, test missing)",
+}
+
+
+class Direction(enum.Enum):
+    """Which way a metric gets better."""
+
+    HIGHER = "higher"
+    LOWER = "lower"
+
+
+@dataclass(frozen=True)
+class Value:
+    """One measured number, as a parser found it."""
+
+    name: str
+    value: float
+    unit: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the project's history (untrusted text in author/subject/body)."""
+
+    id: str
+    date: datetime  # committer date, timezone-aware
+    author: str
+    subject: str
+    body: str = ""
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """One commit chosen by a walk, with the commits since the previous checkout."""
+
+    index: int
+    commit: str
+    date: datetime
+    since: tuple[Commit, ...] = field(default=())
+    quirks: tuple[str, ...] = field(default=())  # letters of the quirks that apply
+
+
+@dataclass(frozen=True)
+class Log:
+    """Captured output, bounded: the head and tail of it past a limit.
+
+    ``data`` holds what was kept (head, a marker line, tail when ``truncated``);
+    ``total`` is the number of bytes the process produced.
+    """
+
+    data: bytes
+    total: int
+    truncated: bool = False
+
+    @classmethod
+    def of(cls, data: bytes) -> Log:
+        return cls(data=data, total=len(data), truncated=False)
+
+    def text(self) -> str:
+        """The log as text; invalid UTF-8 becomes U+FFFD, never an error."""
+        return self.data.decode("utf-8", errors="replace")
+
+
+EMPTY_LOG = Log(data=b"", total=0, truncated=False)

@@ -1,0 +1,20 @@
+"""Shared test options and fixtures."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--regen-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden files from the current output instead of comparing",
+    )
+
+
+@pytest.fixture
+def regen_golden(request: pytest.FixtureRequest) -> bool:
+    """True when golden files are to be rewritten (pytest --regen-golden)."""
+    return bool(request.config.getoption("--regen-golden"))
