@@ -1,5 +1,27 @@
 """Hosts: where commands run. One small protocol, several implementations."""
 
-from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Completed, Host
+from typing import TYPE_CHECKING
 
-__all__ = ["DEFAULT_OUTPUT_LIMIT", "Completed", "Host"]
+from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Completed, Host
+from perfwalk.hosts.capture import Capture
+from perfwalk.hosts.fake import Call, FakeHost, Rule
+from perfwalk.hosts.fingerprint import FINGERPRINT_KEYS, fingerprint, parse_fingerprint
+from perfwalk.hosts.local import LocalHost
+
+__all__ = [
+    "DEFAULT_OUTPUT_LIMIT",
+    "FINGERPRINT_KEYS",
+    "Call",
+    "Capture",
+    "Completed",
+    "FakeHost",
+    "Host",
+    "LocalHost",
+    "Rule",
+    "fingerprint",
+    "parse_fingerprint",
+]
+
+if TYPE_CHECKING:  # mypy proves that every implementation satisfies the protocol
+    _local: Host = LocalHost()
+    _fake: Host = FakeHost()

@@ -1,0 +1,5 @@
+import sys
+
+from perfwalk.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Statistics over stored values: pure functions, numbers in, typed results out."""

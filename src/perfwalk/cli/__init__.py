@@ -1,0 +1,1 @@
+"""The command line: parse arguments, call a service, print, exit."""

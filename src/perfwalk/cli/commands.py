@@ -1,0 +1,199 @@
+"""One handler per sub-command: parse → service → print. Exit codes in cli.main."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from perfwalk.cli.progress import ProgressBar
+from perfwalk.cli.tables import format_table, series_rows, show_rows
+from perfwalk.config.load import load_config
+from perfwalk.errors import UsageError
+from perfwalk.model import Status
+from perfwalk.report.export import FORMATS
+from perfwalk.report.summaries import series_table
+from perfwalk.services.export import export
+from perfwalk.services.inspect import opened, pick_series, series_status
+from perfwalk.services.run import RunOptions, run_series
+
+EXIT_OK, EXIT_FOUND = 0, 1
+
+
+def _init_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from perfwalk.config.example import example_config
+
+    path: Path = args.config
+    if path.exists() and not args.force:
+        raise UsageError(f"{path} exists already", hint="pass --force to overwrite it")
+    path.write_text(example_config(path.resolve().parent), encoding="utf-8")
+    print(f"wrote {path}; try `perfwalk run` next")
+    return EXIT_OK
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--from",
+        dest="from_",
+        metavar="WHEN",
+        help="first checkout: a date (YYYY-MM-DD[THH:MM]) or a commit-ish",
+    )
+    p.add_argument("--to", metavar="WHEN", help="last checkout (default [run] to, HEAD)")
+    p.add_argument("--step", help="Nsec|min|hour|day|week|month|year, commit or commit/N")
+    p.add_argument("-n", "--repetitions", type=int, help="repetitions per checkout")
+    p.add_argument("--between", help="keep | rebuild | a shell command run between repetitions")
+    p.add_argument("--name", help="a name for the series")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the newest unfinished walk made with this configuration",
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    bar = ProgressBar()
+    try:
+        result = run_series(
+            config,
+            RunOptions(
+                from_=args.from_,
+                to=args.to,
+                step=args.step,
+                repetitions=args.repetitions,
+                between=args.between,
+                resume=args.resume,
+                name=args.name,
+            ),
+            bar,
+        )
+    finally:
+        bar.close()
+    verb = "resumed and finished" if result.resumed else "finished"
+    print(
+        f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
+        f"{result.repetitions} repetitions; worst status {result.worst.name}"
+    )
+    print(f"see `perfwalk show {result.series_id}`")
+    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+
+
+def _series_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("series", nargs="?", type=int, help="series id (default: the newest)")
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with opened(config) as store:
+        status = series_status(store, pick_series(store, args.series))
+    s = status.series
+    print(f"series {s.id} {s.name!r}: {s.state}")
+    print(
+        f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
+        f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
+    )
+    print(
+        f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
+        + (f", finished {s.finished_at:%Y-%m-%d %H:%M:%S}" if s.finished_at else "")
+    )
+    print(
+        f"  checkouts {status.checkouts}: built {status.built}, build failed {status.build_failed}"
+    )
+    print(f"  repetitions {status.repetitions_done}/{status.repetitions_total}")
+    for test, worst in sorted(status.worst.items()):
+        print(f"  test {test}: worst {worst.name}")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with opened(config) as store:
+        rows = series_rows(store.list_series())
+    print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
+    return EXIT_OK
+
+
+def _show_args(p: argparse.ArgumentParser) -> None:
+    _series_arg(p)
+    p.add_argument("--test", help="only this test")
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with opened(config) as store:
+        table = series_table(store, config, pick_series(store, args.series))
+    s = table.series
+    print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
+    print(format_table(show_rows(table, args.test)))
+    return EXIT_OK
+
+
+def _export_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="json", help="default: json")
+    p.add_argument(
+        "--series",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="a series to export (repeatable; default: all)",
+    )
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="default: standard output")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with opened(config) as store:
+        text = export(store, args.series, args.format)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("demo"),
+        help="where the sample project, store and site go (default: ./demo)",
+    )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from perfwalk.services.demo import run_demo
+
+    bar = ProgressBar()
+    try:
+        result = run_demo(args.dir, bar, say=print)
+    finally:
+        bar.close()
+    print(f"site: {result.site / 'index.html'}")
+    print(f"known changes found: {result.found} of {result.known}")
+    return EXIT_OK
+
+
+Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+
+
+def _none(_p: argparse.ArgumentParser) -> None:
+    """No arguments besides -c/--config."""
+
+
+COMMANDS: dict[str, Command] = {
+    "init": ("write a commented perfwalk.toml for the repository here", _init_args, cmd_init),
+    "run": ("walk a history: build and measure every checkout", _run_args, cmd_run),
+    "status": ("where a walk stands", _series_arg, cmd_status),
+    "list": ("every series in the store, newest first", _none, cmd_list),
+    "show": ("a series: per checkout, each value's summary", _show_args, cmd_show),
+    "export": ("export series as json, csv or gnuplot", _export_args, cmd_export),
+    "demo": ("walk, measure, analyse and publish a sample project", _demo_args, cmd_demo),
+}
+
+#: commands that take no -c/--config
+NO_CONFIG = frozenset({"demo"})

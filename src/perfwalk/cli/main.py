@@ -1,0 +1,87 @@
+"""``perfwalk``: the only module that prints or exits.
+
+Exit status (also in docs/cli.md):
+  0    success
+  1    the command worked and found something to look at: a walk finished with
+       builds or tests that are not PASS
+  2    a user error: bad configuration, argument, repository, store (message + hint)
+  3    an internal error (a bug: please report it with the traceback)
+  130  interrupted (Ctrl-C); `perfwalk run --resume` continues a walk
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from perfwalk import __version__
+from perfwalk.errors import PerfwalkError
+
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_USER = 2
+EXIT_BUG = 3
+EXIT_INTERRUPTED = 130
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from perfwalk.cli import commands
+
+    parser = argparse.ArgumentParser(
+        prog="perfwalk",
+        description="Walk a git history, build and measure every checkout, keep every "
+        "result, and find the commit that changed it.",
+        epilog="exit status: 0 ok, 1 non-PASS results found, 2 user error, "
+        "3 internal error, 130 interrupted",
+    )
+    parser.add_argument("--version", action="version", version=f"perfwalk {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (helptext, add_arguments, handler) in commands.COMMANDS.items():
+        command = sub.add_parser(name, help=helptext, description=helptext)
+        if name not in commands.NO_CONFIG:
+            command.add_argument(
+                "-c",
+                "--config",
+                type=Path,
+                default=Path("perfwalk.toml"),
+                metavar="FILE",
+                help="configuration file (default: ./perfwalk.toml)",
+            )
+        add_arguments(command)
+        command.set_defaults(handler=handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except PerfwalkError as error:
+        print(f"perfwalk: error: {error}", file=sys.stderr)
+        if error.hint:
+            print(f"hint: {error.hint}", file=sys.stderr)
+        return EXIT_USER
+    except KeyboardInterrupt:
+        print(
+            "\nperfwalk: interrupted; `perfwalk run --resume` continues the walk", file=sys.stderr
+        )
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:
+        traceback.print_exc()
+        print(
+            "perfwalk: internal error; please report it with the traceback above", file=sys.stderr
+        )
+        return EXIT_BUG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Plain-text tables for the terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from perfwalk.report.summaries import SeriesTable
+from perfwalk.store.records import SeriesRow
+
+
+def format_table(rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell; the first row is the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    return "\n".join(lines)
+
+
+def series_rows(series: Sequence[SeriesRow]) -> list[list[str]]:
+    rows = [["id", "name", "state", "from", "to", "step", "reps", "started"]]
+    rows += [
+        [
+            str(s.id),
+            s.name,
+            s.state,
+            s.from_spec or "-",
+            s.to_spec[:12],
+            s.step,
+            f"{s.repetitions}/{s.between}",
+            f"{s.started_at:%Y-%m-%d %H:%M}",
+        ]
+        for s in series
+    ]
+    return rows
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def show_rows(table: SeriesTable, only_test: str | None) -> list[list[str]]:
+    """One line per checkout; per metric its summary, rsd and marks (! unstable)."""
+    metrics = [m for m in table.metrics if only_test in (None, m.test)]
+    header = ["#", "date", "commit", "build", "quirks", "since"]
+    header += [f"{m.test}.{m.name} [{m.unit}]" for m in metrics]
+    rows = [header]
+    for co in table.checkouts:
+        row = [
+            str(co.idx),
+            f"{co.date:%Y-%m-%d %H:%M}",
+            co.sha[:10],
+            co.build_status.name if co.build_status else "-",
+            ",".join(co.quirks) or "-",
+            str(co.commit_count),
+        ]
+        for metric in metrics:
+            cell = table.cells.get((metric, co.idx))
+            if cell is None:
+                status = table.statuses.get((metric.test, co.idx))
+                row.append(status.name if status else "-")
+            else:
+                mark = "!" if cell.unstable else ""
+                row.append(f"{_number(cell.summary)} ±{cell.rsd:.1%}{mark} n={cell.n}")
+        rows.append(row)
+    return rows

@@ -1,0 +1,92 @@
+"""The ``perfwalk.toml`` that ``perfwalk init`` writes: every setting, with its help.
+
+It is generated from the declarations, so it shows every setting there is, and it
+runs as written in any git repository: nothing to build, and one test that times
+``git log`` with ``time -p``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from perfwalk.config.settings import SECTIONS, Form, Section, toml_value
+from perfwalk.parsers import PARSER_NAMES
+
+#: The settings whose template value is not their default.
+_VALUES: dict[str, object] = {
+    "build.steps": [],
+    "run.step": "1week",
+    "test.name": "git-log",
+    "test.command": "time -p git log --oneline > /dev/null",
+    "test.parser": "time-p",
+    "test.metrics.<name>.summary": "median",
+}
+
+#: What the template shows for optional settings it leaves unset, where the
+#: declared example would not fit the example test.
+_UNSET: dict[str, object] = {
+    "test.metrics.<name>.unit": "s",
+    "test.metrics.<name>.direction": "lower",
+}
+
+#: The name given to the example ``[test.metrics.<name>]`` table.
+_METRIC = "real"
+
+#: A line of advice after a setting.
+_NOTES: dict[str, str] = {
+    "build.steps": 'e.g. steps = ["./configure", "make -j2"]',
+    "run.from": 'e.g. from = "2024-01-01" to start at a date, from = "v1.0" at a tag',
+    "run.step": "or commit (every commit), commit/10 (every 10th), 1day, 1month…",
+    "test.command": "time -p prints real, user and sys seconds; the parser reads them",
+    "test.parser": "parsers: " + ", ".join(PARSER_NAMES),
+}
+
+_HEADER = """\
+# perfwalk.toml for {name}, as `perfwalk init` wrote it.
+#
+# Every setting is here with its help. A line "# key = value" is an optional
+# setting left unset; remove the "# " to set it. Relative paths are relative to
+# this file's directory. docs/configuration.md is the full reference.
+#
+# As written, it walks the repository's history week by week and times `git log`
+# five times at each checkout. Try it: perfwalk run"""
+
+
+def example_config(repo_dir: Path) -> str:
+    """A commented configuration for the repository ``repo_dir``, to be saved in it."""
+    values = {**_VALUES, "project.name": repo_dir.name or "project"}
+    lines = _HEADER.format(name=repo_dir.name or "this repository").splitlines()
+    for section in SECTIONS:
+        lines += _section(section, section.key, values, commented=section.key == "quirk")
+    return "\n".join(lines) + "\n"
+
+
+def _section(section: Section, path: str, values: dict[str, object], commented: bool) -> list[str]:
+    off = "# " if commented else ""
+    if section.form is Form.NAMED:
+        header, path = f"[{path}.{_METRIC}]", f"{path}.<name>"
+    elif section.form is Form.ARRAY:
+        header = f"[[{path}]]"
+    else:
+        header = f"[{path}]"
+    lines = ["", *_comment(section.help), off + header]
+    for setting in section.settings:
+        dotted = f"{path}.{setting.key}"
+        lines += _comment(setting.help)
+        if dotted in values:
+            line = f"{off}{setting.key} = {toml_value(values[dotted])}"
+        elif setting.required or setting.default is None or commented:
+            line = f"# {setting.key} = {toml_value(_UNSET.get(dotted, setting.sample))}"
+        else:
+            line = f"{off}{setting.key} = {toml_value(setting.default)}"
+        lines.append(line)
+        if dotted in _NOTES:
+            lines += _comment(_NOTES[dotted])
+    for child in section.sections:
+        lines += _section(child, f"{path}.{child.key}", values, commented)
+    return lines
+
+
+def _comment(text: str) -> list[str]:
+    return ["# " + line for line in textwrap.wrap(text, 86, break_on_hyphens=False)]

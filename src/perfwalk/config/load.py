@@ -1,0 +1,318 @@
+"""Read and validate ``perfwalk.toml`` into a :class:`~perfwalk.config.model.Config`.
+
+The checks walk the declarations of :mod:`perfwalk.config.settings`: unknown keys
+(with a "did you mean"), missing required keys, wrong types and disallowed values
+are found the same way for every setting. Only what involves several settings at
+once (unique test names, parser options, ``until`` without a patch) is checked
+by name here. Every problem is a :class:`~perfwalk.errors.ConfigError` naming the
+file, the dotted key (``test[2].metrics.sender.direction``) and a remedy.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+import hashlib
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NoReturn
+
+from perfwalk.config.model import (
+    AnalysisConfig,
+    BuildConfig,
+    Config,
+    MetricConfig,
+    ProjectConfig,
+    QuirkConfig,
+    RunConfig,
+    StoreConfig,
+    TestConfig,
+)
+from perfwalk.config.settings import (
+    SECTIONS,
+    Form,
+    Invalid,
+    Rule,
+    Section,
+    Setting,
+    described,
+    toml_value,
+    walk,
+)
+from perfwalk.errors import ConfigError
+from perfwalk.parsers import get_parser
+
+#: The file perfwalk looks for when none is named.
+DEFAULT_CONFIG_NAME = "perfwalk.toml"
+
+#: The dataclass of each section, by its dotted path.
+_CLASSES: Mapping[str, type] = {
+    "project": ProjectConfig,
+    "store": StoreConfig,
+    "build": BuildConfig,
+    "run": RunConfig,
+    "analysis": AnalysisConfig,
+    "test": TestConfig,
+    "test.metrics": MetricConfig,
+    "quirk": QuirkConfig,
+}
+
+_ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")
+_INDEX = re.compile(r"\[\d+\]")
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def load_config(path: Path) -> Config:
+    """Read, validate and resolve the configuration file at ``path``.
+
+    Relative paths in the file are resolved against the file's directory.
+    Raises :class:`ConfigError` for anything wrong, naming the file and the key.
+    """
+    where = Path(os.path.abspath(path))
+    checker = _Checker(str(path), where.parent)
+    text = checker.read(path)
+    values = checker.root(checker.parse(text))
+    _check_tests(checker, values["test"])
+    _check_quirks(checker, values["quirk"])
+    project = values["project"]
+    project["name"] = project["name"] or project["repo"].name
+    canonical = json.dumps(_plain(values), sort_keys=True, separators=(",", ":"))
+    analysis = AnalysisConfig(**values["analysis"])
+    extra = {"test": {"analysis": analysis}}
+    sections = {
+        s.attribute: _build(s, values[s.key], s.key, extra) for s in SECTIONS if s is not _ANALYSIS
+    }
+    return Config(
+        path=where,
+        text=text,
+        hash=hashlib.sha256(canonical.encode()).hexdigest(),
+        analysis=analysis,
+        **sections,
+    )
+
+
+class _Checker:
+    """Checks one file's values against the declarations; raises on the first problem."""
+
+    def __init__(self, shown: str, base: Path) -> None:
+        self.shown = shown
+        self.base = base
+
+    def fail(self, key: str | None, message: str, hint: str | None = None) -> NoReturn:
+        raise ConfigError(message, path=self.shown, key=key, hint=hint)
+
+    def read(self, path: Path) -> str:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            self.fail(None, "no such file", hint="`perfwalk init` writes one to start from")
+        except IsADirectoryError:
+            self.fail(
+                None,
+                "is a directory, not a configuration file",
+                hint=f"name the file in it, e.g. {path / DEFAULT_CONFIG_NAME}",
+            )
+        except OSError as error:
+            self.fail(None, f"cannot read: {error.strerror}", hint="check the file's permissions")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.fail(
+                None,
+                f"not UTF-8 text (byte {error.start})",
+                hint="a TOML file is UTF-8; convert it with iconv",
+            )
+
+    def parse(self, text: str) -> dict[str, Any]:
+        try:
+            return tomllib.loads(text.removeprefix("\ufeff"))
+        except tomllib.TOMLDecodeError as error:
+            reason = str(error)
+            position = _TOML_POSITION.search(reason)
+            if position is None:
+                self.fail(None, f"invalid TOML: {reason}", hint="the file ends too early")
+            line, column = int(position.group(1)), int(position.group(2))
+            lines = text.splitlines()
+            shown = lines[line - 1] if line <= len(lines) else ""
+            self.fail(
+                None,
+                f"invalid TOML at line {line}, column {column}: {reason[: position.start()]}",
+                hint=f"line {line} reads: {shown.strip()!r}; see https://toml.io for the syntax",
+            )
+
+    def root(self, raw: dict[str, Any]) -> dict[str, Any]:
+        self.unknown(raw, tuple(s.key for s in SECTIONS), "")
+        return {s.key: self.section(s, raw.get(s.key), s.key) for s in SECTIONS}
+
+    def section(self, section: Section, raw: object, where: str) -> Any:
+        """The values of ``section`` (None when absent from the file)."""
+        if section.form is Form.TABLE:
+            return self.table(section, self.a_table(raw, where), where)
+        if section.form is Form.NAMED:
+            named = self.a_table(raw, where)
+            return {
+                name: self.table(section, self.a_table(item, f"{where}.{name}"), f"{where}.{name}")
+                for name, item in named.items()
+            }
+        items = [] if raw is None else raw
+        if not isinstance(items, list):
+            self.fail(
+                where,
+                f"expected an array of tables, got {described(items)}",
+                hint=f"write each one under its own [[{section.key}]] header, with two brackets",
+            )
+        if len(items) < section.min_items:
+            example = next(s for s in section.settings if s.required)
+            self.fail(
+                where,
+                f"at least {section.min_items} [[{section.key}]] required, found {len(items)}",
+                hint=f"add [[{section.key}]] with {example.key} = {toml_value(example.sample)} …",
+            )
+        return [
+            self.table(section, self.a_table(item, f"{where}[{index}]"), f"{where}[{index}]")
+            for index, item in enumerate(items)
+        ]
+
+    def a_table(self, raw: object, where: str) -> dict[str, Any]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            header = _INDEX.sub("", where)
+            self.fail(where, f"expected a table, got {described(raw)}", f"write it as [{header}]")
+        return raw
+
+    def table(self, section: Section, raw: dict[str, Any], where: str) -> dict[str, Any]:
+        self.unknown(raw, section.keys, where)
+        values = {s.attribute: self.setting(s, raw, f"{where}.{s.key}") for s in section.settings}
+        for child in section.sections:
+            where_child = f"{where}.{child.key}"
+            values[child.attribute] = self.section(child, raw.get(child.key), where_child)
+        return values
+
+    def setting(self, setting: Setting, raw: dict[str, Any], key: str) -> Any:
+        if setting.key in raw:
+            value = self.checked(setting, raw[setting.key], key)
+        elif setting.required:
+            self.fail(key, f"missing required key {setting.key!r}", hint=_about(setting))
+        elif setting.default is None:
+            return None
+        else:
+            value = setting.kind.convert(setting.default)
+        try:
+            return setting.finish(value, self.base) if setting.finish else value
+        except Invalid as error:
+            self.fail(key, error.message, hint=error.hint)
+
+    def checked(self, setting: Setting, raw: object, key: str) -> Any:
+        mismatch = setting.kind.check(raw)
+        if mismatch is not None:
+            inner, got = mismatch
+            self.fail(key + inner, f"expected {setting.kind.article}, got {got}", _about(setting))
+        value = setting.kind.convert(raw)
+        for rule in setting.rules:
+            problem = rule.problem(value)
+            if problem is not None:
+                self.fail(key, problem, hint=_rule_hint(rule, value, setting))
+        return value
+
+    def unknown(self, raw: Mapping[str, object], known: tuple[str, ...], where: str) -> None:
+        for name, value in raw.items():
+            if name in known:
+                continue
+            what = "section" if not where and isinstance(value, dict | list) else "key"
+            close = difflib.get_close_matches(name, known, 1)
+            homes = [path.rsplit(".", 1)[0] for path, _, found in walk() if found.key == name]
+            if close:
+                hint = f"did you mean {close[0]!r}? "
+            elif homes:
+                hint = f"{name!r} is a key of {', '.join(homes)}. "
+            else:
+                hint = ""
+            key = f"{where}.{name}" if where else name
+            self.fail(key, f"unknown {what} {name!r}", f"{hint}Known here: {', '.join(known)}")
+
+
+def _about(setting: Setting) -> str:
+    """What a setting is, with an example line."""
+    sample = setting.sample
+    example = f"; e.g. {setting.key} = {toml_value(sample)}" if sample not in (None, "") else ""
+    return f"{setting.key}: {setting.help}{example}"
+
+
+def _rule_hint(rule: Rule, value: object, setting: Setting) -> str:
+    close = difflib.get_close_matches(str(value), rule.choices, 1)
+    return f"did you mean {close[0]!r}?" if close else _about(setting)
+
+
+def _check_tests(checker: _Checker, tests: list[dict[str, Any]]) -> None:
+    """Test names are unique; each parser accepts its options."""
+    seen: dict[str, int] = {}
+    for index, test in enumerate(tests):
+        where = f"test[{index}]"
+        name = test["name"]
+        if name in seen:
+            checker.fail(
+                f"{where}.name",
+                f"duplicate test name {name!r} (test[{seen[name]}] has it too)",
+                hint="a test's name is its id in the store; give each test its own",
+            )
+        seen[name] = index
+        try:
+            get_parser(test["parser"], test["parser_options"], key=f"{where}.parser")
+        except ConfigError as error:
+            if error.path is not None:
+                raise
+            message = error.message
+            if error.key and message.startswith(f"{error.key}: "):
+                message = message[len(error.key) + 2 :]
+            checker.fail(error.key or f"{where}.parser_options", message, hint=error.hint)
+
+
+def _check_quirks(checker: _Checker, quirks: list[dict[str, Any]]) -> None:
+    """``until`` ends a patch: it means nothing without one."""
+    for index, quirk in enumerate(quirks):
+        if quirk["until"] and quirk["patch"] is None:
+            checker.fail(
+                f"quirk[{index}].until",
+                "until ends the quirk's patch, but this quirk has no patch",
+                hint='add patch = "<file>" or remove until',
+            )
+
+
+def _build(
+    section: Section, value: Any, path: str, extra: Mapping[str, Mapping[str, object]]
+) -> Any:
+    """The dataclass(es) of ``section`` from its checked values."""
+    if section.form is Form.ARRAY:
+        return tuple(_make(section, item, path, extra) for item in value)
+    if section.form is Form.NAMED:
+        return MappingProxyType({n: _make(section, v, path, extra) for n, v in value.items()})
+    return _make(section, value, path, extra)
+
+
+def _make(
+    section: Section, values: dict[str, Any], path: str, extra: Mapping[str, Mapping[str, object]]
+) -> Any:
+    fields = dict(values)
+    for child in section.sections:
+        child_path = f"{path}.{child.key}"
+        fields[child.attribute] = _build(child, fields[child.attribute], child_path, extra)
+    return _CLASSES[path](**fields, **extra.get(path, {}))
+
+
+def _plain(value: object) -> object:
+    """``value`` as JSON data: paths as strings, enums as their values."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value

@@ -1,0 +1,177 @@
+"""The validated configuration: frozen dataclasses, one per section of the file.
+
+Field defaults come from :mod:`perfwalk.config.settings`, where each setting is
+declared; paths are absolute (resolved against the config file's directory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Literal
+
+from perfwalk.config.settings import default_of
+from perfwalk.model import Direction
+from perfwalk.units import default_direction
+
+#: How the repetitions of one checkout become one number.
+Summary = Literal["mean", "median", "best"]
+
+
+def _empty() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """``[project]``: the software under test."""
+
+    name: str
+    repo: Path
+    branch: str = default_of("project.branch")
+    commit_url: str = default_of("project.commit_url")
+
+    def commit_link(self, commit: str) -> str | None:
+        """The web viewer's address of ``commit``; None without ``commit_url``."""
+        return self.commit_url.format(commit=commit) if self.commit_url else None
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """``[store]``: where values and logs are kept."""
+
+    url: str
+    worktrees: Path
+    log_limit: int = default_of("store.log_limit")
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """``[build]``: how each checkout is built."""
+
+    host: str = default_of("build.host")
+    steps: tuple[str, ...] = default_of("build.steps")
+    timeout: float = default_of("build.timeout")
+    env: Mapping[str, str] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """``[run]``: the defaults of ``perfwalk run`` (``from`` is ``from_``)."""
+
+    from_: str = default_of("run.from")
+    to: str = default_of("run.to")
+    step: str = default_of("run.step")
+    repetitions: int = default_of("run.repetitions")
+    between: str = default_of("run.between")
+    host: str = default_of("run.host")
+
+
+@dataclass(frozen=True)
+class AnalysisConfig:
+    """``[analysis]``: thresholds, overridable per metric."""
+
+    unstable_rsd: float = default_of("analysis.unstable_rsd")
+    outlier: float = default_of("analysis.outlier")
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """``[test.metrics.<name>]``: what is configured for one value name (None = not set)."""
+
+    unit: str | None = None
+    direction: Direction | None = None
+    summary: Summary = default_of("test.metrics.<name>.summary")  # noqa: RUF009 (a str)
+    unstable_rsd: float | None = None
+    outlier: float | None = None
+    ignore: bool = default_of("test.metrics.<name>.ignore")
+
+
+@dataclass(frozen=True)
+class ResolvedMetric:
+    """Everything the analysis needs of one metric, nothing left unset."""
+
+    name: str
+    unit: str
+    direction: Direction
+    summary: Summary
+    unstable_rsd: float
+    outlier: float
+    ignore: bool
+
+
+_UNSET = MetricConfig()
+
+
+@dataclass(frozen=True)
+class TestConfig:
+    """``[[test]]``: a command whose output a parser turns into values.
+
+    ``analysis`` is the file's ``[analysis]``, which metrics fall back to.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    command: str
+    parser: str
+    parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    timeout: float = default_of("test.timeout")
+    env: Mapping[str, str] = field(default_factory=_empty)
+    metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
+    analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
+
+    def metric(self, name: str, parsed_unit: str) -> ResolvedMetric:
+        """The metric ``name`` as the parser reported it in ``parsed_unit``.
+
+        The configured unit replaces the parsed one; the direction is the
+        configured one or the unit's default; thresholds fall back to [analysis].
+        """
+        configured = self.metrics.get(name, _UNSET)
+        unit = configured.unit if configured.unit is not None else parsed_unit
+        return ResolvedMetric(
+            name=name,
+            unit=unit,
+            direction=configured.direction or default_direction(unit),
+            summary=configured.summary,
+            unstable_rsd=(
+                configured.unstable_rsd
+                if configured.unstable_rsd is not None
+                else self.analysis.unstable_rsd
+            ),
+            outlier=configured.outlier if configured.outlier is not None else self.analysis.outlier,
+            ignore=configured.ignore,
+        )
+
+
+@dataclass(frozen=True)
+class QuirkConfig:
+    """``[[quirk]]``: a known event of the history (``at``/``until`` resolved by the walk)."""
+
+    at: str
+    comment: str
+    until: str = default_of("quirk.until")
+    commands: tuple[str, ...] = default_of("quirk.commands")
+    patch: Path | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """A loaded ``perfwalk.toml``: where it is, its text, its hash and its sections.
+
+    ``hash`` is the sha256 of the validated settings as canonical JSON: two files
+    that differ only in comments or layout have the same hash.
+    """
+
+    path: Path
+    text: str = field(repr=False)
+    hash: str
+    project: ProjectConfig
+    store: StoreConfig
+    build: BuildConfig
+    run: RunConfig
+    analysis: AnalysisConfig
+    tests: tuple[TestConfig, ...]
+    quirks: tuple[QuirkConfig, ...] = ()

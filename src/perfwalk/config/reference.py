@@ -1,0 +1,88 @@
+"""The configuration reference (``docs/configuration.md``), generated from the declarations.
+
+``pytest tests/config --regen-golden`` rewrites the file; a test checks that the
+committed file is what this module generates, so the reference cannot fall behind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfwalk.config.example import example_config
+from perfwalk.config.settings import SECTIONS, Form, Section, Setting, toml_value
+
+_INTRO = """\
+# Configuration reference
+
+<!-- Generated from src/perfwalk/config/settings.py: run `pytest tests/config --regen-golden`
+     after changing a setting. Do not edit by hand. -->
+
+perfwalk reads its settings from a TOML file, `perfwalk.toml` unless another is
+named. `perfwalk init` writes one that runs as written (see the example at the
+end). Relative paths in the file are relative to the file's directory.
+
+The file is checked completely when it is loaded, before anything runs: an unknown
+key (with a "did you mean"), a missing required key, a value of the wrong type or
+outside its allowed values, a missing repository or patch file, and a TOML syntax
+error (with its line and column) each stop perfwalk with a message that names the
+file and the key, such as `perfwalk.toml: test[1].metrics.sender.direction:
+expected one of higher, lower, got 'up'`. Arrays of tables are counted from 0.
+
+A loaded file has a hash: the sha256 of its validated settings as canonical JSON.
+Comments and layout do not change it; any setting does.
+
+Dates are `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]`, optionally followed by a zone
+(`Z`, `+02:00`); a date without a zone is UTC. A commit-ish is anything git
+accepts as a revision: a hash, a tag, a branch, `HEAD~3`; it may not start with
+`-`. A value that starts like a date (`2024-…`) must be a valid date.
+"""
+
+
+def reference() -> str:
+    """The whole reference as Markdown."""
+    parts = [_INTRO]
+    for section in SECTIONS:
+        parts += _section(section, section.key)
+    parts += [
+        "## Example\n",
+        "What `perfwalk init` writes in a repository called `demo`:\n",
+        "```toml\n" + example_config(Path("demo")) + "```\n",
+    ]
+    return "\n".join(parts)
+
+
+def _section(section: Section, path: str) -> list[str]:
+    if section.form is Form.NAMED:
+        path = f"{path}.<name>"
+        title = f"[{path}]"
+    else:
+        title = f"[[{path}]]" if section.form is Form.ARRAY else f"[{path}]"
+    text = section.help
+    if section.min_items:
+        text += f" At least {section.min_items} is required."
+    rows = [
+        f"## `{title}`\n",
+        text + "\n",
+        "| key | type | default | meaning |",
+        "|---|---|---|---|",
+        *(_row(setting) for setting in section.settings),
+        "",
+    ]
+    for child in section.sections:
+        rows += _section(child, f"{path}.{child.key}")
+    return rows
+
+
+def _row(setting: Setting) -> str:
+    if setting.required:
+        default = "**required**"
+    elif setting.default_doc:
+        default = setting.default_doc
+    else:
+        default = f"`{toml_value(setting.default)}`"
+    meaning = setting.help
+    allowed = "; ".join(rule.expected for rule in setting.rules)
+    if allowed:
+        meaning += f". Allowed: {allowed}"
+    cells = (f"`{setting.key}`", setting.kind.name, default, meaning)
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

@@ -1,0 +1,129 @@
+/*
+ * checksum - print the CRC-32 and the size of files.
+ *
+ * usage: checksum [-hlVx] [file ...]
+ *
+ * Without a file, or for "-", it reads the standard input.  -x prints the
+ * CRC in hexadecimal, -l adds the number of lines after the size, -V prints
+ * the version.
+ *
+ * Exit status: 0 when every file was summed, 1 when a file could not be
+ * opened or read, 2 for a usage error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checksum.h"
+
+#define VERSION	"1.0"
+#define BLOCK	(64 * 1024)
+
+struct file_sum {
+	uint32_t		crc;
+	unsigned long long	size;
+	unsigned long long	lines;
+	char			name[256];
+};
+
+static int	hex;		/* -x */
+static int	show_lines;	/* -l */
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp, "usage: checksum [-hlVx] [file ...]\n");
+}
+
+static int
+sum_stream(FILE *fp, struct file_sum *fs)
+{
+	static unsigned char buf[BLOCK];
+	struct cksum c;
+	size_t n;
+
+	cksum_init(&c);
+	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+		cksum_update(&c, buf, n);
+	fs->crc = c.crc;
+	fs->size = c.size;
+	fs->lines = c.lines;
+	return ferror(fp) ? -1 : 0;
+}
+
+static void
+print_sum(const struct file_sum *fs)
+{
+	if (hex)
+		printf("%08lx %llu", (unsigned long)fs->crc, fs->size);
+	else
+		printf("%lu %llu", (unsigned long)fs->crc, fs->size);
+	if (show_lines)
+		printf(" %llu", fs->lines);
+	if (fs->name[0] != '\0')
+		printf(" %s", fs->name);
+	putchar('\n');
+}
+
+static int
+sum_file(const char *path)
+{
+	struct file_sum fs;
+	FILE *fp;
+	int failed;
+
+	if (strcmp(path, "-") == 0) {
+		fp = stdin;
+		fs.name[0] = '\0';
+	} else {
+		if ((fp = fopen(path, "rb")) == NULL) {
+			fprintf(stderr, "checksum: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(fs.name, sizeof fs.name, "%s", path);
+	}
+	failed = sum_stream(fp, &fs) != 0;
+	if (failed)
+		fprintf(stderr, "checksum: %s: %s\n", path, strerror(errno));
+	else
+		print_sum(&fs);
+	if (fp != stdin)
+		fclose(fp);
+	return failed;
+}
+
+int
+main(int argc, char *argv[])
+{
+	int ch, i, status = 0;
+
+	while ((ch = getopt(argc, argv, "hlVx")) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("checksum %s\n", VERSION);
+			return 0;
+		case 'l':
+			show_lines = 1;
+			break;
+		case 'x':
+			hex = 1;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (argc == 0)
+		return sum_file("-");
+	for (i = 0; i < argc; i++)
+		status |= sum_file(argv[i]);
+	return status;
+}

@@ -1,0 +1,106 @@
+"""Host fingerprint: what a series' numbers were measured on.
+
+Gathered with a single ``sh -c`` script through :meth:`Host.run`, so it costs one
+round-trip and works the same on the local machine and over ssh. The script prints
+``KEY=VALUE`` lines; :func:`parse_fingerprint` (pure) turns them into a dict.
+
+Keys: ``hostname``, ``os``, ``kernel``, ``cpu``, ``cores``, ``memory`` and, for each
+tool asked for, ``tool.<name>`` with the first line of ``<name> --version`` or
+``not found``. A value that could not be found is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from perfwalk.errors import HostError
+from perfwalk.hosts.base import Host
+
+#: The keys every fingerprint has, in this order, before the ``tool.*`` keys.
+FINGERPRINT_KEYS = ("hostname", "os", "kernel", "cpu", "cores", "memory")
+UNKNOWN = "unknown"
+NOT_FOUND = "not found"
+TOOL_PREFIX = "tool."
+
+# Tool names come as "$@" (never pasted into the script), so any name is safe to
+# pass; only '=' and newlines are refused because they would break the KEY=VALUE lines.
+FINGERPRINT_SCRIPT = r"""
+kv() { printf '%s=%s\n' "$1" "$2"; }
+kv hostname "$(uname -n 2>/dev/null)"
+os=$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | head -n 1)
+[ -n "$os" ] || os=$(uname -sr 2>/dev/null)
+kv os "$os"
+kv kernel "$(uname -srvm 2>/dev/null)"
+cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+[ -n "$cpu" ] || cpu=$(sysctl -n hw.model 2>/dev/null)
+[ -n "$cpu" ] || cpu=$(uname -p 2>/dev/null)
+kv cpu "$cpu"
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || getconf NPROCESSORS_ONLN 2>/dev/null)
+[ -n "$cores" ] || cores=$(sysctl -n hw.ncpu 2>/dev/null)
+kv cores "$cores"
+mem=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo 2>/dev/null)
+[ -n "$mem" ] || mem=$(sysctl -n hw.physmem 2>/dev/null)
+kv memory "$mem"
+for t in "$@"; do
+  if command -v "$t" >/dev/null 2>&1; then
+    kv "tool.$t" "$("$t" --version </dev/null 2>&1 | head -n 1)"
+  else
+    kv "tool.$t" "not found"
+  fi
+done
+"""
+
+_QUOTED = re.compile(r"""^(["'])(.*)\1$""")
+
+
+def fingerprint_command(tools: Sequence[str] = ()) -> list[str]:
+    """The argv that prints the fingerprint of the host it runs on."""
+    for tool in tools:
+        if not tool or "=" in tool or "\n" in tool or "\r" in tool:
+            raise HostError(
+                f"fingerprint: bad tool name {tool!r}",
+                hint="name a program, as found on PATH or by its path",
+            )
+    return ["sh", "-c", FINGERPRINT_SCRIPT, "perfwalk-fingerprint", *tools]
+
+
+def parse_fingerprint(text: str, tools: Sequence[str] = ()) -> dict[str, str]:
+    """The fingerprint printed by :data:`FINGERPRINT_SCRIPT` as a dict.
+
+    Every key of :data:`FINGERPRINT_KEYS` and one ``tool.<name>`` key per tool is
+    present; values not found are :data:`UNKNOWN`. ``os`` loses its quotes,
+    ``memory`` is given in kB.
+    """
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key and key not in found:
+            found[key] = value.strip()
+    result = {key: found.get(key) or UNKNOWN for key in FINGERPRINT_KEYS}
+    quoted = _QUOTED.match(result["os"])
+    if quoted:
+        result["os"] = quoted.group(2) or UNKNOWN
+    result["memory"] = _memory(result["memory"])
+    for tool in tools:
+        key = TOOL_PREFIX + tool
+        result[key] = found.get(key) or UNKNOWN
+    return result
+
+
+def fingerprint(host: Host, tools: Sequence[str] = (), *, timeout: float = 30.0) -> dict[str, str]:
+    """Fingerprint ``host`` in one command; HostError when it cannot run at all."""
+    done = host.run(fingerprint_command(tools), timeout=timeout)
+    if done.error is not None or (done.returncode is None and not done.timed_out):
+        raise HostError(
+            f"host {host.name}: cannot take its fingerprint: {done.error or 'no exit status'}",
+            hint="check that the host is reachable and has a POSIX sh",
+        )
+    return parse_fingerprint(done.stdout.text(), tools)
+
+
+def _memory(value: str) -> str:
+    """``MemTotal`` ("16318412 kB") as is; a bare byte count (BSD) in kB."""
+    if value.isdigit():
+        return f"{int(value) // 1024} kB"
+    return value

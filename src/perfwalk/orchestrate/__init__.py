@@ -1,0 +1,1 @@
+"""Compose the parts: plan a walk, prepare and build checkouts, run repetitions."""

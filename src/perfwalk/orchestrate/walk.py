@@ -1,0 +1,209 @@
+"""Walk the planned checkouts of a series: prepare, build, run the repetitions, store
+each repetition as soon as it finishes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from perfwalk.config.model import Config, TestConfig
+from perfwalk.git.worktree import Worktrees, apply_patch
+from perfwalk.hosts.base import Host
+from perfwalk.model import Checkout, Log, Status
+from perfwalk.orchestrate.outcome import judge
+from perfwalk.orchestrate.placeholders import substitute
+from perfwalk.orchestrate.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.steps import StepsOutcome, run_steps
+from perfwalk.parsers import Parser, get_parser
+from perfwalk.store import Store
+from perfwalk.store.records import NewRepetition, NewResult
+
+#: what happens between two repetitions besides a command
+BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a walk stands, for a progress bar."""
+
+    done: int  # repetitions finished (or given up) so far
+    total: int
+    checkout: int
+    checkouts: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PlannedCheckout:
+    """A checkout with its first-parent position, as the walk needs it."""
+
+    checkout: Checkout
+    position: int
+
+
+@dataclass
+class Walk:
+    """One series being measured; ``run`` may be called again to resume it."""
+
+    series_id: int
+    config: Config
+    store: Store
+    host: Host
+    worktrees: Worktrees
+    checkouts: Sequence[PlannedCheckout]
+    quirks: Sequence[PlannedQuirk]
+    repetitions: int
+    between: str
+    progress: Callable[[Progress], None] = lambda _progress: None
+
+    def __post_init__(self) -> None:
+        self._parsers: dict[str, Parser] = {
+            test.name: get_parser(test.parser, test.parser_options, key=f"test.{test.name}.parser")
+            for test in self.config.tests
+        }
+        self._limit = self.config.store.log_limit
+
+    def run(self) -> None:
+        """Measure every repetition not stored yet, checkout after checkout."""
+        done = self.store.done_repetitions(self.series_id)
+        built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
+        total = len(self.checkouts) * self.repetitions
+        finished = len(done)
+        previous: int | None = None
+        for planned in self.checkouts:
+            checkout = planned.checkout
+            checkout_id = self.store.add_checkout(self.series_id, checkout)
+            todo = [r for r in range(self.repetitions) if (checkout.index, r) not in done]
+            prior, previous = previous, planned.position
+            if not todo or built.get(checkout.index) is Status.NOEXIST:
+                continue
+            self._report(finished, total, checkout, f"building {checkout.commit[:12]}")
+            worktree, build = self._prepare(checkout_id, planned, prior)
+            if build.status is not Status.PASS:
+                finished += len(todo)
+                self._report(finished, total, checkout, f"build failed: {build.failed}")
+                continue
+            for rep in todo:
+                between = self._between(worktree, checkout, rep) if rep > 0 else None
+                self._repetition(checkout_id, worktree, checkout, rep, between)
+                finished += 1
+                self._report(finished, total, checkout, f"repetition {rep + 1}")
+
+    def _report(self, done: int, total: int, checkout: Checkout, message: str) -> None:
+        self.progress(Progress(done, total, checkout.index + 1, len(self.checkouts), message))
+
+    def _env(self, extra: Mapping[str, str], checkout: Checkout, rep: int | None) -> dict[str, str]:
+        env = {"PERFWALK_COMMIT": checkout.commit, "PERFWALK_CHECKOUT": str(checkout.index)}
+        if rep is not None:
+            env["PERFWALK_REPETITION"] = str(rep)
+        env.update(extra)
+        return env
+
+    def _prepare(
+        self, checkout_id: int, planned: PlannedCheckout, prior: int | None
+    ) -> tuple[Path, StepsOutcome]:
+        """Worktree at the commit, quirk patches and commands, then the build steps."""
+        checkout = planned.checkout
+        worktree = self.worktrees.checkout(checkout.commit)
+        patches, crossed = applying(self.quirks, prior, planned.position)
+        env = self._env(dict(self.config.build.env), checkout, None)
+        for quirk in patches:
+            assert quirk.patch is not None
+            status, log = self._apply_patch(worktree, quirk.patch)
+            self.store.add_quirk_run(checkout_id, quirk.letter, status, log)
+            if status is not Status.PASS:
+                outcome = StepsOutcome(Status.NOEXIST, 0.0, log, f"patch of quirk {quirk.letter}")
+                self.store.set_build(checkout_id, outcome.status, None, outcome.log)
+                return worktree, outcome
+        for quirk in crossed:
+            ran = self._steps(quirk.commands, worktree, env, Status.NOEXIST)
+            self.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
+        build = self._steps(self.config.build.steps, worktree, env, Status.NOEXIST)
+        self.store.set_build(checkout_id, build.status, build.seconds, build.log)
+        return worktree, build
+
+    def _apply_patch(self, worktree: Path, patch: Path) -> tuple[Status, Log]:
+        try:
+            apply_patch(worktree, patch)
+        except Exception as error:  # a patch that does not apply is NOEXIST, not a crash
+            return Status.NOEXIST, Log.of(f"patch {patch} failed: {error}\n".encode())
+        return Status.PASS, Log.of(f"applied {patch}\n".encode())
+
+    def _steps(
+        self, steps: Sequence[str], worktree: Path, env: Mapping[str, str], failure: Status
+    ) -> StepsOutcome:
+        return run_steps(
+            self.host,
+            steps,
+            cwd=str(worktree),
+            timeout=self.config.build.timeout,
+            env=env,
+            output_limit=self._limit,
+            failure=failure,
+        )
+
+    def _between(self, worktree: Path, checkout: Checkout, rep: int) -> StepsOutcome | None:
+        """The action before repetition ``rep``: nothing, a rebuild or a command."""
+        if self.between == "keep":
+            return None
+        env = self._env(dict(self.config.build.env), checkout, rep)
+        if self.between == "rebuild":
+            return self._steps(self.config.build.steps, worktree, env, Status.NOCLEAN)
+        return self._steps([self.between], worktree, env, Status.NOCLEAN)
+
+    def _repetition(
+        self,
+        checkout_id: int,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        between: StepsOutcome | None,
+    ) -> None:
+        started = datetime.now(UTC)
+        results = tuple(self._test(test, worktree, checkout, rep) for test in self.config.tests)
+        self.store.add_repetition(
+            checkout_id,
+            NewRepetition(
+                idx=rep,
+                started_at=started,
+                finished_at=datetime.now(UTC),
+                between_status=None if between is None else between.status,
+                between_log=None if between is None else between.log,
+                results=results,
+            ),
+        )
+
+    def _test(self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int) -> NewResult:
+        values = {
+            "commit": checkout.commit,
+            "worktree": str(worktree),
+            "repetition": str(rep),
+            "checkout": str(checkout.index),
+            "test": test.name,
+        }
+        command = substitute(test.command, values, key=f"test.{test.name}.command")
+        done = self.host.run(
+            ["sh", "-c", command],
+            timeout=test.timeout,
+            env=self._env(dict(test.env), checkout, rep),
+            cwd=str(worktree),
+            output_limit=self._limit,
+        )
+        outcome = judge(done, self._parsers[test.name], test.timeout)
+        measured = []
+        for value in outcome.values:
+            metric = test.metric(value.name, value.unit)
+            measured.append((value, metric.direction.value))
+        return NewResult(
+            test=test.name,
+            status=outcome.status,
+            message=outcome.message,
+            duration=done.duration,
+            exit_code=done.returncode,
+            command=command,
+            stdout=done.stdout,
+            stderr=done.stderr,
+            values=tuple(measured),
+        )

@@ -1,0 +1,1 @@
+"""What people read: export formats and the static site."""

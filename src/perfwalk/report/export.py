@@ -1,0 +1,109 @@
+"""Export formats of stored series: JSON (documented, versioned), CSV, gnuplot.
+
+The JSON document is the source; CSV and gnuplot are flattened from it, so the
+three always agree. Format history (docs/export.md):
+  1  series → checkouts → repetitions → tests → values
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+EXPORT_FORMAT = "perfwalk-export"
+EXPORT_VERSION = 1
+FORMATS = ("json", "csv", "gnuplot")
+
+Document = Mapping[str, Any]
+
+
+def to_json(document: Document) -> str:
+    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def _rows(document: Document) -> Iterator[dict[str, Any]]:
+    for series in document["series"]:
+        for checkout in series["checkouts"]:
+            for rep in checkout["repetitions"]:
+                for test in rep["tests"]:
+                    for value in test["values"]:
+                        yield {
+                            "series": series["id"],
+                            "series_started": series["started_at"],
+                            "host": series["host"],
+                            "checkout": checkout["index"],
+                            "commit": checkout["commit"],
+                            "date": checkout["date"],
+                            "repetition": rep["index"],
+                            "test": test["name"],
+                            "status": test["status"],
+                            "name": value["name"],
+                            "unit": value["unit"],
+                            "value": value["value"],
+                            "direction": value["direction"],
+                        }
+
+
+CSV_COLUMNS = (
+    "series",
+    "host",
+    "checkout",
+    "commit",
+    "date",
+    "repetition",
+    "test",
+    "status",
+    "name",
+    "unit",
+    "value",
+    "direction",
+)
+
+
+def to_csv(document: Document) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(_rows(document))
+    return out.getvalue()
+
+
+def _epoch(iso: str) -> int:
+    return int(datetime.fromisoformat(iso).timestamp())
+
+
+def _word(text: str) -> str:
+    """A gnuplot data word: no white space inside."""
+    return "_".join(str(text).split()) or "-"
+
+
+def to_gnuplot(document: Document) -> str:
+    """The lab format: ``# test subtest run checkout repeat value unit host``, one row
+    per PASS value; ``run`` and ``checkout`` are epoch seconds."""
+    lines = ["# test subtest run checkout repeat value unit host"]
+    for row in _rows(document):
+        if row["status"] != "PASS":
+            continue
+        lines.append(
+            " ".join(
+                (
+                    _word(row["test"]),
+                    _word(row["name"]),
+                    str(_epoch(row["series_started"])),
+                    str(_epoch(row["date"])),
+                    f"{row['repetition']:03d}",
+                    repr(float(row["value"])),
+                    _word(row["unit"]),
+                    _word(row["host"]),
+                )
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
+def render(document: Document, fmt: str) -> str:
+    return {"json": to_json, "csv": to_csv, "gnuplot": to_gnuplot}[fmt](document)

@@ -1,0 +1,79 @@
+"""Summaries of a series for tables and pages: checkouts as columns, one row per
+(test, value name), each cell the summary of the PASS repetitions."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from perfwalk.analysis.summary import Summary, summarize
+from perfwalk.config.model import Config
+from perfwalk.model import Direction, Status
+from perfwalk.store import Store
+from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
+
+
+@dataclass(frozen=True)
+class MetricKey:
+    test: str
+    name: str
+    unit: str
+    direction: Direction
+
+
+@dataclass(frozen=True)
+class SeriesTable:
+    """Checkouts as columns, one row per (test, value name): each cell a summary."""
+
+    series: SeriesRow
+    checkouts: list[CheckoutRow]
+    metrics: list[MetricKey]
+    cells: dict[tuple[MetricKey, int], Summary]  # (metric, checkout idx)
+    statuses: dict[tuple[str, int], Status]  # (test, checkout idx) → worst status
+
+
+def series_table(store: Store, config: Config | None, series: SeriesRow) -> SeriesTable:
+    """Summaries per checkout of PASS values, by each metric's policy and thresholds."""
+    grouped: dict[MetricKey, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in store.values(series.id):
+        if row.status is Status.PASS:
+            grouped[_key(row)][row.checkout_idx].append(row.value)
+    statuses: dict[tuple[str, int], Status] = {}
+    for result in store.results(series.id):
+        at = (result.test, result.checkout_idx)
+        statuses[at] = max(statuses.get(at, Status.PASS), result.status)
+    cells: dict[tuple[MetricKey, int], Summary] = {}
+    for key, per_checkout in grouped.items():
+        policy, unstable, outlier = _thresholds(config, key)
+        for idx, values in per_checkout.items():
+            summary = summarize(
+                values,
+                policy=policy,
+                direction=key.direction,
+                unstable_rsd=unstable,
+                outlier=outlier,
+            )
+            if summary is not None:
+                cells[(key, idx)] = summary
+    return SeriesTable(
+        series=series,
+        checkouts=store.checkouts(series.id),
+        metrics=sorted(grouped, key=lambda k: (k.test, k.name)),
+        cells=cells,
+        statuses=statuses,
+    )
+
+
+def _key(row: ValueRow) -> MetricKey:
+    return MetricKey(row.test, row.name, row.unit, Direction(row.direction))
+
+
+def _thresholds(config: Config | None, key: MetricKey) -> tuple[str, float, float]:
+    """(summary policy, unstable rsd, outlier distance) of a metric from the config."""
+    if config is not None:
+        for test in config.tests:
+            if test.name == key.test:
+                metric = test.metric(key.name, key.unit)
+                return metric.summary, metric.unstable_rsd, metric.outlier
+        return "mean", config.analysis.unstable_rsd, config.analysis.outlier
+    return "mean", 0.025, 0.10

@@ -1,0 +1,111 @@
+"""The export use case: stored series as one JSON document, CSV or gnuplot rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from perfwalk.model import Commit
+from perfwalk.report.export import EXPORT_FORMAT, EXPORT_VERSION, render
+from perfwalk.store import Store
+from perfwalk.store.records import SeriesRow
+
+
+def export(store: Store, series_ids: Sequence[int] | None, fmt: str) -> str:
+    """Render the chosen series (all when ``series_ids`` is None) in ``fmt``."""
+    chosen = [store.series(i) for i in series_ids] if series_ids else store.list_series()[::-1]
+    return render(document(store, chosen), fmt)
+
+
+def document(store: Store, chosen: Sequence[SeriesRow]) -> dict[str, Any]:
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "series": [_series(store, s) for s in chosen],
+    }
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
+
+
+def _commit(commit: Commit) -> dict[str, Any]:
+    return {
+        "id": commit.id,
+        "date": _iso(commit.date),
+        "author": commit.author,
+        "subject": commit.subject,
+        "body": commit.body,
+        "files": list(commit.files),
+    }
+
+
+def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
+    checkouts = []
+    for row in store.checkouts(series.id):
+        repetitions = [
+            {
+                "index": rep.idx,
+                "started_at": _iso(rep.started_at),
+                "finished_at": _iso(rep.finished_at),
+                "between_status": None if rep.between_status is None else rep.between_status.name,
+                "tests": [
+                    {
+                        "name": result.test,
+                        "status": result.status.name,
+                        "message": result.message,
+                        "duration": result.duration,
+                        "exit_code": result.exit_code,
+                        "values": [
+                            {
+                                "name": v.name,
+                                "unit": v.unit,
+                                "value": v.value,
+                                "direction": v.direction,
+                            }
+                            for v in result.values
+                        ],
+                    }
+                    for result in rep.results
+                ],
+            }
+            for rep in store.repetitions(row.id)
+        ]
+        checkouts.append(
+            {
+                "index": row.idx,
+                "commit": row.sha,
+                "date": _iso(row.date),
+                "status": None if row.build_status is None else row.build_status.name,
+                "build_seconds": row.build_seconds,
+                "quirks": list(row.quirks),
+                "commits_since": row.commit_count,
+                "commits": [_commit(c) for c in store.commits_since(row.id)],
+                "repetitions": repetitions,
+            }
+        )
+    return {
+        "id": series.id,
+        "name": series.name,
+        "project": series.project,
+        "kind": series.kind,
+        "parent": series.parent_id,
+        "from": series.from_spec,
+        "to": series.to_spec,
+        "step": series.step,
+        "repetitions": series.repetitions,
+        "between": series.between,
+        "host": series.host,
+        "state": series.state,
+        "started_at": _iso(series.started_at),
+        "finished_at": _iso(series.finished_at),
+        "config_hash": series.config_hash,
+        "fingerprint": series.fingerprint,
+        "commands": series.commands,
+        "quirks": [
+            {"letter": q.letter, "date": _iso(q.at_date), "commit": q.commit, "comment": q.comment}
+            for q in series.quirks
+        ],
+        "checkouts": checkouts,
+    }

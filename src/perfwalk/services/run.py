@@ -1,0 +1,259 @@
+"""The walk use case: plan the checkouts of a series (or resume one) and measure them."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from perfwalk.config.model import Config, QuirkConfig
+from perfwalk.errors import ConfigError, GitError, UsageError
+from perfwalk.git.checkouts import checkouts as select_checkouts
+from perfwalk.git.repo import Repo
+from perfwalk.git.steps import looks_like_date, parse_date, parse_step
+from perfwalk.git.worktree import Worktrees
+from perfwalk.hosts.base import Host
+from perfwalk.hosts.fingerprint import fingerprint
+from perfwalk.hosts.local import LocalHost
+from perfwalk.model import Status
+from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
+from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.store import Store
+from perfwalk.store.records import NewSeries, QuirkInfo
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line asks; ``None`` takes the config's [run] value."""
+
+    from_: str | None = None
+    to: str | None = None
+    step: str | None = None
+    repetitions: int | None = None
+    between: str | None = None
+    resume: bool = False
+    parent: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    series_id: int
+    checkouts: int
+    repetitions: int
+    worst: Status
+    resumed: bool
+
+
+def open_host(name: str, *, key: str) -> Host:
+    """The host called ``name`` in the config (only ``local`` so far)."""
+    if name != "local":
+        raise ConfigError(
+            f"unknown host {name!r}",
+            key=key,
+            hint='only "local" is available in this version; ssh hosts come with [hosts.NAME]',
+        )
+    return LocalHost()
+
+
+def run_series(
+    config: Config,
+    options: RunOptions,
+    progress: Callable[[Progress], None] = lambda _p: None,
+    *,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> RunResult:
+    """Walk (or resume) a series and return what it measured.
+
+    Every repetition is committed to the store when it finishes; a KeyboardInterrupt
+    marks the series ``interrupted`` (``perfwalk run --resume`` continues it).
+    """
+    store = Store.open(config.store.url)
+    try:
+        return _run(store, config, options, progress, clock)
+    finally:
+        store.close()
+
+
+def _run(
+    store: Store,
+    config: Config,
+    options: RunOptions,
+    progress: Callable[[Progress], None],
+    clock: Callable[[], datetime],
+) -> RunResult:
+    repo = Repo(config.project.repo)
+    host = open_host(config.run.host, key="run.host")
+    resumed = None
+    if options.resume:
+        resumed = store.find_unfinished(config.hash)
+        if resumed is None:
+            raise UsageError(
+                "nothing to resume: no unfinished series was made with this configuration",
+                hint="start a new walk with `perfwalk run` (a changed config starts anew)",
+            )
+        spec = (resumed.from_spec, resumed.to_spec, resumed.step)
+        repetitions, between = resumed.repetitions, resumed.between
+    else:
+        step = options.step or config.run.step
+        parse_step(step)  # a bad step is a usage error before anything is stored
+        to = options.to or config.run.to
+        tip = to if looks_like_date(to) else repo.resolve(to)
+        spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
+        repetitions = options.repetitions or config.run.repetitions
+        between = options.between or config.run.between
+    if repetitions < 1:
+        raise UsageError(f"--repetitions must be at least 1, not {repetitions}")
+    if between == "reboot":
+        raise ConfigError(
+            "between = reboot would reboot this machine",
+            key="run.between",
+            hint="use keep, rebuild or a command with the local host",
+        )
+    # a commit-ish end is the tip of the walked line, so a resume walks the same commits
+    branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
+    history = repo.first_parent(branch)
+    planned, quirks = plan(
+        repo, config, history, from_spec=spec[0], to_spec=spec[1], step=spec[2], branch=branch
+    )
+    if resumed is not None:
+        series_id = resumed.id
+        store.set_series_state(series_id, "running")
+    else:
+        series_id = store.create_series(
+            NewSeries(
+                name=options.name or f"{config.project.name} {spec[2]}",
+                project=config.project.name,
+                repo=str(config.project.repo),
+                from_spec=spec[0],
+                to_spec=spec[1],
+                step=spec[2],
+                repetitions=repetitions,
+                between=between,
+                host=host.name,
+                config_hash=config.hash,
+                config_text=config.text,
+                commands=_commands(config, between),
+                fingerprint=fingerprint(host, _tools(config)),
+                parent_id=options.parent,
+                kind="walk",
+                quirks=tuple(
+                    QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks
+                ),
+                started_at=clock(),
+            )
+        )
+    worktrees = Worktrees(repo, config.store.worktrees / f"series-{series_id}")
+    walk = Walk(
+        series_id=series_id,
+        config=config,
+        store=store,
+        host=host,
+        worktrees=worktrees,
+        checkouts=planned,
+        quirks=quirks,
+        repetitions=repetitions,
+        between=between,
+        progress=progress,
+    )
+    try:
+        walk.run()
+    except BaseException:
+        store.set_series_state(series_id, "interrupted")
+        raise
+    finally:
+        host.close()
+    worktrees.remove()
+    store.set_series_state(series_id, "finished", clock())
+    return RunResult(
+        series_id=series_id,
+        checkouts=len(planned),
+        repetitions=repetitions,
+        worst=_worst(store, series_id),
+        resumed=resumed is not None,
+    )
+
+
+def plan(
+    repo: Repo,
+    config: Config,
+    history: Sequence[tuple[str, datetime]],
+    *,
+    from_spec: str,
+    to_spec: str,
+    step: str,
+    branch: str,
+) -> tuple[list[PlannedCheckout], tuple[PlannedQuirk, ...]]:
+    """The checkouts of a walk, each with the letters of the quirks that apply."""
+    ids = [commit for commit, _ in history]
+    dates = [date for _, date in history]
+    where = {commit: pos for pos, commit in enumerate(ids)}
+    quirks = plan_quirks(
+        [_quirk_point(repo, where, i, q) for i, q in enumerate(config.quirks)], ids, dates
+    )
+    chosen = select_checkouts(repo, from_spec or None, to_spec, step, branch=branch)
+    planned: list[PlannedCheckout] = []
+    previous: int | None = None
+    for checkout in chosen:
+        pos = where[checkout.commit]
+        patches, crossed = applying(quirks, previous, pos)
+        letters = tuple(sorted({q.letter for q in [*patches, *crossed]}, key=_letter_order(quirks)))
+        planned.append(PlannedCheckout(dataclasses.replace(checkout, quirks=letters), pos))
+        previous = pos
+    return planned, quirks
+
+
+def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:
+    order = {q.letter: n for n, q in enumerate(quirks)}
+    return lambda letter: order[letter]
+
+
+def _quirk_point(
+    repo: Repo, where: dict[str, int], index: int, quirk: QuirkConfig
+) -> tuple[int, QuirkPoint, QuirkPoint | None, str, tuple[str, ...], Path | None]:
+    at = _point(repo, where, quirk.at, f"quirk[{index}].at")
+    until = _point(repo, where, quirk.until, f"quirk[{index}].until") if quirk.until else None
+    return (index, at, until, quirk.comment, tuple(quirk.commands), quirk.patch)
+
+
+def _point(repo: Repo, where: dict[str, int], text: str, key: str) -> QuirkPoint:
+    if looks_like_date(text):
+        return QuirkPoint(parse_date(text))
+    try:
+        commit = repo.commit(repo.resolve(text))
+    except GitError as error:
+        raise ConfigError(
+            str(error), key=key, hint="give a date or a commit of the walked line"
+        ) from error
+    if commit.id not in where:
+        raise ConfigError(
+            f"commit {text} is not on the first-parent line of the walked branch",
+            key=key,
+            hint="name a commit of the branch itself (not of a merged side branch) or a date",
+        )
+    return QuirkPoint(commit.date, commit.id)
+
+
+def _commands(config: Config, between: str) -> dict[str, object]:
+    return {
+        "build": list(config.build.steps),
+        "between": between,
+        "tests": {t.name: {"command": t.command, "parser": t.parser} for t in config.tests},
+        "quirks": {str(i): list(q.commands) for i, q in enumerate(config.quirks)},
+    }
+
+
+def _tools(config: Config) -> list[str]:
+    """The programs whose versions go into the fingerprint: each command's first word."""
+    words = [
+        s.split()[0] for s in [*config.build.steps, *(t.command for t in config.tests)] if s.split()
+    ]
+    return sorted({"git", *(w for w in words if "/" not in w and "=" not in w)})
+
+
+def _worst(store: Store, series_id: int) -> Status:
+    statuses = [row.build_status for row in store.checkouts(series_id) if row.build_status]
+    statuses += [row.status for row in store.values(series_id)]
+    return Status.worst([Status(s) for s in statuses])

@@ -1,0 +1,46 @@
+"""Captured output in the ``log`` table: zlib-compressed, with its size and truncation."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+from perfwalk.errors import StoreError
+from perfwalk.model import Log
+
+COMPRESSION = "zlib"
+_LEVEL = 6
+
+
+def pack(log: Log) -> dict[str, Any]:
+    """The ``log`` row for ``log``."""
+    return {
+        "compression": COMPRESSION,
+        "data": zlib.compress(log.data, _LEVEL),
+        "size": len(log.data),
+        "total": log.total,
+        "truncated": log.truncated,
+    }
+
+
+def unpack(
+    log_id: int, compression: str, data: bytes, size: int, total: int, truncated: bool
+) -> Log:
+    """The :class:`Log` of a ``log`` row; a damaged or unknown encoding is a StoreError."""
+    if compression != COMPRESSION:
+        raise StoreError(
+            f"log {log_id} is stored with compression {compression!r}, unknown to this perfwalk",
+            hint="upgrade perfwalk to read it",
+        )
+    try:
+        raw = zlib.decompress(bytes(data))
+    except zlib.error as err:
+        raise StoreError(
+            f"log {log_id} is damaged: {err}", hint="the store file may be corrupt"
+        ) from err
+    if len(raw) != size:
+        raise StoreError(
+            f"log {log_id} is damaged: {len(raw)} bytes instead of {size}",
+            hint="the store file may be corrupt",
+        )
+    return Log(data=raw, total=int(total), truncated=bool(truncated))

@@ -1,0 +1,288 @@
+"""Schema versions of the result store and the steps between them.
+
+The version lives in ``meta`` (key ``schema_version``); an empty database is
+version 0. :func:`migrate` applies the missing steps in order, each in its own
+transaction together with the new version number, so an interrupted upgrade
+leaves the store at the last completed version. Opening a store written by a newer
+perfwalk fails: old code must not write into a schema it does not know.
+
+Rules for a new step: append ``Migration(N + 1, ...)``; never edit a released step
+(the tables of step 1 are a frozen copy, on purpose: :mod:`perfwalk.store.schema`
+describes the latest version, the steps describe how to get there); update
+``schema.py`` to match; write down what changed in ``summary``.
+
+History:
+
+1. initial schema: series, quirk, git_commit, checkout, checkout_commit,
+   quirk_run, repetition, result, value, log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Connection,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    inspect,
+    select,
+    text,
+)
+
+from perfwalk import __version__
+from perfwalk.errors import StoreError
+from perfwalk.store import schema
+from perfwalk.store.coltypes import ID, Real, SafeText, UTCDateTime
+
+VERSION_KEY = "schema_version"
+CREATED_WITH_KEY = "created_with"
+
+#: Key of the PostgreSQL advisory lock that serialises concurrent upgrades.
+_PG_LOCK_KEY = 0x70657266  # "perf"
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One step: brings a store from ``version - 1`` to ``version``."""
+
+    version: int
+    summary: str
+    apply: Callable[[Connection], None]
+
+
+def _v1_initial(conn: Connection) -> None:
+    md = MetaData()
+    Table(
+        "meta",
+        md,
+        Column("key", String(64), primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    Table(
+        "series",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("name", SafeText, nullable=False),
+        Column("project", SafeText, nullable=False),
+        Column("repo", SafeText, nullable=False),
+        Column("from_spec", SafeText, nullable=False),
+        Column("to_spec", SafeText, nullable=False),
+        Column("step", String(32), nullable=False),
+        Column("repetitions", Integer, nullable=False),
+        Column("between_mode", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=True),
+        Column("config_hash", String(128), nullable=False),
+        Column("config_text", SafeText, nullable=False),
+        Column("commands", JSON, nullable=False),
+        Column("fingerprint", JSON, nullable=False),
+        Column("parent_id", ID, ForeignKey("series.id"), nullable=True),
+        Column("kind", String(16), nullable=False),
+        Index("ix_series_state_started", "state", "started_at"),
+        Index("ix_series_parent", "parent_id"),
+    )
+    Table(
+        "quirk",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("letter", String(16), nullable=False),
+        Column("at_date", UTCDateTime, nullable=False),
+        Column("sha", String(64), nullable=True),
+        Column("comment", SafeText, nullable=False),
+        UniqueConstraint("series_id", "letter", name="uq_quirk_series_letter"),
+    )
+    Table(
+        "git_commit",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("project", SafeText, nullable=False),
+        Column("sha", String(64), nullable=False),
+        Column("date", UTCDateTime, nullable=False),
+        Column("tz_offset", Integer, nullable=False),
+        Column("author", SafeText, nullable=False),
+        Column("subject", SafeText, nullable=False),
+        Column("body", SafeText, nullable=False),
+        Column("files", JSON, nullable=False),
+        UniqueConstraint("project", "sha", name="uq_git_commit_project_sha"),
+    )
+    Table(
+        "log",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("compression", String(16), nullable=False),
+        Column("data", LargeBinary, nullable=False),
+        Column("size", ID, nullable=False),
+        Column("total", ID, nullable=False),
+        Column("truncated", Boolean, nullable=False),
+        sqlite_autoincrement=True,
+    )
+    Table(
+        "checkout",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("idx", Integer, nullable=False),
+        Column("sha", String(64), nullable=False),
+        Column("date", UTCDateTime, nullable=False),
+        Column("quirks", JSON, nullable=False),
+        Column("build_status", Integer, nullable=True),
+        Column("build_seconds", Double, nullable=True),
+        Column("build_log_id", ID, ForeignKey("log.id"), nullable=True),
+        UniqueConstraint("series_id", "idx", name="uq_checkout_series_idx"),
+    )
+    Table(
+        "checkout_commit",
+        md,
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("position", Integer, nullable=False),
+        Column("commit_id", ID, ForeignKey("git_commit.id"), nullable=False),
+        PrimaryKeyConstraint("checkout_id", "position", name="pk_checkout_commit"),
+        Index("ix_checkout_commit_commit", "commit_id"),
+    )
+    Table(
+        "quirk_run",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("letter", String(16), nullable=False),
+        Column("status", Integer, nullable=False),
+        Column("log_id", ID, ForeignKey("log.id"), nullable=False),
+        UniqueConstraint("checkout_id", "letter", name="uq_quirk_run_checkout_letter"),
+    )
+    Table(
+        "repetition",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("idx", Integer, nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=False),
+        Column("between_status", Integer, nullable=True),
+        Column("between_log_id", ID, ForeignKey("log.id"), nullable=True),
+        UniqueConstraint("checkout_id", "idx", name="uq_repetition_checkout_idx"),
+    )
+    Table(
+        "result",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=False),
+        Column("test", SafeText, nullable=False),
+        Column("status", Integer, nullable=False),
+        Column("message", SafeText, nullable=False),
+        Column("duration", Double, nullable=True),
+        Column("exit_code", Integer, nullable=True),
+        Column("command", SafeText, nullable=False),
+        Column("stdout_log_id", ID, ForeignKey("log.id"), nullable=False),
+        Column("stderr_log_id", ID, ForeignKey("log.id"), nullable=False),
+        Index("ix_result_repetition", "repetition_id"),
+    )
+    Table(
+        "value",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("unit", SafeText, nullable=False),
+        Column("value", Real, nullable=True),
+        Column("direction", String(8), nullable=False),
+        Index("ix_value_result", "result_id"),
+    )
+    md.create_all(conn)
+    conn.execute(md.tables["meta"].insert().values(key=CREATED_WITH_KEY, value=__version__))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
+    ),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def check_sequence(migrations: Sequence[Migration]) -> None:
+    """Fail unless the steps are numbered 1, 2, 3 … without gaps."""
+    numbers = [step.version for step in migrations]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise ValueError(f"migration steps must be numbered 1..N in order, got {numbers}")
+
+
+def read_version(conn: Connection, shown: str) -> int:
+    """The schema version of the database behind ``conn`` (0 when it is empty)."""
+    inspector = inspect(conn)
+    if not inspector.has_table(schema.meta.name):
+        others = sorted(inspector.get_table_names())
+        if others:
+            raise StoreError(
+                f"result store {shown}: not a perfwalk store (it has tables "
+                f"{', '.join(others[:5])} but no 'meta' table)",
+                hint="give an empty database, a new file, or (PostgreSQL) another schema "
+                "with ?options=-csearch_path%3Dperfwalk",
+            )
+        return 0
+    raw = conn.scalar(select(schema.meta.c.value).where(schema.meta.c.key == VERSION_KEY))
+    if raw is None:
+        return 0
+    try:
+        return int(raw)
+    except ValueError:
+        raise StoreError(
+            f"result store {shown}: schema version {raw!r} is not a number",
+            hint="the store is damaged; restore it from a backup",
+        ) from None
+
+
+def _write_version(conn: Connection, version: int, previous: int) -> None:
+    meta = schema.meta
+    if previous == 0:
+        conn.execute(meta.insert().values(key=VERSION_KEY, value=str(version)))
+    else:
+        conn.execute(meta.update().where(meta.c.key == VERSION_KEY).values(value=str(version)))
+
+
+def migrate(
+    write: Callable[[], AbstractContextManager[Connection]],
+    shown: str,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> int:
+    """Bring the store up to the last of ``migrations``; return its version.
+
+    ``write`` opens one write transaction; each step runs in its own. A store
+    newer than the code is refused with a hint to upgrade perfwalk.
+    """
+    check_sequence(migrations)
+    latest = migrations[-1].version if migrations else 0
+    while True:
+        with write() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LOCK_KEY})
+            version = read_version(conn, shown)
+            if version > latest:
+                raise StoreError(
+                    f"result store {shown}: schema version {version} is newer than this "
+                    f"perfwalk knows (up to {latest})",
+                    hint="upgrade perfwalk (pip install --upgrade perfwalk) to read this store",
+                )
+            if version == latest:
+                return version
+            step = migrations[version]
+            step.apply(conn)
+            _write_version(conn, step.version, version)

@@ -1,0 +1,214 @@
+"""What goes into the result store and what comes out of it: frozen records.
+
+``New*`` records are inputs (built by the walk); ``*Row`` records are read back.
+Indexes are called ``idx`` and commit ids ``sha``, like the columns that hold them.
+Every timestamp read back is timezone-aware UTC, except commit dates, which keep
+the offset git recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from perfwalk.model import EMPTY_LOG, Direction, Log, Status, Value
+
+SeriesState = Literal["running", "finished", "interrupted"]
+SeriesKind = Literal["walk", "drill"]
+DirectionName = Literal["higher", "lower"]
+
+SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
+SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill")
+UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
+
+
+@dataclass(frozen=True)
+class QuirkInfo:
+    """A dated known event of a series, drawn as a lettered marker."""
+
+    letter: str
+    at_date: datetime
+    commit: str | None = None
+    comment: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewSeries:
+    """One walk about to start: what, where, how, and its provenance."""
+
+    name: str
+    project: str
+    repo: str
+    from_spec: str
+    to_spec: str
+    step: str
+    repetitions: int
+    between: str
+    host: str
+    config_hash: str
+    config_text: str
+    commands: Mapping[str, Any]
+    fingerprint: Mapping[str, Any]
+    started_at: datetime
+    parent_id: int | None = None
+    kind: SeriesKind = "walk"
+    quirks: tuple[QuirkInfo, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeriesRow:
+    """A stored series (see :class:`NewSeries`), with its state and quirks."""
+
+    id: int
+    name: str
+    project: str
+    repo: str
+    from_spec: str
+    to_spec: str
+    step: str
+    repetitions: int
+    between: str
+    host: str
+    state: SeriesState
+    started_at: datetime
+    finished_at: datetime | None
+    config_hash: str
+    config_text: str
+    commands: dict[str, Any]
+    fingerprint: dict[str, Any]
+    parent_id: int | None
+    kind: SeriesKind
+    quirks: tuple[QuirkInfo, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuirkRunRow:
+    """One application of a quirk's fix-up at a checkout."""
+
+    letter: str
+    status: Status
+    log_id: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckoutRow:
+    """A stored checkout: build outcome, quirks crossed, commits since the previous one."""
+
+    id: int
+    series_id: int
+    idx: int
+    sha: str
+    date: datetime
+    quirks: tuple[str, ...]
+    build_status: Status | None
+    build_seconds: float | None
+    build_log_id: int | None
+    commit_count: int
+    quirk_runs: tuple[QuirkRunRow, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewResult:
+    """One test's outcome in a repetition, with its output and values.
+
+    ``values`` pairs each value with its metric's better direction
+    (a :class:`~perfwalk.model.Direction` or ``"higher"`` / ``"lower"``).
+    """
+
+    test: str
+    status: Status
+    message: str = ""
+    duration: float | None = None
+    exit_code: int | None = None
+    command: str = ""
+    stdout: Log = EMPTY_LOG
+    stderr: Log = EMPTY_LOG
+    values: tuple[tuple[Value, Direction | str], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewRepetition:
+    """One execution of the tests at a checkout; stored in one transaction."""
+
+    idx: int
+    started_at: datetime
+    finished_at: datetime
+    results: tuple[NewResult, ...] = ()
+    between_status: Status | None = None
+    between_log: Log | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredValue:
+    """A value of a stored result."""
+
+    name: str
+    unit: str
+    value: float
+    direction: DirectionName
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultRow:
+    """A stored result, with its values in the order they were given."""
+
+    id: int
+    test: str
+    status: Status
+    message: str
+    duration: float | None
+    exit_code: int | None
+    command: str
+    stdout_log_id: int
+    stderr_log_id: int
+    values: tuple[StoredValue, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepetitionRow:
+    """A stored repetition with its results, in the order they were given."""
+
+    id: int
+    checkout_id: int
+    idx: int
+    started_at: datetime
+    finished_at: datetime
+    between_status: Status | None
+    between_log_id: int | None
+    results: tuple[ResultRow, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValueRow:
+    """One value of a series, flat, with where it was measured (analysis, export)."""
+
+    checkout_id: int
+    checkout_idx: int
+    sha: str
+    date: datetime
+    repetition_idx: int
+    result_id: int
+    test: str
+    status: Status
+    name: str
+    unit: str
+    value: float
+    direction: DirectionName
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultSummaryRow:
+    """One result of a series, flat, without values (status matrices)."""
+
+    checkout_id: int
+    checkout_idx: int
+    sha: str
+    date: datetime
+    repetition_idx: int
+    result_id: int
+    test: str
+    status: Status
+    message: str
+    duration: float | None

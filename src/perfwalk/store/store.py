@@ -1,0 +1,733 @@
+"""The result store: every series, checkout, repetition, result, value and log.
+
+Writes are whole: one call is one transaction, so a killed run loses at most the
+repetition in flight. Reads fetch a table at a time (joins and IN lists), never a
+row at a time, so a series of 50 000 values is one query.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime, timedelta, timezone
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+from sqlalchemy import Connection, Row, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from perfwalk.errors import StoreError
+from perfwalk.model import Checkout, Commit, Direction, Log, Status
+from perfwalk.store import logs, schema
+from perfwalk.store.connect import Database
+from perfwalk.store.migrations import migrate
+from perfwalk.store.records import (
+    SERIES_KINDS,
+    SERIES_STATES,
+    UNFINISHED_STATES,
+    CheckoutRow,
+    DirectionName,
+    NewRepetition,
+    NewResult,
+    NewSeries,
+    QuirkInfo,
+    QuirkRunRow,
+    RepetitionRow,
+    ResultRow,
+    ResultSummaryRow,
+    SeriesKind,
+    SeriesRow,
+    SeriesState,
+    StoredValue,
+    ValueRow,
+)
+
+#: Rows per IN list / multi-row insert: well below every back-end's parameter limit.
+_CHUNK = 500
+
+_s = schema.series
+_q = schema.quirk
+_gc = schema.git_commit
+_ck = schema.checkout
+_cc = schema.checkout_commit
+_qr = schema.quirk_run
+_rp = schema.repetition
+_rs = schema.result
+_v = schema.value
+_log = schema.log
+
+
+class Store:
+    """A result store behind a SQLAlchemy URL; see :meth:`open`."""
+
+    def __init__(self, db: Database, schema_version: int) -> None:
+        """Use :meth:`open`."""
+        self._db = db
+        self._schema_version = schema_version
+        self._closed = False
+
+    # -- life cycle ---------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str) -> Store:
+        """Open the store at ``url``, creating or upgrading its schema.
+
+        ``url`` is ``sqlite:///path`` or ``postgresql+psycopg://user:pw@host/db``.
+        A bad URL, an unreachable server, an unwritable file or a store from a newer
+        perfwalk is a :class:`StoreError` that names the URL (without its password).
+        """
+        db = Database(url)
+        try:
+            version = migrate(lambda: db.write("open the store"), db.shown)
+        except BaseException:
+            db.dispose()
+            raise
+        return cls(db, version)
+
+    def close(self) -> None:
+        """Release the connections; the store cannot be used afterwards."""
+        if not self._closed:
+            self._closed = True
+            self._db.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        return self._schema_version
+
+    @property
+    def url(self) -> str:
+        """The store's URL, password hidden."""
+        return self._db.shown
+
+    def _read(self, action: str) -> AbstractContextManager[Connection]:
+        self._check_open()
+        return self._db.read(action)
+
+    def _write(self, action: str) -> AbstractContextManager[Connection]:
+        self._check_open()
+        return self._db.write(action)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"result store {self._db.shown} is closed")
+
+    def _unknown(self, what: str, ident: int) -> StoreError:
+        return StoreError(
+            f"result store {self._db.shown}: no {what} with id {ident}",
+            hint="list the series of the store to find the right id",
+        )
+
+    # -- series -------------------------------------------------------------------
+
+    def create_series(self, new: NewSeries) -> int:
+        """Store a new series (state ``running``) with its quirks; return its id."""
+        if new.kind not in SERIES_KINDS:
+            raise ValueError(f"series kind must be one of {SERIES_KINDS}, not {new.kind!r}")
+        with self._write(f"create series {new.name!r}") as conn:
+            if new.parent_id is not None:
+                self._require(conn, _s, new.parent_id, "series")
+            series_id = int(
+                conn.execute(
+                    _s.insert()
+                    .values(
+                        name=new.name,
+                        project=new.project,
+                        repo=new.repo,
+                        from_spec=new.from_spec,
+                        to_spec=new.to_spec,
+                        step=new.step,
+                        repetitions=new.repetitions,
+                        between_mode=new.between,
+                        host=new.host,
+                        state="running",
+                        started_at=new.started_at,
+                        finished_at=None,
+                        config_hash=new.config_hash,
+                        config_text=new.config_text,
+                        commands=dict(new.commands),
+                        fingerprint=dict(new.fingerprint),
+                        parent_id=new.parent_id,
+                        kind=new.kind,
+                    )
+                    .returning(_s.c.id)
+                ).scalar_one()
+            )
+            if new.quirks:
+                conn.execute(
+                    _q.insert(),
+                    [
+                        {
+                            "series_id": series_id,
+                            "letter": quirk.letter,
+                            "at_date": quirk.at_date,
+                            "sha": quirk.commit,
+                            "comment": quirk.comment,
+                        }
+                        for quirk in new.quirks
+                    ],
+                )
+        return series_id
+
+    def find_unfinished(self, config_hash: str | None = None) -> SeriesRow | None:
+        """The newest series still ``running`` or ``interrupted`` (with that config hash)."""
+        query = select(_s).where(_s.c.state.in_(UNFINISHED_STATES))
+        if config_hash is not None:
+            query = query.where(_s.c.config_hash == config_hash)
+        query = query.order_by(_s.c.started_at.desc(), _s.c.id.desc()).limit(1)
+        with self._read("find an unfinished series") as conn:
+            rows = self._series_rows(conn, conn.execute(query).all())
+        return rows[0] if rows else None
+
+    def set_series_state(
+        self, series_id: int, state: SeriesState, finished_at: datetime | None = None
+    ) -> None:
+        """Set a series' state and finish time (``None`` clears it, e.g. on resume)."""
+        if state not in SERIES_STATES:
+            raise ValueError(f"series state must be one of {SERIES_STATES}, not {state!r}")
+        with self._write(f"set the state of series {series_id}") as conn:
+            done = conn.execute(
+                _s.update().where(_s.c.id == series_id).values(state=state, finished_at=finished_at)
+            )
+            if done.rowcount == 0:
+                raise self._unknown("series", series_id)
+
+    def series(self, series_id: int) -> SeriesRow:
+        """The series ``series_id``; an unknown id is a StoreError naming it."""
+        with self._read(f"read series {series_id}") as conn:
+            rows = self._series_rows(
+                conn, conn.execute(select(_s).where(_s.c.id == series_id)).all()
+            )
+        if not rows:
+            raise self._unknown("series", series_id)
+        return rows[0]
+
+    def list_series(self) -> list[SeriesRow]:
+        """Every series, newest first."""
+        query = select(_s).order_by(_s.c.started_at.desc(), _s.c.id.desc())
+        with self._read("list the series") as conn:
+            return self._series_rows(conn, conn.execute(query).all())
+
+    def _series_rows(self, conn: Connection, rows: Sequence[Row[Any]]) -> list[SeriesRow]:
+        quirks: dict[int, list[QuirkInfo]] = defaultdict(list)
+        ids = [row.id for row in rows]
+        for chunk in _chunks(ids):
+            query = select(_q).where(_q.c.series_id.in_(chunk)).order_by(_q.c.at_date, _q.c.letter)
+            for q in conn.execute(query):
+                quirks[q.series_id].append(
+                    QuirkInfo(letter=q.letter, at_date=q.at_date, commit=q.sha, comment=q.comment)
+                )
+        return [
+            SeriesRow(
+                id=row.id,
+                name=row.name,
+                project=row.project,
+                repo=row.repo,
+                from_spec=row.from_spec,
+                to_spec=row.to_spec,
+                step=row.step,
+                repetitions=row.repetitions,
+                between=row.between_mode,
+                host=row.host,
+                state=cast(SeriesState, row.state),
+                started_at=row.started_at,
+                finished_at=row.finished_at,
+                config_hash=row.config_hash,
+                config_text=row.config_text,
+                commands=dict(row.commands),
+                fingerprint=dict(row.fingerprint),
+                parent_id=row.parent_id,
+                kind=cast(SeriesKind, row.kind),
+                quirks=tuple(quirks.get(row.id, ())),
+            )
+            for row in rows
+        ]
+
+    # -- checkouts ----------------------------------------------------------------
+
+    def add_checkout(self, series_id: int, checkout: Checkout) -> int:
+        """Store a checkout and the commits since the previous one; return its id.
+
+        Idempotent: a checkout already stored at that index returns its id unchanged
+        (a different commit there means the history changed: StoreError).
+        """
+        action = f"store checkout {checkout.index} of series {series_id}"
+        with self._write(action) as conn:
+            project = conn.scalar(select(_s.c.project).where(_s.c.id == series_id))
+            if project is None:
+                raise self._unknown("series", series_id)
+            existing = conn.execute(
+                select(_ck.c.id, _ck.c.sha).where(
+                    _ck.c.series_id == series_id, _ck.c.idx == checkout.index
+                )
+            ).first()
+            if existing is not None:
+                if existing.sha != checkout.commit:
+                    raise StoreError(
+                        f"result store {self._db.shown}: checkout {checkout.index} of series "
+                        f"{series_id} is commit {existing.sha}, not {checkout.commit}",
+                        hint="the history changed since the series started: start a new series",
+                    )
+                return int(existing.id)
+            checkout_id = int(
+                conn.execute(
+                    _ck.insert()
+                    .values(
+                        series_id=series_id,
+                        idx=checkout.index,
+                        sha=checkout.commit,
+                        date=checkout.date,
+                        quirks=list(checkout.quirks),
+                        build_status=None,
+                        build_seconds=None,
+                        build_log_id=None,
+                    )
+                    .returning(_ck.c.id)
+                ).scalar_one()
+            )
+            if checkout.since:
+                ids = self._commit_ids(conn, str(project), checkout.since)
+                conn.execute(
+                    _cc.insert(),
+                    [
+                        {"checkout_id": checkout_id, "position": pos, "commit_id": ids[commit.id]}
+                        for pos, commit in enumerate(checkout.since)
+                    ],
+                )
+        return checkout_id
+
+    def _commit_ids(
+        self, conn: Connection, project: str, commits: Sequence[Commit]
+    ) -> dict[str, int]:
+        """Insert the commits a project does not have yet; return the id of every sha."""
+        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        unique = {commit.id: commit for commit in commits}
+        for chunk in _chunks(list(unique.values())):
+            conn.execute(
+                insert(_gc).on_conflict_do_nothing(index_elements=["project", "sha"]),
+                [
+                    {
+                        "project": project,
+                        "sha": commit.id,
+                        "date": commit.date,
+                        "tz_offset": _offset_minutes(commit.date),
+                        "author": commit.author,
+                        "subject": commit.subject,
+                        "body": commit.body,
+                        "files": list(commit.files),
+                    }
+                    for commit in chunk
+                ],
+            )
+        ids: dict[str, int] = {}
+        for shas in _chunks(list(unique)):
+            query = select(_gc.c.sha, _gc.c.id).where(_gc.c.project == project, _gc.c.sha.in_(shas))
+            ids.update({row.sha: int(row.id) for row in conn.execute(query)})
+        return ids
+
+    def set_build(self, checkout_id: int, status: Status, seconds: float | None, log: Log) -> None:
+        """Record how building a checkout went (replaces an earlier attempt)."""
+        with self._write(f"store the build of checkout {checkout_id}") as conn:
+            old = conn.execute(select(_ck.c.build_log_id).where(_ck.c.id == checkout_id)).first()
+            if old is None:
+                raise self._unknown("checkout", checkout_id)
+            log_id = _insert_log(conn, log)
+            conn.execute(
+                _ck.update()
+                .where(_ck.c.id == checkout_id)
+                .values(build_status=int(status), build_seconds=seconds, build_log_id=log_id)
+            )
+            if old.build_log_id is not None:
+                conn.execute(_log.delete().where(_log.c.id == old.build_log_id))
+
+    def add_quirk_run(self, checkout_id: int, letter: str, status: Status, log: Log) -> None:
+        """Record applying quirk ``letter`` at a checkout (replaces an earlier attempt)."""
+        with self._write(f"store quirk {letter} of checkout {checkout_id}") as conn:
+            self._require(conn, _ck, checkout_id, "checkout")
+            old = conn.execute(
+                select(_qr.c.id, _qr.c.log_id).where(
+                    _qr.c.checkout_id == checkout_id, _qr.c.letter == letter
+                )
+            ).first()
+            if old is not None:
+                conn.execute(_qr.delete().where(_qr.c.id == old.id))
+                conn.execute(_log.delete().where(_log.c.id == old.log_id))
+            conn.execute(
+                _qr.insert().values(
+                    checkout_id=checkout_id,
+                    letter=letter,
+                    status=int(status),
+                    log_id=_insert_log(conn, log),
+                )
+            )
+
+    def checkouts(self, series_id: int) -> list[CheckoutRow]:
+        """The checkouts of a series in index order, with build, quirks and commit counts."""
+        count = (
+            select(func.count())
+            .select_from(_cc)
+            .where(_cc.c.checkout_id == _ck.c.id)
+            .scalar_subquery()
+            .label("commit_count")
+        )
+        query = select(_ck, count).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
+        runs_query = (
+            select(_qr.c.checkout_id, _qr.c.letter, _qr.c.status, _qr.c.log_id)
+            .join(_ck, _qr.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .order_by(_qr.c.checkout_id, _qr.c.letter)
+        )
+        with self._read(f"read the checkouts of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            rows = conn.execute(query).all()
+            runs: dict[int, list[QuirkRunRow]] = defaultdict(list)
+            for run in conn.execute(runs_query):
+                runs[run.checkout_id].append(
+                    QuirkRunRow(letter=run.letter, status=Status(run.status), log_id=run.log_id)
+                )
+        return [
+            CheckoutRow(
+                id=row.id,
+                series_id=row.series_id,
+                idx=row.idx,
+                sha=row.sha,
+                date=row.date,
+                quirks=tuple(row.quirks),
+                build_status=None if row.build_status is None else Status(row.build_status),
+                build_seconds=row.build_seconds,
+                build_log_id=row.build_log_id,
+                commit_count=int(row.commit_count),
+                quirk_runs=tuple(runs.get(row.id, ())),
+            )
+            for row in rows
+        ]
+
+    def commits_since(self, checkout_id: int) -> list[Commit]:
+        """The commits since the previous checkout, in the order the walk gave them."""
+        query = (
+            select(_gc)
+            .join(_cc, _cc.c.commit_id == _gc.c.id)
+            .where(_cc.c.checkout_id == checkout_id)
+            .order_by(_cc.c.position)
+        )
+        with self._read(f"read the commits of checkout {checkout_id}") as conn:
+            self._require(conn, _ck, checkout_id, "checkout")
+            rows = conn.execute(query).all()
+        return [
+            Commit(
+                id=row.sha,
+                date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
+                author=row.author,
+                subject=row.subject,
+                body=row.body,
+                files=tuple(row.files),
+            )
+            for row in rows
+        ]
+
+    # -- repetitions --------------------------------------------------------------
+
+    def add_repetition(self, checkout_id: int, rep: NewRepetition) -> int:
+        """Store a repetition with its results, values and logs in ONE transaction.
+
+        Either all of it is stored or nothing. A repetition already stored at that
+        index is a StoreError (check :meth:`done_repetitions` first).
+        """
+        directions = [[_direction(d) for _, d in result.values] for result in rep.results]
+        packed = [logs.pack(rep.between_log)] if rep.between_log is not None else []
+        for result in rep.results:
+            packed += [logs.pack(result.stdout), logs.pack(result.stderr)]
+        action = f"store repetition {rep.idx} of checkout {checkout_id}"
+        with self._write(action) as conn:
+            self._require(conn, _ck, checkout_id, "checkout")
+            taken = conn.scalar(
+                select(_rp.c.id).where(_rp.c.checkout_id == checkout_id, _rp.c.idx == rep.idx)
+            )
+            if taken is not None:
+                raise StoreError(
+                    f"result store {self._db.shown}: repetition {rep.idx} of checkout "
+                    f"{checkout_id} is already stored",
+                    hint="a resumed run skips the repetitions done_repetitions() reports",
+                )
+            log_ids = _insert_logs(conn, packed)
+            between_log_id = log_ids.pop(0) if rep.between_log is not None else None
+            repetition_id = int(
+                conn.execute(
+                    _rp.insert()
+                    .values(
+                        checkout_id=checkout_id,
+                        idx=rep.idx,
+                        started_at=rep.started_at,
+                        finished_at=rep.finished_at,
+                        between_status=None
+                        if rep.between_status is None
+                        else int(rep.between_status),
+                        between_log_id=between_log_id,
+                    )
+                    .returning(_rp.c.id)
+                ).scalar_one()
+            )
+            if rep.results:
+                result_ids = _insert_returning_ids(
+                    conn,
+                    _rs,
+                    [
+                        _result_params(repetition_id, result, log_ids[2 * i], log_ids[2 * i + 1])
+                        for i, result in enumerate(rep.results)
+                    ],
+                )
+                value_params = [
+                    {
+                        "result_id": result_id,
+                        "name": value.name,
+                        "unit": value.unit,
+                        "value": value.value,
+                        "direction": direction,
+                    }
+                    for result, result_id, dirs in zip(
+                        rep.results, result_ids, directions, strict=True
+                    )
+                    for (value, _), direction in zip(result.values, dirs, strict=True)
+                ]
+                if value_params:
+                    conn.execute(_v.insert(), value_params)
+        return repetition_id
+
+    def done_repetitions(self, series_id: int) -> set[tuple[int, int]]:
+        """(checkout idx, repetition idx) of every stored repetition of a series."""
+        query = (
+            select(_ck.c.idx.label("checkout_idx"), _rp.c.idx.label("repetition_idx"))
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        with self._read(f"read the repetitions of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            return {(row.checkout_idx, row.repetition_idx) for row in conn.execute(query)}
+
+    def repetitions(self, checkout_id: int) -> list[RepetitionRow]:
+        """The repetitions of a checkout in index order, with results and values.
+
+        Three queries (repetitions, results, values), whatever their number.
+        """
+        reps_query = select(_rp).where(_rp.c.checkout_id == checkout_id).order_by(_rp.c.idx)
+        results_query = (
+            select(_rs)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .where(_rp.c.checkout_id == checkout_id)
+            .order_by(_rs.c.id)
+        )
+        values_query = (
+            select(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .where(_rp.c.checkout_id == checkout_id)
+            .order_by(_v.c.id)
+        )
+        with self._read(f"read the repetitions of checkout {checkout_id}") as conn:
+            self._require(conn, _ck, checkout_id, "checkout")
+            reps = conn.execute(reps_query).all()
+            results = conn.execute(results_query).all()
+            values: dict[int, list[StoredValue]] = defaultdict(list)
+            for v in conn.execute(values_query):
+                values[v.result_id].append(
+                    StoredValue(
+                        name=v.name,
+                        unit=v.unit,
+                        value=v.value,
+                        direction=cast(DirectionName, v.direction),
+                    )
+                )
+        by_rep: dict[int, list[ResultRow]] = defaultdict(list)
+        for r in results:
+            by_rep[r.repetition_id].append(
+                ResultRow(
+                    id=r.id,
+                    test=r.test,
+                    status=Status(r.status),
+                    message=r.message,
+                    duration=r.duration,
+                    exit_code=r.exit_code,
+                    command=r.command,
+                    stdout_log_id=r.stdout_log_id,
+                    stderr_log_id=r.stderr_log_id,
+                    values=tuple(values.get(r.id, ())),
+                )
+            )
+        return [
+            RepetitionRow(
+                id=rep.id,
+                checkout_id=rep.checkout_id,
+                idx=rep.idx,
+                started_at=rep.started_at,
+                finished_at=rep.finished_at,
+                between_status=_status_or_none(rep.between_status),
+                between_log_id=rep.between_log_id,
+                results=tuple(by_rep.get(rep.id, ())),
+            )
+            for rep in reps
+        ]
+
+    # -- flat reads for analysis and export ----------------------------------------
+
+    def values(self, series_id: int) -> list[ValueRow]:
+        """Every value of a series, flat, ordered by checkout, repetition, result, value."""
+        query = (
+            select(
+                _ck.c.id.label("checkout_id"),
+                _ck.c.idx.label("checkout_idx"),
+                _ck.c.sha,
+                _ck.c.date,
+                _rp.c.idx.label("repetition_idx"),
+                _rs.c.id.label("result_id"),
+                _rs.c.test,
+                _rs.c.status,
+                _v.c.name,
+                _v.c.unit,
+                _v.c.value,
+                _v.c.direction,
+            )
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
+        )
+        with self._read(f"read the values of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            rows = conn.execute(query).all()
+        return [
+            ValueRow(
+                checkout_id=row.checkout_id,
+                checkout_idx=row.checkout_idx,
+                sha=row.sha,
+                date=row.date,
+                repetition_idx=row.repetition_idx,
+                result_id=row.result_id,
+                test=row.test,
+                status=Status(row.status),
+                name=row.name,
+                unit=row.unit,
+                value=row.value,
+                direction=cast(DirectionName, row.direction),
+            )
+            for row in rows
+        ]
+
+    def results(self, series_id: int) -> list[ResultSummaryRow]:
+        """Every result of a series (with or without values), flat, in stored order."""
+        query = (
+            select(
+                _ck.c.id.label("checkout_id"),
+                _ck.c.idx.label("checkout_idx"),
+                _ck.c.sha,
+                _ck.c.date,
+                _rp.c.idx.label("repetition_idx"),
+                _rs.c.id.label("result_id"),
+                _rs.c.test,
+                _rs.c.status,
+                _rs.c.message,
+                _rs.c.duration,
+            )
+            .select_from(_rs)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id)
+        )
+        with self._read(f"read the results of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            rows = conn.execute(query).all()
+        return [
+            ResultSummaryRow(
+                checkout_id=row.checkout_id,
+                checkout_idx=row.checkout_idx,
+                sha=row.sha,
+                date=row.date,
+                repetition_idx=row.repetition_idx,
+                result_id=row.result_id,
+                test=row.test,
+                status=Status(row.status),
+                message=row.message,
+                duration=row.duration,
+            )
+            for row in rows
+        ]
+
+    def log(self, log_id: int) -> Log:
+        """The log ``log_id``, decompressed; an unknown id is a StoreError naming it."""
+        with self._read(f"read log {log_id}") as conn:
+            row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
+        if row is None:
+            raise self._unknown("log", log_id)
+        return logs.unpack(row.id, row.compression, row.data, row.size, row.total, row.truncated)
+
+    # -- helpers ------------------------------------------------------------------
+
+    def _require(self, conn: Connection, table: Any, ident: int, what: str) -> None:
+        if conn.scalar(select(table.c.id).where(table.c.id == ident)) is None:
+            raise self._unknown(what, ident)
+
+
+_T = TypeVar("_T")
+
+
+def _chunks(items: Sequence[_T], size: int = _CHUNK) -> Iterator[Sequence[_T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _offset_minutes(moment: datetime) -> int:
+    offset = moment.utcoffset()
+    if offset is None:
+        raise ValueError(f"naive commit date {moment.isoformat()}: commit dates must be aware")
+    return int(offset.total_seconds() // 60)
+
+
+def _direction(direction: Direction | str) -> DirectionName:
+    return Direction(direction).value
+
+
+def _status_or_none(status: int | None) -> Status | None:
+    return None if status is None else Status(status)
+
+
+def _insert_log(conn: Connection, log: Log) -> int:
+    return _insert_logs(conn, [logs.pack(log)])[0]
+
+
+def _insert_logs(conn: Connection, packed: list[dict[str, Any]]) -> list[int]:
+    return _insert_returning_ids(conn, _log, packed) if packed else []
+
+
+def _insert_returning_ids(conn: Connection, table: Any, params: list[dict[str, Any]]) -> list[int]:
+    """Insert rows; their new ids in the order of ``params``."""
+    query = table.insert().returning(table.c.id, sort_by_parameter_order=True)
+    return [int(row.id) for row in conn.execute(query, params)]
+
+
+def _result_params(
+    repetition_id: int, result: NewResult, stdout_id: int, stderr_id: int
+) -> dict[str, Any]:
+    return {
+        "repetition_id": repetition_id,
+        "test": result.test,
+        "status": int(result.status),
+        "message": result.message,
+        "duration": result.duration,
+        "exit_code": result.exit_code,
+        "command": result.command,
+        "stdout_log_id": stdout_id,
+        "stderr_log_id": stderr_id,
+    }

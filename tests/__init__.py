@@ -1,0 +1,1 @@
+"""perfwalk's tests (a package, so that shared fixtures import as ``tests.fixtures``)."""

@@ -1,0 +1,302 @@
+"""Every kind of mistake in perfwalk.toml is a ConfigError naming the file and the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfwalk.config import load_config
+from perfwalk.errors import ConfigError
+from tests.config.conftest import MINIMAL, WriteConfig
+
+
+def _load_error(path: Path) -> ConfigError:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    error = caught.value
+    assert error.path == str(path)
+    assert str(error).startswith(f"{path}: ")
+    assert error.hint
+    return error
+
+
+def _test(extra: str = "", **keys: str) -> str:
+    """A [[test]] table: the minimal one with ``keys`` replaced, then ``extra`` lines."""
+    fields = {"name": '"latency"', "command": '"./bench"', "parser": '"value"', **keys}
+    lines = [f"{key} = {value}" for key, value in fields.items() if value]
+    return "[[test]]\n" + "\n".join(lines) + "\n" + extra
+
+
+# (file text, the key the error names, words of its message, words of its hint)
+CASES = {
+    "unknown section": (
+        "[projet]\nname = 'x'\n" + MINIMAL,
+        "projet",
+        "unknown section",
+        "'project'",
+    ),
+    "unknown top-level key": ('name = "x"\n' + MINIMAL, "name", "unknown key", "project"),
+    "unknown key in a table": (MINIMAL + "[build]\nstep = []\n", "build.step", "'step'", "'steps'"),
+    "unknown key in a test": (
+        _test("tiemout = 5\n"),
+        "test[0].tiemout",
+        "unknown key",
+        "'timeout'",
+    ),
+    "unknown key in a metric": (
+        _test("[test.metrics.sender]\ndirecton = 'higher'\n"),
+        "test[0].metrics.sender.directon",
+        "unknown key",
+        "'direction'",
+    ),
+    "unknown key in a quirk": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\ncomand = []\n",
+        "quirk[0].comand",
+        "unknown key",
+        "'commands'",
+    ),
+    "wrong type": (
+        _test(timeout='"600"'),
+        "test[0].timeout",
+        "expected a number, got a string",
+        "600",
+    ),
+    "boolean for an integer": (
+        MINIMAL + "[run]\nrepetitions = true\n",
+        "run.repetitions",
+        "expected an integer, got a boolean",
+        "repetitions",
+    ),
+    "wrong type in a list": (
+        MINIMAL + '[build]\nsteps = ["make", 3]\n',
+        "build.steps[1]",
+        "got an integer (3)",
+        "steps",
+    ),
+    "steps as one string": (
+        MINIMAL + '[build]\nsteps = "make"\n',
+        "build.steps",
+        "expected an array of strings",
+        "steps",
+    ),
+    "wrong type in env": (
+        MINIMAL + "[build]\nenv = { JOBS = 4 }\n",
+        "build.env.JOBS",
+        "table of strings",
+        "env",
+    ),
+    "bad environment name": (
+        _test('env = { "A-B" = "1" }\n'),
+        "test[0].env",
+        "names of letters",
+        "env",
+    ),
+    "section of the wrong type": (
+        'build = "make"\n' + MINIMAL,
+        "build",
+        "expected a table",
+        "[build]",
+    ),
+    "bad enum": (
+        _test("[test.metrics.sender]\ndirection = 'up'\n"),
+        "test[0].metrics.sender.direction",
+        "expected one of higher, lower, got 'up'",
+        "higher or lower",
+    ),
+    "bad enum, close": (
+        _test("[test.metrics.sender]\nsummary = 'meen'\n"),
+        "test[0].metrics.sender.summary",
+        "expected one of mean, median, best",
+        "did you mean 'mean'",
+    ),
+    "metric not a table": (
+        _test("metrics = { sender = 'higher' }\n"),
+        "test[0].metrics.sender",
+        "expected a table",
+        "[test.metrics.sender]",
+    ),
+    "unknown parser": (_test(parser='"iperf"'), "test[0].parser", "expected one of", "'iperf3'"),
+    "options for a parser that takes none": (
+        _test("parser_options = { x = 1 }\n"),
+        "test[0].parser_options",
+        "takes no options",
+        "remove",
+    ),
+    "bad parser option": (
+        _test(parser='"regex"', extra="parser_options = { unit = 's' }\n"),
+        "test[0].parser_options.pattern",
+        "pattern",
+        "pattern",
+    ),
+    "missing required key": (
+        _test(command=""),
+        "test[0].command",
+        "missing required key",
+        "./bench",
+    ),
+    "empty required string": (
+        _test(command='""'),
+        "test[0].command",
+        "expected a non-empty value",
+        "command",
+    ),
+    "no test": ("[run]\nstep = '1week'\n", "test", "at least 1 [[test]]", "[[test]]"),
+    "single brackets": (
+        MINIMAL.replace("[[test]]", "[test]"),
+        "test",
+        "array of tables",
+        "[[test]]",
+    ),
+    "test not a table": ("test = [1]\n", "test[0]", "expected a table", "[test]"),
+    "bad test name": (_test(name='"my test"'), "test[0].name", "letters, digits", "stable id"),
+    "duplicate test names": (
+        MINIMAL + MINIMAL.replace("./bench", "./other"),
+        "test[1].name",
+        "duplicate test name 'latency' (test[0]",
+        "its own",
+    ),
+    "zero timeout": (_test(timeout="0"), "test[0].timeout", "expected > 0", "timeout"),
+    "infinite timeout": (_test(timeout="inf"), "test[0].timeout", "expected > 0", "timeout"),
+    "no repetitions": (MINIMAL + "[run]\nrepetitions = 0\n", "run.repetitions", ">= 1", "times"),
+    "bad step": (MINIMAL + "[run]\nstep = '1fortnight'\n", "run.step", "invalid step", "step"),
+    "bad step count": (MINIMAL + "[run]\nstep = 'commit/0'\n", "run.step", "invalid step", "step"),
+    "bad date": (MINIMAL + "[run]\nfrom = '2024-13-01'\n", "run.from", "invalid date", "from"),
+    "bad date shape": (MINIMAL + "[run]\nfrom = '2024-3-1'\n", "run.from", "invalid date", "from"),
+    "option-like commit-ish": (
+        MINIMAL + "[run]\nto = '--all'\n",
+        "run.to",
+        "expected a commit-ish",
+        "to",
+    ),
+    "time of day only": (MINIMAL + "[run]\nfrom = 12:00:00\n", "run.from", "got a time", "from"),
+    "option-like branch": (
+        MINIMAL + "[project]\nbranch = '-x'\n",
+        "project.branch",
+        "expected a commit-ish",
+        "branch",
+    ),
+    "option-like host": (MINIMAL + "[run]\nhost = '-oProxyCommand=x'\n", "run.host", "ssh", "host"),
+    "commit url without placeholder": (
+        MINIMAL + "[project]\ncommit_url = 'https://x.org/c/'\n",
+        "project.commit_url",
+        "containing {commit}",
+        "{commit}",
+    ),
+    "commit url with another placeholder": (
+        MINIMAL + "[project]\ncommit_url = 'https://x.org/{repo}/{commit}'\n",
+        "project.commit_url",
+        "only the placeholder {commit}",
+        "{commit}",
+    ),
+    "store url": (
+        MINIMAL + "[store]\nurl = 'mysql://db/perf'\n",
+        "store.url",
+        "sqlite",
+        "postgresql",
+    ),
+    "negative log limit": (
+        MINIMAL + "[store]\nlog_limit = -1\n",
+        "store.log_limit",
+        "> 0",
+        "bytes",
+    ),
+    "threshold": (MINIMAL + "[analysis]\noutlier = 0\n", "analysis.outlier", "> 0", "outlier"),
+    "empty build step": (
+        MINIMAL + "[build]\nsteps = ['make', ' ']\n",
+        "build.steps",
+        "non-blank commands",
+        "steps",
+    ),
+    "quirk without at": (
+        MINIMAL + "[[quirk]]\ncomment = 'c'\n",
+        "quirk[0].at",
+        "missing required key 'at'",
+        "2024-03-01",
+    ),
+    "quirk with a bad date": (
+        MINIMAL + "[[quirk]]\nat = '2024-02-30'\ncomment = 'c'\n",
+        "quirk[0].at",
+        "invalid date",
+        "at",
+    ),
+    "until without a patch": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\nuntil = 'v2'\ncomment = 'c'\n",
+        "quirk[0].until",
+        "no patch",
+        "patch",
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "key", "message", "hint"), CASES.values(), ids=CASES.keys())
+def test_mistakes_name_the_file_and_the_key(
+    write_config: WriteConfig, text: str, key: str, message: str, hint: str
+) -> None:
+    path = write_config(text)
+    error = _load_error(path)
+    assert error.key == key
+    assert str(error).startswith(f"{path}: {key}: ")
+    assert message in error.message
+    assert error.hint is not None
+    assert hint in error.hint
+
+
+def test_a_missing_repository_names_the_key_and_the_resolved_path(
+    write_config: WriteConfig,
+) -> None:
+    path = write_config(MINIMAL + '[project]\nrepo = "../nowhere"\n')
+    error = _load_error(path)
+    assert error.key == "project.repo"
+    assert str(path.parent.parent / "nowhere") in error.message
+    assert str(path.parent) in (error.hint or "")
+
+
+def test_a_missing_patch_names_the_key_and_the_resolved_path(write_config: WriteConfig) -> None:
+    path = write_config(MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\npatch = 'p/fix.diff'\n")
+    error = _load_error(path)
+    assert error.key == "quirk[0].patch"
+    assert f"no such file: {path.parent / 'p' / 'fix.diff'}" in error.message
+
+
+def test_the_second_quirk_is_counted_from_zero(write_config: WriteConfig) -> None:
+    quirk = "[[quirk]]\nat = 'v1'\ncomment = 'c'\n"
+    path = write_config(MINIMAL + quirk + quirk + "[[quirk]]\nat = 'v2'\n")
+    assert _load_error(path).key == "quirk[2].comment"
+
+
+def test_a_toml_syntax_error_gives_line_and_column(write_config: WriteConfig) -> None:
+    path = write_config(MINIMAL + "[run]\nstep = 1day\n")
+    error = _load_error(path)
+    assert error.key is None
+    assert error.message.startswith(f"{path}: invalid TOML at line 6, column 9: ")
+    assert "step = 1day" in (error.hint or "")
+
+
+def test_a_toml_error_at_the_end_of_the_file(write_config: WriteConfig) -> None:
+    error = _load_error(write_config(MINIMAL + "[run]\nstep ="))
+    assert "invalid TOML" in error.message
+
+
+def test_a_missing_file(tmp_path: Path) -> None:
+    error = _load_error(tmp_path / "perfwalk.toml")
+    assert "no such file" in error.message
+    assert "perfwalk init" in (error.hint or "")
+
+
+def test_a_directory(tmp_path: Path) -> None:
+    error = _load_error(tmp_path)
+    assert "is a directory" in error.message
+    assert str(tmp_path / "perfwalk.toml") in (error.hint or "")
+
+
+def test_a_file_that_is_not_utf8(write_config: WriteConfig) -> None:
+    path = write_config(MINIMAL)
+    path.write_bytes(b'[project]\nname = "\xff"\n')
+    assert "not UTF-8" in _load_error(path).message
+
+
+def test_a_byte_order_mark_is_tolerated(write_config: WriteConfig) -> None:
+    path = write_config(MINIMAL)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert load_config(path).tests[0].name == "latency"

@@ -1,0 +1,1 @@
+"""Tests of the git layer: steps, selection, repository, worktrees, checkouts."""

@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Record raw outputs of the real tools as inputs of the parser golden tests.
+#
+# Run by hand, never by the tests:
+#     bash tests/golden/parsers/capture.sh              # every tool
+#     bash tests/golden/parsers/capture.sh iperf3 fio   # only these
+# then rewrite the expected parses and read what changed:
+#     .venv/bin/pytest tests/parsers --regen-golden
+#     git diff --stat tests/golden/parsers
+#
+# Each case is written to tests/golden/parsers/<parser>/<case>.out: what the
+# test command prints, stdout and stderr joined as the walk joins them. A
+# <case>.options.json beside it holds the parser options (regex parser).
+#
+# Needs: iperf3, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
+# g++, go, python3 (pytest-benchmark is installed into a throwaway venv). Only
+# loopback is used; the iperf3 server is stopped by the PID in its pidfile.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/perfwalk-capture.XXXXXX)
+iperf_pidfile="$work/iperf3.pid"
+
+cleanup() {
+    if [[ -s $iperf_pidfile ]]; then
+        kill "$(cat "$iperf_pidfile")" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# out <parser> <case> <command...>: run the command, keep stdout+stderr.
+# A non-zero exit is kept too (some cases are failures on purpose).
+out() {
+    local parser=$1 case=$2
+    shift 2
+    mkdir -p "$here/$parser"
+    "$@" 2>&1 | cat >"$here/$parser/$case.out" || true
+    echo "captured $parser/$case.out"
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+capture_iperf3() {
+    local port
+    port=$(free_port)
+    iperf3 -s -B 127.0.0.1 -p "$port" -D -I "$iperf_pidfile"
+    for _ in $(seq 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+    local c=(iperf3 -c 127.0.0.1 -p "$port" -t 1 --json)
+    out iperf3 tcp "${c[@]}"
+    out iperf3 tcp-reverse "${c[@]}" -R
+    out iperf3 tcp-parallel4 "${c[@]}" -P 4
+    out iperf3 udp "${c[@]}" -u -b 100M -w 4M
+    out iperf3 udp-reverse "${c[@]}" -u -b 100M -w 4M -R
+    kill "$(cat "$iperf_pidfile")"
+    rm -f "$iperf_pidfile"
+    # Nothing listens on a fresh free port: iperf3 reports the error in its JSON.
+    out iperf3 error-refused iperf3 -c 127.0.0.1 -p "$(free_port)" -t 1 --json
+}
+
+capture_hyperfine() {
+    # --export-json /dev/stdout through a pipe: the text report and the JSON
+    # interleave, and hyperfine rewrites the JSON after every command.
+    out hyperfine stdout-one hyperfine -N -w 1 -r 5 --export-json /dev/stdout 'sleep 0.01'
+    out hyperfine stdout-two hyperfine -N -r 3 --export-json /dev/stdout 'sleep 0.01' 'sleep 0.02'
+    out hyperfine stdout-named hyperfine -r 3 --export-json /dev/stdout \
+        -n short 'sleep 0.01' -n long 'sleep 0.02'
+    out hyperfine stdout-parameter hyperfine -N -r 3 --export-json /dev/stdout \
+        -P ms 10 20 -D 10 'sleep 0.0{ms}'
+    # The exported file itself; a single run gives a null stddev.
+    hyperfine -N -r 1 --export-json "$work/hf.json" 'sleep 0.01' >/dev/null
+    out hyperfine file-one-run cat "$work/hf.json"
+}
+
+capture_time_p() {
+    out time-p bash-keyword bash -c 'echo "compiling"; time -p sleep 0.1; echo done'
+    out time-p usr-bin-time /usr/bin/time -p sh -c 'echo working; sleep 0.05'
+    out time-p two-blocks bash -c 'time -p sleep 0.02; echo between; time -p sleep 0.1'
+}
+
+capture_gnu_time() {
+    out gnu-time verbose /usr/bin/time -v sh -c 'echo working; sleep 0.1'
+    out gnu-time verbose-exit3 /usr/bin/time -v sh -c 'sleep 0.05; exit 3'
+    out gnu-time default-format /usr/bin/time sh -c 'sleep 0.05'
+}
+
+capture_fio() {
+    local f=(--filename="$work/fio.dat" --ioengine=psync --size=4M --output-format=json)
+    out fio seqread fio --name=seqread --rw=read --bs=64k "${f[@]}"
+    out fio randrw-numjobs2 fio --name=mixed --rw=randrw --bs=4k --numjobs=2 "${f[@]}"
+    out fio two-jobs fio "${f[@]}" --bs=4k \
+        --name=reader --rw=randread --name=writer --rw=randwrite
+    # Text before and after the JSON document.
+    out fio normal-and-json fio --name=seqwrite --rw=write --bs=16k \
+        --filename="$work/fio.dat" --ioengine=psync --size=4M --output-format=normal,json
+}
+
+capture_gbench() {
+    cat >"$work/bench.cc" <<'CC'
+#include <benchmark/benchmark.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+static void BM_StringCopy(benchmark::State& state) {
+  std::string src(static_cast<size_t>(state.range(0)), 'x');
+  for (auto _ : state) {
+    std::string copy(src);
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_StringCopy)->Arg(64)->Arg(4096);
+
+static void BM_Accumulate(benchmark::State& state) {
+  std::vector<int> v(1000, 1);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(std::accumulate(v.begin(), v.end(), 0));
+  }
+  state.SetItemsProcessed(state.iterations() * 1000);
+}
+BENCHMARK(BM_Accumulate)->Unit(benchmark::kMicrosecond);
+
+static void BM_Fails(benchmark::State& state) {
+  for (auto _ : state) {
+    state.SkipWithError("no device");
+    break;
+  }
+}
+BENCHMARK(BM_Fails);
+
+BENCHMARK_MAIN();
+CC
+    g++ -O2 -o "$work/bench" "$work/bench.cc" -lbenchmark -lpthread
+    local b=("$work/bench" --benchmark_format=json --benchmark_min_time=0.01)
+    out gbench plain "${b[@]}" --benchmark_filter='BM_(StringCopy|Accumulate)'
+    out gbench repetitions3 "${b[@]}" --benchmark_filter='BM_(StringCopy|Accumulate)' \
+        --benchmark_repetitions=3
+    out gbench aggregates-only "${b[@]}" --benchmark_filter=BM_Accumulate \
+        --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+    out gbench with-error "${b[@]}"
+    out gbench only-error "${b[@]}" --benchmark_filter=BM_Fails
+}
+
+capture_pytest_benchmark() {
+    python3 -m venv "$work/venv"
+    "$work/venv/bin/pip" install -q pytest pytest-benchmark
+    mkdir -p "$work/pb"
+    cat >"$work/pb/test_demo.py" <<'PY'
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def test_fib(benchmark):
+    benchmark(fib, 15)
+
+
+def test_sort(benchmark):
+    data = list(range(1000, 0, -1))
+    benchmark(sorted, data)
+PY
+    local p=("$work/venv/bin/pytest" -q -p no:cacheprovider "$work/pb/test_demo.py"
+        --rootdir="$work/pb" --benchmark-min-rounds=5 --benchmark-max-time=0.000001
+        --benchmark-warmup=off)
+    "${p[@]}" --benchmark-json="$work/pb.json" >/dev/null
+    out pytest-benchmark two-tests cat "$work/pb.json"
+    # The JSON on stdout, after pytest's own report.
+    out pytest-benchmark stdout-one-test "${p[@]}" -k fib --benchmark-json=/dev/stdout
+}
+
+make_gomod() {
+    [[ -d $work/gomod ]] && return
+    mkdir -p "$work/gomod"
+    cat >"$work/gomod/go.mod" <<'GO'
+module example.com/benchdemo
+
+go 1.21
+GO
+    cat >"$work/gomod/bench_test.go" <<'GO'
+package benchdemo
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func BenchmarkSHA256(b *testing.B) {
+	data := make([]byte, 4096)
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		sha256.Sum256(data)
+	}
+}
+
+func BenchmarkJoin(b *testing.B) {
+	b.ReportAllocs()
+	parts := []string{"a", "b", "c", "d"}
+	for i := 0; i < b.N; i++ {
+		_ = strings.Join(parts, ",")
+	}
+}
+
+func BenchmarkCustom(b *testing.B) {
+	hits := 0
+	for i := 0; i < b.N; i++ {
+		if i%3 == 0 {
+			hits++
+		}
+	}
+	b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+}
+
+func BenchmarkUpper(b *testing.B) {
+	for _, n := range []int{16, 1024} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			s := strings.Repeat("y", n)
+			for i := 0; i < b.N; i++ {
+				_ = strings.ToUpper(s)
+			}
+		})
+	}
+}
+GO
+}
+
+capture_gotest() {
+    make_gomod
+    local g=(go test -C "$work/gomod" -run '^$' -bench . -benchtime 2000x)
+    out gotest count1 "${g[@]}"
+    out gotest count3-benchmem "${g[@]}" -count 3 -benchmem
+    out gotest cpu1-verbose "${g[@]}" -cpu 1 -v -benchmem
+}
+
+capture_value() {
+    # A test script in the lab format: VALUE lines among its other output.
+    cat >"$work/dd-values.sh" <<'SH'
+echo "measuring dd"
+dd if=/dev/zero of=/dev/null bs=1M count=256 2>"$1"
+cat "$1"
+awk '/copied/ { printf "VALUE %.0f bytes/sec dd_throughput\n", $1 / $(NF-3) }' "$1"
+awk '/copied/ { printf "VALUE %e s dd_elapsed\n", $(NF-3) }' "$1"
+echo "VALUE 256 MiB dd_size"
+echo "done"
+SH
+    out value dd-script sh "$work/dd-values.sh" "$work/dd.err"
+}
+
+capture_regex() {
+    out regex dd-elapsed dd if=/dev/zero of=/dev/null bs=1M count=256
+    cat >"$here/regex/dd-elapsed.options.json" <<'JSON'
+{"pattern": "copied, (?P<value>[0-9.]+) s,", "name": "elapsed", "unit": "s"}
+JSON
+    make_gomod
+    out regex gotest-named-units go test -C "$work/gomod" -run '^$' -bench . -benchtime 1000x
+    cat >"$here/regex/gotest-named-units.options.json" <<'JSON'
+{"pattern": "(?m)^(?P<name>Benchmark\\S+?)-\\d+\\s+\\d+\\s+(?P<value>[0-9.]+) (?P<unit>ns)/op"}
+JSON
+}
+
+all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex)
+wanted=("$@")
+[[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")
+for tool in "${wanted[@]}"; do
+    "capture_${tool//-/_}"
+done

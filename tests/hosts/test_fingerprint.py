@@ -1,0 +1,103 @@
+"""Host fingerprints: one round-trip, a pure parser, every key present."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from perfwalk.errors import HostError
+from perfwalk.hosts import FINGERPRINT_KEYS, FakeHost, LocalHost, Rule
+from perfwalk.hosts.fingerprint import (
+    NOT_FOUND,
+    UNKNOWN,
+    fingerprint,
+    fingerprint_command,
+    parse_fingerprint,
+)
+
+SAMPLE = """\
+hostname=dut1
+os="Debian GNU/Linux 12 (bookworm)"
+kernel=Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 x86_64
+cpu=Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz
+cores=28
+memory=131915428 kB
+tool.gcc=gcc (Debian 12.2.0-14) 12.2.0
+tool.iperf3=iperf 3.12 (cJSON 1.7.15)
+tool.cc=a=b=c
+tool.ministat=not found
+stray line without a separator
+"""
+
+
+def test_parse_fixed_text() -> None:
+    tools = ("gcc", "iperf3", "cc", "ministat")
+    assert parse_fingerprint(SAMPLE, tools) == {
+        "hostname": "dut1",
+        "os": "Debian GNU/Linux 12 (bookworm)",
+        "kernel": "Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 x86_64",
+        "cpu": "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz",
+        "cores": "28",
+        "memory": "131915428 kB",
+        "tool.gcc": "gcc (Debian 12.2.0-14) 12.2.0",
+        "tool.iperf3": "iperf 3.12 (cJSON 1.7.15)",
+        "tool.cc": "a=b=c",
+        "tool.ministat": NOT_FOUND,
+    }
+
+
+def test_parse_fills_gaps_with_unknown() -> None:
+    result = parse_fingerprint("hostname=\nos=''\ncores=4\n", ["make"])
+    assert list(result) == [*FINGERPRINT_KEYS, "tool.make"]
+    assert result["hostname"] == UNKNOWN
+    assert result["os"] == UNKNOWN
+    assert result["cores"] == "4"
+    assert result["tool.make"] == UNKNOWN
+    assert parse_fingerprint("") == dict.fromkeys(FINGERPRINT_KEYS, UNKNOWN)
+
+
+def test_parse_bsd_flavour() -> None:
+    text = "os=OpenBSD 7.5\nmemory=17079504896\nos=ignored second value\n"
+    result = parse_fingerprint(text)
+    assert result["os"] == "OpenBSD 7.5"
+    assert result["memory"] == "16679204 kB"
+
+
+def test_one_round_trip_through_the_host() -> None:
+    host = FakeHost([Rule(lambda argv: argv[:2] == ("sh", "-c"), stdout=SAMPLE)], strict=True)
+    result = fingerprint(host, ["gcc"])
+    assert result["hostname"] == "dut1"
+    assert result["tool.gcc"].startswith("gcc ")
+    assert len(host.calls) == 1
+    assert host.calls[0].argv[-1] == "gcc"  # tools travel as arguments, not in the script
+    assert host.calls[0].timeout is not None
+
+
+def test_host_that_cannot_run_raises() -> None:
+    host = FakeHost([Rule("sh", returncode=None, error="ssh: connect to host dut: refused")])
+    with pytest.raises(HostError, match="dut: refused"):
+        fingerprint(host)
+
+
+@pytest.mark.parametrize("tool", ["", "a=b", "x\ny"])
+def test_bad_tool_names_are_refused(tool: str) -> None:
+    with pytest.raises(HostError, match="bad tool name"):
+        fingerprint_command([tool])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux facts")
+def test_local_fingerprint_has_every_key() -> None:
+    tools = [sys.executable, "perfwalk-no-such-tool", "odd name; rm -rf /"]
+    result = fingerprint(LocalHost(), tools)
+    assert list(result) == [*FINGERPRINT_KEYS, *(f"tool.{tool}" for tool in tools)]
+    for key in FINGERPRINT_KEYS:
+        assert result[key] != UNKNOWN, key
+    assert result["hostname"] == os.uname().nodename
+    assert result["kernel"].startswith(f"{os.uname().sysname} {os.uname().release}")
+    assert int(result["cores"]) >= 1
+    assert result["memory"].endswith(" kB")
+    assert result[f"tool.{sys.executable}"].startswith("Python 3.")
+    assert result["tool.perfwalk-no-such-tool"] == NOT_FOUND
+    assert result["tool.odd name; rm -rf /"] == NOT_FOUND

@@ -1,0 +1,134 @@
+"""Schema versions: creation from empty, upgrades step by step, refusal of newer stores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Column, Connection, Engine, Integer, MetaData, Table, inspect, select, text
+
+from perfwalk import __version__
+from perfwalk.errors import StoreError
+from perfwalk.store import LATEST_VERSION, Store, schema
+from perfwalk.store.connect import Database
+from perfwalk.store.migrations import MIGRATIONS, Migration, check_sequence, migrate
+
+from .factories import new_series
+
+
+def _version(raw: Engine) -> str | None:
+    with raw.connect() as conn:
+        return conn.scalar(select(schema.meta.c.value).where(schema.meta.c.key == "schema_version"))
+
+
+@pytest.fixture
+def db(store_url: str) -> Iterator[Database]:
+    database = Database(store_url)
+    try:
+        yield database
+    finally:
+        database.dispose()
+
+
+def _extra_table(conn: Connection) -> None:
+    md = MetaData()
+    Table("extra", md, Column("id", Integer, primary_key=True))
+    md.create_all(conn)
+
+
+def test_empty_database_is_migrated_to_the_latest_version(store_url: str, raw: Engine) -> None:
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+    assert _version(raw) == str(LATEST_VERSION)
+    with raw.connect() as conn:
+        created_with = conn.scalar(
+            select(schema.meta.c.value).where(schema.meta.c.key == "created_with")
+        )
+    assert created_with == __version__
+
+
+def test_migrated_schema_is_the_one_the_code_queries(store_url: str, raw: Engine) -> None:
+    Store.open(store_url).close()
+    inspector = inspect(raw)
+    assert set(inspector.get_table_names()) == set(schema.metadata.tables)
+    for name, table in schema.metadata.tables.items():
+        columns = {c["name"]: c["nullable"] for c in inspector.get_columns(name)}
+        assert columns == {c.name: c.nullable for c in table.columns}, name
+        declared = {ix.name for ix in table.indexes}
+        assert declared <= {ix["name"] for ix in inspector.get_indexes(name)}, name
+        uniques = {
+            uc.name for uc in table.constraints if uc.__class__.__name__ == "UniqueConstraint"
+        }
+        assert uniques <= {uc["name"] for uc in inspector.get_unique_constraints(name)}, name
+
+
+def test_reopening_does_not_migrate_again(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        series_id = store.create_series(new_series())
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        assert [row.id for row in store.list_series()] == [series_id]
+
+
+def test_newer_store_is_refused_with_a_hint_to_upgrade(store_url: str, raw: Engine) -> None:
+    Store.open(store_url).close()
+    with raw.begin() as conn:
+        conn.execute(
+            schema.meta.update().where(schema.meta.c.key == "schema_version").values(value="999")
+        )
+    with pytest.raises(StoreError, match="schema version 999 is newer") as info:
+        Store.open(store_url)
+    assert info.value.hint is not None
+    assert "upgrade perfwalk" in info.value.hint
+
+
+def test_later_steps_upgrade_an_older_store_once(store_url: str, db: Database, raw: Engine) -> None:
+    with Store.open(store_url) as store:
+        series_id = store.create_series(new_series())
+    runs: list[int] = []
+
+    def step(conn: Connection) -> None:
+        runs.append(1)
+        _extra_table(conn)
+
+    steps = (*MIGRATIONS, Migration(LATEST_VERSION + 1, "an extra table", step))
+    assert migrate(lambda: db.write("upgrade"), db.shown, steps) == LATEST_VERSION + 1
+    assert migrate(lambda: db.write("upgrade"), db.shown, steps) == LATEST_VERSION + 1
+    assert runs == [1]
+    assert _version(raw) == str(LATEST_VERSION + 1)
+    assert inspect(raw).has_table("extra")
+    with pytest.raises(StoreError, match="newer than this perfwalk knows"):
+        Store.open(store_url)  # this code knows only LATEST_VERSION
+    with raw.connect() as conn:
+        assert conn.scalar(select(schema.series.c.id)) == series_id
+
+
+def test_a_failed_step_leaves_the_previous_version(store_url: str, db: Database, raw: Engine) -> None:
+    Store.open(store_url).close()
+
+    def broken(conn: Connection) -> None:
+        _extra_table(conn)
+        conn.execute(text("SELECT * FROM no_such_table"))
+
+    steps = (*MIGRATIONS, Migration(LATEST_VERSION + 1, "broken", broken))
+    with pytest.raises(StoreError, match="no_such_table"):
+        migrate(lambda: db.write("upgrade"), db.shown, steps)
+    assert _version(raw) == str(LATEST_VERSION)
+    assert not inspect(raw).has_table("extra")  # the DDL was rolled back too
+    Store.open(store_url).close()
+
+
+def test_a_database_of_something_else_is_refused(store_url: str, raw: Engine) -> None:
+    with raw.begin() as conn:
+        conn.execute(text("CREATE TABLE invoices (id INTEGER PRIMARY KEY)"))
+    with pytest.raises(StoreError, match="not a perfwalk store.*invoices") as info:
+        Store.open(store_url)
+    assert info.value.hint is not None
+
+
+def test_steps_are_numbered_without_gaps() -> None:
+    check_sequence(MIGRATIONS)
+    assert [step.version for step in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+    assert all(step.summary for step in MIGRATIONS)
+    with pytest.raises(ValueError, match="numbered"):
+        check_sequence((MIGRATIONS[0], Migration(3, "gap", _extra_table)))
