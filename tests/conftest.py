@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+#: the real git repositories with a known history (known_values_repo, …) for every folder
+pytest_plugins = ["tests.fixtures.synthetic_repo"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(

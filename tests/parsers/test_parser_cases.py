@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pytest
 
@@ -160,7 +161,7 @@ def test_gnu_time_crlf() -> None:
 # fio ------------------------------------------------------------------------
 
 
-def fio_job(name: str, **directions: dict[str, object]) -> dict[str, object]:
+def fio_job(name: str, **directions: Mapping[str, object]) -> dict[str, object]:
     return {"jobname": name, "error": 0, **directions}
 
 

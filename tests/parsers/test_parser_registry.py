@@ -97,3 +97,10 @@ def test_regex_unknown_option_hint_lists_the_options() -> None:
         get_parser("regex", {"pattern": r"(?P<value>\d+)", "unit": "s", "sacle": 2})
     assert caught.value.key == "parser_options.sacle"
     assert caught.value.hint == "regex parser options: pattern (required), name, unit, scale"
+
+
+def test_options_that_are_not_a_table() -> None:
+    with pytest.raises(ConfigError) as caught:
+        get_parser("regex", ["pattern"], key="t.parser")  # type: ignore[arg-type]
+    assert caught.value.key == "t.parser_options"
+    assert "expected a table" in caught.value.message

@@ -40,12 +40,11 @@ def parser_of(name: str) -> Parser:
 
 def outcome(parser: Parser, text: str) -> tuple[Value, ...] | ParseError:
     """The parse, or the ParseError; any other exception fails the test."""
+    failure: ParseError | None = None
     try:
         values = parser(text)
     except ParseError as error:
         failure = error
-    else:
-        failure = None
     if failure is not None:
         assert failure.message
         return failure

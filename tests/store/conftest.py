@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
@@ -64,10 +65,10 @@ def _pg_schema_url(request: pytest.FixtureRequest) -> Iterator[str]:
 @pytest.fixture(
     params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)],
 )
-def store_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> Iterator[str]:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """The URL of an empty store: a SQLite file, or a fresh PostgreSQL schema."""
     if request.param == "sqlite":
-        yield f"sqlite:///{os.fspath(tmp_path)}/store.db"
+        yield f"sqlite:///{tmp_path}/store.db"
     else:
         yield from _pg_schema_url(request)
 

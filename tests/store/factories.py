@@ -37,7 +37,7 @@ def new_series(**changes: Any) -> NewSeries:
 def commit(n: int, project_day: int = 0) -> Commit:
     return Commit(
         id=f"{n:040x}",
-        date=datetime(2024, 1, 1 + project_day, 9, n % 60, tzinfo=CEST),
+        date=datetime(2024, 1, 1, 9, n % 60, tzinfo=CEST) + timedelta(days=project_day),
         author=f"Dev {n} <dev{n}@example.org>",
         subject=f"change {n}",
         body=f"body of change {n}\n",

@@ -103,7 +103,9 @@ def test_later_steps_upgrade_an_older_store_once(store_url: str, db: Database, r
         assert conn.scalar(select(schema.series.c.id)) == series_id
 
 
-def test_a_failed_step_leaves_the_previous_version(store_url: str, db: Database, raw: Engine) -> None:
+def test_a_failed_step_leaves_the_previous_version(
+    store_url: str, db: Database, raw: Engine
+) -> None:
     Store.open(store_url).close()
 
     def broken(conn: Connection) -> None:
@@ -121,7 +123,7 @@ def test_a_failed_step_leaves_the_previous_version(store_url: str, db: Database,
 def test_a_database_of_something_else_is_refused(store_url: str, raw: Engine) -> None:
     with raw.begin() as conn:
         conn.execute(text("CREATE TABLE invoices (id INTEGER PRIMARY KEY)"))
-    with pytest.raises(StoreError, match="not a perfwalk store.*invoices") as info:
+    with pytest.raises(StoreError, match=r"not a perfwalk store.*invoices") as info:
         Store.open(store_url)
     assert info.value.hint is not None
 

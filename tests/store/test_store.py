@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, event, func, select, text
@@ -34,7 +34,12 @@ def test_series_round_trip(store: Store) -> None:
         new.step,
         new.between,
     )
-    assert (row.from_spec, row.to_spec, row.repetitions, row.host) == ("2024-01-01", "2024-03-01", 3, "local")
+    assert (row.from_spec, row.to_spec, row.repetitions, row.host) == (
+        "2024-01-01",
+        "2024-03-01",
+        3,
+        "local",
+    )
     assert row.state == "running"
     assert row.started_at == T0
     assert row.finished_at is None
@@ -103,7 +108,7 @@ def test_timestamps_come_back_in_utc(store: Store) -> None:
 
 def test_naive_timestamps_are_refused(store: Store) -> None:
     with pytest.raises(StoreError, match="naive datetime"):
-        store.create_series(new_series(started_at=datetime(2024, 1, 1)))  # noqa: DTZ001
+        store.create_series(new_series(started_at=datetime(2024, 1, 1)))
     assert store.list_series() == []
 
 
@@ -117,7 +122,7 @@ def test_untrusted_text_is_stored_on_every_back_end(store: Store) -> None:
 
 
 def test_unknown_ids_are_store_errors_naming_them(store: Store) -> None:
-    calls = {
+    calls: dict[str, Callable[[], object]] = {
         "series": lambda: store.series(999),
         "checkouts": lambda: store.checkouts(999),
         "done_repetitions": lambda: store.done_repetitions(999),
@@ -191,7 +196,7 @@ def test_add_checkout_refuses_a_changed_history(store: Store) -> None:
     series_id = store.create_series(new_series())
     store.add_checkout(series_id, checkout(0))
     moved = replace(checkout(0), commit="f" * 40)
-    with pytest.raises(StoreError, match="history changed|not f{40}") as info:
+    with pytest.raises(StoreError, match=r"is commit [0-9a-f]{40}, not f{40}") as info:
         store.add_checkout(series_id, moved)
     assert info.value.hint is not None
     assert "new series" in info.value.hint
@@ -324,7 +329,7 @@ def test_duplicate_repetition_is_refused(store: Store) -> None:
     series_id = store.create_series(new_series())
     checkout_id = store.add_checkout(series_id, checkout(0))
     store.add_repetition(checkout_id, repetition(0))
-    with pytest.raises(StoreError, match="repetition 0 of checkout .* already stored"):
+    with pytest.raises(StoreError, match=r"repetition 0 of checkout \d+ is already stored"):
         store.add_repetition(checkout_id, repetition(0, result("other", 1.0)))
     [row] = store.repetitions(checkout_id)
     assert [r.test for r in row.results] == ["iperf", "ping"]
@@ -402,6 +407,10 @@ def test_special_floats_survive(store: Store) -> None:
     assert values[3:] == [5e-324, 1.7976931348623157e308]
 
 
+def selects(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+
+
 @contextmanager
 def count_statements(store: Store) -> Iterator[list[str]]:
     statements: list[str] = []
@@ -425,7 +434,6 @@ def test_reads_do_not_query_per_row(store: Store) -> None:
             store.add_repetition(
                 checkout_id, repetition(rep, *(result(f"t{k}", 1.0, 2.0, 3.0) for k in range(5)))
             )
-    selects = lambda statements: [s for s in statements if s.lstrip().upper().startswith("SELECT")]  # noqa: E731
     with count_statements(store) as statements:
         assert len(store.values(series_id)) == 3 * 4 * 5 * 3
     assert len(selects(statements)) <= 2  # series exists + one join
@@ -452,7 +460,9 @@ def test_logs_round_trip_bytes_exactly(store: Store, raw: Engine) -> None:
     series_id = store.create_series(new_series())
     checkout_id = store.add_checkout(series_id, checkout(0))
     binary = bytes(range(256)) * 4 + b"\xff\xfe invalid \xc3\x28 utf-8 \x00\x00"
-    truncated = Log(data=b"head\n[... 10485760 bytes left out ...]\ntail\n", total=10_485_790, truncated=True)
+    truncated = Log(
+        data=b"head\n[... 10485760 bytes left out ...]\ntail\n", total=10_485_790, truncated=True
+    )
     store.add_repetition(
         checkout_id,
         repetition(0, replace(result("t", 1.0), stdout=Log.of(binary), stderr=truncated)),
@@ -530,7 +540,10 @@ def test_reopen_keeps_everything(store_url: str) -> None:
 
 
 def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
-    with Store.open(f"sqlite:///{tmp_path}/wal.db") as sqlite_store, sqlite_store._db.read("check") as conn:
+    with (
+        Store.open(f"sqlite:///{tmp_path}/wal.db") as sqlite_store,
+        sqlite_store._db.read("check") as conn,
+    ):
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 30_000
@@ -540,4 +553,3 @@ def test_in_memory_sqlite_store() -> None:
     with Store.open("sqlite://") as memory:
         series_id = memory.create_series(new_series())
         assert memory.series(series_id).name == "netstack weekly"
-

@@ -79,6 +79,11 @@ def get_parser(
     parser that takes none, or bad options are a :class:`ConfigError`.
     """
     options_key = f"{key}_options"
+    if options is not None and not isinstance(options, Mapping):
+        raise ConfigError(
+            f"expected a table of parser options, got {type(options).__name__}",
+            key=options_key,
+        )
     if isinstance(name, str) and name in _FIXED:
         if options:
             raise ConfigError(

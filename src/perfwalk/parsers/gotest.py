@@ -7,8 +7,10 @@ of ``b.SetBytes`` and the custom metrics of ``b.ReportMetric``. Each pair gives
 keeps its sub-benchmark path and loses its ``-N`` GOMAXPROCS suffix.
 
 A parser returns the values of one execution: when a benchmark appears several
-times (``-count N``, or ``-cpu 1,4`` whose suffixes are dropped) each value is
-the MEAN of its lines.
+times (``-count N``, or ``-cpu 2,4`` whose suffixes are dropped) each value is
+the MEAN of its lines. Go prints no suffix when GOMAXPROCS is 1, so a name that
+ends in ``-<digits>`` of its own (``BenchmarkX/size-16`` under ``-cpu 1``) loses
+that ending: give such sub-benchmarks names like ``size=16``.
 """
 
 from __future__ import annotations

@@ -18,21 +18,49 @@ from perfwalk.errors import ParseError
 from perfwalk.model import Value
 from perfwalk.parsers.jsontext import (
     JsonObject,
-    as_object,
     find_object,
     number_at,
     object_at,
     optional_number,
 )
 
-_WHERE = "iperf3 JSON"
+_END = "iperf3 JSON end"
 
 
 def _protocol(doc: JsonObject, end: JsonObject) -> str:
-    test_start = as_object(doc.get("start", {}), f"{_WHERE} start").get("test_start")
+    test_start = object_at(doc, "start", "iperf3 JSON").get("test_start")
     if isinstance(test_start, dict) and isinstance(test_start.get("protocol"), str):
         return str(test_start["protocol"]).upper()
     return "UDP" if "sum" in end else "TCP"
+
+
+def _bits_per_second(end: JsonObject, key: str) -> float:
+    return number_at(object_at(end, key, _END), "bits_per_second", f"{_END}.{key}")
+
+
+def _tcp(end: JsonObject) -> tuple[Value, ...]:
+    values = (
+        Value("sender", _bits_per_second(end, "sum_sent"), "bits/sec"),
+        Value("receiver", _bits_per_second(end, "sum_received"), "bits/sec"),
+    )
+    sent = object_at(end, "sum_sent", _END)
+    retransmits = optional_number(sent, "retransmits", f"{_END}.sum_sent")
+    if retransmits is None:
+        return values
+    return (*values, Value("retransmits", retransmits, "retransmits"))
+
+
+def _udp(end: JsonObject) -> tuple[Value, ...]:
+    sent_key = "sum_sent" if "sum_sent" in end else "sum"
+    received_key = "sum_received" if "sum_received" in end else "sum"
+    received = object_at(end, received_key, _END)
+    where = f"{_END}.{received_key}"
+    return (
+        Value("sender", _bits_per_second(end, sent_key), "bits/sec"),
+        Value("receiver", _bits_per_second(end, received_key), "bits/sec"),
+        Value("jitter", number_at(received, "jitter_ms", where), "ms"),
+        Value("lost_percent", number_at(received, "lost_percent", where), "percent"),
+    )
 
 
 def parse(text: str) -> tuple[Value, ...]:
@@ -40,31 +68,5 @@ def parse(text: str) -> tuple[Value, ...]:
     error = doc.get("error")
     if error is not None:
         raise ParseError(f"iperf3 reported an error: {error}")
-    end = object_at(doc, "end", _WHERE)
-    where = f"{_WHERE} end"
-    if _protocol(doc, end) != "UDP":
-        sent = object_at(end, "sum_sent", where)
-        received = object_at(end, "sum_received", where)
-        values = [
-            Value("sender", number_at(sent, "bits_per_second", f"{where}.sum_sent"), "bits/sec"),
-            Value(
-                "receiver",
-                number_at(received, "bits_per_second", f"{where}.sum_received"),
-                "bits/sec",
-            ),
-        ]
-        retransmits = optional_number(sent, "retransmits", f"{where}.sum_sent")
-        if retransmits is not None:
-            values.append(Value("retransmits", retransmits, "retransmits"))
-        return tuple(values)
-    sent_key = "sum_sent" if "sum_sent" in end else "sum"
-    received_key = "sum_received" if "sum_received" in end else "sum"
-    sent = object_at(end, sent_key, where)
-    received = object_at(end, received_key, where)
-    received_where = f"{where}.{received_key}"
-    return (
-        Value("sender", number_at(sent, "bits_per_second", f"{where}.{sent_key}"), "bits/sec"),
-        Value("receiver", number_at(received, "bits_per_second", received_where), "bits/sec"),
-        Value("jitter", number_at(received, "jitter_ms", received_where), "ms"),
-        Value("lost_percent", number_at(received, "lost_percent", received_where), "percent"),
-    )
+    end = object_at(doc, "end", "iperf3 JSON")
+    return _udp(end) if _protocol(doc, end) == "UDP" else _tcp(end)

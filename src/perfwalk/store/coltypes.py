@@ -37,7 +37,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         utc = value.astimezone(UTC)
         return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
 
-    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:  # noqa: ARG002
         if value is None:
             return None
         if not isinstance(value, datetime):  # pragma: no cover - both drivers give datetimes
@@ -64,11 +64,8 @@ class SafeText(TypeDecorator[str]):
     impl = Text
     cache_ok = True
 
-    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:  # noqa: ARG002
         return None if value is None else safe_text(value)
-
-    def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
-        return None if value is None else str(value)
 
 
 class Real(TypeDecorator[float]):
@@ -77,11 +74,11 @@ class Real(TypeDecorator[float]):
     impl = Double
     cache_ok = True
 
-    def process_bind_param(self, value: float | None, dialect: Dialect) -> float | None:
+    def process_bind_param(self, value: float | None, dialect: Dialect) -> float | None:  # noqa: ARG002
         if value is None:
             return None
         number = float(value)
         return None if math.isnan(number) else number
 
-    def process_result_value(self, value: Any, dialect: Dialect) -> float:
+    def process_result_value(self, value: Any, dialect: Dialect) -> float:  # noqa: ARG002
         return math.nan if value is None else float(value)

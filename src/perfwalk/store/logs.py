@@ -24,7 +24,7 @@ def pack(log: Log) -> dict[str, Any]:
 
 
 def unpack(
-    log_id: int, compression: str, data: bytes, size: int, total: int, truncated: bool
+    log_id: int, *, compression: str, data: bytes, size: int, total: int, truncated: bool
 ) -> Log:
     """The :class:`Log` of a ``log`` row; a damaged or unknown encoding is a StoreError."""
     if compression != COMPRESSION:

@@ -43,6 +43,8 @@ from perfwalk.store.records import (
     ValueRow,
 )
 
+_STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
+
 #: Rows per IN list / multi-row insert: well below every back-end's parameter limit.
 _CHUNK = 500
 
@@ -607,22 +609,36 @@ class Store:
         with self._read(f"read the values of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
             rows = conn.execute(query).all()
+        status = _STATUS_OF  # tuples and a dict: this list can be 50 000 rows long
         return [
             ValueRow(
-                checkout_id=row.checkout_id,
-                checkout_idx=row.checkout_idx,
-                sha=row.sha,
-                date=row.date,
-                repetition_idx=row.repetition_idx,
-                result_id=row.result_id,
-                test=row.test,
-                status=Status(row.status),
-                name=row.name,
-                unit=row.unit,
-                value=row.value,
-                direction=cast(DirectionName, row.direction),
+                checkout_id=checkout_id,
+                checkout_idx=checkout_idx,
+                sha=sha,
+                date=date,
+                repetition_idx=repetition_idx,
+                result_id=result_id,
+                test=test,
+                status=status[code],
+                name=name,
+                unit=unit,
+                value=value,
+                direction=direction,
             )
-            for row in rows
+            for (
+                checkout_id,
+                checkout_idx,
+                sha,
+                date,
+                repetition_idx,
+                result_id,
+                test,
+                code,
+                name,
+                unit,
+                value,
+                direction,
+            ) in rows
         ]
 
     def results(self, series_id: int) -> list[ResultSummaryRow]:
@@ -671,7 +687,14 @@ class Store:
             row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
         if row is None:
             raise self._unknown("log", log_id)
-        return logs.unpack(row.id, row.compression, row.data, row.size, row.total, row.truncated)
+        return logs.unpack(
+            row.id,
+            compression=row.compression,
+            data=row.data,
+            size=row.size,
+            total=row.total,
+            truncated=row.truncated,
+        )
 
     # -- helpers ------------------------------------------------------------------
 

@@ -1,0 +1,8 @@
+"""The demo's sample project: a C tool's git history with known performance events.
+
+``make demo`` walks this history; :func:`create_project` writes it.
+"""
+
+from perfwalk.demo.project import DemoProject, KnownEvent, QuirkRange, create_project
+
+__all__ = ["DemoProject", "KnownEvent", "QuirkRange", "create_project"]

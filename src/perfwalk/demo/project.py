@@ -1,0 +1,433 @@
+"""Create the demo project: a git history with known performance events.
+
+:func:`create_project` writes, under a folder ``root``:
+
+* ``project/``: the git repository of ``checksum`` (see :mod:`perfwalk.demo.story`),
+  its working tree checked out at the last commit;
+* ``quirks/old-build.patch``: the Makefile fix that builds the checkouts before
+  it was made upstream (``git diff`` of the fixing commit, so it applies to
+  every earlier commit: the Makefile does not change before it);
+* ``perfwalk.toml``: the walk of the whole history, one checkout a day, five
+  repetitions of ``./bench``;
+* ``known-changes.json``: the events a walk must find, with their commits.
+
+The result is the same on every machine and every run: the same files, the
+same commit ids. Commits are written by one ``git fast-import`` process, with
+no git configuration read (no user identity needed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import IO, Literal
+
+from perfwalk.demo import story
+from perfwalk.errors import PerfwalkError, UsageError
+
+#: The test and metrics of the demo's benchmark, as perfwalk.toml names them.
+TEST = "checksum"
+TIME_METRIC = "checksum"  # microseconds per 64 KiB, lower is better
+RATE_METRIC = "throughput"  # bytes/sec, higher is better
+
+#: Relative change of the time metric, as measured on the development machine
+#: (best of 50 rounds per run; runs vary by about 1 %).
+SLOWER_SIZE = 0.33
+FASTER_SIZE = -0.25
+
+PATCH = Path("quirks") / "old-build.patch"
+CONFIG = "perfwalk.toml"
+KNOWN_CHANGES = "known-changes.json"
+BRANCH = "main"
+
+Direction = Literal["slower", "faster", "broken-build"]
+
+
+@dataclass(frozen=True)
+class KnownEvent:
+    """A change that a walk of the demo history must find.
+
+    ``commit`` is the commit that made it (for ``broken-build``: the first
+    commit that does not build; ``fixed_by`` the first that builds again and
+    ``broken`` every commit in between, both ends as listed). ``size`` is the
+    relative change of ``metric`` (+0.33: a third more time).
+    """
+
+    direction: Direction
+    commit: str
+    date: datetime
+    subject: str
+    description: str
+    test: str | None = None
+    metric: str | None = None
+    size: float | None = None
+    fixed_by: str | None = None
+    broken: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class QuirkRange:
+    """The checkouts that need ``patch`` to build: ``first`` up to, not including, ``until``."""
+
+    first: str
+    until: str
+    commits: tuple[str, ...]
+    patch: Path
+    comment: str
+
+
+@dataclass(frozen=True)
+class DemoProject:
+    """What :func:`create_project` made: paths, commit ids (oldest first) and known events."""
+
+    root: Path
+    repo: Path
+    config: Path
+    known_changes: Path
+    commits: tuple[str, ...]
+    events: tuple[KnownEvent, ...]
+    quirk: QuirkRange
+
+    def event(self, direction: Direction) -> KnownEvent:
+        """The known event of that direction (there is one of each)."""
+        for event in self.events:
+            if event.direction == direction:
+                return event
+        raise KeyError(direction)
+
+
+class DemoError(PerfwalkError):
+    """The demo project could not be written (git failed, the folder is taken)."""
+
+
+def create_project(root: Path) -> DemoProject:
+    """Write the demo project under ``root`` (created if missing) and describe it.
+
+    Refuses a ``root/project`` that exists and is not empty; the other files
+    are rewritten.
+    """
+    root = Path(root).absolute()
+    repo = root / "project"
+    if repo.exists() and any(repo.iterdir()):
+        raise UsageError(
+            f"{repo} already exists and is not empty",
+            hint="remove it, or give the demo another folder",
+        )
+    repo.mkdir(parents=True, exist_ok=True)
+    _git(repo, "init", "-q", f"--initial-branch={BRANCH}")
+    commits = _import_history(repo)
+    _git(repo, "reset", "-q", "--hard", BRANCH)
+    labels = {change.label: commits[i] for i, change in enumerate(story.CHANGES) if change.label}
+
+    quirk = _write_patch(root, repo, commits, labels)
+    events = _events(commits, labels)
+    config = root / CONFIG
+    config.write_text(_config_text(quirk), encoding="utf-8")
+    known = root / KNOWN_CHANGES
+    known.write_text(_known_changes_text(events), encoding="utf-8")
+    return DemoProject(
+        root=root,
+        repo=repo,
+        config=config,
+        known_changes=known,
+        commits=tuple(commits),
+        events=events,
+        quirk=quirk,
+    )
+
+
+# The history.
+
+
+def _import_history(repo: Path) -> list[str]:
+    """Commit every change of the story with one fast-import; the ids, oldest first."""
+    argv = ["git", "-C", str(repo), "fast-import", "--quiet", "--done", "--date-format=raw"]
+    errors = repo / ".git" / "fast-import.err"
+    with errors.open("wb") as stderr:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=_env()
+        )
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            commits = _feed(process.stdin, process.stdout)
+            process.stdin.write(b"done\n")
+            process.stdin.close()
+        except (BrokenPipeError, ValueError):
+            commits = []
+        status = process.wait()
+    message = errors.read_text(encoding="utf-8", errors="replace").strip()
+    errors.unlink()
+    if status != 0 or len(commits) != len(story.CHANGES):
+        raise DemoError(f"git fast-import failed in {repo}: {message or f'exit status {status}'}")
+    return commits
+
+
+def _feed(stdin: IO[bytes], stdout: IO[bytes]) -> list[str]:
+    tree: dict[str, str] = {}
+    commits: list[str] = []
+    labels: dict[str, str] = {}
+    last = datetime.min.replace(tzinfo=UTC)
+    for mark, change in enumerate(story.CHANGES, start=1):
+        before = dict(tree)
+        for op in change.ops:
+            _apply(tree, op)
+        when = commit_date(change)
+        if when <= last:
+            raise ValueError(f"change {mark} ({change.subject!r}) is not after the one before")
+        last = when
+        author = story.AUTHORS[change.author]
+        ident = f"{author.name} <{author.email}> {int(when.timestamp())} {author.tz}"
+        out = [f"commit refs/heads/{BRANCH}\nmark :{mark}\n".encode()]
+        out.append(f"author {ident}\ncommitter {ident}\n".encode())
+        out.append(_data(_message(change, labels)))
+        for path in sorted(set(before) | set(tree)):
+            if path not in tree:
+                out.append(f"D {path}\n".encode())
+            elif before.get(path) != tree[path]:
+                mode = "100755" if path.endswith(".sh") else "100644"
+                out.append(f"M {mode} inline {path}\n".encode())
+                out.append(_data(tree[path]))
+        out.append(f"\nget-mark :{mark}\n".encode())
+        stdin.write(b"".join(out))
+        stdin.flush()
+        commit = stdout.readline().decode().strip()
+        if not re.fullmatch(r"[0-9a-f]{40}", commit):
+            raise ValueError(f"unexpected answer from git fast-import: {commit!r}")
+        commits.append(commit)
+        if change.label:
+            labels[change.label] = commit
+    return commits
+
+
+def commit_date(change: story.Change) -> datetime:
+    """The author and committer date of a change (UTC)."""
+    hours, minutes = (int(part) for part in change.time.split(":"))
+    start = datetime.fromisoformat(story.START).replace(tzinfo=UTC)
+    return start + timedelta(days=change.day, hours=hours, minutes=minutes)
+
+
+def _message(change: story.Change, labels: Mapping[str, str]) -> str:
+    def commit_id(match: re.Match[str]) -> str:
+        return labels[match.group(1)][: int(match.group(2) or 12)]
+
+    body = re.sub(r"\{\{([\w-]+)(?::(\d+))?\}\}", commit_id, change.body)
+    return f"{change.subject}\n\n{body}\n" if body else f"{change.subject}\n"
+
+
+def _data(text: str) -> bytes:
+    raw = text.encode("utf-8")
+    return b"data %d\n%s\n" % (len(raw), raw)
+
+
+def _apply(tree: dict[str, str], op: story.Op) -> None:
+    match op:
+        case story.Put(path, text):
+            tree[path] = text
+        case story.Source(path, name):
+            tree[path] = source_file(name)
+        case story.Edit(path, old, new):
+            text = tree[path]
+            if text.count(old) != 1:
+                raise ValueError(f"{path}: expected one {old!r}, found {text.count(old)}")
+            tree[path] = text.replace(old, new)
+        case story.Vector(text):
+            data = text.encode("utf-8")
+            tree["tests/vectors.txt"] += f"{story.crc(data)} {len(data)} {text}".rstrip() + "\n"
+        case story.Note(text):
+            log = tree["CHANGELOG.md"]
+            start = log.index("## Unreleased\n\n") + len("## Unreleased\n\n")
+            end = log.find("\n\n", start)
+            end = len(log) - 1 if end < 0 else end
+            tree["CHANGELOG.md"] = f"{log[: end + 1]}- {text}\n{log[end + 1 :]}"
+
+
+def source_file(name: str) -> str:
+    """The text of the package data file ``files/<name>`` (a C source version)."""
+    return resources.files("perfwalk.demo").joinpath("files", name).read_text(encoding="utf-8")
+
+
+# The quirk, the events, the files that describe them.
+
+
+def _write_patch(
+    root: Path, repo: Path, commits: list[str], labels: Mapping[str, str]
+) -> QuirkRange:
+    until = labels["old-build-fixed"]
+    first = labels["first"]
+    diff = _git(repo, "diff", "--full-index", "--no-color", "--no-ext-diff", f"{until}^", until)
+    path = root / PATCH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(diff)
+    end = commits.index(until)
+    return QuirkRange(
+        first=first,
+        until=until,
+        commits=tuple(commits[commits.index(first) : end]),
+        patch=path,
+        comment=(
+            "GCC 12 warns about an always-true NULL test in main.c (-Waddress) and the"
+            " Makefile builds with -Werror: older checkouts do not build; the patch"
+            " drops -Werror, as the upstream fix did"
+        ),
+    )
+
+
+def _events(commits: list[str], labels: Mapping[str, str]) -> tuple[KnownEvent, ...]:
+    by_label = {change.label: change for change in story.CHANGES if change.label}
+
+    def about(label: str) -> tuple[str, datetime, str]:
+        change = by_label[label]
+        return labels[label], commit_date(change), change.subject
+
+    slower, slower_date, slower_subject = about("slower")
+    broken, broken_date, broken_subject = about("broken")
+    faster, faster_date, faster_subject = about("faster")
+    fixed = labels["broken-fixed"]
+    return (
+        KnownEvent(
+            direction="slower",
+            commit=slower,
+            date=slower_date,
+            subject=slower_subject,
+            description=(
+                "-l counts the newlines in a second pass over every block:"
+                f" bench takes about {SLOWER_SIZE:.0%} more time"
+            ),
+            test=TEST,
+            metric=TIME_METRIC,
+            size=SLOWER_SIZE,
+        ),
+        KnownEvent(
+            direction="broken-build",
+            commit=broken,
+            date=broken_date,
+            subject=broken_subject,
+            description=(
+                "checksum.h includes cksum.h, which was not added until the fix:"
+                " no checkout in between builds"
+            ),
+            fixed_by=fixed,
+            broken=tuple(commits[commits.index(broken) : commits.index(fixed)]),
+        ),
+        KnownEvent(
+            direction="faster",
+            commit=faster,
+            date=faster_date,
+            subject=faster_subject,
+            description=(
+                "the newline count moves into the CRC loop: one pass again,"
+                f" bench takes about {-FASTER_SIZE:.0%} less time"
+            ),
+            test=TEST,
+            metric=TIME_METRIC,
+            size=FASTER_SIZE,
+        ),
+    )
+
+
+def _known_changes_text(events: tuple[KnownEvent, ...]) -> str:
+    entries: list[dict[str, object]] = []
+    for event in events:
+        entry: dict[str, object] = {
+            "commit": event.commit,
+            "date": event.date.isoformat(),
+            "subject": event.subject,
+            "test": event.test,
+            "metric": event.metric,
+            "direction": event.direction,
+            "size": event.size,
+            "description": event.description,
+        }
+        if event.size is not None:
+            entry["sizes"] = {TIME_METRIC: event.size, RATE_METRIC: round(1 / (1 + event.size) - 1, 2)}
+        if event.fixed_by is not None:
+            entry["fixed_by"] = event.fixed_by
+            entry["broken"] = list(event.broken)
+        entries.append(entry)
+    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+
+
+def _config_text(quirk: QuirkRange) -> str:
+    def q(text: str) -> str:
+        return json.dumps(text, ensure_ascii=False)
+
+    return f"""\
+# perfwalk's demo: the history of "checksum", a small C tool with its own
+# benchmark, written by perfwalk.demo. known-changes.json lists what a walk
+# must find: a slowdown, a speed-up and a broken build.
+
+[project]
+name = "checksum"
+repo = "project"
+branch = {q(BRANCH)}
+commit_url = "https://git.example.org/checksum/commit/{{commit}}"
+
+[build]
+steps = ["make -s"]
+timeout = 120
+
+[run]
+from = "2026-01-06"
+to = "2026-02-16"
+step = "1day"
+repetitions = 5
+between = "keep"
+
+[[test]]
+name = {q(TEST)}
+command = "./bench"
+parser = "value"
+timeout = 30
+
+[test.metrics.{TIME_METRIC}]
+direction = "lower"
+summary = "median"
+
+[test.metrics.{RATE_METRIC}]
+direction = "higher"
+summary = "median"
+
+[[quirk]]
+at = {q(quirk.first)}
+until = {q(quirk.until)}
+comment = {q(quirk.comment)}
+patch = {q(PATCH.as_posix())}
+"""
+
+
+# git.
+
+
+def _env() -> dict[str, str]:
+    """The caller's environment without git's variables and configuration files."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+    )
+    return env
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    argv = ["git", "-C", str(repo), "-c", f"core.hooksPath={os.devnull}", *args]
+    try:
+        result = subprocess.run(
+            argv, capture_output=True, env=_env(), check=False, stdin=subprocess.DEVNULL
+        )
+    except FileNotFoundError:
+        raise DemoError(
+            "git is not installed (no 'git' on PATH)", hint="install git (apt-get install git)"
+        ) from None
+    if result.returncode != 0:
+        reason = result.stderr.decode("utf-8", errors="replace").strip()
+        raise DemoError(f"git {args[0]} failed in {repo}: {reason}")
+    return result.stdout

@@ -1,0 +1,31 @@
+import shlex
+
+import pytest
+
+from perfwalk.errors import ConfigError
+from perfwalk.orchestrate.placeholders import names, substitute
+
+
+def test_values_become_single_quoted_words() -> None:
+    hostile = "x'; touch /tmp/pwned; echo '$(id)"
+    out = substitute("echo {commit} done", {"commit": hostile}, key="test.t.command")
+    assert shlex.split(out) == ["echo", hostile, "done"]
+
+
+def test_shell_braces_are_left_alone() -> None:
+    command = "awk '{print $1}' ${HOME} {commit} ${x} {{literal}}"
+    out = substitute(command, {"commit": "abc"}, key="k")
+    assert out == "awk '{print $1}' ${HOME} abc ${x} {{literal}}"
+
+
+def test_unknown_placeholder_names_the_key_and_the_known_ones() -> None:
+    with pytest.raises(ConfigError) as caught:
+        substitute("run {comit}", {"commit": "a"}, key="test.bench.command")
+    assert "test.bench.command" in str(caught.value)
+    assert "{comit}" in str(caught.value)
+    assert caught.value.hint is not None
+    assert "{commit}" in caught.value.hint
+
+
+def test_names_in_order() -> None:
+    assert names("{a} x {host.sink.addr} {b}") == ["a", "host.sink.addr", "b"]

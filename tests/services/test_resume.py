@@ -1,0 +1,98 @@
+"""kill -9 of a walk at a random moment, then `perfwalk run --resume`: the stored
+(checkout, repetition, test) rows equal those of an uninterrupted walk."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perfwalk.store import Store
+from tests.services.conftest import MakeConfig
+
+Row = tuple[int, str, int, str, str, tuple[tuple[str, float], ...]]
+
+
+def _walk(config: Path, *extra: str, capture: bool = True) -> subprocess.Popen[bytes]:
+    stream = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen(
+        [sys.executable, "-m", "perfwalk", "run", "-c", str(config), *extra],
+        stdout=stream,
+        stderr=stream,
+    )
+
+
+def _rows(db: Path, series_id: int) -> list[Row]:
+    store = Store.open(f"sqlite:///{db}")
+    try:
+        rows: list[Row] = []
+        for checkout in store.checkouts(series_id):
+            for rep in store.repetitions(checkout.id):
+                for result in rep.results:
+                    values = tuple((v.name, v.value) for v in result.values)
+                    rows.append(
+                        (
+                            checkout.idx,
+                            checkout.sha,
+                            rep.idx,
+                            result.test,
+                            result.status.name,
+                            values,
+                        )
+                    )
+        return rows
+    finally:
+        store.close()
+
+
+def _stored_repetitions(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as connection:
+            return int(connection.execute("select count(*) from repetition").fetchone()[0])
+    except sqlite3.OperationalError:  # not migrated yet
+        return 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kill_9_then_resume_equals_an_uninterrupted_walk(
+    make_config: MakeConfig, seed: int
+) -> None:
+    config = make_config(command="sh bench.sh; sleep 0.02", run='between = "true"')
+    db = config.path.parent / "perfwalk.db"
+    started = time.monotonic()
+    reference = _walk(config.path)
+    _out, err = reference.communicate(timeout=120)
+    assert reference.returncode == 1, err  # 1: the broken build
+    duration = time.monotonic() - started
+    expected = _rows(db, 1)
+    assert len(expected) == 10 * 2  # 10 buildable checkouts × 2 repetitions × 1 test
+
+    before = _stored_repetitions(db)
+    victim = _walk(config.path, capture=False)
+    deadline = time.monotonic() + 60
+    while _stored_repetitions(db) == before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(random.Random(seed).uniform(0.0, duration * 0.5))
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    assert victim.returncode == -signal.SIGKILL
+    partial = _rows(db, 2)
+    assert len(partial) < len(expected), "the walk finished before the kill; slow it down"
+
+    resumed = _walk(config.path, "--resume")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 1, err
+    assert b"series 2 resumed and finished" in out
+    got = _rows(db, 2)
+    assert len(got) == len(set(got)), "duplicated rows"
+    assert sorted(got) == sorted(expected)
