@@ -1,0 +1,66 @@
+"""The CLI reference (``docs/cli.md``), generated from the argument parser.
+
+``pytest tests/cli --regen-golden`` rewrites the file; a test checks that the
+committed file is what this module generates.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from perfwalk.cli import main as cli_main
+
+_INTRO = """\
+# Command-line reference
+
+<!-- Generated from src/perfwalk/cli: run `pytest tests/cli --regen-golden` after
+     changing a command. Do not edit by hand. -->
+
+Every command takes `--help`. Commands that read a configuration take
+`-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`).
+
+## Exit status
+
+| code | meaning |
+|---|---|
+"""
+
+
+def _exit_rows() -> str:
+    doc = cli_main.__doc__ or ""
+    rows = []
+    for line in doc.split("Exit status", 1)[1].splitlines()[1:]:
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].isdigit():
+            rows.append(f"| {parts[0]} | {parts[1]} |")
+        elif rows and line.strip():
+            rows[-1] = rows[-1][:-2] + " " + line.strip() + " |"
+    return "\n".join(rows) + "\n"
+
+
+def _option(action: argparse.Action) -> str:
+    names = ", ".join(f"`{n}`" for n in action.option_strings) or f"`{action.dest}`"
+    if action.metavar or (action.nargs != 0 and action.option_strings):
+        metavar = action.metavar or action.dest.upper()
+        names += f" `{metavar}`"
+    helptext = (action.help or "").replace("|", "\\|")
+    if action.choices:
+        helptext += " (one of " + ", ".join(map(str, action.choices)) + ")"
+    return f"| {names} | {helptext} |"
+
+
+def _fixed_width(prog: str) -> argparse.HelpFormatter:
+    return argparse.HelpFormatter(prog, width=88)
+
+
+def reference() -> str:
+    parser = cli_main.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parts = [_INTRO, _exit_rows()]
+    for name, command in sub.choices.items():
+        command.formatter_class = _fixed_width  # the same file whatever the terminal
+        parts.append(f"\n## `perfwalk {name}`\n\n{command.description}\n\n")
+        parts.append("```\n" + command.format_usage().replace("usage: ", "") + "```\n\n")
+        rows = [_option(a) for a in command._actions if not isinstance(a, argparse._HelpAction)]
+        parts.append("| option | meaning |\n|---|---|\n" + "\n".join(rows) + "\n")
+    return "".join(parts)

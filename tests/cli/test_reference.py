@@ -1,0 +1,26 @@
+"""docs/cli.md is generated from the argument parser and covers every command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from perfwalk.cli.commands import COMMANDS
+from perfwalk.cli.reference import reference
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+
+
+def test_the_committed_reference_is_the_generated_one(regen_golden: bool) -> None:
+    if regen_golden:
+        DOC.write_text(reference(), encoding="utf-8")
+    assert DOC.read_text(encoding="utf-8") == reference(), (
+        "docs/cli.md is stale: run pytest tests/cli --regen-golden"
+    )
+
+
+def test_every_command_and_exit_code_is_documented() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for name in COMMANDS:
+        assert f"## `perfwalk {name}`" in text
+    for code in ("0", "1", "2", "3", "130"):
+        assert f"| {code} |" in text
