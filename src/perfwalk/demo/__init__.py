@@ -3,6 +3,6 @@
 ``make demo`` walks this history; :func:`create_project` writes it.
 """
 
-from perfwalk.demo.project import DemoProject, KnownEvent, QuirkRange, create_project
+from perfwalk.demo.project import DemoError, DemoProject, KnownEvent, QuirkRange, create_project
 
-__all__ = ["DemoProject", "KnownEvent", "QuirkRange", "create_project"]
+__all__ = ["DemoError", "DemoProject", "KnownEvent", "QuirkRange", "create_project"]

@@ -114,7 +114,7 @@ def crc(data: bytes) -> int:
 
 def check(line: str) -> Edit:
     """Add a check to tests/run.sh, before its summary line."""
-    return Edit("tests/run.sh", _SUMMARY, "\n" + line + _SUMMARY)
+    return Edit("tests/run.sh", _SUMMARY, "\n" + line + "\n" + _SUMMARY)
 
 
 def usage(old: str, new: str) -> Edit:
@@ -374,7 +374,7 @@ CHANGES: tuple[Change, ...] = (
         "priya",
         "main: say why a read failed",
         'A failed read printed "read error" and nothing else. Print the reason\n'
-        "from errno, as for a failed open: \"Is a directory\" is the usual one.",
+        'from errno, as for a failed open: "Is a directory" is the usual one.',
         (Source("main.c", "main-4.c"),),
     ),
     Change(
@@ -429,7 +429,7 @@ CHANGES: tuple[Change, ...] = (
         "10:10",
         "jonas",
         "tests: stop early when ./checksum was not built",
-        "Every vector failed with \"not found\"; one message saying what to do is\nenough.",
+        'Every vector failed with "not found"; one message saying what to do is\nenough.',
         (
             Edit(
                 "tests/run.sh",
@@ -553,8 +553,7 @@ CHANGES: tuple[Change, ...] = (
         "15:50",
         "priya",
         "tests: cover lengths that are not a multiple of four",
-        "The byte loop after the word loop had only been run by the 3-byte\n"
-        "vector.",
+        "The byte loop after the word loop had only been run by the 3-byte\nvector.",
         (Vector("abcde"), Vector("abcdefg")),
     ),
     Change(
@@ -672,7 +671,11 @@ CHANGES: tuple[Change, ...] = (
         "Nothing changes in what is computed. bench now times cksum_update(),\n"
         "which is what the tool calls; the time is the same.",
         (
-            Edit("checksum.h", "\n#endif /* CHECKSUM_H */\n", texts.STREAM_API + "\n#endif /* CHECKSUM_H */\n"),
+            Edit(
+                "checksum.h",
+                "\n#endif /* CHECKSUM_H */\n",
+                texts.STREAM_API + "\n#endif /* CHECKSUM_H */\n",
+            ),
             Source("crc32.c", "crc32-4.c"),
             Source("main.c", "main-6.c"),
             Source("bench.c", "bench-3.c"),
@@ -700,7 +703,11 @@ CHANGES: tuple[Change, ...] = (
         "jonas",
         "README: quote the install example",
         "$HOME with a space in it broke the example.",
-        (readme("    make install PREFIX=$HOME/.local\n", '    make install PREFIX="$HOME/.local"\n'),),
+        (
+            readme(
+                "    make install PREFIX=$HOME/.local\n", '    make install PREFIX="$HOME/.local"\n'
+            ),
+        ),
     ),
     Change(
         15,
@@ -807,6 +814,7 @@ CHANGES: tuple[Change, ...] = (
         "docs/usage.md: document -l",
         "",
         (
+            usage("    checksum [-Vx] [file ...]\n", "    checksum [-lVx] [file ...]\n"),
             usage(
                 "| `-V` | print the version and exit |\n",
                 "| `-l` | add the number of lines (newline characters) after the size |\n"
@@ -1052,7 +1060,7 @@ CHANGES: tuple[Change, ...] = (
         '    eval "$(checksum *)"\n\n'
         "runs whatever a name like `$(touch /tmp/x)` or `; rm -rf ~` contains,\n"
         "and a web page that shows our output without escaping runs\n"
-        '<script>alert(1)</script> and breaks on a lone " or \'. Say so in the\n'
+        "<script>alert(1)</script> and breaks on a lone \" or '. Say so in the\n"
         "usage page: quote names in scripts, escape them in HTML, and use -x\n"
         "with `cut -d' ' -f1` when only the CRC is needed.",
         (
@@ -1136,9 +1144,9 @@ CHANGES: tuple[Change, ...] = (
         "09:50",
         "ada",
         "Add cksum.h, forgotten when the stream API moved",
-        "{{broken}} (\"cksum: move the stream API to its own header\") includes\n"
-        "cksum.h but did not add it, so that nothing built since yesterday\n"
-        "16:05:\n\n"
+        '{{broken}} ("cksum: move the stream API to its own header") includes\n'
+        "cksum.h but did not add it, so that nothing has built since yesterday\n"
+        "afternoon:\n\n"
         "    checksum.h:13:10: fatal error: cksum.h: No such file or directory\n\n"
         "Add the file, and list both headers as dependencies of the objects so\n"
         "that a change to cksum.h rebuilds them.\n\n"
@@ -1202,6 +1210,7 @@ CHANGES: tuple[Change, ...] = (
         "docs/usage.md: -h",
         "",
         (
+            usage("    checksum [-lVx] [file ...]\n", "    checksum [-hlVx] [file ...]\n"),
             usage(
                 "| `-l` |",
                 "| `-h` | print the usage and exit |\n| `-l` |",
@@ -1218,7 +1227,7 @@ CHANGES: tuple[Change, ...] = (
     ),
     Change(
         26,
-        "12:20",
+        "17:20",
         "priya",
         "docs/benchmark.md: the VALUE lines",
         "",
@@ -1414,7 +1423,7 @@ CHANGES: tuple[Change, ...] = (
         "11:15",
         "tomas",
         "cksum: count newlines inside the CRC loop",
-        "Since {{slower}} (\"checksum: add -l to count lines\") cksum_update()\n"
+        'Since {{slower}} ("checksum: add -l to count lines") cksum_update()\n'
         "reads every block twice: once for the CRC, once in count_lines(). bench\n"
         "went from about 54 to 72 us per 64 KiB, a third slower, for everyone,\n"
         "with -l or not.\n\n"
@@ -1432,7 +1441,7 @@ CHANGES: tuple[Change, ...] = (
         "100000 lines of 11 bytes: the count has to carry over from one 64 KiB\nblock to the next.",
         (
             check(
-                "expect \"-l, 100000 lines\" \"$(awk 'BEGIN { for (i = 0; i < 100000; i++)"
+                'expect "-l, 100000 lines" "$(awk \'BEGIN { for (i = 0; i < 100000; i++)'
                 " print \"0123456789\" }' | ./checksum -l | cut -d' ' -f3)\" 100000"
             ),
         ),
@@ -1485,7 +1494,7 @@ CHANGES: tuple[Change, ...] = (
     ),
     Change(
         33,
-        "10:10",
+        "16:10",
         "priya",
         "bench: -n and -r set the iterations and the rounds",
         "For a quick look (-r 5) or a long, quiet measurement (-r 500). The\n"
@@ -1494,7 +1503,7 @@ CHANGES: tuple[Change, ...] = (
     ),
     Change(
         33,
-        "11:30",
+        "17:30",
         "priya",
         "docs/benchmark.md: document -n and -r",
         "",
@@ -1527,7 +1536,12 @@ CHANGES: tuple[Change, ...] = (
         "tomas",
         "checksum.1: SEE ALSO",
         "",
-        (man(".Sh AUTHORS\n", ".Sh SEE ALSO\n.Xr cksum 1 ,\n.Xr gzip 1 ,\n.Xr wc 1\n.Sh AUTHORS\n"),),
+        (
+            man(
+                ".Sh AUTHORS\n",
+                ".Sh SEE ALSO\n.Xr cksum 1 ,\n.Xr gzip 1 ,\n.Xr wc 1\n.Sh AUTHORS\n",
+            ),
+        ),
     ),
     Change(
         35,
@@ -1620,11 +1634,7 @@ CHANGES: tuple[Change, ...] = (
         "priya",
         "tests: -l and -x together",
         "",
-        (
-            check(
-                f'expect "-lx" "$(printf \'a\\n\' | ./checksum -lx)" "{crc(_ONE_LINE):08x} 2 1"'
-            ),
-        ),
+        (check(f'expect "-lx" "$(printf \'a\\n\' | ./checksum -lx)" "{crc(_ONE_LINE):08x} 2 1"'),),
     ),
     Change(
         37,

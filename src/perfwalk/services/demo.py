@@ -1,0 +1,154 @@
+"""The demo, the main job on the embedded default: create the sample project, walk
+its history, analyse, publish, and check what was found against the known events."""
+
+from __future__ import annotations
+
+import shutil
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfwalk.analysis.neighbours import neighbour_steps
+from perfwalk.config import load_config
+from perfwalk.demo.project import DemoProject, KnownEvent, create_project
+from perfwalk.errors import UsageError
+from perfwalk.model import Direction, Status
+from perfwalk.orchestrate.walk import Progress
+from perfwalk.report.site import publish
+from perfwalk.services.run import RunOptions, run_series
+from perfwalk.store import Store
+from perfwalk.store.records import CheckoutRow, ValueRow
+
+#: written into a demo folder so that a later demo may replace it, and nothing else
+MARKER = ".perfwalk-demo"
+
+
+@dataclass(frozen=True)
+class Finding:
+    event: KnownEvent
+    found: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    project: DemoProject
+    series_id: int
+    site: Path
+    findings: tuple[Finding, ...]
+
+    @property
+    def known(self) -> int:
+        return len(self.findings)
+
+    @property
+    def found(self) -> int:
+        return sum(f.found for f in self.findings)
+
+
+def run_demo(
+    directory: Path,
+    progress: Callable[[Progress], None] = lambda _p: None,
+    *,
+    say: Callable[[str], None] = lambda _s: None,
+) -> DemoResult:
+    """Create the sample project under ``directory`` (replacing an earlier demo there),
+    walk it, publish ``directory/site`` and compare with ``known-changes.json``."""
+    directory = directory.resolve()
+    _clear(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / MARKER).write_text("made by perfwalk demo; `perfwalk demo` may replace it\n")
+    say(f"creating the sample project in {directory / 'project'}")
+    project = create_project(directory)
+    config = load_config(project.config)
+    say(
+        f"walking its history by {config.run.step} from {config.run.from_} to {config.run.to}, "
+        f"{config.run.repetitions} repetitions per checkout"
+    )
+    result = run_series(config, RunOptions(name="demo: checksum by day"), progress)
+    with Store.open(config.store.url) as store:
+        site = directory / "site"
+        publish(store, config, site)
+        findings = evaluate(
+            project.events,
+            store.checkouts(result.series_id),
+            store.values(result.series_id),
+            project.commits,
+        )
+    for finding in findings:
+        say(
+            f"  {'found' if finding.found else 'MISSED'}: {finding.event.direction} at "
+            f"{finding.event.commit[:12]} ({finding.detail})"
+        )
+    return DemoResult(project, result.series_id, site, tuple(findings))
+
+
+def _clear(directory: Path) -> None:
+    if not directory.exists() or not any(directory.iterdir()):
+        return
+    if not (directory / MARKER).exists():
+        raise UsageError(
+            f"{directory} exists and is not a perfwalk demo folder",
+            hint="give an empty or new folder with --dir",
+        )
+    shutil.rmtree(directory)
+
+
+def evaluate(
+    events: Sequence[KnownEvent],
+    checkouts: Sequence[CheckoutRow],
+    values: Sequence[ValueRow],
+    line: Sequence[str],
+) -> list[Finding]:
+    """Whether the walk found each known event.
+
+    A speed change is found when a step in the event's metric, in the event's
+    direction, lies between the last checkout before the event's commit and the
+    first checkout at or after it. A broken build is found when a checkout on one
+    of the broken commits has the build status NOEXIST.
+    """
+    position = {commit: pos for pos, commit in enumerate(line)}
+    findings = []
+    for event in events:
+        if event.direction == "broken-build":
+            broken = {event.commit, *event.broken}
+            hit = [c for c in checkouts if c.sha in broken]
+            ok = any(c.build_status is Status.NOEXIST for c in hit)
+            detail = (
+                f"checkout {hit[0].idx} did not build"
+                if ok
+                else "no checkout landed on a broken commit"
+            )
+            findings.append(Finding(event, ok, detail))
+            continue
+        findings.append(_speed_finding(event, checkouts, values, position))
+    return findings
+
+
+def _speed_finding(
+    event: KnownEvent,
+    checkouts: Sequence[CheckoutRow],
+    values: Sequence[ValueRow],
+    position: dict[str, int],
+) -> Finding:
+    per_checkout: dict[int, list[float]] = defaultdict(list)
+    direction = Direction.LOWER
+    for row in values:
+        if row.test == event.test and row.name == event.metric and row.status is Status.PASS:
+            per_checkout[row.checkout_idx].append(row.value)
+            direction = Direction(row.direction)
+    ordered = list(checkouts)
+    sets = [per_checkout.get(c.idx, []) for c in ordered]
+    at = position[event.commit]
+    want_worse = event.direction == "slower"
+    for step in neighbour_steps(sets, direction):
+        before, after = position[ordered[step.before].sha], position[ordered[step.after].sha]
+        if before < at <= after and step.worse == want_worse:
+            return Finding(
+                event,
+                True,
+                f"{step.relative:+.1%} between checkouts "
+                f"{ordered[step.before].idx} and {ordered[step.after].idx}",
+            )
+    return Finding(event, False, "no step found around it")
