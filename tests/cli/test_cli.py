@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.cli.commands import COMMANDS
 from perfwalk.cli.main import main
+from perfwalk.cli.registry import all_commands
 from tests.fixtures.synthetic_repo import KnownHistory
 
 CONFIG = """\
@@ -41,7 +41,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(all_commands()))
 def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         main([command, "--help"])

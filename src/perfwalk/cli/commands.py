@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from perfwalk.cli.progress import ProgressBar
+from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.cli.tables import format_table, series_rows, show_rows
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
@@ -178,22 +178,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
-
-
-def _none(_p: argparse.ArgumentParser) -> None:
-    """No arguments besides -c/--config."""
-
-
 COMMANDS: dict[str, Command] = {
-    "init": ("write a commented perfwalk.toml for the repository here", _init_args, cmd_init),
-    "run": ("walk a history: build and measure every checkout", _run_args, cmd_run),
-    "status": ("where a walk stands", _series_arg, cmd_status),
-    "list": ("every series in the store, newest first", _none, cmd_list),
-    "show": ("a series: per checkout, each value's summary", _show_args, cmd_show),
-    "export": ("export series as json, csv or gnuplot", _export_args, cmd_export),
-    "demo": ("walk, measure, analyse and publish a sample project", _demo_args, cmd_demo),
+    "init": Command(
+        "write a commented perfwalk.toml for the repository here", _init_args, cmd_init
+    ),
+    "run": Command("walk a history: build and measure every checkout", _run_args, cmd_run),
+    "status": Command("where a walk stands", _series_arg, cmd_status),
+    "list": Command("every series in the store, newest first", no_arguments, cmd_list),
+    "show": Command("a series: per checkout, each value's summary", _show_args, cmd_show),
+    "export": Command("export series as json, csv or gnuplot", _export_args, cmd_export),
+    "demo": Command(
+        "walk, measure, analyse and publish a sample project",
+        _demo_args,
+        cmd_demo,
+        needs_config=False,
+    ),
 }
-
-#: commands that take no -c/--config
-NO_CONFIG = frozenset({"demo"})

@@ -30,7 +30,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from perfwalk.cli import commands
+    from perfwalk.cli.registry import all_commands
 
     parser = argparse.ArgumentParser(
         prog="perfwalk",
@@ -41,9 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"perfwalk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (helptext, add_arguments, handler) in commands.COMMANDS.items():
-        command = sub.add_parser(name, help=helptext, description=helptext)
-        if name not in commands.NO_CONFIG:
+    for name, spec in all_commands().items():
+        command = sub.add_parser(name, help=spec.help, description=spec.help)
+        if spec.needs_config:
             command.add_argument(
                 "-c",
                 "--config",
@@ -52,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                 metavar="FILE",
                 help="configuration file (default: ./perfwalk.toml)",
             )
-        add_arguments(command)
-        command.set_defaults(handler=handler)
+        spec.add_arguments(command)
+        command.set_defaults(handler=spec.handler)
     return parser
 
 

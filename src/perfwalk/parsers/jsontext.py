@@ -24,6 +24,32 @@ def _reject_constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_WINDOW = 4096  # first slice of text given to the decoder, grown while too short
+
+
+def _decode_at(text: str, start: int) -> tuple[object, int] | int:
+    """The JSON value at ``start`` and its end, or where to look on when there is none.
+
+    The decoder is given a slice of the text, four times longer each time the
+    JSON goes on past it: a decoding error costs time in proportion to the text
+    before it, and output with many ``{`` must not cost time in the square of its
+    length. Where the JSON is broken, the text up to the fault is valid JSON, so
+    no top-level document starts in it: the search goes on from the fault.
+    """
+    window = _WINDOW
+    while True:
+        piece = text[start : start + window]
+        try:
+            document, end = _DECODER.raw_decode(piece)
+        except json.JSONDecodeError as error:
+            cut_short = error.pos >= len(piece) - 16 or error.msg.startswith("Unterminated")
+            if cut_short and start + window < len(text):
+                window *= 4
+                continue
+            return start + max(error.pos, 1)
+        except (ValueError, RecursionError):  # NaN, Infinity, huge integers, deep nesting
+            return start + 1
+        return document, start + end
 
 
 def find_object(text: str, keys: tuple[str, ...], tool: str) -> JsonObject:
@@ -31,20 +57,16 @@ def find_object(text: str, keys: tuple[str, ...], tool: str) -> JsonObject:
 
     A candidate starts at any ``{``. A complete object is skipped as a whole, and
     so is the valid part of a broken one (truncated, say): objects nested in
-    either are not top-level documents. JSON nested too deep for Python's
-    decoder, or with NaN or Infinity, is no candidate.
+    either are not top-level documents.
     """
     found: JsonObject | None = None
     start = text.find("{")
     while start != -1:
-        try:
-            document, end = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError as error:
-            start = text.find("{", max(error.pos, start + 1))
+        decoded = _decode_at(text, start)
+        if isinstance(decoded, int):
+            start = text.find("{", decoded)
             continue
-        except (ValueError, RecursionError):
-            start = text.find("{", start + 1)
-            continue
+        document, end = decoded
         if isinstance(document, dict) and all(key in document for key in keys):
             found = cast(JsonObject, document)
         start = text.find("{", end)

@@ -1,0 +1,7 @@
+"""Sub-commands of the analysis area (filled in by its issue)."""
+
+from __future__ import annotations
+
+from perfwalk.cli.spec import Command
+
+COMMANDS: dict[str, Command] = {}
