@@ -123,6 +123,12 @@ def test_time_p_incomplete_last_block_is_not_mixed_with_the_one_before() -> None
     assert parse("time-p", "real 9\nuser 1\nsys 1\nreal 2\n") == {"real": 2.0}
 
 
+def test_time_p_block_starts_at_real() -> None:
+    """A block whose real line was glued to other output does not swallow the next real."""
+    text = "progress...real 9\nuser 1\nsys 1\nreal 2\nuser 0.5\nsys 0.25\n"
+    assert parse("time-p", text) == {"real": 2.0, "user": 0.5, "sys": 0.25}
+
+
 def test_time_p_ignores_words_in_other_lines() -> None:
     with pytest.raises(ParseError, match="'real <seconds>'"):
         parse("time-p", "the real 1.0 thing\nuser: 3\n")

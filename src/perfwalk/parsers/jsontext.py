@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import cast
 
 from perfwalk.errors import ParseError
@@ -24,7 +25,7 @@ def _reject_constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_WINDOW = 4096  # first slice of text given to the decoder, grown while too short
+_WINDOW = 256  # first slice of text given to the decoder, grown while too short
 
 
 def _decode_at(text: str, start: int) -> tuple[object, int] | int:
@@ -47,9 +48,28 @@ def _decode_at(text: str, start: int) -> tuple[object, int] | int:
                 window *= 4
                 continue
             return start + max(error.pos, 1)
-        except (ValueError, RecursionError):  # NaN, Infinity, huge integers, deep nesting
+        except ValueError:  # NaN, Infinity, an integer of thousands of digits
             return start + 1
+        except RecursionError:  # nested deeper than any tool's output
+            return _after_nesting(text, start)
         return document, start + end
+
+
+_BRACKET = re.compile(r"[][{}]")
+
+
+def _after_nesting(text: str, start: int) -> int:
+    """Where the brackets opened at ``start`` are closed again (strings not minded).
+
+    Skipping the inside of JSON nested too deep for the decoder keeps the search
+    linear: each ``{`` in it would fail the same way.
+    """
+    depth = 0
+    for bracket in _BRACKET.finditer(text, start):
+        depth += 1 if bracket.group() in "{[" else -1
+        if depth <= 0:
+            return bracket.end()
+    return len(text)
 
 
 def find_object(text: str, keys: tuple[str, ...], tool: str) -> JsonObject:

@@ -2,7 +2,8 @@
 
 The walk passes stdout and stderr joined, so the lines can be anywhere. When the
 output holds several blocks (a script that times more than one command) the
-LAST block is used; a block ends where one of its three names comes again. A
+LAST block is used; a block starts at a ``real`` line (or where a name comes
+again). A
 decimal comma (some locales) is read as a point. Values: ``real``, ``user``,
 ``sys`` in ``s``.
 """
@@ -24,7 +25,7 @@ def parse(text: str) -> tuple[Value, ...]:
         number = finite(match.group(2).replace(",", "."))
         if number is None:
             continue
-        if name in block:
+        if name == "real" or name in block:
             block = {}
         block[name] = number
     return require(
