@@ -1,7 +1,447 @@
-"""Sub-commands of the analysis area (filled in by its issue)."""
+"""Sub-commands of the analysis area: compare two samples (ministat's way), find the
+change points of a file of numbers, list the changes of every stored series.
+
+Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
+proven at the confidence level, ``detect``: a change point, ``changes``: a
+regression without a known cause; 2 a user error.
+"""
 
 from __future__ import annotations
 
-from perfwalk.cli.spec import Command
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
 
-COMMANDS: dict[str, Command] = {}
+from perfwalk.analysis.changepoints import ChangePoint, Detection
+from perfwalk.analysis.ministat import (
+    CONFIDENCE_LEVELS,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_WIDTH,
+    Difference,
+    Sample,
+    difference,
+    report,
+)
+from perfwalk.analysis.ranks import RankTest, mann_whitney
+from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.cli.spec import Command
+from perfwalk.config.load import load_config
+from perfwalk.errors import UsageError
+from perfwalk.services.analyse import (
+    ChangeEvent,
+    CheckoutRef,
+    MetricChange,
+    ReadOptions,
+    detect_file,
+    file_sample,
+    find_changes,
+    store_sample,
+)
+from perfwalk.services.inspect import opened
+from perfwalk.untrusted import show_controls
+
+EXIT_NOTHING, EXIT_FOUND = 0, 1
+FORMATS = ("text", "json")
+
+
+def _tuning_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_TUNING.threshold,
+        metavar="Z",
+        help=f"how many standard errors a step must reach (default {DEFAULT_TUNING.threshold}; "
+        "lower finds smaller steps and raises more false alarms: see docs/analysis.md)",
+    )
+    p.add_argument(
+        "--min-size",
+        type=int,
+        default=DEFAULT_TUNING.min_size,
+        metavar="N",
+        help=f"points a level must hold at least (default {DEFAULT_TUNING.min_size})",
+    )
+
+
+def _tuning(args: argparse.Namespace) -> Tuning:
+    if args.threshold <= 0 or args.min_size < 1:
+        raise UsageError("--threshold must be positive and --min-size at least 1")
+    return Tuning(threshold=args.threshold, min_size=args.min_size)
+
+
+def _format_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="text", help="default: text")
+
+
+# -- compare --------------------------------------------------------------------------
+
+
+def _compare_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "a",
+        metavar="A",
+        help="a file of numbers (one per line, # comments), or SERIES:CHECKOUT of the "
+        "store, e.g. 3:14 or 3:1a2b3c (no series: the newest)",
+    )
+    p.add_argument("b", metavar="B", help="the same, compared with A")
+    p.add_argument(
+        "-c",
+        dest="confidence",
+        type=float,
+        default=DEFAULT_CONFIDENCE,
+        metavar="LEVEL",
+        help="confidence level of Student's t, one of "
+        + ", ".join(f"{c:g}" for c in CONFIDENCE_LEVELS)
+        + f" (default {DEFAULT_CONFIDENCE:g})",
+    )
+    p.add_argument(
+        "-C", dest="column", type=int, default=1, metavar="N", help="column of files (from 1)"
+    )
+    p.add_argument(
+        "-d",
+        dest="delimiters",
+        default=" \t",
+        metavar="CHARS",
+        help="column delimiters (default space, tab)",
+    )
+    p.add_argument("-A", dest="no_plot", action="store_true", help="no plot")
+    p.add_argument(
+        "-n", dest="stats_only", action="store_true", help="only the table: no plot, no test"
+    )
+    p.add_argument(
+        "-s", dest="separate", action="store_true", help="the bars of each sample on their own line"
+    )
+    p.add_argument(
+        "-w",
+        dest="width",
+        type=int,
+        default=DEFAULT_WIDTH,
+        metavar="WIDTH",
+        help="plot width (default 74)",
+    )
+    p.add_argument(
+        "--metric", metavar="TEST.NAME", help="for SERIES:CHECKOUT: the metric to compare"
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=Path("perfwalk.toml"),
+        metavar="FILE",
+        help="for SERIES:CHECKOUT: the configuration naming the store (default ./perfwalk.toml)",
+    )
+    _format_arg(p)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    samples = _samples(args)
+    base, other = samples
+    diff = difference(other, base, args.confidence)
+    ranks = mann_whitney(base.values, other.values)
+    if args.format == "json":
+        print(json.dumps(_comparison_json(base, other, diff, ranks), indent=2))
+    else:
+        sys.stdout.write(
+            report(
+                samples,
+                confidence=args.confidence,
+                plot=not (args.no_plot or args.stats_only),
+                compare=not args.stats_only,
+                width=args.width,
+                separate_bars=args.separate,
+            )
+        )
+        if not args.stats_only:
+            print(_ranks_text(ranks))
+    return EXIT_FOUND if diff.proven else EXIT_NOTHING
+
+
+def _samples(args: argparse.Namespace) -> list[Sample]:
+    options = ReadOptions(column=args.column, delimiters=args.delimiters)
+    samples: list[Sample | None] = [
+        file_sample(Path(a), options) if Path(a).exists() or ":" not in a else None
+        for a in (args.a, args.b)
+    ]
+    if any(s is None for s in samples):
+        config = load_config(args.config)
+        with opened(config) as store:
+            samples = [
+                s if s is not None else store_sample(store, a, args.metric)
+                for s, a in zip(samples, (args.a, args.b), strict=True)
+            ]
+    return [s for s in samples if s is not None]
+
+
+def _ranks_text(ranks: RankTest) -> str:
+    how = "exact" if ranks.exact else "normal approximation"
+    return (
+        f"Mann-Whitney U = {ranks.u:g}, z = {ranks.z:.3g}, p = {ranks.p:.3g} ({how}, two-sided)\n"
+        f"Cliff's delta = {ranks.delta:+.3f} ({ranks.magnitude}): P(+ > x) - P(+ < x)"
+    )
+
+
+def _comparison_json(
+    base: Sample, other: Sample, diff: Difference, ranks: RankTest
+) -> dict[str, Any]:
+    def vitals(s: Sample) -> dict[str, Any]:
+        return {
+            "name": s.name,
+            "n": s.n,
+            "min": s.min,
+            "max": s.max,
+            "median": s.median,
+            "avg": s.avg,
+            "stddev": _finite(s.stddev),
+        }
+
+    return {
+        "a": vitals(base),
+        "b": vitals(other),
+        "student_t": {
+            "confidence": diff.confidence,
+            "difference_proven": diff.proven,
+            "difference": diff.difference,
+            "half_width": _finite(diff.half_width),
+            "percent": _finite(diff.percent),
+            "percent_half_width": _finite(diff.percent_half_width),
+            "pooled_s": _finite(diff.pooled_s),
+        },
+        "mann_whitney": {"u": ranks.u, "z": ranks.z, "p": ranks.p, "exact": ranks.exact},
+        "cliffs_delta": {"delta": ranks.delta, "magnitude": ranks.magnitude},
+    }
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+# -- detect ---------------------------------------------------------------------------
+
+
+def _detect_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", type=Path, help="one number per line (# comments), or a CSV table")
+    p.add_argument(
+        "--column",
+        metavar="COL",
+        help="read this column of a CSV table: a number (1 is the first) or a header name",
+    )
+    p.add_argument("--delimiter", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
+    _tuning_args(p)
+    _format_arg(p)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    detection = detect_file(
+        args.file, column=args.column, delimiter=args.delimiter, tuning=_tuning(args)
+    )
+    if args.format == "json":
+        print(json.dumps(_detection_json(str(args.file), detection), indent=2))
+    else:
+        print(_detection_text(str(args.file), detection))
+    return EXIT_FOUND if detection.changes else EXIT_NOTHING
+
+
+def _detection_text(name: str, detection: Detection) -> str:
+    count = len(detection.changes)
+    head = (
+        f"{show_controls(name)}: {detection.points} points, noise {detection.noise:.4g} per point, "
+        f"{count} change{'' if count == 1 else 's'}"
+    )
+    if not count:
+        return head
+    rows = [["index", "before", "after", "change", "95% interval", "z", "confidence"]]
+    for c in detection.changes:
+        rows.append(
+            [
+                str(c.index),
+                f"{c.before:.6g}",
+                f"{c.after:.6g}",
+                _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
+                _interval(c),
+                f"{c.z:+.1f}",
+                _confidence(c.confidence),
+            ]
+        )
+    return head + "\n" + _table(rows)
+
+
+def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
+    return {
+        "file": name,
+        "points": detection.points,
+        "noise": detection.noise,
+        "autocorrelation": detection.autocorrelation,
+        "changes": [
+            {
+                "index": c.index,
+                "previous": c.previous,
+                "before": c.before,
+                "after": c.after,
+                "difference": c.difference,
+                "relative": c.relative,
+                "relative_low": c.low,
+                "relative_high": c.high,
+                "z": c.z,
+                "confidence": c.confidence,
+                "points_before": c.points_before,
+                "points_after": c.points_after,
+            }
+            for c in detection.changes
+        ],
+    }
+
+
+def _percent(value: float) -> str:
+    return f"{value:+.1%}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def _interval(c: ChangePoint) -> str:
+    if c.low is None or c.high is None:
+        return f"{c.difference_low:+.4g} .. {c.difference_high:+.4g}"
+    return f"{_percent(c.low)} .. {_percent(c.high)}"
+
+
+def _confidence(value: float) -> str:
+    return ">99.99%" if value > 0.9999 else f"{value:.2%}"
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(
+            cell.rjust(w) if i else cell.ljust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    )
+
+
+# -- changes --------------------------------------------------------------------------
+
+
+def _changes_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--series",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="a series to analyse (repeatable; default: every series)",
+    )
+    _tuning_args(p)
+    _format_arg(p)
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with opened(config) as store:
+        events = find_changes(store, config, args.series, tuning=_tuning(args))
+    if args.format == "json":
+        print(json.dumps({"changes": [_event_json(e) for e in events]}, indent=2))
+    elif not events:
+        print("no changes found")
+    else:
+        print("\n\n".join(_event_text(e) for e in events))
+    unexplained = [e for e in events if e.regression and not e.known_causes]
+    return EXIT_FOUND if unexplained else EXIT_NOTHING
+
+
+def _event_text(event: ChangeEvent) -> str:
+    b, a = event.before, event.after
+    lines = [
+        f"{event.kind.upper()} in series {event.series_id} {show_controls(event.series_name)!r}: "
+        f"between checkout {b.idx} ({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
+        f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
+        f"commit{'' if len(event.commits) == 1 else 's'}"
+    ]
+    rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
+    rows += [_metric_row(m) for m in event.metrics]
+    lines += ["  " + line for line in _table(rows).splitlines()]
+    for quirk in event.known_causes:
+        lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
+    for commit in event.commits:
+        author, subject = show_controls(commit.author), show_controls(commit.subject)
+        lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
+    return "\n".join(lines)
+
+
+def _metric_row(m: MetricChange) -> list[str]:
+    mark = "worse" if m.regression else "better"
+    return [
+        f"{m.test}.{m.name} [{m.unit}]",
+        f"{m.before:.6g}",
+        f"{m.after:.6g}",
+        f"{_percent(m.size)} {mark}",
+        f"{_percent(m.low)} .. {_percent(m.high)}",
+        _confidence(m.confidence),
+        f"{m.checkouts_before} | {m.checkouts_after}",
+    ]
+
+
+def _event_json(event: ChangeEvent) -> dict[str, Any]:
+    def ref(r: CheckoutRef) -> dict[str, Any]:
+        return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
+
+    return {
+        "series": event.series_id,
+        "series_name": event.series_name,
+        "kind": event.kind,
+        "before": ref(event.before),
+        "after": ref(event.after),
+        "metrics": [
+            {
+                "test": m.test,
+                "name": m.name,
+                "unit": m.unit,
+                "direction": m.direction.value,
+                "before": m.before,
+                "after": m.after,
+                "relative": _finite(m.size),
+                "relative_low": _finite(m.low),
+                "relative_high": _finite(m.high),
+                "z": m.z,
+                "confidence": m.confidence,
+                "checkouts_before": m.checkouts_before,
+                "checkouts_after": m.checkouts_after,
+                "regression": m.regression,
+            }
+            for m in event.metrics
+        ],
+        "known_causes": [
+            {
+                "letter": q.letter,
+                "date": q.at_date.isoformat(),
+                "commit": q.commit,
+                "comment": q.comment,
+            }
+            for q in event.known_causes
+        ],
+        "commits": [
+            {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
+            for c in event.commits
+        ],
+    }
+
+
+COMMANDS: dict[str, Command] = {
+    "compare": Command(
+        "compare two samples like ministat (Student's t), plus Mann-Whitney U and Cliff's "
+        "delta; exit 1 when a difference is proven",
+        _compare_args,
+        cmd_compare,
+        needs_config=False,
+    ),
+    "detect": Command(
+        "the change points of a file of numbers (0-based index of each new level); "
+        "exit 1 when there is one",
+        _detect_args,
+        cmd_detect,
+        needs_config=False,
+    ),
+    "changes": Command(
+        "regressions and improvements of every stored series, with their commits; exit 1 "
+        "for a regression without a known cause",
+        _changes_args,
+        cmd_changes,
+    ),
+}

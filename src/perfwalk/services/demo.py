@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwalk.analysis.neighbours import neighbour_steps
+from perfwalk.analysis.changepoints import find_change_points
 from perfwalk.config import load_config
 from perfwalk.demo.project import DemoProject, KnownEvent, create_project
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.walk import Progress
-from perfwalk.report.site import publish
+from perfwalk.services.publish import publish_store
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, ValueRow
@@ -69,7 +69,7 @@ def run_demo(
     result = run_series(config, RunOptions(name="demo: checksum by day"), progress)
     with Store.open(config.store.url) as store:
         site = directory / "site"
-        publish(store, config, site)
+        publish_store(store, config, site)
         findings = evaluate(
             project.events,
             store.checkouts(result.series_id),
@@ -142,13 +142,10 @@ def _speed_finding(
     sets = [per_checkout.get(c.idx, []) for c in ordered]
     at = position[event.commit]
     want_worse = event.direction == "slower"
-    for step in neighbour_steps(sets, direction):
-        before, after = position[ordered[step.before].sha], position[ordered[step.after].sha]
-        if before < at <= after and step.worse == want_worse:
-            return Finding(
-                event,
-                True,
-                f"{step.relative:+.1%} between checkouts "
-                f"{ordered[step.before].idx} and {ordered[step.after].idx}",
-            )
+    for change in find_change_points(sets).changes:
+        first, last = ordered[change.previous], ordered[change.index]
+        worse = change.rising if direction is Direction.LOWER else not change.rising
+        if position[first.sha] < at <= position[last.sha] and worse == want_worse:
+            size = f"{change.relative:+.1%}" if change.relative is not None else "a step"
+            return Finding(event, True, f"{size} between checkouts {first.idx} and {last.idx}")
     return Finding(event, False, "no step found around it")

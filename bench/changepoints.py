@@ -1,0 +1,389 @@
+"""Change detection on a seeded synthetic suite: perfwalk against its peers.
+
+Run: ``.venv/bin/python bench/changepoints.py [--peers-dir DIR] [--no-peers] [--timeout S]``
+
+Six scenarios of 30 series × 500 points each (2 % Gaussian noise around the level):
+
+* ``noise``: nothing else;
+* ``spikes``: 2 % of the points ×1.3;
+* ``bimodal``: 30 % of the points +8 %;
+* ``5 steps``, ``5 steps+spikes``, ``20 steps``: that many level changes of ±3 to
+  15 % (uniform size, random sign), levels at least 12 points long; ``+spikes`` adds
+  the spikes above.
+
+A detection within ±3 points of a true change is a hit (each change is hit at most
+once); every other detection is a false alarm. For each tool the benchmark prints
+the recall on the step scenarios and the false alarms per 10 000 points on every
+scenario, for two seed sets: the benchmark's own (``bench:…``) and a held-out set
+(``heldout:…``) that was never looked at while tuning (the tests use ``test:…``).
+Then the time to analyse one 100 000-point series (200 steps, spikes): wall-clock
+and CPU seconds of the call alone (no start-up, no reading), the median of 7 runs
+for perfwalk, one run for each peer. The goal is judged on CPU time, which other
+processes on a shared machine do not inflate.
+
+The peers, measured in the same run on the same series, each in its own virtual
+environment (their pins conflict: apache-otava pins numpy 2.2), installed from PyPI
+by this script under ``--peers-dir`` (default: ``perfwalk-bench-peers`` in the
+system's temporary directory) and reused while their pins do not change:
+
+* ``asv``: ``asv.step_detect.detect_steps`` (its default, automatic penalty);
+* ``otava``: ``otava.analysis.compute_change_points`` at p = 0.001 (window 50);
+* ``ruptures Binseg`` and ``ruptures PELT``: model ``l2``, minimum size 2, penalty
+  ``2 σ² ln n`` (BIC) with σ the median absolute deviation of neighbour differences
+  over √2.
+
+Goals: recall ≥ 95 % on every step scenario, ≤ 1 false alarm per 10 000 points on
+every noise scenario, ≤ 0.1 s for 100 000 points. Exits 1 when perfwalk misses one.
+A benchmark, not a test: nothing here is timed by pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+SERIES = 30
+POINTS = 500
+MIN_LEVEL = 12
+TOLERANCE = 3
+NOISE = 0.02
+STEP_SIZES = (0.03, 0.15)
+SCENARIOS: dict[str, tuple[int, bool, bool]] = {  # steps, spikes, bimodal
+    "noise": (0, False, False),
+    "spikes": (0, True, False),
+    "bimodal": (0, False, True),
+    "5 steps": (5, False, False),
+    "5 steps+spikes": (5, True, False),
+    "20 steps": (20, False, False),
+}
+SEED_SETS = ("bench", "heldout")
+BIG_POINTS = 100_000
+BIG_STEPS = 200
+
+GOAL_RECALL = 0.95
+GOAL_ALARMS = 1.0  # per 10 000 points
+GOAL_SECONDS = 0.1
+
+#: name → (pip requirements, worker function name)
+PEERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "asv": (("asv==0.6.6",), "asv"),
+    "otava": (("apache-otava==0.8.0",), "otava"),
+    "ruptures Binseg": (("ruptures==1.1.10",), "binseg"),
+    "ruptures PELT": (("ruptures==1.1.10",), "pelt"),
+}
+
+Series = list[float]
+Detector = Callable[[Series], list[int]]
+
+
+# -- the suite --------------------------------------------------------------------------
+
+
+def change_positions(rng: random.Random, points: int, steps: int) -> list[int]:
+    """``steps`` change points, every level at least MIN_LEVEL points long: the spare
+    points are split at random among the levels."""
+    spare = points - (steps + 1) * MIN_LEVEL
+    cuts = sorted(rng.randint(0, spare) for _ in range(steps))
+    return [cut + (i + 1) * MIN_LEVEL for i, cut in enumerate(cuts)]
+
+
+def make_series(
+    seed: str, points: int, steps: int, spikes: bool, bimodal: bool
+) -> tuple[Series, list[int]]:
+    rng = random.Random(seed)
+    changes = change_positions(rng, points, steps) if steps else []
+    levels: list[float] = []
+    level = 100.0
+    for a, b in zip([0, *changes], [*changes, points], strict=True):
+        levels += [level] * (b - a)
+        level *= 1 + rng.choice((-1, 1)) * rng.uniform(*STEP_SIZES)
+    values = []
+    for base in levels:
+        v = base * (1 + NOISE * rng.gauss(0, 1))
+        if bimodal and rng.random() < 0.30:
+            v *= 1.08
+        if spikes and rng.random() < 0.02:
+            v *= 1.3
+        values.append(v)
+    return values, changes
+
+
+def suite(seed_set: str) -> dict[str, list[tuple[Series, list[int]]]]:
+    return {
+        name: [
+            make_series(f"{seed_set}:{name}:{i}", POINTS, steps, spikes, bimodal)
+            for i in range(SERIES)
+        ]
+        for name, (steps, spikes, bimodal) in SCENARIOS.items()
+    }
+
+
+def big_series() -> Series:
+    return make_series("bench:100k", BIG_POINTS, BIG_STEPS, True, False)[0]
+
+
+def score(found: Sequence[int], truth: Sequence[int]) -> tuple[int, int]:
+    """(hits, false alarms): each true change is hit by the nearest detection within
+    TOLERANCE that no other change took."""
+    left = sorted(truth)
+    hits = 0
+    for f in sorted(found):
+        near = [t for t in left if abs(t - f) <= TOLERANCE]
+        if near:
+            left.remove(min(near, key=lambda t: abs(t - f)))
+            hits += 1
+    return hits, len(found) - hits
+
+
+# -- the detectors ----------------------------------------------------------------------
+
+
+def perfwalk_sets_detector() -> Callable[[list[list[float]]], list[int]]:
+    """perfwalk's detector, as ``perfwalk detect`` calls it: one set per point."""
+    try:
+        from perfwalk.analysis.changepoints import find_change_points
+    except ModuleNotFoundError:  # run from a checkout without an installed package
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+        from perfwalk.analysis.changepoints import find_change_points
+
+    def detect(sets: list[list[float]]) -> list[int]:
+        return [c.index for c in find_change_points(sets).changes]
+
+    return detect
+
+
+def perfwalk_detector() -> Detector:
+    detect_sets = perfwalk_sets_detector()
+    return lambda series: detect_sets([[v] for v in series])
+
+
+def _robust_sigma(values: Series) -> float:
+    diffs = [b - a for a, b in itertools.pairwise(values)]
+    mid = statistics.median(diffs)
+    return 1.4826 * statistics.median(abs(d - mid) for d in diffs) / 2**0.5
+
+
+def worker(kind: str) -> None:
+    """In a peer's environment: read {"series": [...]} on stdin, write the change
+    points and the seconds each series took on stdout."""
+    import math
+
+    data = json.load(sys.stdin)
+    detect: Detector
+    if kind == "asv":
+        from asv.step_detect import detect_steps
+
+        def detect(y: Series) -> list[int]:
+            return [int(step[0]) for step in detect_steps(y)[1:]]
+
+    elif kind == "otava":
+        from otava.analysis import compute_change_points
+
+        def detect(y: Series) -> list[int]:
+            return [
+                int(c.index) for c in compute_change_points(y, window_len=50, max_pvalue=0.001)[0]
+            ]
+
+    else:
+        import numpy as np
+        import ruptures as rpt
+
+        algorithm = rpt.Binseg if kind == "binseg" else rpt.Pelt
+
+        def detect(y: Series) -> list[int]:
+            sigma = _robust_sigma(y)
+            penalty = 2 * sigma * sigma * math.log(len(y))
+            fitted = algorithm(model="l2", min_size=2, jump=1).fit(np.array(y))
+            return [int(b) for b in fitted.predict(pen=penalty)[:-1]]
+
+    found, seconds = [], []
+    for series in data["series"]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        found.append(detect(series))
+        seconds.append((time.perf_counter() - wall, time.process_time() - cpu))
+    json.dump({"found": found, "seconds": seconds}, sys.stdout)
+
+
+# -- the peers' environments --------------------------------------------------------------
+
+
+def peers_dir(given: Path | None) -> Path:
+    return given or Path(tempfile.gettempdir()) / "perfwalk-bench-peers"
+
+
+def peer_python(root: Path, name: str, requirements: tuple[str, ...]) -> Path:
+    """A virtual environment of its own with ``requirements`` from PyPI (made once)."""
+    env = root / requirements[0].split("==")[0]
+    python = env / "bin" / "python"
+    stamp = env / "perfwalk-bench.txt"
+    wanted = "\n".join(requirements) + "\n"
+    if not (python.exists() and stamp.exists() and stamp.read_text() == wanted):
+        print(f"installing {name} ({', '.join(requirements)}) in {env} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                *requirements,
+            ],
+            check=True,
+        )
+        stamp.write_text(wanted)
+    return python
+
+
+def run_peer(
+    python: Path, kind: str, series: list[Series], timeout: float
+) -> tuple[list[list[int]], list[float]] | None:
+    """The peer's change points and seconds per series; None when it ran out of time."""
+    try:
+        done = subprocess.run(
+            [str(python), __file__, "--worker", kind],
+            input=json.dumps({"series": series}),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=True,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    out = json.loads(done.stdout)
+    return out["found"], out["seconds"]
+
+
+# -- the report -----------------------------------------------------------------------------
+
+
+def measure(
+    found: list[list[int]], cases: list[tuple[Series, list[int]]]
+) -> tuple[int, int, int, int]:
+    """(hits, changes, false alarms, points) of one scenario."""
+    hits = alarms = changes = points = 0
+    for detected, (series, truth) in zip(found, cases, strict=True):
+        h, a = score(detected, truth)
+        hits, alarms = hits + h, alarms + a
+        changes, points = changes + len(truth), points + len(series)
+    return hits, changes, alarms, points
+
+
+def cell(result: tuple[int, int, int, int] | None) -> str:
+    if result is None:
+        return "(timeout)"
+    hits, changes, alarms, points = result
+    recall = f"{hits / changes:6.1%}" if changes else "     -"
+    return f"{recall} {alarms / points * 10_000:5.1f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peers-dir", type=Path, help="where the peers' environments go")
+    parser.add_argument("--no-peers", action="store_true", help="measure perfwalk only")
+    parser.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds a peer may take per run (default 120)"
+    )
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker)
+        return 0
+
+    tools: dict[str, Any] = {"perfwalk": perfwalk_detector()}
+    if not args.no_peers:
+        root = peers_dir(args.peers_dir)
+        root.mkdir(parents=True, exist_ok=True)
+        for name, (requirements, kind) in PEERS.items():
+            tools[name] = (peer_python(root, name, requirements), kind)
+
+    results: dict[tuple[str, str, str], tuple[int, int, int, int] | None] = {}
+    for seed_set in SEED_SETS:
+        cases = suite(seed_set)
+        for tool, how in tools.items():
+            for scenario, scenario_cases in cases.items():
+                series = [s for s, _ in scenario_cases]
+                if tool == "perfwalk":
+                    found: list[list[int]] | None = [how(s) for s in series]
+                else:
+                    ran = run_peer(how[0], how[1], series, args.timeout)
+                    found = ran[0] if ran else None
+                results[(seed_set, tool, scenario)] = (
+                    measure(found, scenario_cases) if found is not None else None
+                )
+
+    print(
+        f"\n{SERIES} series x {POINTS} points per scenario; a hit is within ±{TOLERANCE} points;"
+        " each cell: recall, false alarms per 10 000 points"
+    )
+    names = list(tools)
+    for seed_set in SEED_SETS:
+        print(f"\nseeds {seed_set}:*")
+        print(f"{'scenario':16}{'changes':>8}  " + "  ".join(f"{n:>16}" for n in names))
+        for scenario, (steps, _, _) in SCENARIOS.items():
+            row = [f"{cell(results[(seed_set, n, scenario)]):>16}" for n in names]
+            print(f"{scenario:16}{steps * SERIES:8d}  " + "  ".join(row))
+
+    print(
+        f"\ntime to analyse one {BIG_POINTS}-point series ({BIG_STEPS} steps, spikes), "
+        "wall and CPU seconds (median of 7 runs for perfwalk, 1 run for the peers):"
+    )
+    big = big_series()
+    sets = [[v] for v in big]
+    detect_sets = perfwalk_sets_detector()
+    detect_sets(sets)  # warm-up
+    walls, cpus = [], []
+    for _ in range(7):
+        wall, cpu = time.perf_counter(), time.process_time()
+        detect_sets(sets)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    timings: dict[str, tuple[float, float] | None] = {
+        "perfwalk": (statistics.median(walls), statistics.median(cpus))
+    }
+    for name in names[1:]:
+        python, kind = tools[name]
+        ran = run_peer(python, kind, [big], args.timeout)
+        timings[name] = (ran[1][0][0], ran[1][0][1]) if ran else None
+    base = timings["perfwalk"]
+    assert base is not None
+    for name, measured in timings.items():
+        if measured is None:
+            print(f"  {name:16} > {args.timeout:.0f} s (stopped)")
+            continue
+        ratio = f"  x{measured[1] / base[1]:.0f} perfwalk's CPU" if name != "perfwalk" else ""
+        print(f"  {name:16} {measured[0]:9.3f} s wall {measured[1]:9.3f} s CPU{ratio}")
+
+    failures = []
+    for seed_set in SEED_SETS:
+        for scenario, (steps, _, _) in SCENARIOS.items():
+            result = results[(seed_set, "perfwalk", scenario)]
+            assert result is not None
+            hits, changes, alarms, points = result
+            if steps and hits / changes < GOAL_RECALL:
+                failures.append(f"recall {hits / changes:.1%} on {scenario} ({seed_set})")
+            if not steps and alarms / points * 10_000 > GOAL_ALARMS:
+                failures.append(f"{alarms} false alarms on {scenario} ({seed_set})")
+    if base[1] > GOAL_SECONDS:
+        failures.append(f"{base[1]:.3f} s CPU for {BIG_POINTS} points")
+    print(
+        f"\ngoals: recall >= {GOAL_RECALL:.0%} on every step scenario, <= {GOAL_ALARMS:g} false "
+        f"alarm per 10 000 points on every noise scenario, <= {GOAL_SECONDS} s for "
+        f"{BIG_POINTS} points -> " + ("PASS" if not failures else "FAIL: " + "; ".join(failures))
+    )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""Change points of one metric: where its level moved, by how much, how surely.
+
+The input is one set of repetitions per point (a checkout of a walk, or one line
+of a file): ``[[48.1, 49.3, 48.1], [], [49.2], …]``. A set of one value is
+allowed, an empty set (nothing measured there) is skipped. Each set becomes one
+point, its median by default (the metric's summary when the caller gives one):
+a checkout with five values is a steadier point than a checkout with one, so the
+same step is found with fewer checkouts and a higher confidence. The search
+itself is :func:`perfwalk.analysis.segmentation.segment`.
+
+When every point is positive (times, rates, sizes), the search runs on their
+logarithms: noise that grows with the level (a few per cent of it) is the same
+everywhere, a step is a ratio, and a time and its rate (its inverse) change at
+the same points by the same ratio. Levels are then geometric means.
+
+Pure: numbers in, frozen results out.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from statistics import NormalDist
+
+from perfwalk.analysis.segmentation import DEFAULT_TUNING, Break, Tuning, segment_finite
+
+#: Two-sided coverage of the confidence intervals given with each change.
+INTERVAL = 0.95
+_Z_INTERVAL = NormalDist().inv_cdf(0.5 + INTERVAL / 2)
+
+Reduce = Callable[[Sequence[float]], float]
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A change of level; indexes are positions in the input sets.
+
+    ``index`` is the first point of the new level, ``previous`` the last point of
+    the old one (they differ when sets in between are empty). ``before``/``after``
+    are the two levels: means of the points (geometric means when all points are
+    positive), spikes replaced by their neighbours' median. ``relative`` is the
+    change ``(after - before) / |before|`` with its confidence interval ``low`` …
+    ``high`` (95 %); ``None`` when ``before`` is 0. ``z`` is the difference over its
+    standard error (autocorrelation included); ``confidence`` is ``1 - p`` of that
+    z, two-sided, not adjusted for the search: the detector only reports changes
+    well above the noise (see ``docs/analysis.md`` for the false-alarm rate).
+    """
+
+    index: int
+    previous: int
+    before: float
+    after: float
+    difference: float
+    difference_low: float
+    difference_high: float
+    relative: float | None
+    low: float | None
+    high: float | None
+    z: float
+    confidence: float
+    points_before: int
+    points_after: int
+
+    @property
+    def rising(self) -> bool:
+        return self.after > self.before
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The changes of one series, oldest first, and what the search measured."""
+
+    changes: tuple[ChangePoint, ...]
+    points: int  # non-empty sets
+    noise: float  # point-to-point noise (standard deviation), in the units of the data
+    autocorrelation: float  # of the residuals around the levels; 0 when none
+
+
+def find_change_points(
+    sets: Sequence[Sequence[float]],
+    *,
+    tuning: Tuning = DEFAULT_TUNING,
+    reduce: Reduce = statistics.median,
+) -> Detection:
+    """The level changes of a series of repetition sets (oldest first).
+
+    Non-finite values are ignored; a set left empty is skipped. Raises
+    ``ValueError`` for a ``reduce`` that returns a non-finite number.
+    """
+    positions, points = _points(sets, reduce)
+    ratios = bool(points) and min(points) > 0
+    found = segment_finite(list(map(math.log, points)) if ratios else points, tuning)
+    changes = tuple(_change(brk, positions, ratios) for brk in found.breaks)
+    noise = found.noise * math.exp(found.center) if ratios else found.noise
+    return Detection(changes, len(points), noise, found.autocorrelation)
+
+
+def _change(brk: Break, positions: Sequence[int], ratios: bool) -> ChangePoint:
+    """A break of the search in the units of the data (of their logarithms when
+    ``ratios``: levels are then geometric means and steps ratios)."""
+    half = _Z_INTERVAL * brk.stderr
+    relative: tuple[float, float, float] | None
+    if ratios:
+        before, after = math.exp(brk.before), math.exp(brk.after)
+        step = brk.after - brk.before
+        relative = (math.expm1(step), math.expm1(step - half), math.expm1(step + half))
+        diff_low, diff_high = before * relative[1], before * relative[2]
+    else:
+        before, after = brk.before, brk.after
+        diff_low, diff_high = after - before - half, after - before + half
+        base = abs(before)
+        relative = ((after - before) / base, diff_low / base, diff_high / base) if base else None
+    size, low, high = relative or (None, None, None)
+    return ChangePoint(
+        index=positions[brk.index],
+        previous=positions[brk.index - 1],
+        before=before,
+        after=after,
+        difference=after - before,
+        difference_low=diff_low,
+        difference_high=diff_high,
+        relative=size,
+        low=low,
+        high=high,
+        z=brk.t,
+        confidence=_confidence(brk.t),
+        points_before=brk.size_before,
+        points_after=brk.size_after,
+    )
+
+
+def _points(sets: Sequence[Sequence[float]], reduce: Reduce) -> tuple[Sequence[int], list[float]]:
+    """The positions of the non-empty sets and their summaries."""
+    if set(map(len, sets)) == {1}:  # one value per point: the fast way
+        flat = list(map(itemgetter(0), sets))
+        if all(map(math.isfinite, flat)):
+            return range(len(flat)), flat
+    positions: list[int] = []
+    points: list[float] = []
+    for position, values in enumerate(sets):
+        kept = [float(v) for v in values if math.isfinite(v)]
+        if kept:
+            point = float(reduce(kept))
+            if not math.isfinite(point):
+                raise ValueError(f"the summary of set {position} is not a finite number")
+            positions.append(position)
+            points.append(point)
+    return positions, points
+
+
+def _confidence(z: float) -> float:
+    """1 - two-sided normal p-value of ``z``."""
+    return math.erf(abs(z) / math.sqrt(2))

@@ -1,0 +1,384 @@
+"""The analysis use cases over files and the store: compare two samples, find the
+changes of one series of numbers, find the changes of every stored series.
+
+:func:`find_changes` is what ``perfwalk changes`` prints and what the report marks
+on its plots and tables: one :class:`ChangeEvent` per series and commit range,
+grouping the metrics that changed there.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Literal
+
+from perfwalk.analysis.changepoints import ChangePoint, Detection, find_change_points
+from perfwalk.analysis.ministat import Sample, parse_column
+from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.series_file import parse_series
+from perfwalk.config.model import Config, ResolvedMetric
+from perfwalk.errors import UsageError
+from perfwalk.model import Commit, Direction, Status
+from perfwalk.store import Store
+from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
+
+EventKind = Literal["regression", "improvement", "mixed"]
+
+
+@dataclass(frozen=True)
+class CheckoutRef:
+    """A checkout of a series, as a change names it."""
+
+    idx: int
+    sha: str
+    date: datetime
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """A step in one metric between checkout ``before_idx`` and ``after_idx``.
+
+    ``before``/``after`` are the levels: the means over the checkouts of each level
+    of the metric's per-checkout summary (geometric means for positive values,
+    spikes replaced by their neighbours' median); ``size`` the relative change
+    ``(after - before) / |before|`` (±inf when ``before`` is 0) with its 95 %
+    interval ``low`` … ``high``; ``confidence`` 1 - p of the step (nominal: see
+    docs/analysis.md for the false-alarm rate); ``regression`` when the metric got
+    worse in its direction.
+    """
+
+    series_id: int
+    test: str
+    name: str
+    unit: str
+    direction: Direction
+    before_idx: int
+    after_idx: int
+    before: float
+    after: float
+    size: float
+    low: float
+    high: float
+    z: float
+    confidence: float
+    checkouts_before: int
+    checkouts_after: int
+    regression: bool
+
+
+@dataclass(frozen=True)
+class ChangeEvent:
+    """The changes of one series between two neighbouring measured checkouts.
+
+    ``before`` is the last checkout of the old level, ``after`` the first of the new
+    one; ``commits`` the commits in between (after ``before``, up to ``after``
+    included), in the order the walk listed them; ``known_causes`` the quirks whose
+    start or end lies in that range.
+    """
+
+    series_id: int
+    series_name: str
+    before: CheckoutRef
+    after: CheckoutRef
+    commits: tuple[Commit, ...]
+    known_causes: tuple[QuirkInfo, ...]
+    metrics: tuple[MetricChange, ...]
+
+    @property
+    def before_idx(self) -> int:
+        return self.before.idx
+
+    @property
+    def after_idx(self) -> int:
+        return self.after.idx
+
+    @property
+    def regression(self) -> bool:
+        return any(m.regression for m in self.metrics)
+
+    @property
+    def kind(self) -> EventKind:
+        worse = [m.regression for m in self.metrics]
+        if all(worse):
+            return "regression"
+        return "mixed" if any(worse) else "improvement"
+
+
+def find_changes(
+    store: Store,
+    config: Config | None,
+    series_ids: Iterable[int] | None = None,
+    *,
+    tuning: Tuning = DEFAULT_TUNING,
+) -> list[ChangeEvent]:
+    """The changes of every metric of every series (or of ``series_ids``), grouped by
+    series and commit range, oldest first within a series."""
+    chosen = store.list_series() if series_ids is None else [store.series(i) for i in series_ids]
+    events: list[ChangeEvent] = []
+    for series in sorted(chosen, key=lambda s: s.id):
+        events.extend(series_changes(store, config, series, tuning=tuning))
+    return events
+
+
+def series_changes(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
+) -> list[ChangeEvent]:
+    """The change events of one series."""
+    checkouts = store.checkouts(series.id)
+    position = {c.idx: i for i, c in enumerate(checkouts)}
+    grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
+    for row in store.values(series.id):
+        if row.status is Status.PASS:
+            grouped[(row.test, row.name)].append(row)
+    found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
+    for (test, name), rows in sorted(grouped.items()):
+        unit, direction = rows[0].unit, Direction(rows[0].direction)
+        metric = resolved_metric(config, test, name, unit)
+        if metric is not None and metric.ignore:
+            continue
+        sets: list[list[float]] = [[] for _ in checkouts]
+        for row in rows:
+            sets[position[row.checkout_idx]].append(row.value)
+        policy = metric.summary if metric is not None else "median"
+        detection = find_change_points(sets, tuning=tuning, reduce=summary_of(policy, direction))
+        for change in detection.changes:
+            before, after = checkouts[change.previous], checkouts[change.index]
+            size, low, high = _relative(change)
+            worse = (
+                change.after < change.before
+                if direction is Direction.HIGHER
+                else change.after > change.before
+            )
+            found[(before.idx, after.idx)].append(
+                MetricChange(
+                    series_id=series.id,
+                    test=test,
+                    name=name,
+                    unit=unit,
+                    direction=direction,
+                    before_idx=before.idx,
+                    after_idx=after.idx,
+                    before=change.before,
+                    after=change.after,
+                    size=size,
+                    low=low,
+                    high=high,
+                    z=change.z,
+                    confidence=change.confidence,
+                    checkouts_before=change.points_before,
+                    checkouts_after=change.points_after,
+                    regression=worse,
+                )
+            )
+    by_idx = {c.idx: c for c in checkouts}
+    return [
+        ChangeEvent(
+            series_id=series.id,
+            series_name=series.name,
+            before=_ref(by_idx[before_idx]),
+            after=_ref(by_idx[after_idx]),
+            commits=tuple(_commits_between(store, checkouts, before_idx, after_idx)),
+            known_causes=_quirks_between(series, checkouts, before_idx, after_idx),
+            metrics=tuple(metrics),
+        )
+        for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
+    ]
+
+
+def _relative(change: ChangePoint) -> tuple[float, float, float]:
+    """(size, low, high) of a change; ±inf from a level of 0."""
+    if change.relative is not None and change.low is not None and change.high is not None:
+        return change.relative, change.low, change.high
+    return (
+        _infinite(change.difference),
+        _infinite(change.difference_low),
+        _infinite(change.difference_high),
+    )
+
+
+def _infinite(value: float) -> float:
+    return math.copysign(math.inf, value) if value else 0.0
+
+
+def _ref(checkout: CheckoutRow) -> CheckoutRef:
+    return CheckoutRef(checkout.idx, checkout.sha, checkout.date)
+
+
+def _commits_between(
+    store: Store, checkouts: Sequence[CheckoutRow], first: int, last: int
+) -> list[Commit]:
+    out: list[Commit] = []
+    for checkout in checkouts:
+        if first < checkout.idx <= last:
+            out.extend(store.commits_since(checkout.id))
+    return out
+
+
+def _quirks_between(
+    series: SeriesRow, checkouts: Sequence[CheckoutRow], first: int, last: int
+) -> tuple[QuirkInfo, ...]:
+    """Quirks that start or stop applying between checkouts ``first`` and ``last``,
+    or whose date lies between theirs."""
+    span = [c for c in checkouts if first <= c.idx <= last]
+    letters: set[str] = set()
+    for left, right in pairwise(span):
+        letters.update(set(left.quirks) ^ set(right.quirks))
+    start, end = span[0].date, span[-1].date
+    return tuple(q for q in series.quirks if q.letter in letters or start < q.at_date <= end)
+
+
+def resolved_metric(
+    config: Config | None, test: str, name: str, unit: str
+) -> ResolvedMetric | None:
+    """The configured metric ``test.name``; None when the test is not configured."""
+    if config is None:
+        return None
+    for configured in config.tests:
+        if configured.name == test:
+            return configured.metric(name, unit)
+    return None
+
+
+def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:
+    """The per-checkout summary of a metric's policy: mean, median or best-of-N."""
+    if policy == "mean":
+        return statistics.fmean
+    if policy == "best":
+        return max if direction is Direction.HIGHER else min
+    return statistics.median
+
+
+# -- compare --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How ``compare`` reads a file: ministat's ``-C`` and ``-d``."""
+
+    column: int = 1
+    delimiters: str = " \t"
+
+
+def file_sample(path: Path, options: ReadOptions = ReadOptions()) -> Sample:
+    """The numbers of a file as a ministat sample named by its path."""
+    name = str(path)
+    return Sample(
+        name,
+        tuple(
+            parse_column(
+                _read_text(path), name, column=options.column, delimiters=options.delimiters
+            )
+        ),
+    )
+
+
+def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
+    """The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
+    checkout index or the start of its commit id; no series id: the newest series).
+    ``metric`` is ``TEST.NAME``, or a value name that only one test has; it may be
+    left out when the checkout has one metric."""
+    series_part, _, checkout_part = operand.partition(":")
+    if not checkout_part:
+        raise UsageError(
+            f"{operand!r} is neither a file nor SERIES:CHECKOUT",
+            hint="give a file of numbers, or e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c",
+        )
+    series = _series(store, series_part, operand)
+    checkouts = store.checkouts(series.id)
+    checkout = _checkout(checkouts, checkout_part, series, operand)
+    rows = [
+        r
+        for r in store.values(series.id)
+        if r.checkout_idx == checkout.idx and r.status is Status.PASS
+    ]
+    test, name = _pick_metric(rows, metric, operand)
+    values = tuple(r.value for r in rows if (r.test, r.name) == (test, name))
+    label = f"series {series.id} checkout {checkout.idx} ({checkout.sha[:10]}) {test}.{name}"
+    return Sample(label, values)
+
+
+def _series(store: Store, part: str, operand: str) -> SeriesRow:
+    if not part:
+        newest = store.list_series()
+        if not newest:
+            raise UsageError(
+                f"{operand}: the store holds no series yet", hint="run `perfwalk run` first"
+            )
+        return newest[0]
+    if not part.isdigit():
+        raise UsageError(f"{operand}: {part!r} is not a series id", hint="see `perfwalk list`")
+    return store.series(int(part))
+
+
+def _checkout(
+    checkouts: Sequence[CheckoutRow], part: str, series: SeriesRow, operand: str
+) -> CheckoutRow:
+    if part.isdigit():
+        for c in checkouts:
+            if c.idx == int(part):
+                return c
+    matches = [c for c in checkouts if len(part) >= 4 and c.sha.startswith(part.lower())]
+    if len(matches) == 1:
+        return matches[0]
+    what = "is ambiguous" if matches else "matches no checkout"
+    raise UsageError(
+        f"{operand}: {part!r} {what} of series {series.id}",
+        hint=f"give a checkout index (0 to {len(checkouts) - 1}) or at least 4 characters "
+        f"of its commit id; see `perfwalk show {series.id}`",
+    )
+
+
+def _pick_metric(rows: Sequence[ValueRow], metric: str | None, operand: str) -> tuple[str, str]:
+    available = sorted({(r.test, r.name) for r in rows})
+    if not available:
+        raise UsageError(
+            f"{operand}: no PASS values at this checkout", hint="pick another checkout"
+        )
+    if metric is None:
+        if len(available) == 1:
+            return available[0]
+        choices = ", ".join(f"{t}.{n}" for t, n in available)
+        raise UsageError(
+            f"{operand}: several metrics here", hint=f"pick one with --metric: {choices}"
+        )
+    chosen = [(t, n) for t, n in available if f"{t}.{n}" == metric]
+    chosen = chosen or [(t, n) for t, n in available if n == metric]
+    if len(chosen) == 1:
+        return chosen[0]
+    choices = ", ".join(f"{t}.{n}" for t, n in available)
+    what = "is ambiguous" if chosen else "is not measured"
+    raise UsageError(f"{operand}: metric {metric!r} {what} here", hint=f"metrics: {choices}")
+
+
+# -- detect ---------------------------------------------------------------------------
+
+
+def file_points(
+    path: Path, *, column: str | None = None, delimiter: str = ","
+) -> list[list[float]]:
+    """The points of a series file (see :func:`perfwalk.analysis.series_file.parse_series`)."""
+    return parse_series(_read_text(path), str(path), column=column, delimiter=delimiter)
+
+
+def detect_file(
+    path: Path, *, column: str | None = None, delimiter: str = ",", tuning: Tuning = DEFAULT_TUNING
+) -> Detection:
+    """The change points of the series in a file."""
+    return find_change_points(file_points(path, column=column, delimiter=delimiter), tuning=tuning)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file", hint="check the path") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a file of numbers") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read it: {error.strerror}") from None

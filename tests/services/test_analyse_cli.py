@@ -1,0 +1,149 @@
+"""``perfwalk compare``, ``detect`` and ``changes`` end to end: output and exit status."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.store import Store
+from tests.services.test_analyse import CONFIG, RATE, TIME, add_series, step
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    a, b, same = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "same.txt"
+    a.write_text("10\n11\n12\n13\n", encoding="utf-8")
+    b.write_text("20\n25\n30\n35\n40\n", encoding="utf-8")
+    same.write_text("10.5\n11\n12.5\n12\n", encoding="utf-8")
+    return a, b, same
+
+
+@pytest.mark.skipif(shutil.which("ministat") is None, reason="ministat is not installed")
+def test_compare_prints_what_ministat_prints_then_the_rank_test(
+    capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path]
+) -> None:
+    a, b, _ = files
+    code, out, _ = run(capsys, "compare", str(a), str(b))
+    ministat = subprocess.run(
+        ["ministat", str(a), str(b)], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.startswith(ministat)
+    assert out[len(ministat) :] == (
+        "Mann-Whitney U = 20, z = 2.33, p = 0.0159 (exact, two-sided)\n"
+        "Cliff's delta = +1.000 (large): P(+ > x) - P(+ < x)\n"
+    )
+    assert code == 1  # a difference is proven
+
+
+def test_compare_exit_status_and_options(
+    capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path]
+) -> None:
+    a, b, same = files
+    code, out, _ = run(capsys, "compare", "-A", str(a), str(same))
+    assert code == 0
+    assert "No difference proven at 95.0% confidence" in out
+    assert "+----" not in out  # no plot
+    code, out, _ = run(capsys, "compare", "-n", str(a), str(b))
+    assert "Difference" not in out
+    assert "Mann-Whitney" not in out
+    assert code == 1  # the exit status still tells
+    code, out, _ = run(capsys, "compare", "-c", "99.5", "--format", "json", str(a), str(b))
+    data = json.loads(out)
+    assert data["student_t"]["confidence"] == 99.5
+    assert data["student_t"]["difference"] == 18.5
+    assert data["mann_whitney"]["exact"] is True
+    assert data["cliffs_delta"]["magnitude"] == "large"
+
+
+def test_compare_errors_name_the_file_and_what_to_do(
+    capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    a, _, _ = files
+    code, _, err = run(capsys, "compare", str(a), str(tmp_path / "missing.txt"))
+    assert code == 2
+    assert "missing.txt: no such file" in err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1\n2\nthree\n", encoding="utf-8")
+    code, _, err = run(capsys, "compare", str(a), str(bad))
+    assert code == 2
+    assert "bad.txt line 3: 'three' is not a number" in err
+    assert "hint:" in err
+    code, _, err = run(capsys, "compare", "-c", "97", str(a), str(a))
+    assert code == 2
+    assert "80, 90, 95, 98, 99, 99.5" in err
+
+
+def test_compare_two_checkouts_of_the_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    with Store.open(load_config(path).store.url) as store:
+        sid = add_series(store, {TIME: step(10, 13, 8), RATE: step(1000, 770, 8)})
+    code, out, _ = run(
+        capsys, "compare", "--config", str(path), "--metric", "time", f"{sid}:7", ":8"
+    )
+    assert code == 1
+    assert f"x series {sid} checkout 7 (" in out
+    assert "Difference at 95.0% confidence" in out
+
+
+def test_detect_text_json_and_exit_status(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    series = tmp_path / "s.txt"
+    series.write_text("".join(f"{100 if i < 40 else 120}\n" for i in range(80)), encoding="utf-8")
+    code, out, _ = run(capsys, "detect", str(series))
+    assert code == 1
+    assert out.splitlines()[0] == f"{series}: 80 points, noise 0 per point, 1 change"
+    assert out.splitlines()[2].split()[:4] == ["40", "100", "120", "+20.0%"]
+    code, out, _ = run(capsys, "detect", "--format", "json", str(series))
+    (change,) = json.loads(out)["changes"]
+    assert change["index"] == 40
+    assert change["relative"] == pytest.approx(0.2)
+    flat = tmp_path / "flat.csv"
+    flat.write_text("when,ms\n" + "".join(f"d{i},{5 + i % 2}\n" for i in range(50)), "utf-8")
+    code, out, _ = run(capsys, "detect", "--column", "ms", str(flat))
+    assert code == 0
+    assert out.startswith(f"{flat}: 50 points")
+    code, _, err = run(capsys, "detect", "--column", "speed", str(flat))
+    assert code == 2
+    assert "no column 'speed'" in err
+
+
+def test_changes_exit_status_for_ci(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    with Store.open(load_config(path).store.url) as store:
+        faster = add_series(store, {TIME: step(10, 8, 8)})
+        slower = add_series(store, {TIME: step(10, 13, 8)}, seed="slower")
+        explained = add_series(store, {TIME: step(10, 13, 8)}, seed="known", quirk_until=8)
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(faster))
+    assert code == 0
+    assert out.startswith(f"IMPROVEMENT in series {faster} ")
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(slower))
+    assert code == 1
+    assert "REGRESSION" in out
+    assert "bench.time [ms]" in out
+    assert "change 8.0" in out  # the commits in the range
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(explained))
+    assert code == 0  # a regression with a known cause does not fail CI
+    assert "known cause: quirk A: compiler upgraded" in out
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    events = json.loads(out)["changes"]
+    assert [e["series"] for e in events] == [faster, slower, explained]
+    assert events[1]["metrics"][0]["regression"] is True
+    assert events[2]["known_causes"][0]["letter"] == "A"
+    assert len(events[1]["commits"]) == 2
