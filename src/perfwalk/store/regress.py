@@ -1,0 +1,406 @@
+"""The regress matrix in the result store: runs of functional suites, one status per test.
+
+A run is written whole, results and logs with it, in ONE transaction: an import
+that fails half-way, or a run killed before its end, stores nothing. With its
+results a run keeps a summary of them (a byte per test id, the messages), so the
+matrix reads each run's column as one row: two queries (runs, tests) whatever
+the number of cells, and a year of nightly runs on eight hosts is more than a
+million cells.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from types import MappingProxyType, TracebackType
+from typing import Any, Literal
+
+from sqlalchemy import Connection, bindparam, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from perfwalk.errors import StoreError
+from perfwalk.model import Log, Status
+from perfwalk.store import logs, schema
+from perfwalk.store.coltypes import safe_text
+from perfwalk.store.connect import Database
+from perfwalk.store.migrations import migrate
+from perfwalk.store.store import _chunks, _insert_returning_ids
+
+_t = schema.regress_test
+_r = schema.regress_run
+_x = schema.regress_result
+_log = schema.log
+
+Build = Literal["stock", "custom", "unknown"]
+BUILDS: tuple[Build, ...] = ("stock", "custom", "unknown")
+#: Where a run's results came from: a run of the configured suite, or an imported format.
+ORIGINS = ("run", "junit", "tap", "markers")
+
+
+@dataclass(frozen=True)
+class NewRegressResult:
+    """One test's outcome, to be stored with its run."""
+
+    test: str
+    status: Status
+    log: Log
+    message: str = ""
+    duration: float | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class NewRegressRun:
+    """A run of a suite on a host (or an imported results file) with all its results."""
+
+    host: str
+    started_at: datetime
+    finished_at: datetime
+    results: tuple[NewRegressResult, ...]
+    arch: str = ""
+    os: str = ""
+    kernel: str = ""
+    build: Build = "unknown"
+    commit: str | None = None
+    origin: str = "run"
+    label: str = ""
+    fingerprint: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    log: Log | None = None  # the runner's whole output, or the imported file
+
+
+@dataclass(frozen=True)
+class RegressRunRow:
+    """A stored run, with how many results of each status it has."""
+
+    id: int
+    host: str
+    started_at: datetime
+    finished_at: datetime
+    arch: str
+    os: str
+    kernel: str
+    build: Build
+    commit: str | None
+    origin: str
+    label: str
+    fingerprint: Mapping[str, str]
+    log_id: int | None
+    counts: Mapping[Status, int]
+
+
+@dataclass(frozen=True)
+class RegressTestRow:
+    id: int
+    name: str
+    source: str | None
+
+
+@dataclass(frozen=True)
+class RegressResultRow:
+    """One result of a run, with its test's name."""
+
+    test_id: int
+    test: str
+    status: Status
+    message: str
+    duration: float | None
+    log_id: int
+
+
+@dataclass(frozen=True)
+class MatrixRun:
+    """A run as the matrix needs it: the run, and its column of statuses.
+
+    ``statuses[i]`` is the severity of the test with id ``i`` in this run (0: not
+    run; the bytes end after the highest id it ran); ``messages`` maps test ids to
+    the messages of the results that have one.
+    """
+
+    run: RegressRunRow
+    statuses: bytes
+    messages: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class MatrixRows:
+    """Everything the matrix pages show: the runs (newest first) and the tests."""
+
+    runs: list[MatrixRun]
+    tests: list[RegressTestRow]
+
+
+class RegressStore:
+    """The regress tables of the result store behind a SQLAlchemy URL; see :meth:`open`."""
+
+    def __init__(self, db: Database) -> None:
+        """Use :meth:`open`."""
+        self._db = db
+        self._closed = False
+
+    @classmethod
+    def open(cls, url: str) -> RegressStore:
+        """Open the store at ``url``, creating or upgrading its schema (as ``Store.open``)."""
+        db = Database(url)
+        try:
+            migrate(lambda: db.write("open the store"), db.shown)
+        except BaseException:
+            db.dispose()
+            raise
+        return cls(db)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._db.dispose()
+
+    def __enter__(self) -> RegressStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        return self._db.shown
+
+    def _read(self, action: str) -> AbstractContextManager[Connection]:
+        self._check_open()
+        return self._db.read(action)
+
+    def _write(self, action: str) -> AbstractContextManager[Connection]:
+        self._check_open()
+        return self._db.write(action)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"result store {self._db.shown} is closed")
+
+    # -- writing -------------------------------------------------------------------
+
+    def add_run(self, new: NewRegressRun) -> int:
+        """Store a run with all its results and logs in one transaction; return its id."""
+        if new.build not in BUILDS:
+            raise ValueError(f"build must be one of {BUILDS}, not {new.build!r}")
+        new = _clean_names(new)
+        names = [result.test for result in new.results]
+        if len(set(names)) != len(names):
+            twice = sorted({name for name in names if names.count(name) > 1})
+            raise ValueError(f"test names repeat within the run: {twice[:3]}")
+        packed = [logs.pack(result.log) for result in new.results]
+        run_log = logs.pack(new.log) if new.log is not None else None
+        with self._write(f"store a regress run of host {new.host!r}") as conn:
+            test_ids = self._test_ids(conn, new.results)
+            log_ids = _insert_returning_ids(conn, _log, packed) if packed else []
+            vector = bytearray(max(test_ids.values(), default=0) + 1)
+            for result in new.results:
+                vector[test_ids[result.test]] = int(result.status)
+            messages = {str(test_ids[r.test]): r.message for r in new.results if r.message}
+            run_id = int(
+                conn.execute(
+                    _r.insert()
+                    .values(
+                        host=new.host,
+                        started_at=new.started_at,
+                        finished_at=new.finished_at,
+                        arch=new.arch,
+                        os=new.os,
+                        kernel=new.kernel,
+                        build=new.build,
+                        commit=new.commit,
+                        origin=new.origin,
+                        label=new.label,
+                        fingerprint=dict(new.fingerprint),
+                        log_id=(
+                            _insert_returning_ids(conn, _log, [run_log])[0] if run_log else None
+                        ),
+                        statuses=zlib.compress(bytes(vector)),
+                        messages=messages,
+                    )
+                    .returning(_r.c.id)
+                ).scalar_one()
+            )
+            if new.results:
+                conn.execute(
+                    _x.insert(),
+                    [
+                        {
+                            "run_id": run_id,
+                            "test_id": test_ids[result.test],
+                            "status": int(result.status),
+                            "message": result.message,
+                            "duration": result.duration,
+                            "log_id": log_id,
+                        }
+                        for result, log_id in zip(new.results, log_ids, strict=True)
+                    ],
+                )
+        return run_id
+
+    def _test_ids(self, conn: Connection, results: Sequence[NewRegressResult]) -> dict[str, int]:
+        """The id of every test name, new names inserted; newer sources replace older."""
+        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        names = [result.test for result in results]
+        for chunk in _chunks(names):
+            conn.execute(
+                insert(_t).on_conflict_do_nothing(index_elements=["name"]),
+                [{"name": name, "source": None} for name in chunk],
+            )
+        ids: dict[str, int] = {}
+        sources: dict[str, str | None] = {}
+        for chunk in _chunks(names):
+            query = select(_t.c.name, _t.c.id, _t.c.source).where(_t.c.name.in_(chunk))
+            for row in conn.execute(query):
+                ids[row.name] = int(row.id)
+                sources[row.name] = row.source
+        changed = [
+            {"tid": ids[r.test], "new_source": r.source}
+            for r in results
+            if r.source is not None and r.source != sources.get(r.test)
+        ]
+        if changed:
+            conn.execute(
+                _t.update()
+                .where(_t.c.id == bindparam("tid"))
+                .values(source=bindparam("new_source")),
+                changed,
+            )
+        return ids
+
+    # -- reading -------------------------------------------------------------------
+
+    def runs(self, host: str | None = None) -> list[RegressRunRow]:
+        """The runs (of one host), newest first, with their status counts."""
+        query = select(*_RUN_COLUMNS).order_by(_r.c.started_at.desc(), _r.c.id.desc())
+        if host is not None:
+            query = query.where(_r.c.host == host)
+        with self._read("read the regress runs") as conn:
+            return [_run_row(row, _statuses(row)) for row in conn.execute(query)]
+
+    def run(self, run_id: int) -> RegressRunRow:
+        """The run ``run_id``; an unknown id is a StoreError naming it."""
+        with self._read(f"read regress run {run_id}") as conn:
+            row = conn.execute(select(*_RUN_COLUMNS).where(_r.c.id == run_id)).first()
+        if row is None:
+            raise StoreError(
+                f"result store {self._db.shown}: no regress run with id {run_id}",
+                hint="`perfwalk regress runs` lists them",
+            )
+        return _run_row(row, _statuses(row))
+
+    def matrix(self) -> MatrixRows:
+        """Every run (newest first) with its column of statuses and messages, and every
+        test: two queries, whatever the number of cells."""
+        query = select(*_RUN_COLUMNS, _r.c.messages).order_by(
+            _r.c.started_at.desc(), _r.c.id.desc()
+        )
+        with self._read("read the regress matrix") as conn:
+            runs = []
+            for row in conn.execute(query):
+                statuses = _statuses(row)
+                messages = {int(key): str(text) for key, text in row.messages.items()}
+                runs.append(MatrixRun(_run_row(row, statuses), statuses, messages))
+            tests = [
+                RegressTestRow(id=row.id, name=row.name, source=row.source)
+                for row in conn.execute(select(_t).order_by(_t.c.id))
+            ]
+        return MatrixRows(runs=runs, tests=tests)
+
+    def results(self, run_id: int) -> list[RegressResultRow]:
+        """The results of one run, by test name."""
+        query = (
+            select(_x, _t.c.name)
+            .join(_t, _x.c.test_id == _t.c.id)
+            .where(_x.c.run_id == run_id)
+            .order_by(_t.c.name)
+        )
+        with self._read(f"read the results of regress run {run_id}") as conn:
+            return [
+                RegressResultRow(
+                    test_id=row.test_id,
+                    test=row.name,
+                    status=Status(row.status),
+                    message=row.message,
+                    duration=row.duration,
+                    log_id=row.log_id,
+                )
+                for row in conn.execute(query)
+            ]
+
+    def result_logs(self, run_id: int) -> Iterator[tuple[int, Log]]:
+        """``(test_id, log)`` of every result of a run, decompressed: one query."""
+        query = (
+            select(_x.c.test_id, _log)
+            .join(_log, _x.c.log_id == _log.c.id)
+            .where(_x.c.run_id == run_id)
+        )
+        with self._read(f"read the logs of regress run {run_id}") as conn:
+            rows = conn.execute(query).all()
+        for row in rows:
+            yield row.test_id, _unpacked(row)
+
+    def log(self, log_id: int) -> Log:
+        """The log ``log_id``; an unknown id is a StoreError naming it."""
+        with self._read(f"read log {log_id}") as conn:
+            row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
+        if row is None:
+            raise StoreError(f"result store {self._db.shown}: no log with id {log_id}")
+        return _unpacked(row)
+
+
+def _clean_names(new: NewRegressRun) -> NewRegressRun:
+    """The run with its test names as the store keeps them (see ``safe_text``)."""
+    if all(safe_text(r.test) == r.test for r in new.results):
+        return new
+    results = tuple(replace(r, test=safe_text(r.test)) for r in new.results)
+    return replace(new, results=results)
+
+
+_RUN_COLUMNS = tuple(column for column in _r.c if column.name != "messages")
+
+
+def _statuses(row: Any) -> bytes:
+    try:
+        return zlib.decompress(row.statuses)
+    except zlib.error as err:
+        raise StoreError(
+            f"regress run {row.id} is damaged: {err}", hint="the store file may be corrupt"
+        ) from err
+
+
+def _run_row(row: Any, statuses: bytes) -> RegressRunRow:
+    counts = {status: statuses.count(int(status)) for status in Status}
+    return RegressRunRow(
+        id=row.id,
+        host=row.host,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        arch=row.arch,
+        os=row.os,
+        kernel=row.kernel,
+        build=row.build,
+        commit=row.commit,
+        origin=row.origin,
+        label=row.label,
+        fingerprint=MappingProxyType(dict(row.fingerprint)),
+        log_id=row.log_id,
+        counts=MappingProxyType({status: n for status, n in counts.items() if n}),
+    )
+
+
+def _unpacked(row: Any) -> Log:
+    return logs.unpack(
+        row.id,
+        compression=row.compression,
+        data=row.data,
+        size=row.size,
+        total=row.total,
+        truncated=row.truncated,
+    )

@@ -1,0 +1,3 @@
+echo started
+sleep 60
+echo never

@@ -1,0 +1,2 @@
+echo "needs a network"
+echo SKIPPED

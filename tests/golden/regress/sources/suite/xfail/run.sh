@@ -1,0 +1,2 @@
+echo "known bug 42"
+echo EXPECTED_FAIL

@@ -1,0 +1,3 @@
+use Test::More tests => 3;
+ok(1, 'before');
+die "boom\n";
