@@ -40,7 +40,11 @@ def test_the_template_shows_every_setting() -> None:
 def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     keys = "|".join(sorted({setting.key for _name, _section, setting in walk()}))
     text = re.sub(
-        rf"^# (\[\[quirk\]\]$|(?:{keys}) = )", r"\1", example_config(tmp_path), flags=re.M
+        rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
+        rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|(?:{keys}) = )",
+        r"\1",
+        example_config(tmp_path),
+        flags=re.M,
     )
     path = tmp_path / "perfwalk.toml"
     path.write_text(text, encoding="utf-8")
@@ -48,6 +52,9 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     (tmp_path / "patches" / "fix-build.diff").write_text("")
     config = load_config(path)
     assert len(config.quirks) == 1
+    assert len(config.regress.tests) == 1
+    assert config.hosts["dut"].roles == ("dut",)
+    assert config.tests[0].services[0].role == "dut"
     assert config.tests[0].metrics["real"].unit == "s"
 
 

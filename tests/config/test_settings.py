@@ -83,9 +83,12 @@ def test_sections_of_the_file() -> None:
         "store",
         "build",
         "run",
+        "hosts",
+        "install",
         "analysis",
         "test",
         "quirk",
+        "regress",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 

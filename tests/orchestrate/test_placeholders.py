@@ -29,3 +29,11 @@ def test_unknown_placeholder_names_the_key_and_the_known_ones() -> None:
 
 def test_names_in_order() -> None:
     assert names("{a} x {host.sink.addr} {b}") == ["a", "host.sink.addr", "b"]
+
+
+def test_host_variables_are_quoted_words_and_paths_can_stay_unquoted() -> None:
+    values = {"host.sink.addr": "10.0.0.2; reboot", "hostdir": "/tmp/a b"}
+    assert (
+        substitute("iperf3 -c {host.sink.addr}", values, key="k") == "iperf3 -c '10.0.0.2; reboot'"
+    )
+    assert substitute("{hostdir}/x.log", values, key="k", quote=False) == "/tmp/a b/x.log"

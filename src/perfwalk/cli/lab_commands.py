@@ -1,7 +1,208 @@
-"""Sub-commands of the lab area (filled in by its issue)."""
+"""Sub-commands of the lab area: the lab on one machine, hosts and leases, Conductor runs."""
 
 from __future__ import annotations
 
-from perfwalk.cli.spec import Command
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
 
-COMMANDS: dict[str, Command] = {}
+from perfwalk.cli.spec import Command
+from perfwalk.cli.tables import format_table
+from perfwalk.conduct import TrialOutcome
+from perfwalk.config.load import load_config
+from perfwalk.lab import LabStatus
+from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
+from perfwalk.model import Status
+from perfwalk.services import conduct as conduct_service
+from perfwalk.services import lab as lab_service
+from perfwalk.services.hosts import break_lease, hosts_report
+from perfwalk.store import NewStep, Store
+
+EXIT_OK, EXIT_FOUND = 0, 1
+
+
+def _lab_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=("up", "down", "status"), help="make, remove or show the lab")
+    p.add_argument(
+        "--name",
+        default=DEFAULT_NAME,
+        help=f"the lab's name, prefix of its namespaces (default {DEFAULT_NAME}); "
+        "labs of other names can run beside it",
+    )
+    p.add_argument(
+        "--prefix",
+        metavar="NET",
+        help="the lab's private IPv4 network, at least a /22 (default: a 10.x.0.0/16 "
+        "chosen by the name)",
+    )
+    p.add_argument(
+        "--dir",
+        type=Path,
+        metavar="DIR",
+        help="where the lab's files go (default /run/perfwalk/lab-NAME)",
+    )
+    p.add_argument(
+        "--reboot-delay",
+        type=float,
+        default=DEFAULT_REBOOT_DELAY,
+        metavar="SECONDS",
+        help=f"how long a namespace stays down when it reboots (default {DEFAULT_REBOOT_DELAY:g})",
+    )
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    if args.action == "up":
+        status = lab_service.up(
+            args.name, prefix=args.prefix, directory=args.dir, reboot_delay=args.reboot_delay
+        )
+    elif args.action == "down":
+        status = lab_service.down(args.name, directory=args.dir)
+    else:
+        status = lab_service.status(args.name, directory=args.dir)
+    _print_lab(status)
+    if args.action == "up":
+        print(f"hosts for perfwalk.toml: {status.plan.hosts_file}")
+        print(f"ssh to a host: ssh -F {status.plan.ssh_config} {status.plan.namespace('dut')}")
+    if args.action == "down":
+        print("removed" if not status.anything else "something is left: see above")
+        return EXIT_OK if not status.anything else EXIT_FOUND
+    return EXIT_OK if status.up else EXIT_FOUND
+
+
+def _print_lab(status: LabStatus) -> None:
+    plan = status.plan
+    print(f"lab {plan.name}: prefix {plan.prefix}, files {plan.directory}")
+    rows = [["namespace", "exists", "sshd", "ssh"]]
+    for ns in status.namespaces:
+        answers = "-" if ns.answers is None else ("answers" if ns.answers else "NO ANSWER")
+        sshd = f"pid {ns.sshd_pid}" if ns.sshd_pid else "-"
+        rows.append([ns.namespace, "yes" if ns.exists else "no", sshd, answers])
+    print(format_table(rows))
+    print(f"route unreachable {plan.prefix}: {'yes' if status.route else 'no'}")
+
+
+def _hosts_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--break",
+        dest="break_",
+        metavar="HOST",
+        help="remove the lease on HOST (a host of the config, or a lease name) whoever "
+        "holds it: for a lease left by a run that is gone",
+    )
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    with Store.open(config.store.url) as store:
+        if args.break_:
+            removed = break_lease(config, store, args.break_)
+            print(f"broke the lease on {removed.host}: {removed.describe(datetime.now(UTC))}")
+            return EXIT_OK
+        report = hosts_report(config, store)
+    rows = [["host", "target", "roles", "vars", "lease"]]
+    for line in report.hosts:
+        variables = " ".join(f"{k}={v}" for k, v in line.vars.items()) or "-"
+        rows.append([line.name, line.target, ",".join(line.roles) or "-", variables, line.lease])
+    print(format_table(rows))
+    print()
+    if not report.leases:
+        print("no leases: no run holds a host")
+        return EXIT_OK
+    rows = [["lease", "state", "holder"]]
+    for lease in report.leases:
+        state = "STALE" if lease.stale(report.now) else "held"
+        rows.append([lease.host, state, lease.describe(report.now)])
+    print(format_table(rows))
+    return EXIT_OK
+
+
+def _conduct_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("master", type=Path, help="the Conductor master file ([Test], [Clients])")
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="ADDRESS=TARGET",
+        help="reach the player of ADDRESS (or of that name) through the ssh destination "
+        "TARGET, or local (repeatable; default: the address itself; loopback = local)",
+    )
+    p.add_argument("--ssh-config", type=Path, metavar="FILE", help="an ssh_config for the players")
+    p.add_argument(
+        "--known-hosts", type=Path, metavar="FILE", help="a known_hosts file checked strictly"
+    )
+    p.add_argument("-t", "--trials", type=int, help="number of trials (default: [Test] trials)")
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="the result store (default: perfwalk.db next to the master file)",
+    )
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for players another run holds (default: stop at once)",
+    )
+
+
+def cmd_conduct(args: argparse.Namespace) -> int:
+    options = conduct_service.ConductOptions(
+        mapping=conduct_service.parse_mapping(args.map),
+        ssh_config=args.ssh_config,
+        known_hosts=args.known_hosts,
+        trials=args.trials,
+        store_url=args.store,
+        lease_wait=args.wait,
+    )
+    result = conduct_service.conduct(args.master, options, on_trial=_print_trial)
+    players = ", ".join(f"{p.name}={p.target}" for p in result.players)
+    print(
+        f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
+        f"worst status {result.worst.name}; stored in {result.store}"
+    )
+    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+
+
+def _print_trial(outcome: TrialOutcome) -> None:
+    rows = [["phase", "player", "steps", "worst", "seconds", "failed"]]
+    groups: dict[tuple[str, str], list[NewStep]] = {}
+    for step in outcome.steps:
+        groups.setdefault((step.phase, step.role), []).append(step)
+    order = ["startup", "run", "collect", "reset"]
+    for (phase, player), steps in sorted(
+        groups.items(), key=lambda g: (order.index(g[0][0]), g[0][1])
+    ):
+        statuses = [s.status for s in steps]
+        seconds = sum((s.finished_at - s.started_at).total_seconds() for s in steps)
+        failed = [s.name for s in steps if s.status is not Status.PASS]
+        rows.append(
+            [
+                phase,
+                player,
+                str(len(steps)),
+                Status.worst(statuses).name,
+                f"{seconds:.2f}",
+                ", ".join(failed) or "-",
+            ]
+        )
+    print(f"trial {outcome.trial}:")
+    print(format_table(rows))
+
+
+COMMANDS: dict[str, Command] = {
+    "lab": Command(
+        "a lab on this machine: src, dut, sink in network namespaces, reached by ssh (root)",
+        _lab_args,
+        cmd_lab,
+        needs_config=False,
+    ),
+    "hosts": Command(
+        "the hosts of the configuration and the leases on them", _hosts_args, cmd_hosts
+    ),
+    "conduct": Command(
+        "play a Conductor configuration (master and player files) over ssh",
+        _conduct_args,
+        cmd_conduct,
+        needs_config=False,
+    ),
+}

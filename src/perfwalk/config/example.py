@@ -28,10 +28,20 @@ _VALUES: dict[str, object] = {
 _UNSET: dict[str, object] = {
     "test.metrics.<name>.unit": "s",
     "test.metrics.<name>.direction": "lower",
+    "test.role": "dut",
+    "test.service.role": "dut",
 }
 
-#: The name given to the example ``[test.metrics.<name>]`` table.
-_METRIC = "real"
+#: The name given to the example table of each ``[<section>.<name>]`` section.
+_NAMES: dict[str, str] = {
+    "test.metrics": "real",
+    "hosts": "dut",
+    "install": "dut",
+    "test.roles": "dut",
+}
+
+#: The sections the template shows commented out: they need a lab or a suite.
+_COMMENTED = ("quirk", "regress", "hosts", "install", "test.service", "test.roles")
 
 #: A line of advice after a setting.
 _NOTES: dict[str, str] = {
@@ -58,14 +68,15 @@ def example_config(repo_dir: Path) -> str:
     values = {**_VALUES, "project.name": repo_dir.name or "project"}
     lines = _HEADER.format(name=repo_dir.name or "this repository").splitlines()
     for section in SECTIONS:
-        lines += _section(section, section.key, values, commented=section.key == "quirk")
+        lines += _section(section, section.key, values, commented=False)
     return "\n".join(lines) + "\n"
 
 
 def _section(section: Section, path: str, values: dict[str, object], commented: bool) -> list[str]:
+    commented = commented or path in _COMMENTED
     off = "# " if commented else ""
     if section.form is Form.NAMED:
-        header, path = f"[{path}.{_METRIC}]", f"{path}.<name>"
+        header, path = f"[{path}.{_NAMES[path]}]", f"{path}.<name>"
     elif section.form is Form.ARRAY:
         header = f"[[{path}]]"
     else:

@@ -26,10 +26,16 @@ from perfwalk.config.model import (
     AnalysisConfig,
     BuildConfig,
     Config,
+    HostConfig,
+    InstallConfig,
     MetricConfig,
     ProjectConfig,
     QuirkConfig,
+    RegressConfig,
+    RegressTestConfig,
+    RoleConfig,
     RunConfig,
+    ServiceConfig,
     StoreConfig,
     TestConfig,
 )
@@ -59,7 +65,13 @@ _CLASSES: Mapping[str, type] = {
     "analysis": AnalysisConfig,
     "test": TestConfig,
     "test.metrics": MetricConfig,
+    "test.service": ServiceConfig,
+    "test.roles": RoleConfig,
+    "hosts": HostConfig,
+    "install": InstallConfig,
     "quirk": QuirkConfig,
+    "regress": RegressConfig,
+    "regress.test": RegressTestConfig,
 }
 
 _ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")
@@ -79,6 +91,7 @@ def load_config(path: Path) -> Config:
     values = checker.root(checker.parse(text))
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"])
+    _check_topology(checker, values)
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
     canonical = json.dumps(_plain(values), sort_keys=True, separators=(",", ":"))
@@ -271,6 +284,53 @@ def _check_tests(checker: _Checker, tests: list[dict[str, Any]]) -> None:
             if error.key and message.startswith(f"{error.key}: "):
                 message = message[len(error.key) + 2 :]
             checker.fail(error.key or f"{where}.parser_options", message, hint=error.hint)
+
+
+def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
+    """Each role belongs to one host; every role a test or an install names exists;
+    a service has a readiness check; the role parsers accept their options."""
+    owner: dict[str, str] = {}
+    for name, host in values["hosts"].items():
+        for role in host["roles"]:
+            if role in owner:
+                checker.fail(
+                    f"hosts.{name}.roles",
+                    f"role {role!r} is played by hosts {owner[role]!r} and {name!r}",
+                    hint="a role belongs to one host; give the other host another role",
+                )
+            owner[role] = name
+    known = ", ".join(sorted(owner)) or "none (add roles = [...] to a [hosts.<name>] table)"
+
+    def check_role(role: str, key: str) -> None:
+        if role and role not in owner:
+            checker.fail(
+                key,
+                f"no host plays the role {role!r}",
+                hint=f"roles of [hosts]: {known}; add it to the roles of a host",
+            )
+
+    for role in values["install"]:
+        check_role(role, f"install.{role}")
+    for index, test in enumerate(values["test"]):
+        where = f"test[{index}]"
+        check_role(test["role"], f"{where}.role")
+        for number, service in enumerate(test["services"]):
+            key = f"{where}.service[{number}]"
+            check_role(service["role"], f"{key}.role")
+            if not service["ready_port"] and not service["ready_text"]:
+                checker.fail(
+                    key,
+                    "a service needs a readiness check: ready_port or ready_text",
+                    hint="ready_port = 5201 waits until the port accepts; ready_text = "
+                    '"listening" until that text is in its output; perfwalk never sleeps blindly',
+                )
+        for role, phases in test["roles"].items():
+            check_role(role, f"{where}.roles.{role}")
+            if phases["parser"]:
+                try:
+                    get_parser(phases["parser"], phases["parser_options"])
+                except ConfigError as error:
+                    checker.fail(f"{where}.roles.{role}.parser_options", error.message, error.hint)
 
 
 def _check_quirks(checker: _Checker, quirks: list[dict[str, Any]]) -> None:

@@ -45,6 +45,7 @@ class StoreConfig:
     url: str
     worktrees: Path
     log_limit: int = default_of("store.log_limit")
+    artifact_limit: int = default_of("store.artifact_limit")
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,39 @@ class RunConfig:
     repetitions: int = default_of("run.repetitions")
     between: str = default_of("run.between")
     host: str = default_of("run.host")
+    lease_wait: float = default_of("run.lease_wait")
+    lease_expiry: float = default_of("run.lease_expiry")
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """``[hosts.<name>]``: a machine, its roles and variables (``name`` is the key)."""
+
+    target: str = default_of("hosts.<name>.target")
+    roles: tuple[str, ...] = default_of("hosts.<name>.roles")
+    vars: Mapping[str, str] = field(default_factory=_empty)
+    ssh_config: Path | None = None
+    known_hosts: Path | None = None
+    ssh_options: tuple[str, ...] = default_of("hosts.<name>.ssh_options")
+    connect_timeout: float = default_of("hosts.<name>.connect_timeout")
+    reboot: str = default_of("hosts.<name>.reboot")
+    reboot_timeout: float = default_of("hosts.<name>.reboot_timeout")
+    console: str = default_of("hosts.<name>.console")
+    lease: str = default_of("hosts.<name>.lease")
+
+    @property
+    def local(self) -> bool:
+        return self.target == "local"
+
+
+@dataclass(frozen=True)
+class InstallConfig:
+    """``[install.<role>]``: files and steps that install a checkout on a role's host."""
+
+    files: tuple[str, ...] = default_of("install.<name>.files")
+    steps: tuple[str, ...] = default_of("install.<name>.steps")
+    timeout: float = default_of("install.<name>.timeout")
+    reboot: bool = default_of("install.<name>.reboot")
 
 
 @dataclass(frozen=True)
@@ -106,6 +140,30 @@ _UNSET = MetricConfig()
 
 
 @dataclass(frozen=True)
+class ServiceConfig:
+    """``[[test.service]]``: a background server, ready by a port or a text."""
+
+    role: str
+    command: str
+    ready_port: int = default_of("test.service.ready_port")
+    ready_text: str = default_of("test.service.ready_text")
+    ready_timeout: float = default_of("test.service.ready_timeout")
+
+
+@dataclass(frozen=True)
+class RoleConfig:
+    """``[test.roles.<role>]``: what one role does in a test, phase by phase."""
+
+    startup: tuple[str, ...] = default_of("test.roles.<name>.startup")
+    run: tuple[str, ...] = default_of("test.roles.<name>.run")
+    collect: tuple[str, ...] = default_of("test.roles.<name>.collect")
+    fetch: tuple[str, ...] = default_of("test.roles.<name>.fetch")
+    reset: tuple[str, ...] = default_of("test.roles.<name>.reset")
+    parser: str = default_of("test.roles.<name>.parser")
+    parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
 class TestConfig:
     """``[[test]]``: a command whose output a parser turns into values.
 
@@ -122,6 +180,10 @@ class TestConfig:
     env: Mapping[str, str] = field(default_factory=_empty)
     metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
+    role: str = default_of("test.role")
+    phase_timeout: float = default_of("test.phase_timeout")
+    services: tuple[ServiceConfig, ...] = ()
+    roles: Mapping[str, RoleConfig] = field(default_factory=lambda: MappingProxyType({}))
 
     def metric(self, name: str, parsed_unit: str) -> ResolvedMetric:
         """The metric ``name`` as the parser reported it in ``parsed_unit``.
@@ -155,6 +217,38 @@ class QuirkConfig:
     until: str = default_of("quirk.until")
     commands: tuple[str, ...] = default_of("quirk.commands")
     patch: Path | None = None
+    reboot: bool = default_of("quirk.reboot")
+
+
+@dataclass(frozen=True)
+class RegressTestConfig:
+    """``[[regress.test]]``: a test directory or a command of the regress suite."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str = default_of("regress.test.name")
+    dir: str = default_of("regress.test.dir")
+    command: str = default_of("regress.test.command")
+    timeout: float | None = None
+    source: str = default_of("regress.test.source")
+
+
+@dataclass(frozen=True)
+class RegressConfig:
+    """``[regress]``: the functional regression suite of ``perfwalk regress``."""
+
+    host: str = default_of("regress.host")
+    dir: str = default_of("regress.dir")
+    command: str = default_of("regress.command")
+    clean: str = default_of("regress.clean")
+    timeout: float = default_of("regress.timeout")
+    env: Mapping[str, str] = field(default_factory=_empty)
+    runner: str = default_of("regress.runner")
+    format: str = default_of("regress.format")
+    output: str = default_of("regress.output")
+    source_url: str = default_of("regress.source_url")
+    stock_kernel: str = default_of("regress.stock_kernel")
+    tests: tuple[RegressTestConfig, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -175,3 +269,6 @@ class Config:
     analysis: AnalysisConfig
     tests: tuple[TestConfig, ...]
     quirks: tuple[QuirkConfig, ...] = ()
+    hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
+    install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
+    regress: RegressConfig = field(default_factory=RegressConfig)

@@ -29,6 +29,7 @@ from perfwalk.errors import UsageError
 from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
+from perfwalk.regress.formats import FORMAT_NAMES
 
 
 class Invalid(Exception):
@@ -218,6 +219,31 @@ HOST = rule(
     "local or an ssh destination (no blanks, not starting with -)",
     lambda value: re.fullmatch(r"[^\s-]\S*", value) is not None,
 )
+NOT_NEGATIVE = rule(">= 0", lambda value: 0 <= value < math.inf)
+ROLE = rule(
+    "a role name: lower-case letters, digits and _ (dut, source, sink…)",
+    lambda value: re.fullmatch(r"[a-z][a-z0-9_]*", value) is not None,
+)
+ROLE_OR_NONE = rule(
+    'a role name (lower-case letters, digits and _) or ""',
+    lambda value: value == "" or re.fullmatch(r"[a-z][a-z0-9_]*", value) is not None,
+)
+ROLES = rule(
+    "role names: lower-case letters, digits and _ (dut, source, sink…), each once",
+    lambda value: (
+        len(set(value)) == len(value)
+        and all(re.fullmatch(r"[a-z][a-z0-9_]*", item) for item in value)
+    ),
+)
+VAR_NAMES = rule(
+    "names of lower-case letters, digits and _ (they become {host.<role>.<name>})",
+    lambda value: all(re.fullmatch(r"[a-z][a-z0-9_]*", name) for name in value),
+)
+SSH_OPTIONS = rule(
+    "ssh options as Key=Value (see man ssh_config)",
+    lambda value: all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*=\S.*", item) for item in value),
+)
+PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
 STORE_URL = rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
     lambda value: value == "" or re.match(r"(sqlite|postgresql(\+psycopg)?)://", value) is not None,
@@ -299,6 +325,22 @@ def _existing_file(value: str, base: Path) -> Path | None:
             f"no such file: {path}", hint=f"give the patch file's path, relative to {base}"
         )
     return path
+
+
+def _existing_file_or_none(what: str) -> Callable[[str, Path], Path | None]:
+    """A finish that resolves an optional file and checks that it exists."""
+
+    def finish(value: str, base: Path) -> Path | None:
+        if value == "":
+            return None
+        path = _path(value, base)
+        if not path.is_file():
+            raise Invalid(
+                f"no such file: {path}", hint=f"give the {what}'s path, relative to {base}"
+            )
+        return path
+
+    return finish
 
 
 def _store_url(value: str, base: Path) -> str:
@@ -447,6 +489,13 @@ _STORE = Section(
             rules=(NOT_EMPTY,),
             finish=_path,
         ),
+        Setting(
+            "artifact_limit",
+            INTEGER,
+            "bytes kept of the head and of the tail of each file fetched from a host",
+            default=8 << 20,
+            rules=(POSITIVE,),
+        ),
     ),
 )
 
@@ -527,11 +576,155 @@ _RUN = Section(
         Setting(
             "host",
             STRING,
-            "where the tests run: local, or an ssh destination",
+            "where a test without a role runs: local, a host of [hosts], or an ssh destination",
             default="local",
             rules=(HOST,),
         ),
+        Setting(
+            "lease_wait",
+            NUMBER,
+            "seconds to wait for hosts another run holds; 0 = stop at once, naming the holder",
+            default=0,
+            rules=(NOT_NEGATIVE,),
+        ),
+        Setting(
+            "lease_expiry",
+            NUMBER,
+            "seconds a lease on the hosts lasts without a heartbeat (renewed while the run "
+            "lives); a run that died leaves a lease that expires after this",
+            default=300,
+            rules=(rule(">= 10", lambda value: 10 <= value < math.inf),),
+        ),
     ),
+)
+
+_HOSTS = Section(
+    "hosts",
+    Form.NAMED,
+    "The machines of a multi-host test, by name: where each is (local or an ssh "
+    "destination), the roles it plays (dut, source, sink…) and its variables, which "
+    "commands use as {host.<role>.<variable>} placeholders.",
+    (
+        Setting(
+            "target",
+            STRING,
+            "local, or an ssh destination (user@host, a Host alias of the ssh_config)",
+            default="local",
+            rules=(HOST,),
+            example="root@dut.lab.example.org",
+        ),
+        Setting(
+            "roles",
+            STRINGS,
+            "the roles this host plays; each role belongs to one host",
+            default=[],
+            rules=(ROLES,),
+            example=["dut"],
+        ),
+        Setting(
+            "vars",
+            ENV,
+            "the host's variables (addresses, interfaces): {host.<role>.<name>} in commands "
+            "becomes the value as one quoted word",
+            default={},
+            rules=(VAR_NAMES,),
+            example={"addr": "10.0.1.1", "ifname": "eth1"},
+        ),
+        Setting(
+            "ssh_config",
+            STRING,
+            'an ssh_config file used instead of ~/.ssh/config (ssh -F); "" = the usual one',
+            default="",
+            finish=_existing_file_or_none("ssh_config file"),
+        ),
+        Setting(
+            "known_hosts",
+            STRING,
+            "a known_hosts file checked strictly for this host (a lab's generated one); "
+            '"" = the usual ones. Host keys are always checked',
+            default="",
+            finish=_existing_file_or_none("known_hosts file"),
+        ),
+        Setting(
+            "ssh_options",
+            STRINGS,
+            "extra ssh options, as Key=Value",
+            default=[],
+            rules=(SSH_OPTIONS,),
+            example=["Port=2222"],
+        ),
+        Setting(
+            "connect_timeout",
+            NUMBER,
+            "seconds allowed to open the ssh connection",
+            default=10,
+            rules=(POSITIVE,),
+        ),
+        Setting(
+            "reboot",
+            STRING,
+            'the command that reboots the host (between = "reboot", quirks with reboot); '
+            '"" = never reboot it',
+            default="reboot",
+        ),
+        Setting(
+            "reboot_timeout",
+            NUMBER,
+            "seconds allowed for a reboot: to go down and to answer ssh again",
+            default=600,
+            rules=(POSITIVE,),
+        ),
+        Setting(
+            "console",
+            STRING,
+            "a command run on this machine after each reboot of the host whose output is "
+            'stored with the repetition (its serial console, for kernels that panic); "" = none',
+            default="",
+            example="tail -n 200 /var/log/consoles/dut",
+        ),
+        Setting(
+            "lease",
+            STRING,
+            "the name of the lease a run takes on this host",
+            default="",
+            default_doc="the target (local: this machine's name)",
+            example="dut.lab.example.org",
+        ),
+    ),
+    field="hosts",
+)
+
+_INSTALL = Section(
+    "install",
+    Form.NAMED,
+    "What is installed on a role's host at each checkout, after the build (a kernel, "
+    "a ruleset): files copied from the worktree, then commands on the host.",
+    (
+        Setting(
+            "files",
+            STRINGS,
+            "files of the worktree copied into the host's work directory ({hostdir})",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["ruleset.nft"],
+        ),
+        Setting(
+            "steps",
+            STRINGS,
+            "shell commands run on the host, in its work directory, after the copy",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["nft -f ruleset.nft"],
+        ),
+        Setting("timeout", NUMBER, "seconds allowed per step", default=600, rules=(POSITIVE,)),
+        Setting(
+            "reboot",
+            BOOLEAN,
+            "reboot the host after the steps and wait until it answers again",
+            default=False,
+        ),
+    ),
+    field="install",
 )
 
 _ANALYSIS = Section(
@@ -615,6 +808,118 @@ _METRICS = Section(
     field="metrics",
 )
 
+_SERVICE = Section(
+    "service",
+    Form.ARRAY,
+    "A background service of the test (a server): started in the startup phase, "
+    "waited for by a readiness check, stopped by its process id in the reset phase.",
+    (
+        Setting(
+            "role",
+            STRING,
+            "the role whose host runs it",
+            rules=(ROLE,),
+            example="sink",
+        ),
+        Setting(
+            "command",
+            STRING,
+            "the shell command of the service; its output goes to a log stored with the repetition",
+            rules=(NOT_EMPTY,),
+            example="iperf3 -s -p 5201",
+        ),
+        Setting(
+            "ready_port",
+            INTEGER,
+            "ready once this TCP port accepts on the host; 0 = no port check",
+            default=0,
+            rules=(PORT,),
+            example=5201,
+        ),
+        Setting(
+            "ready_text",
+            STRING,
+            'ready once this text appears in the service\'s output; "" = no text check',
+            default="",
+            example="Server listening",
+        ),
+        Setting(
+            "ready_timeout",
+            NUMBER,
+            "seconds allowed to become ready",
+            default=30,
+            rules=(POSITIVE,),
+        ),
+    ),
+    field="services",
+)
+
+_ROLES = Section(
+    "roles",
+    Form.NAMED,
+    "What a role does in this test, phase by phase (optional): startup steps, run "
+    "commands started together with the test's command behind a start barrier, collect "
+    "commands and files, reset steps (always run).",
+    (
+        Setting(
+            "startup",
+            STRINGS,
+            "shell commands run in order before the run phase",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["sysctl -w net.ipv4.ip_forward=1"],
+        ),
+        Setting(
+            "run",
+            STRINGS,
+            "shell commands run in order, started at the same moment as the test's command",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["vmstat 1 3"],
+        ),
+        Setting(
+            "collect",
+            STRINGS,
+            "shell commands run after the run phase; their output is stored",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["nstat -a"],
+        ),
+        Setting(
+            "fetch",
+            STRINGS,
+            "files fetched from the host after the run phase, stored as artifacts",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["/var/log/kern.log"],
+        ),
+        Setting(
+            "reset",
+            STRINGS,
+            "shell commands run at the end, whatever happened before",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["sysctl -w net.ipv4.ip_forward=0"],
+        ),
+        Setting(
+            "parser",
+            STRING,
+            "a parser for the output of the run commands; its values are stored with the "
+            'test\'s, named <role>.<value>; "" = none',
+            default="",
+            rules=(one_of("", *PARSER_NAMES),),
+            example="value",
+        ),
+        Setting(
+            "parser_options",
+            TABLE,
+            "options of that parser",
+            default={},
+        ),
+    ),
+    field="roles",
+)
+
 _TEST = Section(
     "test",
     Form.ARRAY,
@@ -656,8 +961,24 @@ _TEST = Section(
             rules=(ENV_NAMES,),
             example={"LC_ALL": "C"},
         ),
+        Setting(
+            "role",
+            STRING,
+            'the role whose host runs the command (in its work directory); "" = the [run] '
+            "host, in the checkout's worktree",
+            default="",
+            rules=(ROLE_OR_NONE,),
+            example="source",
+        ),
+        Setting(
+            "phase_timeout",
+            NUMBER,
+            "seconds allowed per startup, collect and reset step",
+            default=120,
+            rules=(POSITIVE,),
+        ),
     ),
-    sections=(_METRICS,),
+    sections=(_METRICS, _SERVICE, _ROLES),
     field="tests",
     min_items=1,
 )
@@ -706,12 +1027,200 @@ _QUIRK = Section(
             finish=_existing_file,
             example="patches/fix-build.diff",
         ),
+        Setting(
+            "reboot",
+            BOOLEAN,
+            "reboot the ssh hosts of the run when the walk crosses `at`, after the commands",
+            default=False,
+        ),
     ),
     field="quirks",
 )
 
+
+def _source_url_problem(value: str) -> str | None:
+    if value == "":
+        return None
+    try:
+        value.format(path="x", commit="0")
+    except (KeyError, IndexError, ValueError) as error:
+        return f"expected only the placeholders {{path}} and {{commit}} in {value!r} ({error})"
+    if "{path}" not in value:
+        return f"expected a URL containing {{path}}, got {value!r}"
+    return None
+
+
+def _regex_problem(value: str) -> str | None:
+    try:
+        re.compile(value)
+    except re.error as error:
+        return f"expected a regular expression, got {value!r} ({error})"
+    return None
+
+
+SOURCE_URL = Rule("a URL containing {path} (and optionally {commit})", _source_url_problem)
+REGEX = Rule("a Python regular expression", _regex_problem)
+PRINTABLE = rule("printable text", lambda value: value.isprintable())
+
+_REGRESS_TEST = Section(
+    "test",
+    Form.ARRAY,
+    "A test of the suite: a test directory (its command runs in it) or a command.",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the test's id in the matrix, unique",
+            default="",
+            rules=(PRINTABLE,),
+            default_doc="its dir",
+            example="sys/kern/fork",
+        ),
+        Setting(
+            "dir",
+            STRING,
+            "the test's directory, relative to regress.dir; a missing one is NOEXIST",
+            default="",
+            rules=(PRINTABLE,),
+            example="sys/kern/fork",
+        ),
+        Setting(
+            "command",
+            STRING,
+            "a shell command run in the test's dir (else in regress.dir)",
+            default="",
+            default_doc="regress.command when dir is set",
+            example="./run-tests.sh",
+        ),
+        Setting(
+            "timeout",
+            NUMBER,
+            "seconds allowed; then its process group is killed (NOTERM)",
+            default=None,
+            rules=(POSITIVE,),
+            default_doc="regress.timeout",
+            example=600,
+        ),
+        Setting(
+            "source",
+            STRING,
+            "the path of its source for regress.source_url",
+            default="",
+            default_doc="its dir",
+            example="regress/sys/kern/fork",
+        ),
+    ),
+    field="tests",
+)
+
+_REGRESS = Section(
+    "regress",
+    Form.TABLE,
+    "The functional regression suite of `perfwalk regress`: test directories or "
+    "commands ([[regress.test]]), or a runner whose results file is read.",
+    (
+        Setting(
+            "host",
+            STRING,
+            "where the suite runs: local, or an ssh destination",
+            default="local",
+            rules=(HOST,),
+        ),
+        Setting(
+            "dir",
+            STRING,
+            "the directory on the host the tests run in; relative to this file on the "
+            "local host, to the login directory on an ssh host",
+            default=".",
+            rules=(NOT_EMPTY,),
+        ),
+        Setting(
+            "command",
+            STRING,
+            "the shell command run in each test directory without a command of its own",
+            default="make regress",
+            rules=(NOT_EMPTY,),
+        ),
+        Setting(
+            "clean",
+            STRING,
+            'a shell command run in a test\'s directory before it; failing is NOCLEAN; "" = none',
+            default="",
+            example="make clean",
+        ),
+        Setting(
+            "timeout",
+            NUMBER,
+            "seconds allowed per test, and for the runner",
+            default=3600,
+            rules=(POSITIVE,),
+        ),
+        Setting(
+            "env",
+            ENV,
+            "extra environment variables for the tests and the runner",
+            default={},
+            rules=(ENV_NAMES,),
+            example={"LC_ALL": "C"},
+        ),
+        Setting(
+            "runner",
+            STRING,
+            "a shell command, run in regress.dir, whose results are read instead of "
+            '[[regress.test]]; "" = none',
+            default="",
+            example="pytest --junitxml=results.xml",
+        ),
+        Setting(
+            "format",
+            STRING,
+            "the runner's results format: junit (XML), tap (or prove -v output) or markers",
+            default="junit",
+            rules=(one_of(*FORMAT_NAMES),),
+        ),
+        Setting(
+            "output",
+            STRING,
+            'the file the runner writes its results to, relative to regress.dir; "" = its '
+            "standard output",
+            default="",
+            example="results.xml",
+        ),
+        Setting(
+            "source_url",
+            STRING,
+            "a web viewer's address of a test's source: {path} becomes the test's source "
+            "path, {commit} the run's commit",
+            default="",
+            rules=(SOURCE_URL,),
+            example="https://git.example.org/demo/tree/{commit}/{path}",
+        ),
+        Setting(
+            "stock_kernel",
+            STRING,
+            "a regular expression: a run whose kernel version matches it is a stock build, "
+            'others custom; "" = not told',
+            default="",
+            rules=(REGEX,),
+            example="Debian",
+        ),
+    ),
+    sections=(_REGRESS_TEST,),
+)
+
 #: The file's sections, in the order the loader checks them and the docs list them.
-SECTIONS: tuple[Section, ...] = (_PROJECT, _STORE, _BUILD, _RUN, _ANALYSIS, _TEST, _QUIRK)
+SECTIONS: tuple[Section, ...] = (
+    _PROJECT,
+    _STORE,
+    _BUILD,
+    _RUN,
+    _HOSTS,
+    _INSTALL,
+    _ANALYSIS,
+    _TEST,
+    _QUIRK,
+    _REGRESS,
+)
 
 
 def walk(

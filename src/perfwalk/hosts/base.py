@@ -1,29 +1,36 @@
 """The host protocol: run a command, copy a file in or out.
 
-``LocalHost`` runs on this machine, ``SshHost`` (multi-host issue) over one
-multiplexed OpenSSH connection, ``FakeHost`` answers from a script in unit tests.
+``LocalHost`` runs on this machine, ``SshHost`` over one multiplexed OpenSSH
+connection, ``FakeHost`` answers from a script in unit tests.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from perfwalk.model import Log
 
 #: Bytes kept of each output stream: this much of the head and as much of the tail.
 DEFAULT_OUTPUT_LIMIT = 1 << 20
 
+#: ``Completed.error`` of a command stopped because the run was interrupted (Ctrl-C).
+INTERRUPTED = "interrupted"
+
 
 @dataclass(frozen=True)
 class Completed:
     """What one command did.
 
-    ``returncode`` is ``None`` when the command never ran (``error`` says why) or
-    was killed at its timeout (``timed_out``). Negative values are signals.
+    ``returncode`` is ``None`` when the command never ran (``error`` says why), was
+    killed at its timeout (``timed_out``) or its host was lost while it ran.
+    ``host_lost`` says the host is gone: with ``error``, it could not be reached and
+    the command never started; without, the connection broke while the command ran
+    (the output so far is kept). Negative values are signals.
     """
 
     argv: tuple[str, ...]
@@ -34,6 +41,7 @@ class Completed:
     duration: float
     timed_out: bool = False
     error: str | None = None
+    host_lost: bool = False
 
 
 class Host(Protocol):
@@ -53,11 +61,14 @@ class Host(Protocol):
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        cancel: threading.Event | None = None,
     ) -> Completed:
         """Run ``argv`` (no shell unless argv says so) in its own process group.
 
         At ``timeout`` seconds the whole process group is killed and the output
-        so far is kept. ``env`` is added to the inherited environment.
+        so far is kept. ``env`` is added to the inherited environment. When
+        ``cancel`` is set the command is stopped the same way and ``error`` is
+        :data:`INTERRUPTED`.
         """
         ...
 
@@ -71,4 +82,22 @@ class Host(Protocol):
 
     def close(self) -> None:
         """Release connections; the host may not be used afterwards."""
+        ...
+
+
+@runtime_checkable
+class Reconnecting(Host, Protocol):
+    """A host reached over a connection that can be checked, dropped and opened
+    again: what a reboot needs (:class:`~perfwalk.hosts.ssh.SshHost`)."""
+
+    def alive(self) -> bool:
+        """True while the connection is up."""
+        ...
+
+    def connect(self) -> None:
+        """Open the connection; HostError when the host does not answer."""
+        ...
+
+    def forget(self) -> None:
+        """Drop the connection; the next command connects anew."""
         ...

@@ -14,13 +14,14 @@ commands were run, with these timeouts"::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.errors import HostError
-from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Completed
+from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, INTERRUPTED, Completed
 from perfwalk.hosts.capture import Capture
 from perfwalk.model import Log
 
@@ -36,7 +37,8 @@ class Rule:
     ``times`` limits how often the rule answers (``None``: always); a used-up rule
     is skipped, so rules listed in order script a sequence of answers. A call whose
     ``timeout`` is shorter than ``duration`` times out: ``timed_out`` is set,
-    ``returncode`` is None and the duration is the timeout.
+    ``returncode`` is None and the duration is the timeout. ``host_lost`` scripts a
+    host that vanished (with ``error``: it could not be reached at all).
     """
 
     match: Matcher
@@ -46,6 +48,7 @@ class Rule:
     duration: float = 0.0
     timed_out: bool = False
     error: str | None = None
+    host_lost: bool = False
     times: int | None = None
     used: int = field(default=0, init=False)
 
@@ -119,6 +122,7 @@ class FakeHost:
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        cancel: threading.Event | None = None,
     ) -> Completed:
         self._check_open()
         command = tuple(argv)
@@ -138,9 +142,11 @@ class FakeHost:
             return self._unknown(command)
         rule.used += 1
         timed_out = rule.timed_out or (timeout is not None and rule.duration > timeout)
+        if cancel is not None and cancel.is_set():
+            return self._cancelled(command)
         return Completed(
             argv=command,
-            returncode=None if timed_out else rule.returncode,
+            returncode=None if timed_out or rule.host_lost else rule.returncode,
             stdout=_log(rule.stdout, output_limit),
             stderr=_log(rule.stderr, output_limit),
             started=self._clock(),
@@ -149,6 +155,18 @@ class FakeHost:
             ),
             timed_out=timed_out,
             error=rule.error,
+            host_lost=rule.host_lost,
+        )
+
+    def _cancelled(self, command: tuple[str, ...]) -> Completed:
+        return Completed(
+            argv=command,
+            returncode=None,
+            stdout=Log.of(b""),
+            stderr=Log.of(b""),
+            started=self._clock(),
+            duration=0.0,
+            error=INTERRUPTED,
         )
 
     def _unknown(self, command: tuple[str, ...]) -> Completed:

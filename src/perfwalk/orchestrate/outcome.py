@@ -20,7 +20,8 @@ class Outcome:
 def judge(completed: Completed, parser: Parser, timeout: float) -> Outcome:
     """The status of one execution, by the first rule that matches:
 
-    NORUN (could not start), NOTERM (killed at its timeout), NOEXIT (exit status
+    NORUN (could not start), NOTERM (killed at its timeout, or its host was lost
+    while it ran), NOEXIT (exit status
     not 0), FAIL (the parser found no value in stdout, nor in stderr), PASS.
     Values are parsed whatever the status, so partial output is not lost; analysis
     counts PASS values only.
@@ -28,6 +29,10 @@ def judge(completed: Completed, parser: Parser, timeout: float) -> Outcome:
     if completed.error is not None:
         return Outcome(Status.NORUN, completed.error, ())
     values, parse_message = _parse(completed, parser)
+    if completed.host_lost:
+        return Outcome(
+            Status.NOTERM, "the host was lost while the command ran; partial output kept", values
+        )
     if completed.timed_out:
         return Outcome(Status.NOTERM, f"timed out after {timeout:g} s", values)
     if completed.returncode != 0:

@@ -1,4 +1,5 @@
-"""Placeholders in configured commands: ``{commit}``, ``{worktree}``, ``{repetition}`` …
+"""Placeholders in configured commands: ``{commit}``, ``{worktree}``, ``{repetition}``,
+``{hostdir}``, ``{host.<role>.<variable>}`` …
 
 Each placeholder becomes ONE shell-quoted word, so nothing in a value (a branch
 name, a path with spaces, a commit message) can change the command's meaning.
@@ -17,10 +18,12 @@ from perfwalk.errors import ConfigError
 _PLACEHOLDER = re.compile(r"(?<![$\\{])\{([a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)\}(?!\})")
 
 
-def substitute(command: str, values: Mapping[str, str], *, key: str) -> str:
+def substitute(command: str, values: Mapping[str, str], *, key: str, quote: bool = True) -> str:
     """``command`` with every ``{name}`` replaced by the quoted value of ``name``.
 
-    An unknown name raises :class:`ConfigError` naming ``key`` and the known names.
+    ``quote=False`` is for text that never reaches a shell (a path given as one
+    argument): the values go in as they are. An unknown name raises
+    :class:`ConfigError` naming ``key`` and the known names.
     """
 
     def replace(match: re.Match[str]) -> str:
@@ -32,7 +35,7 @@ def substitute(command: str, values: Mapping[str, str], *, key: str) -> str:
                 key=key,
                 hint=f"known placeholders: {known}; write $ before braces meant for the shell",
             )
-        return shlex.quote(values[name])
+        return shlex.quote(values[name]) if quote else values[name]
 
     return _PLACEHOLDER.sub(replace, command)
 

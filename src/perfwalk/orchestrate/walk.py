@@ -1,10 +1,15 @@
-"""Walk the planned checkouts of a series: prepare, build, run the repetitions, store
-each repetition as soon as it finishes."""
+"""Walk the planned checkouts of a series: prepare, build, install, run the
+repetitions, store each repetition as soon as it finishes.
+
+Tests run through their four phases on the hosts of the run's topology
+(:mod:`perfwalk.orchestrate.phases`); a walk without ``[hosts]`` has one host,
+the [run] host, where every command runs in the checkout's worktree.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,13 +17,16 @@ from perfwalk.config.model import Config, TestConfig
 from perfwalk.git.worktree import Worktrees, apply_patch
 from perfwalk.hosts.base import Host
 from perfwalk.model import Checkout, Log, Status
-from perfwalk.orchestrate.outcome import judge
-from perfwalk.orchestrate.placeholders import substitute
+from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.reboot import RebootOutcome, reboot
 from perfwalk.orchestrate.steps import StepsOutcome, run_steps
+from perfwalk.orchestrate.together import run_together
+from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.parsers import Parser, get_parser
 from perfwalk.store import Store
-from perfwalk.store.records import NewRepetition, NewResult
+from perfwalk.store.records import NewRepetition, NewResult, NewStep
 
 #: what happens between two repetitions besides a command
 BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
@@ -57,13 +65,26 @@ class Walk:
     repetitions: int
     between: str
     progress: Callable[[Progress], None] = lambda _progress: None
+    topology: Topology | None = field(default=None)
 
     def __post_init__(self) -> None:
         self._parsers: dict[str, Parser] = {
             test.name: get_parser(test.parser, test.parser_options, key=f"test.{test.name}.parser")
             for test in self.config.tests
         }
+        self._role_parsers: dict[str, dict[str, Parser]] = {
+            test.name: {
+                role: get_parser(
+                    phases.parser, phases.parser_options, key=f"test.{test.name}.roles.{role}"
+                )
+                for role, phases in test.roles.items()
+                if phases.parser
+            }
+            for test in self.config.tests
+        }
         self._limit = self.config.store.log_limit
+        self._hosts = self.topology or Topology.single(self.host)
+        self._pending_steps: list[NewStep] = []  # reboots before the next repetition
 
     def run(self) -> None:
         """Measure every repetition not stored yet, checkout after checkout."""
@@ -119,8 +140,21 @@ class Walk:
                 return worktree, outcome
         for quirk in crossed:
             ran = self._steps(quirk.commands, worktree, env, Status.NOEXIST)
+            if ran.status is Status.PASS and self.config.quirks[quirk.index].reboot:
+                rebooted = self._reboot_all("quirk")
+                ran = _joined(ran, rebooted)
             self.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
         build = self._steps(self.config.build.steps, worktree, env, Status.NOEXIST)
+        if build.status is Status.PASS and self.config.install:
+            installed = install_checkout(
+                self.config.install,
+                self._hosts,
+                worktree,
+                env=env,
+                values=self._values(checkout, worktree, None),
+                output_limit=self._limit,
+            )
+            build = _joined(build, installed)
         self.store.set_build(checkout_id, build.status, build.seconds, build.log)
         return worktree, build
 
@@ -145,13 +179,33 @@ class Walk:
         )
 
     def _between(self, worktree: Path, checkout: Checkout, rep: int) -> StepsOutcome | None:
-        """The action before repetition ``rep``: nothing, a rebuild or a command."""
+        """The action before repetition ``rep``: nothing, a reboot, a rebuild or a command."""
         if self.between == "keep":
             return None
+        if self.between == "reboot":
+            return self._reboot_all("between")
         env = self._env(dict(self.config.build.env), checkout, rep)
         if self.between == "rebuild":
             return self._steps(self.config.build.steps, worktree, env, Status.NOCLEAN)
         return self._steps([self.between], worktree, env, Status.NOCLEAN)
+
+    def _reboot_all(self, phase: str) -> StepsOutcome:
+        """Reboot every ssh host of the run that has a reboot command, all at once."""
+        members = [m for m in self._hosts if not m.local and m.reboot]
+
+        def job(member: Member) -> Callable[[object], RebootOutcome]:
+            return lambda _cancel: reboot(member, phase=phase)
+
+        outcomes = run_together([job(m) for m in members]) if members else []
+        for outcome in outcomes:
+            if outcome.status is Status.PASS:
+                self._hosts.restore_workdir(outcome.host)
+        self._pending_steps.extend(step for o in outcomes for step in o.steps)
+        text = "".join(f"[{o.message}]\n" for o in outcomes) or "[no ssh host to reboot]\n"
+        status = Status.worst([o.status for o in outcomes])
+        seconds = max((o.up_after or o.down_after or 0.0 for o in outcomes), default=0.0)
+        failed = next((o.message for o in outcomes if o.status is not Status.PASS), None)
+        return StepsOutcome(status, seconds, Log.of(text.encode()), failed)
 
     def _repetition(
         self,
@@ -162,7 +216,12 @@ class Walk:
         between: StepsOutcome | None,
     ) -> None:
         started = datetime.now(UTC)
-        results = tuple(self._test(test, worktree, checkout, rep) for test in self.config.tests)
+        steps, self._pending_steps = self._pending_steps, []
+        results = []
+        for test in self.config.tests:
+            result, test_steps = self._test(test, worktree, checkout, rep)
+            results.append(result)
+            steps.extend(test_steps)
         self.store.add_repetition(
             checkout_id,
             NewRepetition(
@@ -171,39 +230,42 @@ class Walk:
                 finished_at=datetime.now(UTC),
                 between_status=None if between is None else between.status,
                 between_log=None if between is None else between.log,
-                results=results,
+                results=tuple(results),
+                steps=tuple(steps),
             ),
         )
 
-    def _test(self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int) -> NewResult:
+    def _values(self, checkout: Checkout, worktree: Path, rep: int | None) -> dict[str, str]:
         values = {
             "commit": checkout.commit,
             "worktree": str(worktree),
-            "repetition": str(rep),
             "checkout": str(checkout.index),
-            "test": test.name,
         }
-        command = substitute(test.command, values, key=f"test.{test.name}.command")
-        done = self.host.run(
-            ["sh", "-c", command],
-            timeout=test.timeout,
-            env=self._env(dict(test.env), checkout, rep),
-            cwd=str(worktree),
+        if rep is not None:
+            values["repetition"] = str(rep)
+        return values
+
+    def _test(
+        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
+    ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        context = TestContext(
+            topology=self._hosts,
+            worktree=worktree,
+            values={**self._values(checkout, worktree, rep), "test": test.name},
+            env=self._env({}, checkout, rep),
             output_limit=self._limit,
+            artifact_limit=self.config.store.artifact_limit,
         )
-        outcome = judge(done, self._parsers[test.name], test.timeout)
-        measured = []
-        for value in outcome.values:
-            metric = test.metric(value.name, value.unit)
-            measured.append((value, metric.direction.value))
-        return NewResult(
-            test=test.name,
-            status=outcome.status,
-            message=outcome.message,
-            duration=done.duration,
-            exit_code=done.returncode,
-            command=command,
-            stdout=done.stdout,
-            stderr=done.stderr,
-            values=tuple(measured),
-        )
+        outcome = run_test(test, self._parsers[test.name], self._role_parsers[test.name], context)
+        return outcome.result, outcome.steps
+
+
+def _joined(first: StepsOutcome, then: StepsOutcome) -> StepsOutcome:
+    """Two outcomes as one: the worse status, the time and the logs of both."""
+    log = Log(
+        data=first.log.data + then.log.data,
+        total=first.log.total + then.log.total,
+        truncated=first.log.truncated or then.log.truncated,
+    )
+    status = Status.worst([first.status, then.status])
+    return StepsOutcome(status, first.seconds + then.seconds, log, first.failed or then.failed)

@@ -1,4 +1,9 @@
-"""The walk use case: plan the checkouts of a series (or resume one) and measure them."""
+"""The walk use case: plan the checkouts of a series (or resume one) and measure them.
+
+The run opens its hosts (:mod:`perfwalk.services.hosts`), holds a lease on them
+in the store while it walks, and closes every connection at the end, whatever
+happened.
+"""
 
 from __future__ import annotations
 
@@ -14,14 +19,21 @@ from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.repo import Repo
 from perfwalk.git.steps import looks_like_date, parse_date, parse_step
 from perfwalk.git.worktree import Worktrees
-from perfwalk.hosts.base import Host
 from perfwalk.hosts.fingerprint import fingerprint
-from perfwalk.hosts.local import LocalHost
 from perfwalk.model import Status
+from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
+from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.services.hosts import (
+    HeldLeases,
+    connect_all,
+    control_directory,
+    leased_hosts,
+    open_topology,
+)
 from perfwalk.store import Store
-from perfwalk.store.records import NewSeries, QuirkInfo
+from perfwalk.store.records import NewSeries, QuirkInfo, SeriesRow
 
 
 @dataclass(frozen=True)
@@ -47,17 +59,6 @@ class RunResult:
     resumed: bool
 
 
-def open_host(name: str, *, key: str) -> Host:
-    """The host called ``name`` in the config (only ``local`` so far)."""
-    if name != "local":
-        raise ConfigError(
-            f"unknown host {name!r}",
-            key=key,
-            hint='only "local" is available in this version; ssh hosts come with [hosts.NAME]',
-        )
-    return LocalHost()
-
-
 def run_series(
     config: Config,
     options: RunOptions,
@@ -72,20 +73,56 @@ def run_series(
     """
     store = Store.open(config.store.url)
     try:
-        return _run(store, config, options, progress, clock)
+        with control_directory() as control:
+            topology = open_topology(config, control)
+            try:
+                walk_plan = _plan_run(store, config, options, topology)
+                leases = HeldLeases(
+                    store,
+                    leased_hosts(config),
+                    f"a walk of {config.project.name} ({config.path})",
+                    wait=config.run.lease_wait,
+                    expiry=config.run.lease_expiry,
+                    clock=clock,
+                )
+                with leases:
+                    connect_all(topology)
+                    topology.prepare()
+
+                    def report(step: Progress) -> None:
+                        leases.check()
+                        progress(step)
+
+                    return _walk(
+                        store,
+                        config,
+                        options=options,
+                        walk_plan=walk_plan,
+                        progress=report,
+                        clock=clock,
+                    )
+            finally:
+                topology.close()
     finally:
         store.close()
 
 
-def _run(
-    store: Store,
-    config: Config,
-    options: RunOptions,
-    progress: Callable[[Progress], None],
-    clock: Callable[[], datetime],
-) -> RunResult:
+@dataclass(frozen=True)
+class _Plan:
+    """What a run will walk: its checkouts and quirks, where, how often, between what."""
+
+    repo: Repo
+    topology: Topology
+    checkouts: list[PlannedCheckout]
+    quirks: tuple[PlannedQuirk, ...]
+    spec: tuple[str, str, str]  # from, to, step
+    repetitions: int
+    between: str
+    resumed: SeriesRow | None
+
+
+def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topology) -> _Plan:
     repo = Repo(config.project.repo)
-    host = open_host(config.run.host, key="run.host")
     resumed = None
     if options.resume:
         resumed = store.find_unfinished(config.hash)
@@ -106,20 +143,36 @@ def _run(
         between = options.between or config.run.between
     if repetitions < 1:
         raise UsageError(f"--repetitions must be at least 1, not {repetitions}")
-    if between == "reboot":
+    if between == "reboot" and not any(not m.local and m.reboot for m in topology):
         raise ConfigError(
             "between = reboot would reboot this machine",
             key="run.between",
-            hint="use keep, rebuild or a command with the local host",
+            hint="reboot needs ssh hosts (with a reboot command); use keep, rebuild or a "
+            "command with the local host",
         )
+    check_placeholders(config.tests, config.install, topology)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
     planned, quirks = plan(
         repo, config, history, from_spec=spec[0], to_spec=spec[1], step=spec[2], branch=branch
     )
-    if resumed is not None:
-        series_id = resumed.id
+    return _Plan(repo, topology, planned, quirks, spec, repetitions, between, resumed)
+
+
+def _walk(
+    store: Store,
+    config: Config,
+    *,
+    options: RunOptions,
+    walk_plan: _Plan,
+    progress: Callable[[Progress], None],
+    clock: Callable[[], datetime],
+) -> RunResult:
+    topology, spec = walk_plan.topology, walk_plan.spec
+    host = topology.member("").host
+    if walk_plan.resumed is not None:
+        series_id = walk_plan.resumed.id
         store.set_series_state(series_id, "running")
     else:
         series_id = store.create_series(
@@ -130,49 +183,48 @@ def _run(
                 from_spec=spec[0],
                 to_spec=spec[1],
                 step=spec[2],
-                repetitions=repetitions,
-                between=between,
+                repetitions=walk_plan.repetitions,
+                between=walk_plan.between,
                 host=host.name,
                 config_hash=config.hash,
                 config_text=config.text,
-                commands=_commands(config, between),
-                fingerprint=fingerprint(host, _tools(config)),
+                commands=_commands(config, walk_plan.between),
+                fingerprint=_fingerprints(topology, _tools(config)),
                 parent_id=options.parent,
                 kind="walk",
                 quirks=tuple(
-                    QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks
+                    QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in walk_plan.quirks
                 ),
                 started_at=clock(),
             )
         )
-    worktrees = Worktrees(repo, config.store.worktrees / f"series-{series_id}")
+    worktrees = Worktrees(walk_plan.repo, config.store.worktrees / f"series-{series_id}")
     walk = Walk(
         series_id=series_id,
         config=config,
         store=store,
         host=host,
         worktrees=worktrees,
-        checkouts=planned,
-        quirks=quirks,
-        repetitions=repetitions,
-        between=between,
+        checkouts=walk_plan.checkouts,
+        quirks=walk_plan.quirks,
+        repetitions=walk_plan.repetitions,
+        between=walk_plan.between,
         progress=progress,
+        topology=topology,
     )
     try:
         walk.run()
     except BaseException:
         store.set_series_state(series_id, "interrupted")
         raise
-    finally:
-        host.close()
     worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
     return RunResult(
         series_id=series_id,
-        checkouts=len(planned),
-        repetitions=repetitions,
+        checkouts=len(walk_plan.checkouts),
+        repetitions=walk_plan.repetitions,
         worst=_worst(store, series_id),
-        resumed=resumed is not None,
+        resumed=walk_plan.resumed is not None,
     )
 
 
@@ -253,7 +305,21 @@ def _tools(config: Config) -> list[str]:
     return sorted({"git", *(w for w in words if "/" not in w and "=" not in w)})
 
 
+def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:
+    """The [run] host's fingerprint, and every other host's as ``<name>.<key>``."""
+    default = topology.member("")
+    found = fingerprint(default.host, tools)
+    for member in topology:
+        if member.name != default.name:
+            other = fingerprint(member.host, tools)
+            found.update({f"{member.name}.{key}": value for key, value in other.items()})
+    return found
+
+
 def _worst(store: Store, series_id: int) -> Status:
-    statuses = [row.build_status for row in store.checkouts(series_id) if row.build_status]
-    statuses += [row.status for row in store.values(series_id)]
+    checkouts = store.checkouts(series_id)
+    statuses = [row.build_status for row in checkouts if row.build_status]
+    statuses += [row.status for row in store.results(series_id)]
+    for checkout in checkouts:  # what happened between repetitions (a reboot that failed)
+        statuses += [r.between_status for r in store.repetitions(checkout.id) if r.between_status]
     return Status.worst([Status(s) for s in statuses])

@@ -15,6 +15,12 @@ History:
 
 1. initial schema: series, quirk, git_commit, checkout, checkout_commit,
    quirk_run, repetition, result, value, log.
+2. regress matrix: regress_test (one row per test name), regress_run (one
+   run of a suite on a host, or an import, with a summary of its statuses and
+   messages), regress_result (per run and test, with its log).
+3. multi-host tests: result gets role and host; step (every phase step, service,
+   fetched file, reboot and console of a repetition or of a conductor trial, with
+   its logs); conduct_run (one `perfwalk conduct`); host_lease (who holds a host).
 """
 
 from __future__ import annotations
@@ -209,9 +215,125 @@ def _v1_initial(conn: Connection) -> None:
     conn.execute(md.tables["meta"].insert().values(key=CREATED_WITH_KEY, value=__version__))
 
 
+def _v2_regress(conn: Connection) -> None:
+    md = MetaData()
+    Table("log", md, Column("id", ID, primary_key=True))  # exists: only for the foreign keys
+    tables = [
+        Table(
+            "regress_test",
+            md,
+            Column("id", ID, primary_key=True, autoincrement=True),
+            Column("name", SafeText, nullable=False),
+            Column("source", SafeText, nullable=True),
+            UniqueConstraint("name", name="uq_regress_test_name"),
+        ),
+        Table(
+            "regress_run",
+            md,
+            Column("id", ID, primary_key=True, autoincrement=True),
+            Column("host", SafeText, nullable=False),
+            Column("started_at", UTCDateTime, nullable=False),
+            Column("finished_at", UTCDateTime, nullable=False),
+            Column("arch", SafeText, nullable=False),
+            Column("os", SafeText, nullable=False),
+            Column("kernel", SafeText, nullable=False),
+            Column("build", String(16), nullable=False),
+            Column("commit", String(64), nullable=True),
+            Column("origin", String(16), nullable=False),
+            Column("label", SafeText, nullable=False),
+            Column("fingerprint", JSON, nullable=False),
+            Column("log_id", ID, ForeignKey("log.id"), nullable=True),
+            Column("statuses", LargeBinary, nullable=False),
+            Column("messages", JSON, nullable=False),
+            Index("ix_regress_run_host_started", "host", "started_at"),
+        ),
+        Table(
+            "regress_result",
+            md,
+            Column("run_id", ID, ForeignKey("regress_run.id"), nullable=False),
+            Column("test_id", ID, ForeignKey("regress_test.id"), nullable=False),
+            Column("status", Integer, nullable=False),
+            Column("message", SafeText, nullable=False),
+            Column("duration", Double, nullable=True),
+            Column("log_id", ID, ForeignKey("log.id"), nullable=False),
+            PrimaryKeyConstraint("run_id", "test_id", name="pk_regress_result"),
+        ),
+    ]
+    md.create_all(conn, tables=tables)
+
+
+def _v3_multi_host(conn: Connection) -> None:
+    for column in ("role", "host"):
+        conn.execute(text(f"ALTER TABLE result ADD COLUMN {column} TEXT NOT NULL DEFAULT ''"))
+    md = MetaData()
+    Table("log", md, Column("id", ID, primary_key=True))  # exists: only for the foreign keys
+    Table("repetition", md, Column("id", ID, primary_key=True))  # idem
+    tables = [
+        Table(
+            "conduct_run",
+            md,
+            Column("id", ID, primary_key=True, autoincrement=True),
+            Column("name", SafeText, nullable=False),
+            Column("master", SafeText, nullable=False),
+            Column("config_text", SafeText, nullable=False),
+            Column("players", JSON, nullable=False),
+            Column("trials", Integer, nullable=False),
+            Column("state", String(16), nullable=False),
+            Column("started_at", UTCDateTime, nullable=False),
+            Column("finished_at", UTCDateTime, nullable=True),
+        ),
+        Table(
+            "step",
+            md,
+            Column("id", ID, primary_key=True, autoincrement=True),
+            Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=True),
+            Column("conduct_id", ID, ForeignKey("conduct_run.id"), nullable=True),
+            Column("trial", Integer, nullable=True),
+            Column("test", SafeText, nullable=False),
+            Column("phase", String(16), nullable=False),
+            Column("role", SafeText, nullable=False),
+            Column("host", SafeText, nullable=False),
+            Column("idx", Integer, nullable=False),
+            Column("kind", String(16), nullable=False),
+            Column("name", SafeText, nullable=False),
+            Column("command", SafeText, nullable=False),
+            Column("status", Integer, nullable=False),
+            Column("message", SafeText, nullable=False),
+            Column("exit_code", Integer, nullable=True),
+            Column("started_at", UTCDateTime, nullable=False),
+            Column("finished_at", UTCDateTime, nullable=False),
+            Column("stdout_log_id", ID, ForeignKey("log.id"), nullable=False),
+            Column("stderr_log_id", ID, ForeignKey("log.id"), nullable=False),
+            Index("ix_step_repetition", "repetition_id"),
+            Index("ix_step_conduct", "conduct_id", "trial"),
+        ),
+        Table(
+            "host_lease",
+            md,
+            Column("host", String(255), primary_key=True),
+            Column("token", String(64), nullable=False),
+            Column("owner", SafeText, nullable=False),
+            Column("purpose", SafeText, nullable=False),
+            Column("machine", SafeText, nullable=False),
+            Column("pid", Integer, nullable=False),
+            Column("process_start", String(32), nullable=False),
+            Column("started_at", UTCDateTime, nullable=False),
+            Column("heartbeat_at", UTCDateTime, nullable=False),
+            Column("expires_at", UTCDateTime, nullable=False),
+        ),
+    ]
+    md.create_all(conn, tables=tables)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
+    ),
+    Migration(2, "regress matrix: regress_test, regress_run, regress_result", _v2_regress),
+    Migration(
+        3,
+        "multi-host tests: result role and host, step, conduct_run, host_lease",
+        _v3_multi_host,
     ),
 )
 

@@ -126,6 +126,33 @@ class NewResult:
     stdout: Log = EMPTY_LOG
     stderr: Log = EMPTY_LOG
     values: tuple[tuple[Value, Direction | str], ...] = ()
+    role: str = ""  # the role whose host ran the command; "" = the [run] host
+    host: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewStep:
+    """One step of a multi-host test or of a conductor trial, with its output.
+
+    ``phase`` is startup, run, collect, reset, between, install or console;
+    ``kind`` says what the step was: command, service, fetch (``stdout`` holds the
+    fetched file), reboot or console.
+    """
+
+    phase: str
+    role: str
+    host: str
+    kind: str
+    name: str
+    command: str
+    status: Status
+    started_at: datetime
+    finished_at: datetime
+    test: str = ""
+    message: str = ""
+    exit_code: int | None = None
+    stdout: Log = EMPTY_LOG
+    stderr: Log = EMPTY_LOG
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +165,7 @@ class NewRepetition:
     results: tuple[NewResult, ...] = ()
     between_status: Status | None = None
     between_log: Log | None = None
+    steps: tuple[NewStep, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,6 +192,33 @@ class ResultRow:
     stdout_log_id: int
     stderr_log_id: int
     values: tuple[StoredValue, ...] = ()
+    role: str = ""
+    host: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepRow:
+    """A stored step (see :class:`NewStep`), of a repetition or of a conductor trial."""
+
+    id: int
+    repetition_id: int | None
+    conduct_id: int | None
+    trial: int | None
+    test: str
+    phase: str
+    role: str
+    host: str
+    idx: int
+    kind: str
+    name: str
+    command: str
+    status: Status
+    message: str
+    exit_code: int | None
+    started_at: datetime
+    finished_at: datetime
+    stdout_log_id: int
+    stderr_log_id: int
 
 
 @dataclass(frozen=True, kw_only=True)

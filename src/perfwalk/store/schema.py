@@ -170,6 +170,8 @@ result = Table(
     Column("command", SafeText, nullable=False),
     Column("stdout_log_id", ID, ForeignKey("log.id"), nullable=False),
     Column("stderr_log_id", ID, ForeignKey("log.id"), nullable=False),
+    Column("role", SafeText, nullable=False, server_default=""),  # "" = the [run] host
+    Column("host", SafeText, nullable=False, server_default=""),
     Index("ix_result_repetition", "repetition_id"),
 )
 
@@ -183,4 +185,112 @@ value = Table(
     Column("value", Real, nullable=True),  # NULL is NaN
     Column("direction", String(8), nullable=False),
     Index("ix_value_result", "result_id"),
+)
+
+# The regress matrix (migration step 2): a test is a name shared by every host;
+# a regress run is one run of a suite on a host (or an imported results file);
+# a regress result is one test's status in one run, with its log.
+
+regress_test = Table(
+    "regress_test",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("name", SafeText, nullable=False),
+    Column("source", SafeText, nullable=True),  # path for the web viewer, newest known
+    UniqueConstraint("name", name="uq_regress_test_name"),
+)
+
+regress_run = Table(
+    "regress_run",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("host", SafeText, nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=False),
+    Column("arch", SafeText, nullable=False),
+    Column("os", SafeText, nullable=False),
+    Column("kernel", SafeText, nullable=False),
+    Column("build", String(16), nullable=False),  # stock, custom or unknown
+    Column("commit", String(64), nullable=True),
+    Column("origin", String(16), nullable=False),  # run, or the imported format
+    Column("label", SafeText, nullable=False),  # what ran: the suite, the imported file
+    Column("fingerprint", JSON, nullable=False),
+    Column("log_id", ID, ForeignKey("log.id"), nullable=True),  # the runner's output
+    # A summary of the run's results, written with them, so that the matrix reads a
+    # run's column in one row: zlib-compressed bytes, byte i = the severity of the
+    # test with id i (0: not run); and {test id: message} of the results with one.
+    Column("statuses", LargeBinary, nullable=False),
+    Column("messages", JSON, nullable=False),
+    Index("ix_regress_run_host_started", "host", "started_at"),
+)
+
+regress_result = Table(
+    "regress_result",
+    metadata,
+    Column("run_id", ID, ForeignKey("regress_run.id"), nullable=False),
+    Column("test_id", ID, ForeignKey("regress_test.id"), nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("message", SafeText, nullable=False),
+    Column("duration", Double, nullable=True),
+    Column("log_id", ID, ForeignKey("log.id"), nullable=False),
+    PrimaryKeyConstraint("run_id", "test_id", name="pk_regress_result"),
+)
+
+# Multi-host tests (migration step 3): every step of a test's phases (and each
+# reboot, console capture and fetched file) of a repetition, or of a conductor
+# trial; conductor runs; and the leases runs hold on hosts.
+
+conduct_run = Table(
+    "conduct_run",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("name", SafeText, nullable=False),
+    Column("master", SafeText, nullable=False),  # the master file's path
+    Column("config_text", SafeText, nullable=False),  # every file read, as one text
+    Column("players", JSON, nullable=False),  # name -> address, ssh target, file
+    Column("trials", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+)
+
+step = Table(
+    "step",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=True),
+    Column("conduct_id", ID, ForeignKey("conduct_run.id"), nullable=True),
+    Column("trial", Integer, nullable=True),
+    Column("test", SafeText, nullable=False),
+    Column("phase", String(16), nullable=False),
+    Column("role", SafeText, nullable=False),
+    Column("host", SafeText, nullable=False),
+    Column("idx", Integer, nullable=False),
+    Column("kind", String(16), nullable=False),  # command, service, fetch, reboot, console…
+    Column("name", SafeText, nullable=False),
+    Column("command", SafeText, nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("message", SafeText, nullable=False),
+    Column("exit_code", Integer, nullable=True),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=False),
+    Column("stdout_log_id", ID, ForeignKey("log.id"), nullable=False),  # a fetched file's bytes
+    Column("stderr_log_id", ID, ForeignKey("log.id"), nullable=False),
+    Index("ix_step_repetition", "repetition_id"),
+    Index("ix_step_conduct", "conduct_id", "trial"),
+)
+
+host_lease = Table(
+    "host_lease",
+    metadata,
+    Column("host", String(255), primary_key=True),
+    Column("token", String(64), nullable=False),
+    Column("owner", SafeText, nullable=False),  # user@machine
+    Column("purpose", SafeText, nullable=False),  # what the holder runs
+    Column("machine", SafeText, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("process_start", String(32), nullable=False),  # tells a reused pid apart
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("heartbeat_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
 )

@@ -1,0 +1,126 @@
+"""The hosts of a run and the roles they play: which host runs what, where on it,
+and the ``{host.<role>.<variable>}`` placeholders.
+
+A :class:`Topology` holds opened hosts (local or ssh) by name. Each host gets a
+work directory of its own for the run (``mktemp -d`` on the host: service logs
+and pid files, installed files, the ``{hostdir}`` placeholder), removed at the end.
+"""
+
+from __future__ import annotations
+
+import shlex
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from perfwalk.errors import ConfigError, HostError
+from perfwalk.hosts.base import Host
+
+MAKE_WORKDIR = 'mktemp -d "${TMPDIR:-/tmp}/perfwalk.XXXXXX"'
+
+
+@dataclass(frozen=True)
+class Member:
+    """One host of the topology."""
+
+    name: str
+    host: Host
+    local: bool
+    roles: tuple[str, ...] = ()
+    vars: Mapping[str, str] = field(default_factory=dict)
+    reboot: str = ""
+    reboot_timeout: float = 600.0
+    console: str = ""
+
+
+class Topology:
+    """Hosts by name, roles by name, the default host of tests without a role."""
+
+    def __init__(self, members: Mapping[str, Member], default: str) -> None:
+        self.members = dict(members)
+        if default not in self.members:
+            raise ValueError(f"default host {default!r} is not a member")
+        self.default = default
+        self.roles = {role: m.name for m in self.members.values() for role in m.roles}
+        self._workdirs: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def single(cls, host: Host, *, local: bool = True) -> Topology:
+        """One host that runs everything (a walk without [hosts])."""
+        return cls({host.name: Member(host.name, host, local)}, host.name)
+
+    def __iter__(self) -> Iterator[Member]:
+        return iter(self.members.values())
+
+    def member(self, role: str) -> Member:
+        """The host that plays ``role`` ("" = the default host)."""
+        if not role:
+            return self.members[self.default]
+        try:
+            return self.members[self.roles[role]]
+        except KeyError:
+            known = ", ".join(sorted(self.roles)) or "none"
+            raise ConfigError(
+                f"no host plays the role {role!r}",
+                hint=f"roles of [hosts]: {known}; add it to the roles of a host",
+            ) from None
+
+    def placeholders(self) -> dict[str, str]:
+        """``host.<role>.<variable>`` for every role and variable of its host."""
+        values: dict[str, str] = {}
+        for role, name in self.roles.items():
+            for var, value in self.members[name].vars.items():
+                values[f"host.{role}.{var}"] = value
+        return values
+
+    def workdir(self, name: str) -> str:
+        """The run's work directory on host ``name``, made on first use."""
+        with self._lock:
+            if name in self._workdirs:
+                return self._workdirs[name]
+        member = self.members[name]
+        done = member.host.run(["sh", "-c", MAKE_WORKDIR], timeout=60)
+        path = done.stdout.text().strip()
+        if done.returncode != 0 or not path.startswith("/"):
+            why = done.error or done.stderr.text().strip() or f"exit {done.returncode}"
+            raise HostError(
+                f"host {name}: cannot make a work directory: {why}",
+                hint="check that the host is reachable and its $TMPDIR (or /tmp) is writable",
+            )
+        with self._lock:
+            return self._workdirs.setdefault(name, path)
+
+    def workdir_or_none(self, name: str) -> str | None:
+        """The work directory on host ``name``, or None when the host cannot make one."""
+        try:
+            return self.workdir(name)
+        except HostError:
+            return None
+
+    def prepare(self) -> None:
+        """Make every work directory now, while every host answers (a run's start)."""
+        for name in self.members:
+            self.workdir(name)
+
+    def restore_workdir(self, name: str) -> None:
+        """Make the work directory again after a reboot (a tmpfs /tmp is empty)."""
+        with self._lock:
+            path = self._workdirs.get(name)
+        if path is not None:
+            self.members[name].host.run(["mkdir", "-p", path], timeout=60)
+
+    def cleanup(self) -> None:
+        """Remove the work directories (best effort: a lost host keeps its own)."""
+        with self._lock:
+            made, self._workdirs = dict(self._workdirs), {}
+        for name, path in made.items():
+            self.members[name].host.run(["sh", "-c", f"rm -rf {shlex.quote(path)}"], timeout=60)
+
+    def close(self) -> None:
+        """Remove the work directories and close every host."""
+        try:
+            self.cleanup()
+        finally:
+            for member in self.members.values():
+                member.host.close()

@@ -1,0 +1,212 @@
+"""``perfwalk conduct MASTER.cfg``: play a Conductor configuration over ssh, unchanged.
+
+Each player's address is the ssh destination of its host, unless ``--map
+ADDRESS=TARGET`` says otherwise (``local`` for this machine; a loopback address
+means this machine too). Every player is connected before the first trial: an
+unreachable one stops the run with its name, address and ssh's reason. The run
+holds a lease on the players' hosts, and stores every step of every trial and
+phase (stdout, stderr, exit status, start and end) as soon as the trial ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from perfwalk.conduct import MasterConfig, TrialOutcome, play_trial, read_master
+from perfwalk.config.model import HostConfig
+from perfwalk.errors import HostError, UsageError
+from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Reconnecting
+from perfwalk.model import Status
+from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.services.hosts import HeldLeases, control_directory, lease_name, open_host
+from perfwalk.store import Store
+from perfwalk.store.conduct import NewConductRun
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class ConductOptions:
+    """What the command line gives besides the master file."""
+
+    mapping: Mapping[str, str]  # player address (or name) -> ssh destination or "local"
+    ssh_config: Path | None = None
+    known_hosts: Path | None = None
+    trials: int | None = None
+    store_url: str | None = None
+    connect_timeout: float = 10.0
+    lease_wait: float = 0.0
+
+
+@dataclass(frozen=True)
+class PlayerHost:
+    name: str
+    address: str
+    target: str
+
+
+@dataclass(frozen=True)
+class ConductResult:
+    conduct_id: int
+    store: str
+    players: tuple[PlayerHost, ...]
+    trials: tuple[TrialOutcome, ...]
+
+    @property
+    def worst(self) -> Status:
+        return Status.worst([s for t in self.trials for s in t.worst.values()])
+
+
+def parse_mapping(items: list[str]) -> dict[str, str]:
+    """``ADDRESS=TARGET`` items of ``--map`` as a dict."""
+    mapping: dict[str, str] = {}
+    for item in items:
+        address, sep, target = item.partition("=")
+        if not sep or not address.strip() or not target.strip():
+            raise UsageError(
+                f"--map {item!r}: expected ADDRESS=TARGET",
+                hint="e.g. --map 192.168.5.81=root@lab-source or --map 10.0.0.1=local",
+            )
+        mapping[address.strip()] = target.strip()
+    return mapping
+
+
+def conduct(
+    master_path: Path,
+    options: ConductOptions,
+    on_trial: Callable[[TrialOutcome], None] = lambda _trial: None,
+) -> ConductResult:
+    """Play every trial of the configuration and store it; see the module's doc."""
+    master = read_master(master_path)
+    players = _player_hosts(master, options.mapping)
+    url = options.store_url or f"sqlite:///{master.path.resolve().parent / 'perfwalk.db'}"
+    trials = options.trials or master.trials
+    if trials < 1:
+        raise UsageError(f"--trials must be at least 1, not {trials}")
+    store = Store.open(url)
+    try:
+        with control_directory() as control:
+            topology = _topology(master, players, options, control)
+            try:
+                hosts = [lease_name(_host_config(p.target, options)) for p in players]
+                purpose = f"perfwalk conduct {master.path}"
+                with HeldLeases(
+                    store, hosts, purpose, wait=options.lease_wait, expiry=300
+                ) as leases:
+                    _connect(topology, players)
+                    topology.prepare()
+                    return _play(
+                        store,
+                        master,
+                        players=players,
+                        topology=topology,
+                        trials=trials,
+                        leases=leases,
+                        on_trial=on_trial,
+                    )
+            finally:
+                topology.close()
+    finally:
+        store.close()
+
+
+def _play(
+    store: Store,
+    master: MasterConfig,
+    *,
+    players: tuple[PlayerHost, ...],
+    topology: Topology,
+    trials: int,
+    leases: HeldLeases,
+    on_trial: Callable[[TrialOutcome], None],
+) -> ConductResult:
+    records = store.conduct
+    conduct_id = records.create(
+        NewConductRun(
+            name=master.path.name,
+            master=str(master.path.resolve()),
+            config_text=master.text,
+            players={
+                p.name: {"address": p.address, "target": p.target, "file": str(f.file)}
+                for p, f in zip(players, master.players, strict=True)
+            },
+            trials=trials,
+            started_at=datetime.now(UTC),
+        )
+    )
+    done: list[TrialOutcome] = []
+    try:
+        for trial in range(1, trials + 1):
+            leases.check()
+            outcome = play_trial(master.players, topology, trial, output_limit=DEFAULT_OUTPUT_LIMIT)
+            records.add_trial(conduct_id, trial, outcome.steps)
+            done.append(outcome)
+            on_trial(outcome)
+    except BaseException:
+        records.finish(conduct_id, "interrupted", datetime.now(UTC))
+        raise
+    records.finish(conduct_id, "finished", datetime.now(UTC))
+    return ConductResult(conduct_id, store.url, players, tuple(done))
+
+
+def _player_hosts(master: MasterConfig, mapping: Mapping[str, str]) -> tuple[PlayerHost, ...]:
+    known = {p.address for p in master.players} | {p.name for p in master.players}
+    unused = sorted(set(mapping) - known)
+    if unused:
+        raise UsageError(
+            f"--map {unused[0]}: no player has this address or name",
+            hint="players: " + ", ".join(f"{p.name} ({p.address})" for p in master.players),
+        )
+    result = []
+    for player in master.players:
+        target = mapping.get(player.name) or mapping.get(player.address)
+        if target is None:
+            target = "local" if player.address in LOOPBACK else player.address
+        result.append(PlayerHost(player.name, player.address, target))
+    return tuple(result)
+
+
+def _host_config(target: str, options: ConductOptions) -> HostConfig:
+    return HostConfig(
+        target=target,
+        ssh_config=options.ssh_config,
+        known_hosts=options.known_hosts,
+        connect_timeout=options.connect_timeout,
+    )
+
+
+def _topology(
+    master: MasterConfig,
+    players: tuple[PlayerHost, ...],
+    options: ConductOptions,
+    control: Path,
+) -> Topology:
+    members = {}
+    for player in players:
+        config = _host_config(player.target, options)
+        members[player.name] = Member(
+            name=player.name,
+            host=open_host(player.name, config, control),
+            local=config.local,
+            roles=(player.name,),
+        )
+    return Topology(members, master.players[0].name)
+
+
+def _connect(topology: Topology, players: tuple[PlayerHost, ...]) -> None:
+    """Connect every player now; an unreachable one is an error naming it."""
+    for player in players:
+        host = topology.member(player.name).host
+        if not isinstance(host, Reconnecting):
+            continue
+        try:
+            host.connect()
+        except HostError as error:
+            raise HostError(
+                f"player {player.name} (address {player.address}, ssh {player.target!r}) is "
+                f"unreachable: {error.message}",
+                hint=f"{error.hint}; or reach it another way: --map {player.address}=TARGET",
+            ) from error
