@@ -15,7 +15,7 @@ test: install
 check:
 	scripts/check
 
-install: debian $(STAMP)
+install: debian $(STAMP) web/node_modules/.installed
 
 debian:
 	@scripts/install-debian-packages
@@ -26,5 +26,10 @@ $(STAMP): pyproject.toml requirements.lock
 	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
 
+# the plotting library the published site copies into itself (npm, locked)
+web/node_modules/.installed: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 clean:
-	rm -rf $(VENV) demo .pg
+	rm -rf $(VENV) demo web/node_modules

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-#: the real git repositories with a known history (known_values_repo, …) for every folder
-pytest_plugins = ["tests.fixtures.synthetic_repo"]
+#: fixtures for every folder: real git repositories with a known history
+#: (known_values_repo, …) and one headless chromium per session (browser, watched)
+pytest_plugins = ["tests.fixtures.synthetic_repo", "tests.fixtures.chromium"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -34,7 +34,7 @@ def test_site_escapes_untrusted_text_and_links_resolve(
         RunOptions(step="commit", repetitions=1, from_=known_values_repo_copy.first_parent[30]),
     )
     with Store.open(config.store.url) as store:
-        index = publish(store, config, tmp_path / "site")
+        index = publish(store, config, tmp_path / "site").index
     pages = sorted((tmp_path / "site").rglob("*.html"))
     assert index in pages
     texts = {page: page.read_text(encoding="utf-8") for page in pages}
@@ -42,7 +42,7 @@ def test_site_escapes_untrusted_text_and_links_resolve(
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in everything  # the hostile commit
     assert "\\x1b[31m" in everything  # ANSI escape shown, not interpreted
     for page, text in texts.items():
-        assert "<script" not in text, page
+        assert not re.search(r"<script(?![^>]* src=\"[./]*(echarts.min|plot).js\")", text), page
         assert "\x1b" not in text, page
-        for href in re.findall(r'href="([^"#]+)', text):
+        for href in re.findall(r'href="(?!data:)([^"#]+)', text):
             assert (page.parent / href).resolve().exists(), (page, href)

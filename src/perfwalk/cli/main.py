@@ -3,7 +3,9 @@
 Exit status (also in docs/cli.md):
   0    success
   1    the command worked and found something to look at: a walk finished with
-       builds or tests that are not PASS
+       builds or tests that are not PASS, compare proved a difference, detect found a
+       change, changes found a regression without a known cause, regress found a
+       failing test (each command's --help and docs/analysis.md say more)
   2    a user error: bad configuration, argument, repository, store (message + hint)
   3    an internal error (a bug: please report it with the traceback)
   130  interrupted (Ctrl-C); `perfwalk run --resume` continues a walk

@@ -1,7 +1,92 @@
-"""Sub-commands of the report area (filled in by its issue)."""
+"""Sub-commands of the report area: publish the site, serve it while a run goes on."""
 
 from __future__ import annotations
 
-from perfwalk.cli.spec import Command
+import argparse
+from pathlib import Path
 
-COMMANDS: dict[str, Command] = {}
+from perfwalk.cli.spec import Command
+from perfwalk.config.load import load_config
+from perfwalk.report.site import PublishReport
+
+EXIT_OK = 0
+
+
+def _out_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("site"),
+        metavar="DIR",
+        help="where the site goes (default: ./site)",
+    )
+    p.add_argument(
+        "--full", action="store_true", help="rewrite every page, not only those that changed"
+    )
+
+
+def _say(report: PublishReport) -> str:
+    kind = "full" if report.full else "incremental"
+    return (
+        f"{kind} publish: {report.written} files written, {report.checkouts} checkouts "
+        f"rendered, {report.series} series, {report.seconds:.2f} s"
+    )
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from perfwalk.services.publish import publish_site
+
+    config = load_config(args.config)
+    report = publish_site(config, args.out, full=args.full)
+    print(_say(report))
+    print(f"site: {report.index.resolve()}")
+    return EXIT_OK
+
+
+def _serve_args(p: argparse.ArgumentParser) -> None:
+    _out_arg(p)
+    p.add_argument(
+        "--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: any free)"
+    )
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="how often to look for new results (default 2)",
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from perfwalk.services.publish import serve_site
+
+    config = load_config(args.config)
+
+    def ready(url: str, report: PublishReport) -> None:
+        print(_say(report))
+        print(f"serving {args.out.resolve()} at {url} (Ctrl-C stops)", flush=True)
+
+    def published(report: PublishReport) -> None:
+        print(_say(report), flush=True)
+
+    serve_site(
+        config,
+        args.out,
+        port=args.port,
+        interval=args.interval,
+        ready=ready,
+        published=published,
+    )
+    return EXIT_OK
+
+
+COMMANDS: dict[str, Command] = {
+    "report": Command(
+        "publish the static site (incrementally: only pages that changed)", _out_arg, cmd_report
+    ),
+    "serve": Command(
+        "serve the site on 127.0.0.1 and rebuild the affected pages as results arrive",
+        _serve_args,
+        cmd_serve,
+    ),
+}

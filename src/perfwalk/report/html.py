@@ -1,8 +1,10 @@
-"""Building blocks of pages: escaping, the page frame, status cells, legends.
+"""Building blocks of pages: escaping, the page frame, links, cells, legends.
 
 Every text that reaches a page goes through :func:`esc` (commit messages, author
 names, test output and log lines are untrusted); control characters other than
 tab and newline are shown as visible escapes so ANSI colour codes do nothing.
+Pages carry a Content-Security-Policy that allows scripts from the site's own
+files only: even a bug in escaping could not run an injected inline script.
 """
 
 from __future__ import annotations
@@ -12,57 +14,90 @@ import re
 from collections.abc import Iterable, Sequence
 
 from perfwalk.model import STATUS_MEANING, Status
+from perfwalk.report import layout
+from perfwalk.untrusted import show_controls
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f&<>\"']")
 
-STYLE = """\
-body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin: 0.8em 0; }
-th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: right; vertical-align: top; }
-th { background: #eee; }
-td.name, th.name { text-align: left; }
-pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; }
-.PASS { background: #9f9; } .XFAIL { background: #cfc; } .SKIP { background: #9cf; }
-.XPASS { background: #cf9; } .FAIL { background: #f99; }
-.NOEXIT, .NOTERM, .NORUN { background: #ff9; }
-.NOLOG, .NOCLEAN, .NOEXIST { background: #fc9; }
-.unstable, .outlier { color: #c00; font-weight: bold; }
-.quirk { font-weight: bold; color: #60c; }
-"""
+#: scripts and styles from the site's own files only; no inline script, no network
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'none'; base-uri 'none'; form-action 'none'"
+)
 
 
 def esc(text: object) -> str:
     """``text`` safe inside HTML text and attribute values."""
-    visible = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    text = str(text)
+    if _SPECIAL.search(text) is None:  # most texts: nothing to do
+        return text
+    visible = show_controls(text)
     return html.escape(visible, quote=True)
 
 
-def page(title: str, body: str, *, css: str = "style.css") -> str:
+#: a value as tables show it: five significant digits (a bound method: called 10⁶ times)
+number = "{:.5g}".format
+
+
+def percent(value: float) -> str:
+    return f"{value:.2%}"
+
+
+def page(
+    at: str,
+    title: str,
+    body: str,
+    *,
+    crumbs: Sequence[tuple[str, str]] = (),
+    plots: bool = False,
+) -> str:
+    """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
+    title; ``plots`` loads the plotting library and the site's plot script."""
+    up = layout.href(at, layout.STYLE)
+    scripts = (  # the plot script first: it starts loading data while the library parses
+        f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
+        f'<script src="{esc(layout.href(at, layout.LIBRARY_JS))}" defer></script>\n'
+        if plots
+        else ""
+    )
+    nav = (
+        '<nav class="crumbs">'
+        + " › ".join(link(layout.href(at, path), label) for path, label in crumbs)
+        + "</nav>\n"
+        if crumbs
+        else ""
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<title>{esc(title)}</title>\n<link rel="stylesheet" href="{esc(css)}">\n'
-        f"</head>\n<body>\n<h1>{esc(title)}</h1>\n{body}\n</body>\n</html>\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(title)}</title>\n"
+        '<link rel="icon" href="data:,">\n'
+        f'<link rel="stylesheet" href="{esc(up)}">\n{scripts}'
+        f"</head>\n<body>\n{nav}<h1>{esc(title)}</h1>\n{body}\n</body>\n</html>\n"
     )
 
 
-def link(href: str, text: str, *, title: str | None = None) -> str:
+def link(href: str, text: str, *, title: str | None = None, css: str | None = None) -> str:
     tip = f' title="{esc(title)}"' if title else ""
-    return f'<a href="{esc(href)}"{tip}>{esc(text)}</a>'
+    cls = f' class="{esc(css)}"' if css else ""
+    return f'<a href="{esc(href)}"{tip}{cls}>{esc(text)}</a>'
 
 
 def status_cell(status: Status | None, href: str | None = None, title: str = "") -> str:
     if status is None:
         return "<td></td>"
-    text = link(href, status.name, title=title) if href else esc(status.name)
+    text = link(href, status.name, title=title or None) if href else esc(status.name)
     tip = f' title="{esc(title)}"' if title and not href else ""
     return f'<td class="{status.name}"{tip}>{text}</td>'
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, css: str = "") -> str:
     """A table whose cells are ready HTML (``<td>…</td>`` or ``<th>…</th>``)."""
-    head = "<tr>" + "".join(header) + "</tr>"
+    cls = f' class="{esc(css)}"' if css else ""
+    head = "<thead><tr>" + "".join(header) + "</tr></thead>"
     body = "\n".join("<tr>" + "".join(row) + "</tr>" for row in rows)
-    return f"<table>\n{head}\n{body}\n</table>"
+    return f"<table{cls}>\n{head}\n<tbody>\n{body}\n</tbody>\n</table>"
 
 
 def status_legend() -> str:
@@ -75,7 +110,9 @@ def status_legend() -> str:
         for s in Status
     ]
     return "<h2>Statuses</h2>\n" + table(
-        ["<th>status</th>", "<th>severity</th>", '<th class="name">meaning</th>'], rows
+        ["<th>status</th>", "<th>severity</th>", '<th class="name">meaning</th>'],
+        rows,
+        css="legend",
     )
 
 
@@ -92,5 +129,5 @@ def quirk_legend(quirks: Sequence[tuple[str, str, str]]) -> str:
         for letter, date, comment in quirks
     ]
     return "<h2>Quirks</h2>\n" + table(
-        ["<th>quirk</th>", "<th>date</th>", '<th class="name">comment</th>'], rows
+        ["<th>quirk</th>", "<th>date</th>", '<th class="name">comment</th>'], rows, css="legend"
     )

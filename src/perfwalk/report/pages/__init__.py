@@ -1,0 +1,1 @@
+"""One module per kind of page; each renders text, none writes files."""

@@ -1,0 +1,43 @@
+"""How a series was made: its walk, the configuration, the exact commands and the
+host fingerprint (provenance)."""
+
+from __future__ import annotations
+
+import json
+
+from perfwalk.report import layout
+from perfwalk.report.html import esc, page, table
+from perfwalk.store import SeriesRow
+
+
+def setup_page(series: SeriesRow) -> str:
+    at = layout.setup_page(series.id)
+    facts = [
+        ("name", series.name),
+        ("project", series.project),
+        ("repository", series.repo),
+        ("kind", series.kind),
+        ("from", series.from_spec or "the first commit"),
+        ("to", series.to_spec),
+        ("step", series.step),
+        ("repetitions", f"{series.repetitions}/{series.between}"),
+        ("host", series.host),
+        ("state", series.state),
+        ("started", f"{series.started_at:%Y-%m-%d %H:%M:%S %Z}"),
+        ("finished", f"{series.finished_at:%Y-%m-%d %H:%M:%S %Z}" if series.finished_at else "-"),
+        ("parent series", str(series.parent_id) if series.parent_id else "-"),
+        ("configuration hash", series.config_hash),
+    ]
+    rows = [
+        [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
+    ]
+    fingerprint = json.dumps(series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False)
+    commands = json.dumps(series.commands, indent=2, sort_keys=True, ensure_ascii=False)
+    body = (
+        table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
+        + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
+        + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
+        + f"<h2>Configuration</h2><pre>{esc(series.config_text)}</pre>"
+    )
+    crumbs = [(layout.INDEX, "all series"), (layout.series_page(series.id), f"series {series.id}")]
+    return page(at, f"setup of series {series.id}: {series.name}", body, crumbs=crumbs)

@@ -1,0 +1,174 @@
+"""A table page of one series: checkouts as columns; per test a status row, then one
+row per value name with each checkout's summary, and the row's statistics."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+
+from perfwalk.analysis.summary import summarize
+from perfwalk.model import Status
+from perfwalk.report import layout
+from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
+from perfwalk.report.context import SeriesContext
+from perfwalk.report.html import esc, link, number, percent, status_cell, table
+from perfwalk.report.summaries import MetricKey
+
+STAT_HEADERS = ("unit", "mean", "minimum", "maximum", "deviation", "relative")
+
+
+def row_anchor(test: str) -> str:
+    """A stable id for a test's rows (test names may hold anything)."""
+    return "test-" + hashlib.sha1(test.encode(), usedforsecurity=False).hexdigest()[:10]
+
+
+def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -> str:
+    """The table of ``block`` (consecutive checkouts) for the page at ``at``."""
+    sid = ctx.id
+
+    def to(path: str) -> str:
+        return layout.href(at, path)
+
+    head = ['<th class="name">checkout</th>'] + [
+        f"<th>{link(to(layout.checkout_page(sid, c.row.idx)), f'{c.row.date:%Y-%m-%d %H:%M}')}"
+        f"<br><small>#{c.row.idx}</small></th>"
+        for c in block
+    ]
+    head += [f"<th>{h}</th>" for h in STAT_HEADERS]
+    pad = ["<td></td>"] * len(STAT_HEADERS)
+    rows: list[list[str]] = [
+        ['<td class="name">commit</td>'] + [_commit_cell(ctx, c) for c in block] + pad,
+        ['<td class="name">build</td>']
+        + [
+            status_cell(
+                c.row.build_status,
+                to(layout.logs_page(sid, c.row.idx) + "#" + layout.log_anchor(c.row.build_log_id))
+                if c.row.build_log_id
+                else None,
+                f"{c.row.build_seconds:.1f} s" if c.row.build_seconds is not None else "",
+            )
+            for c in block
+        ]
+        + pad,
+        ['<td class="name">commits</td>']
+        + [
+            f"<td>{link(to(layout.commits_page(sid, c.row.idx)), f'commits/{c.row.commit_count}')}"
+            "</td>"
+            for c in block
+        ]
+        + pad,
+        ['<td class="name">quirks</td>']
+        + [
+            f'<td class="quirk">{esc("quirks/" + ",".join(c.row.quirks)) if c.row.quirks else ""}'
+            "</td>"
+            for c in block
+        ]
+        + pad,
+        ['<td class="name">repetitions</td>']
+        + [f"<td>{len(c.repetitions)}/{esc(ctx.series.between)}</td>" for c in block]
+        + pad,
+        ['<td class="name">zoom</td>'] + [_zoom_cell(at, ctx, c) for c in block] + pad,
+    ]
+    metrics = metrics_of(block)
+    for test in tests_of(block) or sorted({m.test for m in metrics}):
+        rows.append(
+            [f'<th class="name" id="{row_anchor(test)}">{esc(test)}</th>']
+            + [
+                status_cell(
+                    c.statuses.get(test),
+                    to(layout.checkout_page(sid, c.row.idx) + "#" + row_anchor(test)),
+                )
+                for c in block
+            ]
+            + [f"<th>{h}</th>" for h in STAT_HEADERS]
+        )
+        rows.extend(_metric_row(ctx, block, m) for m in metrics if m.test == test)
+    return table(head, rows, css="checkouts")
+
+
+def _commit_cell(ctx: SeriesContext, c: CheckoutData) -> str:
+    target = ctx.commit_href(c.row.sha)
+    if target:
+        return f"<td>{link(target, c.row.sha[:10], title=c.row.sha)}</td>"
+    return f'<td><code title="{esc(c.row.sha)}">{esc(c.row.sha[:10])}</code></td>'
+
+
+def _zoom_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
+    zooms = ctx.zooms.get(c.row.idx, ())
+    return (
+        "<td>"
+        + "<br>".join(
+            link(layout.href(at, layout.series_page(z.series_id)), z.label) for z in zooms
+        )
+        + "</td>"
+    )
+
+
+def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKey) -> list[str]:
+    cells = [
+        f'<td class="name">{esc(key.name)} <small>({esc(key.direction)} is better)</small></td>'
+    ]
+    shown: list[float] = []
+    for c in block:
+        summary = c.summaries.get(key)
+        if summary is None:
+            cells.append("<td></td>")
+            continue
+        shown.append(summary.summary)
+        classes, tips = (
+            [],
+            [
+                f"n={summary.n} mean={number(summary.mean)} min={number(summary.min)} "
+                f"max={number(summary.max)} sd={number(summary.sd)} relative={percent(summary.rsd)}"
+            ],
+        )
+        if summary.unstable:
+            classes.append("unstable")
+            tips.append(f"unstable: relative deviation {percent(summary.rsd)}")
+        if summary.outliers:
+            classes.append("outlier")
+            worst = max(
+                abs(v - summary.summary) / abs(summary.summary) if summary.summary else 0.0
+                for v in (summary.min, summary.max)
+            )
+            tips.append(f"outlier: a value {percent(worst)} from the summary")
+        change = ctx.change_at(key.test, key.name, c.row.idx)
+        if change is not None:
+            classes.append(change.word)
+            tips.append(change.describe())
+        if classes:  # only marked cells carry a tooltip: pages of 5 000 cells stay small
+            cells.append(
+                f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
+                f"<em>{number(summary.summary)}</em></td>"
+            )
+        else:
+            cells.append(f"<td><em>{number(summary.summary)}</em></td>")
+    cells.append(f"<td>{esc(key.unit)}</td>")
+    cells.extend(row_statistics(shown))
+    return cells
+
+
+def row_statistics(values: Sequence[float]) -> list[str]:
+    """mean, minimum, maximum, deviation, relative of a row's numbers, as cells."""
+    stats = summarize(values)
+    if stats is None:
+        return ["<td></td>"] * 5
+    rsd = f"{stats.rsd:.2%}" if math.isfinite(stats.rsd) else ""
+    return [
+        f"<td>{number(stats.mean)}</td>",
+        f"<td>{number(stats.min)}</td>",
+        f"<td>{number(stats.max)}</td>",
+        f"<td>{number(stats.sd)}</td>",
+        f"<td>{rsd}</td>",
+    ]
+
+
+def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:
+    worst: dict[str, Status] = {}
+    for c in block:
+        for test, status in c.statuses.items():
+            if status > worst.get(test, Status.PASS):
+                worst[test] = status
+            worst.setdefault(test, status)
+    return worst

@@ -1,0 +1,96 @@
+"""The publish use case: the store's series as a static site, with the changes the
+analysis found marked; and serving that site while a run adds results."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from perfwalk.config.model import Config
+from perfwalk.report.changes import ChangeMark
+from perfwalk.report.server import SiteServer
+from perfwalk.report.site import PublishOptions, PublishReport, publish
+from perfwalk.services.analyse import find_changes
+from perfwalk.services.regress import list_runs, publish_regress
+from perfwalk.store import Store
+
+
+def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
+    """The changes the analysis finds in every series, as the site marks them."""
+    return [
+        ChangeMark(
+            series_id=metric.series_id,
+            test=metric.test,
+            name=metric.name,
+            before_idx=metric.before_idx,
+            after_idx=metric.after_idx,
+            size=metric.size,
+            regression=metric.regression,
+        )
+        for event in find_changes(store, config)
+        for metric in event.metrics
+    ]
+
+
+def store_state(store: Store) -> list[tuple[int, str, int, int]]:
+    """What a publish depends on in the store, cheaply: per series its state, number
+    of checkouts with repetitions and newest repetition; equal states, equal sites."""
+    state: list[tuple[int, str, int, int]] = []
+    for series in store.list_series():
+        marks = store.repetition_marks(series.id)
+        newest = max((top for _n, top in marks.values()), default=0)
+        state.append((series.id, series.state, len(store.checkouts(series.id)), newest))
+    return state
+
+
+def publish_store(store: Store, config: Config, out: Path, *, full: bool = False) -> PublishReport:
+    """Bring the site under ``out`` up to date with ``store`` (incrementally unless
+    ``full``), using every core for a long series."""
+    options = PublishOptions(
+        changes=tuple(detected_changes(store, config)),
+        full=full,
+        workers=os.cpu_count() or 1,
+        store_url=config.store.url,
+    )
+    return publish(store, config, out, options)
+
+
+def publish_site(config: Config, out: Path, *, full: bool = False) -> PublishReport:
+    """The whole site: the functional-regression matrix (when there are regress runs),
+    then every series, with the index linking both."""
+    if list_runs(config):
+        publish_regress(config, out, full=full)
+    with Store.open(config.store.url) as store:
+        return publish_store(store, config, out, full=full)
+
+
+def serve_site(
+    config: Config,
+    out: Path,
+    *,
+    port: int = 8000,
+    interval: float = 2.0,
+    ready: Callable[[str, PublishReport], None] = lambda _url, _report: None,
+    published: Callable[[PublishReport], None] = lambda _report: None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Publish ``out``, serve it on 127.0.0.1:``port`` and bring it up to date every
+    ``interval`` seconds (only the pages that changed are rewritten) until ``stop``
+    is set or Ctrl-C. ``ready`` gets the address once serving; ``published`` each
+    publish that wrote something."""
+    stop = stop or threading.Event()
+    with Store.open(config.store.url) as store:
+        seen = store_state(store)
+        report = publish_store(store, config, out)
+        with SiteServer(out, port) as server:
+            ready(server.url, report)
+            while not stop.wait(interval):
+                now = store_state(store)
+                if now == seen:  # nothing new: no analysis, no publish
+                    continue
+                seen = now
+                report = publish_store(store, config, out)
+                if report.written:
+                    published(report)

@@ -1,0 +1,444 @@
+/* perfwalk: the interactive plots of the published site.
+ *
+ * The drawing, zoom and pan, legend toggles, tooltips, markers and PNG export are
+ * Apache ECharts' (echarts.min.js, copied into the site); this file only turns the
+ * site's data files into ECharts options and wires the clicks.
+ *
+ * Data files are scripts (they load from file:// too): series-<id>/data/meta.js
+ * calls perfwalk.meta(id, {...}) and series-<id>/data/<key>-<block>.js calls
+ * perfwalk.block(id, key, block, {...}). Every text in them is shown as text:
+ * ECharts draws on a canvas and the tooltips go through echarts.format.encodeHTML.
+ *
+ * Level of detail: the summary line is downsampled by ECharts (LTTB); the
+ * repetition points are all drawn while at most POINT_LIMIT are in view, else the
+ * lowest and highest point of each run of checkouts, so spikes stay visible. Zooming
+ * in brings back every point.
+ */
+(function () {
+  "use strict";
+
+  var POINT_LIMIT = 12000;
+  var P = (window.perfwalk = window.perfwalk || {});
+  var metas = {};
+  var blocks = {};
+  var loading = {};
+
+  P.meta = function (sid, meta) {
+    metas[sid] = meta;
+  };
+  P.block = function (sid, key, block, data) {
+    blocks[sid + "/" + key + "/" + block] = data;
+  };
+
+  function load(src) {
+    if (!loading[src]) {
+      loading[src] = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = src;
+        script.onload = resolve;
+        script.onerror = function () {
+          reject(new Error("cannot load " + src));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[src];
+  }
+
+  function encode(text) {
+    return echarts.format.encodeHTML(String(text));
+  }
+
+  function isoDate(ms) {
+    return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  }
+
+  /* Every (series, value name) of one plot: its checkouts, summary line and points. */
+  function gather(el, base) {
+    var key = el.dataset.key;
+    var sids = el.dataset.series.split(" ");
+    return Promise.all(
+      sids.map(function (sid) {
+        return load(base + "series-" + sid + "/data/meta.js");
+      })
+    ).then(function () {
+      var wanted = [];
+      sids.forEach(function (sid) {
+        var meta = metas[sid];
+        var spec = meta && meta.keys[key];
+        if (!spec) return;
+        var sealed = {};
+        spec.sealed.forEach(function (s) {
+          sealed[s] = true;
+          wanted.push(load(base + "series-" + sid + "/data/" + key + "-s" + s + ".js"));
+        });
+        spec.blocks.forEach(function (b) {
+          if (!sealed[Math.floor(b / spec.seal)]) {
+            wanted.push(load(base + "series-" + sid + "/data/" + key + "-" + b + ".js"));
+          }
+        });
+      });
+      return Promise.all(wanted).then(function () {
+        var lines = [];
+        sids.forEach(function (sid) {
+          var meta = metas[sid];
+          var spec = meta && meta.keys[key];
+          if (!spec) return;
+          spec.names.forEach(function (name) {
+            var line = { sid: sid, meta: meta, name: name, summary: [], points: [], shas: {} };
+            spec.blocks.forEach(function (b) {
+              var data = blocks[sid + "/" + key + "/" + b];
+              var cks = data.c;
+              cks.forEach(function (c) {
+                line.shas[c[0]] = c[2];
+              });
+              var own = data.n[name];
+              if (!own) return;
+              for (var i = 0; i < cks.length; i++) {
+                if (own.s[i] !== null) line.summary.push([cks[i][1], own.s[i], cks[i][0], cks[i][3]]);
+              }
+              for (var j = 0; j < own.py.length; j++) {
+                var c = cks[own.pc[j]];
+                line.points.push([c[1], own.py[j], c[0], own.pr[j], c[3]]);
+              }
+            });
+            lines.push(line);
+          });
+        });
+        return lines;
+      });
+    });
+  }
+
+  /* At most POINT_LIMIT points of ``points`` (sorted by x) between x0 and x1. */
+  function detail(points, x0, x1, xi, limit) {
+    var inside = [];
+    for (var i = 0; i < points.length; i++) {
+      var x = points[i][xi];
+      if (x >= x0 && x <= x1) inside.push(points[i]);
+    }
+    if (inside.length <= limit) return inside;
+    var runs = Math.ceil(inside.length / (limit / 2));
+    var out = [];
+    for (var start = 0; start < inside.length; start += runs) {
+      var lo = inside[start];
+      var hi = inside[start];
+      for (var k = start + 1; k < Math.min(start + runs, inside.length); k++) {
+        if (inside[k][1] < lo[1]) lo = inside[k];
+        if (inside[k][1] > hi[1]) hi = inside[k];
+      }
+      out.push(lo);
+      if (hi !== lo) out.push(hi);
+    }
+    return out;
+  }
+
+  function label(line, several) {
+    return several ? line.meta.name + ": " + line.name : line.name;
+  }
+
+  function options(el, lines, byOrder) {
+    var palette = [
+      "#5470c6", "#ee6666", "#3ba272", "#fc8452", "#9a60b4",
+      "#73c0de", "#fac858", "#ea7ccc", "#91cc75", "#2f4554",
+    ];
+    var xi = byOrder ? 4 : 0;
+    var several = el.dataset.series.split(" ").length > 1;
+    var total = 0;
+    lines.forEach(function (l) {
+      total += l.points.length;
+    });
+    var limit = Math.max(1000, Math.floor(POINT_LIMIT / Math.max(1, lines.length)));
+    var reach = quirkReach(lines, xi, byOrder);
+    var series = [];
+    lines.forEach(function (line, n) {
+      var colour = palette[n % palette.length];
+      var name = label(line, several);
+      var summary = line.summary.map(function (s) {
+        return byOrder ? [s[3], s[1], s[2], null, s[0]] : [s[0], s[1], s[2], null, s[3]];
+      });
+      var points = line.points.map(function (p) {
+        return byOrder ? [p[4], p[1], p[2], p[3], p[0]] : p;
+      });
+      line.shown = points;
+      var quirks = line.meta.quirks
+        .map(function (q) {
+          var x = byOrder ? q[3] : q[1];
+          return x === null ? null : { xAxis: x, name: q[0], label: { formatter: q[0] } };
+        })
+        .filter(function (q) {
+          return q !== null;
+        });
+      var changes = line.meta.changes
+        .filter(function (c) {
+          return c.key === el.dataset.key && c.name === line.name;
+        })
+        .map(function (c) {
+          var tint = c.regression ? "rgba(220, 40, 40, 0.18)" : "rgba(40, 160, 60, 0.18)";
+          var sign = c.size >= 0 ? "+" : "";
+          var size = c.size === null ? "" : sign + (100 * c.size).toFixed(1) + " %";
+          return [
+            {
+              xAxis: byOrder ? c.from_pos : c.from,
+              name: (c.regression ? "▼ " : "▲ ") + size,
+              itemStyle: { color: tint },
+            },
+            { xAxis: byOrder ? c.to_pos : c.to },
+          ];
+        });
+      series.push({
+        id: "s|" + line.sid + "|" + line.name,
+        name: name,
+        type: "line",
+        data: summary,
+        sampling: "lttb",
+        showSymbol: false,
+        silent: true, // the points under it answer hovers and clicks
+        symbolSize: 4,
+        color: colour,
+        lineStyle: { width: 1.5 },
+        encode: { x: 0, y: 1 },
+        markLine: quirks.length
+          ? {
+              symbol: "none",
+              silent: true,
+              lineStyle: { color: "#6030c0", type: "dashed" },
+              label: { color: "#6030c0", position: "end" },
+              data: quirks,
+            }
+          : undefined,
+        markArea: changes.length ? { silent: true, label: { position: "top" }, data: changes } : undefined,
+      });
+      series.push({
+        id: "p|" + line.sid + "|" + line.name,
+        name: name,
+        type: "scatter",
+        data: detail(points, -Infinity, Infinity, 0, limit),
+        symbolSize: 4,
+        color: colour,
+        large: true,
+        largeThreshold: 5000,
+        z: 3,
+        encode: { x: 0, y: 1 },
+      });
+    });
+    return {
+      animation: false,
+      title: { text: el.dataset.title, left: "center", textStyle: { fontSize: 14 } },
+      grid: { left: 70, right: 30, top: 60, bottom: 80 },
+      legend: { type: "scroll", top: 24 },
+      tooltip: { trigger: "item", confine: true, formatter: tooltip(lines, several, byOrder) },
+      xAxis: byOrder
+        ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
+        : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
+      yAxis: { type: "value", name: el.dataset.unit, scale: true },
+      dataZoom: [
+        { type: "inside", filterMode: "none" },
+        { type: "slider", filterMode: "none", bottom: 20, showDataShadow: false },
+      ],
+      toolbox: {
+        right: 10,
+        feature: {
+          dataZoom: { yAxisIndex: "none", title: { zoom: "zoom", back: "undo zoom" } },
+          restore: { title: "reset" },
+          myOrder: {
+            show: true,
+            title: byOrder ? "x: checkout date" : "x: commit order",
+            icon: "path://M2,20 L22,20 M2,20 L2,2 M6,16 L10,10 L14,13 L20,4",
+            onclick: function () {
+              draw(el, lines, !byOrder);
+            },
+          },
+          saveAsImage: { title: "PNG", name: el.dataset.file, pixelRatio: 2 },
+          mySvg: {
+            show: true,
+            title: "SVG",
+            icon: "path://M4,2 L16,2 L20,6 L20,22 L4,22 Z M8,12 L16,12 M8,16 L16,16",
+            onclick: function () {
+              svg(el);
+            },
+          },
+        },
+      },
+      series: series,
+      _limit: limit,
+    };
+  }
+
+  /* The x range: the data's, stretched (by a tenth at most) to show quirks just
+   * outside it, such as one dated shortly before the first checkout. */
+  function quirkReach(lines, xi, byOrder) {
+    var lo = Infinity;
+    var hi = -Infinity;
+    lines.forEach(function (l) {
+      l.summary.concat(l.points).forEach(function (p) {
+        var x = byOrder ? (p.length > 4 ? p[4] : p[3]) : p[0];
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      });
+    });
+    if (!isFinite(lo)) return [null, null];
+    var slack = (hi - lo) / 10 || 1;
+    var low = lo;
+    var high = hi;
+    lines.forEach(function (l) {
+      l.meta.quirks.forEach(function (q) {
+        var x = byOrder ? q[3] : q[1];
+        if (x === null) return;
+        if (x < low && x >= lo - slack) low = x;
+        if (x > high && x <= hi + slack) high = x;
+      });
+    });
+    return [low === lo ? null : low, high === hi ? null : high];
+  }
+
+  function tooltip(lines, several, byOrder) {
+    return function (p) {
+      var parts = String(p.seriesId).split("|");
+      var line = lines.filter(function (l) {
+        return l.sid === parts[1] && l.name === parts.slice(2).join("|");
+      })[0];
+      if (!line || !p.data) return "";
+      var d = p.data;
+      var when = byOrder ? d[4] : d[0];
+      var what = parts[0] === "s" ? "summary" : "repetition " + ("00" + d[3]).slice(-3);
+      return (
+        "<b>" + encode(label(line, several)) + "</b><br>" +
+        "checkout " + encode(d[2]) + " · " + encode(line.shas[d[2]] || "") + "<br>" +
+        encode(isoDate(when)) + "<br>" +
+        encode(what) + ": <b>" + encode(d[1]) + "</b> " + encode(line.meta.keys[lineKey(line)].unit)
+      );
+    };
+  }
+
+  function lineKey(line) {
+    return line.key;
+  }
+
+  function svg(el) {
+    var chart = echarts.getInstanceByDom(el);
+    var option = chart.getOption();
+    option.animation = false;
+    option.toolbox = [{ show: false }];
+    var off = echarts.init(null, null, {
+      renderer: "svg",
+      ssr: true,
+      width: chart.getWidth(),
+      height: chart.getHeight(),
+    });
+    off.setOption(option);
+    var text = off.renderToSVGString();
+    off.dispose();
+    var url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = (el.dataset.file || "plot") + ".svg";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () {
+      URL.revokeObjectURL(url);
+    }, 1000);
+  }
+
+  function draw(el, lines, byOrder) {
+    var chart = echarts.getInstanceByDom(el) || echarts.init(el);
+    var option = options(el, lines, byOrder);
+    var limit = option._limit;
+    delete option._limit;
+    chart.setOption(option, true);
+    var timer = null;
+    chart.off("datazoom");
+    chart.on("datazoom", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var zoom = chart.getOption().dataZoom[0];
+        var x0 = zoom.startValue;
+        var x1 = zoom.endValue;
+        chart.setOption({
+          series: lines.map(function (line) {
+            return {
+              id: "p|" + line.sid + "|" + line.name,
+              data: detail(line.shown, x0, x1, 0, limit),
+            };
+          }),
+        });
+      }, 80);
+    });
+    chart.off("click");
+    chart.on("click", function (p) {
+      if (!p.data || p.componentType !== "series") return;
+      var sid = String(p.seriesId).split("|")[1];
+      window.location.href = el.dataset.base + "series-" + sid + "/checkout-" + p.data[2] + ".html";
+    });
+  }
+
+  /* This script runs before the library is parsed (both deferred, this one first),
+   * so that data files load while it is; drawing waits for the library. */
+  var library = new Promise(function (resolve) {
+    if (document.readyState === "complete" || window.echarts) resolve();
+    else document.addEventListener("DOMContentLoaded", resolve);
+  });
+  var turn = Promise.resolve();
+
+  function show(el) {
+    var base = el.dataset.base || "";
+    performance.mark("pw-start");
+    /* one plot loaded and drawn at a time, in the order they come into view: the
+     * first one on the screen is not slowed down by the others */
+    turn = turn
+      .then(function () {
+        return Promise.all([gather(el, base), library]);
+      })
+      .then(function (got) {
+        return got[0];
+      })
+      .then(function (lines) {
+        performance.mark("pw-gathered");
+        lines.forEach(function (line) {
+          line.key = el.dataset.key;
+        });
+        var chart = echarts.init(el);
+        chart.on("finished", function () {
+          if (!el.dataset.painted) {
+            el.dataset.painted = String(performance.now());
+            if (P.painted === undefined) P.painted = performance.now();
+          }
+        });
+        draw(el, lines, false);
+        performance.mark("pw-drawn");
+        window.addEventListener("resize", function () {
+          chart.resize();
+        });
+      })
+      .catch(function (error) {
+        el.textContent = "this plot cannot be drawn: " + error.message;
+        el.dataset.painted = "error";
+      });
+  }
+
+  function start() {
+    var plots = document.querySelectorAll("div.plot[data-key]");
+    if (!("IntersectionObserver" in window)) {
+      plots.forEach(show);
+      return;
+    }
+    var seen = new IntersectionObserver(
+      function (entries) {
+        entries.forEach(function (entry) {
+          if (entry.isIntersecting) {
+            seen.unobserve(entry.target);
+            show(entry.target);
+          }
+        });
+      },
+      { rootMargin: "300px" }
+    );
+    plots.forEach(function (el) {
+      seen.observe(el);
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,41 @@
+"""The fixed store and its published site, shared by the report tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from perfwalk.config.model import Config
+from perfwalk.report.site import PublishOptions, PublishReport, publish
+from perfwalk.store import Store
+from tests.report.history import FixedStore, config_for, make_fixed_store
+
+
+@dataclass(frozen=True)
+class Published:
+    fixed: FixedStore
+    config: Config
+    site: Path
+    report: PublishReport
+
+
+def publish_fixed(folder: Path, **options: object) -> Published:
+    fixed = make_fixed_store(folder / "store.db")
+    config = config_for(fixed.url, folder)
+    site = folder / "site"
+    with Store.open(fixed.url) as store:
+        report = publish(
+            store,
+            config,
+            site,
+            PublishOptions(changes=fixed.changes, **options),  # type: ignore[arg-type]
+        )
+    return Published(fixed, config, site, report)
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """The fixed store published once for a module (read-only)."""
+    return publish_fixed(tmp_path_factory.mktemp("published"))

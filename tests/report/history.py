@@ -1,0 +1,218 @@
+"""A fixed store for the site's tests: two series (a daily walk and a finer walk
+inside one of its intervals), quirks, a broken build, failing and timed-out tests,
+an outlier, an unstable set, a large log and hostile text everywhere it can be.
+
+Everything is fixed (dates, values, order), so the pages are the same bytes on
+every run: the golden pages compare them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from perfwalk.config.model import (
+    AnalysisConfig,
+    BuildConfig,
+    Config,
+    ProjectConfig,
+    RunConfig,
+    StoreConfig,
+)
+from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
+from perfwalk.report.changes import ChangeMark
+from perfwalk.store import NewRepetition, NewResult, NewSeries, QuirkInfo, Store
+
+T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
+HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'q\' "dq" &amp;'
+HOSTILE_LOG = (
+    b"<script>window.pwned=3</script>\n\x1b[31mred\x1b[0m <b onmouseover='x'>\n"
+    b"invalid utf-8: \xff\xfe end\n"
+)
+COMMIT_URL = "https://git.example.org/c/{commit}"
+LARGE_LINES = 1200
+
+
+@dataclass(frozen=True)
+class FixedStore:
+    url: str
+    daily: int  # series ids
+    fine: int
+    changes: tuple[ChangeMark, ...]
+
+
+def config_for(url: str, folder: Path) -> Config:
+    """A configuration with a commit-link template and the default analysis."""
+    return Config(
+        path=folder / "perfwalk.toml",
+        text="",
+        hash="golden",
+        project=ProjectConfig(name="netstack", repo=folder, commit_url=COMMIT_URL),
+        store=StoreConfig(url=url, worktrees=folder / "worktrees"),
+        build=BuildConfig(),
+        run=RunConfig(),
+        analysis=AnalysisConfig(),
+        tests=(),
+    )
+
+
+def _commit(n: int, day: int, hostile: bool = False) -> Commit:
+    return Commit(
+        id=f"{n:040x}",
+        date=T0 + timedelta(days=day, minutes=n),
+        author=f"Dev {n} <dev{n}@example.org>" if not hostile else f"{HOSTILE} <x@example.org>",
+        subject=f"change {n}" if not hostile else f"Fix {HOSTILE}",
+        body=f"body of change {n}\n" if not hostile else f"{HOSTILE}\n\x1b[1mbold\x1b[0m\n",
+        files=(f"src/file{n}.c",) if not hostile else ("src/<evil> & 'name'.c",),
+    )
+
+
+def _result(
+    test: str,
+    values: tuple[tuple[str, float, str], ...],
+    *,
+    status: Status = Status.PASS,
+    out: bytes = b"",
+    err: bytes = b"",
+    message: str = "",
+) -> NewResult:
+    return NewResult(
+        test=test,
+        status=status,
+        message=message,
+        duration=1.5,
+        exit_code=0 if status is Status.PASS else 1,
+        command=f"run {test}",
+        stdout=Log.of(out),
+        stderr=Log.of(err),
+        values=tuple(
+            (Value(name, value, unit), Direction.HIGHER if unit == "bits/sec" else Direction.LOWER)
+            for name, value, unit in values
+        ),
+    )
+
+
+def _repetition(checkout: int, rep: int, level: float) -> NewRepetition:
+    spread = (0.0, 0.004, -0.003, 0.002, -0.001)[rep]
+    if checkout == 2 and rep == 4:
+        spread = 0.2  # an outlier
+    if checkout == 4:
+        spread *= 20  # an unstable set
+    sender = 940e6 * level * (1 + spread)
+    results = [
+        _result(
+            "iperf",
+            (
+                ("sender", sender, "bits/sec"),
+                ("receiver", sender * 0.99, "bits/sec"),
+                ("retransmits", 3.0 + rep, "count"),
+            ),
+            out=f"[SUM] {sender:.0f} bits/sec sender\n".encode()
+            + (HOSTILE_LOG if checkout == 3 and rep == 0 else b""),
+        ),
+        _result(
+            "make",
+            (("real", 85.0 / level + rep * 0.1, "sec"), ("user", 160.0 + rep, "sec")),
+            out=b"real 85.0\nuser 160.0\n",
+        ),
+    ]
+    if checkout == 3:
+        results.append(
+            _result(
+                f"fs {HOSTILE}", (), status=Status.FAIL, message=HOSTILE, err=b"no value found\n"
+            )
+        )
+    if checkout == 5 and rep == 1:
+        big = b"".join(f"line {i} of a long output\n".encode() for i in range(LARGE_LINES))
+        results.append(
+            _result("ping", (), status=Status.NOTERM, out=big, message="timed out after 600 s")
+        )
+    return NewRepetition(
+        idx=rep,
+        started_at=T0 + timedelta(days=checkout, minutes=rep),
+        finished_at=T0 + timedelta(days=checkout, minutes=rep, seconds=30),
+        results=tuple(results),
+        between_status=None if rep == 0 else Status.PASS,
+        between_log=None if rep == 0 else Log.of(b"rebooted\n"),
+    )
+
+
+def _series(name: str, step: str, parent: int | None, quirks: tuple[QuirkInfo, ...]) -> NewSeries:
+    return NewSeries(
+        name=name,
+        project="netstack",
+        repo="/src/netstack",
+        from_spec="2024-03-01",
+        to_spec="2024-03-07",
+        step=step,
+        repetitions=5,
+        between="reboot",
+        host="dut",
+        config_hash="c0ffee0123456789",
+        config_text=f"[project]\nname = 'netstack'\n# {HOSTILE}\n",
+        commands={"build": ["make", "-j4"], "tests": {"iperf": "iperf3 -c sink"}},
+        fingerprint={"os": "Linux", "cores": 8, "cpu": HOSTILE},
+        started_at=T0,
+        parent_id=parent,
+        quirks=quirks,
+    )
+
+
+def add_daily_checkout(store: Store, series_id: int, idx: int) -> None:
+    """Checkout ``idx`` of the daily series, with its build and repetitions."""
+    level = 1.0 if idx < 3 else 0.8  # a regression at checkout 3
+    since = tuple(_commit(idx * 10 + k, idx, hostile=idx == 3 and k == 1) for k in range(2))
+    checkout_id = store.add_checkout(
+        series_id,
+        Checkout(
+            index=idx,
+            commit=since[-1].id,
+            date=T0 + timedelta(days=idx),
+            since=since,
+            quirks=("A",) if idx >= 2 else (),
+        ),
+    )
+    if idx == 1:
+        store.set_build(checkout_id, Status.NOEXIST, 3.0, Log.of(b"error: " + HOSTILE.encode()))
+        return
+    if idx == 2:
+        store.add_quirk_run(checkout_id, "A", Status.PASS, Log.of(b"patch applied\n"))
+    store.set_build(checkout_id, Status.PASS, 42.0, Log.of(b"make: done\n"))
+    for rep in range(5):
+        store.add_repetition(checkout_id, _repetition(idx, rep, level))
+
+
+def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
+    url = f"sqlite:///{path}"
+    with Store.open(url) as store:
+        daily = store.create_series(
+            _series(
+                f"daily {HOSTILE}",
+                "1day",
+                None,
+                (QuirkInfo("A", T0 + timedelta(days=1, hours=12), "f00d", f"toolchain {HOSTILE}"),),
+            )
+        )
+        for idx in range(daily_checkouts):
+            add_daily_checkout(store, daily, idx)
+        store.set_series_state(daily, "finished", T0 + timedelta(days=7))
+        fine = store.create_series(_series("fine around the regression", "6hour", daily, ()))
+        for idx in range(3):
+            day = 2 + (idx + 1) * 0.25
+            commit = _commit(500 + idx, 2)
+            checkout_id = store.add_checkout(
+                fine,
+                Checkout(
+                    index=idx, commit=commit.id, date=T0 + timedelta(days=day), since=(commit,)
+                ),
+            )
+            store.set_build(checkout_id, Status.PASS, 40.0, Log.of(b"make: done\n"))
+            for rep in range(2):
+                store.add_repetition(checkout_id, _repetition(idx, rep, 1.0 if idx < 1 else 0.8))
+        store.set_series_state(fine, "finished", T0 + timedelta(days=3))
+    changes = (
+        ChangeMark(daily, "iperf", "sender", 2, 3, -0.2, True),
+        ChangeMark(daily, "make", "real", 2, 3, 0.25, True),
+    )
+    return FixedStore(url, daily, fine, changes)

@@ -1,0 +1,104 @@
+"""Incremental publishing: one new checkout rewrites only the pages it affects, and
+the site is then the same as one published from scratch."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from perfwalk.report import layout
+from perfwalk.report.site import PublishOptions, publish
+from perfwalk.store import Store
+from tests.report.history import add_daily_checkout, config_for, make_fixed_store
+
+
+def _digests(site: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in site.rglob("*")
+        if p.is_file()
+    }
+
+
+@pytest.fixture(params=["default", "tiny"])
+def paging(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The default layout, and one so small that the fixed store has several table
+    pages, plot blocks and sealed data files."""
+    if request.param == "tiny":
+        monkeypatch.setattr(layout, "TABLE_COLUMNS", 1)
+        monkeypatch.setattr(layout, "PLOT_BLOCK", 2)
+        monkeypatch.setattr(layout, "SEAL", 2)
+    return str(request.param)
+
+
+def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -> None:
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=5)
+    config = config_for(fixed.url, tmp_path)
+    site = tmp_path / "site"
+    options = PublishOptions(changes=fixed.changes)
+    with Store.open(fixed.url) as store:
+        first = publish(store, config, site, options)
+        assert first.full
+        again = publish(store, config, site, options)
+        assert (again.written, again.checkouts) == (0, 0)  # nothing changed: nothing written
+        before = _digests(site)
+        add_daily_checkout(store, fixed.daily, 5)
+        after_one = publish(store, config, site, options)
+    after = _digests(site)
+    changed = {name for name in after if before.get(name) != after[name]}
+    d = fixed.daily
+    expected = {
+        layout.checkout_page(d, 5),
+        layout.logs_page(d, 5),
+        layout.commits_page(d, 5),
+        layout.checkout_page(d, 4),  # gains its "next" link
+        layout.table_page(d, 0) if paging == "default" else layout.table_page(d, 5),
+        layout.table_page(d, 4),  # tiny: gains its "newer" link
+        layout.series_page(d),
+        layout.series_meta(d),
+        layout.setup_page(d),
+        layout.INDEX,
+        "series-1/data/",  # the plot data of block 0, whatever their keys
+        f"{layout.STATE_DIR}/manifest.json",
+    }
+    rewritten = {name for name in changed if name in before}  # new pages apart
+    unexpected = {
+        name for name in rewritten if name not in expected and not name.startswith("series-1/data/")
+    }
+    assert not unexpected, unexpected
+    assert layout.checkout_page(d, 5) in changed
+    assert any(name.startswith("series-1/log-") for name in changed - rewritten)  # large log
+    assert not any(name.startswith("series-2") for name in changed)  # the other series
+    assert after_one.checkouts == 2
+    assert not after_one.full
+
+    scratch = tmp_path / "scratch"
+    with Store.open(fixed.url) as store:
+        publish(store, config, scratch, PublishOptions(changes=fixed.changes))
+    assert _digests(scratch) == after  # incremental = from scratch, byte for byte
+
+
+def test_changed_settings_rewrite_everything(tmp_path: Path) -> None:
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=3)
+    site = tmp_path / "site"
+    with Store.open(fixed.url) as store:
+        publish(store, config_for(fixed.url, tmp_path), site)
+        report = publish(store, None, site)  # no commit links any more
+    assert report.full
+    assert "git.example.org" not in (site / layout.checkout_page(fixed.daily, 0)).read_text()
+
+
+def test_workers_publish_the_same_site(tmp_path: Path) -> None:
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=6)
+    config = config_for(fixed.url, tmp_path)
+    with Store.open(fixed.url) as store:
+        publish(store, config, tmp_path / "one", PublishOptions(changes=fixed.changes))
+        publish(
+            store,
+            config,
+            tmp_path / "two",
+            PublishOptions(changes=fixed.changes, workers=2, store_url=fixed.url),
+        )
+    assert _digests(tmp_path / "one") == _digests(tmp_path / "two")
