@@ -67,22 +67,24 @@ def _stored_repetitions(db: Path) -> int:
 def test_kill_9_then_resume_equals_an_uninterrupted_walk(
     make_config: MakeConfig, seed: int
 ) -> None:
-    config = make_config(command="sh bench.sh; sleep 0.02", run='between = "true"')
+    config = make_config(command="sh bench.sh; sleep 0.05", run='between = "true"')
     db = config.path.parent / "perfwalk.db"
-    started = time.monotonic()
     reference = _walk(config.path)
     _out, err = reference.communicate(timeout=120)
     assert reference.returncode == 1, err  # 1: the broken build
-    duration = time.monotonic() - started
     expected = _rows(db, 1)
     assert len(expected) == 10 * 2  # 10 buildable checkouts × 2 repetitions × 1 test
 
+    # kill after a seeded random number of stored repetitions, a seeded random moment
+    # later: inside a repetition, between two, or inside a build
+    rng = random.Random(seed)
     before = _stored_repetitions(db)
+    target = before + rng.randint(1, len(expected) - 4)
     victim = _walk(config.path, capture=False)
     deadline = time.monotonic() + 60
-    while _stored_repetitions(db) == before and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(random.Random(seed).uniform(0.0, duration * 0.5))
+    while _stored_repetitions(db) < target and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(rng.uniform(0.0, 0.05))
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=10)
     assert victim.returncode == -signal.SIGKILL
