@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+# A test suite started in the background (`make test &`, some CI runners) inherits an
+# ignored SIGINT, and Python then never raises KeyboardInterrupt, in this process or in
+# the perfwalk processes the tests start. The Ctrl-C tests need the ordinary behaviour.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: fixtures for every folder: real git repositories with a known history
 #: (known_values_repo, …) and one headless chromium per session (browser, watched)
