@@ -117,6 +117,7 @@ def test_huge_and_binary_output_is_bounded(make_config: MakeConfig) -> None:
     store = _open(config.path)
     summary = store.results(result.series_id)[0]
     assert summary.status is Status.FAIL  # garbage holds no VALUE line
+    assert result.worst is Status.FAIL
     log = store.log(store.repetitions(summary.checkout_id)[0].results[0].stdout_log_id)
     assert log.truncated
     assert log.total == 100_000_000
