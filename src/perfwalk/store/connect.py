@@ -14,7 +14,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
@@ -191,3 +192,28 @@ def _sqlite_engine(parsed: URL) -> Engine:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+class Connected:
+    """What every store over a :class:`Database` shares: closing once, and ``with``."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._closed = False
+
+    def close(self) -> None:
+        """Release the connections; the store cannot be used afterwards."""
+        if not self._closed:
+            self._closed = True
+            self._db.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from types import MappingProxyType, TracebackType
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sqlalchemy import Connection, bindparam, select
@@ -25,7 +25,7 @@ from perfwalk.errors import StoreError
 from perfwalk.model import Log, Status
 from perfwalk.store import logs, schema
 from perfwalk.store.coltypes import safe_text
-from perfwalk.store.connect import Database
+from perfwalk.store.connect import Connected, Database
 from perfwalk.store.migrations import migrate
 from perfwalk.store.store import _chunks, _insert_returning_ids
 
@@ -132,13 +132,8 @@ class MatrixRows:
     tests: list[RegressTestRow]
 
 
-class RegressStore:
+class RegressStore(Connected):
     """The regress tables of the result store behind a SQLAlchemy URL; see :meth:`open`."""
-
-    def __init__(self, db: Database) -> None:
-        """Use :meth:`open`."""
-        self._db = db
-        self._closed = False
 
     @classmethod
     def open(cls, url: str) -> RegressStore:
@@ -150,22 +145,6 @@ class RegressStore:
             db.dispose()
             raise
         return cls(db)
-
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._db.dispose()
-
-    def __enter__(self) -> RegressStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def url(self) -> str:

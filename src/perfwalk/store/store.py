@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta, timezone
-from types import TracebackType
 from typing import Any, NamedTuple, TypeVar, cast
 
 from sqlalchemy import Connection, Row, func, select
@@ -22,7 +21,7 @@ from perfwalk.errors import StoreError
 from perfwalk.model import Checkout, Commit, Direction, Log, Status
 from perfwalk.store import logs, schema
 from perfwalk.store.conduct import ConductRecords
-from perfwalk.store.connect import Database
+from perfwalk.store.connect import Connected, Database
 from perfwalk.store.leases import Leases
 from perfwalk.store.migrations import migrate
 from perfwalk.store.records import (
@@ -65,14 +64,13 @@ _v = schema.value
 _log = schema.log
 
 
-class Store:
+class Store(Connected):
     """A result store behind a SQLAlchemy URL; see :meth:`open`."""
 
     def __init__(self, db: Database, schema_version: int) -> None:
         """Use :meth:`open`."""
-        self._db = db
+        super().__init__(db)
         self._schema_version = schema_version
-        self._closed = False
 
     # -- life cycle ---------------------------------------------------------------
 
@@ -91,23 +89,6 @@ class Store:
             db.dispose()
             raise
         return cls(db, version)
-
-    def close(self) -> None:
-        """Release the connections; the store cannot be used afterwards."""
-        if not self._closed:
-            self._closed = True
-            self._db.dispose()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     @property
     def schema_version(self) -> int:
