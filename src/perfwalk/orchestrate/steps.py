@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from perfwalk.hosts.base import Completed, Host
+from perfwalk.hosts.base import Host
 from perfwalk.model import Log, Status
+from perfwalk.orchestrate.recorder import why
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ def run_steps(
 ) -> StepsOutcome:
     """Run ``steps`` in order with ``sh -c``; stop at the first that fails.
 
-    Any failure of a step (exit status, timeout, could not start) gives
+    Any failure of a step (exit status, timeout, could not start, host lost) gives
     ``failure``: NOEXIST for a build, NOCLEAN for a command between repetitions;
     the log says which and why.
     """
@@ -49,20 +50,9 @@ def run_steps(
             parts.append(stream.data)
             total += stream.total
             truncated = truncated or stream.truncated
-        why = _failure(done, timeout)
-        if why:
-            parts.append(f"\n[{failure.name}: {why}]\n".encode())
+        reason = why(done, failure)
+        if reason:
+            parts.append(f"\n[{failure.name}: {reason}]\n".encode())
             log = Log(b"".join(parts), total=total, truncated=truncated)
             return StepsOutcome(failure, seconds, log, step)
     return StepsOutcome(Status.PASS, seconds, Log(b"".join(parts), total, truncated), None)
-
-
-def _failure(done: Completed, timeout: float) -> str:
-    """Why the step failed, or "" when it succeeded."""
-    if done.error is not None:
-        return f"could not start: {done.error}"
-    if done.timed_out:
-        return f"timed out after {timeout:g} s"
-    if done.returncode != 0:
-        return f"exit {done.returncode}"
-    return ""
