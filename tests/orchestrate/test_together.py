@@ -41,12 +41,16 @@ def test_an_error_in_a_job_is_raised_once_all_ended() -> None:
 
 def test_ctrl_c_sets_the_cancel_event_of_every_job() -> None:
     seen: list[bool] = []
+    running = threading.Semaphore(0)
 
     def waits(cancel: threading.Event) -> None:
+        running.release()
         seen.append(cancel.wait(10))
 
     def interrupts() -> None:
-        time.sleep(0.2)
+        # Ctrl-C once both jobs run (under load the barrier may take a while to open)
+        for _ in range(2):
+            assert running.acquire(timeout=10)
         import _thread
 
         _thread.interrupt_main()

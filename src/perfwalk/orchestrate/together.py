@@ -37,6 +37,10 @@ def run_together(jobs: Sequence[Job[T]], *, cancel: threading.Event | None = Non
     results: list[T | None] = [None] * len(jobs)
     errors: list[BaseException] = []
 
+    # our own "finished" events, not Thread.join: a join that Ctrl-C interrupts can
+    # leave Thread.is_alive() false while the thread still runs (CPython gh-90882)
+    finished = [threading.Event() for _ in jobs]
+
     def worker(index: int, job: Job[T]) -> None:
         try:
             barrier.wait()
@@ -45,22 +49,35 @@ def run_together(jobs: Sequence[Job[T]], *, cancel: threading.Event | None = Non
             return
         except BaseException as error:  # re-raised in the calling thread
             errors.append(error)
+        finally:
+            finished[index].set()
 
     threads = [
         threading.Thread(target=worker, args=(i, job), name=f"perfwalk-job-{i}", daemon=True)
         for i, job in enumerate(jobs)
     ]
-    for thread in threads:
-        thread.start()
     interrupted = False
-    for thread in threads:
-        while thread.is_alive():
-            try:
-                thread.join(_JOIN_POLL)
-            except KeyboardInterrupt:
-                interrupted = True
-                event.set()
-                barrier.abort()
+
+    def stop() -> None:
+        nonlocal interrupted
+        interrupted = True
+        event.set()
+        barrier.abort()
+
+    try:
+        for thread in threads:
+            thread.start()
+    except KeyboardInterrupt:
+        stop()
+    started = [finished[i] for i, thread in enumerate(threads) if thread.ident is not None]
+    while True:  # Ctrl-C may land anywhere in this loop: cancel, then wait again
+        try:
+            for done in started:
+                while not done.wait(_JOIN_POLL):
+                    pass
+            break
+        except KeyboardInterrupt:
+            stop()
     if interrupted:
         raise KeyboardInterrupt
     if errors:
