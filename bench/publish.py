@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import shutil
@@ -34,6 +35,7 @@ from pathlib import Path
 from perfwalk.report import layout
 from perfwalk.report.server import SiteServer
 from perfwalk.store import Store
+from perfwalk.store.packs import from_little_endian
 from publish_store import Shape, add_checkout, make_repo, make_store
 
 ASV_VERSION = "0.6.6"
@@ -56,6 +58,7 @@ import json, sys, time
 from pathlib import Path
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
+from perfwalk.store.packs import from_little_endian
 url, out, workers = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 with Store.open(url) as store:
     started = time.perf_counter()
@@ -190,29 +193,27 @@ def asv_project(work: Path, url: str, repo: Path) -> Path:
         rows = store.checkouts(series.id)
         for start in range(0, len(rows), 500):
             part = rows[start : start + 500]
-            results_of = {
-                r.id: r for r in store.block_results(series.id, part[0].idx, part[-1].idx)
-            }
             samples: dict[int, dict[str, list[float]]] = {}
-            units = {
-                (t, n): u
-                for t, n, u, _d in store.block_metrics(series.id, part[0].idx, part[-1].idx)
-            }
-            for result_id, name, value in store.block_values(series.id, part[0].idx, part[-1].idx):
-                result = results_of[result_id]
-                bench = f"{result.test}.{name}"
-                samples.setdefault(result.checkout_idx, {}).setdefault(bench, []).append(value)
-                if bench not in benchmarks:
-                    benchmarks[bench] = {
-                        "name": bench,
-                        "code": "",
-                        "params": [],
-                        "param_names": [],
-                        "type": "track",
-                        "unit": units[(result.test, name)],
-                        "version": "1",
-                        "timeout": 60,
-                    }
+            for pack in store.site.packs(series.id, part[0].idx, part[-1].idx):
+                head = json.loads(pack.head)
+                width = len(head["reps"])
+                values = from_little_endian(pack.vals)
+                for m, (test, name, unit, _direction) in enumerate(head["metrics"]):
+                    bench = f"{test}.{name}"
+                    samples.setdefault(pack.idx, {})[bench] = [
+                        v for v in values[m * width : (m + 1) * width] if not math.isnan(v)
+                    ]
+                    if bench not in benchmarks:
+                        benchmarks[bench] = {
+                            "name": bench,
+                            "code": "",
+                            "params": [],
+                            "param_names": [],
+                            "type": "track",
+                            "unit": unit,
+                            "version": "1",
+                            "timeout": 60,
+                        }
             for row in part:
                 date = int(row.date.timestamp() * 1000)
                 document = {
@@ -302,6 +303,11 @@ def main() -> int:
         make_store(f"sqlite:///{built}.new", shape, commits)
         (work / "store.db.new").rename(built)
         print(f"  built in {time.perf_counter() - started:.0f} s", flush=True)
+    started = time.perf_counter()
+    with Store.open(f"sqlite:///{built}") as store:  # a store built by an older perfwalk
+        version = store.schema_version
+    if time.perf_counter() - started > 1:
+        print(f"  store upgraded to schema {version} in {time.perf_counter() - started:.0f} s")
     run_db = work / "run.db"
     shutil.copyfile(built, run_db)
     url = f"sqlite:///{run_db}"

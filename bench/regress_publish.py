@@ -9,7 +9,8 @@ passing, some broken from a night on, some flaky, some skipped, with messages.
 Then measures, in the same run:
 
 - ``perfwalk`` cold: a full publish into an empty directory (matrix pages and
-  data, every run's page, every log bundle);
+  data, every run's page, every log in its pack), median of 3, each into a new
+  directory;
 - ``perfwalk`` nightly: the publish after one more night (one new run): what
   ``perfwalk regress --site`` costs every night, median of 3;
 - ``perfwalk`` matrix only: a publish with no new run, median of 3;
@@ -20,8 +21,8 @@ Then measures, in the same run:
   (``#pw-matrix.pw-ready``) and the peer page (``load``).
 
 Prints the figures, the largest file of the site and the bytes the all-hosts page
-loads, and PASS/FAIL against the goals: publish ≤ 5 s, largest page ≤ 2 MB. Exits
-1 on FAIL. A benchmark, not a test.
+loads, and PASS/FAIL against the goals: publish ≤ 5 s (the cold publish and the
+nightly one), largest page ≤ 2 MB. Exits 1 on FAIL. A benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -173,7 +174,14 @@ def publish(url: str, out: Path, *, full: bool = False) -> MatrixReport:
         return publish_matrix(store, out, MatrixOptions(full=full))
 
 
-def browser_seconds(page: Path, ready: str | None) -> float | None:
+def site_size(site: Path) -> tuple[int, int]:
+    """Files and bytes of a published site."""
+    sizes = [path.stat().st_size for path in site.rglob("*") if path.is_file()]
+    return len(sizes), sum(sizes)
+
+
+def browser_seconds(page: str, ready: str | None) -> float | None:
+    """Seconds until chromium has loaded ``page`` (a URI) and shows ``ready``."""
     if shutil.which("chromium") is None:
         return None
     try:
@@ -187,9 +195,14 @@ def browser_seconds(page: Path, ready: str | None) -> float | None:
         try:
             tab = chromium.new_page(viewport={"width": 1400, "height": 900})
             started = time.perf_counter()
-            tab.goto(page.as_uri(), timeout=300_000, wait_until="load")
+            tab.goto(page, timeout=300_000, wait_until="load")
             if ready:
-                tab.wait_for_selector(ready, timeout=300_000)
+                tab.wait_for_function(
+                    "ready => { const found = document.querySelector(ready); "
+                    "return found !== null && found.textContent !== ''; }",
+                    arg=ready,
+                    timeout=300_000,
+                )
             return time.perf_counter() - started
         finally:
             chromium.close()
@@ -218,8 +231,11 @@ def main() -> int:
         store = work / "store.db"  # the nights added below go to a copy
         shutil.copyfile(kept, store)
         url = f"sqlite:///{store}"
-        site = work / "site"
-        cold = publish(url, site, full=True)
+        colds = []
+        for attempt in range(3):  # each into a new directory (kept: removing is slow)
+            site = work / f"site-{attempt}"
+            colds.append(publish(url, site, full=True))
+        cold = sorted(colds, key=lambda r: r.seconds)[1]
         again = [publish(url, site).seconds for _ in range(3)]
         nightly = []
         for _ in range(3):
@@ -228,40 +244,49 @@ def main() -> int:
         last = nightly[-1]
         peer_seconds, peer_bytes = peer_page(url, work / "peer")
         print()
-        print(f"{'what':44} {'seconds':>8} {'files':>8}")
-        print(
-            f"{'perfwalk cold (all pages, all logs)':44} {cold.seconds:8.2f} {cold.files_written:8}"
-        )
         median_nightly = statistics.median(r.seconds for r in nightly)
-        label = "perfwalk nightly (one new run), median of 3"
-        print(f"{label:44} {median_nightly:8.2f} {last.files_written:8}")
-        print(
-            f"{'perfwalk matrix only (no new run), median of 3':44} {statistics.median(again):8.2f}"
-        )
-        print(f"{'peer: the lab tool all-hosts table':44} {peer_seconds:8.2f} {'1':>8}")
+        rows = [
+            ("what", "seconds", "files"),
+            ("perfwalk cold (all pages, all logs), median of 3", cold.seconds, cold.files_written),
+            ("  the 3 cold publishes", " ".join(f"{r.seconds:.2f}" for r in colds), ""),
+            ("perfwalk nightly (one new run), median of 3", median_nightly, last.files_written),
+            ("perfwalk matrix only (no new run), median of 3", statistics.median(again), ""),
+            ("peer: the lab tool all-hosts table", peer_seconds, 1),
+        ]
+        for label, seconds, files_written in rows:
+            shown = f"{seconds:.2f}" if isinstance(seconds, float) else seconds
+            print(f"{label:50} {shown:>8} {files_written:>8}".rstrip())
         print()
-        print(f"largest file: {last.largest[0]} {last.largest[1] / 1024:.0f} KiB")
+        files, size = site_size(site)
+        print(f"site: {files} files, {size / 1024 / 1024:.0f} MiB")
+        largest = max(cold.largest, last.largest, key=lambda found: found[1])
+        print(f"largest file: {largest[0]} {largest[1] / 1024:.0f} KiB")
         print(f"all-hosts page loads {last.index_weight / 1024:.0f} KiB (page, script, data)")
         ratio = peer_bytes / last.index_weight
         print(f"peer page: {peer_bytes / 1024 / 1024:.1f} MiB, x{ratio:.0f} ours")
         if args.browser:
-            ours = browser_seconds(site / "regress" / "index.html", "#pw-matrix.pw-ready table")
-            theirs = browser_seconds(work / "peer" / "regress.html", None)
-            if ours is None or theirs is None:
+            matrix_page = (site / "regress" / "index.html").as_uri()
+            ours = browser_seconds(matrix_page, "#pw-matrix.pw-ready table")
+            theirs = browser_seconds((work / "peer" / "regress.html").as_uri(), None)
+            run, test = max(1, args.runs * args.hosts // 2), max(1, args.tests // 2)
+            a_log = (site / "regress" / "log.html").as_uri() + f"#run={run}&test={test}"
+            log = browser_seconds(a_log, "#pw-log pre")
+            if ours is None or theirs is None or log is None:
                 print("browser: chromium or playwright missing")
             else:
                 print(
                     f"chromium opens: perfwalk all-hosts {ours:.2f} s, "
-                    f"peer {theirs:.2f} s (x{theirs / ours:.1f})"
+                    f"peer {theirs:.2f} s (x{theirs / ours:.1f}); a log (run {run}, "
+                    f"test {test}) {log:.2f} s"
                 )
-        ok_time = median_nightly <= GOAL_SECONDS
-        ok_size = last.largest[1] <= GOAL_BYTES and last.index_weight <= GOAL_BYTES
+        ok_time = cold.seconds <= GOAL_SECONDS and median_nightly <= GOAL_SECONDS
+        ok_size = largest[1] <= GOAL_BYTES and last.index_weight <= GOAL_BYTES
         print()
         print(
-            f"goal: nightly publish <= {GOAL_SECONDS:g} s -> {'PASS' if ok_time else 'FAIL'} "
-            f"({median_nightly:.2f} s); largest page <= 2 MiB -> "
-            f"{'PASS' if ok_size else 'FAIL'} ({last.largest[1] / 1024:.0f} KiB, all-hosts "
-            f"{last.index_weight / 1024:.0f} KiB)"
+            f"goal: publish <= {GOAL_SECONDS:g} s -> {'PASS' if ok_time else 'FAIL'} "
+            f"(cold {cold.seconds:.2f} s, nightly {median_nightly:.2f} s); largest page "
+            f"<= 2 MiB -> {'PASS' if ok_size else 'FAIL'} ({largest[1] / 1024:.0f} KiB, "
+            f"all-hosts {last.index_weight / 1024:.0f} KiB)"
         )
         return 0 if ok_time and ok_size else 1
     finally:

@@ -3,6 +3,7 @@ line, a click on a plot point, no console error, and hostile text that stays tex
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,25 @@ def _wait_for_plots(page: Any) -> None:
     assert page.evaluate("document.querySelector('div.plot').dataset.painted") != "error"
 
 
+def _wait_for_drawing(page: Any) -> None:
+    """Until pages.js has drawn the checkout, logs, commits or log page."""
+    page.wait_for_function(
+        "() => document.getElementById('pw-page').dataset.drawn", timeout=PAINT_TIMEOUT_MS
+    )
+
+
+def _uri(site: Path, path: str) -> str:
+    """The file:// address of a site path that may end in ``#…``."""
+    file, _, anchor = path.partition("#")
+    return (site / file).as_uri() + (f"#{anchor}" if anchor else "")
+
+
 def _point_on(page: Any) -> tuple[float, float, int]:
     """Screen position of a repetition point of the first plot, and its checkout."""
     found = page.evaluate(
         """() => {
           const el = document.querySelector('div.plot');
+          el.scrollIntoView();
           const chart = echarts.getInstanceByDom(el);
           const series = chart.getOption().series;
           const at = series.findIndex(s => s.type === 'scatter');
@@ -61,25 +76,37 @@ def test_demo_site_from_the_index_to_a_log_line(demo_site: Path, watched: Watche
     page.goto((demo_site / layout.INDEX).as_uri())
     _wait_for_plots(page)
     watched.shot("1-index")
-    page.click("table.series thead a")  # the series
-    assert page.url.endswith(layout.series_page(1))
+    page.click("table.series thead a >> text=demo: checksum by day")  # the walk, not a drill
+    found = re.search(r"series-(\d+)\.html$", page.url)
+    assert found, page.url
+    sid = int(found.group(1))
     _wait_for_plots(page)
     watched.shot("2-series")
+    with page.expect_navigation():  # the zoom row: the drill of the slowdown
+        page.click("tr:has(td.name:text-is('zoom')) a >> nth=0")
+    page.wait_for_selector("text=CULPRIT: the culprit")
+    assert page.locator("article.culprit h3").inner_text().endswith("add -l to count lines")
+    watched.shot("2b-drill")
+    page.go_back()
+    _wait_for_plots(page)
     x, y, checkout = _point_on(page)
     page.mouse.move(x, y)
     page.wait_for_selector("text=repetition", timeout=5000)  # the tooltip
     watched.shot("3-tooltip")
     with page.expect_navigation():
         page.mouse.click(x, y)
-    assert page.url.endswith(layout.checkout_page(1, checkout)), page.url
+    assert page.url.endswith(layout.checkout_page(sid, checkout)), page.url
+    _wait_for_drawing(page)
     watched.shot("4-checkout")
     page.click("table.repetitions td.PASS a >> nth=0")  # a repetition's status → its log
-    assert "/" + layout.logs_page(1, checkout) + "#result-" in page.url
-    line = page.locator("section.result:target pre.log > a >> nth=0")
-    assert line.count() == 1
+    assert "/" + layout.logs_page(sid, checkout, "result-") in page.url
+    _wait_for_drawing(page)
+    line = page.locator("section.result.pw-target pre.log > a >> nth=0")
+    line.wait_for(timeout=PAINT_TIMEOUT_MS)
     anchor = line.get_attribute("id")
     line.click()
-    assert page.url.endswith("#" + anchor)
+    assert page.url.endswith("&to=" + anchor)
+    assert page.locator(f"#{anchor}.pw-target").count() == 1  # the line, marked
     watched.shot("5-log")
     assert not watched.errors, watched.errors
 
@@ -87,29 +114,39 @@ def test_demo_site_from_the_index_to_a_log_line(demo_site: Path, watched: Watche
 def test_hostile_history_runs_no_script(hostile: Published, watched: Watched) -> None:
     page = watched.page
     daily = hostile.fixed.daily
+    large = next((hostile.site / layout.series_dir(daily)).glob("log-*.txt"))
     for path in (
         layout.INDEX,
         layout.series_page(daily),
         layout.checkout_page(daily, 3),
         layout.logs_page(daily, 3),
         layout.logs_page(daily, 1),
+        layout.logs_page(daily, 5),
         layout.commits_page(daily, 3),
+        layout.log_page(daily, int(large.stem.split("-")[1])),
         layout.setup_page(daily),
     ):
-        page.goto((hostile.site / path).as_uri())
+        page.goto(_uri(hostile.site, path))
         if path in (layout.INDEX, layout.series_page(daily)):
             _wait_for_plots(page)
             watched.shot("hostile-" + path.replace("/", "-"))
+        elif "#" in path:
+            _wait_for_drawing(page)
         else:
             page.wait_for_load_state("load")
         assert page.evaluate("typeof window.pwned") == "undefined", path
         text = page.inner_text("body")
         assert HOSTILE in text or "&lt;script" not in text, path
-    page.goto((hostile.site / layout.commits_page(daily, 3)).as_uri())
+    page.goto(_uri(hostile.site, layout.commits_page(daily, 3)))
+    _wait_for_drawing(page)
     text = page.inner_text("body")
     assert f"Fix {HOSTILE}" in text  # the commit subject, shown as written
     assert "\\x1b[1mbold\\x1b[0m" in text  # ANSI codes visible, not interpreted
-    page.goto((hostile.site / layout.logs_page(daily, 3)).as_uri())
+    page.goto(_uri(hostile.site, layout.checkout_page(daily, 3)))
+    _wait_for_drawing(page)
+    assert f"fs {HOSTILE}" in page.inner_text("table.repetitions")  # the test's name
+    page.goto(_uri(hostile.site, layout.logs_page(daily, 3)))
+    _wait_for_drawing(page)
     text = page.inner_text("body")
     assert "<script>window.pwned=3</script>" in text
     assert "invalid utf-8: \ufffd\ufffd end" in text
@@ -122,5 +159,9 @@ def test_hostile_history_runs_no_script(hostile: Published, watched: Watched) ->
     assert "\\x1b[31mred\\x1b[0m <b onmouseover='x'>" in lines
     assert "invalid utf-8: \ufffd\ufffd end" in lines
     watched.shot("hostile-logs")
+    page.goto(_uri(hostile.site, layout.checkout_page(daily, 2)))
+    _wait_for_drawing(page)
+    outlier = page.locator("table.repetitions td.outlier").first
+    assert "from the summary" in (outlier.get_attribute("title") or "")
     assert not watched.dialogs
     assert not watched.errors, watched.errors

@@ -59,7 +59,14 @@ dir = "missing"
 [[regress.test]]
 name = "<script>alert(1)</script>"
 command = "printf '<img src=x onerror=alert(2)>\\\\nFAILED\\\\n'"
+[[regress.test]]
+name = "norun"
+command = "echo {too_long}"
 """
+
+#: longer than one exec argument may be (MAX_ARG_STRLEN, 128 KiB): the kernel refuses
+#: to start the shell, a real NORUN
+TOO_LONG = "x" * 200_000
 
 
 def write_config(tmp_path: Path, repo: Path, suite: Path, extra: str) -> Path:
@@ -82,11 +89,12 @@ def test_a_shell_suite_gives_every_status(
     known_values_repo: KnownHistory,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    config = write_config(tmp_path, known_values_repo.path, shell_suite, SHELL_SUITE)
+    suite = SHELL_SUITE.replace("{too_long}", TOO_LONG)
+    config = write_config(tmp_path, known_values_repo.path, shell_suite, suite)
     code = main(["regress", "-c", str(config), "--commit", known_values_repo.first_parent[5]])
     out = capsys.readouterr().out
     assert code == 1  # tests fail
-    assert "regress run 1 on local: 10 tests" in out
+    assert "regress run 1 on local: 11 tests" in out
     found = {name: (status, message) for name, status, message in stored(config)}
     assert found == {
         "pass": (Status.PASS, ""),
@@ -99,6 +107,7 @@ def test_a_shell_suite_gives_every_status(
         "noclean": (Status.NOCLEAN, "clean command failed: exit status 1"),
         "missing": (Status.NOEXIST, f"no such directory: {shell_suite / 'missing'}"),
         "<script>alert(1)</script>": (Status.FAIL, "<img src=x onerror=alert(2)>"),
+        "norun": (Status.NORUN, "cannot run 'sh': Argument list too long: sh"),
     }
     url = load_config(config).store.url
     with RegressStore.open(url) as store:

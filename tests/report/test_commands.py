@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -47,8 +46,8 @@ def test_report_writes_the_site_then_only_what_changed(
     first = capsys.readouterr().out
     assert "full publish" in first
     assert f"site: {out / 'index.html'}" in first
-    assert (out / layout.checkout_page(daily, 3)).is_file()
-    assert "git.example.org/c/" in (out / layout.checkout_page(daily, 3)).read_text()
+    assert '"idx":3,' in (out / layout.checkout_data(daily, 0)).read_text()
+    assert "git.example.org/c/" in (out / layout.series_meta(daily)).read_text()
     assert main(["report", "-c", str(config), "--out", str(out)]) == 0
     assert "incremental publish: 0 files written" in capsys.readouterr().out
 
@@ -89,20 +88,18 @@ def test_serve_rebuilds_the_pages_while_a_run_adds_results(tmp_path: Path) -> No
         with urllib.request.urlopen(address + layout.INDEX) as answer:
             assert answer.status == 200
             assert "all series" in answer.read().decode()
-        new_page = address + layout.checkout_page(daily, 4)
-        with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(new_page)
+        data = address + layout.checkout_data(daily, 0)
+        with urllib.request.urlopen(data) as answer:
+            assert '"idx":4,' not in answer.read().decode()
         with Store.open(url) as store:
             add_daily_checkout(store, daily, 4)
         while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(new_page) as answer:
-                    assert "checkout 4 of series" in answer.read().decode()
+            with urllib.request.urlopen(data) as answer:
+                if '"idx":4,' in answer.read().decode():
                     break
-            except urllib.error.HTTPError:
-                time.sleep(0.1)
+            time.sleep(0.1)
         else:
-            pytest.fail("the new checkout's page never appeared")
+            pytest.fail("the new checkout never reached the site")
         assert published
         assert not published[-1].full
     finally:

@@ -9,19 +9,20 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from perfwalk.report.assets import library_file
+from perfwalk.report.assets import library_file, site_assets
 from tests.report.conftest import Published
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "report"
-#: not ours to freeze: the plotting library (compared with the installed one instead)
-LIBRARY = {"echarts.min.js", "echarts-LICENSE.txt"}
+#: copied as they are (the style, the scripts, the plotting library): compared with
+#: their sources instead of frozen here
+ASSETS = set(site_assets())
 
 
 def _site_files(site: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(site)): p.read_bytes()
         for p in sorted(site.rglob("*"))
-        if p.is_file() and p.name not in LIBRARY and ".perfwalk" not in p.parts
+        if p.is_file() and str(p.relative_to(site)) not in ASSETS and ".perfwalk" not in p.parts
     }
 
 
@@ -40,5 +41,7 @@ def test_pages_match_the_golden_pages(published: Published, regen_golden: bool) 
     assert not different, f"pages differ from tests/golden/report: {different[:10]}"
 
 
-def test_the_plotting_library_is_copied_whole(published: Published) -> None:
+def test_the_shared_files_are_copied_whole(published: Published) -> None:
+    for name, data in site_assets().items():
+        assert (published.site / name).read_bytes() == data, name
     assert (published.site / "echarts.min.js").read_bytes() == library_file().read_bytes()

@@ -22,6 +22,10 @@ def _digests(site: Path) -> dict[str, str]:
     }
 
 
+def _large_logs(site: Path) -> list[int]:
+    return [int(p.stem.split("-")[1]) for p in site.glob("series-1/log-*.txt")]
+
+
 @pytest.fixture(params=["default", "tiny"])
 def paging(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """The default layout, and one so small that the fixed store has several table
@@ -49,27 +53,28 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
     after = _digests(site)
     changed = {name for name in after if before.get(name) != after[name]}
     d = fixed.daily
+    block = 0 if paging == "default" else 2  # tiny: checkouts 4 and 5 share block 2
     expected = {
-        layout.checkout_page(d, 5),
-        layout.logs_page(d, 5),
-        layout.commits_page(d, 5),
-        layout.checkout_page(d, 4),  # gains its "next" link
+        layout.checkout_data(d, block),  # the new checkout, and its neighbour's "next"
+        layout.logs_data(d, block),
+        layout.commits_data(d, block),
         layout.table_page(d, 0) if paging == "default" else layout.table_page(d, 5),
         layout.table_page(d, 4),  # tiny: gains its "newer" link
         layout.series_page(d),
         layout.series_meta(d),
         layout.setup_page(d),
         layout.INDEX,
-        "series-1/data/",  # the plot data of block 0, whatever their keys
+        "series-1/data/",  # the plot data of the block, whatever their keys
         f"{layout.STATE_DIR}/manifest.json",
     }
-    rewritten = {name for name in changed if name in before}  # new pages apart
+    rewritten = {name for name in changed if name in before}  # new files apart
     unexpected = {
         name for name in rewritten if name not in expected and not name.startswith("series-1/data/")
     }
     assert not unexpected, unexpected
-    assert layout.checkout_page(d, 5) in changed
-    assert any(name.startswith("series-1/log-") for name in changed - rewritten)  # large log
+    assert layout.checkout_data(d, block) in changed
+    new = changed - rewritten
+    assert layout.log_text(d, max(_large_logs(site))) in new  # the large log, written once
     assert not any(name.startswith("series-2") for name in changed)  # the other series
     assert after_one.checkouts == 2
     assert not after_one.full
@@ -87,7 +92,7 @@ def test_changed_settings_rewrite_everything(tmp_path: Path) -> None:
         publish(store, config_for(fixed.url, tmp_path), site)
         report = publish(store, None, site)  # no commit links any more
     assert report.full
-    assert "git.example.org" not in (site / layout.checkout_page(fixed.daily, 0)).read_text()
+    assert "git.example.org" not in (site / layout.series_meta(fixed.daily)).read_text()
 
 
 def test_workers_publish_the_same_site(tmp_path: Path) -> None:

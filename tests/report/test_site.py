@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import re
+import zlib
 from pathlib import Path
 
 from perfwalk.config import load_config
@@ -10,6 +12,7 @@ from perfwalk.report.site import publish
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
+from tests.report.site_data import read_data
 
 CONFIG = """\
 [project]
@@ -40,9 +43,21 @@ def test_site_escapes_untrusted_text_and_links_resolve(
     texts = {page: page.read_text(encoding="utf-8") for page in pages}
     everything = "\n".join(texts.values())
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in everything  # the hostile commit
-    assert "\\x1b[31m" in everything  # ANSI escape shown, not interpreted
+    logs = b""
+    for data in (tmp_path / "site").rglob("*.js"):
+        if data.parent.name != "data":
+            continue
+        call, found = read_data(data)  # every data file: one call with JSON, nothing else
+        if call == "logs":
+            raw, offset = base64.b64decode(found["z"]), 0
+            for length in found["len"]:
+                logs += zlib.decompress(raw[offset : offset + length])
+                offset += length
+    assert b"\x1b[31m" in logs  # kept as written; pages.js shows it as \x1b (browser tests)
     for page, text in texts.items():
-        assert not re.search(r"<script(?![^>]* src=\"[./]*(echarts.min|plot).js\")", text), page
+        assert not re.search(r"<script(?![^>]* src=\"[./]*(echarts.min|plot|pages).js\")", text), (
+            page
+        )
         assert "\x1b" not in text, page
         for href in re.findall(r'href="(?!data:)([^"#]+)', text):
             assert (page.parent / href).resolve().exists(), (page, href)

@@ -3,7 +3,9 @@ every test and checkout has its pages, every plot its data, nothing executes."""
 
 from __future__ import annotations
 
+import base64
 import re
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -11,6 +13,11 @@ from perfwalk.report import layout
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.store import Store
 from tests.report.conftest import Published
+from tests.report.history import HOSTILE_LOG
+from tests.report.site_data import read_data
+
+#: the pages that draw what their link names (``#c=3``) from the data files
+DRAWN = {"checkout.html", "logs.html", "commits.html", "log.html"}
 
 
 class _Page(HTMLParser):
@@ -40,10 +47,34 @@ def _parse(path: Path) -> _Page:
     return parsed
 
 
+def _drawn_target(site: Path, page: Path, anchor: str) -> None:
+    """A link into a drawn page (``checkout.html#c=3&to=…``): its checkout is in the
+    data of its block, and the element it names is one the page draws."""
+    found = re.fullmatch(r"(c|log)=(\d+)(?:&to=([\w-]+))?", anchor)
+    assert found, (page, anchor)
+    key, number, to = found.group(1), int(found.group(2)), found.group(3)
+    series = page.parent
+    if key == "log":
+        assert (series / "data" / f"log-{number}.js").is_file(), (page, anchor)
+        return
+    _, meta = read_data(series / "data" / "meta.js")
+    block = next(b for b, (lo, hi) in enumerate(meta["pages"]["blocks"]) if lo <= number <= hi)
+    _, data = read_data(series / "data" / f"checkouts-{block}.js")
+    checkout = next(c for c in data["c"] if c["idx"] == number)
+    if to is None:
+        return
+    results = {f"result-{r[0]}" for r in (checkout["d"] or {"results": []})["results"]}
+    _, logs = read_data(series / "data" / f"logs-{block}.js")
+    log_ids = {f"log-{i}" for i in [*logs["ids"], *map(int, logs["large"])]}
+    known = set(data["anchors"].values()) | results | log_ids
+    assert to in known or to.rpartition("-L")[0] in log_ids, (page, anchor)
+
+
 def test_every_link_and_anchor_resolves(published: Published) -> None:
     site = published.site
     pages = {p: _parse(p) for p in site.rglob("*.html")}
     external = 0
+    drawn = 0
     for page, parsed in pages.items():
         for href in parsed.links:
             if href.startswith("data:"):  # the empty icon
@@ -55,13 +86,17 @@ def test_every_link_and_anchor_resolves(published: Published) -> None:
             path, _, anchor = href.partition("#")
             target = (page.parent / path).resolve() if path else page
             assert target.exists(), (page, href)
-            if anchor and target.suffix == ".html":
+            if anchor and target.name in DRAWN:
+                _drawn_target(site, target, anchor)
+                drawn += 1
+            elif anchor and target.suffix == ".html":
                 assert anchor in pages[target].ids, (page, href)
     assert external > 0  # commit links to the web viewer
+    assert drawn > 0  # links to checkouts, logs and commits
 
 
 def test_no_inline_script_and_no_event_handler(published: Published) -> None:
-    allowed = {layout.LIBRARY_JS, layout.PLOT_JS}
+    allowed = {layout.LIBRARY_JS, layout.PLOT_JS, layout.PAGES_JS}
     for page in published.site.rglob("*.html"):
         parsed = _parse(page)
         assert not parsed.handlers, page
@@ -79,13 +114,24 @@ def test_every_test_and_checkout_has_its_pages(published: Published) -> None:
             tests = {r.test for r in store.results(series.id)}
             for test in tests:
                 assert f'id="{row_anchor(test)}"' in series_page, (series.id, test)
-            for row in store.checkouts(series.id):
-                for path in (
-                    layout.checkout_page(series.id, row.idx),
-                    layout.logs_page(series.id, row.idx),
-                    layout.commits_page(series.id, row.idx),
-                ):
-                    assert (site / path).is_file(), path
+            shells = [
+                layout.checkout_shell(series.id),
+                layout.logs_shell(series.id),
+                layout.commits_shell(series.id),
+                layout.log_shell(series.id),
+            ]
+            for path in shells:
+                assert (site / path).is_file(), path
+            rows = store.checkouts(series.id)
+            for block in range(0, (len(rows) + layout.PLOT_BLOCK - 1) // layout.PLOT_BLOCK):
+                part = rows[block * layout.PLOT_BLOCK : (block + 1) * layout.PLOT_BLOCK]
+                _, checkouts = read_data(site / layout.checkout_data(series.id, block))
+                assert [c["idx"] for c in checkouts["c"]] == [r.idx for r in part]
+                _, commits = read_data(site / layout.commits_data(series.id, block))
+                for row in part:
+                    shas = [c[0] for c in commits[str(row.idx)][3]]
+                    assert shas[-1] == row.sha, (series.id, row.idx)
+                assert read_data(site / layout.logs_data(series.id, block))[0] == "logs"
 
 
 def test_every_plot_has_its_data(published: Published) -> None:
@@ -99,9 +145,12 @@ def test_every_plot_has_its_data(published: Published) -> None:
             for sid in members.split():
                 meta = (site / layout.series_meta(int(sid))).read_text(encoding="utf-8")
                 found |= f'"{key}"' in meta
-                for block in re.findall(rf'"{key}":{{[^}}]*"blocks":\[([0-9,]*)\]', meta):
-                    for b in block.split(","):
-                        assert (site / layout.plot_data(int(sid), key, int(b))).is_file()
+                spec = read_data(site / layout.series_meta(int(sid)))[1]["keys"].get(key)
+                for b in spec["blocks"] if spec else ():
+                    own = site / layout.plot_data(int(sid), key, b)
+                    sealed = site / layout.sealed_data(int(sid), key, b // spec["seal"])
+                    assert own.is_file() != (b // spec["seal"] in spec["sealed"]), (key, b)
+                    assert own.is_file() or sealed.is_file(), (key, b)
             assert found, (page, key)
 
 
@@ -112,13 +161,27 @@ def test_large_log_is_cut_with_a_download_of_the_whole(published: Published) -> 
     assert len(texts) == 1
     whole = texts[0].read_bytes()
     assert whole.count(b"\n") == 1200
-    page = texts[0].with_suffix(".html").read_text(encoding="utf-8")
-    assert 'id="log-' in page
-    assert "-L1200" in page
-    logs = (site / layout.logs_page(daily, 5)).read_text(encoding="utf-8")
-    assert '-L50"' in logs
-    assert '-L51"' not in logs
-    assert texts[0].name in logs
+    log_id = int(texts[0].stem.split("-")[1])
+    call, big = read_data(site / layout.large_log_data(daily, log_id))
+    assert (call, big["c"], big["lines"]) == ("log", 5, 1200)
+    assert zlib.decompress(base64.b64decode(big["z"])) == whole
+    _, logs = read_data(site / layout.logs_data(daily, 0))
+    assert logs["large"] == {str(log_id): 1200}  # not in the bundle: on its own page
+    assert log_id not in logs["ids"]
+
+
+def test_logs_are_kept_compressed_as_stored(published: Published) -> None:
+    _, logs = read_data(published.site / layout.logs_data(published.fixed.daily, 0))
+    raw = base64.b64decode(logs["z"])
+    offset = 0
+    texts = []
+    for length, size in zip(logs["len"], logs["size"], strict=True):
+        text = zlib.decompress(raw[offset : offset + length])
+        assert len(text) == size
+        texts.append(text)
+        offset += length
+    assert offset == len(raw)
+    assert HOSTILE_LOG in b"".join(texts)
 
 
 def test_marks_unstable_outliers_and_changes(published: Published) -> None:
@@ -127,7 +190,10 @@ def test_marks_unstable_outliers_and_changes(published: Published) -> None:
     assert re.search(r'class="[a-z ]*outlier" title="[^"]*outlier: a value [0-9.]+% from', table)
     assert 'class="unstable' in table
     assert "regression: -20.0% between checkouts 2 and 3" in table
-    checkout = (published.site / layout.checkout_page(daily, 2)).read_text(encoding="utf-8")
-    assert re.search(r'<td class="outlier" title="[0-9.]+% from the summary', checkout)
+    _, data = read_data(published.site / layout.checkout_data(daily, 0))
+    checkout = next(c for c in data["c"] if c["idx"] == 2)
+    metrics = [data["metrics"][m] for m in data["layouts"][checkout["m"]]]
+    marked = {(metrics[m][1], rep) for m, rep in checkout["o"]}
+    assert ("sender", 4) in marked  # the outlier of repetition 4
     zoom = f'<a href="{layout.series_page(published.fixed.fine)}">2024-03-03/6hour</a>'
     assert zoom in table

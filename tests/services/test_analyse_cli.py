@@ -132,7 +132,7 @@ def test_changes_exit_status_for_ci(capsys: pytest.CaptureFixture[str], tmp_path
         explained = add_series(store, {TIME: step(10, 13, 8)}, seed="known", quirk_until=8)
     code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(faster))
     assert code == 0
-    assert out.startswith(f"IMPROVEMENT in series {faster} ")
+    assert out.startswith(f"IMPROVEMENT {faster}:")
     code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(slower))
     assert code == 1
     assert "REGRESSION" in out

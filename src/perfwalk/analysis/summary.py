@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from perfwalk.model import Direction
 
@@ -50,28 +51,12 @@ def summarize(
     if policy not in SUMMARY_POLICIES:
         raise ValueError(f"unknown summary policy {policy!r}")
     data = [float(v) for v in values if math.isfinite(v)]
-    if not data:
+    found = moments(data)
+    if found is None:
         return None
-    n = len(data)
-    mean = math.fsum(data) / n
-    # two-pass sample variance: exact enough, and ten times faster than statistics.stdev
-    sd = math.sqrt(math.fsum([(v - mean) ** 2 for v in data]) / (n - 1)) if n > 1 else 0.0
-    rsd = sd / abs(mean) if mean else 0.0
-    ordered = sorted(data)
-    half = n // 2
-    median = ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
-    low, high = ordered[0], ordered[-1]
-    if policy == "mean":
-        chosen = mean
-    elif policy == "median":
-        chosen = median
-    else:
-        chosen = high if direction is Direction.HIGHER else low
-    limit = outlier * abs(chosen)
-    if not chosen or (high - chosen < limit and chosen - low < limit):
-        marked: tuple[int, ...] = ()  # the common case: no value that far
-    else:
-        marked = tuple(i for i, v in enumerate(data) if abs(v - chosen) >= limit)
+    n, mean, median, low, high, sd = found
+    rsd = relative_sd(mean, sd)
+    chosen = choose(policy, direction, found)
     return Summary(
         n=n,
         mean=mean,
@@ -82,5 +67,63 @@ def summarize(
         rsd=rsd,
         summary=chosen,
         unstable=n > 1 and rsd >= unstable_rsd,
-        outliers=marked,
+        outliers=outliers_of(data, chosen, low, high, outlier),
     )
+
+
+class Moments(NamedTuple):
+    """What a summary is made of, whatever the policy: kept with the values by the
+    store, so that a long series is summarised without reading its values again."""
+
+    n: int
+    mean: float
+    median: float
+    min: float
+    max: float
+    sd: float
+
+
+def moments(data: Sequence[float]) -> Moments | None:
+    """The moments of ``data`` (finite numbers); ``None`` when it is empty."""
+    if not data:
+        return None
+    n = len(data)
+    mean = math.fsum(data) / n
+    # two-pass sample variance: exact enough, and ten times faster than statistics.stdev
+    sd = math.sqrt(math.fsum([(v - mean) ** 2 for v in data]) / (n - 1)) if n > 1 else 0.0
+    ordered = sorted(data)
+    half = n // 2
+    median = ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
+    return Moments(n, mean, median, ordered[0], ordered[-1], sd)
+
+
+def relative_sd(mean: float, sd: float) -> float:
+    """sd / |mean|; 0 when the mean is 0."""
+    return sd / abs(mean) if mean else 0.0
+
+
+def choose(policy: str, direction: Direction, found: Moments) -> float:
+    """The summary by ``policy``: the mean, the median or the best of the values."""
+    if policy == "mean":
+        return found.mean
+    if policy == "median":
+        return found.median
+    return found.max if direction is Direction.HIGHER else found.min
+
+
+def outliers_of(
+    data: Sequence[float], chosen: float, low: float, high: float, outlier: float
+) -> tuple[int, ...]:
+    """Indexes of the values of ``data`` (``low`` … ``high``) at least ``outlier``
+    (relative) away from ``chosen``."""
+    if not may_have_outliers(chosen, low, high, outlier):
+        return ()  # the common case: no value that far
+    limit = outlier * abs(chosen)
+    return tuple(i for i, v in enumerate(data) if abs(v - chosen) >= limit)
+
+
+def may_have_outliers(chosen: float, low: float, high: float, outlier: float) -> bool:
+    """Whether a value between ``low`` and ``high`` lies ``outlier`` (relative) or
+    farther from ``chosen``: when not, no value needs to be looked at."""
+    limit = outlier * abs(chosen)
+    return bool(chosen) and (high - chosen >= limit or chosen - low >= limit)

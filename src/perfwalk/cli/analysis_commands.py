@@ -47,7 +47,7 @@ EXIT_NOTHING, EXIT_FOUND = 0, 1
 FORMATS = ("text", "json")
 
 
-def _tuning_args(p: argparse.ArgumentParser) -> None:
+def tuning_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--threshold",
         type=float,
@@ -65,13 +65,13 @@ def _tuning_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _tuning(args: argparse.Namespace) -> Tuning:
+def tuning(args: argparse.Namespace) -> Tuning:
     if args.threshold <= 0 or args.min_size < 1:
         raise UsageError("--threshold must be positive and --min-size at least 1")
     return Tuning(threshold=args.threshold, min_size=args.min_size)
 
 
-def _format_arg(p: argparse.ArgumentParser) -> None:
+def format_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="text", help="default: text")
 
 
@@ -131,7 +131,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="for SERIES:CHECKOUT: the configuration naming the store (default ./perfwalk.toml)",
     )
-    _format_arg(p)
+    format_arg(p)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -227,13 +227,13 @@ def _detect_args(p: argparse.ArgumentParser) -> None:
         help="read this column of a CSV table: a number (1 is the first) or a header name",
     )
     p.add_argument("--delimiter", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
-    _tuning_args(p)
-    _format_arg(p)
+    tuning_args(p)
+    format_arg(p)
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
     detection = detect_file(
-        args.file, column=args.column, delimiter=args.delimiter, tuning=_tuning(args)
+        args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
     )
     if args.format == "json":
         print(json.dumps(_detection_json(str(args.file), detection), indent=2))
@@ -328,14 +328,14 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="a series to analyse (repeatable; default: every series)",
     )
-    _tuning_args(p)
-    _format_arg(p)
+    tuning_args(p)
+    format_arg(p)
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config) as store:
-        events = find_changes(store, config, args.series, tuning=_tuning(args))
+        events = find_changes(store, config, args.series, tuning=tuning(args))
     if args.format == "json":
         print(json.dumps({"changes": [_event_json(e) for e in events]}, indent=2))
     elif not events:
@@ -349,8 +349,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
 def _event_text(event: ChangeEvent) -> str:
     b, a = event.before, event.after
     lines = [
-        f"{event.kind.upper()} in series {event.series_id} {show_controls(event.series_name)!r}: "
-        f"between checkout {b.idx} ({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
+        f"{event.kind.upper()} {event.id} in series {event.series_id} "
+        f"{show_controls(event.series_name)!r}: between checkout {b.idx} "
+        f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
         f"commit{'' if len(event.commits) == 1 else 's'}"
     ]
@@ -383,6 +384,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
         return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
 
     return {
+        "id": event.id,
         "series": event.series_id,
         "series_name": event.series_name,
         "kind": event.kind,

@@ -79,6 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
         f"{result.repetitions} repetitions; worst status {result.worst.name}"
     )
+    if result.parent is not None:
+        print(f"a zoom into series {result.parent} (linked from its page)")
     print(f"see `perfwalk show {result.series_id}`")
     return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
 
@@ -175,6 +177,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         bar.close()
     print(f"site: {result.site / 'index.html'}")
     print(f"known changes found: {result.found} of {result.known}")
+    print(f"exact commits found by drilling: {result.exact} of {len(result.drills)}")
     return EXIT_OK
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from perfwalk.cli import (
     analysis_commands,
     commands,
+    drill_commands,
     lab_commands,
     regress_commands,
     report_commands,
@@ -14,7 +15,14 @@ from perfwalk.cli.spec import Command
 
 def all_commands() -> dict[str, Command]:
     merged: dict[str, Command] = {}
-    for area in (commands, analysis_commands, report_commands, lab_commands, regress_commands):
+    for area in (
+        commands,
+        analysis_commands,
+        drill_commands,
+        report_commands,
+        lab_commands,
+        regress_commands,
+    ):
         for name, command in area.COMMANDS.items():
             if name in merged:
                 raise RuntimeError(f"two areas define the command {name!r}")

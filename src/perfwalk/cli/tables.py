@@ -19,21 +19,28 @@ def format_table(rows: Sequence[Sequence[str]]) -> str:
 
 
 def series_rows(series: Sequence[SeriesRow]) -> list[list[str]]:
-    rows = [["id", "name", "state", "from", "to", "step", "reps", "started"]]
+    rows = [["id", "name", "state", "from", "to", "step", "reps", "zoom of", "started"]]
     rows += [
         [
             str(s.id),
             s.name,
             s.state,
-            s.from_spec or "-",
-            s.to_spec[:12],
+            _spec(s.from_spec) or "-",
+            _spec(s.to_spec),
             s.step,
             f"{s.repetitions}/{s.between}",
+            "-" if s.parent_id is None else str(s.parent_id),
             f"{s.started_at:%Y-%m-%d %H:%M}",
         ]
         for s in series
     ]
     return rows
+
+
+def _spec(text: str) -> str:
+    """A walk's end as given (a date, a tag), a full commit id shortened."""
+    full = len(text) == 40 and all(c in "0123456789abcdef" for c in text)
+    return text[:12] if full else text
 
 
 def _number(value: float) -> str:

@@ -85,6 +85,19 @@ class Walk:
         self._limit = self.config.store.log_limit
         self._hosts = self.topology or Topology.single(self.host)
         self._pending_steps: list[NewStep] = []  # reboots before the next repetition
+        self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
+
+    def measure_more(self, planned: PlannedCheckout, repetitions: int) -> None:
+        """Store ``repetitions`` more repetitions of one checkout (a drill's request).
+
+        The checkout is built unless it was the last one built by this walk; a
+        checkout whose build failed gets nothing more.
+        """
+        done = self.store.done_repetitions(self.series_id)
+        have = sum(1 for idx, _rep in done if idx == planned.checkout.index)
+        self.checkouts = [planned]
+        self.repetitions = have + repetitions
+        self.run()
 
     def run(self) -> None:
         """Measure every repetition not stored yet, checkout after checkout."""
@@ -101,7 +114,7 @@ class Walk:
             if not todo or built.get(checkout.index) is Status.NOEXIST:
                 continue
             self._report(finished, total, checkout, f"building {checkout.commit[:12]}")
-            worktree, build = self._prepare(checkout_id, planned, prior)
+            worktree, build = self._prepare_once(checkout_id, planned, prior)
             if build.status is not Status.PASS:
                 finished += len(todo)
                 self._report(finished, total, checkout, f"build failed: {build.failed}")
@@ -121,6 +134,16 @@ class Walk:
             env["PERFWALK_REPETITION"] = str(rep)
         env.update(extra)
         return env
+
+    def _prepare_once(
+        self, checkout_id: int, planned: PlannedCheckout, prior: int | None
+    ) -> tuple[Path, StepsOutcome]:
+        """:meth:`_prepare`, unless this checkout is the one built last and still there."""
+        if self._ready is not None and self._ready[0] == checkout_id:
+            return self._ready[1], self._ready[2]
+        worktree, build = self._prepare(checkout_id, planned, prior)
+        self._ready = (checkout_id, worktree, build) if build.status is Status.PASS else None
+        return worktree, build
 
     def _prepare(
         self, checkout_id: int, planned: PlannedCheckout, prior: int | None

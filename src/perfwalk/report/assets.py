@@ -36,6 +36,7 @@ def site_assets() -> dict[str, bytes]:
     assets = {
         layout.STYLE: _static("style.css"),
         layout.PLOT_JS: _static("plot.js"),
+        layout.PAGES_JS: _static("pages.js"),
         layout.LIBRARY_JS: library.read_bytes(),
     }
     license_file = library.parents[1] / "LICENSE"

@@ -1,39 +1,77 @@
-"""What the pages of a block of checkouts show, read from the store in a few queries.
+"""What the site shows of a block of checkouts, read from the store's checkout packs
+(:mod:`perfwalk.store.packs`): per checkout its repetitions, metrics, values and, per
+metric, the summary of its PASS values by the metric's policy and thresholds.
 
-A block is a run of consecutive checkouts of one series. Its repetitions, results
-and values are read with one query each (never one per checkout), and every
-(metric, checkout) is summarised by the metric's policy and thresholds.
+The moments (n, mean, median, min, max, sd) were computed when the repetitions were
+stored; here each metric only gets its policy's summary, its relative deviation and
+its marks: a block of 100 checkouts × 100 metrics is summarised in milliseconds.
 """
 
 from __future__ import annotations
 
+import json
+import math
+from array import array
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-from perfwalk.analysis.summary import Summary, summarize
+from perfwalk.analysis.summary import Moments, choose, may_have_outliers, outliers_of, relative_sd
 from perfwalk.config.model import Config
 from perfwalk.model import Direction, Status
 from perfwalk.report.summaries import MetricKey, metric_policy
 from perfwalk.store import CheckoutRow, Store
-from perfwalk.store.store import BlockRepetition, BlockResult
+from perfwalk.store.packs import STATS, from_little_endian
 
-#: one value of one repetition: (repetition index, value, its result's status)
-Point = tuple[int, float, Status]
+_BY_SEVERITY = {int(status): status for status in Status}
+
+
+class Cell(NamedTuple):
+    """The summary of one metric at one checkout (its PASS values): the fields of
+    :class:`~perfwalk.analysis.summary.Summary`, outliers as repetition positions."""
+
+    n: int
+    mean: float
+    median: float
+    min: float
+    max: float
+    sd: float
+    rsd: float
+    summary: float  # by the metric's policy
+    unstable: bool
+    outliers: tuple[int, ...]  # positions (in ``CheckoutData.reps``) of the outliers
 
 
 @dataclass
 class CheckoutData:
-    """Everything the pages show of one checkout."""
+    """One checkout as the pages show it; a checkout without repetitions has none of
+    the fields after ``row``."""
 
     row: CheckoutRow
-    repetitions: list[BlockRepetition] = field(default_factory=list)
-    results: list[BlockResult] = field(default_factory=list)
-    points: dict[MetricKey, list[Point]] = field(default_factory=dict)
-    summaries: dict[MetricKey, Summary] = field(default_factory=dict)
-    #: the repetition of each value a summary was made of (outlier positions map here)
-    summarised: dict[MetricKey, list[int]] = field(default_factory=dict)
+    reps: list[int] = field(default_factory=list)  # repetition indexes
+    metrics: list[MetricKey] = field(default_factory=list)
+    index: dict[MetricKey, int] = field(default_factory=dict)  # metric → its position
+    detail: str = ""  # the pack's JSON of repetitions and results, for the page
+    vals: bytes = b""  # float64 metric × repetition, every value
+    passed: Sequence[float] = ()  # the same, PASS values only (NaN elsewhere)
+    stats: bytes = b""  # float64, STATS per metric: the moments of the PASS values
     statuses: dict[str, Status] = field(default_factory=dict)  # test → worst status
+    chosen: Sequence[float] = ()  # per metric its summary by its policy; NaN: none
+    marks: dict[int, tuple[bool, tuple[int, ...]]] = field(default_factory=dict)
+    """metric position → (unstable, outlier repetition positions), marked ones only"""
+
+    def cell(self, key: MetricKey) -> Cell | None:
+        """The whole summary of ``key`` (for the few cells that show more than a number)."""
+        m = self.index.get(key)
+        if m is None or math.isnan(self.chosen[m]):
+            return None
+        n, mean, median, low, high, sd = from_little_endian(
+            self.stats[m * STATS * 8 : (m + 1) * STATS * 8]
+        )
+        unstable, outliers = self.marks.get(m, (False, ()))
+        rsd = relative_sd(mean, sd)
+        return Cell(int(n), mean, median, low, high, sd, rsd, self.chosen[m], unstable, outliers)
 
 
 class Policies:
@@ -52,82 +90,102 @@ class Policies:
         return found
 
 
+class _Head(NamedTuple):
+    """A decoded pack head, with the policy of each metric."""
+
+    reps: list[int]
+    metrics: list[MetricKey]
+    positions: dict[MetricKey, int]
+    statuses: dict[str, Status]
+    policies: list[tuple[str, Direction, float, float]]
+
+
+class _Heads:
+    """Decoded pack heads: most checkouts of a series share the same text."""
+
+    def __init__(self, policies: Policies) -> None:
+        self._policies = policies
+        self._known: dict[str, _Head] = {}
+
+    def of(self, text: str) -> _Head:
+        found = self._known.get(text)
+        if found is None:
+            head: dict[str, Any] = json.loads(text)
+            metrics = [MetricKey(*m) for m in head["metrics"]]
+            found = self._known[text] = _Head(
+                [int(r) for r in head["reps"]],
+                metrics,
+                {key: m for m, key in enumerate(metrics)},
+                {test: _BY_SEVERITY[severity] for test, severity in head["worst"].items()},
+                [self._policies.of(key) for key in metrics],
+            )
+        return found
+
+
 def read_block(
     store: Store, series_id: int, rows: Sequence[CheckoutRow], policies: Policies
 ) -> list[CheckoutData]:
     """The data of ``rows`` (consecutive checkouts of ``series_id``), in their order."""
     if not rows:
         return []
-    first, last = rows[0].idx, rows[-1].idx
     data = {row.idx: CheckoutData(row) for row in rows}
-    for repetition in store.block_repetitions(series_id, first, last):
-        data[repetition.checkout_idx].repetitions.append(repetition)
-    status_of: dict[int, Status] = {}
-    for result in store.block_results(series_id, first, last):
-        at = data[result.checkout_idx]
-        at.results.append(result)
-        status_of[result.id] = result.status
-        worst = at.statuses.get(result.test)
-        if worst is None or result.status > worst:
-            at.statuses[result.test] = result.status
-    metrics = store.block_metrics(series_id, first, last)
-    keys: dict[str, dict[str, MetricKey]] = {}  # test → value name → metric
-    ambiguous = False
-    for test, name, unit, direction in metrics:
-        ambiguous |= name in keys.get(test, {})
-        keys.setdefault(test, {})[name] = MetricKey(test, name, unit, direction)
-    where = {
-        result.id: (
-            data[result.checkout_idx].points,
-            result.repetition_idx,
-            keys.get(result.test, {}),
-            result.status,
-        )
-        for d in data.values()
-        for result in d.results
-    }
-    values = store.block_values(series_id, first, last)
-    if ambiguous:  # one value name in several units: the unit of each value decides
-        units = store.block_value_units(series_id, first, last)
-        tests = {result.id: result.test for d in data.values() for result in d.results}
-        for (result_id, name, value), (unit, direction) in zip(values, units, strict=True):
-            points, rep, _, status = where[result_id]
-            key = MetricKey(tests[result_id], name, unit, direction)
-            points.setdefault(key, []).append((rep, value, status))
-    else:
-        for result_id, name, value in values:
-            points, rep, named, status = where[result_id]
-            key = named[name]
-            found = points.get(key)
-            if found is None:
-                found = points[key] = []
-            found.append((rep, value, status))
-    for checkout in data.values():
-        _summarise(checkout, policies)
+    heads = _Heads(policies)
+    for pack in store.site.packs(series_id, rows[0].idx, rows[-1].idx):
+        checkout = data.get(pack.idx)
+        if checkout is None:
+            continue
+        head = heads.of(pack.head)
+        checkout.reps, checkout.metrics, checkout.index = head.reps, head.metrics, head.positions
+        checkout.statuses = head.statuses
+        checkout.detail = pack.detail
+        checkout.vals = pack.vals
+        checkout.passed = from_little_endian(pack.passed)
+        checkout.stats = pack.stats
+        _summarise(checkout, head.policies)
     return [data[row.idx] for row in rows]
 
 
-def _summarise(checkout: CheckoutData, policies: Policies) -> None:
-    for key, points in checkout.points.items():
-        passed = [p for p in points if p[2] is Status.PASS]
-        policy, direction, unstable, outlier = policies.of(key)
-        summary = summarize(
-            [p[1] for p in passed],
-            policy=policy,
-            direction=direction,
-            unstable_rsd=unstable,
-            outlier=outlier,
-        )
-        if summary is not None:
-            checkout.summaries[key] = summary
-            checkout.summarised[key] = [p[0] for p in passed]
+def _summarise(checkout: CheckoutData, policies: list[tuple[str, Direction, float, float]]) -> None:
+    """Each metric's summary by its policy, and the marks of unstable sets and outliers."""
+    stats = from_little_endian(checkout.stats)
+    chosen = array("d")
+    marks = checkout.marks
+    width = len(checkout.reps)
+    nan = math.nan
+    columns = zip(
+        stats[0::STATS],
+        stats[1::STATS],
+        stats[3::STATS],
+        stats[4::STATS],
+        stats[5::STATS],
+        policies,
+        strict=True,
+    )
+    for m, (n, mean, low, high, sd, (policy, direction, unstable, outlier)) in enumerate(columns):
+        if not n:
+            chosen.append(nan)
+            continue
+        if policy == "mean":
+            value = mean
+        else:
+            median = stats[m * STATS + 2]
+            value = choose(policy, direction, Moments(int(n), mean, median, low, high, sd))
+        chosen.append(value)
+        shaky = n > 1 and relative_sd(mean, sd) >= unstable
+        if shaky or may_have_outliers(value, low, high, outlier):
+            row = checkout.passed[m * width : (m + 1) * width]
+            at = [pos for pos, v in enumerate(row) if v == v]  # noqa: PLR0124 (not NaN)
+            found = outliers_of([row[pos] for pos in at], value, low, high, outlier)
+            if shaky or found:
+                marks[m] = (shaky, tuple(at[i] for i in found))
+    checkout.chosen = chosen
 
 
 def metrics_of(block: Sequence[CheckoutData]) -> list[MetricKey]:
     """Every metric of a block, by test and value name (stored order within a test)."""
     seen: dict[MetricKey, None] = {}
     for checkout in block:
-        for key in checkout.points:
+        for key in checkout.metrics:
             seen.setdefault(key, None)
     by_test: dict[str, list[MetricKey]] = defaultdict(list)
     for key in seen:

@@ -38,12 +38,6 @@ class SeriesContext:
     def commit_href(self, sha: str) -> str | None:
         return self.commit_url.replace("{commit}", sha) if self.commit_url else None
 
-    def change_at(self, test: str, name: str, idx: int) -> ChangeMark | None:
-        for change in self.changes:
-            if change.after_idx == idx and change.test == test and change.name == name:
-                return change
-        return None
-
     def blocks(self) -> list[Sequence[CheckoutRow]]:
         """The checkouts cut into plot blocks (each a whole number of table pages)."""
         size = layout.PLOT_BLOCK
@@ -80,7 +74,7 @@ def zoom_links(
                 continue
             for before, after in itertools.pairwise(rows):
                 inside = before.date <= first and last <= after.date
-                overlaps = first <= after.date and before.date <= last
+                overlaps = first < after.date and before.date < last  # more than an end
                 if inside or (child and overlaps):
                     label = f"{first:%Y-%m-%d}/{inner.step}"
                     found[outer.id][after.idx].append(Zoom(inner.id, label))

@@ -50,9 +50,11 @@ def page(
     *,
     crumbs: Sequence[tuple[str, str]] = (),
     plots: bool = False,
+    drawn: bool = False,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
-    title; ``plots`` loads the plotting library and the site's plot script."""
+    title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
+    loads the script that draws the page from the site's data files."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
@@ -60,6 +62,9 @@ def page(
         if plots
         else ""
     )
+    if drawn:
+        scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
+
     nav = (
         '<nav class="crumbs">'
         + " › ".join(link(layout.href(at, path), label) for path, label in crumbs)

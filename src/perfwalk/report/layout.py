@@ -2,8 +2,13 @@
 
 Paths are relative to the site's root, with ``/`` separators; :func:`href` turns a
 path into a link from the page that holds it. Checkouts are grouped into table
-pages of :data:`TABLE_COLUMNS` and plot data files of :data:`PLOT_BLOCK`, so one new
+pages of :data:`TABLE_COLUMNS` and data blocks of :data:`PLOT_BLOCK`, so one new
 checkout rewrites one of each, whatever the length of the series.
+
+A checkout, its logs and its commits have no page of their own: one page per series
+and kind (``checkout.html``, ``logs.html``, ``commits.html``) draws the one its link
+names (``checkout.html#c=12``, ``logs.html#c=12&to=log-7-L3``) from the data file of
+its block, a script that loads from file:// too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"
 STYLE = "style.css"
 PLOT_JS = "plot.js"
+#: the script that draws checkout, log and commit pages from the data files
+PAGES_JS = "pages.js"
 LIBRARY_JS = "echarts.min.js"
 
 
@@ -46,18 +53,47 @@ def table_page(series_id: int, page: int) -> str:
     return f"series-{series_id}/table-{page}.html"
 
 
-def checkout_page(series_id: int, idx: int) -> str:
-    return f"series-{series_id}/checkout-{idx}.html"
+def checkout_shell(series_id: int) -> str:
+    """The page that shows any checkout of the series (which one: its link's ``#c=``)."""
+    return f"series-{series_id}/checkout.html"
 
 
-def logs_page(series_id: int, idx: int) -> str:
-    """Every log of one checkout (build, quirks, between, each result's output)."""
-    return f"series-{series_id}/logs-{idx}.html"
+def logs_shell(series_id: int) -> str:
+    """The page that shows every log of any checkout of the series."""
+    return f"series-{series_id}/logs.html"
+
+
+def commits_shell(series_id: int) -> str:
+    """The page that shows the commit log up to any checkout of the series."""
+    return f"series-{series_id}/commits.html"
+
+
+def log_shell(series_id: int) -> str:
+    """The page that shows one large log of the series, paged."""
+    return f"series-{series_id}/log.html"
+
+
+def _at(page: str, key: str, value: int, to: str | None) -> str:
+    return f"{page}#{key}={value}" + (f"&to={to}" if to else "")
+
+
+def checkout_page(series_id: int, idx: int, to: str | None = None) -> str:
+    """The link to checkout ``idx`` (``to``: an element of its page, e.g. a test's row)."""
+    return _at(checkout_shell(series_id), "c", idx, to)
+
+
+def logs_page(series_id: int, idx: int, to: str | None = None) -> str:
+    """The link to every log of checkout ``idx`` (``to``: a log, a line, a result)."""
+    return _at(logs_shell(series_id), "c", idx, to)
+
+
+def commits_page(series_id: int, idx: int) -> str:
+    return _at(commits_shell(series_id), "c", idx, None)
 
 
 def log_page(series_id: int, log_id: int) -> str:
-    """A log too large to show inline: its own page, head and tail."""
-    return f"series-{series_id}/log-{log_id}.html"
+    """The link to a log too large for the logs of its checkout: its own page, paged."""
+    return _at(log_shell(series_id), "log", log_id, None)
 
 
 def log_text(series_id: int, log_id: int) -> str:
@@ -65,8 +101,24 @@ def log_text(series_id: int, log_id: int) -> str:
     return f"series-{series_id}/log-{log_id}.txt"
 
 
-def commits_page(series_id: int, idx: int) -> str:
-    return f"series-{series_id}/commits-{idx}.html"
+def checkout_data(series_id: int, block: int) -> str:
+    """The checkouts of one block: repetitions, results, values, summaries."""
+    return f"series-{series_id}/data/checkouts-{block}.js"
+
+
+def logs_data(series_id: int, block: int) -> str:
+    """The logs of one block's checkouts, compressed as the store keeps them."""
+    return f"series-{series_id}/data/logs-{block}.js"
+
+
+def large_log_data(series_id: int, log_id: int) -> str:
+    """A large log, compressed, for its own page."""
+    return f"series-{series_id}/data/log-{log_id}.js"
+
+
+def commits_data(series_id: int, block: int) -> str:
+    """The commits since the previous checkout of each checkout of one block."""
+    return f"series-{series_id}/data/commits-{block}.js"
 
 
 def plot_data(series_id: int, key: str, block: int) -> str:

@@ -14,31 +14,40 @@ Under ``regress/`` of the site:
   the commits since their last passing run, and a flaky mark.
 - ``runs/<id>.html``: a run (date, host, architecture, OS, kernel, build,
   commit, counts) with its system (``#system``) and the results not PASS.
-- ``log.html#run=<id>&test=<test id>``: one log, read from ``logs/<id>/b-<n>.js``
-  (50 tests a file; a log over 16 KiB has its own file): a year of eight hosts
-  is some 30 000 files, not 1.5 million.
+- ``log.html#run=<id>&test=<test id>``: one log, which ``log.js`` finds through
+  ``logs/index.js`` in a pack of logs (``logs/<run>-<test>.js``, see
+  :mod:`perfwalk.report.matrix_logs`): the store's zlib streams, never decompressed
+  here, some 150 files for a year of eight hosts.
 - ``commits/<a>-<b>.html``: the commits between a last passing and a first
   failing run.
 
 A run's pages and logs never change once written: a publish writes those of new
-runs only (``full`` rewrites everything), plus the matrix pages and data.
+runs only (``full`` rewrites everything; ``logs/published.json`` lists what is
+written), plus the matrix pages and data. Many runs are written by two processes
+when the machine has the cores (a forked child takes half of them).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import posixpath
 import re
+import shutil
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
-from perfwalk.model import Commit, Log, Status
+from perfwalk.errors import PerfwalkError
+from perfwalk.model import Commit, Status
 from perfwalk.regress.grid import HostGrid, host_grids
 from perfwalk.regress.history import (
     FailingSince,
@@ -47,8 +56,17 @@ from perfwalk.regress.history import (
     is_flaky,
     pass_rate,
 )
-from perfwalk.report import layout
+from perfwalk.report import layout, matrix_logs
 from perfwalk.report.html import esc, link, page, status_legend, table
+from perfwalk.report.matrix_logs import (
+    PACK_NAME,
+    STATUS_LETTERS,
+    Packer,
+    Parts,
+    RunFacts,
+    index_script,
+    script_call,
+)
 from perfwalk.store.regress import MatrixRows, MatrixRun, RegressRunRow, RegressStore
 
 DIR = layout.MATRIX_DIR
@@ -60,13 +78,17 @@ _ASSETS = {
     "log.js": f"{DIR}/log.js",
     "matrix.css": f"{DIR}/matrix.css",
 }
-#: tests per log bundle file (log.js computes the same)
-BUNDLE = 50
-#: a log larger than this (bytes) gets a file of its own instead of a place in a bundle
-OWN_FILE = 16 * 1024
-_DONE = ".published"
+#: what the site holds of each run: {run id: {"stamp": …, "parts": …}} (not a page)
+PUBLISHED = f"{DIR}/logs/published.json"
+#: runs whose logs are read from the store in one go
+BATCH = 200
+#: a publish with fewer runs to write does not start a second process
+SHARED_FROM = 400
 _PREFIX = f"{DIR}/"
-_ENCODE = bytes.maketrans(bytes(range(12)), b".abcdefghijk")
+#: a result neither PASS (1) nor absent (0) in a run's column of statuses
+_NOT_PASS = re.compile(b"[\\x02-\\x0b]")
+_NAMES = {int(status): status.name for status in Status}
+_RUNS_DIR = f"{DIR}/runs"
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 _REPEATED = re.compile(r"([.a-k])\1{2,}")
 
@@ -78,7 +100,7 @@ def encode_row(history: bytes) -> str:
     """A test's history as the data files hold it: a letter per run (``.`` no result,
     ``a`` PASS … ``k`` NOEXIST), a run of three or more alike written once with its
     length (``a120``); ``matrix.js`` expands it."""
-    letters = history.translate(_ENCODE).decode("ascii")
+    letters = history.translate(STATUS_LETTERS).decode("ascii")
     return _REPEATED.sub(lambda m: f"{m.group(1)}{len(m.group(0))}", letters)
 
 
@@ -106,10 +128,6 @@ def log_link(run_id: int, test: int | str) -> str:
     return f"{LOG_PAGE}#run={run_id}&test={test}"
 
 
-def log_bundle(run_id: int, block: int) -> str:
-    return f"{DIR}/logs/{run_id}/b-{block}.js"
-
-
 def commits_page(after: str, until: str) -> str:
     return f"{DIR}/commits/{after[:12]}-{until[:12]}.html"
 
@@ -119,8 +137,10 @@ def href(at: str, target: str) -> str:
     if target.startswith("#"):
         return target
     here = at.rpartition("/")[0]
-    if here == DIR and target.startswith(_PREFIX):  # the common case, quickly
+    if here == DIR and target.startswith(_PREFIX):  # the common cases, quickly
         return target[len(_PREFIX) :]
+    if here == _RUNS_DIR and target.startswith(_PREFIX) and "/" not in target[len(_PREFIX) :]:
+        return "../" + target[len(_PREFIX) :]
     path, hash_, fragment = target.partition("#")
     return posixpath.relpath(path, here or ".") + hash_ + fragment
 
@@ -173,31 +193,45 @@ class _Test:
 
 
 class _Files:
-    """Writes the site's files atomically and keeps count."""
+    """Writes the site's files and keeps count: a new file is written in place, a file
+    that exists is replaced atomically (a reader sees the old one or the new one)."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
         self.written = 0
         self.largest = ("", 0)
         self.sizes: dict[str, int] = {}
+        self._folders: set[Path] = set()
 
     def write(self, path: str, data: str | bytes) -> None:
         raw = data.encode("utf-8") if isinstance(data, str) else data
         target = self.out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".new")
-        tmp.write_bytes(raw)
-        os.replace(tmp, target)
-        self.written += 1
-        self.sizes[path] = len(raw)
-        if len(raw) > self.largest[1]:
-            self.largest = (path, len(raw))
-
-    def exists(self, path: str, content: str) -> bool:
+        if target.parent not in self._folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._folders.add(target.parent)
         try:
-            return (self.out / path).read_text(encoding="utf-8") == content
-        except OSError:
-            return False
+            with open(target, "xb") as new:
+                new.write(raw)
+        except FileExistsError:
+            tmp = target.with_name(target.name + ".new")
+            tmp.write_bytes(raw)
+            os.replace(tmp, target)
+        self.count(path, len(raw))
+
+    def count(self, path: str, size: int) -> None:
+        self.written += 1
+        self.sizes[path] = size
+        if size > self.largest[1]:
+            self.largest = (path, size)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What writing a share of the runs did: where each run's logs are, and the files."""
+
+    parts: Parts
+    files: int
+    largest: tuple[str, int]
 
 
 def publish_matrix(
@@ -235,24 +269,24 @@ class _Publisher:
 
     def publish(self) -> MatrixReport:
         files, tests = self.files, self.tests
+        written = self.publish_runs()  # first: the matrix pages link to pages that exist
         grids = host_grids((m.run.id, m.run.host, m.statuses) for m in self.rows.runs)
         for name, asset in _ASSETS.items():
             static = resources.files("perfwalk.report").joinpath("static", name)
             files.write(asset, static.read_bytes())
-        files.write(TESTS_DATA, _call("perfwalkMatrix.tests", _tests_data(tests)))
+        files.write(TESTS_DATA, script_call("perfwalkMatrix.tests", _tests_data(tests)))
         everywhere: list[Failing] = []
         for grid in grids.values():
             runs = [self.by_id[run_id].run for run_id in grid.run_ids]
             failing = self.failing(grid, runs)
             everywhere += failing
             data = self.host_data(grid, runs, failing)
-            files.write(host_data(grid.host), _call("perfwalkMatrix.host", data))
+            files.write(host_data(grid.host), script_call("perfwalkMatrix.host", data))
             at = host_page(grid.host)
             files.write(at, _matrix_page(at, [grid.host], failing, tests))
         everywhere.sort(key=lambda f: (-f.score, tests[f.test].name, f.host))
         files.write(INDEX, _matrix_page(INDEX, list(grids), everywhere, tests))
         files.write(LOG_PAGE, _log_shell())
-        written = sum(self.publish_run(m) for m in self.rows.runs)
         weight = sum(files.sizes.get(path, 0) for path in [INDEX, TESTS_DATA, *_ASSETS.values()])
         weight += sum(files.sizes.get(host_data(host), 0) for host in grids)
         return MatrixReport(
@@ -355,43 +389,165 @@ class _Publisher:
                 self.ranges[key] = (path, len(found))
         return self.ranges[key]
 
-    def publish_run(self, matrix_run: MatrixRun) -> int:
-        """Write a run's page and logs unless they are there already; 1 when written."""
-        files, run = self.files, matrix_run.run
-        done = f"{DIR}/logs/{run.id}/{_DONE}"
-        stamp = f"{run.host}\n{run.started_at.isoformat()}\n"
-        if not self.options.full and files.exists(done, stamp):
-            return 0
-        names = self.by_test_id
-        statuses = matrix_run.statuses
-        bundles: dict[int, dict[str, object]] = {}
-        for test_id, log in self.store.result_logs(run.id):
-            severity = statuses[test_id] if test_id < len(statuses) else 0
-            test = names.get(test_id)
-            entry = _log_entry(
-                test.name if test else str(test_id),
-                Status(severity) if severity else None,
-                matrix_run.messages.get(test_id, ""),
-                log,
+    # -- the runs' pages and logs ------------------------------------------------------
+
+    def publish_runs(self) -> int:
+        """Write the pages and logs of the runs the site lacks, then the index of the
+        packs and the list of runs written; how many runs were written."""
+        files = self.files
+        published = {} if self.options.full else _read_published(files.out)
+        todo = sorted(
+            (m for m in self.rows.runs if published.get(m.run.id, ("", []))[0] != _stamp(m.run)),
+            key=lambda m: m.run.id,
+        )
+        if any(m.run.id in published for m in todo):  # another store's runs: start afresh
+            published = {}
+            todo = sorted(self.rows.runs, key=lambda m: m.run.id)
+        written = self.write_runs(todo)
+        for run_id, parts in written.items():
+            published[run_id] = (_stamp(self.by_id[run_id].run), parts)
+        published = {run_id: found for run_id, found in published.items() if run_id in self.by_id}
+        where = {run_id: parts for run_id, (_stamp_text, parts) in published.items()}
+        files.write(matrix_logs.INDEX, index_script(where))
+        files.write(PUBLISHED, _published_json(published))
+        _remove_stale_logs(files.out, {name for parts in where.values() for name, _test in parts})
+        return len(written)
+
+    def write_runs(self, todo: Sequence[MatrixRun]) -> Parts:
+        """Write the pages and logs of ``todo`` (ascending ids): a forked child takes
+        the second half when there are many and a second core to run it."""
+        if len(todo) < SHARED_FROM or not self.can_fork():
+            found = self.write_share(todo, self.files)
+            return found.parts
+        half = _halves(todo)
+        context = multiprocessing.get_context("fork")
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(
+            target=self.child, args=(todo[half:], sender), name="perfwalk-matrix-runs"
+        )
+        child.start()
+        sender.close()
+        try:
+            mine = self.write_share(todo[:half], self.files)
+            theirs = _received(receiver, child)
+        finally:
+            receiver.close()
+            if child.is_alive():
+                child.terminate()
+            child.join()
+        self.files.written += theirs.files
+        if theirs.largest[1] > self.files.largest[1]:
+            self.files.largest = theirs.largest
+        return {**mine.parts, **theirs.parts}
+
+    def can_fork(self) -> bool:
+        """Forking is safe with one thread (no lock held elsewhere) and a store that the
+        child can open again, and worth it with a second core."""
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        return (
+            cores > 1
+            and threading.active_count() == 1
+            and "fork" in multiprocessing.get_all_start_methods()
+            and self.store.opens_own_connections()
+        )
+
+    def child(self, share: Sequence[MatrixRun], sender: Any) -> None:
+        """The forked child: its share of the runs, and what it did (or its error) sent
+        back to the parent."""
+        self.store.forget_inherited_connections()
+        try:
+            files = _Files(self.files.out)
+            found = self.write_share(share, files)
+            sender.send(("done", _Written(found.parts, files.written, files.largest)))
+        except BaseException as error:  # everything goes to the parent
+            try:
+                sender.send(("error", error))
+            except Exception:  # an error that does not pickle
+                sender.send(("crash", traceback.format_exc()))
+        finally:
+            sender.close()
+
+    def write_share(self, share: Sequence[MatrixRun], files: _Files) -> _Written:
+        """Write the run pages and the log packs of ``share`` (ascending ids)."""
+        packer = Packer(files.write)
+        names, commit_url = self.by_test_id, self.options.commit_url
+        for start in range(0, len(share), BATCH):
+            batch = share[start : start + BATCH]
+            stored = self.store.stored_logs([m.run.id for m in batch])
+            packer.add(stored, [(m.run.id, RunFacts(m.statuses, m.messages)) for m in batch])
+            for matrix_run in batch:
+                files.write(run_page(matrix_run.run.id), _run_page(matrix_run, names, commit_url))
+        packer.flush()
+        return _Written(packer.parts, files.written, files.largest)
+
+
+def _halves(todo: Sequence[MatrixRun]) -> int:
+    """Where to cut ``todo`` so that both shares hold about as many results."""
+    sizes = [len(m.statuses) - m.statuses.count(0) for m in todo]
+    total, running = sum(sizes), 0
+    for position, size in enumerate(sizes):
+        running += size
+        if 2 * running >= total:
+            return position + 1
+    return len(todo)
+
+
+def _received(receiver: Any, child: multiprocessing.process.BaseProcess) -> _Written:
+    """What the child sent: its work, or its error raised here."""
+    try:
+        kind, value = receiver.recv()
+    except EOFError:
+        child.join()
+        raise PerfwalkError(
+            f"the process writing half of the matrix's runs ended (exit status "
+            f"{child.exitcode}) before it was done",
+            hint="publish again; if it keeps failing, publish with --full",
+        ) from None
+    if kind == "done":
+        assert isinstance(value, _Written)
+        return value
+    if kind == "error":
+        raise value
+    raise RuntimeError(f"the process writing half of the matrix's runs failed:\n{value}")
+
+
+def _stamp(run: RegressRunRow) -> str:
+    """What tells a run of this store from another run with the same id."""
+    return f"{run.host}\n{run.started_at.isoformat()}"
+
+
+def _read_published(out: Path) -> dict[int, tuple[str, list[tuple[str, int]]]]:
+    """The runs a previous publish wrote (nothing, when it cannot be read)."""
+    try:
+        data = json.loads((out / PUBLISHED).read_text(encoding="utf-8"))
+        return {
+            int(run): (
+                str(found["stamp"]),
+                [(str(name), int(test)) for name, test in found["parts"]],
             )
-            block = bundles.setdefault(test_id // BUNDLE, {})
-            if len(log.data) > OWN_FILE:
-                own = f"{DIR}/logs/{run.id}/t-{test_id}.js"
-                files.write(own, _call("perfwalkLogs.log", run.id, test_id, entry))
-                block[str(test_id)] = {"file": href(LOG_PAGE, own)}
-            else:
-                block[str(test_id)] = entry
-        for number, entries in bundles.items():
-            bundle = _call("perfwalkLogs.bundle", run.id, number, entries)
-            files.write(log_bundle(run.id, number), bundle)
-        if run.log_id is not None:
-            entry = _log_entry(f"run {run.id}: {run.label}", None, "", self.store.log(run.log_id))
-            files.write(
-                f"{DIR}/logs/{run.id}/run.js", _call("perfwalkLogs.log", run.id, "run", entry)
-            )
-        files.write(run_page(run.id), _run_page(matrix_run, names, self.options.commit_url))
-        files.write(done, stamp)
-        return 1
+            for run, found in data.items()
+        }
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def _published_json(published: Mapping[int, tuple[str, Sequence[tuple[str, int]]]]) -> str:
+    return json.dumps(
+        {str(run): {"stamp": stamp, "parts": parts} for run, (stamp, parts) in published.items()},
+        separators=(",", ":"),
+    )
+
+
+def _remove_stale_logs(out: Path, packs: set[str]) -> None:
+    """Remove the packs no run refers to any more, and the log folders of older
+    publishes (``logs/<run id>/``)."""
+    folder = out / DIR / "logs"
+    for entry in os.scandir(folder):
+        found = PACK_NAME.fullmatch(entry.name)
+        if found and entry.is_file() and entry.name[: -len(".js")] not in packs:
+            os.unlink(entry.path)
+        elif entry.name.isdigit() and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
 
 
 # -- data ---------------------------------------------------------------------------
@@ -531,28 +687,10 @@ def _failing_table(
 
 def _log_shell() -> str:
     body = (
-        _assets(LOG_PAGE, [_ASSETS["log.js"]])
+        _assets(LOG_PAGE, [_ASSETS["log.js"], TESTS_DATA])
         + '<div id="pw-log"><noscript>The log is read by a script.</noscript></div>\n'
     )
     return _page(LOG_PAGE, "log", body)
-
-
-def _call(function: str, *arguments: object) -> str:
-    """A script line calling ``function`` with JSON arguments, safe to load anywhere."""
-    text = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in arguments)
-    text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"{function}({text});\n"
-
-
-def _log_entry(name: str, status: Status | None, message: str, log: Log) -> dict[str, object]:
-    return {
-        "name": name,
-        "status": status.name if status else "",
-        "message": message,
-        "text": log.text(),
-        "total": log.total,
-        "truncated": log.truncated,
-    }
 
 
 def _run_page(matrix_run: MatrixRun, by_id: Mapping[int, _Test], commit_url: str) -> str:
@@ -589,19 +727,22 @@ def _run_page(matrix_run: MatrixRun, by_id: Mapping[int, _Test], commit_url: str
         f'<tr><th class="name">{name}</th><td class="name">{value}</td></tr>'
         for name, value in facts
     )
+    to_log = esc(href(at, log_link(run.id, "")))  # + the test id
+    statuses = matrix_run.statuses
     bad = sorted(
-        (-severity, by_id[test_id].name, test_id, Status(severity))
-        for test_id, severity in enumerate(matrix_run.statuses)
-        if severity and severity != Status.PASS and test_id in by_id
+        (-statuses[test_id], by_id[test_id].name, test_id)
+        for found in _NOT_PASS.finditer(statuses)
+        if (test_id := found.start()) in by_id
     )
+    messages = matrix_run.messages
     rows = [
         [
             f'<td class="name">{esc(name)}</td>',
-            f'<td class="{status.name}">'
-            f"{link(href(at, log_link(run.id, test_id)), status.name)}</td>",
-            f'<td class="name">{esc(matrix_run.messages.get(test_id, ""))}</td>',
+            f'<td class="{_NAMES[-severity]}"><a href="{to_log}{test_id}">'
+            f"{_NAMES[-severity]}</a></td>",
+            f'<td class="name">{esc(messages.get(test_id, ""))}</td>',
         ]
-        for _severity, name, test_id, status in bad
+        for severity, name, test_id in bad
     ]
     header = ['<th class="name">test</th>', "<th>status</th>", '<th class="name">message</th>']
     results = table(header, rows) if rows else "<p>Every test passed.</p>"

@@ -2,12 +2,17 @@
 commit log between neighbouring checkouts, and interactive plots. Plain files, no
 CDN: any web server (or none: open index.html) shows it.
 
+The checkout, log and commit pages of a series are one page each that draws what
+its link names from data files, one per block of :data:`layout.PLOT_BLOCK`
+checkouts (and one per large log): publishing 10 000 checkouts writes a few hundred
+files, not tens of thousands of pages.
+
 Publishing is incremental: ``.perfwalk/manifest.json`` in the site remembers what
 each checkout looked like when its pages were written (build, quirk runs,
 repetitions, commits, zoom links, changes), so a publish after one new checkout
-rewrites that checkout's pages, the table page and plot data block it falls in,
-the series page, its plot metadata and the index, and nothing else. Blocks are
-independent: a full publish of a long series spreads them over worker processes.
+rewrites the data files and the table page of the block it falls in, the series
+page, its plot metadata and the index, and nothing else. Blocks are independent: a
+full publish of a long series spreads them over worker processes.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import multiprocessing
 import os
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -32,10 +38,16 @@ from perfwalk.report.assets import site_assets
 from perfwalk.report.changes import ChangeMark, by_series
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
-from perfwalk.report.pages.checkout import checkout_page
-from perfwalk.report.pages.commits import commits_page
+from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
+from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
+from perfwalk.report.pages.drill import drill_sections
 from perfwalk.report.pages.index import SeriesSummary, index_page
-from perfwalk.report.pages.logs import log_page, logs_page
+from perfwalk.report.pages.logs import (
+    large_log_file,
+    log_shell_page,
+    logs_data_file,
+    logs_shell_page,
+)
 from perfwalk.report.pages.plots import PlotSpec, block_files, meta_file
 from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
@@ -43,7 +55,7 @@ from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 
 #: bump when pages change shape: a site written by another format is rewritten whole
-SITE_FORMAT = 1
+SITE_FORMAT = 2
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -70,14 +82,16 @@ class PublishReport:
 
 @dataclass(frozen=True)
 class BlockJob:
-    """Render one plot block of a series: its plot data, the ``tables`` pages in it,
-    the pages of the ``checkouts`` given, and (``newest``) the newest table."""
+    """Render one block of a series: its plot data, the ``tables`` pages in it, the
+    data of its checkouts' pages when ``checkouts`` (those that changed) are given,
+    and (``newest``) the newest table."""
 
     series_id: int
     block: int
     tables: tuple[int, ...]
     checkouts: tuple[int, ...]  # checkout indexes
     newest: bool
+    sealed: bool = False  # its plot data go into its seal's files, not its own
 
 
 @dataclass(frozen=True)
@@ -99,6 +113,7 @@ class _Shared:
     policies: Policies
     store: Store
     store_url: str | None
+    full: bool
     pid: int = field(default_factory=os.getpid)
 
 
@@ -139,21 +154,22 @@ def publish(
     }
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
-    jobs: list[BlockJob] = []
+    jobs: list[tuple[BlockJob, ...]] = []
+    drills = drill_sections(store, contexts)
     for s in every:
-        state, series_jobs = _plan(store, contexts[s.id], old_series.get(str(s.id)))
+        state, series_jobs = _plan(
+            store, contexts[s.id], old_series.get(str(s.id)), drills.get(s.id, "")
+        )
         new_series[str(s.id)] = state
         jobs.extend(series_jobs)
-    _SHARED = _Shared(out, contexts, Policies(config), store, options.store_url)
+    _SHARED = _Shared(out, contexts, Policies(config), store, options.store_url, full)
     try:
         outcomes = _run(jobs, options)
     finally:
         _SHARED = None
     rendered = {s.id: False for s in every}
-    rendered_blocks: dict[int, set[int]] = {s.id: set() for s in every}
     newest: dict[int, str] = {}
     for outcome in outcomes:
-        rendered_blocks[outcome.series_id].add(outcome.block)
         state = new_series[str(outcome.series_id)]
         state["blocks"][str(outcome.block)] = {
             "keys": {k: [t, u, list(n)] for k, (t, u, n) in outcome.keys.items()},
@@ -166,17 +182,14 @@ def publish(
     summaries = []
     for s in every:
         ctx, state = contexts[s.id], new_series[str(s.id)]
-        specs = _specs(state)
-        if rendered[s.id]:
-            specs, sealed_written = _seal(out, s.id, specs, state, rendered_blocks[s.id])
-            written += sealed_written
-        else:
-            specs = _sealed_specs(specs, state)
+        specs = _sealed_specs(_specs(state), state)
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
             _write(out / layout.setup_page(s.id), setup_page(s))
             _write(out / layout.series_meta(s.id), meta_file(ctx, specs))
-            _write(out / layout.series_page(s.id), series_page(ctx, specs, newest.get(s.id, "")))
+            page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
+            _write(out / layout.series_page(s.id), page_text)
             written += 3
+        written += _write_shells(out, ctx, full)
         summaries.append(
             SeriesSummary(
                 series=s,
@@ -202,7 +215,7 @@ def publish(
         index=index,
         written=written,
         series=len(every),
-        checkouts=sum(len(job.checkouts) for job in jobs),
+        checkouts=sum(len(job.checkouts) for group in jobs for job in group),
         seconds=time.perf_counter() - started,
         full=full,
     )
@@ -239,9 +252,10 @@ def _checkout_sig(row: CheckoutRow, marks: dict[int, tuple[int, int]]) -> list[A
     ]
 
 
-def _facts(series: SeriesRow) -> str:
+def _facts(series: SeriesRow, drill: str) -> str:
     text = json.dumps(
         [
+            drill,
             series.name,
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
@@ -252,11 +266,12 @@ def _facts(series: SeriesRow) -> str:
 
 
 def _plan(
-    store: Store, ctx: SeriesContext, old: dict[str, Any] | None
-) -> tuple[dict[str, Any], list[BlockJob]]:
-    """The manifest entry of a series and the blocks to render for it."""
+    store: Store, ctx: SeriesContext, old: dict[str, Any] | None, drill: str
+) -> tuple[dict[str, Any], list[tuple[BlockJob, ...]]]:
+    """The manifest entry of a series and the blocks to render for it (``drill``: the
+    drill section of its page, for a drill)."""
     old = old or {}
-    marks = store.repetition_marks(ctx.id)
+    marks = store.site.repetition_marks(ctx.id)
     rows = ctx.checkouts
     sigs = {str(r.idx): _checkout_sig(r, marks) for r in rows}
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
@@ -283,13 +298,19 @@ def _plan(
     pages = (len(rows) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS
     if old.get("tables") not in (None, pages) and pages > 0:
         dirty_tables.add(min(int(old["tables"]), pages) - 1)  # gains a "newer" link
-    facts = _facts(ctx.series)
+    facts = _facts(ctx.series, drill)
     per_block = layout.PLOT_BLOCK // layout.TABLE_COLUMNS
     blocks_needed = {t // per_block for t in dirty_tables}
     last_block = (len(rows) - 1) // layout.PLOT_BLOCK if rows else None
     series_dirty = bool(blocks_needed) or facts != old.get("facts")
     if series_dirty and last_block is not None:
         blocks_needed.add(last_block)
+    complete = _complete_seals(last_block)
+    written_seals = set(old.get("sealed", []))
+    for seal in complete:  # a seal is written whole, from all its blocks
+        members = set(range(seal * layout.SEAL, (seal + 1) * layout.SEAL))
+        if seal not in written_seals or members & blocks_needed:
+            blocks_needed |= members
     old_blocks: dict[str, Any] = old.get("blocks", {})
     blocks = {
         b: v
@@ -307,6 +328,7 @@ def _plan(
                 if r.idx in dirty_checkouts
             ),
             newest=b == last_block,
+            sealed=b // layout.SEAL in complete,
         )
         for b in sorted(blocks_needed)
     ]
@@ -317,8 +339,27 @@ def _plan(
         "tables": pages,
         "facts": facts,
         "blocks": blocks,
+        "sealed": complete,
     }
-    return state, jobs
+    return state, _groups(jobs)
+
+
+def _groups(jobs: list[BlockJob]) -> list[tuple[BlockJob, ...]]:
+    """Jobs as a worker takes them: a block alone, or the blocks of a seal together."""
+    groups: list[tuple[BlockJob, ...]] = []
+    for job in jobs:
+        last = groups[-1][-1] if groups else None
+        if (
+            job.sealed
+            and last is not None
+            and last.sealed
+            and last.series_id == job.series_id
+            and last.block // layout.SEAL == job.block // layout.SEAL
+        ):
+            groups[-1] = (*groups[-1], job)
+        else:
+            groups.append((job,))
+    return groups
 
 
 def _specs(state: dict[str, Any]) -> list[PlotSpec]:
@@ -336,22 +377,17 @@ def _specs(state: dict[str, Any]) -> list[PlotSpec]:
     ]
 
 
-def _complete_seals(state: dict[str, Any]) -> list[int]:
-    """Seals whose blocks are all there and that the series has gone past."""
-    blocks = {int(b) for b in state["blocks"]}
-    if not blocks:
+def _complete_seals(last_block: int | None) -> list[int]:
+    """The seals the series has gone past (its newest block is after them)."""
+    if last_block is None:
         return []
-    newest = max(blocks)
     return [
-        seal
-        for seal in range((newest + 1) // layout.SEAL)
-        if (seal + 1) * layout.SEAL - 1 < newest
-        and all(b in blocks for b in range(seal * layout.SEAL, (seal + 1) * layout.SEAL))
+        seal for seal in range(last_block // layout.SEAL) if (seal + 1) * layout.SEAL <= last_block
     ]
 
 
 def _sealed_specs(specs: list[PlotSpec], state: dict[str, Any]) -> list[PlotSpec]:
-    seals = _complete_seals(state)
+    seals = state["sealed"]
     return [
         dataclasses.replace(
             spec,
@@ -361,25 +397,6 @@ def _sealed_specs(specs: list[PlotSpec], state: dict[str, Any]) -> list[PlotSpec
         )
         for spec in specs
     ]
-
-
-def _seal(
-    out: Path, series_id: int, specs: list[PlotSpec], state: dict[str, Any], rendered: set[int]
-) -> tuple[list[PlotSpec], int]:
-    """Write the sealed data files that are new or whose blocks were rewritten (their
-    blocks' files, concatenated); the specs with their seals."""
-    sealed = _sealed_specs(specs, state)
-    written = 0
-    for spec in sealed:
-        for seal in spec.sealed:
-            target = out / layout.sealed_data(series_id, spec.key, seal)
-            members = [b for b in spec.blocks if b // layout.SEAL == seal]
-            if target.exists() and not any(b in rendered for b in members):
-                continue
-            parts = [(out / layout.plot_data(series_id, spec.key, b)).read_bytes() for b in members]
-            _write_bytes(target, b"".join(parts))
-            written += 1
-    return sealed, written
 
 
 def _worst(state: dict[str, Any]) -> dict[str, Status]:
@@ -393,16 +410,45 @@ def _worst(state: dict[str, Any]) -> dict[str, Status]:
 # -- rendering blocks -------------------------------------------------------------------
 
 
-def _run(jobs: list[BlockJob], options: PublishOptions) -> list[BlockOutcome]:
-    workers = min(options.workers, len(jobs))
+def _run(groups: list[tuple[BlockJob, ...]], options: PublishOptions) -> list[BlockOutcome]:
+    workers = min(options.workers, len(groups))
     if workers <= 1 or options.store_url is None:
-        return [_render(job) for job in jobs]
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(_render, jobs, chunksize=1))
+        done = [_render_group(group) for group in groups]
+    else:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            done = list(pool.map(_render_group, groups, chunksize=1))
+    return [outcome for outcomes in done for outcome in outcomes]
 
 
-def _render(job: BlockJob) -> BlockOutcome:
+def _render_group(group: tuple[BlockJob, ...]) -> list[BlockOutcome]:
+    """Render the blocks of ``group``; a seal's plot data into the seal's files (and
+    its blocks' own files, from before it was complete, removed)."""
+    shared = _SHARED
+    assert shared is not None
+    outcomes: list[BlockOutcome] = []
+    parts: dict[str, list[str]] = {}
+    for job in group:
+        outcome, files = _render(job)
+        outcomes.append(outcome)
+        for key, text in files.items():
+            if job.sealed:
+                parts.setdefault(key, []).append(text)
+                (shared.out / layout.plot_data(job.series_id, key, job.block)).unlink(
+                    missing_ok=True
+                )
+            else:
+                _write(shared.out / layout.plot_data(job.series_id, key, job.block), text)
+    first = group[0]
+    for key, texts in parts.items():
+        seal = first.block // layout.SEAL
+        _write(shared.out / layout.sealed_data(first.series_id, key, seal), "".join(texts))
+    if parts:
+        outcomes[0] = dataclasses.replace(outcomes[0], written=outcomes[0].written + len(parts))
+    return outcomes
+
+
+def _render(job: BlockJob) -> tuple[BlockOutcome, dict[str, str]]:
     shared = _SHARED
     assert shared is not None
     store = _worker_store(shared)
@@ -411,11 +457,8 @@ def _render(job: BlockJob) -> BlockOutcome:
     start = job.block * layout.PLOT_BLOCK
     rows = ctx.checkouts[start : start + layout.PLOT_BLOCK]
     data = read_block(store, ctx.id, rows, shared.policies)
-    written = 0
     files = block_files(ctx, job.block, data)
-    for key, (_test, _unit, _names, text) in files.items():
-        _write(out / layout.plot_data(ctx.id, key, job.block), text)
-        written += 1
+    written = 0 if job.sealed else len(files)  # a seal's are counted with the seal
     for number in job.tables:
         first = number * layout.TABLE_COLUMNS - start
         part = data[first : first + layout.TABLE_COLUMNS]
@@ -423,14 +466,12 @@ def _render(job: BlockJob) -> BlockOutcome:
         _write(out / at, table_page(ctx, number, checkout_table(at, ctx, part)))
         written += 1
     if job.checkouts:
-        written += _render_checkouts(
-            store, ctx, out, [d for d in data if d.row.idx in set(job.checkouts)]
-        )
+        written += _render_checkouts(store, ctx, out, job.block, data, full=shared.full)
     newest = None
     if job.newest:
         last_start = layout.table_of(len(ctx.checkouts) - 1) * layout.TABLE_COLUMNS - start
         newest = checkout_table(layout.series_page(ctx.id), ctx, data[last_start:])
-    return BlockOutcome(
+    outcome = BlockOutcome(
         series_id=ctx.id,
         block=job.block,
         keys={key: (t, u, n) for key, (t, u, n, _text) in files.items()},
@@ -438,6 +479,7 @@ def _render(job: BlockJob) -> BlockOutcome:
         newest=newest,
         written=written,
     )
+    return outcome, {key: text for key, (_t, _u, _n, text) in files.items()}
 
 
 def _worker_store(shared: _Shared) -> Store:
@@ -450,43 +492,65 @@ def _worker_store(shared: _Shared) -> Store:
 
 
 def _render_checkouts(
-    store: Store, ctx: SeriesContext, out: Path, data: Sequence[CheckoutData]
+    store: Store,
+    ctx: SeriesContext,
+    out: Path,
+    block: int,
+    data: Sequence[CheckoutData],
+    *,
+    full: bool,
 ) -> int:
-    if not data:
-        return 0
-    commits = store.block_commits(ctx.id, data[0].row.idx, data[-1].row.idx)
-    logs = store.logs_of(_log_ids(data))
-    written = 0
-    for c in data:
-        idx = c.row.idx
-        table_no = layout.table_of(ctx.position(idx))
-        _write(out / layout.checkout_page(ctx.id, idx), checkout_page(ctx, c, table_no))
-        text, large = logs_page(ctx, c, logs)
-        _write(out / layout.logs_page(ctx.id, idx), text)
-        _write(
-            out / layout.commits_page(ctx.id, idx), commits_page(ctx, c.row, commits.get(idx, []))
-        )
-        written += 3
-        for big in large:
-            _write(out / layout.log_page(ctx.id, big.log_id), log_page(ctx, idx, big))
-            _write_bytes(out / layout.log_text(ctx.id, big.log_id), big.log.data)
+    """The data files of a block's checkout, log and commit pages; the large logs'
+    files when they are new (a stored log never changes)."""
+    rows = [c.row for c in data]
+    first, last = rows[0].idx, rows[-1].idx
+    _write(out / layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
+    commits = store.site.commits(ctx.id, first, last)
+    _write(out / layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
+    logs = store.site.logs(ctx.id, first, last)
+    text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data))
+    _write(out / layout.logs_data(ctx.id, block), text)
+    written = 3
+    for big in large:
+        target = out / layout.large_log_data(ctx.id, big.row.id)
+        if full or not target.exists():
+            _write_bytes(out / layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
+            _write(target, large_log_file(ctx, big))
             written += 2
     return written
 
 
-def _log_ids(data: Iterable[CheckoutData]) -> set[int]:
-    ids: set[int] = set()
+def _log_owners(data: Iterable[CheckoutData]) -> dict[int, int]:
+    """Log id → the index of the checkout it belongs to."""
+    owner: dict[int, int] = {}
     for c in data:
-        if c.row.build_log_id:
-            ids.add(c.row.build_log_id)
-        ids.update(q.log_id for q in c.row.quirk_runs)
-        ids.update(r.between_log_id for r in c.repetitions if r.between_log_id)
-        for result in c.results:
-            ids.update((result.stdout_log_id, result.stderr_log_id))
-    return ids
+        ids = [c.row.build_log_id, *(q.log_id for q in c.row.quirk_runs)]
+        if c.detail:
+            detail = json.loads(c.detail)
+            ids += [rep[3] for rep in detail["reps"]]
+            ids += [log for result in detail["results"] for log in result[7:9]]
+        owner.update((log_id, c.row.idx) for log_id in ids if log_id)
+    return owner
 
 
 # -- files ------------------------------------------------------------------------------
+
+
+def _write_shells(out: Path, ctx: SeriesContext, full: bool) -> int:
+    """The series' checkout, logs, commits and log pages (the same until the site's
+    format changes): written by a full publish or when missing."""
+    shells = {
+        layout.checkout_shell(ctx.id): checkout_shell_page,
+        layout.logs_shell(ctx.id): logs_shell_page,
+        layout.commits_shell(ctx.id): commits_shell_page,
+        layout.log_shell(ctx.id): log_shell_page,
+    }
+    written = 0
+    for at, render in shells.items():
+        if full or not (out / at).exists():
+            _write(out / at, render(ctx))
+            written += 1
+    return written
 
 
 def _write_assets(out: Path, full: bool) -> int:

@@ -91,6 +91,11 @@ class ChangeEvent:
     metrics: tuple[MetricChange, ...]
 
     @property
+    def id(self) -> str:
+        """How ``perfwalk changes`` and ``perfwalk drill`` name it: SERIES:CHECKOUT (after)."""
+        return f"{self.series_id}:{self.after.idx}"
+
+    @property
     def before_idx(self) -> int:
         return self.before.idx
 

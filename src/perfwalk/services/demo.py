@@ -15,6 +15,7 @@ from perfwalk.demo.project import DemoProject, KnownEvent, create_project
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.walk import Progress
+from perfwalk.services.drill import DrillResult, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.store import Store
@@ -32,11 +33,26 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class DrillFinding:
+    """Whether drilling found the exact commit of a known speed change."""
+
+    event: KnownEvent
+    exact: bool
+    detail: str
+
+
+@dataclass(frozen=True)
 class DemoResult:
     project: DemoProject
     series_id: int
     site: Path
     findings: tuple[Finding, ...]
+    drills: tuple[DrillFinding, ...] = ()
+
+    @property
+    def exact(self) -> int:
+        """Known speed changes whose exact commit a drill named."""
+        return sum(d.exact for d in self.drills)
 
     @property
     def known(self) -> int:
@@ -68,20 +84,55 @@ def run_demo(
     )
     result = run_series(config, RunOptions(name="demo: checksum by day"), progress)
     with Store.open(config.store.url) as store:
-        site = directory / "site"
-        publish_store(store, config, site)
         findings = evaluate(
             project.events,
             store.checkouts(result.series_id),
             store.values(result.series_id),
             project.commits,
         )
-    for finding in findings:
+        for finding in findings:
+            say(
+                f"  {'found' if finding.found else 'MISSED'}: {finding.event.direction} at "
+                f"{finding.event.commit[:12]} ({finding.detail})"
+            )
+        targets = change_targets(store, config)
+    say(f"drilling {len(targets)} detected change{'' if len(targets) == 1 else 's'} down")
+    answers = [run_drill(config, target) for target in targets]
+    drills = drill_findings(project.events, answers, project.commits)
+    for drill in drills:
         say(
-            f"  {'found' if finding.found else 'MISSED'}: {finding.event.direction} at "
-            f"{finding.event.commit[:12]} ({finding.detail})"
+            f"  {'exact' if drill.exact else 'NOT EXACT'}: {drill.event.direction} at "
+            f"{drill.event.commit[:12]} ({drill.detail})"
         )
-    return DemoResult(project, result.series_id, site, tuple(findings))
+    site = directory / "site"
+    with Store.open(config.store.url) as store:
+        publish_store(store, config, site)
+    return DemoResult(project, result.series_id, site, tuple(findings), tuple(drills))
+
+
+def drill_findings(
+    events: Sequence[KnownEvent], answers: Sequence[DrillResult], line: Sequence[str]
+) -> list[DrillFinding]:
+    """For each known speed change, whether a drill across it named its exact commit."""
+    position = {commit: pos for pos, commit in enumerate(line)}
+    found = []
+    for event in events:
+        if event.direction == "broken-build":
+            continue
+        at = position[event.commit]
+        across = [a for a in answers if position[a.target.before] < at <= position[a.target.after]]
+        if not across:
+            found.append(DrillFinding(event, False, "no drill across it"))
+            continue
+        done = across[0].done
+        culprit = across[0].culprit
+        spent = f"{done.builds} builds, {done.repetitions} repetitions"
+        if culprit is not None and culprit.id == event.commit:
+            found.append(DrillFinding(event, True, f"drill {across[0].series_id}: {spent}"))
+        else:
+            named = culprit.id[:12] if culprit is not None else done.verdict.value
+            found.append(DrillFinding(event, False, f"drill answered {named} ({spent})"))
+    return found
 
 
 def _clear(directory: Path) -> None:

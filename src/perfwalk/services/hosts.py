@@ -118,6 +118,41 @@ def control_directory() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def opened_topology(config: Config) -> Iterator[Topology]:
+    """The hosts of ``config``, opened (not connected yet), closed at the end."""
+    with control_directory() as control:
+        topology = open_topology(config, control)
+        try:
+            yield topology
+        finally:
+            topology.close()
+
+
+@contextlib.contextmanager
+def ready_hosts(
+    store: Store,
+    config: Config,
+    topology: Topology,
+    purpose: str,
+    clock: Callable[[], datetime],
+) -> Iterator[Callable[[], None]]:
+    """Lease every host ``config`` uses, connect and prepare them; yield the check to
+    call between steps (it raises once another process broke a lease)."""
+    leases = HeldLeases(
+        store,
+        leased_hosts(config),
+        purpose,
+        wait=config.run.lease_wait,
+        expiry=config.run.lease_expiry,
+        clock=clock,
+    )
+    with leases:
+        connect_all(topology)
+        topology.prepare()
+        yield leases.check
+
+
 def lease_name(host: HostConfig) -> str:
     """The name under which a host is leased: its lease setting, target or machine name."""
     if host.lease:

@@ -39,7 +39,7 @@ def store_state(store: Store) -> list[tuple[int, str, int, int]]:
     of checkouts with repetitions and newest repetition; equal states, equal sites."""
     state: list[tuple[int, str, int, int]] = []
     for series in store.list_series():
-        marks = store.repetition_marks(series.id)
+        marks = store.site.repetition_marks(series.id)
         newest = max((top for _n, top in marks.values()), default=0)
         state.append((series.id, series.state, len(store.checkouts(series.id)), newest))
     return state

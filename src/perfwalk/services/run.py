@@ -8,6 +8,7 @@ happened.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,15 +26,9 @@ from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
-from perfwalk.services.hosts import (
-    HeldLeases,
-    connect_all,
-    control_directory,
-    leased_hosts,
-    open_topology,
-)
+from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.store import Store
-from perfwalk.store.records import NewSeries, QuirkInfo, SeriesRow
+from perfwalk.store.records import NewSeries, QuirkInfo, SeriesKind, SeriesRow
 
 
 @dataclass(frozen=True)
@@ -57,6 +52,7 @@ class RunResult:
     repetitions: int
     worst: Status
     resumed: bool
+    parent: int | None = None  # the series it zooms into
 
 
 def run_series(
@@ -73,36 +69,23 @@ def run_series(
     """
     store = Store.open(config.store.url)
     try:
-        with control_directory() as control:
-            topology = open_topology(config, control)
-            try:
-                walk_plan = _plan_run(store, config, options, topology)
-                leases = HeldLeases(
+        with opened_topology(config) as topology:
+            walk_plan = _plan_run(store, config, options, topology)
+            purpose = f"a walk of {config.project.name} ({config.path})"
+            with ready_hosts(store, config, topology, purpose, clock) as check:
+
+                def report(step: Progress) -> None:
+                    check()
+                    progress(step)
+
+                return _walk(
                     store,
-                    leased_hosts(config),
-                    f"a walk of {config.project.name} ({config.path})",
-                    wait=config.run.lease_wait,
-                    expiry=config.run.lease_expiry,
+                    config,
+                    options=options,
+                    walk_plan=walk_plan,
+                    progress=report,
                     clock=clock,
                 )
-                with leases:
-                    connect_all(topology)
-                    topology.prepare()
-
-                    def report(step: Progress) -> None:
-                        leases.check()
-                        progress(step)
-
-                    return _walk(
-                        store,
-                        config,
-                        options=options,
-                        walk_plan=walk_plan,
-                        progress=report,
-                        clock=clock,
-                    )
-            finally:
-                topology.close()
     finally:
         store.close()
 
@@ -119,6 +102,7 @@ class _Plan:
     repetitions: int
     between: str
     resumed: SeriesRow | None
+    parent: int | None  # the series this walk zooms into
 
 
 def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topology) -> _Plan:
@@ -157,7 +141,32 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
     planned, quirks = plan(
         repo, config, history, from_spec=spec[0], to_spec=spec[1], step=spec[2], branch=branch
     )
-    return _Plan(repo, topology, planned, quirks, spec, repetitions, between, resumed)
+    parent = options.parent
+    if parent is None and resumed is None:
+        parent = zoom_parent(store, config, history, planned)
+    return _Plan(repo, topology, planned, quirks, spec, repetitions, between, resumed, parent)
+
+
+def zoom_parent(
+    store: Store,
+    config: Config,
+    history: Sequence[tuple[str, datetime]],
+    planned: Sequence[PlannedCheckout],
+) -> int | None:
+    """The newest walk of the project that this walk zooms into: the one with two
+    neighbouring checkouts between which (both included) every planned checkout lies,
+    with more checkouts there than the two. None when there is none."""
+    where = {commit: pos for pos, (commit, _) in enumerate(history)}
+    first, last = planned[0].position, planned[-1].position
+    for series in reversed(store.list_series()):
+        if series.kind != "walk" or series.project != config.project.name:
+            continue
+        positions = sorted(where[c.sha] for c in store.checkouts(series.id) if c.sha in where)
+        for before, after in itertools.pairwise(positions):
+            inside = sum(1 for p in planned if before <= p.position <= after)
+            if before <= first and last <= after and inside > 2:
+                return series.id
+    return None
 
 
 def _walk(
@@ -176,25 +185,15 @@ def _walk(
         store.set_series_state(series_id, "running")
     else:
         series_id = store.create_series(
-            NewSeries(
+            describe_series(
+                config,
+                topology,
                 name=options.name or f"{config.project.name} {spec[2]}",
-                project=config.project.name,
-                repo=str(config.project.repo),
-                from_spec=spec[0],
-                to_spec=spec[1],
-                step=spec[2],
+                spec=spec,
                 repetitions=walk_plan.repetitions,
                 between=walk_plan.between,
-                host=host.name,
-                config_hash=config.hash,
-                config_text=config.text,
-                commands=_commands(config, walk_plan.between),
-                fingerprint=_fingerprints(topology, _tools(config)),
-                parent_id=options.parent,
-                kind="walk",
-                quirks=tuple(
-                    QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in walk_plan.quirks
-                ),
+                quirks=walk_plan.quirks,
+                parent=walk_plan.parent,
                 started_at=clock(),
             )
         )
@@ -225,6 +224,42 @@ def _walk(
         repetitions=walk_plan.repetitions,
         worst=_worst(store, series_id),
         resumed=walk_plan.resumed is not None,
+        parent=walk_plan.parent if walk_plan.resumed is None else walk_plan.resumed.parent_id,
+    )
+
+
+def describe_series(
+    config: Config,
+    topology: Topology,
+    *,
+    name: str,
+    spec: tuple[str, str, str],
+    repetitions: int,
+    between: str,
+    quirks: Sequence[PlannedQuirk],
+    started_at: datetime,
+    parent: int | None = None,
+    kind: SeriesKind = "walk",
+) -> NewSeries:
+    """A new series of ``config`` walked on ``topology``, with its provenance."""
+    return NewSeries(
+        name=name,
+        project=config.project.name,
+        repo=str(config.project.repo),
+        from_spec=spec[0],
+        to_spec=spec[1],
+        step=spec[2],
+        repetitions=repetitions,
+        between=between,
+        host=topology.member("").host.name,
+        config_hash=config.hash,
+        config_text=config.text,
+        commands=_commands(config, between),
+        fingerprint=_fingerprints(topology, _tools(config)),
+        parent_id=parent,
+        kind=kind,
+        quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
+        started_at=started_at,
     )
 
 
@@ -239,12 +274,8 @@ def plan(
     branch: str,
 ) -> tuple[list[PlannedCheckout], tuple[PlannedQuirk, ...]]:
     """The checkouts of a walk, each with the letters of the quirks that apply."""
-    ids = [commit for commit, _ in history]
-    dates = [date for _, date in history]
-    where = {commit: pos for pos, commit in enumerate(ids)}
-    quirks = plan_quirks(
-        [_quirk_point(repo, where, i, q) for i, q in enumerate(config.quirks)], ids, dates
-    )
+    where = {commit: pos for pos, (commit, _) in enumerate(history)}
+    quirks = history_quirks(repo, config, history)
     chosen = select_checkouts(repo, from_spec or None, to_spec, step, branch=branch)
     planned: list[PlannedCheckout] = []
     previous: int | None = None
@@ -255,6 +286,18 @@ def plan(
         planned.append(PlannedCheckout(dataclasses.replace(checkout, quirks=letters), pos))
         previous = pos
     return planned, quirks
+
+
+def history_quirks(
+    repo: Repo, config: Config, history: Sequence[tuple[str, datetime]]
+) -> tuple[PlannedQuirk, ...]:
+    """The quirks of ``config`` placed on ``history`` (a first-parent line), lettered."""
+    ids = [commit for commit, _ in history]
+    dates = [date for _, date in history]
+    where = {commit: pos for pos, commit in enumerate(ids)}
+    return plan_quirks(
+        [_quirk_point(repo, where, i, q) for i, q in enumerate(config.quirks)], ids, dates
+    )
 
 
 def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:

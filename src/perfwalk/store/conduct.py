@@ -7,17 +7,16 @@ middle keeps every finished trial.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import Connection, Row, select
+from sqlalchemy import Row, select
 
 from perfwalk.errors import StoreError
 from perfwalk.store import schema
-from perfwalk.store.connect import Database
+from perfwalk.store.connect import StorePart
 from perfwalk.store.records import NewStep, StepRow
 from perfwalk.store.steps import insert_steps, read_steps
 
@@ -54,12 +53,8 @@ class ConductRunRow:
     finished_at: datetime | None
 
 
-class ConductRecords:
+class ConductRecords(StorePart):
     """The conductor runs of a store; get it from :attr:`perfwalk.store.Store.conduct`."""
-
-    def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
-        self._db = db
-        self._check_open = check_open
 
     def create(self, new: NewConductRun) -> int:
         with self._write(f"store the conductor run of {new.master}") as conn:
@@ -113,18 +108,6 @@ class ConductRecords:
         """Every step of a conductor run, trial by trial, in the order they ran."""
         with self._read(f"read the steps of conductor run {conduct_id}") as conn:
             return read_steps(conn, _st.c.conduct_id == conduct_id)
-
-    @contextmanager
-    def _write(self, action: str) -> Iterator[Connection]:
-        self._check_open()
-        with self._db.write(action) as conn:
-            yield conn
-
-    @contextmanager
-    def _read(self, action: str) -> Iterator[Connection]:
-        self._check_open()
-        with self._db.read(action) as conn:
-            yield conn
 
 
 def _row(row: Row[Any]) -> ConductRunRow:

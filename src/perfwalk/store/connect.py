@@ -11,7 +11,7 @@ psycopg 3 (``postgresql+psycopg://``; a bare ``postgresql://`` means the same).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -217,3 +217,24 @@ class Connected:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class StorePart:
+    """A part of an open store (its conductor runs, its drills): the store's database,
+    and transactions that fail once the store is closed."""
+
+    def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
+        self._db = db
+        self._check_open = check_open
+
+    @contextmanager
+    def _read(self, action: str) -> Iterator[Connection]:
+        self._check_open()
+        with self._db.read(action) as conn:
+            yield conn
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[Connection]:
+        self._check_open()
+        with self._db.write(action) as conn:
+            yield conn

@@ -21,6 +21,11 @@ History:
 3. multi-host tests: result gets role and host; step (every phase step, service,
    fetched file, reboot and console of a repetition or of a conductor trial, with
    its logs); conduct_run (one `perfwalk conduct`); host_lease (who holds a host).
+4. drills: drill (one row per drill series: the change it narrows, the test and
+   value, the verdict and its evidence, and every step tried, in order).
+5. checkout packs: checkout_pack (a checkout's repetitions, results, values and
+   their moments in one row, see perfwalk.store.packs), built for every checkout
+   already stored.
 """
 
 from __future__ import annotations
@@ -325,6 +330,43 @@ def _v3_multi_host(conn: Connection) -> None:
     md.create_all(conn, tables=tables)
 
 
+def _v4_drill(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the foreign key
+    drill = Table(
+        "drill",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("test", SafeText, nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("change", JSON, nullable=False),
+        Column("verdict", String(16), nullable=True),
+        Column("answer", JSON, nullable=True),
+        Column("steps", JSON, nullable=False),
+    )
+    md.create_all(conn, tables=[drill])
+
+
+def _v5_checkout_pack(conn: Connection) -> None:
+    md = MetaData()
+    Table("checkout", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    pack = Table(
+        "checkout_pack",
+        md,
+        Column("checkout_id", ID, ForeignKey("checkout.id"), primary_key=True),
+        Column("format", Integer, nullable=False),
+        Column("head", Text, nullable=False),
+        Column("detail", Text, nullable=False),
+        Column("vals", LargeBinary, nullable=False),
+        Column("passed", LargeBinary, nullable=False),
+        Column("stats", LargeBinary, nullable=False),
+    )
+    md.create_all(conn, tables=[pack])
+    from perfwalk.store.packs import refresh_all  # the packs of what is stored already
+
+    refresh_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -334,6 +376,10 @@ MIGRATIONS: tuple[Migration, ...] = (
         3,
         "multi-host tests: result role and host, step, conduct_run, host_lease",
         _v3_multi_host,
+    ),
+    Migration(4, "drills: drill (change, verdict, answer, steps)", _v4_drill),
+    Migration(
+        5, "checkout packs: checkout_pack, built for every stored checkout", _v5_checkout_pack
     ),
 )
 

@@ -5,7 +5,8 @@ that fails half-way, or a run killed before its end, stores nothing. With its
 results a run keeps a summary of them (a byte per test id, the messages), so the
 matrix reads each run's column as one row: two queries (runs, tests) whatever
 the number of cells, and a year of nightly runs on eight hosts is more than a
-million cells.
+million cells. The logs of many runs are read in bulk, as stored (zlib), for the
+pages to decompress (:meth:`RegressStore.stored_logs`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Literal
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
@@ -122,6 +124,29 @@ class MatrixRun:
     run: RegressRunRow
     statuses: bytes
     messages: Mapping[int, str]
+
+
+@dataclass(frozen=True)
+class StoredLog:
+    """A log as the store keeps it: ``data`` is a zlib stream of ``Log.data``."""
+
+    data: bytes
+    total: int
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class StoredLogs:
+    """The logs of some runs' results, as stored (zlib streams, not decompressed):
+    ``data`` holds them run after run (ascending ids), each run's in test id order;
+    ``counts`` says how many each run has. ``cut`` gives, per run and test id, the
+    bytes produced of the logs truncated to their head and tail; ``runner`` each
+    run's own output, when it has one."""
+
+    data: Sequence[bytes]
+    counts: Mapping[int, int]
+    cut: Mapping[int, Mapping[int, int]]
+    runner: Mapping[int, StoredLog]
 
 
 @dataclass(frozen=True)
@@ -325,6 +350,60 @@ class RegressStore(Connected):
         for row in rows:
             yield row.test_id, _unpacked(row)
 
+    def stored_logs(self, run_ids: Sequence[int]) -> StoredLogs:
+        """The logs of the results of runs ``run_ids`` (up to a few hundred at a time)
+        and of the runs themselves, as stored. Four queries, and no work per log but
+        fetching its bytes: they come straight from the driver's cursor, and only the
+        rare truncated logs are read with their sizes."""
+        joined = _x.join(_log, _x.c.log_id == _log.c.id)
+        wanted = _x.c.run_id.in_(run_ids)
+        ordered = (_x.c.run_id, _x.c.test_id)
+        counts = select(_x.c.run_id, func.count()).where(wanted).group_by(_x.c.run_id)
+        results = select(_log.c.data).select_from(joined).where(wanted).order_by(*ordered)
+        unusual = (
+            select(_x.c.run_id, _x.c.test_id, _log.c.compression, _log.c.total)
+            .select_from(joined)
+            .where(wanted, _log.c.truncated | (_log.c.compression != logs.COMPRESSION))
+        )
+        own = (
+            select(_r.c.id, _log.c.compression, _log.c.data, _log.c.total, _log.c.truncated)
+            .join(_log, _r.c.log_id == _log.c.id)
+            .where(_r.c.id.in_(run_ids))
+        )
+        with self._read(f"read the logs of {len(run_ids)} regress runs") as conn:
+            found = conn.execute(results)
+            rows = found.cursor.fetchall()  # the driver's tuples: no row objects
+            found.close()
+            per_run = {int(run): int(n) for run, n in conn.execute(counts)}
+            unusual_rows = conn.execute(unusual).all()
+            runner_rows = conn.execute(own).all()
+        cut: dict[int, dict[int, int]] = {}
+        for row in unusual_rows:
+            if row.compression != logs.COMPRESSION:
+                where = f"test id {row.test_id} of regress run {row.run_id}"
+                raise _unknown_compression(row.compression, where)
+            cut.setdefault(int(row.run_id), {})[int(row.test_id)] = int(row.total)
+        runner = {}
+        for own_row in runner_rows:
+            if own_row.compression != logs.COMPRESSION:
+                raise _unknown_compression(own_row.compression, f"regress run {own_row.id}")
+            runner[int(own_row.id)] = StoredLog(
+                bytes(own_row.data), int(own_row.total), bool(own_row.truncated)
+            )
+        data = list(map(itemgetter(0), rows))
+        return StoredLogs(data, per_run, cut, runner)
+
+    def opens_own_connections(self) -> bool:
+        """Whether a process forked from this one can reach the same data through a
+        connection of its own (every store but an in-memory SQLite database)."""
+        database = self._db.engine.url.database
+        return self._db.backend != "sqlite" or database not in (None, "", ":memory:")
+
+    def forget_inherited_connections(self) -> None:
+        """In a process made by ``os.fork``: leave the connections inherited from the
+        parent to the parent (never use nor close them); this process opens its own."""
+        self._db.engine.dispose(close=False)
+
     def log(self, log_id: int) -> Log:
         """The log ``log_id``; an unknown id is a StoreError naming it."""
         with self._read(f"read log {log_id}") as conn:
@@ -371,6 +450,13 @@ def _run_row(row: Any, statuses: bytes) -> RegressRunRow:
         fingerprint=MappingProxyType(dict(row.fingerprint)),
         log_id=row.log_id,
         counts=MappingProxyType({status: n for status, n in counts.items() if n}),
+    )
+
+
+def _unknown_compression(compression: str, where: str) -> StoreError:
+    return StoreError(
+        f"the log of {where} is stored with compression {compression!r}, unknown to this perfwalk",
+        hint="upgrade perfwalk to read it",
     )
 
 

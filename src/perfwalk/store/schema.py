@@ -294,3 +294,31 @@ host_lease = Table(
     Column("heartbeat_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime, nullable=False),
 )
+
+drill = Table(
+    "drill",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),  # a series of kind drill
+    Column("test", SafeText, nullable=False),
+    Column("name", SafeText, nullable=False),  # the value drilled
+    Column("change", JSON, nullable=False),  # what is narrowed: parent checkouts, levels, size
+    Column("verdict", String(16), nullable=True),  # None while the drill runs
+    Column("answer", JSON, nullable=True),  # lo, hi, reason, levels, step, confidence, budget
+    Column("steps", JSON, nullable=False),  # every Measure in order, with what it brought
+)
+
+# Checkout packs (migration step 5): a checkout's repetitions, results, values and
+# their moments in one row, rewritten with every repetition (perfwalk.store.packs),
+# so that publishing a long series reads a row per checkout.
+
+checkout_pack = Table(
+    "checkout_pack",
+    metadata,
+    Column("checkout_id", ID, ForeignKey("checkout.id"), primary_key=True),
+    Column("format", Integer, nullable=False),  # packs.PACK_FORMAT when written
+    Column("head", Text, nullable=False),  # JSON: repetitions, metrics, worst statuses
+    Column("detail", Text, nullable=False),  # JSON: repetitions and results for the page
+    Column("vals", LargeBinary, nullable=False),  # float64 metric × repetition
+    Column("passed", LargeBinary, nullable=False),  # the same, PASS values only
+    Column("stats", LargeBinary, nullable=False),  # float64 metric × (n, mean, median, …)
+)

@@ -7,21 +7,21 @@ row at a time, so a series of 50 000 values is one query.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta, timezone
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Checkout, Commit, Direction, Log, Status
-from perfwalk.store import logs, schema
+from perfwalk.store import logs, packs, schema
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.connect import Connected, Database
+from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
 from perfwalk.store.migrations import migrate
 from perfwalk.store.records import (
@@ -45,6 +45,7 @@ from perfwalk.store.records import (
     StoredValue,
     ValueRow,
 )
+from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.steps import FETCH, insert_steps, read_steps
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
@@ -105,9 +106,19 @@ class Store(Connected):
         return Leases(self._db, self._check_open)
 
     @property
+    def site(self) -> SiteReads:
+        """The reads of the published site (:mod:`perfwalk.store.site_reads`)."""
+        return SiteReads(self._db, self._check_open)
+
+    @property
     def conduct(self) -> ConductRecords:
         """The conductor runs of this store (:mod:`perfwalk.store.conduct`)."""
         return ConductRecords(self._db, self._check_open)
+
+    @property
+    def drills(self) -> DrillRecords:
+        """The drills of this store (:mod:`perfwalk.store.drills`)."""
+        return DrillRecords(self._db, self._check_open)
 
     def _read(self, action: str) -> AbstractContextManager[Connection]:
         self._check_open()
@@ -179,8 +190,10 @@ class Store(Connected):
         return series_id
 
     def find_unfinished(self, config_hash: str | None = None) -> SeriesRow | None:
-        """The newest series still ``running`` or ``interrupted`` (with that config hash)."""
-        query = select(_s).where(_s.c.state.in_(UNFINISHED_STATES))
+        """The newest walk still ``running`` or ``interrupted`` (with that config hash).
+
+        Drills are not resumed: a new drill of the same change reuses their values."""
+        query = select(_s).where(_s.c.state.in_(UNFINISHED_STATES), _s.c.kind == "walk")
         if config_hash is not None:
             query = query.where(_s.c.config_hash == config_hash)
         query = query.order_by(_s.c.started_at.desc(), _s.c.id.desc()).limit(1)
@@ -501,6 +514,7 @@ class Store(Connected):
                 if value_params:
                     conn.execute(_v.insert(), value_params)
             insert_steps(conn, rep.steps, repetition_id=repetition_id)
+            packs.refresh(conn, checkout_id)
         return repetition_id
 
     def steps(self, repetition_id: int) -> list[StepRow]:
@@ -704,187 +718,6 @@ class Store(Connected):
             truncated=row.truncated,
         )
 
-    # -- block reads for the published site (read-only) -------------------------------
-
-    def block_repetitions(
-        self, series_id: int, first_idx: int, last_idx: int
-    ) -> list[BlockRepetition]:
-        """The repetitions of checkouts ``first_idx``…``last_idx`` (inclusive), in order."""
-        query = (
-            select(_ck.c.idx, _rp.c.idx, _rp.c.id, _rp.c.between_status, _rp.c.between_log_id)
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-            .order_by(_ck.c.idx, _rp.c.idx)
-        )
-        with self._read(f"read the repetitions of series {series_id}") as conn:
-            return [
-                BlockRepetition(c, r, rid, _status_or_none(b), log)
-                for c, r, rid, b, log in conn.execute(query).all()
-            ]
-
-    def block_results(self, series_id: int, first_idx: int, last_idx: int) -> list[BlockResult]:
-        """The results of checkouts ``first_idx``…``last_idx`` (inclusive), in stored order."""
-        query = (
-            select(
-                _ck.c.idx,
-                _rp.c.idx,
-                _rs.c.id,
-                _rs.c.test,
-                _rs.c.status,
-                _rs.c.message,
-                _rs.c.duration,
-                _rs.c.exit_code,
-                _rs.c.stdout_log_id,
-                _rs.c.stderr_log_id,
-            )
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_rs, _rs.c.repetition_id == _rp.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id)
-        )
-        status = _STATUS_OF
-        with self._read(f"read the results of series {series_id}") as conn:
-            return [
-                BlockResult(c, r, rid, test, status[code], msg, dur, code_, out, err)
-                for c, r, rid, test, code, msg, dur, code_, out, err in conn.execute(query).all()
-            ]
-
-    def block_values(
-        self, series_id: int, first_idx: int, last_idx: int
-    ) -> list[tuple[int, str, float]]:
-        """(result id, value name, value) of every value of checkouts ``first_idx``…
-        ``last_idx`` (inclusive), ordered by checkout, repetition, result and value; NaN
-        for a stored NaN. Units and directions: :meth:`block_metrics`.
-
-        Plain tuples straight from the driver: a block of 125 000 values reads in a
-        tenth of a second on SQLite.
-        """
-        query = (
-            select(_v.c.result_id, _v.c.name, _v.c.value)
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_rs, _rs.c.repetition_id == _rp.c.id)
-            .join(_v, _v.c.result_id == _rs.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
-        )
-        with self._read(f"read the values of series {series_id}") as conn:
-            rows = _plain_rows(conn, query)
-        if any(value is None for _, _, value in rows):
-            nan = math.nan
-            rows = [(rid, name, nan if value is None else value) for rid, name, value in rows]
-        return rows
-
-    def block_metrics(
-        self, series_id: int, first_idx: int, last_idx: int
-    ) -> list[tuple[str, str, str, str]]:
-        """The distinct (test, value name, unit, direction) of checkouts ``first_idx``…
-        ``last_idx`` (inclusive)."""
-        query = (
-            select(_rs.c.test, _v.c.name, _v.c.unit, _v.c.direction)
-            .distinct()
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_rs, _rs.c.repetition_id == _rp.c.id)
-            .join(_v, _v.c.result_id == _rs.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-        )
-        with self._read(f"read the metrics of series {series_id}") as conn:
-            return sorted(
-                (str(t), str(n), str(u), str(d)) for t, n, u, d in _plain_rows(conn, query)
-            )
-
-    def block_value_units(
-        self, series_id: int, first_idx: int, last_idx: int
-    ) -> list[tuple[str, str]]:
-        """(unit, direction) of each value, in :meth:`block_values` order: for the rare
-        block where one value name comes in several units."""
-        query = (
-            select(_v.c.unit, _v.c.direction)
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_rs, _rs.c.repetition_id == _rp.c.id)
-            .join(_v, _v.c.result_id == _rs.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
-        )
-        with self._read(f"read the units of series {series_id}") as conn:
-            return [(str(u), str(d)) for u, d in _plain_rows(conn, query)]
-
-    def block_commits(
-        self, series_id: int, first_idx: int, last_idx: int
-    ) -> dict[int, list[Commit]]:
-        """The commits since the previous checkout of checkouts ``first_idx``…``last_idx``
-        (inclusive), by checkout index, in the order the walk gave them."""
-        query = (
-            select(_ck.c.idx.label("checkout_idx"), _gc)
-            .select_from(_ck)
-            .join(_cc, _cc.c.checkout_id == _ck.c.id)
-            .join(_gc, _cc.c.commit_id == _gc.c.id)
-            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-            .order_by(_ck.c.idx, _cc.c.position)
-        )
-        found: dict[int, list[Commit]] = defaultdict(list)
-        with self._read(f"read the commits of series {series_id}") as conn:
-            for row in conn.execute(query):
-                found[row.checkout_idx].append(
-                    Commit(
-                        id=row.sha,
-                        date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
-                        author=row.author,
-                        subject=row.subject,
-                        body=row.body,
-                        files=tuple(row.files),
-                    )
-                )
-        return dict(found)
-
-    def logs_of(self, log_ids: Iterable[int]) -> dict[int, Log]:
-        """The logs ``log_ids`` that hold something, decompressed (empty ones left out).
-
-        Ids are read by ranges, not one by one: the logs of a block of checkouts are
-        close together, so a few queries fetch thousands.
-        """
-        wanted = sorted(set(log_ids))
-        found: dict[int, Log] = {}
-        with self._read("read logs") as conn:
-            for chunk in _chunks(wanted, 5000):
-                query = select(
-                    _log.c.id,
-                    _log.c.compression,
-                    _log.c.data,
-                    _log.c.size,
-                    _log.c.total,
-                    _log.c.truncated,
-                ).where(_log.c.id.between(chunk[0], chunk[-1]), _log.c.total > 0)
-                members = set(chunk)
-                for log_id, compression, data, size, total, truncated in _plain_rows(conn, query):
-                    if log_id in members:
-                        found[log_id] = logs.unpack(
-                            log_id,
-                            compression=compression,
-                            data=data,
-                            size=size,
-                            total=total,
-                            truncated=bool(truncated),
-                        )
-        return found
-
-    def repetition_marks(self, series_id: int) -> dict[int, tuple[int, int]]:
-        """(number of repetitions, newest repetition id) of every checkout index that has
-        repetitions: what changes when a run adds results."""
-        query = (
-            select(_ck.c.idx, func.count(_rp.c.id), func.max(_rp.c.id))
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .where(_ck.c.series_id == series_id)
-            .group_by(_ck.c.idx)
-        )
-        with self._read(f"read the repetition counts of series {series_id}") as conn:
-            return {int(idx): (int(n), int(top)) for idx, n, top in conn.execute(query)}
-
     # -- helpers ------------------------------------------------------------------
 
     def _require(self, conn: Connection, table: Any, ident: int, what: str) -> None:
@@ -893,18 +726,6 @@ class Store(Connected):
 
 
 _T = TypeVar("_T")
-
-
-def _plain_rows(conn: Connection, query: Any) -> list[tuple[Any, ...]]:
-    """The rows of ``query`` as the driver gives them: no result processing, for the
-    few reads of hundreds of thousands of rows. Bound values are literal integers."""
-    sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
-    cursor = conn.connection.cursor()
-    try:
-        cursor.execute(sql)
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()
 
 
 def _chunks(items: Sequence[_T], size: int = _CHUNK) -> Iterator[Sequence[_T]]:
@@ -957,28 +778,3 @@ def _result_params(
         "role": result.role,
         "host": result.host,
     }
-
-
-class BlockRepetition(NamedTuple):
-    """A repetition as :meth:`Store.block_repetitions` reads it."""
-
-    checkout_idx: int
-    idx: int
-    id: int
-    between_status: Status | None
-    between_log_id: int | None
-
-
-class BlockResult(NamedTuple):
-    """A result as :meth:`Store.block_results` reads it (values apart)."""
-
-    checkout_idx: int
-    repetition_idx: int
-    id: int
-    test: str
-    status: Status
-    message: str
-    duration: float | None
-    exit_code: int | None
-    stdout_log_id: int
-    stderr_log_id: int

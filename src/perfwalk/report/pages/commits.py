@@ -1,49 +1,43 @@
 """The commit log between a checkout and the one before it: the count, then each
 commit's date, author, subject, body and files (linked to the web viewer when a
-link template is configured)."""
+link template is configured), drawn by pages.js from one data file per block."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
-from perfwalk.report.html import esc, link, page
+from perfwalk.report.pages.checkout import drawn_page
 from perfwalk.store import CheckoutRow
 
 
-def commits_page(ctx: SeriesContext, row: CheckoutRow, commits: Sequence[Commit]) -> str:
-    sid = ctx.id
-    at = layout.commits_page(sid, row.idx)
-    position = ctx.position(row.idx)
-    before = ctx.checkouts[position - 1] if position > 0 else None
-    since = (
-        "since "
-        + link(layout.href(at, layout.checkout_page(sid, before.idx)), f"checkout {before.idx}")
-        + f" ({esc(before.sha[:10])})"
-        if before
-        else "up to the first checkout"
-    )
-    items = []
-    for c in reversed(commits):  # newest first
-        target = ctx.commit_href(c.id)
-        title = link(target, c.id[:12], title=c.id) if target else f"<code>{esc(c.id[:12])}</code>"
-        files = "".join(
-            f"<li>{link(target, f, title=f'{f} in {c.id[:12]}') if target else esc(f)}</li>"
-            for f in c.files
-        )
-        body = f"<pre>{esc(c.body)}</pre>" if c.body.strip() else ""
-        items.append(
-            f'<article class="commit"><h3>{title} {esc(c.subject)}</h3>'
-            f"<p>{esc(f'{c.date:%Y-%m-%d %H:%M %z}')} · {esc(c.author)}</p>"
-            f'{body}<ul class="files">{files}</ul></article>'
-        )
-    text = (
-        f"<p><strong>{len(commits)}</strong> commits {since} to "
-        + link(layout.href(at, layout.checkout_page(sid, row.idx)), f"checkout {row.idx}")
-        + f" ({esc(row.sha[:10])})</p>\n"
-        + "\n".join(items)
-    )
-    crumbs = [(layout.INDEX, "all series"), (layout.series_page(sid), f"series {sid}")]
-    return page(at, f"commits up to checkout {row.idx} of series {sid}", text, crumbs=crumbs)
+def commits_shell_page(ctx: SeriesContext) -> str:
+    return drawn_page(ctx, "commits", layout.commits_shell(ctx.id), f"commits of series {ctx.id}")
+
+
+def commits_data_file(
+    ctx: SeriesContext,
+    block_no: int,
+    rows: Sequence[CheckoutRow],
+    commits: dict[int, list[Commit]],
+) -> str:
+    """``perfwalk.commits(series, block, {idx: [previous idx, previous sha, sha,
+    [[sha, date, author, subject, body, [files]]…]]})``, commits oldest first."""
+    document = {}
+    for row in rows:
+        position = ctx.position(row.idx)
+        before = ctx.checkouts[position - 1] if position > 0 else None
+        document[str(row.idx)] = [
+            before.idx if before else None,
+            before.sha if before else None,
+            row.sha,
+            [
+                [c.id, f"{c.date:%Y-%m-%d %H:%M %z}", c.author, c.subject, c.body, list(c.files)]
+                for c in commits.get(row.idx, ())
+            ],
+        ]
+    text = json.dumps(document, separators=(",", ":"))
+    return f"perfwalk.commits({ctx.id},{block_no},{text});\n"

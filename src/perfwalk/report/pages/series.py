@@ -48,9 +48,11 @@ def _legend(ctx: SeriesContext) -> str:
     )
 
 
-def series_page(ctx: SeriesContext, specs: Sequence[PlotSpec], newest_table: str) -> str:
+def series_page(
+    ctx: SeriesContext, specs: Sequence[PlotSpec], newest_table: str, drill: str = ""
+) -> str:
     """The page of a series; ``newest_table`` is the table of its newest checkouts
-    rendered for this page."""
+    rendered for this page, ``drill`` the drill section of a drill."""
     at = layout.series_page(ctx.id)
     pages = table_pages(ctx)
     paging = ""
@@ -64,6 +66,7 @@ def series_page(ctx: SeriesContext, specs: Sequence[PlotSpec], newest_table: str
         )
     body = (
         _facts(at, ctx)
+        + drill
         + plot_divs([ctx.id], specs)
         + "\n<h2>Checkouts</h2>\n"
         + paging

@@ -43,7 +43,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         + [
             status_cell(
                 c.row.build_status,
-                to(layout.logs_page(sid, c.row.idx) + "#" + layout.log_anchor(c.row.build_log_id))
+                to(layout.logs_page(sid, c.row.idx, layout.log_anchor(c.row.build_log_id)))
                 if c.row.build_log_id
                 else None,
                 f"{c.row.build_seconds:.1f} s" if c.row.build_seconds is not None else "",
@@ -66,7 +66,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         ]
         + pad,
         ['<td class="name">repetitions</td>']
-        + [f"<td>{len(c.repetitions)}/{esc(ctx.series.between)}</td>" for c in block]
+        + [f"<td>{len(c.reps)}/{esc(ctx.series.between)}</td>" for c in block]
         + pad,
         ['<td class="name">zoom</td>'] + [_zoom_cell(at, ctx, c) for c in block] + pad,
     ]
@@ -77,7 +77,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
             + [
                 status_cell(
                     c.statuses.get(test),
-                    to(layout.checkout_page(sid, c.row.idx) + "#" + row_anchor(test)),
+                    to(layout.checkout_page(sid, c.row.idx, row_anchor(test))),
                 )
                 for c in block
             ]
@@ -110,40 +110,45 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
         f'<td class="name">{esc(key.name)} <small>({esc(key.direction)} is better)</small></td>'
     ]
     shown: list[float] = []
+    changes = [c for c in ctx.changes if c.test == key.test and c.name == key.name]
     for c in block:
-        summary = c.summaries.get(key)
-        if summary is None:
+        m = c.index.get(key)
+        value = c.chosen[m] if m is not None else math.nan
+        if value != value:  # noqa: PLR0124 (NaN: no summary)
             cells.append("<td></td>")
             continue
-        shown.append(summary.summary)
-        classes, tips = (
-            [],
-            [
-                f"n={summary.n} mean={number(summary.mean)} min={number(summary.min)} "
-                f"max={number(summary.max)} sd={number(summary.sd)} relative={percent(summary.rsd)}"
-            ],
-        )
-        if summary.unstable:
+        shown.append(value)
+        change = None
+        if changes:
+            change = next((x for x in changes if x.after_idx == c.row.idx), None)
+        if m not in c.marks and change is None:
+            cells.append(f"<td><em>{number(value)}</em></td>")
+            continue
+        # only marked cells carry a tooltip: pages of 5 000 cells stay small
+        cell = c.cell(key)
+        assert cell is not None
+        classes: list[str] = []
+        tips = [
+            f"n={cell.n} mean={number(cell.mean)} min={number(cell.min)} "
+            f"max={number(cell.max)} sd={number(cell.sd)} relative={percent(cell.rsd)}"
+        ]
+        if cell.unstable:
             classes.append("unstable")
-            tips.append(f"unstable: relative deviation {percent(summary.rsd)}")
-        if summary.outliers:
+            tips.append(f"unstable: relative deviation {percent(cell.rsd)}")
+        if cell.outliers:
             classes.append("outlier")
             worst = max(
-                abs(v - summary.summary) / abs(summary.summary) if summary.summary else 0.0
-                for v in (summary.min, summary.max)
+                abs(v - cell.summary) / abs(cell.summary) if cell.summary else 0.0
+                for v in (cell.min, cell.max)
             )
             tips.append(f"outlier: a value {percent(worst)} from the summary")
-        change = ctx.change_at(key.test, key.name, c.row.idx)
         if change is not None:
             classes.append(change.word)
             tips.append(change.describe())
-        if classes:  # only marked cells carry a tooltip: pages of 5 000 cells stay small
-            cells.append(
-                f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
-                f"<em>{number(summary.summary)}</em></td>"
-            )
-        else:
-            cells.append(f"<td><em>{number(summary.summary)}</em></td>")
+        cells.append(
+            f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
+            f"<em>{number(value)}</em></td>"
+        )
     cells.append(f"<td>{esc(key.unit)}</td>")
     cells.extend(row_statistics(shown))
     return cells

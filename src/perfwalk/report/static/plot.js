@@ -6,7 +6,9 @@
  *
  * Data files are scripts (they load from file:// too): series-<id>/data/meta.js
  * calls perfwalk.meta(id, {...}) and series-<id>/data/<key>-<block>.js calls
- * perfwalk.block(id, key, block, {...}). Every text in them is shown as text:
+ * perfwalk.block(id, key, block, {c: checkouts, n: {name: {s, p}}}), where s (each
+ * checkout's summary) and p (each checkout's PASS values, one per repetition) are
+ * float64 little-endian in base64, NaN for none. Every text in them is shown as text:
  * ECharts draws on a canvas and the tooltips go through echarts.format.encodeHTML.
  *
  * Level of detail: the summary line is downsampled by ECharts (LTTB); the
@@ -44,6 +46,15 @@
     }
     return loading[src];
   }
+
+  /* float64 little-endian numbers from base64 (NaN: none) */
+  function numbers(text) {
+    var raw = atob(text);
+    var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return new Float64Array(bytes.buffer);
+  }
+  P.numbers = numbers;
 
   function encode(text) {
     return echarts.format.encodeHTML(String(text));
@@ -94,12 +105,18 @@
               });
               var own = data.n[name];
               if (!own) return;
+              var summary = numbers(own.s);
+              var values = numbers(own.p);
+              var at = 0;
               for (var i = 0; i < cks.length; i++) {
-                if (own.s[i] !== null) line.summary.push([cks[i][1], own.s[i], cks[i][0], cks[i][3]]);
-              }
-              for (var j = 0; j < own.py.length; j++) {
-                var c = cks[own.pc[j]];
-                line.points.push([c[1], own.py[j], c[0], own.pr[j], c[3]]);
+                var c = cks[i];
+                var reps = c[4];
+                if (summary[i] === summary[i]) line.summary.push([c[1], summary[i], c[0], c[3]]);
+                for (var r = 0; r < reps.length; r++) {
+                  var y = values[at + r];
+                  if (y === y) line.points.push([c[1], y, c[0], reps[r], c[3]]);
+                }
+                at += reps.length;
               }
             });
             lines.push(line);
@@ -157,9 +174,11 @@
       var summary = line.summary.map(function (s) {
         return byOrder ? [s[3], s[1], s[2], null, s[0]] : [s[0], s[1], s[2], null, s[3]];
       });
-      var points = line.points.map(function (p) {
-        return byOrder ? [p[4], p[1], p[2], p[3], p[0]] : p;
-      });
+      var points = byOrder
+        ? line.points.map(function (p) {
+            return [p[4], p[1], p[2], p[3], p[0]];
+          })
+        : line.points;
       line.shown = points;
       var quirks = line.meta.quirks
         .map(function (q) {
@@ -271,8 +290,9 @@
     var lo = Infinity;
     var hi = -Infinity;
     lines.forEach(function (l) {
-      l.summary.concat(l.points).forEach(function (p) {
-        var x = byOrder ? (p.length > 4 ? p[4] : p[3]) : p[0];
+      /* every checkout with points has a summary: its x range is the points' */
+      l.summary.forEach(function (p) {
+        var x = byOrder ? p[3] : p[0];
         if (x < lo) lo = x;
         if (x > hi) hi = x;
       });
@@ -369,7 +389,7 @@
     chart.on("click", function (p) {
       if (!p.data || p.componentType !== "series") return;
       var sid = String(p.seriesId).split("|")[1];
-      window.location.href = el.dataset.base + "series-" + sid + "/checkout-" + p.data[2] + ".html";
+      window.location.href = el.dataset.base + "series-" + sid + "/checkout.html#c=" + p.data[2];
     });
   }
 

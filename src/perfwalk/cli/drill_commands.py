@@ -1,0 +1,215 @@
+"""Sub-command of the drill area: narrow detected changes down to their commits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
+from perfwalk.cli.spec import Command
+from perfwalk.config.load import load_config
+from perfwalk.drill import Budget, Verdict
+from perfwalk.services.drill import (
+    DrillResult,
+    DrillTarget,
+    answer_json,
+    between_target,
+    change_targets,
+    finished_drill,
+    run_drill,
+)
+from perfwalk.services.inspect import opened
+from perfwalk.store.drills import DrillRow
+from perfwalk.untrusted import show_controls
+
+EXIT_ANSWERED, EXIT_OPEN = 0, 1
+_DEFAULT = Budget()
+
+
+def _drill_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "change",
+        nargs="?",
+        metavar="ID",
+        help="the change to drill, as `perfwalk changes` names it (SERIES:CHECKOUT); "
+        "default: every change not drilled yet",
+    )
+    p.add_argument(
+        "--between",
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="drill between two commits instead (the last known before, the first known after)",
+    )
+    p.add_argument("--test", help="the test to drill (default: the change's strongest metric)")
+    p.add_argument("--value", help="the value of that test to drill (e.g. receiver, real)")
+    p.add_argument(
+        "--max-builds",
+        type=int,
+        default=_DEFAULT.max_builds,
+        metavar="N",
+        help=f"commits a drill may build, failed builds included (default {_DEFAULT.max_builds})",
+    )
+    p.add_argument(
+        "--max-repetitions",
+        type=int,
+        default=_DEFAULT.max_repetitions,
+        metavar="N",
+        help=f"repetitions a drill may run in all (default {_DEFAULT.max_repetitions})",
+    )
+    p.add_argument(
+        "--again",
+        action="store_true",
+        help="drill a change again even when an earlier drill answered it",
+    )
+    tuning_args(p)
+    format_arg(p)
+
+
+def cmd_drill(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    budget = Budget(max_builds=args.max_builds, max_repetitions=args.max_repetitions)
+    text = args.format == "text"
+    with opened(config) as store:
+        if args.between:
+            targets = [
+                between_target(store, config, tuple(args.between), test=args.test, name=args.value)
+            ]
+        else:
+            targets = change_targets(
+                store,
+                config,
+                chosen=args.change,
+                test=args.test,
+                name=args.value,
+                tuning=tuning(args),
+            )
+        earlier = {
+            id(t): row
+            for t in targets
+            if not args.again and (row := finished_drill(store, t)) is not None
+        }
+    if not targets:
+        print("no changes to drill" if text else json.dumps({"drills": []}, indent=2))
+        return EXIT_ANSWERED
+    answers: list[dict[str, Any]] = []
+    for n, target in enumerate(targets):
+        if text and n:
+            print()
+        row = earlier.get(id(target))
+        if row is not None:
+            answer = _row_json(row)
+            if text:
+                print(f"{_title(target)}: drilled before, series {row.series_id}")
+        else:
+            if text:
+                print(f"{_title(target)}:")
+            result = run_drill(config, target, budget, say=print if text else lambda _s: None)
+            answer = _result_json(result)
+        answers.append(answer)
+        if text:
+            print(_answer_text(answer))
+    if not text:
+        print(json.dumps({"drills": answers}, indent=2))
+    decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
+    return EXIT_ANSWERED if all(a["verdict"] in decided for a in answers) else EXIT_OPEN
+
+
+def _title(target: DrillTarget) -> str:
+    seen = f"change {target.change['id']}" if target.change.get("id") else "the range"
+    return (
+        f"{seen}: {show_controls(target.metric)} between {target.before[:12]}"
+        f" and {target.after[:12]}"
+    )
+
+
+def _result_json(result: DrillResult) -> dict[str, Any]:
+    culprit = result.culprit
+    return _answer(
+        series=result.series_id,
+        target=result.target,
+        answer=answer_json(result.done, result.line),
+        subject=None if culprit is None else culprit.subject,
+        reused=result.reused,
+    )
+
+
+def _row_json(row: DrillRow) -> dict[str, Any]:
+    target = DrillTarget(
+        before=row.change["before_sha"],
+        after=row.change["after_sha"],
+        test=row.test,
+        name=row.name,
+        parent=row.change.get("series"),
+        change=row.change,
+    )
+    answer = row.answer or {}
+    return _answer(
+        series=row.series_id,
+        target=target,
+        answer=answer,
+        subject=answer.get("subject"),
+        reused=answer.get("reused"),
+    )
+
+
+def _answer(
+    *,
+    series: int,
+    target: DrillTarget,
+    answer: dict[str, Any],
+    subject: str | None,
+    reused: int | None = None,
+) -> dict[str, Any]:
+    return {
+        "series": series,
+        "parent": target.parent,
+        "change": target.change.get("id"),
+        "test": target.test,
+        "value": target.name,
+        "verdict": answer.get("verdict"),
+        "commit": answer.get("culprit"),
+        "subject": subject,
+        "range": [answer.get("lo"), answer.get("hi")],
+        "before": answer.get("before"),
+        "after": answer.get("after"),
+        "relative": answer.get("relative"),
+        "confidence": answer.get("confidence"),
+        "builds": answer.get("builds"),
+        "repetitions": answer.get("repetitions"),
+        "reused": reused,
+        "reason": answer.get("reason"),
+    }
+
+
+def _answer_text(answer: dict[str, Any]) -> str:
+    verdict = answer["verdict"]
+    spent = f"{answer['builds']} builds, {answer['repetitions']} repetitions"
+    if verdict == Verdict.CULPRIT.value:
+        subject = f" {show_controls(answer['subject'])!r}" if answer.get("subject") else ""
+        head = f"  CULPRIT {answer['commit'][:12]}{subject}"
+    elif verdict == Verdict.RANGE.value:
+        lo, hi = answer["range"]
+        head = f"  RANGE after {lo[:12]} up to {hi[:12]}"
+    else:
+        head = f"  {str(verdict).upper()}"
+    lines = [head]
+    if answer.get("before") is not None and answer.get("after") is not None:
+        relative = answer.get("relative")
+        size = f" ({relative:+.1%})" if relative is not None else ""
+        confidence = answer.get("confidence")
+        sure = f", confidence {confidence:.4f}" if confidence is not None else ""
+        lines.append(f"  level {answer['before']:.6g} -> {answer['after']:.6g}{size}{sure}")
+    lines.append(f"  {show_controls(answer.get('reason') or '')}")
+    lines.append(f"  spent {spent}; series {answer['series']}")
+    return "\n".join(lines)
+
+
+COMMANDS: dict[str, Command] = {
+    "drill": Command(
+        "narrow each detected change down to the commit that caused it; exit 1 when a "
+        "drill stays undecided",
+        _drill_args,
+        cmd_drill,
+    ),
+}

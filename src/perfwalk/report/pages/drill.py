@@ -1,0 +1,226 @@
+"""The drill section of a drill series' page: the change it narrows, the answer with
+its evidence, the culprit's message and files, and every commit tried, in order,
+with the values it gave and where the drill placed it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from statistics import median
+from typing import Any
+
+from perfwalk.model import Commit
+from perfwalk.report import layout
+from perfwalk.report.context import SeriesContext
+from perfwalk.report.html import esc, link, number, table
+from perfwalk.store import Store
+
+_VERDICT_WORDS = {
+    "culprit": "the culprit",
+    "range": "a range of commits (the commits between could not be placed)",
+    "undecided": "undecided",
+    "no-change": "no change between the two ends",
+}
+
+
+def drill_sections(store: Store, contexts: Mapping[int, SeriesContext]) -> dict[int, str]:
+    """The drill section of every drill series' page, by series id."""
+    sections = {}
+    for row in store.drills.all():
+        ctx = contexts.get(row.series_id)
+        if ctx is None:
+            continue
+        culprit = (row.answer or {}).get("culprit")
+        commits = {}
+        for checkout in ctx.checkouts:
+            if checkout.sha == culprit:
+                commits = {c.id: c for c in store.commits_since(checkout.id)}
+        at = layout.series_page(row.series_id)
+        sections[row.series_id] = drill_section(at, ctx, dataclasses.asdict(row), commits)
+    return sections
+
+
+def drill_section(
+    at: str,
+    ctx: SeriesContext,
+    drill: Mapping[str, Any],
+    commits: Mapping[str, Commit],
+) -> str:
+    """HTML for the drill stored as ``drill`` (a :class:`perfwalk.store.drills.DrillRow`
+    as a mapping: test, name, change, verdict, answer, steps); ``commits`` holds the
+    drill's line of commits by id (at least the culprit's)."""
+    answer: Mapping[str, Any] = drill.get("answer") or {}
+    parts = [
+        "<h2>Drill</h2>\n",
+        _change(at, ctx, drill),
+        _answer(ctx, drill, answer, commits),
+        _tried(at, ctx, drill.get("steps") or (), answer),
+    ]
+    return "".join(parts)
+
+
+def _metric(drill: Mapping[str, Any]) -> str:
+    return f"{drill['test']}.{drill['name']}"
+
+
+def _change(at: str, ctx: SeriesContext, drill: Mapping[str, Any]) -> str:
+    change: Mapping[str, Any] = drill.get("change") or {}
+    parent = ctx.series.parent_id
+    where = ""
+    if parent is not None and change.get("before_idx") is not None:
+        before = link(
+            layout.href(at, layout.checkout_page(parent, change["before_idx"])),
+            f"checkout {change['before_idx']}",
+        )
+        after = link(
+            layout.href(at, layout.checkout_page(parent, change["after_idx"])),
+            f"checkout {change['after_idx']}",
+        )
+        series = link(layout.href(at, layout.series_page(parent)), f"series {parent}")
+        where = f" seen in {series} between {before} and {after}"
+    size = ""
+    if change.get("relative") is not None:
+        size = (
+            f": {esc(change.get('kind', 'change'))} of {change['relative']:+.1%}"
+            f" ({number(change['before'])} → {number(change['after'])}"
+            f" {esc(change.get('unit', ''))})"
+        )
+    name = f"change {esc(change['id'])}" if change.get("id") else "the change"
+    return (
+        f"<p>Narrows {name} of <strong>{esc(_metric(drill))}</strong>{where}{size};"
+        f" {change.get('commits', '?')} commits after <code>"
+        f"{esc(str(change.get('before_sha', ''))[:12])}</code> up to <code>"
+        f"{esc(str(change.get('after_sha', ''))[:12])}</code>.</p>\n"
+    )
+
+
+def _answer(
+    ctx: SeriesContext,
+    drill: Mapping[str, Any],
+    answer: Mapping[str, Any],
+    commits: Mapping[str, Commit],
+) -> str:
+    verdict = drill.get("verdict")
+    if verdict is None:
+        return '<p class="drill-verdict">No answer: the drill was stopped before it ended.</p>\n'
+    head = f"{esc(str(verdict).upper())}: {esc(_VERDICT_WORDS.get(verdict, verdict))}"
+    rows = [("answer", head), ("why", esc(answer.get("reason", "")))]
+    if verdict == "range":
+        rows.append(
+            (
+                "range",
+                f"after <code>{esc(answer['lo'][:12])}</code> up to"
+                f" <code>{esc(answer['hi'][:12])}</code>",
+            )
+        )
+    if answer.get("before") is not None:
+        relative = answer.get("relative")
+        size = f" ({relative:+.2%})" if relative is not None else ""
+        rows.append(
+            (
+                "levels",
+                f"{number(answer['before'])} → {number(answer['after'])}{size};"
+                f" change 95 % interval {number(answer['change_low'])} …"
+                f" {number(answer['change_high'])}; noise sd {number(answer['noise'])};"
+                f" ends differ at p = {answer['ends_p']:.2g}",
+            )
+        )
+    step = answer.get("step")
+    if step:
+        rows.append(
+            (
+                "step at the answer",
+                f"{number(step['estimate'])} (90 % interval {number(step['low'])} …"
+                f" {number(step['high'])})",
+            )
+        )
+    if answer.get("confidence") is not None:
+        rows.append(("confidence", f"{answer['confidence']:.4f}"))
+    reused = answer.get("reused")
+    rows.append(
+        (
+            "spent",
+            f"{answer.get('builds', 0)} builds, {answer.get('repetitions', 0)} repetitions"
+            + (f"; {reused} stored values reused" if reused is not None else ""),
+        )
+    )
+    facts = (
+        '<table class="drill-answer">\n'
+        + "\n".join(f'<tr><th>{esc(k)}</th><td class="name">{v}</td></tr>' for k, v in rows)
+        + "\n</table>\n"
+    )
+    culprit = commits.get(answer.get("culprit") or "")
+    return facts + (_commit(ctx, culprit) if culprit is not None else "")
+
+
+def _commit(ctx: SeriesContext, commit: Commit) -> str:
+    target = ctx.commit_href(commit.id)
+    title = (
+        link(target, commit.id[:12], title=commit.id)
+        if target
+        else f"<code>{esc(commit.id[:12])}</code>"
+    )
+    files = "".join(
+        f"<li>{link(target, f, title=f'{f} in {commit.id[:12]}') if target else esc(f)}</li>"
+        for f in commit.files
+    )
+    body = f"<pre>{esc(commit.body)}</pre>" if commit.body.strip() else ""
+    return (
+        f'<article class="commit culprit"><h3>{title} {esc(commit.subject)}</h3>'
+        f"<p>{esc(f'{commit.date:%Y-%m-%d %H:%M %z}')} · {esc(commit.author)}</p>"
+        f'{body}<ul class="files">{files}</ul></article>\n'
+    )
+
+
+def _tried(
+    at: str, ctx: SeriesContext, steps: Sequence[Mapping[str, Any]], answer: Mapping[str, Any]
+) -> str:
+    if not steps:
+        return ""
+    placed = {p["position"]: p for p in answer.get("placements", ())}
+    last = answer.get("hi_position")
+    rows = []
+    for n, step in enumerate(steps, 1):
+        position = step["position"]
+        values = step.get("values") or []
+        where = layout.href(at, layout.checkout_page(ctx.id, position))
+        got = (
+            f"{len(values)}: median {number(median(values))}"
+            f" ({', '.join(number(v) for v in values[:8])}{' …' if len(values) > 8 else ''})"
+            if values
+            else "none"
+        )
+        placement = placed.get(position)
+        decision = esc(step["skipped"]) if step.get("skipped") else ""
+        if placement is not None and not decision:
+            mark = "confirmed" if placement["confirmed"] else ""
+            decision = f"{esc(placement['side'])} {mark}".strip()
+        culprit = (
+            ' class="culprit"' if position == last and answer.get("verdict") == "culprit" else ""
+        )
+        rows.append(
+            [
+                f"<td>{n}</td>",
+                f"<td{culprit}>{link(where, step['commit'][:12], title=step['commit'])}</td>",
+                f"<td>{position}</td>",
+                f"<td>{step.get('asked', '')}</td>",
+                f'<td class="name">{esc(step.get("reason", ""))}</td>',
+                f'<td class="name">{got}</td>',
+                f"<td>{decision}</td>",
+            ]
+        )
+    header = [
+        "<th>#</th>",
+        "<th>commit</th>",
+        "<th>position</th>",
+        "<th>asked</th>",
+        '<th class="name">why</th>',
+        '<th class="name">values it gave</th>',
+        "<th>placed</th>",
+    ]
+    return (
+        "<h3>Commits tried, in order</h3>\n"
+        "<p>position: commits after the last one known before the change; placed: the side"
+        " of the change the drill put it on at the end (confirmed: at the odds the answer"
+        " needs).</p>\n" + table(header, rows, css="drill-steps") + "\n"
+    )

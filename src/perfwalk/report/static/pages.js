@@ -1,0 +1,505 @@
+/* perfwalk: the checkout, logs, commits and large-log pages of a series.
+ *
+ * Each is one page per series (series-<id>/checkout.html, logs.html, commits.html,
+ * log.html) that draws what its link names: #c=12 (a checkout) or #log=7 (a large
+ * log), with &to=<id> for an element to show (a test's row, a result, a log line).
+ * The data come from scripts in data/, which load from file:// too:
+ *   meta.js            perfwalk.meta(series, {pages: {blocks, host, …}, quirks, …})
+ *   checkouts-<b>.js   perfwalk.checkouts(series, b, {metrics, layouts, anchors, c: […]})
+ *   logs-<b>.js        perfwalk.logs(series, b, {ids, len, size, total, cut, large, z})
+ *   commits-<b>.js     perfwalk.commits(series, b, {idx: [prev, prev sha, sha, commits]})
+ *   log-<id>.js        perfwalk.log(series, id, {c, size, total, cut, lines, z})
+ * Numbers are float64 little-endian in base64; logs are zlib streams as the store
+ * keeps them, inflated by the browser (DecompressionStream). Every text goes into
+ * the page as text (textContent, attributes), never as HTML; control characters
+ * are shown as \xNN, as everywhere on the site.
+ */
+(function () {
+  "use strict";
+
+  var HEAD_LINES = 50; /* lines of a large log shown on the logs page */
+  var PAGE_LINES = 5000; /* lines shown at each end of a large log on its own page */
+  var STATS = 6; /* n, mean, median, min, max, sd per metric */
+  var HEADERS = ["unit", "mean", "minimum", "maximum", "deviation", "relative"];
+
+  var P = (window.perfwalk = window.perfwalk || {});
+  var got = { meta: {}, checkouts: {}, logs: {}, commits: {}, log: {} };
+  P.meta = function (sid, data) { got.meta[sid] = data; };
+  P.checkouts = function (sid, block, data) { got.checkouts[block] = data; };
+  P.logs = function (sid, block, data) { got.logs[block] = data; };
+  P.commits = function (sid, block, data) { got.commits[block] = data; };
+  P.log = function (sid, id, data) { got.log[id] = data; };
+
+  var root = null;
+  var sid = null;
+  var loading = {};
+
+  function load(src) {
+    if (!loading[src]) {
+      loading[src] = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = src;
+        script.onload = resolve;
+        script.onerror = function () { reject(new Error("not published: " + src)); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[src];
+  }
+
+  /* -- text and numbers ----------------------------------------------------------- */
+
+  function visible(text) {
+    return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, function (c) {
+      return "\\x" + ("0" + c.charCodeAt(0).toString(16)).slice(-2);
+    });
+  }
+
+  /* Python's "{:.5g}": five significant digits, no trailing zeros. */
+  function number(v) {
+    if (v !== v) return "nan";
+    if (!isFinite(v)) return v > 0 ? "inf" : "-inf";
+    if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+    var parts = v.toExponential(4).split("e");
+    var exp = parseInt(parts[1], 10);
+    if (exp < -4 || exp >= 5) {
+      var mantissa = parts[0].replace(/\.?0+$/, "");
+      var sign = exp < 0 ? "-" : "+";
+      var digits = String(Math.abs(exp));
+      return mantissa + "e" + sign + (digits.length < 2 ? "0" + digits : digits);
+    }
+    var fixed = v.toFixed(Math.max(0, 4 - exp));
+    return fixed.indexOf(".") >= 0 ? fixed.replace(/\.?0+$/, "") : fixed;
+  }
+
+  function percent(v) {
+    return (100 * v).toFixed(2) + "%";
+  }
+
+  function numbers(text) {
+    var raw = atob(text || "");
+    var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return new Float64Array(bytes.buffer);
+  }
+
+  function bytesOf(text) {
+    var raw = atob(text);
+    var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  }
+
+  function inflate(bytes) {
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).arrayBuffer().then(function (buffer) {
+      return new TextDecoder("utf-8").decode(buffer); /* invalid UTF-8: U+FFFD */
+    });
+  }
+
+  /* -- elements ------------------------------------------------------------------- */
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (attrs[name] !== null && attrs[name] !== undefined) node.setAttribute(name, attrs[name]);
+    });
+    for (var i = 2; i < arguments.length; i++) add(node, arguments[i]);
+    return node;
+  }
+
+  function add(node, child) {
+    if (child === null || child === undefined) return;
+    if (Array.isArray(child)) child.forEach(function (c) { add(node, c); });
+    else if (typeof child === "string") node.appendChild(document.createTextNode(child));
+    else node.appendChild(child);
+  }
+
+  function link(href, text, title) {
+    return el("a", { href: href, title: title ? visible(title) : null }, visible(text));
+  }
+
+  function external(url, text, title) {
+    return /^https?:\/\//.test(url) ? link(url, text, title) : el("code", {}, visible(text));
+  }
+
+  function commitUrl(meta, sha) {
+    var template = meta.pages.commit_url;
+    return template ? template.split("{commit}").join(sha) : "";
+  }
+
+  function statusCell(status, href, title) {
+    if (!status) return el("td");
+    if (href) return el("td", { class: status }, link(href, status, title));
+    return el("td", { class: status, title: title ? visible(title) : null }, status);
+  }
+
+  function at(kind, idx, to) {
+    return kind + ".html#c=" + idx + (to ? "&to=" + to : "");
+  }
+
+  function blockOf(meta, idx) {
+    var blocks = meta.pages.blocks;
+    for (var b = 0; b < blocks.length; b++) {
+      if (blocks[b][0] <= idx && idx <= blocks[b][1]) return b;
+    }
+    return -1;
+  }
+
+  function message(text) {
+    root.replaceChildren(el("p", { class: "pw-wait" }, text));
+  }
+
+  var fixedCrumbs = null; /* the page's own crumbs: all series, the series */
+
+  function title(text, crumbs) {
+    document.title = text;
+    document.querySelector("h1").textContent = text;
+    var nav = document.querySelector("nav.crumbs");
+    if (fixedCrumbs === null) fixedCrumbs = nav.childNodes.length;
+    while (nav.childNodes.length > fixedCrumbs) nav.removeChild(nav.lastChild);
+    (crumbs || []).forEach(function (c) {
+      nav.appendChild(document.createTextNode(" \u203a "));
+      nav.appendChild(link(c[0], c[1]));
+    });
+  }
+
+  function show(to) {
+    document.querySelectorAll(".pw-target").forEach(function (n) {
+      n.classList.remove("pw-target");
+    });
+    var target = to ? document.getElementById(to) : null;
+    if (target) {
+      target.classList.add("pw-target");
+      target.scrollIntoView();
+    }
+  }
+
+  /* -- a checkout ----------------------------------------------------------------- */
+
+  function checkoutOf(block, idx) {
+    var found = null;
+    block.c.forEach(function (c) { if (c.idx === idx) found = c; });
+    return found;
+  }
+
+  function tableCrumb(meta, c) {
+    if (meta.pages.tables <= 1) return [];
+    var page = Math.floor(c.pos / meta.pages.table_columns);
+    return [["table-" + page + ".html", "table " + (page + 1)]];
+  }
+
+  function drawCheckout(meta, block, c) {
+    var idx = c.idx;
+    title("checkout " + idx + " of series " + sid, tableCrumb(meta, c));
+    var url = commitUrl(meta, c.sha);
+    var facts = el(
+      "p", {}, "commit ", url ? external(url, c.sha) : el("code", {}, c.sha), " \u00b7 " + c.date
+    );
+    var build = el("p", {}, "build ", el("span", { class: c.build || null }, c.build || "no build"));
+    if (c.bsec !== null) build.appendChild(document.createTextNode(" in " + c.bsec.toFixed(1) + " s"));
+    add(build, [
+      " \u00b7 ",
+      c.blog ? link(at("logs", idx, "log-" + c.blog), "build log") : "not built",
+      " \u00b7 ",
+      link(at("commits", idx), c.commits + " commits since previous"),
+      " \u00b7 ",
+      link(at("logs", idx), "every log of this checkout"),
+    ]);
+    if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
+    if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
+    var parts = [facts, build, quirks(meta, c)];
+    parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
+    parts.push(host(meta));
+    root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
+  }
+
+  function quirks(meta, c) {
+    if (!c.quirks.length && !c.qruns.length) return null;
+    var comments = {};
+    meta.quirks.forEach(function (q) { comments[q[0]] = q[2]; });
+    var box = el("div", {}, el("h2", {}, "Quirks applied"));
+    if (c.quirks.length) box.appendChild(el("p", {}, "quirks in force: " + visible(c.quirks.join(", "))));
+    if (c.qruns.length) {
+      box.appendChild(
+        el(
+          "table", {},
+          el("thead", {}, el("tr", {}, el("th", {}, "quirk"), el("th", {}, "status"),
+            el("th", { class: "name" }, "comment"))),
+          el("tbody", {}, c.qruns.map(function (q) {
+            return el("tr", {},
+              el("td", { class: "quirk" }, visible(q[0])),
+              statusCell(q[1], at("logs", c.idx, "log-" + q[2])),
+              el("td", { class: "name" }, visible(comments[q[0]] || "")));
+          }))
+        )
+      );
+    }
+    return box;
+  }
+
+  function repetitions(block, c) {
+    var detail = c.d;
+    var reps = detail.reps;
+    var width = reps.length;
+    var metrics = block.layouts[c.m].map(function (m) { return block.metrics[m]; });
+    var values = numbers(c.v);
+    var stats = numbers(c.st);
+    var summaries = numbers(c.s);
+    var nan = {};
+    detail.nan.forEach(function (p) { nan[p[0] + "/" + p[1]] = true; });
+    var outlier = {};
+    c.o.forEach(function (p) { outlier[p[0] + "/" + p[1]] = true; });
+    var unstable = {};
+    c.u.forEach(function (m) { unstable[m] = true; });
+    var position = {};
+    reps.forEach(function (r, pos) { position[r[0]] = pos; });
+    var head = [el("th", { class: "name" }, "test / value")]
+      .concat(reps.map(function (r) { return el("th", {}, ("00" + r[0]).slice(-3)); }))
+      .concat(HEADERS.map(function (h) { return el("th", {}, h); }));
+    var rows = [];
+    var pad = function () { return HEADERS.map(function () { return el("td"); }); };
+    if (reps.some(function (r) { return r[2] !== null; })) {
+      rows.push(el("tr", {}, el("td", { class: "name" }, "between"),
+        reps.map(function (r) {
+          return statusCell(r[2], r[3] ? at("logs", c.idx, "log-" + r[3]) : null);
+        }), pad()));
+    }
+    var byTest = {};
+    detail.results.forEach(function (r) {
+      (byTest[r[2]] = byTest[r[2]] || {})[r[1]] = r;
+    });
+    Object.keys(byTest).sort(byCodePoint).forEach(function (test) {
+      var cells = [el("th", { class: "name", id: block.anchors[test] || null }, visible(test))];
+      reps.forEach(function (r) {
+        var result = byTest[test][r[0]];
+        if (!result) { cells.push(el("td")); return; }
+        var tip = result[4] || (result[5] !== null ? result[5].toFixed(2) + " s" : "");
+        cells.push(statusCell(result[3], at("logs", c.idx, "result-" + result[0]), tip));
+      });
+      rows.push(el("tr", {}, cells, HEADERS.map(function (h) { return el("th", {}, h); })));
+      metrics.forEach(function (key, m) {
+        if (key[0] !== test) return;
+        var row = [el("td", { class: "name" }, visible(key[1]))];
+        var s = summaries[m];
+        for (var pos = 0; pos < width; pos++) {
+          var v = values[m * width + pos];
+          var mark = m + "/" + pos;
+          if (v !== v && !nan[mark]) row.push(el("td"));
+          else if (outlier[mark]) {
+            var dev = s ? Math.abs(v - s) / Math.abs(s) : 0;
+            row.push(el("td", { class: "outlier", title: percent(dev) + " from the summary " + number(s) }, number(v)));
+          } else row.push(el("td", {}, number(v)));
+        }
+        row.push(el("td", {}, visible(key[2])));
+        var base = m * STATS;
+        if (!stats[base]) row = row.concat(pad());
+        else {
+          var mean = stats[base + 1];
+          var sd = stats[base + 5];
+          var rsd = mean ? sd / Math.abs(mean) : 0;
+          row.push(el("td", {}, number(mean)), el("td", {}, number(stats[base + 3])),
+            el("td", {}, number(stats[base + 4])), el("td", {}, number(sd)),
+            el("td", { class: unstable[m] ? "unstable" : null, title: "relative deviation" }, percent(rsd)));
+        }
+        rows.push(el("tr", {}, row));
+      });
+    });
+    return el("table", { class: "repetitions" }, el("thead", {}, el("tr", {}, head)), el("tbody", {}, rows));
+  }
+
+  function byCodePoint(a, b) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  function host(meta) {
+    return el("div", {},
+      el("h2", {}, "Host " + visible(meta.pages.host)),
+      el("table", {},
+        el("thead", {}, el("tr", {}, el("th", { class: "name" }, "fact"), el("th", { class: "name" }, "value"))),
+        el("tbody", {}, meta.pages.fingerprint.map(function (f) {
+          return el("tr", {}, el("td", { class: "name" }, visible(f[0])), el("td", { class: "name" }, visible(f[1])));
+        }))),
+      el("p", {}, link("setup.html", "setup: configuration and commands")));
+  }
+
+  /* -- the logs of a checkout ------------------------------------------------------ */
+
+  function numbered(logId, text, first, idx, kind) {
+    var lines = text.split("\n");
+    if (lines.length && !lines[lines.length - 1]) lines.pop();
+    var pre = el("pre", { class: "log" });
+    lines.forEach(function (line, n) {
+      var id = "log-" + logId + "-L" + (n + first);
+      var href = kind === "log" ? "#log=" + logId + "&to=" + id : at("logs", idx, id);
+      pre.appendChild(el("a", { id: id, href: href }, String(n + first)));
+      pre.appendChild(document.createTextNode(visible(line) + (n + 1 < lines.length ? "\n" : "")));
+    });
+    return pre;
+  }
+
+  function bundleIndex(bundle) {
+    var found = {};
+    var offset = 0;
+    var raw = bundle.raw || (bundle.raw = bytesOf(bundle.z));
+    bundle.ids.forEach(function (id, i) {
+      found[id] = { bytes: raw.subarray(offset, offset + bundle.len[i]), total: bundle.total[i], cut: bundle.cut[i] };
+      offset += bundle.len[i];
+    });
+    return found;
+  }
+
+  function drawLogs(meta, block, bundle, c) {
+    var idx = c.idx;
+    title("logs of checkout " + idx + " of series " + sid, [[at("checkout", idx), "checkout " + idx]]);
+    var stored = bundleIndex(bundle);
+    var pending = [];
+
+    function section(logId, heading) {
+      if (!logId) return null;
+      var box = el("section", { id: "log-" + logId }, el("h3", {}, visible(heading)));
+      var log = stored[logId];
+      var lines = bundle.large[String(logId)];
+      if (lines !== undefined) {
+        box.appendChild(el("p", { class: "pw-wait" }, "loading…"));
+        pending.push(load("data/log-" + logId + ".js").then(function () {
+          var big = got.log[logId];
+          return inflate(bytesOf(big.z)).then(function (text) {
+            var head = text.split("\n").slice(0, HEAD_LINES).join("\n");
+            box.replaceChildren(box.firstChild);
+            if (big.cut) box.appendChild(el("p", {}, big.total + " bytes produced; the store kept the head and the tail."));
+            box.appendChild(numbered(logId, head, 1, idx, "logs"));
+            box.appendChild(el("p", {}, big.lines + " lines: ", link("log.html#log=" + logId, "the whole log, paged"),
+              " \u00b7 ", link("log-" + logId + ".txt", "download")));
+          });
+        }));
+      } else if (!log) box.appendChild(el("p", {}, "(no output)"));
+      else {
+        if (log.cut) box.appendChild(el("p", {}, log.total + " bytes produced; the store kept the head and the tail."));
+        pending.push(inflate(log.bytes).then(function (text) { box.appendChild(numbered(logId, text, 1, idx, "logs")); }));
+      }
+      return box;
+    }
+
+    var parts = [el("p", {}, link(at("checkout", idx), "checkout " + idx), " \u00b7 commit ", el("code", {}, c.sha.slice(0, 12)))];
+    parts.push(section(c.blog, "build"));
+    c.qruns.forEach(function (q) { parts.push(section(q[2], "quirk " + q[0] + " (" + q[1] + ")")); });
+    var detail = c.d || { reps: [], results: [] };
+    detail.reps.forEach(function (r) {
+      if (r[3] !== null) parts.push(section(r[3], "between repetitions, before " + ("00" + r[0]).slice(-3)));
+    });
+    detail.results.forEach(function (r) {
+      var heading = "repetition " + ("00" + r[1]).slice(-3) + " \u00b7 " + r[2] + " \u00b7 " + r[3] +
+        (r[4] ? " \u00b7 " + r[4] : "") + (r[6] !== null ? " \u00b7 exit " + r[6] : "");
+      var outputs = [[r[7], "standard output"], [r[8], "standard error"]]
+        .filter(function (o) { return stored[o[0]] || bundle.large[String(o[0])] !== undefined; })
+        .map(function (o) { return section(o[0], o[1]); });
+      parts.push(el("section", { id: "result-" + r[0], class: "result" }, el("h2", {}, visible(heading)),
+        outputs.length ? outputs : el("p", {}, "(no output)")));
+    });
+    root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
+    return Promise.all(pending);
+  }
+
+  /* -- one large log ------------------------------------------------------------- */
+
+  function drawLog(meta, logId, big) {
+    var idx = big.c;
+    title("log " + logId, [[at("checkout", idx), "checkout " + idx], [at("logs", idx), "logs"]]);
+    return inflate(bytesOf(big.z)).then(function (text) {
+      var lines = text.split("\n");
+      if (lines.length && !lines[lines.length - 1]) lines.pop();
+      var parts = [el("p", {}, big.lines + " lines, " + big.size + " bytes \u00b7 ",
+        link("log-" + logId + ".txt", "download the whole log"))];
+      if (big.cut) parts.push(el("p", {}, big.total + " bytes produced; the store kept the head and the tail."));
+      if (lines.length > 2 * PAGE_LINES) {
+        var skipped = lines.length - 2 * PAGE_LINES;
+        parts.push(numbered(logId, lines.slice(0, PAGE_LINES).join("\n"), 1, idx, "log"));
+        parts.push(el("p", {}, "\u2026 " + skipped + " lines not shown here: download the whole log \u2026"));
+        parts.push(numbered(logId, lines.slice(-PAGE_LINES).join("\n"), lines.length - PAGE_LINES + 1, idx, "log"));
+      } else parts.push(numbered(logId, lines.join("\n"), 1, idx, "log"));
+      root.replaceChildren.apply(root, parts);
+    });
+  }
+
+  /* -- the commits up to a checkout --------------------------------------------------- */
+
+  function drawCommits(meta, entry, idx) {
+    title("commits up to checkout " + idx + " of series " + sid);
+    var prev = entry[0];
+    var since = prev !== null
+      ? ["since ", link(at("checkout", prev), "checkout " + prev), " (" + entry[1].slice(0, 10) + ")"]
+      : ["up to the first checkout"];
+    var parts = [el("p", {}, el("strong", {}, String(entry[3].length)), " commits ", since, " to ",
+      link(at("checkout", idx), "checkout " + idx), " (" + entry[2].slice(0, 10) + ")")];
+    entry[3].slice().reverse().forEach(function (c) {
+      var url = commitUrl(meta, c[0]);
+      var name = url ? external(url, c[0].slice(0, 12), c[0]) : el("code", {}, c[0].slice(0, 12));
+      parts.push(el("article", { class: "commit" },
+        el("h3", {}, name, " " + visible(c[3])),
+        el("p", {}, c[1] + " \u00b7 " + visible(c[2])),
+        c[4].trim() ? el("pre", {}, visible(c[4])) : null,
+        el("ul", { class: "files" }, c[5].map(function (f) {
+          return el("li", {}, url ? external(url, f, f + " in " + c[0].slice(0, 12)) : visible(f));
+        }))));
+    });
+    root.replaceChildren.apply(root, parts);
+  }
+
+  /* -- which page, which checkout --------------------------------------------------- */
+
+  var drawn = null; /* what the page shows: "c=12", "log=7" */
+
+  function parse() {
+    var found = /^#(c|log)=(\d+)(?:&to=([A-Za-z0-9_-]+))?$/.exec(window.location.hash);
+    return found ? { key: found[1], id: Number(found[2]), to: found[3] || null } : null;
+  }
+
+  function draw() {
+    var want = parse();
+    var kind = root.dataset.kind;
+    if (!want || (want.key === "log") !== (kind === "log")) {
+      message(kind === "log" ? "no log chosen: open one from the logs of a checkout"
+        : "no checkout chosen: open one from the series page or a plot");
+      return Promise.resolve();
+    }
+    var shown = want.key + "=" + want.id;
+    if (drawn === shown) { show(want.to); return Promise.resolve(); }
+    return load("data/meta.js").then(function () {
+      var meta = got.meta[sid];
+      if (kind === "log") {
+        return load("data/log-" + want.id + ".js").then(function () { return drawLog(meta, want.id, got.log[want.id]); });
+      }
+      var b = blockOf(meta, want.id);
+      if (b < 0) { message("checkout " + want.id + " is not in series " + sid); return null; }
+      var wanted = [load("data/checkouts-" + b + ".js")];
+      if (kind === "logs") wanted.push(load("data/logs-" + b + ".js"));
+      if (kind === "commits") wanted.push(load("data/commits-" + b + ".js"));
+      return Promise.all(wanted).then(function () {
+        var block = got.checkouts[b];
+        var c = checkoutOf(block, want.id);
+        if (!c) { message("checkout " + want.id + " is not in series " + sid); return null; }
+        if (kind === "checkout") return drawCheckout(meta, block, c);
+        if (kind === "logs") return drawLogs(meta, block, got.logs[b], c);
+        return drawCommits(meta, got.commits[b][String(want.id)], want.id);
+      });
+    }).then(function () {
+      drawn = shown;
+      root.dataset.drawn = shown;
+      show(want.to);
+    });
+  }
+
+  function start() {
+    root = document.getElementById("pw-page");
+    if (!root) return;
+    sid = Number(root.dataset.series);
+    draw().catch(function (error) { message("this page cannot be drawn: " + error.message); });
+  }
+
+  window.addEventListener("hashchange", function () {
+    if (root) draw().catch(function (error) { message("this page cannot be drawn: " + error.message); });
+  });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,423 @@
+"""The drill use case: narrow a detected change down to the commit that caused it.
+
+A drill is a series of kind ``drill`` whose parent is the series where the change
+was seen. The pure scheduler (:mod:`perfwalk.drill`) says which commit to measure
+next and how many repetitions to add; this module builds and measures it through
+the walk (:class:`perfwalk.orchestrate.walk.Walk`, one checkout per commit tried,
+indexed by its position between the two ends), stores every repetition as it
+finishes and every step as it ends, and at the end the answer with its evidence.
+
+Values already stored at a commit of the line — by the parent walk, a finer walk
+or an earlier drill of the same project, host and configuration — are reused: a
+commit that has enough is never built again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.config.model import Config
+from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
+from perfwalk.errors import UsageError
+from perfwalk.git.repo import Repo
+from perfwalk.git.worktree import Worktrees
+from perfwalk.model import Checkout, Commit, Status
+from perfwalk.orchestrate.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.walk import PlannedCheckout, Walk
+from perfwalk.services.analyse import ChangeEvent, MetricChange, find_changes
+from perfwalk.services.hosts import opened_topology, ready_hosts
+from perfwalk.services.run import describe_series, history_quirks
+from perfwalk.store import Store
+from perfwalk.store.drills import DrillRow, Provenance
+
+#: the step a drill series shows where a walk shows 1day or commit
+DRILL_STEP = "drill"
+
+
+@dataclass(frozen=True)
+class DrillTarget:
+    """What one drill narrows: the two ends, the test and value, where it was seen.
+
+    ``before`` is the last commit known at the old level, ``after`` the first known
+    at the new one (full ids, on the walked first-parent line); ``change`` is how
+    the change was seen, stored with the drill.
+    """
+
+    before: str
+    after: str
+    test: str
+    name: str
+    parent: int | None
+    change: Mapping[str, Any]
+
+    @property
+    def metric(self) -> str:
+        return f"{self.test}.{self.name}"
+
+
+@dataclass(frozen=True)
+class DrillResult:
+    """A finished drill: its series, the line it searched and the scheduler's answer."""
+
+    series_id: int
+    target: DrillTarget
+    line: tuple[str, ...]
+    done: Done
+    reused: int  # values already stored on the line, used at no cost
+    commits: Mapping[str, Commit]  # the commits of the answer (lo, hi and those between)
+
+    @property
+    def culprit(self) -> Commit | None:
+        position = self.done.culprit
+        return None if position is None else self.commits[self.line[position]]
+
+
+def change_targets(
+    store: Store,
+    config: Config,
+    *,
+    chosen: str | None = None,
+    test: str | None = None,
+    name: str | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
+) -> list[DrillTarget]:
+    """A drill target per change of the walks of ``config``'s project (or the one
+    change ``chosen``), for its strongest metric (or ``test``.``name``)."""
+    walks = [
+        s.id for s in store.list_series() if s.kind == "walk" and s.project == config.project.name
+    ]
+    events = find_changes(store, config, walks, tuning=tuning) if walks else []
+    if chosen is not None:
+        picked = [e for e in events if e.id == chosen]
+        if not picked:
+            known = ", ".join(e.id for e in events) or "none"
+            raise UsageError(
+                f"no change {chosen!r} among the changes of project {config.project.name}"
+                f" (known: {known})",
+                hint="`perfwalk changes` lists them with their ids (SERIES:CHECKOUT)",
+            )
+        events = picked
+    targets = []
+    for event in events:
+        metrics = [
+            m
+            for m in event.metrics
+            if (test is None or m.test == test) and (name is None or m.name == name)
+        ]
+        if metrics:
+            targets.append(_event_target(event, max(metrics, key=lambda m: abs(m.z))))
+    return targets
+
+
+def _event_target(event: ChangeEvent, metric: MetricChange) -> DrillTarget:
+    return DrillTarget(
+        before=event.before.sha,
+        after=event.after.sha,
+        test=metric.test,
+        name=metric.name,
+        parent=event.series_id,
+        change={
+            "id": event.id,
+            "series": event.series_id,
+            "before_idx": event.before.idx,
+            "after_idx": event.after.idx,
+            "kind": "regression" if metric.regression else "improvement",
+            "unit": metric.unit,
+            "before": metric.before,
+            "after": metric.after,
+            "relative": _finite(metric.size),
+            "confidence": metric.confidence,
+            "commits": len(event.commits),
+        },
+    )
+
+
+def between_target(
+    store: Store,
+    config: Config,
+    ends: tuple[str, str],
+    *,
+    test: str | None,
+    name: str | None,
+) -> DrillTarget:
+    """The target of ``perfwalk drill --between FIRST LAST --test T --value V``."""
+    if test is None or name is None:
+        raise UsageError(
+            "--between needs the metric to drill",
+            hint="add --test TEST --value VALUE (as `perfwalk show` names them)",
+        )
+    repo = Repo(config.project.repo)
+    before, after = repo.resolve(ends[0]), repo.resolve(ends[1])
+    parent = None
+    walks = [s for s in store.list_series() if s.kind == "walk"]
+    for series in reversed([s for s in walks if s.project == config.project.name]):
+        if {before, after} <= {c.sha for c in store.checkouts(series.id)}:
+            parent = series.id
+            break
+    change: dict[str, Any] = {"id": None, "series": parent, "between": list(ends)}
+    return DrillTarget(before, after, test, name, parent, change)
+
+
+def finished_drill(store: Store, target: DrillTarget) -> DrillRow | None:
+    """An earlier drill of the same target that reached an answer, if any."""
+    for row in reversed(store.drills.all()):
+        if (
+            row.verdict is not None
+            and (row.test, row.name) == (target.test, target.name)
+            and (row.change.get("before_sha"), row.change.get("after_sha"))
+            == (target.before, target.after)
+        ):
+            return row
+    return None
+
+
+def run_drill(
+    config: Config,
+    target: DrillTarget,
+    budget: Budget | None = None,
+    *,
+    say: Callable[[str], None] = lambda _s: None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> DrillResult:
+    """Drill ``target`` down within ``budget``; every repetition and step is stored as
+    it ends (a stopped drill keeps them, and a new drill of the same change reuses
+    its values)."""
+    budget = budget or Budget()
+    test_config = next((t for t in config.tests if t.name == target.test), None)
+    if test_config is None:
+        raise UsageError(
+            f"test {target.test!r} is not in {config.path}",
+            hint=f"the tests there: {', '.join(t.name for t in config.tests)}",
+        )
+    repo = Repo(config.project.repo)
+    history = repo.first_parent(config.project.branch)
+    where = {commit: pos for pos, (commit, _) in enumerate(history)}
+    for role, sha in (("first", target.before), ("last", target.after)):
+        if sha not in where:
+            raise UsageError(
+                f"the {role} commit {sha[:12]} is not on the first-parent line of"
+                f" {config.project.branch} in {config.project.repo}",
+                hint="drill between two commits of the walked line (as `perfwalk changes` lists)",
+            )
+    start, end = where[target.before], where[target.after]
+    if end <= start:
+        raise UsageError(
+            f"commit {target.after[:12]} is not later than {target.before[:12]}"
+            f" on {config.project.branch}",
+            hint="give the earlier commit first: --between BEFORE AFTER",
+        )
+    line = tuple(commit for commit, _ in history[start : end + 1])
+    quirks = history_quirks(repo, config, history)
+    store = Store.open(config.store.url)
+    try:
+        with opened_topology(config) as topology:
+            purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
+            with ready_hosts(store, config, topology, purpose, clock) as check:
+                provenance = Provenance(
+                    config.project.name, topology.member("").host.name, config.hash
+                )
+                found = store.drills.values_at(line, target.test, target.name, provenance)
+                stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
+                series_id = store.create_series(
+                    describe_series(
+                        config,
+                        topology,
+                        name=f"drill {target.metric} {target.before[:10]}..{target.after[:10]}",
+                        spec=(target.before, target.after, DRILL_STEP),
+                        repetitions=budget.max_repetitions,
+                        between=config.run.between,
+                        quirks=quirks,
+                        parent=target.parent,
+                        kind="drill",
+                        started_at=clock(),
+                    )
+                )
+                change = {
+                    **target.change,
+                    "before_sha": target.before,
+                    "after_sha": target.after,
+                    "commits": len(line) - 1,
+                }
+                store.drills.start(series_id, target.test, target.name, change)
+                walk = Walk(
+                    series_id=series_id,
+                    config=dataclasses.replace(config, tests=(test_config,)),
+                    store=store,
+                    host=topology.member("").host,
+                    worktrees=Worktrees(repo, config.store.worktrees / f"series-{series_id}"),
+                    checkouts=[],
+                    quirks=quirks,
+                    repetitions=0,
+                    between=config.run.between,
+                    progress=lambda _p: check(),
+                    topology=topology,
+                )
+                say(
+                    f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
+                    f" {target.before[:12]} up to {target.after[:12]}"
+                    f" ({sum(map(len, stored.values()))} stored values reused)"
+                )
+                try:
+                    done = _search(
+                        _Search(store, walk, repo, line, start, quirks, target), stored, budget, say
+                    )
+                except BaseException:
+                    store.set_series_state(series_id, "interrupted")
+                    raise
+                walk.worktrees.remove()
+                commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
+                commits[line[0]] = repo.commit(line[0])
+                answer = answer_json(done, line)
+                culprit = None if done.culprit is None else commits[line[done.culprit]]
+                answer["subject"] = None if culprit is None else culprit.subject
+                answer["reused"] = sum(map(len, stored.values()))
+                store.drills.finish(series_id, done.verdict.value, answer)
+                store.set_series_state(series_id, "finished", clock())
+        return DrillResult(
+            series_id=series_id,
+            target=target,
+            line=line,
+            done=done,
+            reused=sum(map(len, stored.values())),
+            commits=commits,
+        )
+    finally:
+        store.close()
+
+
+@dataclass
+class _Search:
+    """The parts the search loop measures with."""
+
+    store: Store
+    walk: Walk
+    repo: Repo
+    line: tuple[str, ...]
+    offset: int  # the first-parent position of line[0]
+    quirks: Sequence[PlannedQuirk]
+    target: DrillTarget
+
+    def measure(self, action: Measure) -> tuple[tuple[float, ...], Status | None]:
+        """Build (if needed) and run the repetitions asked; all values at that commit
+        of this drill, and the build status."""
+        commit = self.repo.commit(action.commit)
+        patches, _crossed = applying(self.quirks, None, self.offset + action.position)
+        checkout = Checkout(
+            index=action.position,
+            commit=commit.id,
+            date=commit.date,
+            since=(commit,),
+            quirks=tuple(q.letter for q in patches),
+        )
+        self.walk.measure_more(
+            PlannedCheckout(checkout, self.offset + action.position), action.repetitions
+        )
+        series_id = self.walk.series_id
+        values = tuple(
+            row.value
+            for row in self.store.values(series_id)
+            if row.checkout_idx == action.position
+            and row.status is Status.PASS
+            and (row.test, row.name) == (self.target.test, self.target.name)
+        )
+        built = next(
+            (c.build_status for c in self.store.checkouts(series_id) if c.idx == action.position),
+            None,
+        )
+        return values, built
+
+
+def _search(
+    search: _Search,
+    stored: Mapping[int, tuple[float, ...]],
+    budget: Budget,
+    say: Callable[[str], None],
+) -> Done:
+    state = DrillState(search.line, stored=stored, budget=budget)
+    series_id = search.walk.series_id
+    while True:
+        action = next_action(state)
+        if isinstance(action, Done):
+            return action
+        say(
+            f"  {action.commit[:12]} [{action.position}/{state.last}]: {action.repetitions} more"
+            f" repetition{'s' if action.repetitions != 1 else ''} ({action.reason})"
+        )
+        before = len(state.measured.get(action.position, ()))
+        values, built = search.measure(action)
+        gained = len(values) - before
+        unbuildable = set(state.unbuildable)
+        why = ""
+        if built is Status.NOEXIST:
+            unbuildable.add(action.position)
+            why = "does not build"
+        elif gained <= 0:
+            unbuildable.add(action.position)
+            why = f"{search.target.metric} gave no value"
+        if why:
+            say(f"  {action.commit[:12]}: {why}, skipped")
+        search.store.drills.add_step(
+            series_id,
+            {
+                "position": action.position,
+                "commit": action.commit,
+                "asked": action.repetitions,
+                "reason": action.reason,
+                "values": list(values[before:]),
+                "skipped": why or None,
+            },
+        )
+        state = dataclasses.replace(
+            state,
+            measured={**state.measured, action.position: values},
+            unbuildable=frozenset(unbuildable),
+        )
+
+
+def answer_json(done: Done, line: Sequence[str]) -> dict[str, Any]:
+    """The stored answer of a drill: everything its page and ``--format json`` show."""
+    levels = done.levels
+    return {
+        "verdict": done.verdict.value,
+        "reason": done.reason,
+        "lo": line[done.lo],
+        "hi": line[done.hi],
+        "lo_position": done.lo,
+        "hi_position": done.hi,
+        "culprit": None if done.culprit is None else line[done.culprit],
+        "before": None if levels is None else levels.before,
+        "after": None if levels is None else levels.after,
+        "relative": None if levels is None else _finite(levels.relative),
+        "noise": None if levels is None else levels.noise,
+        "change_low": None if levels is None else levels.shift.low,
+        "change_high": None if levels is None else levels.shift.high,
+        "ends_p": None if levels is None else levels.shift.p_value,
+        "step": None
+        if done.step is None
+        else {"estimate": done.step.estimate, "low": done.step.low, "high": done.step.high},
+        "confidence": done.confidence,
+        "builds": done.builds,
+        "repetitions": done.repetitions,
+        "placements": [
+            {
+                "position": p.position,
+                "commit": p.commit,
+                "values": len(p.values),
+                "median": sorted(p.values)[len(p.values) // 2] if p.values else None,
+                "side": p.side.value,
+                "evidence": p.evidence,
+                "confirmed": p.confirmed,
+            }
+            for p in done.placements
+        ],
+    }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None

@@ -1,0 +1,203 @@
+"""Checkout packs: a checkout's repetitions in one row, for reading a long series fast.
+
+A pack is derived from the ``repetition``, ``result`` and ``value`` rows of one
+checkout (which stay the truth) and rewritten with them, in the same transaction,
+each time a repetition is stored. Publishing a series of 10 000 checkouts then reads
+10 000 rows instead of 5 000 000 values, and does not summarise them again.
+
+- ``head``: JSON ``{"reps": [idx…], "metrics": [[test, name, unit, direction]…],
+  "worst": {test: severity}}``: the same text for most checkouts of a series;
+- ``detail``: JSON ``{"reps": [[idx, id, between status, between log id]…],
+  "results": [[id, repetition idx, test, status, message, duration, exit code,
+  stdout log id, stderr log id]…], "nan": [[metric, rep]…]}`` (statuses by name):
+  what a checkout's page shows besides its values;
+- ``vals``: float64, metric by metric, one per repetition (in ``reps`` order): every
+  value, NaN where there is none (``nan`` lists the stored NaNs);
+- ``passed``: the same grid with the values of PASS results only (NaN elsewhere);
+- ``stats``: float64, six per metric: the :class:`~perfwalk.analysis.summary.Moments`
+  (n, mean, median, min, max, sd) of its PASS values; n = 0 when there are none.
+
+A metric is a (test, value name, unit, direction); a name given twice in one result
+keeps its last value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from perfwalk.analysis.summary import moments
+from perfwalk.model import Status
+from perfwalk.store import schema
+
+#: bump when the content of a pack changes: older packs are rebuilt when read
+PACK_FORMAT = 1
+#: float64 per metric in ``stats``
+STATS = 6
+#: checkouts per bulk read when many packs are built at once
+_CHUNK = 200
+
+_NAMES = {int(status): status.name for status in Status}
+_PASS = int(Status.PASS)
+_rp = schema.repetition
+_rs = schema.result
+_v = schema.value
+_pk = schema.checkout_pack
+
+
+def build_packs(conn: Connection, checkout_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """The pack row of every checkout of ``checkout_ids`` that has repetitions."""
+    found: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(checkout_ids), _CHUNK):
+        chunk = list(checkout_ids[start : start + _CHUNK])
+        found.update(_build_chunk(conn, chunk))
+    return found
+
+
+def refresh(conn: Connection, checkout_id: int) -> None:
+    """Rewrite the pack of one checkout (after one of its repetitions was stored)."""
+    conn.execute(_pk.delete().where(_pk.c.checkout_id == checkout_id))
+    packs = build_packs(conn, [checkout_id])
+    if packs:
+        conn.execute(_pk.insert(), list(packs.values()))
+
+
+def refresh_all(conn: Connection) -> None:
+    """Build the pack of every checkout with repetitions (a store written before packs)."""
+    conn.execute(_pk.delete())
+    ids = sorted({int(i) for i in conn.execute(select(_rp.c.checkout_id).distinct()).scalars()})
+    for start in range(0, len(ids), _CHUNK):
+        packs = build_packs(conn, ids[start : start + _CHUNK])
+        if packs:
+            conn.execute(_pk.insert(), list(packs.values()))
+
+
+def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    reps_query = (
+        select(_rp.c.checkout_id, _rp.c.idx, _rp.c.id, _rp.c.between_status, _rp.c.between_log_id)
+        .where(_rp.c.checkout_id.in_(ids))
+        .order_by(_rp.c.checkout_id, _rp.c.idx)
+    )
+    results_query = (
+        select(
+            _rp.c.checkout_id,
+            _rs.c.id,
+            _rp.c.idx,
+            _rs.c.test,
+            _rs.c.status,
+            _rs.c.message,
+            _rs.c.duration,
+            _rs.c.exit_code,
+            _rs.c.stdout_log_id,
+            _rs.c.stderr_log_id,
+        )
+        .join(_rp, _rs.c.repetition_id == _rp.c.id)
+        .where(_rp.c.checkout_id.in_(ids))
+        .order_by(_rp.c.checkout_id, _rp.c.idx, _rs.c.id)
+    )
+    values_query = (
+        select(_v.c.result_id, _v.c.name, _v.c.unit, _v.c.direction, _v.c.value)
+        .join(_rs, _v.c.result_id == _rs.c.id)
+        .join(_rp, _rs.c.repetition_id == _rp.c.id)
+        .where(_rp.c.checkout_id.in_(ids))
+        .order_by(_rp.c.checkout_id, _rp.c.idx, _rs.c.id, _v.c.id)
+    )
+    reps: dict[int, list[tuple[Any, ...]]] = {}
+    for checkout_id, *rest in conn.execute(reps_query):
+        reps.setdefault(checkout_id, []).append(tuple(rest))
+    results: dict[int, list[tuple[Any, ...]]] = {}
+    for checkout_id, *rest in conn.execute(results_query):
+        results.setdefault(checkout_id, []).append(tuple(rest))
+    values: dict[int, list[tuple[Any, ...]]] = {}
+    for result_id, *rest in conn.execute(values_query):
+        values.setdefault(result_id, []).append(tuple(rest))
+    for checkout_id, own in reps.items():
+        yield checkout_id, _pack(checkout_id, own, results.get(checkout_id, []), values)
+
+
+def _pack(
+    checkout_id: int,
+    reps: list[tuple[Any, ...]],
+    results: list[tuple[Any, ...]],
+    values: dict[int, list[tuple[Any, ...]]],
+) -> dict[str, Any]:
+    position = {rep_idx: pos for pos, (rep_idx, *_rest) in enumerate(reps)}
+    width = len(reps)
+    metrics: dict[tuple[str, str, str, str], int] = {}
+    grid: list[list[float]] = []
+    passed: list[list[float]] = []
+    stored_nan: list[list[int]] = []
+    worst: dict[str, int] = {}
+    nan = math.nan
+    for result_id, rep_idx, test, status, *_rest in results:
+        worst[test] = max(worst.get(test, 0), int(status))
+        pos = position[rep_idx]
+        for name, unit, direction, value in values.get(result_id, ()):
+            key = (test, name, unit, direction)
+            m = metrics.get(key)
+            if m is None:
+                m = metrics[key] = len(grid)
+                grid.append([nan] * width)
+                passed.append([nan] * width)
+            number = nan if value is None else float(value)
+            grid[m][pos] = number
+            if math.isnan(number):
+                stored_nan.append([m, pos])
+            if status == _PASS and math.isfinite(number):
+                passed[m][pos] = number
+    stats = array("d")
+    for row in passed:
+        found = moments([v for v in row if not math.isnan(v)])
+        stats.extend(found if found is not None else (0.0,) * STATS)
+    head = {"reps": [r[0] for r in reps], "metrics": [list(k) for k in metrics], "worst": worst}
+    detail = {
+        "reps": [
+            [idx, rep_id, _NAMES.get(between) if between is not None else None, log]
+            for idx, rep_id, between, log in reps
+        ],
+        "results": [
+            [rid, rep_idx, test, _NAMES[int(status)], message, _finite(duration), code, out, err]
+            for rid, rep_idx, test, status, message, duration, code, out, err in results
+        ],
+        "nan": stored_nan,
+    }
+    return {
+        "checkout_id": checkout_id,
+        "format": PACK_FORMAT,
+        "head": _json(head),
+        "detail": _json(detail),
+        "vals": little_endian(array("d", [v for row in grid for v in row])),
+        "passed": little_endian(array("d", [v for row in passed for v in row])),
+        "stats": little_endian(stats),
+    }
+
+
+def little_endian(numbers: array[float]) -> bytes:
+    """The bytes of ``numbers`` as float64 little-endian (what every reader expects)."""
+    if sys.byteorder != "little":  # pragma: no cover - every machine we run on
+        numbers = array("d", numbers)
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def from_little_endian(data: bytes) -> array[float]:
+    numbers = array("d")
+    numbers.frombytes(data)
+    if sys.byteorder != "little":  # pragma: no cover
+        numbers.byteswap()
+    return numbers
+
+
+def _finite(number: float | None) -> float | None:
+    return number if number is None or math.isfinite(number) else None
+
+
+def _json(document: object) -> str:
+    """Compact JSON, ASCII only (it goes into pages' data files as it is)."""
+    return json.dumps(document, separators=(",", ":"), allow_nan=False)

@@ -1,0 +1,197 @@
+"""The reads of the published site (read-only): a block of consecutive checkouts of a
+series at a time, as plain rows straight from the driver.
+
+A block of 100 checkouts × 100 metrics × 5 repetitions is 100 pack rows
+(:mod:`perfwalk.store.packs`), its commits and its logs: a few queries, whatever
+the number of values.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import timedelta, timezone
+from typing import Any, NamedTuple
+
+from sqlalchemy import Connection, func, select, union_all
+
+from perfwalk.model import Commit
+from perfwalk.store import schema
+from perfwalk.store.connect import Database
+from perfwalk.store.packs import PACK_FORMAT, build_packs
+
+_ck = schema.checkout
+_cc = schema.checkout_commit
+_gc = schema.git_commit
+_qr = schema.quirk_run
+_rp = schema.repetition
+_rs = schema.result
+_log = schema.log
+_pk = schema.checkout_pack
+
+
+class PackRow(NamedTuple):
+    """The pack of one checkout (see :mod:`perfwalk.store.packs` for each column)."""
+
+    idx: int
+    head: str
+    detail: str
+    vals: bytes
+    passed: bytes
+    stats: bytes
+
+
+class LogRow(NamedTuple):
+    """A stored log as it is kept: compressed (``compression``: ``zlib``), as the
+    driver gives it (``truncated`` may be 0 or 1)."""
+
+    id: int
+    compression: str
+    data: bytes
+    size: int  # bytes kept
+    total: int  # bytes produced
+    truncated: bool
+
+
+class SiteReads:
+    """What publishing reads, a block of checkouts at a time (``store.site``)."""
+
+    def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
+        self._db = db
+        self._check_open = check_open
+
+    def _read(self, action: str) -> AbstractContextManager[Connection]:
+        self._check_open()
+        return self._db.read(action)
+
+    def packs(self, series_id: int, first_idx: int, last_idx: int) -> list[PackRow]:
+        """The packs of checkouts ``first_idx``…``last_idx`` (inclusive) that have
+        repetitions, in index order; a missing or older pack is built on the fly."""
+        query = (
+            select(
+                _ck.c.idx,
+                _ck.c.id,
+                _pk.c.format,
+                _pk.c.head,
+                _pk.c.detail,
+                _pk.c.vals,
+                _pk.c.passed,
+                _pk.c.stats,
+            )
+            .select_from(_ck)
+            .outerjoin(_pk, _pk.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
+            .order_by(_ck.c.idx)
+        )
+        with self._read(f"read the checkout packs of series {series_id}") as conn:
+            rows = plain_rows(conn, query)
+            stale = {cid: idx for idx, cid, fmt, *_rest in rows if fmt != PACK_FORMAT}
+            built = build_packs(conn, sorted(stale)) if stale else {}
+        found = []
+        for idx, cid, fmt, *stored in rows:
+            columns = stored
+            if fmt != PACK_FORMAT:
+                pack = built.get(cid)
+                if pack is None:
+                    continue  # no repetition
+                columns = [pack[name] for name in ("head", "detail", "vals", "passed", "stats")]
+            head, detail, vals, passed, stats = columns
+            found.append(PackRow(idx, head, detail, bytes(vals), bytes(passed), bytes(stats)))
+        return found
+
+    def commits(self, series_id: int, first_idx: int, last_idx: int) -> dict[int, list[Commit]]:
+        """The commits since the previous checkout of checkouts ``first_idx``…``last_idx``
+        (inclusive), by checkout index, in the order the walk gave them."""
+        query = (
+            select(_ck.c.idx.label("checkout_idx"), _gc)
+            .select_from(_ck)
+            .join(_cc, _cc.c.checkout_id == _ck.c.id)
+            .join(_gc, _cc.c.commit_id == _gc.c.id)
+            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
+            .order_by(_ck.c.idx, _cc.c.position)
+        )
+        found: dict[int, list[Commit]] = defaultdict(list)
+        with self._read(f"read the commits of series {series_id}") as conn:
+            for row in conn.execute(query):
+                found[row.checkout_idx].append(
+                    Commit(
+                        id=row.sha,
+                        date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
+                        author=row.author,
+                        subject=row.subject,
+                        body=row.body,
+                        files=tuple(row.files),
+                    )
+                )
+        return dict(found)
+
+    def logs(self, series_id: int, first_idx: int, last_idx: int) -> list[LogRow]:
+        """Every log with content of checkouts ``first_idx``…``last_idx`` (inclusive):
+        builds, quirk runs, between repetitions, each result's output; by id.
+
+        The ids first, then the logs by ranges of ids: the logs of a block were
+        written together, so a few range scans read thousands."""
+        in_block = (_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
+        outputs = (
+            select(_rs.c.stdout_log_id, _rs.c.stderr_log_id, _rp.c.between_log_id)
+            .select_from(_ck)
+            .join(_rp, _rp.c.checkout_id == _ck.c.id)
+            .join(_rs, _rs.c.repetition_id == _rp.c.id)
+            .where(*in_block)
+        )
+        builds = union_all(
+            select(_ck.c.build_log_id).where(*in_block),
+            select(_qr.c.log_id).join(_ck, _qr.c.checkout_id == _ck.c.id).where(*in_block),
+        )
+        found: list[LogRow] = []
+        with self._read(f"read the logs of series {series_id}") as conn:
+            wanted = {i for row in plain_rows(conn, outputs) for i in row if i is not None}
+            wanted.update(i for (i,) in plain_rows(conn, builds) if i is not None)
+            for low, high in _runs(sorted(wanted)):
+                query = select(
+                    _log.c.id,
+                    _log.c.compression,
+                    _log.c.data,
+                    _log.c.size,
+                    _log.c.total,
+                    _log.c.truncated,
+                ).where(_log.c.id.between(low, high), _log.c.total > 0)
+                found += [LogRow._make(row) for row in plain_rows(conn, query) if row[0] in wanted]
+        return sorted(found)
+
+    def repetition_marks(self, series_id: int) -> dict[int, tuple[int, int]]:
+        """(number of repetitions, newest repetition id) of every checkout index that has
+        repetitions: what changes when a run adds results."""
+        query = (
+            select(_ck.c.idx, func.count(_rp.c.id), func.max(_rp.c.id))
+            .select_from(_ck)
+            .join(_rp, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .group_by(_ck.c.idx)
+        )
+        with self._read(f"read the repetition counts of series {series_id}") as conn:
+            return {int(idx): (int(n), int(top)) for idx, n, top in plain_rows(conn, query)}
+
+
+def _runs(ids: list[int], gap: int = 1000) -> list[tuple[int, int]]:
+    """Sorted ``ids`` as ranges (low, high) that skip gaps wider than ``gap``."""
+    runs: list[tuple[int, int]] = []
+    for i in ids:
+        if runs and i - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def plain_rows(conn: Connection, query: Any) -> list[tuple[Any, ...]]:
+    """The rows of ``query`` as the driver gives them: no result processing, for the
+    reads of many rows. Bound values are literal integers."""
+    sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()

@@ -1,0 +1,250 @@
+"""Drills of real repositories with real builds and real, seeded noise.
+
+The noisy histories print a value drawn by awk from a seed made of the commit's
+position and the repetition: the same drill sees the same values every time.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.drill import Budget, Verdict
+from perfwalk.report.context import zoom_links
+from perfwalk.services.demo import run_demo
+from perfwalk.services.drill import between_target, run_drill
+from perfwalk.services.run import RunOptions, run_series
+from perfwalk.store import Store
+from tests.fixtures.synthetic_repo import CommitSpec, KnownHistory, make_repo
+from tests.services.conftest import MakeConfig
+
+NOISY_BENCH = r"""#!/bin/sh
+# One value of this commit's level with seeded noise (sd 1), bimodal on demand.
+cd "$(dirname "$0")" || exit 1
+awk -v base="$(cat value.txt)" -v at="$(cat commit.txt)" -v salt="$(cat salt.txt)" \
+    -v shape="$(cat shape.txt)" -v rep="${PERFWALK_REPETITION:-0}" 'BEGIN {
+  srand(salt * 1000003 + at * 1009 + rep)
+  u = rand(); if (u < 1e-12) u = 1e-12
+  v = base + sqrt(-2 * log(u)) * cos(6.283185307179586 * rand())
+  if (shape == "bimodal" && rand() < 0.5) v += 3
+  printf "VALUE %.4f ms latency\n", v
+}'
+"""
+
+BUILD = """#!/bin/sh
+cd "$(dirname "$0")" || exit 1
+if [ -e broken ]; then echo "this commit does not build" >&2; exit 1; fi
+mkdir -p out && cat commit.txt > out/build.stamp
+"""
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+
+[build]
+steps = ["sh build.sh"]
+timeout = 30
+
+[run]
+step = "commit"
+repetitions = 3
+
+[[test]]
+name = "latency"
+command = "sh bench.sh"
+parser = "value"
+timeout = 30
+"""
+
+
+def noisy_history(
+    path: Path,
+    *,
+    commits: int,
+    step_at: int,
+    size: float,
+    salt: int,
+    shape: str = "gaussian",
+    broken: frozenset[int] = frozenset(),
+) -> list[str]:
+    """A line of ``commits`` commits at 100 ms, then 100 + ``size`` from ``step_at`` on."""
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    spec = []
+    for i in range(commits):
+        files: dict[str, str | bytes | None] = {
+            "value.txt": f"{100 + (size if i >= step_at else 0)}\n",
+            "commit.txt": f"{i}\n",
+            "broken": "yes\n" if i in broken else None,
+        }
+        if i == 0:
+            files |= {
+                "bench.sh": NOISY_BENCH,
+                "build.sh": BUILD,
+                "salt.txt": f"{salt}\n",
+                "shape.txt": f"{shape}\n",
+                ".gitignore": "out/\n",
+            }
+        if i not in broken and i - 1 not in broken:
+            files.pop("broken")
+        message = "Make it slower" if i == step_at else f"Commit {i}"
+        spec.append(CommitSpec(date=start + i * timedelta(hours=1), message=message, files=files))
+    return make_repo(path, spec)
+
+
+def _config(tmp_path: Path, repo: Path) -> Config:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG.format(repo=repo), encoding="utf-8")
+    return load_config(path)
+
+
+def _drill(
+    config: Config, ids: list[str], budget: Budget | None = None
+) -> tuple[Verdict, int, int]:
+    with Store.open(config.store.url) as store:
+        target = between_target(store, config, (ids[0], ids[-1]), test="latency", name="latency")
+    result = run_drill(config, target, budget)
+    done = result.done
+    return done.verdict, done.lo, done.hi
+
+
+def test_an_unbuildable_commit_at_the_change_gives_the_smallest_honest_range(
+    tmp_path: Path,
+) -> None:
+    ids = noisy_history(
+        tmp_path / "repo", commits=24, step_at=12, size=5, salt=1, broken=frozenset({12})
+    )
+    config = _config(tmp_path, tmp_path / "repo")
+    verdict, lo, hi = _drill(config, ids)
+    assert (verdict, lo, hi) == (Verdict.RANGE, 11, 13)
+    with Store.open(config.store.url) as store:
+        (row,) = store.drills.all()
+        assert row.verdict == "range"
+        assert row.answer is not None
+        assert (row.answer["lo"], row.answer["hi"]) == (ids[11], ids[13])
+        assert "could not be placed" in row.answer["reason"]
+        skipped = [s for s in row.steps if s["skipped"]]
+        assert [s["commit"] for s in skipped] == [ids[12]]
+        assert skipped[0]["skipped"] == "does not build"
+        build = {c.sha: c.build_status for c in store.checkouts(row.series_id)}
+        assert build[ids[12]] is not None
+        assert build[ids[12]].name == "NOEXIST"
+        series = store.series(row.series_id)
+        assert (series.kind, series.parent_id, series.step) == ("drill", None, "drill")
+
+
+@pytest.mark.parametrize("salt", [11, 12, 13])
+def test_a_bimodal_noisy_metric_gives_the_right_commit_or_says_undecided(
+    tmp_path: Path, salt: int
+) -> None:
+    ids = noisy_history(
+        tmp_path / "repo", commits=32, step_at=19, size=2.5, salt=salt, shape="bimodal"
+    )
+    config = _config(tmp_path, tmp_path / "repo")
+    budget = Budget(max_builds=12, max_repetitions=300)
+    verdict, lo, hi = _drill(config, ids, budget)
+    assert verdict in (Verdict.CULPRIT, Verdict.UNDECIDED)
+    if verdict is Verdict.CULPRIT:
+        assert (lo, hi) == (18, 19)
+    with Store.open(config.store.url) as store:
+        (row,) = store.drills.all()
+        assert row.answer is not None
+        assert row.answer["builds"] <= budget.max_builds
+        assert row.answer["repetitions"] <= budget.max_repetitions
+
+
+def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -> None:
+    result = run_demo(tmp_path / "demo")
+    speed = [e for e in result.project.events if e.direction != "broken-build"]
+    assert len(result.drills) == len(speed) == 2
+    assert all(d.exact for d in result.drills), [d.detail for d in result.drills]
+    config = load_config(result.project.config)
+    with Store.open(config.store.url) as store:
+        drills = store.drills.all()
+        culprits = {row.answer["culprit"] for row in drills if row.answer}
+        assert culprits == {e.commit for e in speed}
+        for row in drills:
+            assert store.series(row.series_id).parent_id == result.series_id
+            assert row.steps
+            assert row.answer is not None
+            assert row.answer["builds"] <= Budget().max_builds
+    pages = {p.name for p in result.site.rglob("*.html")}
+    assert pages  # published after the drills
+
+
+def test_drill_json_names_each_culprit_and_a_second_drill_reuses_the_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = noisy_history(tmp_path / "repo", commits=28, step_at=13, size=6, salt=5)
+    config = _config(tmp_path, tmp_path / "repo")
+    assert run_series(config, RunOptions(step="commit/4", repetitions=3)).worst.name == "PASS"
+    code = main(["changes", "-c", str(config.path), "--format", "json"])
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert code == 1
+    (change,) = changes
+    assert change["id"] == f"1:{change['after']['idx']}"
+    code = main(["drill", "-c", str(config.path), "--format", "json"])
+    assert code == 0
+    (drill,) = json.loads(capsys.readouterr().out)["drills"]
+    assert drill["commit"] == ids[13]
+    assert drill["subject"] == "Make it slower"
+    assert (drill["test"], drill["value"], drill["verdict"]) == ("latency", "latency", "culprit")
+    assert drill["before"] == pytest.approx(100, abs=1)
+    assert drill["after"] == pytest.approx(106, abs=1)
+    assert drill["confidence"] > 0.99
+    assert drill["builds"] >= 1
+    assert drill["repetitions"] >= 1
+    assert drill["reused"] == 6  # the 3 repetitions of each end, from the walk
+    assert drill["change"] == change["id"]
+    assert drill["parent"] == 1
+    code = main(["drill", change["id"], "-c", str(config.path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"drilled before, series {drill['series']}" in out
+    assert f"CULPRIT {ids[13][:12]} 'Make it slower'" in out
+
+
+def test_drill_errors_name_what_to_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ids = noisy_history(tmp_path / "repo", commits=4, step_at=2, size=6, salt=5)
+    config = _config(tmp_path, tmp_path / "repo")
+    path = str(config.path)
+    assert main(["drill", "9:9", "-c", path]) == 2
+    assert "no change '9:9'" in capsys.readouterr().err
+    assert main(["drill", "--between", ids[0], ids[3], "-c", path]) == 2
+    assert "--test TEST --value VALUE" in capsys.readouterr().err
+    argv = ["drill", "--between", ids[3], ids[0], "--test", "latency", "--value", "latency"]
+    assert main([*argv, "-c", path]) == 2
+    assert "give the earlier commit first" in capsys.readouterr().err
+    argv = ["drill", "--between", ids[0], ids[3], "--test", "nope", "--value", "x"]
+    assert main([*argv, "-c", path]) == 2
+    assert "test 'nope' is not in" in capsys.readouterr().err
+    argv = ["drill", "--between", ids[0], ids[3], "--test", "latency", "--value", "latency"]
+    assert main([*argv, "--max-builds", "0", "-c", path]) == 2
+    assert "--max-builds" in capsys.readouterr().err
+
+
+def test_a_finer_walk_inside_two_checkouts_is_a_zoom_of_that_series(
+    make_config: MakeConfig, known_values_repo_copy: KnownHistory
+) -> None:
+    known = known_values_repo_copy
+    config = make_config()
+    coarse = run_series(config, RunOptions())
+    with Store.open(config.store.url) as store:
+        rows = store.checkouts(coarse.series_id)
+    before, after = rows[4], rows[5]
+    fine = run_series(config, RunOptions(from_=before.sha, to=after.sha, step="1hour"))
+    assert fine.parent == coarse.series_id
+    with Store.open(config.store.url) as store:
+        series = store.list_series()
+        assert store.series(fine.series_id).parent_id == coarse.series_id
+        links = zoom_links(series, {s.id: store.checkouts(s.id) for s in series})
+    assert [z.series_id for z in links[coarse.series_id][after.idx]] == [fine.series_id]
+    assert known.index(after.sha) - known.index(before.sha) + 1 == fine.checkouts
+    # a walk as coarse as the first is no zoom
+    again = run_series(config, RunOptions())
+    assert again.parent is None
