@@ -30,6 +30,7 @@ from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
+from perfwalk.numbers import finite_or_none
 from perfwalk.services.analyse import (
     ChangeEvent,
     CheckoutRef,
@@ -192,7 +193,7 @@ def _comparison_json(
             "max": s.max,
             "median": s.median,
             "avg": s.avg,
-            "stddev": _finite(s.stddev),
+            "stddev": finite_or_none(s.stddev),
         }
 
     return {
@@ -202,18 +203,14 @@ def _comparison_json(
             "confidence": diff.confidence,
             "difference_proven": diff.proven,
             "difference": diff.difference,
-            "half_width": _finite(diff.half_width),
-            "percent": _finite(diff.percent),
-            "percent_half_width": _finite(diff.percent_half_width),
-            "pooled_s": _finite(diff.pooled_s),
+            "half_width": finite_or_none(diff.half_width),
+            "percent": finite_or_none(diff.percent),
+            "percent_half_width": finite_or_none(diff.percent_half_width),
+            "pooled_s": finite_or_none(diff.pooled_s),
         },
         "mann_whitney": {"u": ranks.u, "z": ranks.z, "p": ranks.p, "exact": ranks.exact},
         "cliffs_delta": {"delta": ranks.delta, "magnitude": ranks.magnitude},
     }
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
 
 
 # -- detect ---------------------------------------------------------------------------
@@ -398,9 +395,9 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
                 "direction": m.direction.value,
                 "before": m.before,
                 "after": m.after,
-                "relative": _finite(m.size),
-                "relative_low": _finite(m.low),
-                "relative_high": _finite(m.high),
+                "relative": finite_or_none(m.size),
+                "relative_low": finite_or_none(m.low),
+                "relative_high": finite_or_none(m.high),
                 "z": m.z,
                 "confidence": m.confidence,
                 "checkouts_before": m.checkouts_before,

@@ -84,10 +84,11 @@ def cmd_drill(args: argparse.Namespace) -> int:
                 name=args.value,
                 tuning=tuning(args),
             )
+        drills = store.drills.all()
         earlier = {
             id(t): row
             for t in targets
-            if not args.again and (row := finished_drill(store, t)) is not None
+            if not args.again and (row := finished_drill(drills, t)) is not None
         }
     if not targets:
         print("no changes to drill" if text else json.dumps({"drills": []}, indent=2))

@@ -15,7 +15,6 @@ commit that has enough is never built again.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Commit, Status
+from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.walk import PlannedCheckout, Walk
 from perfwalk.services.analyse import ChangeEvent, MetricChange, find_changes
@@ -131,7 +131,7 @@ def _event_target(event: ChangeEvent, metric: MetricChange) -> DrillTarget:
             "unit": metric.unit,
             "before": metric.before,
             "after": metric.after,
-            "relative": _finite(metric.size),
+            "relative": finite_or_none(metric.size),
             "confidence": metric.confidence,
             "commits": len(event.commits),
         },
@@ -164,9 +164,10 @@ def between_target(
     return DrillTarget(before, after, test, name, parent, change)
 
 
-def finished_drill(store: Store, target: DrillTarget) -> DrillRow | None:
-    """An earlier drill of the same target that reached an answer, if any."""
-    for row in reversed(store.drills.all()):
+def finished_drill(drills: Sequence[DrillRow], target: DrillTarget) -> DrillRow | None:
+    """The newest of ``drills`` (as :meth:`DrillRecords.all` lists them) that answered the
+    same target, if any."""
+    for row in reversed(drills):
         if (
             row.verdict is not None
             and (row.test, row.name) == (target.test, target.name)
@@ -224,6 +225,7 @@ def run_drill(
                 )
                 found = store.drills.values_at(line, target.test, target.name, provenance)
                 stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
+                reused = sum(map(len, stored.values()))
                 series_id = store.create_series(
                     describe_series(
                         config,
@@ -261,7 +263,7 @@ def run_drill(
                 say(
                     f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
                     f" {target.before[:12]} up to {target.after[:12]}"
-                    f" ({sum(map(len, stored.values()))} stored values reused)"
+                    f" ({reused} stored values reused)"
                 )
                 try:
                     done = _search(
@@ -276,7 +278,7 @@ def run_drill(
                 answer = answer_json(done, line)
                 culprit = None if done.culprit is None else commits[line[done.culprit]]
                 answer["subject"] = None if culprit is None else culprit.subject
-                answer["reused"] = sum(map(len, stored.values()))
+                answer["reused"] = reused
                 store.drills.finish(series_id, done.verdict.value, answer)
                 store.set_series_state(series_id, "finished", clock())
         return DrillResult(
@@ -284,7 +286,7 @@ def run_drill(
             target=target,
             line=line,
             done=done,
-            reused=sum(map(len, stored.values())),
+            reused=reused,
             commits=commits,
         )
     finally:
@@ -393,7 +395,7 @@ def answer_json(done: Done, line: Sequence[str]) -> dict[str, Any]:
         "culprit": None if done.culprit is None else line[done.culprit],
         "before": None if levels is None else levels.before,
         "after": None if levels is None else levels.after,
-        "relative": None if levels is None else _finite(levels.relative),
+        "relative": None if levels is None else finite_or_none(levels.relative),
         "noise": None if levels is None else levels.noise,
         "change_low": None if levels is None else levels.shift.low,
         "change_high": None if levels is None else levels.shift.high,
@@ -417,7 +419,3 @@ def answer_json(done: Done, line: Sequence[str]) -> dict[str, Any]:
             for p in done.placements
         ],
     }
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None

@@ -34,6 +34,7 @@ from sqlalchemy import Connection, select
 
 from perfwalk.analysis.summary import moments
 from perfwalk.model import Status
+from perfwalk.numbers import finite_or_none
 from perfwalk.store import schema
 
 #: bump when the content of a pack changes: older packs are rebuilt when read
@@ -162,7 +163,17 @@ def _pack(
             for idx, rep_id, between, log in reps
         ],
         "results": [
-            [rid, rep_idx, test, _NAMES[int(status)], message, _finite(duration), code, out, err]
+            [
+                rid,
+                rep_idx,
+                test,
+                _NAMES[int(status)],
+                message,
+                finite_or_none(duration),
+                code,
+                out,
+                err,
+            ]
             for rid, rep_idx, test, status, message, duration, code, out, err in results
         ],
         "nan": stored_nan,
@@ -192,10 +203,6 @@ def from_little_endian(data: bytes) -> array[float]:
     if sys.byteorder != "little":  # pragma: no cover
         numbers.byteswap()
     return numbers
-
-
-def _finite(number: float | None) -> float | None:
-    return number if number is None or math.isfinite(number) else None
 
 
 def _json(document: object) -> str:
