@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -220,6 +221,29 @@ def test_a_deterministic_metric_needs_few_repetitions() -> None:
     done = drill(line, "test-drill-exact").done
     assert done.culprit == 13
     assert done.repetitions <= 60
+
+
+@pytest.mark.parametrize("power", [1013, -1000])
+def test_values_at_the_ends_of_the_float_range_are_drilled_as_any_others(power: int) -> None:
+    """1000 → -1100 times 2**1013 is 9e307 → -9.7e307: the change (-1.85e308) and every
+    sum of values are beyond the float range; times 2**-1000, every square is below it."""
+
+    def noise(level: float, rng: random.Random) -> float:
+        return math.ldexp(gaussian(level, rng), power)
+
+    plain = drill(Line(culprit=17, step=140), "test-drill-far")
+    far = drill(Line(culprit=17, step=140, noise=noise), "test-drill-far")
+    assert [(r.position, r.repetitions) for r in far.requests] == [
+        (r.position, r.repetitions) for r in plain.requests
+    ]
+    assert (far.done.verdict, far.done.culprit) == (Verdict.CULPRIT, 17)
+    assert far.done.levels is not None
+    assert plain.done.levels is not None
+    assert far.done.levels.before == math.ldexp(plain.done.levels.before, power)
+    assert far.done.levels.relative == pytest.approx(plain.done.levels.relative)
+    assert far.done.placements[0].values == tuple(
+        math.ldexp(v, power) for v in plain.done.placements[0].values
+    )
 
 
 def test_two_commits_line_names_the_second_once_the_ends_differ() -> None:

@@ -19,12 +19,12 @@ Pure: numbers in, frozen results out.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from statistics import NormalDist
 
+from perfwalk.analysis.scaled import exponent, median, scale, scaled
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Break, Tuning, segment_finite
 
 #: Two-sided coverage of the confidence intervals given with each change.
@@ -83,7 +83,7 @@ def find_change_points(
     sets: Sequence[Sequence[float]],
     *,
     tuning: Tuning = DEFAULT_TUNING,
-    reduce: Reduce = statistics.median,
+    reduce: Reduce = median,
 ) -> Detection:
     """The level changes of a series of repetition sets (oldest first).
 
@@ -92,34 +92,40 @@ def find_change_points(
     """
     positions, points = _points(sets, reduce)
     ratios = bool(points) and min(points) > 0
-    found = segment_finite(list(map(math.log, points)) if ratios else points, tuning)
-    changes = tuple(_change(brk, positions, ratios) for brk in found.breaks)
-    noise = found.noise * math.exp(found.center) if ratios else found.noise
+    # points far from 1 are searched divided by 2**k (exact): no sum overflows
+    k = 0 if ratios else exponent(points)
+    found = segment_finite(list(map(math.log, points)) if ratios else scaled(points, k), tuning)
+    changes = tuple(_change(brk, positions, ratios, k) for brk in found.breaks)
+    noise = found.noise * math.exp(found.center) if ratios else scale(found.noise, k)
     return Detection(changes, len(points), noise, found.autocorrelation)
 
 
-def _change(brk: Break, positions: Sequence[int], ratios: bool) -> ChangePoint:
+def _change(brk: Break, positions: Sequence[int], ratios: bool, k: int) -> ChangePoint:
     """A break of the search in the units of the data (of their logarithms when
-    ``ratios``: levels are then geometric means and steps ratios)."""
+    ``ratios``: levels are then geometric means and steps ratios; divided by
+    ``2**k`` otherwise)."""
     half = _Z_INTERVAL * brk.stderr
     relative: tuple[float, float, float] | None
     if ratios:
         before, after = math.exp(brk.before), math.exp(brk.after)
         step = brk.after - brk.before
-        relative = (math.expm1(step), math.expm1(step - half), math.expm1(step + half))
+        relative = (_expm1(step), _expm1(step - half), _expm1(step + half))
         diff_low, diff_high = before * relative[1], before * relative[2]
+        difference = after - before
     else:
-        before, after = brk.before, brk.after
-        diff_low, diff_high = after - before - half, after - before + half
-        base = abs(before)
-        relative = ((after - before) / base, diff_low / base, diff_high / base) if base else None
+        step = brk.after - brk.before
+        before, after = scale(brk.before, k), scale(brk.after, k)
+        diff_low, diff_high = scale(step - half, k), scale(step + half, k)
+        difference = scale(step, k)
+        base = abs(brk.before)
+        relative = (step / base, (step - half) / base, (step + half) / base) if base else None
     size, low, high = relative or (None, None, None)
     return ChangePoint(
         index=positions[brk.index],
         previous=positions[brk.index - 1],
         before=before,
         after=after,
-        difference=after - before,
+        difference=difference,
         difference_low=diff_low,
         difference_high=diff_high,
         relative=size,
@@ -149,6 +155,11 @@ def _points(sets: Sequence[Sequence[float]], reduce: Reduce) -> tuple[Sequence[i
             positions.append(position)
             points.append(point)
     return positions, points
+
+
+def _expm1(x: float) -> float:
+    """exp(x) - 1; inf beyond the float range (a ratio of 1e300 levels apart)."""
+    return math.expm1(x) if x < 709.0 else math.inf
 
 
 def _confidence(z: float) -> float:

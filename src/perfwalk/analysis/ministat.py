@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from perfwalk.analysis.scaled import exponent, scale, scaled
 from perfwalk.errors import UsageError
 
 #: The confidence levels of ministat's Student's t table (``-c``).
@@ -279,17 +280,36 @@ class Sample:
         return self.ordered[self.n // 2]
 
     @property
+    def exponent(self) -> int:
+        """``k``: the values divided by ``2**k`` sum and square without overflow (0 for
+        everyday numbers, whose sums are ministat's to the last bit)."""
+        return exponent(self.values)
+
+    def scaled(self, k: int) -> Sample:
+        """This sample divided by ``2**k`` (exact)."""
+        return self if k == 0 else Sample(self.name, tuple(scaled(self.values, k)))
+
+    @property
     def avg(self) -> float:
-        return self.sums[0] / self.n
+        k = self.exponent
+        return scale(self.scaled(k).sums[0] / self.n, k)
 
     @property
     def var(self) -> float:
+        """The sample variance; inf when it is beyond the float range."""
+        k = self.exponent
+        return scale(self.scaled(k).small_var, 2 * k)
+
+    @property
+    def small_var(self) -> float:
+        """The variance as ministat computes it, from these values' sums."""
         sy, syy = self.sums
         return (syy - sy * sy / self.n) / (self.n - 1.0)
 
     @property
     def stddev(self) -> float:
-        return _c_sqrt(self.var)
+        k = self.exponent
+        return scale(_c_sqrt(self.scaled(k).small_var), k)
 
 
 @dataclass(frozen=True)
@@ -307,9 +327,16 @@ class Difference:
 
 
 def difference(sample: Sample, base: Sample, confidence: float = DEFAULT_CONFIDENCE) -> Difference:
-    """Student's t with pooled standard deviation, exactly as ministat's ``Relative``."""
+    """Student's t with pooled standard deviation, exactly as ministat's ``Relative``.
+
+    Computed on both samples divided by a common power of two when their values are
+    far from 1 (exact): the sums never overflow, the decision and the percentages are
+    right, and only a difference beyond the float range is ``±inf``.
+    """
+    k = exponent((*sample.values, *base.values))
+    sample, base = sample.scaled(k), base.scaled(k)
     t = student_t(sample.n + base.n - 2, confidence)
-    spool = (sample.n - 1) * sample.var + (base.n - 1) * base.var
+    spool = (sample.n - 1) * sample.small_var + (base.n - 1) * base.small_var
     spool /= sample.n + base.n - 2
     spool = _c_sqrt(spool)
     s = spool * math.sqrt(1.0 / sample.n + 1.0 / base.n)
@@ -318,11 +345,11 @@ def difference(sample: Sample, base: Sample, confidence: float = DEFAULT_CONFIDE
     return Difference(
         confidence=confidence,
         proven=abs(d) > e,
-        difference=d,
-        half_width=e,
+        difference=scale(d, k),
+        half_width=scale(e, k),
         percent=_c_div(d * 100, base.avg),
         percent_half_width=_c_div(e * 100, base.avg),
-        pooled_s=spool,
+        pooled_s=scale(spool, k),
         t=t,
     )
 
@@ -377,6 +404,9 @@ def plot_text(
     standard deviation, ``M`` the median (``*`` where samples share a column)."""
     if width < 2:
         raise UsageError(f"plot width {width}: too narrow", hint="give -w 2 or more")
+    # the columns do not depend on the scale: far from 1, plot the values / 2**k
+    k = exponent(v for s in samples for v in s.values)
+    samples = [s.scaled(k) for s in samples]
     low, high = math.inf, -math.inf
     for s in samples:
         for a in (s.min, s.max, s.avg - s.stddev, s.avg + s.stddev):

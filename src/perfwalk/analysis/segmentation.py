@@ -41,10 +41,12 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, compress, count, pairwise, repeat
 from operator import add, gt, mul, sub, truediv
+
+from perfwalk.analysis.scaled import exponent, scale, scaled
 
 #: Fraction of the neighbour differences kept by the noise scale.
 _KEPT = 0.8
@@ -134,7 +136,30 @@ def segment(points: Sequence[float], tuning: Tuning = DEFAULT_TUNING) -> Segment
 
 
 def segment_finite(x: list[float], tuning: Tuning = DEFAULT_TUNING) -> Segmentation:
-    """:func:`segment` of points known to be finite (not checked again)."""
+    """:func:`segment` of points known to be finite (not checked again).
+
+    Points far from 1 (``1e308``, ``1e-300``) are searched divided by a power of two
+    (exact, and the search does not depend on the scale): its sums never overflow.
+    """
+    k = exponent(x)
+    if k:
+        found = _segment(scaled(x, k), tuning)
+        breaks = tuple(
+            replace(
+                b,
+                before=scale(b.before, k),
+                after=scale(b.after, k),
+                stderr=scale(b.stderr, k),
+            )
+            for b in found.breaks
+        )
+        return Segmentation(
+            breaks, scale(found.noise, k), found.autocorrelation, scale(found.center, k)
+        )
+    return _segment(x, tuning)
+
+
+def _segment(x: list[float], tuning: Tuning) -> Segmentation:
     n = len(x)
     if n < 2 * tuning.min_size:
         return Segmentation((), _noise_scale(x), 0.0, _median(list(x)) if x else 0.0)

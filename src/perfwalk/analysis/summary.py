@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from perfwalk.analysis.scaled import exponent, midpoint, relative_distance, scale, scaled
 from perfwalk.model import Direction
 
 SUMMARY_POLICIES = ("mean", "median", "best")
@@ -22,15 +23,15 @@ class Summary:
     median: float
     min: float
     max: float
-    sd: float  # sample standard deviation (n - 1); 0 for n < 2
-    rsd: float  # sd / |mean|; 0 when the mean is 0
+    sd: float  # sample standard deviation (n - 1); 0 for n < 2; inf beyond the float range
+    rsd: float  # sd / |mean|; 0 when the mean is 0 (inf, and unstable, when sd is)
     summary: float  # by the metric's policy: mean, median or best-of-N
     unstable: bool  # rsd at or above the threshold
     outliers: tuple[int, ...]  # indexes of values at or beyond the outlier distance
 
     def deviation(self, value: float) -> float:
         """Relative distance of ``value`` from the summary (0 when the summary is 0)."""
-        return abs(value - self.summary) / abs(self.summary) if self.summary else 0.0
+        return relative_distance(value, self.summary) if self.summary else 0.0
 
 
 def summarize(
@@ -88,13 +89,16 @@ def moments(data: Sequence[float]) -> Moments | None:
     if not data:
         return None
     n = len(data)
-    mean = math.fsum(data) / n
+    # on values scaled by a power of two when they are far from 1: sums never overflow
+    k = exponent(data)
+    x = scaled(data, k)
+    mean = math.fsum(x) / n
     # two-pass sample variance: exact enough, and ten times faster than statistics.stdev
-    sd = math.sqrt(math.fsum([(v - mean) ** 2 for v in data]) / (n - 1)) if n > 1 else 0.0
+    sd = math.sqrt(math.fsum([(v - mean) ** 2 for v in x]) / (n - 1)) if n > 1 else 0.0
     ordered = sorted(data)
     half = n // 2
-    median = ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
-    return Moments(n, mean, median, ordered[0], ordered[-1], sd)
+    median = ordered[half] if n % 2 else midpoint(ordered[half - 1], ordered[half])
+    return Moments(n, scale(mean, k), median, ordered[0], ordered[-1], scale(sd, k))
 
 
 def relative_sd(mean: float, sd: float) -> float:

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from perfwalk.analysis.scaled import sample_sd
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _KERNEL_REACH = 8.0  # kernels are ignored beyond this many bandwidths
@@ -56,7 +59,7 @@ class NoiseModel:
             raise ValueError("a noise model needs values at both ends")
         pool = without_spikes(sorted([*before, *(value - shift for value in after)]))
         centre = _quantile(pool, 0.5)
-        spread = _sd(pool)
+        spread = sample_sd(pool)
         # a deterministic metric has no spread: keep the kernels narrow but not empty
         floor = max(abs(shift) / 50, abs(centre) * 1e-9, 1e-12)
         bandwidth = math.hypot(0.9 * spread * len(pool) ** -0.2, shift_error)
@@ -76,8 +79,11 @@ class NoiseModel:
         kernels = math.fsum(math.exp(-0.5 * ((x - y) / h) ** 2) for y in self.pool[lo:hi])
         smooth = kernels / (len(self.pool) * h * _SQRT_2PI)
         width = max(_SPIKE_WIDTH * self.spread, h)
-        wide = 1 / (math.pi * width * (1 + ((x - self.centre) / width) ** 2))
-        return math.log((1 - self.spike_fraction) * smooth + self.spike_fraction * wide)
+        far = (x - self.centre) / width
+        wide = 1 / (math.pi * width * (1 + far**2)) if abs(far) < 1e150 else 0.0
+        density = (1 - self.spike_fraction) * smooth + self.spike_fraction * wide
+        # a value so far away that even the Cauchy gives it no density: the least there is
+        return math.log(max(density, sys.float_info.min))
 
     def evidence(self, x: float, toward: float, against: float, limit: float) -> float:
         """Clipped log-likelihood ratio of ``x`` at a level ``toward`` over one ``against``.
@@ -118,13 +124,6 @@ def without_spikes(ordered: Sequence[float]) -> list[float]:
 def _mad(ordered: Sequence[float]) -> float:
     median = _quantile(ordered, 0.5)
     return 1.4826 * _quantile(sorted(abs(v - median) for v in ordered), 0.5)
-
-
-def _sd(values: Sequence[float]) -> float:
-    if len(values) < 2:
-        return 0.0
-    mean = math.fsum(values) / len(values)
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:

@@ -54,9 +54,10 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median, stdev
 
+from perfwalk.analysis.scaled import exponent, scale, scaled
 from perfwalk.drill.noise import NoiseModel, without_spikes
 from perfwalk.drill.shift import Shift, rank_shift
 from perfwalk.errors import UsageError
@@ -209,7 +210,11 @@ class Levels:
     @property
     def relative(self) -> float:
         """The change relative to the before level (0 when that level is 0)."""
-        return self.shift.estimate / abs(self.before) if self.before else 0.0
+        if not self.before:
+            return 0.0
+        if math.isinf(self.shift.estimate):  # a change beyond the float range: 1e308 → -1e308
+            return (self.after / 2 - self.before / 2) / abs(self.before) * 2
+        return self.shift.estimate / abs(self.before)
 
 
 @dataclass(frozen=True)
@@ -259,7 +264,55 @@ Action = Measure | Done
 
 
 def next_action(state: DrillState) -> Action:
-    """What to do next: measure somewhere, or stop with an answer."""
+    """What to do next: measure somewhere, or stop with an answer.
+
+    Values far from 1 (``1e308``, ``1e-300``) are drilled divided by a power of two:
+    exact, and no decision depends on the scale, but no sum or difference overflows.
+    The answer is in the units of the values.
+    """
+    k = exponent(v for values in (*state.stored.values(), *state.measured.values()) for v in values)
+    if not k:
+        return _next_action(state)
+    action = _next_action(
+        replace(
+            state,
+            stored={p: tuple(scaled(v, k)) for p, v in state.stored.items()},
+            measured={p: tuple(scaled(v, k)) for p, v in state.measured.items()},
+        )
+    )
+    return _unscaled(action, k) if isinstance(action, Done) else action
+
+
+def _unscaled(done: Done, k: int) -> Done:
+    """``done`` of values divided by ``2**k``, in the units of the values."""
+
+    def shift(found: Shift) -> Shift:
+        return replace(
+            found,
+            estimate=scale(found.estimate, k),
+            low=scale(found.low, k),
+            high=scale(found.high, k),
+        )
+
+    levels = done.levels
+    if levels is not None:
+        levels = Levels(
+            before=scale(levels.before, k),
+            after=scale(levels.after, k),
+            shift=shift(levels.shift),
+            noise=scale(levels.noise, k),
+        )
+    return replace(
+        done,
+        levels=levels,
+        placements=tuple(
+            replace(p, values=tuple(scale(v, k) for v in p.values)) for p in done.placements
+        ),
+        step=None if done.step is None else shift(done.step),
+    )
+
+
+def _next_action(state: DrillState) -> Action:
     ends = _levels(state)
     if isinstance(ends, Levels):
         return _Drill(state, ends).next()

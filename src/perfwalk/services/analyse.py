@@ -9,7 +9,6 @@ grouping the metrics that changed there.
 from __future__ import annotations
 
 import math
-import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
+from perfwalk.analysis import scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, find_change_points
 from perfwalk.analysis.ministat import Sample, parse_column
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
@@ -253,10 +253,10 @@ def resolved_metric(
 def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:
     """The per-checkout summary of a metric's policy: mean, median or best-of-N."""
     if policy == "mean":
-        return statistics.fmean
+        return scaled.mean
     if policy == "best":
         return max if direction is Direction.HIGHER else min
-    return statistics.median
+    return scaled.median
 
 
 # -- compare --------------------------------------------------------------------------

@@ -396,13 +396,18 @@ def answer_json(done: Done, line: Sequence[str]) -> dict[str, Any]:
         "before": None if levels is None else levels.before,
         "after": None if levels is None else levels.after,
         "relative": None if levels is None else finite_or_none(levels.relative),
-        "noise": None if levels is None else levels.noise,
-        "change_low": None if levels is None else levels.shift.low,
-        "change_high": None if levels is None else levels.shift.high,
+        # a change or a noise beyond the float range (values of 1e308) is not a number
+        "noise": None if levels is None else finite_or_none(levels.noise),
+        "change_low": None if levels is None else finite_or_none(levels.shift.low),
+        "change_high": None if levels is None else finite_or_none(levels.shift.high),
         "ends_p": None if levels is None else levels.shift.p_value,
         "step": None
         if done.step is None
-        else {"estimate": done.step.estimate, "low": done.step.low, "high": done.step.high},
+        else {
+            "estimate": finite_or_none(done.step.estimate),
+            "low": finite_or_none(done.step.low),
+            "high": finite_or_none(done.step.high),
+        },
         "confidence": done.confidence,
         "builds": done.builds,
         "repetitions": done.repetitions,

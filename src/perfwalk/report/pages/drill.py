@@ -120,8 +120,8 @@ def _answer(
             (
                 "levels",
                 f"{number(answer['before'])} → {number(answer['after'])}{size};"
-                f" change 95 % interval {number(answer['change_low'])} …"
-                f" {number(answer['change_high'])}; noise sd {number(answer['noise'])};"
+                f" change 95 % interval {_number(answer['change_low'])} …"
+                f" {_number(answer['change_high'])}; noise sd {_number(answer['noise'])};"
                 f" ends differ at p = {answer['ends_p']:.2g}",
             )
         )
@@ -130,8 +130,8 @@ def _answer(
         rows.append(
             (
                 "step at the answer",
-                f"{number(step['estimate'])} (90 % interval {number(step['low'])} …"
-                f" {number(step['high'])})",
+                f"{_number(step['estimate'])} (90 % interval {_number(step['low'])} …"
+                f" {_number(step['high'])})",
             )
         )
     if answer.get("confidence") is not None:
@@ -151,6 +151,11 @@ def _answer(
     )
     culprit = commits.get(answer.get("culprit") or "")
     return facts + (_commit(ctx, culprit) if culprit is not None else "")
+
+
+def _number(value: float | None) -> str:
+    """A number of the answer; None is one beyond the float range (values of 1e308)."""
+    return "beyond the float range" if value is None else number(value)
 
 
 def _commit(ctx: SeriesContext, commit: Commit) -> str:
