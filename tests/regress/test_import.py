@@ -3,6 +3,7 @@ a malformed file is a clear error and stores nothing."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 from datetime import UTC, datetime
@@ -131,6 +132,49 @@ def test_a_malformed_file_is_an_error_and_stores_nothing(
     assert "hint:" in err
     with _store(config) as store:
         assert len(store.runs()) == 1  # only the good one
+
+
+def _junk(tmp_path: Path, kind: str) -> Path:
+    """A file that holds no test results: a program, random bytes, a crash message."""
+    path = tmp_path / kind
+    if kind == "program":
+        shutil.copy(shutil.which("true") or "/bin/true", path)
+    elif kind == "random":
+        rng = random.Random("test-regress-import-junk")
+        path.write_bytes(rng.randbytes(4096))
+    elif kind == "random-text":  # no NUL byte: it is text to every format
+        rng = random.Random("test-regress-import-junk-text")
+        path.write_bytes(bytes(rng.choice(range(9, 127)) for _ in range(4096)))
+    else:
+        path.write_text("Segmentation fault\n")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["program", "random", "random-text", "crash"])
+@pytest.mark.parametrize("fmt", [None, "markers"])
+def test_a_file_no_format_recognises_is_an_error_and_stores_nothing(
+    config: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    fmt: str | None,
+) -> None:
+    """Each was once stored as one test that passes (100 %), against this very page."""
+    junk = _junk(tmp_path, kind)
+    argv = ["regress", "import", str(junk), "--host", "h", "-c", str(config)]
+    assert main(argv + (["--format", fmt] if fmt else [])) == 2
+    err = capsys.readouterr().err
+    assert str(junk) in err
+    assert "Traceback" not in err
+    if fmt is None or kind in ("program", "random"):
+        assert "not JUnit XML" in err
+        assert "not TAP" in err
+        assert "not a marker log" in err
+    else:
+        assert "no marker log found" in err
+    assert "hint:" in err
+    with _store(config) as store:
+        assert store.runs() == []
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from perfwalk.errors import UsageError
+from perfwalk.errors import ParseError, UsageError
 from perfwalk.regress.junit import parse_junit
-from perfwalk.regress.markers import parse_markers
+from perfwalk.regress.markers import has_markers, parse_markers
 from perfwalk.regress.outcome import ParsedSuite
 from perfwalk.regress.tap import parse_tap
 
@@ -51,6 +51,44 @@ def detect(data: bytes) -> str:
     if _TAP_LINE.search(data):
         return "tap"
     return "markers"
+
+
+_TRIED = (
+    "not JUnit XML (it does not start with <), not TAP (no plan 1..N, no ok / not ok line,"
+    " no prove header), not a marker log (no START<TAB>name or ===> name section, no"
+    " STATUS<TAB>name verdict, no FAILED, SKIPPED … marker, no make error line)"
+)
+_IMPORT_HINT = (
+    "import the results file the suite wrote (JUnit XML, TAP, a marker log), not a program"
+    " or a crash message; --format junit, tap or markers says what a format misses in it"
+)
+
+
+def read_results(
+    data: bytes, shown: str, fmt: str | None, default_name: str
+) -> tuple[str, ParsedSuite]:
+    """A whole results file to import: its format (``fmt``, else detected) and its tests.
+
+    Stricter than a runner's output: binary data, or text in which no format finds
+    anything (a crash message, an ELF file), is a :class:`ParseError` naming the file
+    and the formats tried, and so is a marker log (named or detected) without a single
+    section, verdict, marker or make error line: it would be one test that passes.
+    """
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ParseError(
+            f"{shown}: binary data (a NUL byte at offset {nul}): {_TRIED}", hint=_IMPORT_HINT
+        )
+    found = fmt or detect(data)
+    if found == "markers" and not has_markers(decode(data)):
+        if fmt is None:
+            raise ParseError(f"{shown}: not a results file: {_TRIED}", hint=_IMPORT_HINT)
+        raise ParseError(
+            f"{shown}: no marker log found: no START<TAB>name or ===> name section, no"
+            " STATUS<TAB>name verdict, no FAILED, SKIPPED … marker and no make error line",
+            hint=_IMPORT_HINT,
+        )
+    return found, reader(found)(data, shown, default_name)
 
 
 def reader(name: str) -> Reader:

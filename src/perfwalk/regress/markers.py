@@ -128,6 +128,22 @@ def judge_command(
     return marked or Verdict(Status.PASS)
 
 
+def has_markers(text: str) -> bool:
+    """Whether ``text`` has anything of a marker log: a section, a verdict line, a
+    marker line or a make error line. Text without any (a crash message, a
+    program's usage) says nothing about any test."""
+    for line in text.splitlines():
+        if (
+            _START.match(line)
+            or _ENTER.match(line)
+            or _VERDICT.match(line)
+            or line.rstrip() in _MARKERS
+            or _MAKE_ERROR.match(line)
+        ):
+            return True
+    return False
+
+
 def parse_markers(text: str, default_name: str) -> ParsedSuite:
     """The tests of a marker log (see the module's docstring).
 

@@ -27,7 +27,7 @@ from perfwalk.hosts.base import Completed, Host
 from perfwalk.hosts.capture import Capture
 from perfwalk.hosts.fingerprint import fingerprint
 from perfwalk.model import Commit, Log, Status
-from perfwalk.regress.formats import detect, reader
+from perfwalk.regress.formats import read_results, reader
 from perfwalk.regress.history import pass_rate
 from perfwalk.regress.markers import Verdict, judge_command
 from perfwalk.regress.outcome import SUITE_TEST, ParsedSuite, TestOutcome, numbered
@@ -431,8 +431,7 @@ def import_results(
             f"cannot read {path}: {error.strerror or error}",
             hint="give the path of a JUnit XML, TAP or marker log file",
         ) from None
-    fmt = options.format or detect(data)
-    parsed = reader(fmt)(data, str(path), SUITE_TEST)
+    fmt, parsed = read_results(data, str(path), options.format, SUITE_TEST)
     started = _import_date(options.date, parsed, path, clock)
     limit = config.store.log_limit
     new = NewRegressRun(
