@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from statistics import median
 from typing import Any
 
+from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
