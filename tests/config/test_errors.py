@@ -158,7 +158,61 @@ CASES = {
     ),
     "zero timeout": (_test(timeout="0"), "test[0].timeout", "expected > 0", "timeout"),
     "infinite timeout": (_test(timeout="inf"), "test[0].timeout", "expected > 0", "timeout"),
-    "no repetitions": (MINIMAL + "[run]\nrepetitions = 0\n", "run.repetitions", ">= 1", "times"),
+    "no repetitions": (
+        MINIMAL + "[run]\nrepetitions = 0\n",
+        "run.repetitions",
+        "expected 1 to 10000",
+        "times",
+    ),
+    "repetitions beyond memory": (
+        MINIMAL + "[run]\nrepetitions = 9223372036854775807\n",
+        "run.repetitions",
+        "expected 1 to 10000, got 9223372036854775807",
+        "times",
+    ),
+    "a 20-digit count": (
+        MINIMAL + "[store]\nartifact_limit = 99999999999999999999\n",
+        "store.artifact_limit",
+        "expected 1 to 1073741824 (1 GiB), got 99999999999999999999",
+        "bytes",
+    ),
+    "a timeout no clock can wait": (
+        _test(timeout="1e12"),
+        "test[0].timeout",
+        "at most 2592000 (30 days), got 1000000000000.0",
+        "timeout",
+    ),
+    "a NaN timeout": (_test(timeout="nan"), "test[0].timeout", "got nan", "timeout"),
+    "an integer beyond the float range": (
+        MINIMAL + "[build]\ntimeout = 1" + "0" * 400 + "\n",
+        "build.timeout",
+        "expected a number, got an integer beyond the float range (1000000000",
+        "timeout",
+    ),
+    "a NaN share": (
+        MINIMAL + "[analysis]\nunstable_rsd = nan\n",
+        "analysis.unstable_rsd",
+        "nan",
+        "rsd",
+    ),
+    "an env value with a NUL byte": (
+        _test(env='{ LC_ALL = "C", TOKEN = "a\\u0000b" }'),
+        "test[0].env",
+        "the value of TOKEN holds a NUL byte",
+        "environment",
+    ),
+    "a command with a NUL byte": (
+        _test(command='"./bench\\u0000 --fast"'),
+        "test[0].command",
+        "the string holds a NUL byte (\\u0000) at character 7",
+        "command",
+    ),
+    "a build step with a NUL byte": (
+        MINIMAL + '[build]\nsteps = ["make", "make\\u0000install"]\n',
+        "build.steps",
+        "item 1 holds a NUL byte",
+        "steps",
+    ),
     "bad step": (MINIMAL + "[run]\nstep = '1fortnight'\n", "run.step", "invalid step", "step"),
     "bad step count": (MINIMAL + "[run]\nstep = 'commit/0'\n", "run.step", "invalid step", "step"),
     "bad date": (MINIMAL + "[run]\nfrom = '2024-13-01'\n", "run.from", "invalid date", "from"),
@@ -198,7 +252,7 @@ CASES = {
     "negative log limit": (
         MINIMAL + "[store]\nlog_limit = -1\n",
         "store.log_limit",
-        "> 0",
+        "expected 1 to 1073741824 (1 GiB), got -1",
         "bytes",
     ),
     "threshold": (MINIMAL + "[analysis]\noutlier = 0\n", "analysis.outlier", "> 0", "outlier"),
@@ -240,6 +294,16 @@ def test_mistakes_name_the_file_and_the_key(
     assert message in error.message
     assert error.hint is not None
     assert hint in error.hint
+
+
+@pytest.mark.parametrize("depth", [40, 1000, 100_000])
+def test_deeply_nested_values_are_a_config_error(write_config: WriteConfig, depth: int) -> None:
+    """tomllib recurses (RecursionError near 500), so do copies of parser options: a
+    limit that no real file comes near is checked before anything recurses."""
+    path = write_config(_test(parser_options="{ x = " + "[" * depth + "]" * depth + " }"))
+    error = _load_error(path)
+    assert error.key is None
+    assert "nested more than 32 deep" in error.message
 
 
 def test_a_missing_repository_names_the_key_and_the_resolved_path(

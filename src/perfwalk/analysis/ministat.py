@@ -186,8 +186,12 @@ def parse_column(text: str, name: str, *, column: int = 1, delimiters: str = " \
         raise UsageError("the delimiter string is empty", hint="give -d with some characters")
     split = re.compile("[" + re.escape(delimiters) + "]+")
     values: list[float] = []
+    widest = 0  # fields of the widest line, comments left out
     for number, line in enumerate(text.split("\n"), start=1):
         fields = [f for f in split.split(line.rstrip()) if f]
+        widest = max(
+            widest, next((i for i, f in enumerate(fields) if f.startswith("#")), len(fields))
+        )
         field = None
         for position, candidate in enumerate(fields, start=1):
             if candidate.startswith("#"):
@@ -209,6 +213,12 @@ def parse_column(text: str, name: str, *, column: int = 1, delimiters: str = " \
                 hint="remove it, or mark the line as a comment with #",
             )
         values.append(value)
+    if not values and 0 < widest < column:
+        raise UsageError(
+            f"{name}: no column {column}: its lines have at most {widest} "
+            f"column{'' if widest == 1 else 's'}",
+            hint=f"give -C 1 to {widest}, or other delimiters with -d",
+        )
     return values
 
 

@@ -92,8 +92,11 @@ class Tuning:
     def __post_init__(self) -> None:
         if self.min_size < 1:
             raise ValueError("min_size must be at least 1")
-        if self.threshold <= 0 or self.candidate_threshold <= 0 or self.clip <= 0:
-            raise ValueError("thresholds must be positive")
+        knobs = (self.threshold, self.candidate_threshold, self.clip, self.short_level)
+        if not all(0 < knob < math.inf for knob in knobs):  # NaN too: it would find nothing
+            raise ValueError("thresholds must be positive finite numbers")
+        if not 0 <= self.min_effect < math.inf or not 0 <= self.prior_weight < math.inf:
+            raise ValueError("min_effect and prior_weight must be finite and not negative")
 
 
 @dataclass(frozen=True)

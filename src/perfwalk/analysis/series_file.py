@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 
 from perfwalk.analysis.ministat import c_number
 from perfwalk.errors import UsageError
@@ -47,10 +48,18 @@ def _csv_column(text: str, name: str, column: str, delimiter: str) -> list[list[
     if not rows:
         return []
     header_line, header = rows[0]
-    if column.isdigit():
+    if re.fullmatch(r"[0-9]+", column):
         position = int(column) - 1
         if position < 0:
             raise UsageError(f"column {column}: columns count from 1")
+        widest = max(len(row) for _line, row in rows)
+        if position >= widest:
+            raise UsageError(
+                f"{name}: no column {column}: its rows have at most {widest} "
+                f"column{'' if widest == 1 else 's'} (delimiter {delimiter!r})",
+                hint=f"give --column 1 to {widest}, or a header name"
+                + ("" if widest > 1 else ", or another --delimiter"),
+            )
         first = header[position].strip() if position < len(header) else ""
         if first and c_number(first) is None:
             rows = rows[1:]

@@ -27,6 +27,7 @@ from perfwalk.analysis.ministat import (
 )
 from perfwalk.analysis.ranks import RankTest, mann_whitney
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
@@ -51,7 +52,7 @@ FORMATS = ("text", "json")
 def tuning_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--threshold",
-        type=float,
+        type=options.Z,
         default=DEFAULT_TUNING.threshold,
         metavar="Z",
         help=f"how many standard errors a step must reach (default {DEFAULT_TUNING.threshold}; "
@@ -59,7 +60,7 @@ def tuning_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--min-size",
-        type=int,
+        type=options.COUNT,
         default=DEFAULT_TUNING.min_size,
         metavar="N",
         help=f"points a level must hold at least (default {DEFAULT_TUNING.min_size})",
@@ -98,7 +99,12 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         + f" (default {DEFAULT_CONFIDENCE:g})",
     )
     p.add_argument(
-        "-C", dest="column", type=int, default=1, metavar="N", help="column of files (from 1)"
+        "-C",
+        dest="column",
+        type=options.COLUMN,
+        default=1,
+        metavar="N",
+        help="column of files (from 1)",
     )
     p.add_argument(
         "-d",
@@ -117,7 +123,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-w",
         dest="width",
-        type=int,
+        type=options.WIDTH,
         default=DEFAULT_WIDTH,
         metavar="WIDTH",
         help="plot width (default 74)",
@@ -267,7 +273,8 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
     return {
         "file": name,
         "points": detection.points,
-        "noise": detection.noise,
+        # a noise or a difference beyond the float range (values of ±1e308) is null
+        "noise": finite_or_none(detection.noise),
         "autocorrelation": detection.autocorrelation,
         "changes": [
             {
@@ -275,10 +282,10 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
                 "previous": c.previous,
                 "before": c.before,
                 "after": c.after,
-                "difference": c.difference,
-                "relative": c.relative,
-                "relative_low": c.low,
-                "relative_high": c.high,
+                "difference": finite_or_none(c.difference),
+                "relative": finite_or_none(c.relative),
+                "relative_low": finite_or_none(c.low),
+                "relative_high": finite_or_none(c.high),
                 "z": c.z,
                 "confidence": c.confidence,
                 "points_before": c.points_before,
@@ -320,7 +327,7 @@ def _table(rows: list[list[str]]) -> str:
 def _changes_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--series",
-        type=int,
+        type=options.SERIES_ID,
         action="append",
         metavar="ID",
         help="a series to analyse (repeatable; default: every series)",

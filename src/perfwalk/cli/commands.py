@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from perfwalk.cli import options
 from perfwalk.cli.progress import ProgressBar
 from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.cli.tables import format_table, series_rows, show_rows
@@ -45,7 +46,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--to", metavar="WHEN", help="last checkout (default [run] to, HEAD)")
     p.add_argument("--step", help="Nsec|min|hour|day|week|month|year, commit or commit/N")
-    p.add_argument("-n", "--repetitions", type=int, help="repetitions per checkout")
+    p.add_argument("-n", "--repetitions", type=options.REPETITIONS, help="repetitions per checkout")
     p.add_argument("--between", help="keep | rebuild | a shell command run between repetitions")
     p.add_argument("--name", help="a name for the series")
     p.add_argument(
@@ -86,7 +87,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("series", nargs="?", type=int, help="series id (default: the newest)")
+    p.add_argument(
+        "series", nargs="?", type=options.SERIES_ID, help="series id (default: the newest)"
+    )
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -139,7 +142,7 @@ def _export_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="json", help="default: json")
     p.add_argument(
         "--series",
-        type=int,
+        type=options.SERIES_ID,
         action="append",
         metavar="ID",
         help="a series to export (repeatable; default: all)",

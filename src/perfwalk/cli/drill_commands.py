@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from perfwalk.cli import options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
@@ -45,14 +46,14 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--value", help="the value of that test to drill (e.g. receiver, real)")
     p.add_argument(
         "--max-builds",
-        type=int,
+        type=options.COUNT,
         default=_DEFAULT.max_builds,
         metavar="N",
         help=f"commits a drill may build, failed builds included (default {_DEFAULT.max_builds})",
     )
     p.add_argument(
         "--max-repetitions",
-        type=int,
+        type=options.TOTAL,
         default=_DEFAULT.max_repetitions,
         metavar="N",
         help=f"repetitions a drill may run in all (default {_DEFAULT.max_repetitions})",

@@ -6,6 +6,7 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
+from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.conduct import TrialOutcome
@@ -43,7 +44,7 @@ def _lab_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--reboot-delay",
-        type=float,
+        type=options.WAIT,
         default=DEFAULT_REBOOT_DELAY,
         metavar="SECONDS",
         help=f"how long a namespace stays down when it reboots (default {DEFAULT_REBOOT_DELAY:g})",
@@ -130,7 +131,9 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--known-hosts", type=Path, metavar="FILE", help="a known_hosts file checked strictly"
     )
-    p.add_argument("-t", "--trials", type=int, help="number of trials (default: [Test] trials)")
+    p.add_argument(
+        "-t", "--trials", type=options.COUNT, help="number of trials (default: [Test] trials)"
+    )
     p.add_argument(
         "--store",
         metavar="URL",
@@ -138,7 +141,7 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--wait",
-        type=float,
+        type=options.WAIT,
         default=0.0,
         metavar="SECONDS",
         help="wait this long for players another run holds (default: stop at once)",

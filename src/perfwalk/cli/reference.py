@@ -46,6 +46,9 @@ def _option(action: argparse.Action) -> str:
     helptext = (action.help or "").replace("|", "\\|")
     if action.choices:
         helptext += " (one of " + ", ".join(map(str, action.choices)) + ")"
+    expected = getattr(action.type, "expected", "")
+    if expected:  # the bounds of a number (perfwalk.cli.options)
+        helptext += f"; allowed: {expected}"
     return f"| {names} | {helptext} |"
 
 

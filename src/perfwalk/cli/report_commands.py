@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.report.site import PublishReport
@@ -46,11 +47,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _serve_args(p: argparse.ArgumentParser) -> None:
     _out_arg(p)
     p.add_argument(
-        "--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: any free)"
+        "--port",
+        type=options.PORT,
+        default=8000,
+        help="port on 127.0.0.1 (default 8000; 0: any free)",
     )
     p.add_argument(
         "--interval",
-        type=float,
+        type=options.INTERVAL,
         default=2.0,
         metavar="SECONDS",
         help="how often to look for new results (default 2)",

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from perfwalk.errors import ConfigError
+from perfwalk.limits import MAX_COUNT, MAX_SECONDS
 
 #: The phases, in the order they run, as the player files name them.
 PHASES = ("Startup", "Run", "Collect", "Reset")
@@ -113,6 +114,8 @@ def read_master(path: Path) -> MasterConfig:
         if key not in _TEST_KEYS:
             _unknown_key(path, "Test", key, _TEST_KEYS)
     trials = _integer(path, "Test", "trials", test.get("trials", "1"), minimum=1)
+    if trials > MAX_COUNT:
+        _fail(path, f"[Test] trials: at most {MAX_COUNT}, not {trials}", "trials: 5")
     names: dict[str, str] = {}
     for section in ("Clients", "Workers"):
         if parser.has_section(section):
@@ -211,8 +214,13 @@ def _step(path: Path, phase: str, key: str, value: str) -> Step:
         break
     if not command:
         _fail(path, f"[{phase}] {key}: empty command", "give the shell command after the key")
-    if timeout <= 0:
-        _fail(path, f"[{phase}] {key}: a timeout must be > 0 seconds", "write e.g. timeout30")
+    if not 0 < timeout <= MAX_SECONDS:
+        _fail(
+            path,
+            f"[{phase}] {key}: a timeout must be > 0 and at most {MAX_SECONDS} seconds"
+            f" (30 days), not {timeout:g}",
+            "write e.g. timeout30",
+        )
     return Step(key=key, command=command, spawn=spawn, timeout=timeout)
 
 

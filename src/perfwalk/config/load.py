@@ -55,6 +55,8 @@ from perfwalk.parsers import get_parser
 
 #: The file perfwalk looks for when none is named.
 DEFAULT_CONFIG_NAME = "perfwalk.toml"
+#: How deep arrays and tables may nest (the deepest setting needs 4: test.metrics.<name>).
+MAX_DEPTH = 32
 
 #: The dataclass of each section, by its dotted path.
 _CLASSES: Mapping[str, type] = {
@@ -143,7 +145,9 @@ class _Checker:
 
     def parse(self, text: str) -> dict[str, Any]:
         try:
-            return tomllib.loads(text.removeprefix("\ufeff"))
+            parsed = tomllib.loads(text.removeprefix("\ufeff"))
+        except RecursionError:
+            self._too_deep()
         except tomllib.TOMLDecodeError as error:
             reason = str(error)
             position = _TOML_POSITION.search(reason)
@@ -157,6 +161,16 @@ class _Checker:
                 f"invalid TOML at line {line}, column {column}: {reason[: position.start()]}",
                 hint=f"line {line} reads: {shown.strip()!r}; see https://toml.io for the syntax",
             )
+        if _depth(parsed) > MAX_DEPTH:
+            self._too_deep()
+        return parsed
+
+    def _too_deep(self) -> NoReturn:
+        self.fail(
+            None,
+            f"arrays and tables nested more than {MAX_DEPTH} deep",
+            hint="no setting nests that deep: look for a run of [ or { brackets",
+        )
 
     def root(self, raw: dict[str, Any]) -> dict[str, Any]:
         self.unknown(raw, tuple(s.key for s in SECTIONS), "")
@@ -227,7 +241,7 @@ class _Checker:
             inner, got = mismatch
             self.fail(key + inner, f"expected {setting.kind.article}, got {got}", _about(setting))
         value = setting.kind.convert(raw)
-        for rule in setting.rules:
+        for rule in (*setting.kind.rules, *setting.rules):
             problem = rule.problem(value)
             if problem is not None:
                 self.fail(key, problem, hint=_rule_hint(rule, value, setting))
@@ -248,6 +262,22 @@ class _Checker:
                 hint = ""
             key = f"{where}.{name}" if where else name
             self.fail(key, f"unknown {what} {name!r}", f"{hint}Known here: {', '.join(known)}")
+
+
+def _depth(value: object) -> int:
+    """How deep arrays and tables nest in ``value`` (counted without recursion)."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_DEPTH:
+                break
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
 
 
 def _about(setting: Setting) -> str:

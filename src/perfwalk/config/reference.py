@@ -28,6 +28,12 @@ error (with its line and column) each stop perfwalk with a message that names th
 file and the key, such as `perfwalk.toml: test[1].metrics.sender.direction:
 expected one of higher, lower, got 'up'`. Arrays of tables are counted from 0.
 
+Every count, duration and size has an upper bound (listed with each setting; the
+command-line options that override them have the same): a count that would exhaust
+the memory, a timeout beyond what a clock can wait, NaN or infinity is refused when
+the file is loaded. No string may hold a NUL byte (no command, argument or
+environment value can carry one), and arrays and tables nest at most 32 deep.
+
 A loaded file has a hash: the sha256 of its validated settings as canonical JSON.
 Comments and layout do not change it; any setting does.
 

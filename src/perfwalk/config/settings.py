@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import enum
 import json
-import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 
 from perfwalk.errors import UsageError
 from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
+from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
 from perfwalk.regress.formats import FORMAT_NAMES
@@ -67,10 +67,16 @@ def type_name(value: object) -> str:
 
 
 def described(value: object) -> str:
-    """``a string ('600')``: the type and, for a scalar, the value itself."""
+    """``a string ('600')``: the type and, for a scalar, the value itself (its first
+    40 characters)."""
     if isinstance(value, list | dict):
         return type_name(value)
-    return f"{type_name(value)} ({toml_value(value)})"
+    return f"{type_name(value)} ({shortened(toml_value(value))})"
+
+
+def shortened(text: str, most: int = 40) -> str:
+    """``text``, or its first ``most`` characters and an ellipsis."""
+    return text if len(text) <= most else text[:most] + "…"
 
 
 def toml_value(value: object) -> str:
@@ -97,6 +103,36 @@ def _toml_key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
 
 
+# Rules: what values of the right type are allowed.
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An allowed-values rule: ``problem`` says what is wrong, or None."""
+
+    expected: str  # for the reference: "> 0", "one of: mean, median, best"
+    problem: Callable[[Any], str | None]
+    choices: tuple[str, ...] = ()  # offered as "did you mean" when a value is not one
+
+
+def rule(expected: str, ok: Callable[[Any], bool]) -> Rule:
+    """A rule whose complaint is ``expected <expected>, got <value>``."""
+
+    def problem(value: Any) -> str | None:
+        return None if ok(value) else f"expected {expected}, got {toml_value(value)}"
+
+    return Rule(expected, problem)
+
+
+def one_of(*choices: str) -> Rule:
+    listed = ", ".join(choices)
+    return Rule(
+        f"one of: {listed}",
+        lambda value: None if value in choices else f"expected one of {listed}, got {value!r}",
+        choices,
+    )
+
+
 # Kinds: the TOML type of a value and the Python value it becomes.
 
 #: Where inside a value the type is wrong (``[1]``, ``.JOBS``) and what was found.
@@ -105,12 +141,14 @@ Mismatch = tuple[str, str]
 
 @dataclass(frozen=True)
 class Kind:
-    """A value's type: ``check`` finds a mismatch, ``convert`` makes the Python value."""
+    """A value's type: ``check`` finds a mismatch, ``convert`` makes the Python value,
+    ``rules`` hold for every value of the kind (before the setting's own)."""
 
     name: str  # for the reference: "string", "list of strings"…
     article: str  # for messages: "a string", "an array of strings"…
     check: Callable[[object], Mismatch | None]
     convert: Callable[[Any], object] = lambda value: value
+    rules: tuple[Rule, ...] = ()
 
 
 def _is(*types: type) -> Callable[[object], Mismatch | None]:
@@ -120,6 +158,16 @@ def _is(*types: type) -> Callable[[object], Mismatch | None]:
         return ("", described(value))
 
     return check
+
+
+#: The largest integer a number setting takes (beyond it, a float is infinite).
+_LARGEST_NUMBER = 2**1023
+
+
+def _check_number(value: object) -> Mismatch | None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _LARGEST_NUMBER:
+        return ("", f"an integer beyond the float range ({shortened(str(value))})")
+    return _is(int, float)(value)
 
 
 def _check_strings(value: object) -> Mismatch | None:
@@ -158,53 +206,58 @@ def _when_text(value: str | date) -> str:
     return value
 
 
-STRING = Kind("string", "a string", _is(str))
+def _nul_problem(value: object) -> str | None:
+    """Where a string of ``value`` (a string, an array or a table of them) holds a NUL
+    byte, which no command, argument, environment value or file name can carry."""
+    found: list[tuple[str, str]] = []
+    if isinstance(value, str):
+        found = [("the string", value)]
+    elif isinstance(value, list | tuple):
+        found = [(f"item {i}", v) for i, v in enumerate(value) if isinstance(v, str)]
+    elif isinstance(value, Mapping):
+        found = [(f"the value of {k}", v) for k, v in value.items() if isinstance(v, str)]
+    for what, text in found:
+        if "\x00" in text:
+            return (
+                f"{what} holds a NUL byte (\\u0000) at character {text.index(chr(0))}:"
+                " no command, argument or environment value can carry one"
+            )
+    return None
+
+
+#: Every string of the file reaches a process, a file name or a page: none holds a NUL.
+NO_NUL = Rule("no NUL byte", _nul_problem)
+
+STRING = Kind("string", "a string", _is(str), rules=(NO_NUL,))
 INTEGER = Kind("integer", "an integer", _is(int))
-NUMBER = Kind("number", "a number", _is(int, float), float)
+NUMBER = Kind("number", "a number", _check_number, float)
 BOOLEAN = Kind("boolean", "a boolean (true or false)", _is(bool))
-STRINGS = Kind("list of strings", "an array of strings", _check_strings, tuple)
+STRINGS = Kind("list of strings", "an array of strings", _check_strings, tuple, rules=(NO_NUL,))
 ENV = Kind(
     "table of strings",
     'a table of strings (NAME = "value")',
     _check_env,
     lambda value: MappingProxyType(dict(value)),
+    rules=(NO_NUL,),
 )
 TABLE = Kind("table", "a table", _check_table, lambda value: MappingProxyType(copy.deepcopy(value)))
-WHEN = Kind("date or commit-ish", "a date or commit-ish (as a string)", _check_when, _when_text)
+WHEN = Kind(
+    "date or commit-ish",
+    "a date or commit-ish (as a string)",
+    _check_when,
+    _when_text,
+    rules=(NO_NUL,),
+)
 
 
-# Rules: what values of the right type are allowed.
-
-
-@dataclass(frozen=True)
-class Rule:
-    """An allowed-values rule: ``problem`` says what is wrong, or None."""
-
-    expected: str  # for the reference: "> 0", "one of: mean, median, best"
-    problem: Callable[[Any], str | None]
-    choices: tuple[str, ...] = ()  # offered as "did you mean" when a value is not one
-
-
-def rule(expected: str, ok: Callable[[Any], bool]) -> Rule:
-    """A rule whose complaint is ``expected <expected>, got <value>``."""
-
-    def problem(value: Any) -> str | None:
-        return None if ok(value) else f"expected {expected}, got {toml_value(value)}"
-
-    return Rule(expected, problem)
-
-
-def one_of(*choices: str) -> Rule:
-    listed = ", ".join(choices)
-    return Rule(
-        f"one of: {listed}",
-        lambda value: None if value in choices else f"expected one of {listed}, got {value!r}",
-        choices,
-    )
-
-
-POSITIVE = rule("> 0", lambda value: 0 < value < math.inf)
-AT_LEAST_ONE = rule(">= 1", lambda value: value >= 1)
+# Bounds (perfwalk.limits): NaN, infinity and a count that would exhaust the memory are
+# refused with the same rule in the file and on the command line (perfwalk.cli.options).
+COUNT = rule(f"1 to {MAX_COUNT}", lambda value: 1 <= value <= MAX_COUNT)
+_DAYS = f"{MAX_SECONDS} ({MAX_SECONDS // 86400} days)"
+SECONDS = rule(f"> 0 and at most {_DAYS}", lambda value: 0 < value <= MAX_SECONDS)
+WAIT_SECONDS = rule(f">= 0 and at most {_DAYS}", lambda value: 0 <= value <= MAX_SECONDS)
+BYTES = rule(f"1 to {MAX_BYTES} (1 GiB)", lambda value: 1 <= value <= MAX_BYTES)
+SHARE = rule(f"> 0 and at most {MAX_SHARE:g}", lambda value: 0 < value <= MAX_SHARE)
 NOT_EMPTY = rule("a non-empty value", bool)
 NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
 NAME = rule(
@@ -219,7 +272,6 @@ HOST = rule(
     "local or an ssh destination (no blanks, not starting with -)",
     lambda value: re.fullmatch(r"[^\s-]\S*", value) is not None,
 )
-NOT_NEGATIVE = rule(">= 0", lambda value: 0 <= value < math.inf)
 ROLE = rule(
     "a role name: lower-case letters, digits and _ (dut, source, sink…)",
     lambda value: re.fullmatch(r"[a-z][a-z0-9_]*", value) is not None,
@@ -479,7 +531,7 @@ _STORE = Section(
             INTEGER,
             "bytes kept of the head and of the tail of each output",
             default=1 << 20,
-            rules=(POSITIVE,),
+            rules=(BYTES,),
         ),
         Setting(
             "worktrees",
@@ -494,7 +546,7 @@ _STORE = Section(
             INTEGER,
             "bytes kept of the head and of the tail of each file fetched from a host",
             default=8 << 20,
-            rules=(POSITIVE,),
+            rules=(BYTES,),
         ),
     ),
 )
@@ -518,7 +570,7 @@ _BUILD = Section(
             default=["make"],
             rules=(NO_EMPTY_ITEM,),
         ),
-        Setting("timeout", NUMBER, "seconds allowed per step", default=1800, rules=(POSITIVE,)),
+        Setting("timeout", NUMBER, "seconds allowed per step", default=1800, rules=(SECONDS,)),
         Setting(
             "env",
             ENV,
@@ -563,7 +615,7 @@ _RUN = Section(
             INTEGER,
             "how many times the tests run at each checkout",
             default=5,
-            rules=(AT_LEAST_ONE,),
+            rules=(COUNT,),
         ),
         Setting(
             "between",
@@ -585,7 +637,7 @@ _RUN = Section(
             NUMBER,
             "seconds to wait for hosts another run holds; 0 = stop at once, naming the holder",
             default=0,
-            rules=(NOT_NEGATIVE,),
+            rules=(WAIT_SECONDS,),
         ),
         Setting(
             "lease_expiry",
@@ -593,7 +645,7 @@ _RUN = Section(
             "seconds a lease on the hosts lasts without a heartbeat (renewed while the run "
             "lives); a run that died leaves a lease that expires after this",
             default=300,
-            rules=(rule(">= 10", lambda value: 10 <= value < math.inf),),
+            rules=(rule(f">= 10 and at most {_DAYS}", lambda value: 10 <= value <= MAX_SECONDS),),
         ),
     ),
 )
@@ -658,7 +710,7 @@ _HOSTS = Section(
             NUMBER,
             "seconds allowed to open the ssh connection",
             default=10,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
         ),
         Setting(
             "reboot",
@@ -672,7 +724,7 @@ _HOSTS = Section(
             NUMBER,
             "seconds allowed for a reboot: to go down and to answer ssh again",
             default=600,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
         ),
         Setting(
             "console",
@@ -716,7 +768,7 @@ _INSTALL = Section(
             rules=(NO_EMPTY_ITEM,),
             example=["nft -f ruleset.nft"],
         ),
-        Setting("timeout", NUMBER, "seconds allowed per step", default=600, rules=(POSITIVE,)),
+        Setting("timeout", NUMBER, "seconds allowed per step", default=600, rules=(SECONDS,)),
         Setting(
             "reboot",
             BOOLEAN,
@@ -737,14 +789,14 @@ _ANALYSIS = Section(
             NUMBER,
             "relative standard deviation at or above which a repetition set is unstable",
             default=0.025,
-            rules=(POSITIVE,),
+            rules=(SHARE,),
         ),
         Setting(
             "outlier",
             NUMBER,
             "relative distance of one value from the summary that marks it an outlier",
             default=0.10,
-            rules=(POSITIVE,),
+            rules=(SHARE,),
         ),
     ),
 )
@@ -785,7 +837,7 @@ _METRICS = Section(
             NUMBER,
             "this metric's analysis.unstable_rsd",
             default=None,
-            rules=(POSITIVE,),
+            rules=(SHARE,),
             default_doc="analysis.unstable_rsd",
             example=0.05,
         ),
@@ -794,7 +846,7 @@ _METRICS = Section(
             NUMBER,
             "this metric's analysis.outlier",
             default=None,
-            rules=(POSITIVE,),
+            rules=(SHARE,),
             default_doc="analysis.outlier",
             example=0.2,
         ),
@@ -848,7 +900,7 @@ _SERVICE = Section(
             NUMBER,
             "seconds allowed to become ready",
             default=30,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
         ),
     ),
     field="services",
@@ -952,7 +1004,7 @@ _TEST = Section(
             "options of the parser",
             default={},
         ),
-        Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(POSITIVE,)),
+        Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(SECONDS,)),
         Setting(
             "env",
             ENV,
@@ -975,7 +1027,7 @@ _TEST = Section(
             NUMBER,
             "seconds allowed per startup, collect and reset step",
             default=120,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
         ),
     ),
     sections=(_METRICS, _SERVICE, _ROLES),
@@ -1097,7 +1149,7 @@ _REGRESS_TEST = Section(
             NUMBER,
             "seconds allowed; then its process group is killed (NOTERM)",
             default=None,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
             default_doc="regress.timeout",
             example=600,
         ),
@@ -1153,7 +1205,7 @@ _REGRESS = Section(
             NUMBER,
             "seconds allowed per test, and for the runner",
             default=3600,
-            rules=(POSITIVE,),
+            rules=(SECONDS,),
         ),
         Setting(
             "env",

@@ -8,6 +8,7 @@ the [run] host, where every command runs in the checkout's worktree.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -105,18 +106,21 @@ class Walk:
         built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
         total = len(self.checkouts) * self.repetitions
         finished = len(done)
+        stored = Counter(idx for idx, rep in done if rep < self.repetitions)
         previous: int | None = None
         for planned in self.checkouts:
             checkout = planned.checkout
             checkout_id = self.store.add_checkout(self.series_id, checkout)
-            todo = [r for r in range(self.repetitions) if (checkout.index, r) not in done]
+            # counted, not listed: nothing here grows with the number of repetitions
+            have = stored[checkout.index]
+            todo = (r for r in range(self.repetitions) if (checkout.index, r) not in done)
             prior, previous = previous, planned.position
-            if not todo or built.get(checkout.index) is Status.NOEXIST:
+            if have == self.repetitions or built.get(checkout.index) is Status.NOEXIST:
                 continue
             self._report(finished, total, checkout, f"building {checkout.commit[:12]}")
             worktree, build = self._prepare_once(checkout_id, planned, prior)
             if build.status is not Status.PASS:
-                finished += len(todo)
+                finished += self.repetitions - have
                 self._report(finished, total, checkout, f"build failed: {build.failed}")
                 continue
             for rep in todo:

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
+from perfwalk.limits import MAX_ID
 from perfwalk.model import Checkout, Commit, Direction, Log, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.conduct import ConductRecords
@@ -216,6 +217,8 @@ class Store(Connected):
 
     def series(self, series_id: int) -> SeriesRow:
         """The series ``series_id``; an unknown id is a StoreError naming it."""
+        if not 0 < series_id <= MAX_ID:  # no store holds it (and no driver could bind it)
+            raise self._unknown("series", series_id)
         with self._read(f"read series {series_id}") as conn:
             rows = self._series_rows(
                 conn, conn.execute(select(_s).where(_s.c.id == series_id)).all()
