@@ -21,6 +21,7 @@ from perfwalk.git.repo import Repo
 from perfwalk.git.steps import looks_like_date, parse_date, parse_step
 from perfwalk.git.worktree import Worktrees
 from perfwalk.hosts.fingerprint import fingerprint
+from perfwalk.limits import MAX_COUNT
 from perfwalk.model import Status
 from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
@@ -125,8 +126,12 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
         repetitions = options.repetitions or config.run.repetitions
         between = options.between or config.run.between
-    if repetitions < 1:
-        raise UsageError(f"--repetitions must be at least 1, not {repetitions}")
+    if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
+        where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"
+        raise UsageError(
+            f"{where} {repetitions} repetitions per checkout: 1 to {MAX_COUNT} are allowed",
+            hint="start a new walk with fewer repetitions (run.repetitions or -n)",
+        )
     if between == "reboot" and not any(not m.local and m.reboot for m in topology):
         raise ConfigError(
             "between = reboot would reboot this machine",
