@@ -172,7 +172,7 @@ def _samples(args: argparse.Namespace) -> list[Sample]:
     ]
     if any(s is None for s in samples):
         config = load_config(args.config)
-        with opened(config) as store:
+        with opened(config, read_only=True) as store:
             samples = [
                 s if s is not None else store_sample(store, a, args.metric)
                 for s, a in zip(samples, (args.a, args.b), strict=True)
@@ -338,7 +338,7 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_changes(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    with opened(config) as store:
+    with opened(config, read_only=True) as store:
         events = find_changes(store, config, args.series, tuning=tuning(args))
     if args.format == "json":
         print(json.dumps({"changes": [_event_json(e) for e in events]}, indent=2))

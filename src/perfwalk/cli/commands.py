@@ -94,7 +94,7 @@ def _series_arg(p: argparse.ArgumentParser) -> None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    with opened(config) as store:
+    with opened(config, read_only=True) as store:
         status = series_status(store, pick_series(store, args.series))
     s = status.series
     print(f"series {s.id} {s.name!r}: {s.state}")
@@ -117,7 +117,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    with opened(config) as store:
+    with opened(config, read_only=True) as store:
         rows = series_rows(store.list_series())
     print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
     return EXIT_OK
@@ -130,7 +130,7 @@ def _show_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    with opened(config) as store:
+    with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
     s = table.series
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
@@ -152,7 +152,7 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    with opened(config) as store:
+    with opened(config, read_only=True) as store:
         text = export(store, args.series, args.format)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

@@ -486,7 +486,7 @@ def _worker_store(shared: _Shared) -> Store:
     """The parent's store, or in a forked worker a store of its own."""
     if shared.pid != os.getpid():
         assert shared.store_url is not None
-        shared.store = Store.open(shared.store_url)
+        shared.store = Store.open(shared.store_url, read_only=True)  # publishing only reads
         shared.pid = os.getpid()
     return shared.store
 

@@ -14,8 +14,10 @@ from perfwalk.store.records import SeriesRow
 
 
 @contextmanager
-def opened(config: Config) -> Iterator[Store]:
-    store = Store.open(config.store.url)
+def opened(config: Config, *, read_only: bool = False) -> Iterator[Store]:
+    """The store of ``config``, closed at the end; ``read_only`` for the commands that
+    only read (the store may then be on read-only media)."""
+    store = Store.open(config.store.url, read_only=read_only)
     try:
         yield store
     finally:

@@ -62,7 +62,7 @@ def publish_site(config: Config, out: Path, *, full: bool = False) -> PublishRep
     then every series, with the index linking both."""
     if list_runs(config):
         publish_regress(config, out, full=full)
-    with Store.open(config.store.url) as store:
+    with Store.open(config.store.url, read_only=True) as store:
         return publish_store(store, config, out, full=full)
 
 
@@ -81,7 +81,7 @@ def serve_site(
     is set or Ctrl-C. ``ready`` gets the address once serving; ``published`` each
     publish that wrote something."""
     stop = stop or threading.Event()
-    with Store.open(config.store.url) as store:
+    with Store.open(config.store.url, read_only=True) as store:
         seen = store_state(store)
         report = publish_store(store, config, out)
         with SiteServer(out, port) as server:

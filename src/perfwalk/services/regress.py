@@ -492,7 +492,10 @@ def publish_regress(config: Config, out: Path, *, full: bool = False) -> MatrixR
         commit_url=config.project.commit_url,
         full=full,
     )
-    with RegressStore.open(config.store.url) as regress, _commit_log(config) as commits:
+    with (
+        RegressStore.open(config.store.url, read_only=True) as regress,
+        _commit_log(config) as commits,
+    ):
         return publish_matrix(regress, out, options, commits)
 
 
@@ -517,5 +520,5 @@ def _commit_log(config: Config) -> Iterator[Callable[[str, str], Sequence[Commit
 
 
 def list_runs(config: Config, host: str | None = None) -> list[RegressRunRow]:
-    with RegressStore.open(config.store.url) as regress:
+    with RegressStore.open(config.store.url, read_only=True) as regress:
         return regress.runs(host)

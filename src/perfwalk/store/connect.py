@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
@@ -45,23 +46,42 @@ def hide_password(url: str) -> str:
     return f"{scheme}://{user}:***@{host}"
 
 
-class Database:
-    """An engine plus what is needed to report its errors without leaking the password."""
+#: What the commands that only read a store can do with one that cannot be written.
+READ_ONLY_HINT = (
+    "commands that only read the store (list, show, status, export, changes, compare, "
+    "report, serve, regress runs, regress publish) work on it; to write, copy it "
+    "somewhere writable and point [store] url there"
+)
 
-    def __init__(self, url: str) -> None:
+
+class Database:
+    """An engine plus what is needed to report its errors without leaking the password.
+
+    ``read_only``: every connection only reads (a SQLite file opened ``mode=ro``,
+    ``immutable`` on a read-only file system; a PostgreSQL session in read-only
+    transactions), and :meth:`write` refuses. Such a store may sit on read-only media.
+    """
+
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         parsed = _parse(url)
         self.shown = parsed.render_as_string(hide_password=True)
         self.backend = parsed.get_backend_name()
+        self.read_only = read_only
         self._password = parsed.password if isinstance(parsed.password, str) else None
         if self.backend == "sqlite":
-            _check_sqlite_path(parsed, self.shown)
-            self.engine = _sqlite_engine(parsed)
+            if read_only:
+                _check_sqlite_readable(parsed, self.shown)
+            else:
+                _check_sqlite_path(parsed, self.shown)
+            self.engine = _sqlite_engine(parsed, read_only=read_only)
         else:
             self.engine = create_engine(
                 parsed,
                 pool_pre_ping=True,
                 connect_args={"connect_timeout": PG_CONNECT_TIMEOUT_S},
             )
+            if read_only:
+                event.listen(self.engine, "connect", _pg_read_only)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -75,6 +95,11 @@ class Database:
     @contextmanager
     def write(self, action: str) -> Iterator[Connection]:
         """One write transaction: committed when the block ends, rolled back on error."""
+        if self.read_only:
+            raise StoreError(
+                f"result store {self.shown}: cannot {action}: it was opened read-only",
+                hint="this command only reads the store; this is a bug if it got here",
+            )
         with self._errors(action), self.engine.connect() as conn:
             if self.backend == "sqlite":
                 conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
@@ -83,16 +108,24 @@ class Database:
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
+        """Every error of the database, SQLAlchemy's and the driver's own (a read
+        through the driver's cursor), as a StoreError naming the store."""
+        driver = getattr(self.engine.dialect, "loaded_dbapi", None)
+        driver_error: type[Exception] = getattr(driver, "Error", SQLAlchemyError)
         try:
             yield
         except SQLAlchemyError as err:
             raise self.error(action, err) from err
+        except driver_error as err:
+            raise self.error(action, err) from err
 
-    def error(self, action: str, err: SQLAlchemyError) -> StoreError:
+    def error(self, action: str, err: Exception) -> StoreError:
         """A StoreError for ``err`` that names the store and says what to do."""
         orig = getattr(err, "orig", None)  # the driver's (or a bind processor's) exception
         reason = str(orig if orig is not None else err).strip().splitlines()
         text = reason[0] if reason else type(err).__name__
+        if len(text) > 200:  # a damaged row's text, quoted by the driver
+            text = text[:200] + "…"
         if self._password:
             text = text.replace(self._password, "***")
         return StoreError(
@@ -104,7 +137,14 @@ class Database:
         if self.backend == "sqlite":
             if "not a database" in lowered:
                 return "this file is not a SQLite database: give the path of a perfwalk store"
-            if "unable to open" in lowered or "readonly" in lowered:
+            if "malformed" in lowered or "could not decode" in lowered:
+                return (
+                    "the store file is damaged: restore it from a backup (sqlite3 FILE "
+                    "'.recover' saves what it can)"
+                )
+            if "readonly" in lowered or "read-only" in lowered:
+                return READ_ONLY_HINT
+            if "unable to open" in lowered:
                 return "check that the file and its directory exist and are writable"
             if "locked" in lowered:
                 return "another process holds the store locked for too long; retry when it is done"
@@ -163,16 +203,94 @@ def _check_sqlite_path(parsed: URL, shown: str) -> None:
             hint="create the directory or fix the path",
         )
     target = path if path.exists() else parent
+    if _read_only_file_system(target):
+        raise StoreError(
+            f"result store {shown}: {target} is on a read-only file system", hint=READ_ONLY_HINT
+        )
     if not os.access(target, os.W_OK):
+        if not path.exists():
+            raise StoreError(
+                f"result store {shown}: no store at {path}, and {parent} is not writable "
+                "to create one",
+                hint="fix the path in [store] url, or the directory's permissions",
+            )
         raise StoreError(
             f"result store {shown}: {target} is not writable",
-            hint="fix the permissions or choose another path",
+            hint="fix the permissions; " + READ_ONLY_HINT,
         )
 
 
-def _sqlite_engine(parsed: URL) -> Engine:
+def _check_sqlite_readable(parsed: URL, shown: str) -> None:
+    path = _sqlite_file(parsed)
+    if path is None:
+        return
+    if path.is_dir():
+        raise StoreError(
+            f"result store {shown}: {path} is a directory",
+            hint=f"give a file name, e.g. sqlite:///{path / 'results.db'}",
+        )
+    if not path.is_file():
+        raise StoreError(
+            f"result store {shown}: no store at {path}",
+            hint="fix the path in [store] url, or store something first (perfwalk run)",
+        )
+
+
+def _read_only_file_system(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def can_write(url: str) -> bool:
+    """Whether the store at ``url`` could be written: a PostgreSQL database (its
+    server decides), or a SQLite file (or, for a new one, its directory) on a
+    writable file system with write permission."""
+    parsed = _parse(url)
+    if parsed.get_backend_name() != "sqlite":
+        return True
+    path = _sqlite_file(parsed)
+    if path is None:
+        return True
+    target = path if path.exists() else path.parent
+    return not _read_only_file_system(target) and os.access(target, os.W_OK)
+
+
+def is_missing_file(url: str) -> bool:
+    """Whether ``url`` is a SQLite store whose file does not exist yet."""
+    parsed = _parse(url)
+    path = _sqlite_file(parsed) if parsed.get_backend_name() == "sqlite" else None
+    return path is not None and not path.exists()
+
+
+def _pg_read_only(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    finally:
+        cursor.close()
+    dbapi_connection.commit()
+
+
+def _sqlite_engine(parsed: URL, *, read_only: bool = False) -> Engine:
+    path = _sqlite_file(parsed)
+    if read_only and path is not None:
+        # mode=ro: this process never writes. immutable: nothing can change the file (a
+        # read-only file system, or a directory no one here may write to without a
+        # WAL index): SQLite then needs no -shm file beside it, which it could not
+        # create. Not with a write-ahead log left beside it: immutable would ignore it.
+        wal = Path(f"{path}-wal")
+        immutable = (
+            _read_only_file_system(path)
+            or (not os.access(path.parent, os.W_OK) and not Path(f"{path}-shm").exists())
+        ) and not (wal.exists() and wal.stat().st_size > 0)
+        query = "mode=ro" + ("&immutable=1" if immutable else "")
+        parsed = parsed.set(
+            database=f"file:{quote(str(path.resolve()))}?{query}", query={"uri": "true"}
+        )
     engine = create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
-    in_file = _sqlite_file(parsed) is not None
+    in_file = path is not None and not read_only
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -27,8 +27,8 @@ from perfwalk.errors import StoreError
 from perfwalk.model import Log, Status
 from perfwalk.store import logs, schema
 from perfwalk.store.coltypes import safe_text
-from perfwalk.store.connect import Connected, Database
-from perfwalk.store.migrations import migrate
+from perfwalk.store.connect import Connected
+from perfwalk.store.opening import open_database
 from perfwalk.store.store import _chunks, _insert_returning_ids
 
 _t = schema.regress_test
@@ -161,14 +161,10 @@ class RegressStore(Connected):
     """The regress tables of the result store behind a SQLAlchemy URL; see :meth:`open`."""
 
     @classmethod
-    def open(cls, url: str) -> RegressStore:
-        """Open the store at ``url``, creating or upgrading its schema (as ``Store.open``)."""
-        db = Database(url)
-        try:
-            migrate(lambda: db.write("open the store"), db.shown)
-        except BaseException:
-            db.dispose()
-            raise
+    def open(cls, url: str, *, read_only: bool = False) -> RegressStore:
+        """Open the store at ``url``, creating or upgrading its schema (as ``Store.open``;
+        ``read_only`` too)."""
+        db, _version = open_database(url, read_only=read_only)
         return cls(db)
 
     @property

@@ -24,7 +24,7 @@ from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
-from perfwalk.store.migrations import migrate
+from perfwalk.store.opening import open_database
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -77,20 +77,22 @@ class Store(Connected):
     # -- life cycle ---------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str) -> Store:
+    def open(cls, url: str, *, read_only: bool = False) -> Store:
         """Open the store at ``url``, creating or upgrading its schema.
 
         ``url`` is ``sqlite:///path`` or ``postgresql+psycopg://user:pw@host/db``.
         A bad URL, an unreachable server, an unwritable file or a store from a newer
         perfwalk is a :class:`StoreError` that names the URL (without its password).
+        ``read_only``: for the commands that only read; nothing is written, and the
+        store may be on read-only media (see :mod:`perfwalk.store.opening`).
         """
-        db = Database(url)
-        try:
-            version = migrate(lambda: db.write("open the store"), db.shown)
-        except BaseException:
-            db.dispose()
-            raise
+        db, version = open_database(url, read_only=read_only)
         return cls(db, version)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened only to read."""
+        return self._db.read_only
 
     @property
     def schema_version(self) -> int:
