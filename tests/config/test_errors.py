@@ -195,6 +195,17 @@ CASES = {
         "nan",
         "rsd",
     ),
+    "a parser scale beyond the float range": (
+        _test(
+            parser='"regex"',
+            parser_options="{ pattern = 'v (?P<value>.+)', unit = 's', scale = 1"
+            + "0" * 400
+            + " }",
+        ),
+        "test[0].parser_options.scale",
+        "expected a finite number, got 1000000",
+        "multiplies every value",
+    ),
     "an env value with a NUL byte": (
         _test(env='{ LC_ALL = "C", TOKEN = "a\\u0000b" }'),
         "test[0].env",

@@ -61,8 +61,18 @@ def _pattern(options: Mapping[str, object], key: str) -> re.Pattern[str]:
 
 def _scale(options: Mapping[str, object], key: str) -> float:
     scale = options.get("scale", 1.0)
-    if isinstance(scale, bool) or not isinstance(scale, int | float) or not math.isfinite(scale):
-        raise ConfigError(f"expected a finite number, got {scale!r}", key=f"{key}.scale")
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, int | float)
+        or (isinstance(scale, int) and abs(scale) >= 2**1023)  # no float: isfinite would raise
+        or not math.isfinite(scale)
+    ):
+        shown = repr(scale) if len(repr(scale)) <= 40 else repr(scale)[:40] + "…"
+        raise ConfigError(
+            f"expected a finite number, got {shown}",
+            key=f"{key}.scale",
+            hint="scale = 1000 multiplies every value by 1000 (s → ms)",
+        )
     return float(scale)
 
 
