@@ -80,6 +80,9 @@ def test_the_figures_of_the_largest_and_the_smallest_numbers() -> None:
     assert apart.sd == math.inf  # 1.96e308: not a float; the set is flagged unstable
     assert apart.unstable
     assert apart.deviation(-1.7e308) == pytest.approx(4.0)  # not inf: |x - mean| / |mean|
+    balanced = summarize([-1.7e308, 1.7e308])
+    assert balanced is not None
+    assert (balanced.mean, balanced.sd, balanced.unstable) == (0.0, math.inf, True)
     tiny = summarize([1e-300, 2e-300, 3e-300])
     assert tiny is not None
     assert tiny.sd == pytest.approx(1e-300)  # its squares are below the float range

@@ -24,7 +24,7 @@ class Summary:
     min: float
     max: float
     sd: float  # sample standard deviation (n - 1); 0 for n < 2; inf beyond the float range
-    rsd: float  # sd / |mean|; 0 when the mean is 0 (inf, and unstable, when sd is)
+    rsd: float  # sd / |mean|; 0 when the mean is 0; inf (unstable) when sd is inf
     summary: float  # by the metric's policy: mean, median or best-of-N
     unstable: bool  # rsd at or above the threshold
     outliers: tuple[int, ...]  # indexes of values at or beyond the outlier distance
@@ -102,8 +102,11 @@ def moments(data: Sequence[float]) -> Moments | None:
 
 
 def relative_sd(mean: float, sd: float) -> float:
-    """sd / |mean|; 0 when the mean is 0."""
-    return sd / abs(mean) if mean else 0.0
+    """sd / |mean|; 0 when the mean is 0, unless sd is beyond the float range (inf:
+    such a set is flagged unstable whatever its mean)."""
+    if mean:
+        return sd / abs(mean)
+    return math.inf if math.isinf(sd) else 0.0
 
 
 def choose(policy: str, direction: Direction, found: Moments) -> float:
