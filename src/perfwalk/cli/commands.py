@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -178,7 +179,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"site: {result.site / 'index.html'}")
     print(f"known changes found: {result.found} of {result.known}")
     print(f"exact commits found by drilling: {result.exact} of {len(result.drills)}")
+    print(f"changes found that are not known: {len(result.others)}")
+    for other in result.others:
+        print(f"  {other.detail}")
+    config = _shown(result.project.config)
+    print(f"every change, with its commits: {_own_command()} changes -c {config}")
     return EXIT_OK
+
+
+def _own_command() -> str:
+    """How the user called perfwalk (``.venv/bin/perfwalk``), to repeat in a hint."""
+    called = sys.argv[0]
+    return _shown(Path(called)) if os.sep in called else "perfwalk"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it lies inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 COMMANDS: dict[str, Command] = {

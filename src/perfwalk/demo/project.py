@@ -59,7 +59,8 @@ class KnownEvent:
     ``commit`` is the commit that made it (for ``broken-build``: the first
     commit that does not build; ``fixed_by`` the first that builds again and
     ``broken`` every commit in between, both ends as listed). ``size`` is the
-    relative change of ``metric`` (+0.33: a third more time).
+    relative change of ``metric`` the code was written to make (+0.33: a third
+    more time); what a machine measures depends on its compiler and processor.
     """
 
     direction: EventDirection
