@@ -888,7 +888,9 @@ _ROLES = Section(
         Setting(
             "fetch",
             STRINGS,
-            "files fetched from the host after the run phase, stored as artifacts",
+            "files fetched from the host after the run phase, stored as artifacts; a relative "
+            "path is looked up where the host's commands run (the worktree on the local host, "
+            "{hostdir} on an ssh host)",
             default=[],
             rules=(NO_EMPTY_ITEM,),
             example=["/var/log/kern.log"],
