@@ -68,6 +68,7 @@ class RunConfig:
     repetitions: int = default_of("run.repetitions")
     between: str = default_of("run.between")
     host: str = default_of("run.host")
+    tools: tuple[str, ...] = default_of("run.tools")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 

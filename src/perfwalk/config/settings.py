@@ -243,6 +243,25 @@ SSH_OPTIONS = rule(
     "ssh options as Key=Value (see man ssh_config)",
     lambda value: all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*=\S.*", item) for item in value),
 )
+TOOL_NAMES = rule(
+    "program names or paths, without blanks or =",
+    lambda value: all(re.fullmatch(r"[^\s=]+", item) for item in value),
+)
+#: The programs fingerprinted by default: compilers, build tools and interpreters.
+DEFAULT_TOOLS = (
+    "cc",
+    "c++",
+    "gcc",
+    "g++",
+    "clang",
+    "make",
+    "cmake",
+    "ninja",
+    "python3",
+    "perl",
+    "rustc",
+    "git",
+)
 PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
 STORE_URL = rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
@@ -579,6 +598,15 @@ _RUN = Section(
             "where a test without a role runs: local, a host of [hosts], or an ssh destination",
             default="local",
             rules=(HOST,),
+        ),
+        Setting(
+            "tools",
+            STRINGS,
+            "the programs whose version (the first line `<tool> --version` prints) goes into the "
+            "fingerprint of every host of a walk; only these are run, never the first word of "
+            "a build or test command",
+            default=list(DEFAULT_TOOLS),
+            rules=(TOOL_NAMES,),
         ),
         Setting(
             "lease_wait",

@@ -255,7 +255,7 @@ def describe_series(
         config_hash=config.hash,
         config_text=config.text,
         commands=_commands(config, between),
-        fingerprint=_fingerprints(topology, _tools(config)),
+        fingerprint=_fingerprints(topology, list(config.run.tools)),
         parent_id=parent,
         kind=kind,
         quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
@@ -338,14 +338,6 @@ def _commands(config: Config, between: str) -> dict[str, object]:
         "tests": {t.name: {"command": t.command, "parser": t.parser} for t in config.tests},
         "quirks": {str(i): list(q.commands) for i, q in enumerate(config.quirks)},
     }
-
-
-def _tools(config: Config) -> list[str]:
-    """The programs whose versions go into the fingerprint: each command's first word."""
-    words = [
-        s.split()[0] for s in [*config.build.steps, *(t.command for t in config.tests)] if s.split()
-    ]
-    return sorted({"git", *(w for w in words if "/" not in w and "=" not in w)})
 
 
 def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:
