@@ -462,7 +462,8 @@ _PROJECT = Section(
         Setting(
             "branch",
             STRING,
-            "the line whose first-parent history is walked",
+            "the line whose first-parent history is walked; with a branch set, `[run] to = "
+            '"HEAD"` means its tip, and every commit-ish of a walk must be on this line',
             default="HEAD",
             rules=(NOT_EMPTY, REVISION),
         ),
@@ -566,7 +567,8 @@ _RUN = Section(
         Setting(
             "to",
             WHEN,
-            "the last checkout: a date or a commit-ish",
+            "the last checkout: a date or a commit-ish; HEAD is the tip of `[project] branch`, "
+            "and a commit-ish that is not on that branch's first-parent line is an error",
             default="HEAD",
             rules=(NOT_EMPTY, DATE_OR_REV),
         ),

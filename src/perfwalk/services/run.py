@@ -121,7 +121,7 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
         step = options.step or config.run.step
         parse_step(step)  # a bad step is a usage error before anything is stored
         to = options.to or config.run.to
-        tip = to if looks_like_date(to) else repo.resolve(to)
+        tip = to if looks_like_date(to) else walk_tip(repo, config, to, options)
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
         repetitions = options.repetitions or config.run.repetitions
         between = options.between or config.run.between
@@ -145,6 +145,31 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
     if parent is None and resumed is None:
         parent = zoom_parent(store, config, history, planned)
     return _Plan(repo, topology, planned, quirks, spec, repetitions, between, resumed, parent)
+
+
+def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:
+    """The last commit of a walk that ends at the commit-ish ``to``.
+
+    ``HEAD`` (the default of ``[run] to``) is the tip of ``[project] branch``; any
+    other commit-ish must be on that branch's first-parent line, or the walk would
+    measure another line than the configured one: a ConfigError naming ``run.to``
+    (a UsageError naming ``--to`` when the command line gave it). With the default
+    branch, ``HEAD``, any commit-ish ends a walk along its own first-parent line.
+    """
+    branch = config.project.branch
+    if branch == "HEAD":
+        return repo.resolve(to)
+    if to == "HEAD":
+        return repo.resolve(branch)
+    history = repo.first_parent(branch)
+    try:
+        repo.resolve_point(to, history, branch=branch)
+    except GitError as error:
+        hint = f"{error.hint}; or set [project] branch to the line you mean to walk"
+        if options.to is not None:
+            raise UsageError(f"--to: {error.message}", hint=hint) from error
+        raise ConfigError(error.message, path=str(config.path), key="run.to", hint=hint) from error
+    return repo.resolve(to)
 
 
 def zoom_parent(
