@@ -178,6 +178,7 @@ class TestConfig:
     parser: str
     parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     timeout: float = default_of("test.timeout")
+    parse_timeout: float = default_of("test.parse_timeout")
     env: Mapping[str, str] = field(default_factory=_empty)
     metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)

@@ -986,6 +986,14 @@ _TEST = Section(
         ),
         Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(POSITIVE,)),
         Setting(
+            "parse_timeout",
+            NUMBER,
+            "seconds the parsers (the test's and its roles') may take on one output; a parse "
+            "that takes longer is stopped and the test is FAIL",
+            default=30,
+            rules=(POSITIVE,),
+        ),
+        Setting(
             "env",
             ENV,
             "extra environment variables for the command",
