@@ -504,7 +504,9 @@ _STORE = Section(
         Setting(
             "worktrees",
             STRING,
-            "where the build worktrees go, relative to this file",
+            "where the build worktrees go, relative to this file: each walk and drill builds "
+            "in `series-<id>-<store id>/` there, its own (locked while it runs, checked before "
+            "each test, removed when it ends)",
             default=".perfwalk/worktrees",
             rules=(NOT_EMPTY,),
             finish=_path,

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, TestConfig
-from perfwalk.git.worktree import Worktrees, apply_patch
+from perfwalk.git.worktree import Worktrees, apply_patch, verify_checkout
 from perfwalk.hosts.base import Host
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.install import install_checkout
@@ -287,6 +287,7 @@ class Walk:
     def _test(
         self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         context = TestContext(
             topology=self._hosts,
             worktree=worktree,

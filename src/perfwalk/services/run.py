@@ -222,7 +222,9 @@ def _walk(
                 started_at=clock(),
             )
         )
-    worktrees = Worktrees(walk_plan.repo, config.store.worktrees / f"series-{series_id}")
+    worktrees = Worktrees.for_series(
+        walk_plan.repo, config.store.worktrees, store.store_id(), series_id
+    )
     walk = Walk(
         series_id=series_id,
         config=config,
@@ -236,12 +238,14 @@ def _walk(
         progress=progress,
         topology=topology,
     )
+    purpose = f"series {series_id} of {store.url}, a walk of {config.project.name} ({config.path})"
     try:
-        walk.run()
+        with worktrees.held(purpose):
+            walk.run()
+            worktrees.remove()
     except BaseException:
         store.set_series_state(series_id, "interrupted")
         raise
-    worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
     return RunResult(
         series_id=series_id,
