@@ -58,7 +58,10 @@ parser = "value"
             for rep in repetitions:
                 spin, latency = rep.results
                 assert spin.status is Status.FAIL
-                assert "parser 'regex' of test spin: no answer after 0.5 s" in spin.message
+                assert (
+                    "parser 'regex' of test spin: no answer after 0.5 s"
+                    " (test.spin.parse_timeout); the parse was stopped"
+                ) in spin.message
                 assert latency.status is Status.PASS
         values = store.values(result.series_id)
         assert {v.test for v in values} == {"latency"}

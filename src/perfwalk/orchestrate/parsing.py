@@ -81,13 +81,24 @@ class ParseWorker:
         """The worker's process id, None when none runs."""
         return None if self._process is None else self._process.pid
 
-    def bounded(self, parser: Parser, *, limit: float, label: str) -> Parser:
+    def bounded(
+        self, parser: Parser, *, limit: float, label: str, setting: str = "parse_timeout"
+    ) -> Parser:
         """``parser`` as a parser that runs in this worker, stopped after ``limit`` s.
 
-        ``label`` names the parser in messages (``parser 'regex' of test x``)."""
-        return lambda text: self.parse(parser, text, limit=limit, label=label)
+        ``label`` names the parser in messages (``parser 'regex' of test x``),
+        ``setting`` the key of the limit (``test.x.parse_timeout``)."""
+        return lambda text: self.parse(parser, text, limit=limit, label=label, setting=setting)
 
-    def parse(self, parser: Parser, text: str, *, limit: float, label: str) -> tuple[Value, ...]:
+    def parse(
+        self,
+        parser: Parser,
+        text: str,
+        *,
+        limit: float,
+        label: str,
+        setting: str = "parse_timeout",
+    ) -> tuple[Value, ...]:
         """``parser(text)`` in the worker: its values, or its ParseError; a ParseError
         naming ``label`` and ``limit`` when it takes longer than ``limit`` seconds."""
         request = pickle.dumps((parser, text, limit), protocol=pickle.HIGHEST_PROTOCOL)
@@ -102,7 +113,7 @@ class ParseWorker:
                     raise ParseError(f"{label}: the parsing process could not be reached") from None
                 continue
             late = ParseError(
-                f"{label}: no answer after {limit:g} s (its parse_timeout); the parse was stopped"
+                f"{label}: no answer after {limit:g} s ({setting}); the parse was stopped"
             )
             try:
                 answer = _receive(process, time.monotonic() + limit)

@@ -75,6 +75,7 @@ class Walk:
                 get_parser(test.parser, test.parser_options, key=f"test.{test.name}.parser"),
                 limit=test.parse_timeout,
                 label=f"parser {test.parser!r} of test {test.name}",
+                setting=f"test.{test.name}.parse_timeout",
             )
             for test in self.config.tests
         }
@@ -86,6 +87,7 @@ class Walk:
                     ),
                     limit=test.parse_timeout,
                     label=f"parser {phases.parser!r} of test {test.name}, role {role}",
+                    setting=f"test.{test.name}.parse_timeout",
                 )
                 for role, phases in test.roles.items()
                 if phases.parser
