@@ -44,7 +44,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         metavar="WHEN",
         help="first checkout: a date (YYYY-MM-DD[THH:MM]) or a commit-ish",
     )
-    p.add_argument("--to", metavar="WHEN", help="last checkout (default [run] to, HEAD)")
+    p.add_argument(
+        "--to",
+        metavar="WHEN",
+        help="last checkout (default [run] to: HEAD, the tip of [project] branch)",
+    )
     p.add_argument("--step", help="Nsec|min|hour|day|week|month|year, commit or commit/N")
     p.add_argument("-n", "--repetitions", type=int, help="repetitions per checkout")
     p.add_argument("--between", help="keep | rebuild | a shell command run between repetitions")

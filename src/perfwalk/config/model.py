@@ -68,6 +68,7 @@ class RunConfig:
     repetitions: int = default_of("run.repetitions")
     between: str = default_of("run.between")
     host: str = default_of("run.host")
+    tools: tuple[str, ...] = default_of("run.tools")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 
@@ -177,6 +178,7 @@ class TestConfig:
     parser: str
     parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     timeout: float = default_of("test.timeout")
+    parse_timeout: float = default_of("test.parse_timeout")
     env: Mapping[str, str] = field(default_factory=_empty)
     metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)

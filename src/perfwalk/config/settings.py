@@ -243,6 +243,25 @@ SSH_OPTIONS = rule(
     "ssh options as Key=Value (see man ssh_config)",
     lambda value: all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*=\S.*", item) for item in value),
 )
+TOOL_NAMES = rule(
+    "program names or paths, without blanks or =",
+    lambda value: all(re.fullmatch(r"[^\s=]+", item) for item in value),
+)
+#: The programs fingerprinted by default: compilers, build tools and interpreters.
+DEFAULT_TOOLS = (
+    "cc",
+    "c++",
+    "gcc",
+    "g++",
+    "clang",
+    "make",
+    "cmake",
+    "ninja",
+    "python3",
+    "perl",
+    "rustc",
+    "git",
+)
 PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
 STORE_URL = rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
@@ -443,7 +462,8 @@ _PROJECT = Section(
         Setting(
             "branch",
             STRING,
-            "the line whose first-parent history is walked",
+            "the line whose first-parent history is walked; with a branch set, `[run] to = "
+            '"HEAD"` means its tip, and every commit-ish of a walk must be on this line',
             default="HEAD",
             rules=(NOT_EMPTY, REVISION),
         ),
@@ -484,7 +504,9 @@ _STORE = Section(
         Setting(
             "worktrees",
             STRING,
-            "where the build worktrees go, relative to this file",
+            "where the build worktrees go, relative to this file: each walk and drill builds "
+            "in `series-<id>-<store id>/` there, its own (locked while it runs, checked before "
+            "each test, removed when it ends)",
             default=".perfwalk/worktrees",
             rules=(NOT_EMPTY,),
             finish=_path,
@@ -547,7 +569,8 @@ _RUN = Section(
         Setting(
             "to",
             WHEN,
-            "the last checkout: a date or a commit-ish",
+            "the last checkout: a date or a commit-ish; HEAD is the tip of `[project] branch`, "
+            "and a commit-ish that is not on that branch's first-parent line is an error",
             default="HEAD",
             rules=(NOT_EMPTY, DATE_OR_REV),
         ),
@@ -579,6 +602,15 @@ _RUN = Section(
             "where a test without a role runs: local, a host of [hosts], or an ssh destination",
             default="local",
             rules=(HOST,),
+        ),
+        Setting(
+            "tools",
+            STRINGS,
+            "the programs whose version (the first line `<tool> --version` prints) goes into the "
+            "fingerprint of every host of a walk; only these are run, never the first word of "
+            "a build or test command",
+            default=list(DEFAULT_TOOLS),
+            rules=(TOOL_NAMES,),
         ),
         Setting(
             "lease_wait",
@@ -888,7 +920,9 @@ _ROLES = Section(
         Setting(
             "fetch",
             STRINGS,
-            "files fetched from the host after the run phase, stored as artifacts",
+            "files fetched from the host after the run phase, stored as artifacts; a relative "
+            "path is looked up where the host's commands run (the worktree on the local host, "
+            "{hostdir} on an ssh host)",
             default=[],
             rules=(NO_EMPTY_ITEM,),
             example=["/var/log/kern.log"],
@@ -953,6 +987,14 @@ _TEST = Section(
             default={},
         ),
         Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(POSITIVE,)),
+        Setting(
+            "parse_timeout",
+            NUMBER,
+            "seconds the parsers (the test's and its roles') may take on one output; a parse "
+            "that takes longer is stopped and the test is FAIL",
+            default=30,
+            rules=(POSITIVE,),
+        ),
         Setting(
             "env",
             ENV,
