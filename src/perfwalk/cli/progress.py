@@ -12,9 +12,9 @@ from perfwalk.orchestrate.walk import Progress
 class ProgressBar:
     """Draws ``[#####.....] 12/150  checkout 3/30  ETA 1m20s  message`` on ``stream``."""
 
-    def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty() if enabled is None else enabled
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
+        self.stream = stream or sys.stderr  # the one of the moment, not of the import
+        self.enabled = self.stream.isatty() if enabled is None else enabled
         self.started = time.monotonic()
         self.first_done: int | None = None
         self.width = 24
