@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import traceback
 from pathlib import Path
 
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
+from perfwalk.errors import PerfwalkError
 from perfwalk.report.site import PublishReport
 
 EXIT_OK = 0
@@ -69,6 +72,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     def published(report: PublishReport) -> None:
         print(_say(report), flush=True)
 
+    def failed(error: Exception) -> None:
+        if isinstance(error, PerfwalkError):
+            print(f"perfwalk: publish failed (still serving): {error}", file=sys.stderr)
+            if error.hint:
+                print(f"hint: {error.hint}", file=sys.stderr)
+        else:
+            traceback.print_exception(error)
+            print("perfwalk: publish failed (still serving): internal error", file=sys.stderr)
+        sys.stderr.flush()
+
     serve_site(
         config,
         args.out,
@@ -76,6 +89,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         interval=args.interval,
         ready=ready,
         published=published,
+        failed=failed,
     )
     return EXIT_OK
 

@@ -74,12 +74,14 @@ def serve_site(
     interval: float = 2.0,
     ready: Callable[[str, PublishReport], None] = lambda _url, _report: None,
     published: Callable[[PublishReport], None] = lambda _report: None,
+    failed: Callable[[Exception], None] = lambda _error: None,
     stop: threading.Event | None = None,
 ) -> None:
     """Publish ``out``, serve it on 127.0.0.1:``port`` and bring it up to date every
     ``interval`` seconds (only the pages that changed are rewritten) until ``stop``
     is set or Ctrl-C. ``ready`` gets the address once serving; ``published`` each
-    publish that wrote something."""
+    publish that wrote something; ``failed`` the error of a publish that failed,
+    after which the site is still served and the publish tried again."""
     stop = stop or threading.Event()
     with Store.open(config.store.url) as store:
         seen = store_state(store)
@@ -87,10 +89,14 @@ def serve_site(
         with SiteServer(out, port) as server:
             ready(server.url, report)
             while not stop.wait(interval):
-                now = store_state(store)
-                if now == seen:  # nothing new: no analysis, no publish
+                try:
+                    now = store_state(store)
+                    if now == seen:  # nothing new: no analysis, no publish
+                        continue
+                    report = publish_store(store, config, out)
+                except Exception as error:  # told, and the server goes on
+                    failed(error)
                     continue
                 seen = now
-                report = publish_store(store, config, out)
                 if report.written:
                     published(report)
