@@ -58,6 +58,15 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how often to look for new results (default 2)",
     )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name requests may give in their Host header besides localhost, 127.0.0.1 "
+        "and [::1] (a reverse proxy's, an ssh tunnel's); repeatable. Others are refused "
+        "(DNS rebinding)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -87,6 +96,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.out,
         port=args.port,
         interval=args.interval,
+        allowed_hosts=args.allow_host,
         ready=ready,
         published=published,
         failed=failed,
