@@ -143,16 +143,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(_comparison_json(base, other, diff, ranks), indent=2))
     else:
-        sys.stdout.write(
-            report(
-                samples,
-                confidence=args.confidence,
-                plot=not (args.no_plot or args.stats_only),
-                compare=not args.stats_only,
-                width=args.width,
-                separate_bars=args.separate,
-            )
+        text = report(
+            samples,
+            confidence=args.confidence,
+            plot=not (args.no_plot or args.stats_only),
+            compare=not args.stats_only,
+            width=args.width,
+            separate_bars=args.separate,
         )
+        sys.stdout.write(show_controls(text))  # sample names: file names, value names
         if not args.stats_only:
             print(_ranks_text(ranks))
     return EXIT_FOUND if diff.proven else EXIT_NOTHING
@@ -304,6 +303,7 @@ def _confidence(value: float) -> str:
 
 
 def _table(rows: list[list[str]]) -> str:
+    rows = [[show_controls(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(

@@ -7,6 +7,7 @@ import time
 from typing import TextIO
 
 from perfwalk.orchestrate.walk import Progress
+from perfwalk.untrusted import show_controls
 
 
 class ProgressBar:
@@ -29,7 +30,7 @@ class ProgressBar:
         line = (
             f"\r[{bar}] {progress.done}/{progress.total}  "
             f"checkout {progress.checkout}/{progress.checkouts}  "
-            f"ETA {self.eta(progress)}  {progress.message[:40]}"
+            f"ETA {self.eta(progress)}  {show_controls(progress.message)[:40]}"
         )
         self.stream.write(line.ljust(110)[:110])
         self.stream.flush()

@@ -11,6 +11,7 @@ from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import PerfwalkError
 from perfwalk.report.site import PublishReport
+from perfwalk.untrusted import show_controls
 
 EXIT_OK = 0
 
@@ -83,9 +84,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def failed(error: Exception) -> None:
         if isinstance(error, PerfwalkError):
-            print(f"perfwalk: publish failed (still serving): {error}", file=sys.stderr)
+            told = show_controls(str(error))
+            print(f"perfwalk: publish failed (still serving): {told}", file=sys.stderr)
             if error.hint:
-                print(f"hint: {error.hint}", file=sys.stderr)
+                print(f"hint: {show_controls(error.hint)}", file=sys.stderr)
         else:
             traceback.print_exception(error)
             print("perfwalk: publish failed (still serving): internal error", file=sys.stderr)
