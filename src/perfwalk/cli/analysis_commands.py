@@ -9,7 +9,6 @@ regression without a known cause; 2 a user error.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -30,7 +29,7 @@ from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
-from perfwalk.numbers import finite_or_none
+from perfwalk.numbers import finite_or_none, json_text
 from perfwalk.services.analyse import (
     ChangeEvent,
     CheckoutRef,
@@ -141,7 +140,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     diff = difference(other, base, args.confidence)
     ranks = mann_whitney(base.values, other.values)
     if args.format == "json":
-        print(json.dumps(_comparison_json(base, other, diff, ranks), indent=2))
+        print(json_text(_comparison_json(base, other, diff, ranks), indent=2))
     else:
         text = report(
             samples,
@@ -232,7 +231,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
     )
     if args.format == "json":
-        print(json.dumps(_detection_json(str(args.file), detection), indent=2))
+        print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
     return EXIT_FOUND if detection.changes else EXIT_NOTHING
@@ -334,7 +333,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     with opened(config) as store:
         events = find_changes(store, config, args.series, tuning=tuning(args))
     if args.format == "json":
-        print(json.dumps({"changes": [_event_json(e) for e in events]}, indent=2))
+        print(json_text({"changes": [_event_json(e) for e in events]}, indent=2))
     elif not events:
         print("no changes found")
     else:

@@ -82,7 +82,7 @@ def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, datetime | date | time):
@@ -98,7 +98,11 @@ def toml_value(value: object) -> str:
 
 
 def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+    return (
+        key
+        if re.fullmatch(r"[A-Za-z0-9_-]+", key)
+        else json.dumps(key, ensure_ascii=False, allow_nan=False)
+    )
 
 
 # Kinds: the TOML type of a value and the Python value it becomes.

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
 EXPORT_FORMAT = "perfwalk-export"
@@ -24,7 +24,7 @@ Document = Mapping[str, Any]
 
 
 def to_json(document: Document) -> str:
-    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
 def _rows(document: Document) -> Iterator[dict[str, Any]]:

@@ -525,6 +525,7 @@ def _published_json(published: Mapping[int, tuple[str, Sequence[tuple[str, int]]
     return json.dumps(
         {str(run): {"stamp": stamp, "parts": parts} for run, (stamp, parts) in published.items()},
         separators=(",", ":"),
+        allow_nan=False,
     )
 
 

@@ -210,7 +210,11 @@ def publish(
     _write(
         out,
         MANIFEST,
-        json.dumps({"settings": settings, "series": new_series, "matrix": matrix}, sort_keys=True)
+        json.dumps(
+            {"settings": settings, "series": new_series, "matrix": matrix},
+            sort_keys=True,
+            allow_nan=False,
+        )
         + "\n",
     )
     return PublishReport(
@@ -263,7 +267,8 @@ def _facts(series: SeriesRow, drill: str) -> str:
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
             [[q.letter, q.at_date.isoformat(), q.comment] for q in series.quirks],
-        ]
+        ],
+        allow_nan=False,
     )
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -278,8 +283,8 @@ def _plan(
     rows = ctx.checkouts
     sigs = {str(r.idx): _checkout_sig(r, marks) for r in rows}
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
-    change_list = sorted(
-        [c.test, c.name, c.before_idx, c.after_idx, c.size, c.regression] for c in ctx.changes
+    change_list = sorted(  # the size as text: JSON has no infinity (a step from 0)
+        [c.test, c.name, c.before_idx, c.after_idx, repr(c.size), c.regression] for c in ctx.changes
     )
     old_sigs, old_zoom = old.get("checkouts", {}), old.get("zoom", {})
     dirty_checkouts = {r.idx for r in rows if old_sigs.get(str(r.idx)) != sigs[str(r.idx)]}

@@ -33,8 +33,12 @@ def setup_page(series: SeriesRow) -> str:
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]
-    fingerprint = json.dumps(series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False)
-    commands = json.dumps(series.commands, indent=2, sort_keys=True, ensure_ascii=False)
+    fingerprint = json.dumps(
+        series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
+    )
+    commands = json.dumps(
+        series.commands, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
+    )
     body = (
         table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
         + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
