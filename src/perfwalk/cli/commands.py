@@ -18,6 +18,7 @@ from perfwalk.report.summaries import series_table
 from perfwalk.services.export import export
 from perfwalk.services.inspect import opened, pick_series, series_status
 from perfwalk.services.run import RunOptions, run_series
+from perfwalk.untrusted import show_controls
 
 EXIT_OK, EXIT_FOUND = 0, 1
 
@@ -113,7 +114,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     )
     print(f"  repetitions {status.repetitions_done}/{status.repetitions_total}")
     for test, worst in sorted(status.worst.items()):
-        print(f"  test {test}: worst {worst.name}")
+        print(f"  test {show_controls(test)}: worst {worst.name}")
     return EXIT_OK
 
 

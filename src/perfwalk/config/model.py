@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from perfwalk.config.env import Env
 from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
 from perfwalk.units import default_direction
@@ -55,7 +56,7 @@ class BuildConfig:
     host: str = default_of("build.host")
     steps: tuple[str, ...] = default_of("build.steps")
     timeout: float = default_of("build.timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    env: Env = field(default_factory=Env)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ class TestConfig:
     parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     timeout: float = default_of("test.timeout")
     parse_timeout: float = default_of("test.parse_timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    env: Env = field(default_factory=Env)
     metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     role: str = default_of("test.role")
@@ -244,7 +245,7 @@ class RegressConfig:
     command: str = default_of("regress.command")
     clean: str = default_of("regress.clean")
     timeout: float = default_of("regress.timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    env: Env = field(default_factory=Env)
     runner: str = default_of("regress.runner")
     format: str = default_of("regress.format")
     output: str = default_of("regress.output")

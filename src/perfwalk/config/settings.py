@@ -25,11 +25,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
+from perfwalk.config.env import Env
+from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
 from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
 from perfwalk.regress.formats import FORMAT_NAMES
+from perfwalk.secret_text import hide_password, looks_secret
 
 
 class Invalid(Exception):
@@ -78,7 +82,7 @@ def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, datetime | date | time):
@@ -94,7 +98,11 @@ def toml_value(value: object) -> str:
 
 
 def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+    return (
+        key
+        if re.fullmatch(r"[A-Za-z0-9_-]+", key)
+        else json.dumps(key, ensure_ascii=False, allow_nan=False)
+    )
 
 
 # Kinds: the TOML type of a value and the Python value it becomes.
@@ -131,12 +139,31 @@ def _check_strings(value: object) -> Mismatch | None:
     return None
 
 
-def _check_env(value: object) -> Mismatch | None:
+def _check_vars(value: object) -> Mismatch | None:
     if not isinstance(value, dict):
         return ("", described(value))
     for name, item in value.items():
         if not isinstance(item, str):
             return (f".{name}", described(item))
+    return None
+
+
+def _check_env(value: object) -> Mismatch | None:
+    """Strings, or ``{ value = "…", secret = true }``; a value that may be secret is
+    not repeated in the message."""
+    if not isinstance(value, dict):
+        return ("", described(value))
+    for name, item in value.items():
+        if env_entry(name, item) is not None:
+            continue
+        if not isinstance(item, dict):
+            return (f".{name}", type_name(item) if looks_secret(name) else described(item))
+        unknown = sorted(set(item) - set(ENV_ENTRY_KEYS))
+        if unknown:
+            return (f".{name}", f"a table with the key {unknown[0]!r}")
+        if not isinstance(item.get("value"), str):
+            return (f".{name}.value", type_name(item.get("value")) if "value" in item else "none")
+        return (f".{name}.secret", type_name(item["secret"]))
     return None
 
 
@@ -164,9 +191,15 @@ NUMBER = Kind("number", "a number", _is(int, float), float)
 BOOLEAN = Kind("boolean", "a boolean (true or false)", _is(bool))
 STRINGS = Kind("list of strings", "an array of strings", _check_strings, tuple)
 ENV = Kind(
-    "table of strings",
-    'a table of strings (NAME = "value")',
+    "table of strings or secrets",
+    'a table of strings (NAME = "value", or NAME = { value = "…", secret = true })',
     _check_env,
+    Env.from_toml,
+)
+VARS = Kind(
+    "table of strings",
+    'a table of strings (name = "value")',
+    _check_vars,
     lambda value: MappingProxyType(dict(value)),
 )
 TABLE = Kind("table", "a table", _check_table, lambda value: MappingProxyType(copy.deepcopy(value)))
@@ -263,9 +296,13 @@ DEFAULT_TOOLS = (
     "git",
 )
 PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
-STORE_URL = rule(
+STORE_URL = Rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
-    lambda value: value == "" or re.match(r"(sqlite|postgresql(\+psycopg)?)://", value) is not None,
+    lambda value: (
+        None
+        if value == "" or re.match(r"(sqlite|postgresql(\+psycopg)?)://", value)
+        else f"expected a sqlite:/// or postgresql+psycopg:// URL, got {hide_password(value)!r}"
+    ),
 )
 
 
@@ -487,7 +524,7 @@ _STORE = Section(
             "url",
             STRING,
             "the result store: a sqlite:/// file (relative to this file) or a "
-            "postgresql+psycopg:// database",
+            "postgresql+psycopg:// database; its password is shown as ***",
             default="",
             rules=(STORE_URL,),
             finish=_store_url,
@@ -544,7 +581,7 @@ _BUILD = Section(
         Setting(
             "env",
             ENV,
-            "extra environment variables for the steps",
+            "extra environment variables for the steps; secret ones are shown as *** (see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"CFLAGS": "-O2"},
@@ -655,9 +692,10 @@ _HOSTS = Section(
         ),
         Setting(
             "vars",
-            ENV,
+            VARS,
             "the host's variables (addresses, interfaces): {host.<role>.<name>} in commands "
-            "becomes the value as one quoted word",
+            "becomes the value as one quoted word (commands are stored and shown: pass "
+            "secrets in env, not here)",
             default={},
             rules=(VAR_NAMES,),
             example={"addr": "10.0.1.1", "ifname": "eth1"},
@@ -998,7 +1036,8 @@ _TEST = Section(
         Setting(
             "env",
             ENV,
-            "extra environment variables for the command",
+            "extra environment variables for the command; secret ones are shown as *** "
+            "(see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"LC_ALL": "C"},
@@ -1200,7 +1239,8 @@ _REGRESS = Section(
         Setting(
             "env",
             ENV,
-            "extra environment variables for the tests and the runner",
+            "extra environment variables for the tests and the runner; secret ones are "
+            "shown as *** (see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"LC_ALL": "C"},

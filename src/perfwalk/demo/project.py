@@ -358,12 +358,12 @@ def _known_changes_text(events: tuple[KnownEvent, ...]) -> str:
             entry["fixed_by"] = event.fixed_by
             entry["broken"] = list(event.broken)
         entries.append(entry)
-    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(entries, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _config_text(quirk: QuirkRange) -> str:
     def q(text: str) -> str:
-        return json.dumps(text, ensure_ascii=False)
+        return json.dumps(text, ensure_ascii=False, allow_nan=False)
 
     return f"""\
 # perfwalk's demo: the history of "checksum", a small C tool with its own

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, QuirkConfig
+from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
 from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.repo import Repo
@@ -26,6 +27,7 @@ from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.secret_text import mask_text
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.store import Store
 from perfwalk.store.records import NewSeries, QuirkInfo, SeriesKind, SeriesRow
@@ -282,7 +284,7 @@ def describe_series(
         between=between,
         host=topology.member("").host.name,
         config_hash=config.hash,
-        config_text=config.text,
+        config_text=mask_config_text(config.text),
         commands=_commands(config, between),
         fingerprint=_fingerprints(topology, list(config.run.tools)),
         parent_id=parent,
@@ -361,11 +363,17 @@ def _point(repo: Repo, where: dict[str, int], text: str, key: str) -> QuirkPoint
 
 
 def _commands(config: Config, between: str) -> dict[str, object]:
+    """The commands of a walk as its setup page shows them (secrets masked)."""
+    secrets = config_secrets(config)
+
+    def shown(command: str) -> str:
+        return hide_url_passwords(mask_text(command, secrets))
+
     return {
-        "build": list(config.build.steps),
-        "between": between,
-        "tests": {t.name: {"command": t.command, "parser": t.parser} for t in config.tests},
-        "quirks": {str(i): list(q.commands) for i, q in enumerate(config.quirks)},
+        "build": [shown(step) for step in config.build.steps],
+        "between": shown(between),
+        "tests": {t.name: {"command": shown(t.command), "parser": t.parser} for t in config.tests},
+        "quirks": {str(i): [shown(c) for c in q.commands] for i, q in enumerate(config.quirks)},
     }
 
 

@@ -22,6 +22,9 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from perfwalk.errors import StoreError
+from perfwalk.secret_text import MASK, hide_password, url_secrets
+
+__all__ = ["Connected", "Database", "StorePart", "hide_password"]
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PG_CONNECT_TIMEOUT_S = 10
@@ -33,26 +36,15 @@ _URL_HINT = (
 _BEGIN_OPTION = "perfwalk_begin"
 
 
-def hide_password(url: str) -> str:
-    """``url`` with the password of ``scheme://user:password@host`` replaced by ``***``."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    credentials, at, host = rest.rpartition("@")
-    if not at or ":" not in credentials or "/" in credentials:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
-
-
 class Database:
     """An engine plus what is needed to report its errors without leaking the password."""
 
     def __init__(self, url: str) -> None:
         parsed = _parse(url)
-        self.shown = parsed.render_as_string(hide_password=True)
+        self.shown = hide_password(parsed.render_as_string(hide_password=True))
         self.backend = parsed.get_backend_name()
-        self._password = parsed.password if isinstance(parsed.password, str) else None
+        password = parsed.password if isinstance(parsed.password, str) else None
+        self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
         if self.backend == "sqlite":
             _check_sqlite_path(parsed, self.shown)
             self.engine = _sqlite_engine(parsed)
@@ -93,8 +85,8 @@ class Database:
         orig = getattr(err, "orig", None)  # the driver's (or a bind processor's) exception
         reason = str(orig if orig is not None else err).strip().splitlines()
         text = reason[0] if reason else type(err).__name__
-        if self._password:
-            text = text.replace(self._password, "***")
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, MASK)
         return StoreError(
             f"result store {self.shown}: cannot {action}: {text}", hint=self._hint(text)
         )
@@ -123,7 +115,7 @@ def _parse(url: str) -> URL:
     except (ArgumentError, ValueError) as err:
         raise StoreError(f"not a store URL: {hide_password(url)!r}", hint=_URL_HINT) from err
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
-    shown = parsed.render_as_string(hide_password=True)
+    shown = hide_password(parsed.render_as_string(hide_password=True))
     if backend == "sqlite":
         if "+" in parsed.drivername and driver != "pysqlite":
             raise StoreError(f"unsupported SQLite driver in {shown}", hint=_URL_HINT)
