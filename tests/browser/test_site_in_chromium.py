@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from perfwalk.report import layout
+from perfwalk.services.demo import DemoResult, run_demo
 from tests.fixtures.chromium import Watched
 from tests.report.conftest import Published, publish_fixed
 from tests.report.history import HOSTILE
@@ -23,10 +24,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Published:
 
 
 @pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from perfwalk.services.demo import run_demo
-
-    return run_demo(tmp_path_factory.mktemp("demo") / "demo").site
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
+    return run_demo(tmp_path_factory.mktemp("demo") / "demo")
 
 
 def _wait_for_plots(page: Any) -> None:
@@ -71,7 +70,9 @@ def _point_on(page: Any) -> tuple[float, float, int]:
 
 
 @pytest.mark.slow
-def test_demo_site_from_the_index_to_a_log_line(demo_site: Path, watched: Watched) -> None:
+def test_demo_site_from_the_index_to_a_log_line(demo: DemoResult, watched: Watched) -> None:
+    demo_site = demo.site
+    (slower,) = [d for d in demo.drills if d.event.direction == "slower"]
     page = watched.page
     page.goto((demo_site / layout.INDEX).as_uri())
     _wait_for_plots(page)
@@ -83,7 +84,8 @@ def test_demo_site_from_the_index_to_a_log_line(demo_site: Path, watched: Watche
     _wait_for_plots(page)
     watched.shot("2-series")
     with page.expect_navigation():  # the zoom row: the drill of the slowdown
-        page.click("tr:has(td.name:text-is('zoom')) a >> nth=0")
+        drill = layout.series_page(slower.series_id or 0)
+        page.click(f"tr:has(td.name:text-is('zoom')) a[href='{drill}']")
     page.wait_for_selector("text=CULPRIT: the culprit")
     assert page.locator("article.culprit h3").inner_text().endswith("add -l to count lines")
     watched.shot("2b-drill")

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from perfwalk.errors import BuildError, GitError
+from perfwalk.git import worktree_lock
 from perfwalk.git.repo import Repo
-from perfwalk.git.worktree import Worktrees, apply_patch, current_commit
+from perfwalk.git.worktree import Worktrees, apply_patch, current_commit, verify_checkout
 from tests.fixtures.synthetic_repo import (
     KNOWN_AFTER,
     KNOWN_BEFORE,
@@ -207,3 +209,75 @@ def test_remove_without_worktrees(worktrees: Worktrees) -> None:
     worktrees.remove()
     assert not worktrees.root.exists()
     assert "Worktrees(" in repr(worktrees)
+
+
+# -- one walk's own worktrees: named for the store and the series, locked, verified ------
+
+
+def test_series_of_two_stores_get_two_directories(project: KnownHistory, tmp_path: Path) -> None:
+    repo = Repo(project.path)
+    first = Worktrees.for_series(repo, tmp_path, "a" * 32, 1)
+    second = Worktrees.for_series(repo, tmp_path, "b" * 32, 1)
+    assert first.root != second.root
+    assert first.root.parent == second.root.parent == tmp_path.resolve()
+    assert first.root != Worktrees.for_series(repo, tmp_path, "a" * 32, 2).root
+    with pytest.raises(ValueError, match="hexadecimal"):
+        Worktrees.for_series(repo, tmp_path, "../../elsewhere", 1)
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from perfwalk.git.worktree_lock import held
+with held(Path(sys.argv[1]), "a walk of the other config"):
+    print("holding", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_worktrees_held_by_another_process_are_refused_naming_it(
+    worktrees: Worktrees, tmp_path: Path
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(worktrees.root)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "holding\n"
+        with (
+            pytest.raises(GitError, match=f"in use by another process: pid {holder.pid} on") as err,
+            worktrees.held("this walk"),
+        ):
+            pass
+        assert "a walk of the other config" in str(err.value)
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
+    with worktrees.held("this walk") as lock:  # a dead holder holds nothing
+        assert "this walk" in lock.read_text()
+        with pytest.raises(GitError, match="in use by another process: pid"):  # nor twice
+            worktree_lock.held(worktrees.root, "again").__enter__()
+    assert not lock.exists()
+
+
+def test_a_worktree_changed_under_the_walk_is_detected(
+    project: KnownHistory, worktrees: Worktrees, tmp_path: Path
+) -> None:
+    commit = project.first_parent[5]
+    path = worktrees.checkout(commit)
+    verify_checkout(path, commit)
+    git(path, "checkout", "-q", "--detach", project.first_parent[6])
+    with pytest.raises(GitError, match=f"at commit {project.first_parent[6][:12]}, not at"):
+        verify_checkout(path, commit)
+    git(path, "checkout", "-q", "--detach", commit)
+    path.rename(tmp_path / "moved")
+    with pytest.raises(GitError, match=f"the worktree {path} for commit {commit[:12]} is gone"):
+        verify_checkout(path, commit)
+    path.mkdir()  # an empty directory where the worktree was, inside another repository
+    git(tmp_path, "init", "-q")
+    author = {"GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.org"}
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "elsewhere", env=author)
+    with pytest.raises(GitError, match=f"was moved: {path} is now inside {tmp_path}"):
+        verify_checkout(path, commit)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +102,21 @@ def test_local_fingerprint_has_every_key() -> None:
     assert result[f"tool.{sys.executable}"].startswith("Python 3.")
     assert result["tool.perfwalk-no-such-tool"] == NOT_FOUND
     assert result["tool.odd name; rm -rf /"] == NOT_FOUND
+
+
+def _script(path: Path, body: str) -> str:
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_tool_whose_version_option_fails_is_recorded_as_such(tmp_path: Path) -> None:
+    refuses = _script(tmp_path / "refuses", 'echo "refuses: 0: Illegal option --" >&2; exit 2')
+    silent = _script(tmp_path / "silent", "exit 0")
+    talks = _script(tmp_path / "talks", 'printf "\\n  \\ntalks 1.2 (built today)\\nmore\\n"')
+    result = fingerprint(LocalHost(), [refuses, silent, talks])
+    assert result[f"tool.{refuses}"] == (
+        f"{refuses} (version unknown: --version failed with exit 2)"
+    )
+    assert result[f"tool.{silent}"] == f"{silent} (version unknown: --version printed nothing)"
+    assert result[f"tool.{talks}"] == "talks 1.2 (built today)"

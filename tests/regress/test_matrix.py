@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from perfwalk.config.load import load_config
+from perfwalk.errors import PerfwalkError
 from perfwalk.model import Status
 from perfwalk.regress.history import severity_order
 from perfwalk.report.matrix import host_data, host_key, host_page
@@ -166,6 +168,28 @@ def test_publishing_again_writes_only_the_new_runs(
     full = publish_regress(load_config(config), out, full=True)
     assert full.runs_written == 13
     assert full.largest[1] < 100_000
+
+
+def test_a_planted_link_never_makes_the_matrix_write_outside(
+    site: tuple[Path, Path], tmp_path: Path
+) -> None:
+    config, out = site
+    victim = tmp_path / "outside" / "victim"
+    victim.parent.mkdir()
+    victim.write_bytes(b"outside")
+    (out / "regress" / "index.html.new").symlink_to(victim)  # an earlier fixed name
+    publish_regress(load_config(config), out, full=True)
+    assert victim.read_bytes() == b"outside"
+    assert not (out / "regress" / "index.html").is_symlink()
+    elsewhere = tmp_path / "outside" / "logs"
+    (elsewhere / "7").mkdir(parents=True)
+    (elsewhere / "1-0.js").write_bytes(b"outside")
+    shutil.rmtree(out / "regress" / "logs")
+    (out / "regress" / "logs").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(PerfwalkError, match="regress/logs is a symbolic link"):
+        publish_regress(load_config(config), out, full=True)
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["1-0.js", "7"]
+    assert (elsewhere / "1-0.js").read_bytes() == b"outside"
 
 
 def test_host_keys_are_file_names_and_distinct() -> None:

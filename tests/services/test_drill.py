@@ -161,13 +161,17 @@ def test_a_bimodal_noisy_metric_gives_the_right_commit_or_says_undecided(
 def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -> None:
     result = run_demo(tmp_path / "demo")
     speed = [e for e in result.project.events if e.direction != "broken-build"]
-    assert len(result.drills) == len(speed) == 2
+    assert len(speed) == 2
+    assert [d.event for d in result.drills] == speed  # one answer per known change
     assert all(d.exact for d in result.drills), [d.detail for d in result.drills]
     config = load_config(result.project.config)
     with Store.open(config.store.url) as store:
         drills = store.drills.all()
+        # every change the walk found was drilled; those across no known event (a real
+        # code-layout effect on some machines) are reported, not hidden
+        assert len(drills) == len(speed) + len(result.others)
         culprits = {row.answer["culprit"] for row in drills if row.answer}
-        assert culprits == {e.commit for e in speed}
+        assert {e.commit for e in speed} <= culprits
         for row in drills:
             assert store.series(row.series_id).parent_id == result.series_id
             assert row.steps

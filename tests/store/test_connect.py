@@ -74,6 +74,14 @@ def test_unreachable_server_hides_the_password() -> None:
     assert "server is running" in info.value.hint
 
 
+def test_a_password_in_the_query_is_not_shown(tmp_path: Path) -> None:
+    url = f"postgresql://postgres@/perf?host={tmp_path}/nowhere&password=hunter22"
+    with pytest.raises(StoreError, match="cannot open the store") as info:
+        Store.open(url)
+    assert "hunter22" not in str(info.value)
+    assert "password=***" in str(info.value)
+
+
 def test_missing_socket_directory(tmp_path: Path) -> None:
     url = f"postgresql://postgres@/perf?host={tmp_path}/nowhere"
     with pytest.raises(StoreError, match="cannot open the store") as info:
@@ -88,6 +96,10 @@ def test_missing_socket_directory(tmp_path: Path) -> None:
         ("postgresql://u@h/db", "postgresql://u@h/db"),
         ("not a url at all", "not a url at all"),
         ("x://a:b:c@h", "x://a:***@h"),
+        (
+            "postgresql://u@h/db?password=pw&sslmode=off",
+            "postgresql://u@h/db?password=***&sslmode=off",
+        ),
     ],
 )
 def test_hide_password(url: str, shown: str) -> None:

@@ -155,6 +155,20 @@ def test_closed_store_refuses_work(store_url: str) -> None:
         opened.list_series()
 
 
+def test_a_store_keeps_its_own_id_and_another_store_has_another(
+    store_url: str, tmp_path: Path
+) -> None:
+    with Store.open(store_url) as first:
+        made = first.store_id()
+        assert len(made) == 32
+        assert int(made, 16) >= 0
+        assert first.store_id() == made
+    with Store.open(store_url) as again:
+        assert again.store_id() == made
+    with Store.open(f"sqlite:///{tmp_path}/other.db") as other:
+        assert other.store_id() != made
+
+
 # -- checkouts ----------------------------------------------------------------------
 
 

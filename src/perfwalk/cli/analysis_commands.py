@@ -9,7 +9,6 @@ regression without a known cause; 2 a user error.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -31,7 +30,7 @@ from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
-from perfwalk.numbers import finite_or_none
+from perfwalk.numbers import finite_or_none, json_text
 from perfwalk.services.analyse import (
     ChangeEvent,
     CheckoutRef,
@@ -147,18 +146,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     diff = difference(other, base, args.confidence)
     ranks = mann_whitney(base.values, other.values)
     if args.format == "json":
-        print(json.dumps(_comparison_json(base, other, diff, ranks), indent=2))
+        print(json_text(_comparison_json(base, other, diff, ranks), indent=2))
     else:
-        sys.stdout.write(
-            report(
-                samples,
-                confidence=args.confidence,
-                plot=not (args.no_plot or args.stats_only),
-                compare=not args.stats_only,
-                width=args.width,
-                separate_bars=args.separate,
-            )
+        text = report(
+            samples,
+            confidence=args.confidence,
+            plot=not (args.no_plot or args.stats_only),
+            compare=not args.stats_only,
+            width=args.width,
+            separate_bars=args.separate,
         )
+        sys.stdout.write(show_controls(text))  # sample names: file names, value names
         if not args.stats_only:
             print(_ranks_text(ranks))
     return EXIT_FOUND if diff.proven else EXIT_NOTHING
@@ -239,7 +237,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
     )
     if args.format == "json":
-        print(json.dumps(_detection_json(str(args.file), detection), indent=2))
+        print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
     return EXIT_FOUND if detection.changes else EXIT_NOTHING
@@ -311,6 +309,7 @@ def _confidence(value: float) -> str:
 
 
 def _table(rows: list[list[str]]) -> str:
+    rows = [[show_controls(cell) for cell in row] for row in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(
@@ -341,7 +340,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         events = find_changes(store, config, args.series, tuning=tuning(args))
     if args.format == "json":
-        print(json.dumps({"changes": [_event_json(e) for e in events]}, indent=2))
+        print(json_text({"changes": [_event_json(e) for e in events]}, indent=2))
     elif not events:
         print("no changes found")
     else:

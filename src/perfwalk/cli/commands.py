@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from perfwalk.report.summaries import series_table
 from perfwalk.services.export import export
 from perfwalk.services.inspect import opened, pick_series, series_status
 from perfwalk.services.run import RunOptions, run_series
+from perfwalk.untrusted import show_controls
 
 EXIT_OK, EXIT_FOUND = 0, 1
 
@@ -44,7 +46,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         metavar="WHEN",
         help="first checkout: a date (YYYY-MM-DD[THH:MM]) or a commit-ish",
     )
-    p.add_argument("--to", metavar="WHEN", help="last checkout (default [run] to, HEAD)")
+    p.add_argument(
+        "--to",
+        metavar="WHEN",
+        help="last checkout (default [run] to: HEAD, the tip of [project] branch)",
+    )
     p.add_argument("--step", help="Nsec|min|hour|day|week|month|year, commit or commit/N")
     p.add_argument("-n", "--repetitions", type=options.REPETITIONS, help="repetitions per checkout")
     p.add_argument("--between", help="keep | rebuild | a shell command run between repetitions")
@@ -111,7 +117,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     )
     print(f"  repetitions {status.repetitions_done}/{status.repetitions_total}")
     for test, worst in sorted(status.worst.items()):
-        print(f"  test {test}: worst {worst.name}")
+        print(f"  test {show_controls(test)}: worst {worst.name}")
     return EXIT_OK
 
 
@@ -181,7 +187,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"site: {result.site / 'index.html'}")
     print(f"known changes found: {result.found} of {result.known}")
     print(f"exact commits found by drilling: {result.exact} of {len(result.drills)}")
+    print(f"changes found that are not known: {len(result.others)}")
+    for other in result.others:
+        print(f"  {other.detail}")
+    config = _shown(result.project.config)
+    print(f"every change, with its commits: {_own_command()} changes -c {config}")
     return EXIT_OK
+
+
+def _own_command() -> str:
+    """How the user called perfwalk (``.venv/bin/perfwalk``), to repeat in a hint."""
+    called = sys.argv[0]
+    return _shown(Path(called)) if os.sep in called else "perfwalk"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it lies inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 COMMANDS: dict[str, Command] = {

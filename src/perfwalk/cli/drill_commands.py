@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from perfwalk.cli import options
@@ -11,6 +10,7 @@ from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.drill import Budget, Verdict
+from perfwalk.numbers import json_text
 from perfwalk.services.drill import (
     DrillResult,
     DrillTarget,
@@ -92,7 +92,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
             if not args.again and (row := finished_drill(drills, t)) is not None
         }
     if not targets:
-        print("no changes to drill" if text else json.dumps({"drills": []}, indent=2))
+        print("no changes to drill" if text else json_text({"drills": []}, indent=2))
         return EXIT_ANSWERED
     answers: list[dict[str, Any]] = []
     for n, target in enumerate(targets):
@@ -112,7 +112,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
         if text:
             print(_answer_text(answer))
     if not text:
-        print(json.dumps({"drills": answers}, indent=2))
+        print(json_text({"drills": answers}, indent=2))
     decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
     return EXIT_ANSWERED if all(a["verdict"] in decided for a in answers) else EXIT_OPEN
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from perfwalk import __version__
 from perfwalk.errors import PerfwalkError
+from perfwalk.untrusted import show_controls
 
 EXIT_OK = 0
 EXIT_FOUND = 1
@@ -66,9 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except PerfwalkError as error:
-        print(f"perfwalk: error: {error}", file=sys.stderr)
+        print(f"perfwalk: error: {show_controls(str(error))}", file=sys.stderr)
         if error.hint:
-            print(f"hint: {error.hint}", file=sys.stderr)
+            print(f"hint: {show_controls(error.hint)}", file=sys.stderr)
         return EXIT_USER
     except KeyboardInterrupt:
         print(

@@ -7,14 +7,15 @@ import time
 from typing import TextIO
 
 from perfwalk.orchestrate.walk import Progress
+from perfwalk.untrusted import show_controls
 
 
 class ProgressBar:
     """Draws ``[#####.....] 12/150  checkout 3/30  ETA 1m20s  message`` on ``stream``."""
 
-    def __init__(self, stream: TextIO = sys.stderr, *, enabled: bool | None = None) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty() if enabled is None else enabled
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
+        self.stream = stream or sys.stderr  # the one of the moment, not of the import
+        self.enabled = self.stream.isatty() if enabled is None else enabled
         self.started = time.monotonic()
         self.first_done: int | None = None
         self.width = 24
@@ -29,7 +30,7 @@ class ProgressBar:
         line = (
             f"\r[{bar}] {progress.done}/{progress.total}  "
             f"checkout {progress.checkout}/{progress.checkouts}  "
-            f"ETA {self.eta(progress)}  {progress.message[:40]}"
+            f"ETA {self.eta(progress)}  {show_controls(progress.message)[:40]}"
         )
         self.stream.write(line.ljust(110)[:110])
         self.stream.flush()

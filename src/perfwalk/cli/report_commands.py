@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import traceback
 from pathlib import Path
 
 from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
+from perfwalk.errors import PerfwalkError
 from perfwalk.report.site import PublishReport
+from perfwalk.untrusted import show_controls
 
 EXIT_OK = 0
 
@@ -59,6 +63,15 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how often to look for new results (default 2)",
     )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name requests may give in their Host header besides localhost, 127.0.0.1 "
+        "and [::1] (a reverse proxy's, an ssh tunnel's); repeatable. Others are refused "
+        "(DNS rebinding)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -73,13 +86,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     def published(report: PublishReport) -> None:
         print(_say(report), flush=True)
 
+    def failed(error: Exception) -> None:
+        if isinstance(error, PerfwalkError):
+            told = show_controls(str(error))
+            print(f"perfwalk: publish failed (still serving): {told}", file=sys.stderr)
+            if error.hint:
+                print(f"hint: {show_controls(error.hint)}", file=sys.stderr)
+        else:
+            traceback.print_exception(error)
+            print("perfwalk: publish failed (still serving): internal error", file=sys.stderr)
+        sys.stderr.flush()
+
     serve_site(
         config,
         args.out,
         port=args.port,
         interval=args.interval,
+        allowed_hosts=args.allow_host,
         ready=ready,
         published=published,
+        failed=failed,
     )
     return EXIT_OK
 

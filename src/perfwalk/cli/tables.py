@@ -6,10 +6,14 @@ from collections.abc import Sequence
 
 from perfwalk.report.summaries import SeriesTable
 from perfwalk.store.records import SeriesRow
+from perfwalk.untrusted import show_controls
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:
-    """Columns padded to their widest cell; the first row is the header."""
+    """Columns padded to their widest cell; the first row is the header. Control
+    characters of a cell (stored text: value names, units, messages) are shown as
+    ``\\xNN``, never sent to the terminal."""
+    rows = [[show_controls(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()

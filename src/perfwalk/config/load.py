@@ -22,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
 
+from perfwalk.config.env import Env
 from perfwalk.config.model import (
     AnalysisConfig,
     BuildConfig,
@@ -52,6 +53,7 @@ from perfwalk.config.settings import (
 )
 from perfwalk.errors import ConfigError
 from perfwalk.parsers import get_parser
+from perfwalk.secret_text import hide_password
 
 #: The file perfwalk looks for when none is named.
 DEFAULT_CONFIG_NAME = "perfwalk.toml"
@@ -96,7 +98,8 @@ def load_config(path: Path) -> Config:
     _check_topology(checker, values)
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
-    canonical = json.dumps(_plain(values), sort_keys=True, separators=(",", ":"))
+    hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}
+    canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}
     sections = {
@@ -396,7 +399,9 @@ def _make(
 
 
 def _plain(value: object) -> object:
-    """``value`` as JSON data: paths as strings, enums as their values."""
+    """``value`` as JSON data: paths as strings, enums as their values, secrets masked."""
+    if isinstance(value, Env):
+        return value.masked()
     if isinstance(value, Mapping):
         return {str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
+from perfwalk.config.env import Env
 from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
 from perfwalk.units import default_direction
@@ -55,7 +56,7 @@ class BuildConfig:
     host: str = default_of("build.host")
     steps: tuple[str, ...] = default_of("build.steps")
     timeout: float = default_of("build.timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    env: Env = field(default_factory=Env)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class RunConfig:
     repetitions: int = default_of("run.repetitions")
     between: str = default_of("run.between")
     host: str = default_of("run.host")
+    tools: tuple[str, ...] = default_of("run.tools")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 
@@ -177,7 +179,8 @@ class TestConfig:
     parser: str
     parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     timeout: float = default_of("test.timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    parse_timeout: float = default_of("test.parse_timeout")
+    env: Env = field(default_factory=Env)
     metrics: Mapping[str, MetricConfig] = field(default_factory=lambda: MappingProxyType({}))
     analysis: AnalysisConfig = field(default_factory=AnalysisConfig)
     role: str = default_of("test.role")
@@ -242,7 +245,7 @@ class RegressConfig:
     command: str = default_of("regress.command")
     clean: str = default_of("regress.clean")
     timeout: float = default_of("regress.timeout")
-    env: Mapping[str, str] = field(default_factory=_empty)
+    env: Env = field(default_factory=Env)
     runner: str = default_of("regress.runner")
     format: str = default_of("regress.format")
     output: str = default_of("regress.output")

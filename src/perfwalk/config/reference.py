@@ -35,12 +35,36 @@ the file is loaded. No string may hold a NUL byte (no command, argument or
 environment value can carry one), and arrays and tables nest at most 32 deep.
 
 A loaded file has a hash: the sha256 of its validated settings as canonical JSON.
-Comments and layout do not change it; any setting does.
+Comments and layout do not change it; any setting does, except a secret's value
+(secrets enter the hash as `***`).
 
 Dates are `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM[:SS]`, optionally followed by a zone
 (`Z`, `+02:00`); a date without a zone is UTC. A commit-ish is anything git
 accepts as a revision: a hash, a tag, a branch, `HEAD~3`; it may not start with
 `-`. A value that starts like a date (`2024-…`) must be a valid date.
+
+### Secrets
+
+The password of `[store] url` (and a query parameter such as `?password=`) and
+the secret values of the `env` tables are shown nowhere: pages, exports, messages
+and the configuration text kept with each series (the setup page shows it) have
+`***` instead. A value of an `env` table is secret when its name looks secret,
+ignoring case: it contains PASSWORD, PASSWD, PASSPHRASE, SECRET, TOKEN,
+CREDENTIAL, PRIVATE or COOKIE, or one of its `_`-separated words is PASS, PWD or
+AUTH or ends with KEY (`PGPASSWORD`, `API_KEY`, `GITHUB_TOKEN`, `BASIC_AUTH`).
+A table entry says it either way:
+
+```toml
+[build]
+env = { UPLOAD = { value = "s3cr3t", secret = true }, KEYMAP = { value = "us", secret = false } }
+```
+
+In the kept text every string equal to a secret is masked, however it is quoted,
+and a secret of 4 characters or more is masked wherever it appears (a comment, a
+command), as is the password of any `scheme://user:password@` address. Host
+`vars` are not secrets: they become part of commands, which are stored and shown;
+give a command a secret through `env`. What a test prints is stored as it is: a
+test that prints its secret shows it in its log.
 """
 
 

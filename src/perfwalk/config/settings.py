@@ -24,12 +24,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
+from perfwalk.config.env import Env
+from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
 from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
 from perfwalk.regress.formats import FORMAT_NAMES
+from perfwalk.secret_text import hide_password, looks_secret
 
 
 class Invalid(Exception):
@@ -84,7 +88,7 @@ def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, datetime | date | time):
@@ -100,7 +104,11 @@ def toml_value(value: object) -> str:
 
 
 def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+    return (
+        key
+        if re.fullmatch(r"[A-Za-z0-9_-]+", key)
+        else json.dumps(key, ensure_ascii=False, allow_nan=False)
+    )
 
 
 # Rules: what values of the right type are allowed.
@@ -179,12 +187,31 @@ def _check_strings(value: object) -> Mismatch | None:
     return None
 
 
-def _check_env(value: object) -> Mismatch | None:
+def _check_vars(value: object) -> Mismatch | None:
     if not isinstance(value, dict):
         return ("", described(value))
     for name, item in value.items():
         if not isinstance(item, str):
             return (f".{name}", described(item))
+    return None
+
+
+def _check_env(value: object) -> Mismatch | None:
+    """Strings, or ``{ value = "…", secret = true }``; a value that may be secret is
+    not repeated in the message."""
+    if not isinstance(value, dict):
+        return ("", described(value))
+    for name, item in value.items():
+        if env_entry(name, item) is not None:
+            continue
+        if not isinstance(item, dict):
+            return (f".{name}", type_name(item) if looks_secret(name) else described(item))
+        unknown = sorted(set(item) - set(ENV_ENTRY_KEYS))
+        if unknown:
+            return (f".{name}", f"a table with the key {unknown[0]!r}")
+        if not isinstance(item.get("value"), str):
+            return (f".{name}.value", type_name(item.get("value")) if "value" in item else "none")
+        return (f".{name}.secret", type_name(item["secret"]))
     return None
 
 
@@ -234,9 +261,16 @@ NUMBER = Kind("number", "a number", _check_number, float)
 BOOLEAN = Kind("boolean", "a boolean (true or false)", _is(bool))
 STRINGS = Kind("list of strings", "an array of strings", _check_strings, tuple, rules=(NO_NUL,))
 ENV = Kind(
-    "table of strings",
-    'a table of strings (NAME = "value")',
+    "table of strings or secrets",
+    'a table of strings (NAME = "value", or NAME = { value = "…", secret = true })',
     _check_env,
+    Env.from_toml,
+    rules=(NO_NUL,),
+)
+VARS = Kind(
+    "table of strings",
+    'a table of strings (name = "value")',
+    _check_vars,
     lambda value: MappingProxyType(dict(value)),
     rules=(NO_NUL,),
 )
@@ -295,10 +329,33 @@ SSH_OPTIONS = rule(
     "ssh options as Key=Value (see man ssh_config)",
     lambda value: all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*=\S.*", item) for item in value),
 )
+TOOL_NAMES = rule(
+    "program names or paths, without blanks or =",
+    lambda value: all(re.fullmatch(r"[^\s=]+", item) for item in value),
+)
+#: The programs fingerprinted by default: compilers, build tools and interpreters.
+DEFAULT_TOOLS = (
+    "cc",
+    "c++",
+    "gcc",
+    "g++",
+    "clang",
+    "make",
+    "cmake",
+    "ninja",
+    "python3",
+    "perl",
+    "rustc",
+    "git",
+)
 PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
-STORE_URL = rule(
+STORE_URL = Rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
-    lambda value: value == "" or re.match(r"(sqlite|postgresql(\+psycopg)?)://", value) is not None,
+    lambda value: (
+        None
+        if value == "" or re.match(r"(sqlite|postgresql(\+psycopg)?)://", value)
+        else f"expected a sqlite:/// or postgresql+psycopg:// URL, got {hide_password(value)!r}"
+    ),
 )
 
 
@@ -495,7 +552,8 @@ _PROJECT = Section(
         Setting(
             "branch",
             STRING,
-            "the line whose first-parent history is walked",
+            "the line whose first-parent history is walked; with a branch set, `[run] to = "
+            '"HEAD"` means its tip, and every commit-ish of a walk must be on this line',
             default="HEAD",
             rules=(NOT_EMPTY, REVISION),
         ),
@@ -519,7 +577,7 @@ _STORE = Section(
             "url",
             STRING,
             "the result store: a sqlite:/// file (relative to this file) or a "
-            "postgresql+psycopg:// database",
+            "postgresql+psycopg:// database; its password is shown as ***",
             default="",
             rules=(STORE_URL,),
             finish=_store_url,
@@ -536,7 +594,9 @@ _STORE = Section(
         Setting(
             "worktrees",
             STRING,
-            "where the build worktrees go, relative to this file",
+            "where the build worktrees go, relative to this file: each walk and drill builds "
+            "in `series-<id>-<store id>/` there, its own (locked while it runs, checked before "
+            "each test, removed when it ends)",
             default=".perfwalk/worktrees",
             rules=(NOT_EMPTY,),
             finish=_path,
@@ -574,7 +634,7 @@ _BUILD = Section(
         Setting(
             "env",
             ENV,
-            "extra environment variables for the steps",
+            "extra environment variables for the steps; secret ones are shown as *** (see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"CFLAGS": "-O2"},
@@ -599,7 +659,8 @@ _RUN = Section(
         Setting(
             "to",
             WHEN,
-            "the last checkout: a date or a commit-ish",
+            "the last checkout: a date or a commit-ish; HEAD is the tip of `[project] branch`, "
+            "and a commit-ish that is not on that branch's first-parent line is an error",
             default="HEAD",
             rules=(NOT_EMPTY, DATE_OR_REV),
         ),
@@ -631,6 +692,15 @@ _RUN = Section(
             "where a test without a role runs: local, a host of [hosts], or an ssh destination",
             default="local",
             rules=(HOST,),
+        ),
+        Setting(
+            "tools",
+            STRINGS,
+            "the programs whose version (the first line `<tool> --version` prints) goes into the "
+            "fingerprint of every host of a walk; only these are run, never the first word of "
+            "a build or test command",
+            default=list(DEFAULT_TOOLS),
+            rules=(TOOL_NAMES,),
         ),
         Setting(
             "lease_wait",
@@ -675,9 +745,10 @@ _HOSTS = Section(
         ),
         Setting(
             "vars",
-            ENV,
+            VARS,
             "the host's variables (addresses, interfaces): {host.<role>.<name>} in commands "
-            "becomes the value as one quoted word",
+            "becomes the value as one quoted word (commands are stored and shown: pass "
+            "secrets in env, not here)",
             default={},
             rules=(VAR_NAMES,),
             example={"addr": "10.0.1.1", "ifname": "eth1"},
@@ -940,7 +1011,9 @@ _ROLES = Section(
         Setting(
             "fetch",
             STRINGS,
-            "files fetched from the host after the run phase, stored as artifacts",
+            "files fetched from the host after the run phase, stored as artifacts; a relative "
+            "path is looked up where the host's commands run (the worktree on the local host, "
+            "{hostdir} on an ssh host)",
             default=[],
             rules=(NO_EMPTY_ITEM,),
             example=["/var/log/kern.log"],
@@ -1006,9 +1079,18 @@ _TEST = Section(
         ),
         Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(SECONDS,)),
         Setting(
+            "parse_timeout",
+            NUMBER,
+            "seconds the parsers (the test's and its roles') may take on one output; a parse "
+            "that takes longer is stopped and the test is FAIL",
+            default=30,
+            rules=(SECONDS,),
+        ),
+        Setting(
             "env",
             ENV,
-            "extra environment variables for the command",
+            "extra environment variables for the command; secret ones are shown as *** "
+            "(see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"LC_ALL": "C"},
@@ -1210,7 +1292,8 @@ _REGRESS = Section(
         Setting(
             "env",
             ENV,
-            "extra environment variables for the tests and the runner",
+            "extra environment variables for the tests and the runner; secret ones are "
+            "shown as *** (see Secrets)",
             default={},
             rules=(ENV_NAMES,),
             example={"LC_ALL": "C"},

@@ -59,7 +59,8 @@ class KnownEvent:
     ``commit`` is the commit that made it (for ``broken-build``: the first
     commit that does not build; ``fixed_by`` the first that builds again and
     ``broken`` every commit in between, both ends as listed). ``size`` is the
-    relative change of ``metric`` (+0.33: a third more time).
+    relative change of ``metric`` the code was written to make (+0.33: a third
+    more time); what a machine measures depends on its compiler and processor.
     """
 
     direction: EventDirection
@@ -357,12 +358,12 @@ def _known_changes_text(events: tuple[KnownEvent, ...]) -> str:
             entry["fixed_by"] = event.fixed_by
             entry["broken"] = list(event.broken)
         entries.append(entry)
-    return json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(entries, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _config_text(quirk: QuirkRange) -> str:
     def q(text: str) -> str:
-        return json.dumps(text, ensure_ascii=False)
+        return json.dumps(text, ensure_ascii=False, allow_nan=False)
 
     return f"""\
 # perfwalk's demo: the history of "checksum", a small C tool with its own

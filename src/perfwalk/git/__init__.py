@@ -4,6 +4,7 @@
 * :mod:`~perfwalk.git.history` — which commits a walk visits (pure);
 * :mod:`~perfwalk.git.repo` — :class:`Repo`, reading the repository with ``git``;
 * :mod:`~perfwalk.git.worktree` — :class:`Worktrees`, where checkouts are built;
+* :mod:`~perfwalk.git.worktree_lock` — the on-disk lock a walk holds on its worktrees;
 * :mod:`~perfwalk.git.checkouts` — :func:`checkouts`, the three combined.
 """
 

@@ -13,14 +13,23 @@ they were; the repository only gains the worktree's administrative files under
 Put ``root`` outside the user's work tree (or in an ignored directory), or the
 worktrees show up as untracked files in their ``git status``. Submodules are not
 checked out; a build that needs them runs ``git submodule update --init``.
+
+A walk's worktrees belong to it alone: :meth:`Worktrees.for_series` puts them in a
+directory named for the series *and* the store (two configs in one folder, with
+two stores, each have their series 1), :meth:`Worktrees.held` locks that directory
+on disk for the walk's life (:mod:`perfwalk.git.worktree_lock`), and
+:func:`verify_checkout` tells the walk, before each test, that its worktree is
+still there, at the commit it measures.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from perfwalk.errors import BuildError, GitError
+from perfwalk.git import worktree_lock
 from perfwalk.git.command import git_message, run_git
 from perfwalk.git.repo import Repo
 
@@ -36,6 +45,20 @@ class Worktrees:
 
     def __repr__(self) -> str:
         return f"Worktrees({self.repo!r}, {str(self.root)!r})"
+
+    @classmethod
+    def for_series(cls, repo: Repo, base: Path, store_id: str, series_id: int) -> Worktrees:
+        """The worktrees of series ``series_id`` of the store ``store_id`` (its
+        :meth:`~perfwalk.store.Store.store_id`): ``base/series-<id>-<store id>``."""
+        if not re.fullmatch(r"[0-9a-f]{12,}", store_id):
+            raise ValueError(f"a store id is hexadecimal, not {store_id!r}")
+        return cls(repo, Path(base) / f"series-{series_id}-{store_id[:12]}")
+
+    def held(self, purpose: str) -> AbstractContextManager[Path]:
+        """Lock these worktrees on disk for a ``with`` block (``purpose`` says who holds
+        them, for the error another process gets); GitError naming the holder when
+        another process holds them."""
+        return worktree_lock.held(self.root, purpose)
 
     def path(self, slot: str = "build") -> Path:
         """Where ``slot``'s worktree lives; ValueError for a slot name that is not a plain name."""
@@ -109,6 +132,40 @@ class Worktrees:
         self.repo.git("worktree", "prune")
         if self.root.is_dir() and not any(self.root.iterdir()):
             self.root.rmdir()
+
+
+def verify_checkout(path: Path, commit: str) -> None:
+    """GitError unless the worktree ``path`` is still there with ``commit`` checked out.
+
+    A walk asks before each test: if something else moved, removed or checked out
+    its worktree, the values would be stored under the wrong commit.
+    """
+    result = run_git(path, ["rev-parse", "--show-toplevel", "HEAD"])
+    lines = result.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    hint = (
+        f"make sure nothing else uses {path} (another walk, a script, a person), then"
+        " resume the walk: perfwalk run --resume"
+    )
+    if result.returncode != 0 or len(lines) != 2:
+        raise GitError(
+            f"the worktree {path} for commit {commit[:12]} is gone or broken"
+            f" ({git_message(result)}); nothing was stored for this repetition",
+            hint=hint,
+        )
+    top, head = lines
+    if Path(top).resolve() != path.resolve():
+        raise GitError(
+            f"the worktree {path} for commit {commit[:12]} was moved: {path} is now inside"
+            f" {top}; nothing was stored for this repetition",
+            hint=hint,
+        )
+    if head != commit:
+        raise GitError(
+            f"the worktree {path} is at commit {head[:12]}, not at {commit[:12]} that the walk"
+            " is measuring: something else checked it out; nothing was stored for this"
+            " repetition",
+            hint=hint,
+        )
 
 
 def current_commit(path: Path) -> str:

@@ -5,8 +5,11 @@ round-trip and works the same on the local machine and over ssh. The script prin
 ``KEY=VALUE`` lines; :func:`parse_fingerprint` (pure) turns them into a dict.
 
 Keys: ``hostname``, ``os``, ``kernel``, ``cpu``, ``cores``, ``memory`` and, for each
-tool asked for, ``tool.<name>`` with the first line of ``<name> --version`` or
-``not found``. A value that could not be found is ``unknown``.
+tool asked for, ``tool.<name>`` with the first non-blank line of ``<name> --version``,
+``not found``, or, when ``--version`` fails or prints nothing, the tool's path and
+``version unknown`` with the reason. A value that could not be found is ``unknown``.
+Only the tools named are run (a walk names ``[run] tools``): a program that does
+not know ``--version`` would do its real work instead.
 """
 
 from __future__ import annotations
@@ -43,8 +46,17 @@ mem=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo 2>/dev/null)
 [ -n "$mem" ] || mem=$(sysctl -n hw.physmem 2>/dev/null)
 kv memory "$mem"
 for t in "$@"; do
-  if command -v "$t" >/dev/null 2>&1; then
-    kv "tool.$t" "$("$t" --version </dev/null 2>&1 | head -n 1)"
+  if p=$(command -v "$t" 2>/dev/null) && [ -n "$p" ]; then
+    v=$("$t" --version </dev/null 2>&1)
+    rc=$?
+    v=$(printf '%s\n' "$v" | sed -n '/[^[:space:]]/{p;q;}')
+    if [ "$rc" -eq 0 ] && [ -n "$v" ]; then
+      kv "tool.$t" "$v"
+    elif [ "$rc" -eq 0 ]; then
+      kv "tool.$t" "$p (version unknown: --version printed nothing)"
+    else
+      kv "tool.$t" "$p (version unknown: --version failed with exit $rc)"
+    fi
   else
     kv "tool.$t" "not found"
   fi

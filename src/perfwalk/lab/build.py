@@ -215,7 +215,7 @@ def _write_state(plan: LabPlan) -> None:
         "route": f"unreachable {plan.prefix}",
         "sshd": {ns: _sshd_pid(plan, ns) for ns in plan.namespaces},
     }
-    plan.state_file.write_text(json.dumps(state, indent=2) + "\n")
+    plan.state_file.write_text(json.dumps(state, indent=2, allow_nan=False) + "\n")
 
 
 def _keygen(path: Path, comment: str) -> None:

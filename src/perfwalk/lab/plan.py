@@ -281,15 +281,17 @@ class LabPlan:
         variables = self.host_vars()
         for host, role in HOSTS:
             namespace = self.namespace(host)
-            pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in variables[host].items())
+            pairs = ", ".join(
+                f"{k} = {json.dumps(v, allow_nan=False)}" for k, v in variables[host].items()
+            )
             lines += [
                 "",
                 f"[hosts.{host}]",
-                f"target = {json.dumps(namespace)}",
-                f"roles = [{json.dumps(role)}]",
-                f"ssh_config = {json.dumps(str(self.ssh_config))}",
-                f"known_hosts = {json.dumps(str(self.known_hosts))}",
-                f"reboot = {json.dumps(self.reboot_command(namespace))}",
+                f"target = {json.dumps(namespace, allow_nan=False)}",
+                f"roles = [{json.dumps(role, allow_nan=False)}]",
+                f"ssh_config = {json.dumps(str(self.ssh_config), allow_nan=False)}",
+                f"known_hosts = {json.dumps(str(self.known_hosts), allow_nan=False)}",
+                f"reboot = {json.dumps(self.reboot_command(namespace), allow_nan=False)}",
                 "reboot_timeout = 60",
                 f"vars = {{ {pairs} }}",
             ]

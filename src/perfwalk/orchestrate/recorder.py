@@ -180,13 +180,25 @@ class StepRecorder:
 
     def fetch(self, place: Place, path: str, name: str) -> Status:
         """Fetch a file of the host into the store (a step whose stdout is the file):
-        PASS, NOLOG when it could not be fetched, NORUN when its host is lost."""
+        PASS, NOLOG when it could not be fetched, NORUN when its host is lost.
+
+        A relative ``path`` is looked up where the host's commands run (the
+        worktree on the local host, the work directory on an ssh host), so a file
+        a startup step wrote by a relative name is found by that name."""
         if self.is_lost(place.member) and place.phase != "reset":
             self.record_not_run(place, "fetch", name, path)
             return Status.NORUN
-        done = place.member.host.run(
-            ["cat", "--", path], timeout=FETCH_TIMEOUT, output_limit=self.artifact_limit
-        )
+        try:
+            cwd = self.cwd(place.member)
+        except HostError as error:
+            done = dataclasses.replace(never_ran(f"cat -- {path}", str(error)), host_lost=True)
+        else:
+            done = place.member.host.run(
+                ["cat", "--", path],
+                timeout=FETCH_TIMEOUT,
+                cwd=cwd,
+                output_limit=self.artifact_limit,
+            )
         self.mark_lost(place.member, done)
         status = Status.PASS if step_status(done) is Status.PASS else Status.NOLOG
         self.record(place, "fetch", name, path, done=done, status=status)

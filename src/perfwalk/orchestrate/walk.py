@@ -15,10 +15,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, TestConfig
-from perfwalk.git.worktree import Worktrees, apply_patch
+from perfwalk.git.worktree import Worktrees, apply_patch, verify_checkout
 from perfwalk.hosts.base import Host
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.reboot import RebootOutcome, reboot
@@ -69,14 +70,25 @@ class Walk:
     topology: Topology | None = field(default=None)
 
     def __post_init__(self) -> None:
+        self._parsing = ParseWorker()  # parsers run there, under each test's parse_timeout
         self._parsers: dict[str, Parser] = {
-            test.name: get_parser(test.parser, test.parser_options, key=f"test.{test.name}.parser")
+            test.name: self._parsing.bounded(
+                get_parser(test.parser, test.parser_options, key=f"test.{test.name}.parser"),
+                limit=test.parse_timeout,
+                label=f"parser {test.parser!r} of test {test.name}",
+                setting=f"test.{test.name}.parse_timeout",
+            )
             for test in self.config.tests
         }
         self._role_parsers: dict[str, dict[str, Parser]] = {
             test.name: {
-                role: get_parser(
-                    phases.parser, phases.parser_options, key=f"test.{test.name}.roles.{role}"
+                role: self._parsing.bounded(
+                    get_parser(
+                        phases.parser, phases.parser_options, key=f"test.{test.name}.roles.{role}"
+                    ),
+                    limit=test.parse_timeout,
+                    label=f"parser {phases.parser!r} of test {test.name}, role {role}",
+                    setting=f"test.{test.name}.parse_timeout",
                 )
                 for role, phases in test.roles.items()
                 if phases.parser
@@ -102,6 +114,12 @@ class Walk:
 
     def run(self) -> None:
         """Measure every repetition not stored yet, checkout after checkout."""
+        try:
+            self._run()
+        finally:
+            self._parsing.close()
+
+    def _run(self) -> None:
         done = self.store.done_repetitions(self.series_id)
         built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
         total = len(self.checkouts) * self.repetitions
@@ -275,6 +293,7 @@ class Walk:
     def _test(
         self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         context = TestContext(
             topology=self._hosts,
             worktree=worktree,

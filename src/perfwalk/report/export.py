@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
+
+from perfwalk.numbers import json_text
+from perfwalk.untrusted import show_controls
 
 EXPORT_FORMAT = "perfwalk-export"
 EXPORT_VERSION = 1
@@ -22,7 +24,7 @@ Document = Mapping[str, Any]
 
 
 def to_json(document: Document) -> str:
-    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json_text(document, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
 def _rows(document: Document) -> Iterator[dict[str, Any]]:
@@ -64,11 +66,25 @@ CSV_COLUMNS = (
 )
 
 
+#: what a spreadsheet takes for the start of a formula (or a cell it shifts)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: control characters but tab and
+    newline as ``\\xNN``, and a text that starts like a formula (``=HYPERLINK(…)``,
+    ``+``, ``-``, ``@``, tab, CR) behind an apostrophe. Numbers stay numbers."""
+    if not isinstance(value, str):
+        return value
+    text = show_controls(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def to_csv(document: Document) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(_rows(document))
+    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in _rows(document))
     return out.getvalue()
 
 
@@ -77,8 +93,8 @@ def _epoch(iso: str) -> int:
 
 
 def _word(text: str) -> str:
-    """A gnuplot data word: no white space inside."""
-    return "_".join(str(text).split()) or "-"
+    """A gnuplot data word: no white space inside, control characters as ``\\xNN``."""
+    return "_".join(show_controls(str(text)).split()) or "-"
 
 
 def to_gnuplot(document: Document) -> str:

@@ -35,7 +35,6 @@ import multiprocessing
 import os
 import posixpath
 import re
-import shutil
 import threading
 import time
 import traceback
@@ -57,6 +56,7 @@ from perfwalk.regress.history import (
     pass_rate,
 )
 from perfwalk.report import layout, matrix_logs
+from perfwalk.report.files import SiteFolder
 from perfwalk.report.html import esc, link, page, status_legend, table
 from perfwalk.report.matrix_logs import (
     PACK_NAME,
@@ -193,29 +193,19 @@ class _Test:
 
 
 class _Files:
-    """Writes the site's files and keeps count: a new file is written in place, a file
-    that exists is replaced atomically (a reader sees the old one or the new one)."""
+    """Writes the site's files and keeps count: each replaced atomically, never through
+    a link (see :mod:`perfwalk.report.files`)."""
 
     def __init__(self, out: Path) -> None:
         self.out = out
+        self.site = SiteFolder(out)
         self.written = 0
         self.largest = ("", 0)
         self.sizes: dict[str, int] = {}
-        self._folders: set[Path] = set()
 
     def write(self, path: str, data: str | bytes) -> None:
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        target = self.out / path
-        if target.parent not in self._folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.add(target.parent)
-        try:
-            with open(target, "xb") as new:
-                new.write(raw)
-        except FileExistsError:
-            tmp = target.with_name(target.name + ".new")
-            tmp.write_bytes(raw)
-            os.replace(tmp, target)
+        self.site.write(path, raw)
         self.count(path, len(raw))
 
     def count(self, path: str, size: int) -> None:
@@ -383,7 +373,7 @@ class _Publisher:
                 self.ranges[key] = None
             else:
                 path = commits_page(*key)
-                if self.options.full or not (self.files.out / path).exists():
+                if self.options.full or not self.files.site.exists(path):
                     page_text = _commits_page(path, last, first, found, self.options.commit_url)
                     self.files.write(path, page_text)
                 self.ranges[key] = (path, len(found))
@@ -395,7 +385,7 @@ class _Publisher:
         """Write the pages and logs of the runs the site lacks, then the index of the
         packs and the list of runs written; how many runs were written."""
         files = self.files
-        published = {} if self.options.full else _read_published(files.out)
+        published = {} if self.options.full else _read_published(files.site)
         todo = sorted(
             (m for m in self.rows.runs if published.get(m.run.id, ("", []))[0] != _stamp(m.run)),
             key=lambda m: m.run.id,
@@ -410,7 +400,7 @@ class _Publisher:
         where = {run_id: parts for run_id, (_stamp_text, parts) in published.items()}
         files.write(matrix_logs.INDEX, index_script(where))
         files.write(PUBLISHED, _published_json(published))
-        _remove_stale_logs(files.out, {name for parts in where.values() for name, _test in parts})
+        _remove_stale_logs(files.site, {name for parts in where.values() for name, _test in parts})
         return len(written)
 
     def write_runs(self, todo: Sequence[MatrixRun]) -> Parts:
@@ -516,10 +506,10 @@ def _stamp(run: RegressRunRow) -> str:
     return f"{run.host}\n{run.started_at.isoformat()}"
 
 
-def _read_published(out: Path) -> dict[int, tuple[str, list[tuple[str, int]]]]:
+def _read_published(site: SiteFolder) -> dict[int, tuple[str, list[tuple[str, int]]]]:
     """The runs a previous publish wrote (nothing, when it cannot be read)."""
     try:
-        data = json.loads((out / PUBLISHED).read_text(encoding="utf-8"))
+        data = json.loads(site.read(PUBLISHED) or b"{}")
         return {
             int(run): (
                 str(found["stamp"]),
@@ -527,7 +517,7 @@ def _read_published(out: Path) -> dict[int, tuple[str, list[tuple[str, int]]]]:
             )
             for run, found in data.items()
         }
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (ValueError, TypeError, KeyError, AttributeError):
         return {}
 
 
@@ -535,19 +525,20 @@ def _published_json(published: Mapping[int, tuple[str, Sequence[tuple[str, int]]
     return json.dumps(
         {str(run): {"stamp": stamp, "parts": parts} for run, (stamp, parts) in published.items()},
         separators=(",", ":"),
+        allow_nan=False,
     )
 
 
-def _remove_stale_logs(out: Path, packs: set[str]) -> None:
+def _remove_stale_logs(site: SiteFolder, packs: set[str]) -> None:
     """Remove the packs no run refers to any more, and the log folders of older
     publishes (``logs/<run id>/``)."""
-    folder = out / DIR / "logs"
-    for entry in os.scandir(folder):
-        found = PACK_NAME.fullmatch(entry.name)
-        if found and entry.is_file() and entry.name[: -len(".js")] not in packs:
-            os.unlink(entry.path)
-        elif entry.name.isdigit() and entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
+    folder = f"{DIR}/logs"
+    for name, is_dir in site.entries(folder):
+        found = PACK_NAME.fullmatch(name)
+        if found and not is_dir and name[: -len(".js")] not in packs:
+            site.remove(f"{folder}/{name}")
+        elif name.isdigit() and is_dir:
+            site.remove_tree(f"{folder}/{name}")
 
 
 # -- data ---------------------------------------------------------------------------

@@ -59,7 +59,9 @@ def pack_path(name: str) -> str:
 
 def script_call(function: str, *arguments: object) -> str:
     """A script line calling ``function`` with JSON arguments, safe to load anywhere."""
-    text = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in arguments)
+    text = ",".join(
+        json.dumps(a, ensure_ascii=False, separators=(",", ":"), allow_nan=False) for a in arguments
+    )
     text = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f"{function}({text});\n"
 

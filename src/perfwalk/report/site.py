@@ -38,6 +38,7 @@ from perfwalk.report.assets import site_assets
 from perfwalk.report.changes import ChangeMark, by_series
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
+from perfwalk.report.files import SiteFolder
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
 from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
 from perfwalk.report.pages.drill import drill_sections
@@ -184,10 +185,10 @@ def publish(
         ctx, state = contexts[s.id], new_series[str(s.id)]
         specs = _sealed_specs(_specs(state), state)
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
-            _write(out / layout.setup_page(s.id), setup_page(s))
-            _write(out / layout.series_meta(s.id), meta_file(ctx, specs))
+            _write(out, layout.setup_page(s.id), setup_page(s))
+            _write(out, layout.series_meta(s.id), meta_file(ctx, specs))
             page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
-            _write(out / layout.series_page(s.id), page_text)
+            _write(out, layout.series_page(s.id), page_text)
             written += 3
         written += _write_shells(out, ctx, full)
         summaries.append(
@@ -200,19 +201,24 @@ def publish(
                 specs=tuple(specs),
             )
         )
-    index = out / layout.INDEX
-    matrix = (out / layout.MATRIX_INDEX).exists()
+    site = SiteFolder(out)
+    matrix = site.exists(layout.MATRIX_INDEX)
     changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
-    if written or changed or not index.exists():
-        _write(index, index_page(summaries, matrix=matrix))
+    if written or changed or not site.exists(layout.INDEX):
+        _write(out, layout.INDEX, index_page(summaries, matrix=matrix))
         written += 1
     _write(
-        out / MANIFEST,
-        json.dumps({"settings": settings, "series": new_series, "matrix": matrix}, sort_keys=True)
+        out,
+        MANIFEST,
+        json.dumps(
+            {"settings": settings, "series": new_series, "matrix": matrix},
+            sort_keys=True,
+            allow_nan=False,
+        )
         + "\n",
     )
     return PublishReport(
-        index=index,
+        index=out / layout.INDEX,
         written=written,
         series=len(every),
         checkouts=sum(len(job.checkouts) for group in jobs for job in group),
@@ -233,9 +239,10 @@ def _settings(config: Config | None) -> str:
 
 
 def _load_manifest(out: Path) -> dict[str, Any]:
+    data = SiteFolder(out).read(MANIFEST)
     try:
-        loaded = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        loaded = json.loads(data or b"{}")
+    except ValueError:
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -260,7 +267,8 @@ def _facts(series: SeriesRow, drill: str) -> str:
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
             [[q.letter, q.at_date.isoformat(), q.comment] for q in series.quirks],
-        ]
+        ],
+        allow_nan=False,
     )
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -275,8 +283,8 @@ def _plan(
     rows = ctx.checkouts
     sigs = {str(r.idx): _checkout_sig(r, marks) for r in rows}
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
-    change_list = sorted(
-        [c.test, c.name, c.before_idx, c.after_idx, c.size, c.regression] for c in ctx.changes
+    change_list = sorted(  # the size as text: JSON has no infinity (a step from 0)
+        [c.test, c.name, c.before_idx, c.after_idx, repr(c.size), c.regression] for c in ctx.changes
     )
     old_sigs, old_zoom = old.get("checkouts", {}), old.get("zoom", {})
     dirty_checkouts = {r.idx for r in rows if old_sigs.get(str(r.idx)) != sigs[str(r.idx)]}
@@ -434,15 +442,13 @@ def _render_group(group: tuple[BlockJob, ...]) -> list[BlockOutcome]:
         for key, text in files.items():
             if job.sealed:
                 parts.setdefault(key, []).append(text)
-                (shared.out / layout.plot_data(job.series_id, key, job.block)).unlink(
-                    missing_ok=True
-                )
+                SiteFolder(shared.out).remove(layout.plot_data(job.series_id, key, job.block))
             else:
-                _write(shared.out / layout.plot_data(job.series_id, key, job.block), text)
+                _write(shared.out, layout.plot_data(job.series_id, key, job.block), text)
     first = group[0]
     for key, texts in parts.items():
         seal = first.block // layout.SEAL
-        _write(shared.out / layout.sealed_data(first.series_id, key, seal), "".join(texts))
+        _write(shared.out, layout.sealed_data(first.series_id, key, seal), "".join(texts))
     if parts:
         outcomes[0] = dataclasses.replace(outcomes[0], written=outcomes[0].written + len(parts))
     return outcomes
@@ -463,7 +469,7 @@ def _render(job: BlockJob) -> tuple[BlockOutcome, dict[str, str]]:
         first = number * layout.TABLE_COLUMNS - start
         part = data[first : first + layout.TABLE_COLUMNS]
         at = layout.table_page(ctx.id, number)
-        _write(out / at, table_page(ctx, number, checkout_table(at, ctx, part)))
+        _write(out, at, table_page(ctx, number, checkout_table(at, ctx, part)))
         written += 1
     if job.checkouts:
         written += _render_checkouts(store, ctx, out, job.block, data, full=shared.full)
@@ -504,18 +510,18 @@ def _render_checkouts(
     files when they are new (a stored log never changes)."""
     rows = [c.row for c in data]
     first, last = rows[0].idx, rows[-1].idx
-    _write(out / layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
+    _write(out, layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
     commits = store.site.commits(ctx.id, first, last)
-    _write(out / layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
+    _write(out, layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
     logs = store.site.logs(ctx.id, first, last)
     text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data))
-    _write(out / layout.logs_data(ctx.id, block), text)
+    _write(out, layout.logs_data(ctx.id, block), text)
     written = 3
     for big in large:
-        target = out / layout.large_log_data(ctx.id, big.row.id)
-        if full or not target.exists():
-            _write_bytes(out / layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
-            _write(target, large_log_file(ctx, big))
+        target = layout.large_log_data(ctx.id, big.row.id)
+        if full or not SiteFolder(out).exists(target):
+            _write_bytes(out, layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
+            _write(out, target, large_log_file(ctx, big))
             written += 2
     return written
 
@@ -547,32 +553,26 @@ def _write_shells(out: Path, ctx: SeriesContext, full: bool) -> int:
     }
     written = 0
     for at, render in shells.items():
-        if full or not (out / at).exists():
-            _write(out / at, render(ctx))
+        if full or not SiteFolder(out).exists(at):
+            _write(out, at, render(ctx))
             written += 1
     return written
 
 
 def _write_assets(out: Path, full: bool) -> int:
     written = 0
+    site = SiteFolder(out)
     for name, content in site_assets().items():
-        path = out / name
-        if full or not path.exists() or path.read_bytes() != content:
-            _write_bytes(path, content)
+        if full or site.read(name) != content:
+            site.write(name, content)
             written += 1
     return written
 
 
-def _write(path: Path, text: str) -> None:
-    _write_bytes(path, text.encode("utf-8"))
+def _write(out: Path, at: str, text: str) -> None:
+    _write_bytes(out, at, text.encode("utf-8"))
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
-    """Write atomically (a reader never sees half a page), making folders as needed."""
-    tmp = path.with_name(path.name + ".new")
-    try:
-        tmp.write_bytes(data)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _write_bytes(out: Path, at: str, data: bytes) -> None:
+    """Write the site's file ``at`` atomically, never through a link (see report.files)."""
+    SiteFolder(out).write(at, data)

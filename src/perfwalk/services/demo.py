@@ -15,7 +15,7 @@ from perfwalk.demo.project import DemoProject, KnownEvent, create_project
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.walk import Progress
-from perfwalk.services.drill import DrillResult, change_targets, run_drill
+from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.store import Store
@@ -39,6 +39,17 @@ class DrillFinding:
     event: KnownEvent
     exact: bool
     detail: str
+    series_id: int | None = None  # the drill across it, if any
+
+
+@dataclass(frozen=True)
+class OtherChange:
+    """A change the walk found where the demo's history has no known event, with what
+    its drill answered: a real effect of that commit (code layout, a compiler's
+    choice) or the machine, for a person to look at."""
+
+    target: DrillTarget
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,7 @@ class DemoResult:
     site: Path
     findings: tuple[Finding, ...]
     drills: tuple[DrillFinding, ...] = ()
+    others: tuple[OtherChange, ...] = ()
 
     @property
     def exact(self) -> int:
@@ -104,10 +116,15 @@ def run_demo(
             f"  {'exact' if drill.exact else 'NOT EXACT'}: {drill.event.direction} at "
             f"{drill.event.commit[:12]} ({drill.detail})"
         )
+    others = other_changes(project.events, answers, project.commits)
+    for other in others:
+        say(f"  not a known change: {other.detail}")
     site = directory / "site"
     with Store.open(config.store.url) as store:
         publish_store(store, config, site)
-    return DemoResult(project, result.series_id, site, tuple(findings), tuple(drills))
+    return DemoResult(
+        project, result.series_id, site, tuple(findings), tuple(drills), tuple(others)
+    )
 
 
 def drill_findings(
@@ -124,15 +141,47 @@ def drill_findings(
         if not across:
             found.append(DrillFinding(event, False, "no drill across it"))
             continue
-        done = across[0].done
-        culprit = across[0].culprit
+        drill = across[0]
+        done, culprit, sid = drill.done, drill.culprit, drill.series_id
         spent = f"{done.builds} builds, {done.repetitions} repetitions"
         if culprit is not None and culprit.id == event.commit:
-            found.append(DrillFinding(event, True, f"drill {across[0].series_id}: {spent}"))
+            found.append(DrillFinding(event, True, f"drill {sid}: {spent}", sid))
         else:
             named = culprit.id[:12] if culprit is not None else done.verdict.value
-            found.append(DrillFinding(event, False, f"drill answered {named} ({spent})"))
+            found.append(DrillFinding(event, False, f"drill answered {named} ({spent})", sid))
     return found
+
+
+def other_changes(
+    events: Sequence[KnownEvent], answers: Sequence[DrillResult], line: Sequence[str]
+) -> list[OtherChange]:
+    """The drilled changes that lie across no known speed change, each with its answer."""
+    position = {commit: pos for pos, commit in enumerate(line)}
+    known = [position[e.commit] for e in events if e.direction != "broken-build"]
+    others = []
+    for answer in answers:
+        target = answer.target
+        lo, hi = position[target.before], position[target.after]
+        if any(lo < at <= hi for at in known):
+            continue
+        change = target.change
+        relative = change.get("relative")
+        size = f"{relative:+.1%}" if isinstance(relative, float) else "a step"
+        culprit = answer.culprit
+        said = (
+            f"CULPRIT {culprit.id[:12]} {culprit.subject!r}"
+            if culprit is not None
+            else answer.done.verdict.name.replace("_", "-")
+        )
+        others.append(
+            OtherChange(
+                target,
+                f"{change.get('kind', 'change')} {target.metric} {size} between checkouts "
+                f"{change.get('before_idx')} and {change.get('after_idx')}; "
+                f"drill {answer.series_id} answered {said}",
+            )
+        )
+    return others
 
 
 def _clear(directory: Path) -> None:

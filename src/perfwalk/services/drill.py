@@ -252,7 +252,9 @@ def run_drill(
                     config=dataclasses.replace(config, tests=(test_config,)),
                     store=store,
                     host=topology.member("").host,
-                    worktrees=Worktrees(repo, config.store.worktrees / f"series-{series_id}"),
+                    worktrees=Worktrees.for_series(
+                        repo, config.store.worktrees, store.store_id(), series_id
+                    ),
                     checkouts=[],
                     quirks=quirks,
                     repetitions=0,
@@ -266,13 +268,17 @@ def run_drill(
                     f" ({reused} stored values reused)"
                 )
                 try:
-                    done = _search(
-                        _Search(store, walk, repo, line, start, quirks, target), stored, budget, say
-                    )
+                    with walk.worktrees.held(f"series {series_id} of {store.url}, {purpose}"):
+                        done = _search(
+                            _Search(store, walk, repo, line, start, quirks, target),
+                            stored,
+                            budget,
+                            say,
+                        )
+                        walk.worktrees.remove()
                 except BaseException:
                     store.set_series_state(series_id, "interrupted")
                     raise
-                walk.worktrees.remove()
                 commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
                 commits[line[0]] = repo.commit(line[0])
                 answer = answer_json(done, line)

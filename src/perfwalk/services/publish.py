@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfwalk.config.model import Config
@@ -72,25 +72,33 @@ def serve_site(
     *,
     port: int = 8000,
     interval: float = 2.0,
+    allowed_hosts: Sequence[str] = (),
     ready: Callable[[str, PublishReport], None] = lambda _url, _report: None,
     published: Callable[[PublishReport], None] = lambda _report: None,
+    failed: Callable[[Exception], None] = lambda _error: None,
     stop: threading.Event | None = None,
 ) -> None:
     """Publish ``out``, serve it on 127.0.0.1:``port`` and bring it up to date every
     ``interval`` seconds (only the pages that changed are rewritten) until ``stop``
-    is set or Ctrl-C. ``ready`` gets the address once serving; ``published`` each
-    publish that wrote something."""
+    is set or Ctrl-C; ``allowed_hosts``: names a request may give besides the
+    loopback ones (see report.server). ``ready`` gets the address once serving; ``published`` each
+    publish that wrote something; ``failed`` the error of a publish that failed,
+    after which the site is still served and the publish tried again."""
     stop = stop or threading.Event()
     with Store.open(config.store.url, read_only=True) as store:
         seen = store_state(store)
         report = publish_store(store, config, out)
-        with SiteServer(out, port) as server:
+        with SiteServer(out, port, allowed_hosts=allowed_hosts) as server:
             ready(server.url, report)
             while not stop.wait(interval):
-                now = store_state(store)
-                if now == seen:  # nothing new: no analysis, no publish
+                try:
+                    now = store_state(store)
+                    if now == seen:  # nothing new: no analysis, no publish
+                        continue
+                    report = publish_store(store, config, out)
+                except Exception as error:  # told, and the server goes on
+                    failed(error)
                     continue
                 seen = now
-                report = publish_store(store, config, out)
                 if report.written:
                     published(report)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, QuirkConfig
+from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
 from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.repo import Repo
@@ -27,6 +28,7 @@ from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.secret_text import mask_text
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.store import Store
 from perfwalk.store.records import NewSeries, QuirkInfo, SeriesKind, SeriesRow
@@ -122,7 +124,7 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
         step = options.step or config.run.step
         parse_step(step)  # a bad step is a usage error before anything is stored
         to = options.to or config.run.to
-        tip = to if looks_like_date(to) else repo.resolve(to)
+        tip = to if looks_like_date(to) else walk_tip(repo, config, to, options)
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
         repetitions = options.repetitions or config.run.repetitions
         between = options.between or config.run.between
@@ -150,6 +152,31 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
     if parent is None and resumed is None:
         parent = zoom_parent(store, config, history, planned)
     return _Plan(repo, topology, planned, quirks, spec, repetitions, between, resumed, parent)
+
+
+def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:
+    """The last commit of a walk that ends at the commit-ish ``to``.
+
+    ``HEAD`` (the default of ``[run] to``) is the tip of ``[project] branch``; any
+    other commit-ish must be on that branch's first-parent line, or the walk would
+    measure another line than the configured one: a ConfigError naming ``run.to``
+    (a UsageError naming ``--to`` when the command line gave it). With the default
+    branch, ``HEAD``, any commit-ish ends a walk along its own first-parent line.
+    """
+    branch = config.project.branch
+    if branch == "HEAD":
+        return repo.resolve(to)
+    if to == "HEAD":
+        return repo.resolve(branch)
+    history = repo.first_parent(branch)
+    try:
+        repo.resolve_point(to, history, branch=branch)
+    except GitError as error:
+        hint = f"{error.hint}; or set [project] branch to the line you mean to walk"
+        if options.to is not None:
+            raise UsageError(f"--to: {error.message}", hint=hint) from error
+        raise ConfigError(error.message, path=str(config.path), key="run.to", hint=hint) from error
+    return repo.resolve(to)
 
 
 def zoom_parent(
@@ -202,7 +229,9 @@ def _walk(
                 started_at=clock(),
             )
         )
-    worktrees = Worktrees(walk_plan.repo, config.store.worktrees / f"series-{series_id}")
+    worktrees = Worktrees.for_series(
+        walk_plan.repo, config.store.worktrees, store.store_id(), series_id
+    )
     walk = Walk(
         series_id=series_id,
         config=config,
@@ -216,12 +245,14 @@ def _walk(
         progress=progress,
         topology=topology,
     )
+    purpose = f"series {series_id} of {store.url}, a walk of {config.project.name} ({config.path})"
     try:
-        walk.run()
+        with worktrees.held(purpose):
+            walk.run()
+            worktrees.remove()
     except BaseException:
         store.set_series_state(series_id, "interrupted")
         raise
-    worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
     return RunResult(
         series_id=series_id,
@@ -258,9 +289,9 @@ def describe_series(
         between=between,
         host=topology.member("").host.name,
         config_hash=config.hash,
-        config_text=config.text,
+        config_text=mask_config_text(config.text),
         commands=_commands(config, between),
-        fingerprint=_fingerprints(topology, _tools(config)),
+        fingerprint=_fingerprints(topology, list(config.run.tools)),
         parent_id=parent,
         kind=kind,
         quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
@@ -337,20 +368,18 @@ def _point(repo: Repo, where: dict[str, int], text: str, key: str) -> QuirkPoint
 
 
 def _commands(config: Config, between: str) -> dict[str, object]:
+    """The commands of a walk as its setup page shows them (secrets masked)."""
+    secrets = config_secrets(config)
+
+    def shown(command: str) -> str:
+        return hide_url_passwords(mask_text(command, secrets))
+
     return {
-        "build": list(config.build.steps),
-        "between": between,
-        "tests": {t.name: {"command": t.command, "parser": t.parser} for t in config.tests},
-        "quirks": {str(i): list(q.commands) for i, q in enumerate(config.quirks)},
+        "build": [shown(step) for step in config.build.steps],
+        "between": shown(between),
+        "tests": {t.name: {"command": shown(t.command), "parser": t.parser} for t in config.tests},
+        "quirks": {str(i): [shown(c) for c in q.commands] for i, q in enumerate(config.quirks)},
     }
-
-
-def _tools(config: Config) -> list[str]:
-    """The programs whose versions go into the fingerprint: each command's first word."""
-    words = [
-        s.split()[0] for s in [*config.build.steps, *(t.command for t in config.tests)] if s.split()
-    ]
-    return sorted({"git", *(w for w in words if "/" not in w and "=" not in w)})
 
 
 def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:

@@ -23,6 +23,9 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from perfwalk.errors import StoreError
+from perfwalk.secret_text import MASK, hide_password, url_secrets
+
+__all__ = ["Connected", "Database", "StorePart", "hide_password"]
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PG_CONNECT_TIMEOUT_S = 10
@@ -32,18 +35,6 @@ _URL_HINT = (
     "postgresql+psycopg://user:password@host/database"
 )
 _BEGIN_OPTION = "perfwalk_begin"
-
-
-def hide_password(url: str) -> str:
-    """``url`` with the password of ``scheme://user:password@host`` replaced by ``***``."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    credentials, at, host = rest.rpartition("@")
-    if not at or ":" not in credentials or "/" in credentials:
-        return url
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}"
 
 
 #: What the commands that only read a store can do with one that cannot be written.
@@ -64,10 +55,11 @@ class Database:
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         parsed = _parse(url)
-        self.shown = parsed.render_as_string(hide_password=True)
+        self.shown = hide_password(parsed.render_as_string(hide_password=True))
         self.backend = parsed.get_backend_name()
         self.read_only = read_only
-        self._password = parsed.password if isinstance(parsed.password, str) else None
+        password = parsed.password if isinstance(parsed.password, str) else None
+        self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
         if self.backend == "sqlite":
             if read_only:
                 _check_sqlite_readable(parsed, self.shown)
@@ -124,10 +116,10 @@ class Database:
         orig = getattr(err, "orig", None)  # the driver's (or a bind processor's) exception
         reason = str(orig if orig is not None else err).strip().splitlines()
         text = reason[0] if reason else type(err).__name__
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, MASK)
         if len(text) > 200:  # a damaged row's text, quoted by the driver
             text = text[:200] + "…"
-        if self._password:
-            text = text.replace(self._password, "***")
         return StoreError(
             f"result store {self.shown}: cannot {action}: {text}", hint=self._hint(text)
         )
@@ -163,7 +155,7 @@ def _parse(url: str) -> URL:
     except (ArgumentError, ValueError) as err:
         raise StoreError(f"not a store URL: {hide_password(url)!r}", hint=_URL_HINT) from err
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
-    shown = parsed.render_as_string(hide_password=True)
+    shown = hide_password(parsed.render_as_string(hide_password=True))
     if backend == "sqlite":
         if "+" in parsed.drivername and driver != "pysqlite":
             raise StoreError(f"unsupported SQLite driver in {shown}", hint=_URL_HINT)

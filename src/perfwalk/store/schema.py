@@ -36,6 +36,8 @@ from perfwalk.store.coltypes import ID, Real, SafeText, UTCDateTime
 
 metadata = MetaData()
 
+#: Facts of the store by key: schema_version, created_with (the perfwalk that made it),
+#: store_id (its own id, made on first use: Store.store_id).
 meta = Table(
     "meta",
     metadata,

@@ -7,6 +7,7 @@ row at a time, so a series of 50 000 values is one query.
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -64,6 +65,10 @@ _rp = schema.repetition
 _rs = schema.result
 _v = schema.value
 _log = schema.log
+_meta = schema.meta
+
+#: The key in ``meta`` of the store's own id (see :meth:`Store.store_id`).
+STORE_ID_KEY = "store_id"
 
 
 class Store(Connected):
@@ -102,6 +107,25 @@ class Store(Connected):
     def url(self) -> str:
         """The store's URL, password hidden."""
         return self._db.shown
+
+    def store_id(self) -> str:
+        """This store's own id: a random UUID (32 hex digits) kept in the store, made on
+        first use. It tells stores apart where their URLs cannot (a path and a link to
+        it, two names of one server): walks of different stores build in different
+        worktrees (:meth:`perfwalk.git.worktree.Worktrees.for_series`)."""
+        query = select(_meta.c.value).where(_meta.c.key == STORE_ID_KEY)
+        with self._read("read the store id") as conn:
+            found = conn.scalar(query)
+        if found:
+            return str(found)
+        with self._write("give the store its id") as conn:
+            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            conn.execute(
+                insert(_meta)
+                .values(key=STORE_ID_KEY, value=uuid.uuid4().hex)
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+            return str(conn.scalar(query))  # ours, or the one a concurrent writer made first
 
     @property
     def leases(self) -> Leases:

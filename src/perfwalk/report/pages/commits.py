@@ -39,5 +39,5 @@ def commits_data_file(
                 for c in commits.get(row.idx, ())
             ],
         ]
-    text = json.dumps(document, separators=(",", ":"))
+    text = json.dumps(document, separators=(",", ":"), allow_nan=False)
     return f"perfwalk.commits({ctx.id},{block_no},{text});\n"

@@ -80,7 +80,7 @@ def logs_data_file(
         "large": {str(big.row.id): big.lines for big in large},
     }
     z = base64.b64encode(b"".join(r.data for r in kept)).decode("ascii")
-    text = json.dumps(document, separators=(",", ":"))[:-1] + f',"z":"{z}"}}'
+    text = json.dumps(document, separators=(",", ":"), allow_nan=False)[:-1] + f',"z":"{z}"}}'
     return f"perfwalk.logs({ctx.id},{block_no},{text});\n", large
 
 
@@ -96,7 +96,7 @@ def large_log_file(ctx: SeriesContext, big: LargeLog) -> str:
         "lines": big.lines,
     }
     z = base64.b64encode(row.data).decode("ascii")
-    text = json.dumps(document, separators=(",", ":"))[:-1] + f',"z":"{z}"}}'
+    text = json.dumps(document, separators=(",", ":"), allow_nan=False)[:-1] + f',"z":"{z}"}}'
     return f"perfwalk.log({ctx.id},{row.id},{text});\n"
 
 

@@ -70,7 +70,7 @@ def block_files(
             line.points.extend(passed[m * width : (m + 1) * width])
             line.count = pos + 1
     files = {}
-    checkouts_json = json.dumps(checkouts, separators=(",", ":"))
+    checkouts_json = json.dumps(checkouts, separators=(",", ":"), allow_nan=False)
     for (test, unit), names in lines.items():
         plot = layout.plot_key(test, unit)
         for line in names.values():
@@ -80,12 +80,15 @@ def block_files(
             + checkouts_json
             + ',"n":{'
             + ",".join(
-                f'{json.dumps(name)}:{{"s":"{_b64(line.summary)}","p":"{_b64(line.points)}"}}'
+                json.dumps(name, allow_nan=False)
+                + f':{{"s":"{_b64(line.summary)}","p":"{_b64(line.points)}"}}'
                 for name, line in names.items()
             )
             + "}}"
         )
-        text = f"perfwalk.block({ctx.id},{json.dumps(plot)},{block_no},{payload});\n"
+        text = (
+            f"perfwalk.block({ctx.id},{json.dumps(plot, allow_nan=False)},{block_no},{payload});\n"
+        )
         files[plot] = (test, unit, tuple(names), text)
     return files
 

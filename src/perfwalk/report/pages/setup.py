@@ -1,10 +1,12 @@
 """How a series was made: its walk, the configuration, the exact commands and the
-host fingerprint (provenance)."""
+host fingerprint (provenance). The configuration's secrets are masked here too, for
+a series stored before its text was kept masked."""
 
 from __future__ import annotations
 
 import json
 
+from perfwalk.config.secrets import mask_config_text
 from perfwalk.report import layout
 from perfwalk.report.html import esc, page, table
 from perfwalk.store import SeriesRow
@@ -31,13 +33,17 @@ def setup_page(series: SeriesRow) -> str:
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]
-    fingerprint = json.dumps(series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False)
-    commands = json.dumps(series.commands, indent=2, sort_keys=True, ensure_ascii=False)
+    fingerprint = json.dumps(
+        series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
+    )
+    commands = json.dumps(
+        series.commands, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
+    )
     body = (
         table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
         + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
         + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
-        + f"<h2>Configuration</h2><pre>{esc(series.config_text)}</pre>"
+        + f"<h2>Configuration</h2><pre>{esc(mask_config_text(series.config_text))}</pre>"
     )
     crumbs = [(layout.INDEX, "all series"), (layout.series_page(series.id), f"series {series.id}")]
     return page(at, f"setup of series {series.id}: {series.name}", body, crumbs=crumbs)
