@@ -228,8 +228,10 @@ def test_drill_errors_name_what_to_fix(tmp_path: Path, capsys: pytest.CaptureFix
     assert main([*argv, "-c", path]) == 2
     assert "test 'nope' is not in" in capsys.readouterr().err
     argv = ["drill", "--between", ids[0], ids[3], "--test", "latency", "--value", "latency"]
-    assert main([*argv, "--max-builds", "0", "-c", path]) == 2
-    assert "--max-builds" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # the option's type refuses it (exit 2)
+        main([*argv, "--max-builds", "0", "-c", path])
+    assert refused.value.code == 2
+    assert "argument --max-builds: expected 1 to 10000, got 0" in capsys.readouterr().err
 
 
 def test_a_finer_walk_inside_two_checkouts_is_a_zoom_of_that_series(
