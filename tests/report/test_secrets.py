@@ -2,9 +2,9 @@
 
 A real walk on both back-ends (the PostgreSQL one through a URL with a password)
 with secret ``env`` values (by name and by ``secret = true``) that its commands
-check they received; then every file of the published site, every export and
-everything the commands printed is scanned for each secret, as written and as the
-site encodes text (base64 of zlib streams for logs).
+check they received and print into their logs; then every file of the published
+site, every export and everything the commands printed is scanned for each secret,
+as written and as the site encodes text (base64 of zlib streams for logs).
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ repo = "{repo}"
 [store]
 url = "{url}"
 [build]
-steps = ["{build_check} && sh build.sh"]
+steps = ["{build_check} && echo \\"pg: $PGPASSWORD\\" && sh build.sh"]
 env = {{ PGPASSWORD = "{build_secret}", CFLAGS = "-O2" }}
 [run]
 step = "commit/10"
 repetitions = 2
 [[test]]
 name = "latency"
-command = "{test_check} && sh bench.sh"
+command = "{test_check} && echo \\"upload: $UPLOAD\\" >&2 && sh bench.sh"
 parser = "value"
 [test.env]
 UPLOAD = {{ value = "{test_secret}", secret = true }}

@@ -22,6 +22,7 @@ from typing import Any
 
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.config.model import Config
+from perfwalk.config.secrets import config_secrets
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
@@ -216,6 +217,7 @@ def run_drill(
     line = tuple(commit for commit, _ in history[start : end + 1])
     quirks = history_quirks(repo, config, history)
     store = Store.open(config.store.url)
+    store.mask_logs(config_secrets(config))
     try:
         with opened_topology(config) as topology:
             purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import ConfigError, GitError, HostError, ParseError, UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.steps import parse_date
@@ -177,6 +178,7 @@ def run_suite(
         finally:
             host.close()
     with RegressStore.open(config.store.url) as regress:
+        regress.mask_logs(config_secrets(config))
         run_id = regress.add_run(new)
     return _summary(run_id, new)
 
@@ -450,6 +452,7 @@ def import_results(
         log=_bounded(data, limit),
     )
     with RegressStore.open(config.store.url) as regress:
+        regress.mask_logs(config_secrets(config))
         run_id = regress.add_run(new)
     return _summary(run_id, new)
 

@@ -71,6 +71,7 @@ def run_series(
     marks the series ``interrupted`` (``perfwalk run --resume`` continues it).
     """
     store = Store.open(config.store.url)
+    store.mask_logs(config_secrets(config))
     try:
         with opened_topology(config) as topology:
             walk_plan = _plan_run(store, config, options, topology)

@@ -78,7 +78,7 @@ class ConductRecords(StorePart):
     def add_trial(self, conduct_id: int, trial: int, steps: Sequence[NewStep]) -> None:
         """Store every step of one trial, in one transaction."""
         with self._write(f"store trial {trial} of conductor run {conduct_id}") as conn:
-            insert_steps(conn, steps, conduct_id=conduct_id, trial=trial)
+            insert_steps(conn, steps, self._db.log_secrets, conduct_id=conduct_id, trial=trial)
 
     def finish(self, conduct_id: int, state: ConductState, finished_at: datetime) -> None:
         with self._write(f"finish conductor run {conduct_id}") as conn:

@@ -11,7 +11,7 @@ psycopg 3 (``postgresql+psycopg://``; a bare ``postgresql://`` means the same).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -60,6 +60,7 @@ class Database:
         self.read_only = read_only
         password = parsed.password if isinstance(parsed.password, str) else None
         self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
+        self.log_secrets: tuple[bytes, ...] = tuple(s.encode() for s in self._secrets)
         if self.backend == "sqlite":
             if read_only:
                 _check_sqlite_readable(parsed, self.shown)
@@ -310,6 +311,12 @@ class Connected:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._closed = False
+
+    def mask_logs(self, secrets: Iterable[str]) -> None:
+        """Mask ``secrets`` (a configuration's, see ``config_secrets``) in every log
+        written from now on, as the store URL's password already is."""
+        known = set(self._db.log_secrets)
+        self._db.log_secrets = tuple(sorted(known | {s.encode() for s in secrets if s}))
 
     def close(self) -> None:
         """Release the connections; the store cannot be used afterwards."""

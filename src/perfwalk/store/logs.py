@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Log
+from perfwalk.secret_text import FREE_TEXT_MIN, MASK
 
 COMPRESSION = "zlib"
 _LEVEL = 6
 
 
-def pack(log: Log) -> dict[str, Any]:
-    """The ``log`` row for ``log``."""
+def pack(log: Log, secrets: Sequence[bytes] = ()) -> dict[str, Any]:
+    """The ``log`` row for ``log``, each of ``secrets`` in it replaced by ``***`` (a test
+    or a build step that prints a secret of the configuration does not store it)."""
+    data = mask_bytes(log.data, secrets)
     return {
         "compression": COMPRESSION,
-        "data": zlib.compress(log.data, _LEVEL),
-        "size": len(log.data),
+        "data": zlib.compress(data, _LEVEL),
+        "size": len(data),
         "total": log.total,
         "truncated": log.truncated,
     }
+
+
+def mask_bytes(data: bytes, secrets: Sequence[bytes]) -> bytes:
+    """``data`` with each secret long enough to search for masked, the longest first."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= FREE_TEXT_MIN:
+            data = data.replace(secret, MASK.encode())
+    return data
 
 
 def unpack(

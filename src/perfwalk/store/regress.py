@@ -194,8 +194,9 @@ class RegressStore(Connected):
         if len(set(names)) != len(names):
             twice = sorted({name for name in names if names.count(name) > 1})
             raise ValueError(f"test names repeat within the run: {twice[:3]}")
-        packed = [logs.pack(result.log) for result in new.results]
-        run_log = logs.pack(new.log) if new.log is not None else None
+        secrets = self._db.log_secrets
+        packed = [logs.pack(result.log, secrets) for result in new.results]
+        run_log = logs.pack(new.log, secrets) if new.log is not None else None
         with self._write(f"store a regress run of host {new.host!r}") as conn:
             test_ids = self._test_ids(conn, new.results)
             log_ids = _insert_returning_ids(conn, _log, packed) if packed else []

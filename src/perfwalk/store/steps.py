@@ -27,6 +27,7 @@ FETCH = "fetch"
 def insert_steps(
     conn: Connection,
     steps: Sequence[NewStep],
+    secrets: Sequence[bytes] = (),
     *,
     repetition_id: int | None = None,
     conduct_id: int | None = None,
@@ -35,7 +36,7 @@ def insert_steps(
     """Store ``steps`` (with their logs) for a repetition or a conductor trial."""
     if not steps:
         return
-    packed = [logs.pack(log) for new in steps for log in (new.stdout, new.stderr)]
+    packed = [logs.pack(log, secrets) for new in steps for log in (new.stdout, new.stderr)]
     query = _log.insert().returning(_log.c.id, sort_by_parameter_order=True)
     log_ids = [int(row.id) for row in conn.execute(query, packed)]
     counters: dict[tuple[str, str, str], int] = {}

@@ -382,7 +382,7 @@ class Store(Connected):
             old = conn.execute(select(_ck.c.build_log_id).where(_ck.c.id == checkout_id)).first()
             if old is None:
                 raise self._unknown("checkout", checkout_id)
-            log_id = _insert_log(conn, log)
+            log_id = _insert_log(conn, log, self._db.log_secrets)
             conn.execute(
                 _ck.update()
                 .where(_ck.c.id == checkout_id)
@@ -408,7 +408,7 @@ class Store(Connected):
                     checkout_id=checkout_id,
                     letter=letter,
                     status=int(status),
-                    log_id=_insert_log(conn, log),
+                    log_id=_insert_log(conn, log, self._db.log_secrets),
                 )
             )
 
@@ -485,9 +485,10 @@ class Store(Connected):
         index is a StoreError (check :meth:`done_repetitions` first).
         """
         directions = [[_direction(d) for _, d in result.values] for result in rep.results]
-        packed = [logs.pack(rep.between_log)] if rep.between_log is not None else []
+        secrets = self._db.log_secrets
+        packed = [logs.pack(rep.between_log, secrets)] if rep.between_log is not None else []
         for result in rep.results:
-            packed += [logs.pack(result.stdout), logs.pack(result.stderr)]
+            packed += [logs.pack(result.stdout, secrets), logs.pack(result.stderr, secrets)]
         action = f"store repetition {rep.idx} of checkout {checkout_id}"
         with self._write(action) as conn:
             self._require(conn, _ck, checkout_id, "checkout")
@@ -542,7 +543,7 @@ class Store(Connected):
                 ]
                 if value_params:
                     conn.execute(_v.insert(), value_params)
-            insert_steps(conn, rep.steps, repetition_id=repetition_id)
+            insert_steps(conn, rep.steps, secrets, repetition_id=repetition_id)
             packs.refresh(conn, checkout_id)
         return repetition_id
 
@@ -777,8 +778,8 @@ def _status_or_none(status: int | None) -> Status | None:
     return None if status is None else Status(status)
 
 
-def _insert_log(conn: Connection, log: Log) -> int:
-    return _insert_logs(conn, [logs.pack(log)])[0]
+def _insert_log(conn: Connection, log: Log, secrets: Sequence[bytes]) -> int:
+    return _insert_logs(conn, [logs.pack(log, secrets)])[0]
 
 
 def _insert_logs(conn: Connection, packed: list[dict[str, Any]]) -> list[int]:
