@@ -2,7 +2,10 @@
 
 The run opens its hosts (:mod:`perfwalk.services.hosts`), holds a lease on them
 in the store while it walks, and closes every connection at the end, whatever
-happened.
+happened. Before it measures, it stops what walks killed on this machine left
+running (:func:`perfwalk.orchestrate.walker.sweep_gone`), and it records itself as
+the walker of its series, so that ``status`` tells a walk that runs from one that
+is gone.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.orchestrate.walker import interrupted_on_error, sweep_gone, take_series, this_walker
 from perfwalk.secret_text import mask_text
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.store import Store
@@ -55,6 +59,7 @@ class RunResult:
     worst: Status
     resumed: bool
     parent: int | None = None  # the series it zooms into
+    swept: tuple[str, ...] = ()  # what killed walks had left running, stopped first
 
 
 def run_series(
@@ -67,7 +72,8 @@ def run_series(
     """Walk (or resume) a series and return what it measured.
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
-    marks the series ``interrupted`` (``perfwalk run --resume`` continues it).
+    (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
+    --resume`` continues it).
     """
     store = Store.open(config.store.url)
     try:
@@ -207,9 +213,14 @@ def _walk(
 ) -> RunResult:
     topology, spec = walk_plan.topology, walk_plan.spec
     host = topology.member("").host
+    walker = this_walker(f"a walk of {config.project.name} ({config.path})")
+    swept = tuple(s.describe() for s in sweep_gone(store))
     if walk_plan.resumed is not None:
         series_id = walk_plan.resumed.id
+        take_series(store, series_id, walker, clock())
         store.set_series_state(series_id, "running")
+        if walk_plan.resumed.planned_checkouts is None:
+            store.set_planned_checkouts(series_id, len(walk_plan.checkouts))
     else:
         series_id = store.create_series(
             describe_series(
@@ -222,8 +233,10 @@ def _walk(
                 quirks=walk_plan.quirks,
                 parent=walk_plan.parent,
                 started_at=clock(),
+                planned_checkouts=len(walk_plan.checkouts),
             )
         )
+        take_series(store, series_id, walker, clock())
     worktrees = Worktrees.for_series(
         walk_plan.repo, config.store.worktrees, store.store_id(), series_id
     )
@@ -239,15 +252,12 @@ def _walk(
         between=walk_plan.between,
         progress=progress,
         topology=topology,
+        marker=walker.token,
     )
     purpose = f"series {series_id} of {store.url}, a walk of {config.project.name} ({config.path})"
-    try:
-        with worktrees.held(purpose):
-            walk.run()
-            worktrees.remove()
-    except BaseException:
-        store.set_series_state(series_id, "interrupted")
-        raise
+    with interrupted_on_error(store, series_id), worktrees.held(purpose):
+        walk.run()
+        worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
     return RunResult(
         series_id=series_id,
@@ -256,6 +266,7 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=walk_plan.resumed is not None,
         parent=walk_plan.parent if walk_plan.resumed is None else walk_plan.resumed.parent_id,
+        swept=swept,
     )
 
 
@@ -271,6 +282,7 @@ def describe_series(
     started_at: datetime,
     parent: int | None = None,
     kind: SeriesKind = "walk",
+    planned_checkouts: int | None = None,
 ) -> NewSeries:
     """A new series of ``config`` walked on ``topology``, with its provenance."""
     return NewSeries(
@@ -291,6 +303,7 @@ def describe_series(
         kind=kind,
         quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
         started_at=started_at,
+        planned_checkouts=planned_checkouts,
     )
 
 
