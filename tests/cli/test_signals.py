@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli.signals import Raising
+from perfwalk.errors import Interrupted
+from perfwalk.interrupts import shielded
 from tests.services.walks import wait_for
 
 #: The perfwalk program installed beside this Python, and ``python -m perfwalk``.
@@ -150,3 +153,32 @@ def test_a_signal_ignored_from_the_start_stays_ignored(blocking_config: Path) ->
             proc.kill()
             proc.wait()
     assert (proc.returncode, err.decode().strip()) == (143, "perfwalk: stopped by SIGTERM")
+
+
+def _kill_what_the_test_left(done: list[str], sig: signal.Signals, error: str = "") -> None:
+    with shielded():
+        os.kill(os.getpid(), sig)
+        time.sleep(0.05)  # the handler has run by now: it waits for the block's end
+        if error:
+            raise ValueError(error)
+        done.append("killed what the test left")
+    done.append("never reached")
+
+
+def test_a_signal_inside_a_shielded_block_is_raised_once_the_block_is_done() -> None:
+    """Code that kills a test's processes runs to its end, whatever signal lands in it."""
+    done: list[str] = []
+    with Raising(), pytest.raises(Interrupted) as info:
+        _kill_what_the_test_left(done, signal.SIGTERM)
+    assert info.value.signum == signal.SIGTERM
+    assert done == ["killed what the test left"]
+
+
+def test_an_error_inside_a_shielded_block_goes_on_instead_of_the_signal() -> None:
+    done: list[str] = []
+    with Raising(), pytest.raises(ValueError, match="the store is gone"):
+        _kill_what_the_test_left(done, signal.SIGHUP, "the store is gone")
+    assert done == []
+    with Raising(), shielded():  # nothing is left pending from that signal
+        done.append("a later block")
+    assert done == ["a later block"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -163,12 +164,45 @@ def test_a_test_that_leaves_a_daemon_is_reported_and_the_daemon_stopped(
             (rep,) = store.repetitions(checkout.id)
             (outcome,) = rep.results
             assert outcome.status.name == "PASS"  # the values stand: the cleanup failed
-            assert f"1 process left running after the test, killed: pid {daemon} (sleep 1000)" in (
-                outcome.message
-            )
+            # (caught as `setsid sleep 1000` when it had not run sleep yet)
+            left = rf"1 process left running after the test, killed: pid {daemon} \((setsid )?sleep"
+            assert re.search(left, outcome.message), outcome.message
             (step,) = [s for s in store.steps(rep.id) if s.kind == "leftover"]
             assert (step.phase, step.status.name) == ("reset", "NOCLEAN")
-            assert f"pid {daemon} (sleep 1000)" in step.message
+            assert f"pid {daemon} (" in step.message
+
+
+@pytest.mark.root
+def test_a_daemon_that_empties_its_environment_is_caught_in_the_tests_cgroup(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    from perfwalk.hosts.leftovers import new_cgroup
+    from perfwalk.services.run import RunOptions, run_series
+
+    probe, why = new_cgroup(f"perfwalk-probe-{os.getpid()}")
+    if probe is None:
+        pytest.skip(f"no cgroup here: {why} (CI runs as root with cgroup v2)")
+    probe.end()
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # no marker can find it once it runs sleep: only the cgroup holds it
+    daemon = (
+        f"setsid env -i sleep 1000 >/dev/null 2>&1 & p=$!; echo $p >> {marks}/pids; "
+        "for i in $(seq 500); do grep -qa ^sleep /proc/$p/cmdline && break; sleep 0.01; done"
+    )
+    config = make_config(command=f"{daemon}; sh bench.sh")
+    result = run_series(config, RunOptions(from_="2024-01-10", repetitions=1))
+    daemons = pids(marks / "pids")
+    assert len(daemons) == result.checkouts
+    for pid in daemons:  # gone (a PID reused since would not run `sleep 1000`)
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        assert not cmdline.exists() or b"1000" not in cmdline.read_bytes()
+    with Store.open(config.store.url) as store:
+        for checkout, pid in zip(store.checkouts(result.series_id), daemons, strict=True):
+            (rep,) = store.repetitions(checkout.id)
+            assert f"killed: pid {pid} (sleep 1000)" in rep.results[0].message
+            (step,) = [s for s in store.steps(rep.id) if s.kind == "leftover"]
+            assert step.command.endswith(" and in its cgroup")
 
 
 @pytest.mark.root

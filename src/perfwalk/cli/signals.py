@@ -15,7 +15,8 @@ SIGINT for its background jobs) stays ignored.
    handler raises :class:`~perfwalk.errors.Interrupted`, a KeyboardInterrupt, in
    the main thread, so that every layer stops as for Ctrl-C: the running test's
    reset phase runs, its process group is killed, the series is marked
-   interrupted; ``main`` then exits 128 + the signal's number.
+   interrupted; ``main`` then exits 128 + the signal's number. Code that kills
+   processes finishes first (:mod:`perfwalk.interrupts`).
 
 What remains is the interpreter's own start (a few milliseconds before the first
 line of perfwalk runs): a signal there ends Python by its default action, without
@@ -73,9 +74,9 @@ def exit_at_once() -> None:
 
 
 def _raise(signum: int, _frame: FrameType | None) -> None:
-    from perfwalk.errors import Interrupted
+    from perfwalk.interrupts import deliver
 
-    raise Interrupted(signum)
+    deliver(signum)  # raises Interrupted, now or once the process killing it interrupts ends
 
 
 class Raising:

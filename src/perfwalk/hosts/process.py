@@ -38,6 +38,7 @@ from typing import IO
 
 from perfwalk.errors import HostError
 from perfwalk.hosts.capture import Capture
+from perfwalk.interrupts import shielded
 from perfwalk.model import EMPTY_LOG, Log
 
 _CHUNK = 1 << 16
@@ -198,6 +199,10 @@ class Watch:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        with shielded():  # a signal landing here must not leave the group running
+            self._close()
+
+    def _close(self) -> None:
         self._sel.close()
         if self._pidfd is not None:
             os.close(self._pidfd)

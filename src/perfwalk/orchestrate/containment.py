@@ -29,6 +29,7 @@ from perfwalk.hosts.leftovers import (
     stop,
 )
 from perfwalk.hosts.local import LocalHost
+from perfwalk.interrupts import shielded
 from perfwalk.model import Status
 from perfwalk.orchestrate.phases import TestOutcome
 from perfwalk.orchestrate.topology import Topology
@@ -54,18 +55,24 @@ class Containment:
             member.host.cgroup = None if self.cgroup is None else str(self.cgroup.procs)
 
     def end(self) -> list[Leftover]:
-        """Stop whatever the test run left running here; what was found (by PID)."""
+        """Stop whatever the test run left running here; what was found (by PID).
+        A signal that arrives meanwhile is raised once it is done."""
+        with shielded():
+            return self._end()
+
+    def _end(self) -> list[Leftover]:
         for member in self._local:
             assert isinstance(member.host, LocalHost)
             member.host.cgroup = None
         if not self._local:
             return []
+        # the marker too where there is a cgroup: a command that could not enter it
+        # (a cgroup.procs this user may not write) still carries the marker
         found = {p.pid: p for p in marked(RUN_MARKER, [self.run_id])}
         if self.cgroup is not None:
             found.update((p.pid, p) for p in self.cgroup.members())
-        stop(list(found.values()), RUN_MARKER, [self.run_id])
-        if self.cgroup is not None:
             self.cgroup.end()
+        stop(list(found.values()), RUN_MARKER, [self.run_id])
         return sorted(found.values(), key=lambda p: p.pid)
 
     def report(self, outcome: TestOutcome, leftovers: list[Leftover]) -> TestOutcome:
@@ -73,7 +80,7 @@ class Containment:
         NOCLEAN ``leftover`` step of the reset phase."""
         if not leftovers:
             return outcome
-        how = "in its cgroup or " if self.cgroup is not None else ""
+        how = f"by {RUN_MARKER}={self.run_id}" + (" and in its cgroup" if self.cgroup else "")
         count = f"{len(leftovers)} process{'es' if len(leftovers) > 1 else ''}"
         named = ", ".join(p.describe() for p in leftovers[:NAMED])
         more = f" and {len(leftovers) - NAMED} more" if len(leftovers) > NAMED else ""
@@ -89,7 +96,7 @@ class Containment:
             host=self._local[0].name,
             kind="leftover",
             name="processes left running",
-            command=f"found {how}by {RUN_MARKER}={self.run_id}",
+            command=f"found {how}",
             status=Status.NOCLEAN,
             message=f"killed: {every}"
             + ("" if self.cgroup is not None else f" (no cgroup: {self.why_no_cgroup})"),

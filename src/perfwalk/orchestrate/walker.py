@@ -8,8 +8,9 @@ left running before it measures anything, and marks the series when it stops.
   its tests, their daemons: everything that carries its marker, and its
   cgroups) are killed, and its series, if still ``running``, is ``interrupted``;
 - :func:`interrupted_on_error`: a walk that stops on an exception or a signal
-  marks its series ``interrupted``; when even that fails (the store is gone),
-  the error that stopped the walk is the one raised, with the other as a note.
+  stops every process it started that still runs (its marker) and marks its
+  series ``interrupted``; when even that fails (the store is gone), the error
+  that stopped the walk is the one raised, with the other as a note.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from perfwalk.hosts.leftovers import (
     stale_cgroups,
     stop,
 )
+from perfwalk.interrupts import shielded
 from perfwalk.store import Store
 from perfwalk.store.leases import Holder
 from perfwalk.store.walkers import WalkerRow
@@ -91,14 +93,20 @@ def sweep_gone(store: Store) -> list[Swept]:
 
 
 @contextmanager
-def interrupted_on_error(store: Store, series_id: int) -> Iterator[None]:
-    """Mark ``series_id`` interrupted when the block raises (Ctrl-C included), and
-    raise that error again; a failure to mark it becomes a note on that error."""
+def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iterator[None]:
+    """When the block raises (Ctrl-C included): stop the processes that carry the
+    walk's ``marker``, mark ``series_id`` interrupted, and raise that error again; a
+    failure to mark it becomes a note on that error."""
     try:
         yield
     except BaseException as error:
-        try:
-            store.set_series_state(series_id, "interrupted")
-        except Exception as secondary:
-            error.add_note(f"series {series_id} could not be marked interrupted: {secondary}")
+        with shielded():
+            if marker:
+                stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
+                for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{marker}-"):
+                    cgroup.end()
+            try:
+                store.set_series_state(series_id, "interrupted")
+            except Exception as secondary:
+                error.add_note(f"series {series_id} could not be marked interrupted: {secondary}")
         raise

@@ -274,7 +274,7 @@ def run_drill(
                     f" ({reused} stored values reused)"
                 )
                 with (
-                    interrupted_on_error(store, series_id),
+                    interrupted_on_error(store, series_id, walker.token),
                     walk.worktrees.held(f"series {series_id} of {store.url}, {purpose}"),
                 ):
                     done = _search(

@@ -255,7 +255,7 @@ def _walk(
         marker=walker.token,
     )
     purpose = f"series {series_id} of {store.url}, a walk of {config.project.name} ({config.path})"
-    with interrupted_on_error(store, series_id), worktrees.held(purpose):
+    with interrupted_on_error(store, series_id, walker.token), worktrees.held(purpose):
         walk.run()
         worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
