@@ -83,11 +83,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 name=args.name,
             ),
             bar,
+            say=print,
         )
     finally:
         bar.close()
-    for line in result.swept:
-        print(line)
     verb = "resumed and finished" if result.resumed else "finished"
     print(
         f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
@@ -142,10 +141,12 @@ def _state_line(status: SeriesStatus) -> str:
 
 
 def _repetitions(status: SeriesStatus) -> str:
-    """``24/60``; ``57/60 (3 not run: build failed)``; ``24`` when nothing was planned."""
+    """``24/60``; ``57/60 (3 not run: build failed)``; ``24`` for a drill (it plans
+    as it goes)."""
     done = status.repetitions_done
     if status.repetitions_total is None:
-        return f"{done} (how many were planned was not recorded)"
+        planless = status.series.kind == "drill"
+        return f"{done}" if planless else f"{done} (how many were planned was not recorded)"
     given_up = status.repetitions_given_up
     why = f" ({given_up} not run: build failed)" if given_up else ""
     return f"{done}/{status.repetitions_total}{why}"

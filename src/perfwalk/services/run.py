@@ -59,7 +59,6 @@ class RunResult:
     worst: Status
     resumed: bool
     parent: int | None = None  # the series it zooms into
-    swept: tuple[str, ...] = ()  # what killed walks had left running, stopped first
 
 
 def run_series(
@@ -68,8 +67,10 @@ def run_series(
     progress: Callable[[Progress], None] = lambda _p: None,
     *,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    say: Callable[[str], None] = lambda _s: None,
 ) -> RunResult:
-    """Walk (or resume) a series and return what it measured.
+    """Walk (or resume) a series and return what it measured; ``say`` hears what the
+    walk did besides measuring (processes of killed walks it stopped first).
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
@@ -93,6 +94,7 @@ def run_series(
                     walk_plan=walk_plan,
                     progress=report,
                     clock=clock,
+                    say=say,
                 )
     finally:
         store.close()
@@ -210,11 +212,13 @@ def _walk(
     walk_plan: _Plan,
     progress: Callable[[Progress], None],
     clock: Callable[[], datetime],
+    say: Callable[[str], None],
 ) -> RunResult:
     topology, spec = walk_plan.topology, walk_plan.spec
     host = topology.member("").host
     walker = this_walker(f"a walk of {config.project.name} ({config.path})")
-    swept = tuple(s.describe() for s in sweep_gone(store))
+    for swept in sweep_gone(store):
+        say(swept.describe())
     if walk_plan.resumed is not None:
         series_id = walk_plan.resumed.id
         take_series(store, series_id, walker, clock())
@@ -266,7 +270,6 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=walk_plan.resumed is not None,
         parent=walk_plan.parent if walk_plan.resumed is None else walk_plan.resumed.parent_id,
-        swept=swept,
     )
 
 
