@@ -33,6 +33,38 @@ def _catches(pid: int, sig: signal.Signals) -> bool:
     return bool(int(caught.split()[1], 16) >> (sig - 1) & 1)
 
 
+def _blocked_on_the_fifo(pid: int) -> bool:
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+    return "wait_for_partner" in wchan or "pipe_read" in wchan
+
+
+def _stop(proc: subprocess.Popen[bytes], sig: signal.Signals) -> tuple[bytes, bytes]:
+    """Send ``sig`` and wait for the end: stdout, stderr.
+
+    A signal that lands just before Python enters a blocking read is only acted on
+    when the read returns (CPython checks for signals before, not during, its
+    system calls): a process still waiting on the FIFO half a second after the
+    signal never ran its handler, and gets the signal again.
+    """
+    proc.send_signal(sig)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return proc.communicate(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            assert time.monotonic() < deadline, "the command did not stop"
+            if _blocked_on_the_fifo(proc.pid):
+                proc.send_signal(sig)
+
+
+def _wait_blocked(proc: subprocess.Popen[bytes]) -> None:
+    """Wait until ``proc`` reads its configuration (the FIFO, which has a writer)."""
+    wait_for(lambda: _blocked_on_the_fifo(proc.pid), "perfwalk to read the FIFO", timeout=60)
+
+
 @pytest.fixture
 def blocking_config(tmp_path: Path) -> Path:
     """A configuration file that is a FIFO nobody writes: a command that reads it waits
@@ -49,8 +81,7 @@ def _stopped(argv: list[str], sig: signal.Signals, delay: float) -> tuple[int, s
     try:
         wait_for(lambda: _catches(proc.pid, signal.SIGTERM), "perfwalk to start", timeout=60)
         time.sleep(delay)
-        proc.send_signal(sig)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = _stop(proc, sig)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -104,8 +135,8 @@ def _interrupted_while_running(command: str, fifo: Path) -> tuple[int, str]:
 
     try:
         wait_for(reading, f"perfwalk {command} to read its configuration", timeout=60)
-        proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
+        _wait_blocked(proc)
+        _out, err = _stop(proc, signal.SIGINT)
     finally:
         for fd in writer:
             os.close(fd)
@@ -146,8 +177,7 @@ def test_a_signal_ignored_from_the_start_stays_ignored(blocking_config: Path) ->
         proc.send_signal(signal.SIGHUP)
         with pytest.raises(subprocess.TimeoutExpired):
             proc.wait(timeout=0.5)
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
+        _out, err = _stop(proc, signal.SIGTERM)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -87,9 +87,14 @@ def test_stop_kills_what_carries_the_marker_and_never_another_process(
 
 
 def test_command_lines_are_short_and_printable(started: list[subprocess.Popen[bytes]]) -> None:
-    proc = subprocess.Popen(["sh", "-c", "sleep 1000", "x" * 300, "\x1b[31mred"])
+    # (a shell that does not exec its last command, so its command line stays)
+    proc = subprocess.Popen(["sh", "-c", "sleep 1000; :", "\x1b[31mred", "x" * 300])
     started.append(proc)
+    deadline = time.monotonic() + 10
+    while not command_line(proc.pid).startswith("sh -c") and time.monotonic() < deadline:
+        time.sleep(0.001)  # forked, not yet exec'd: still this process's command line
     text = command_line(proc.pid)
+    assert text.startswith("sh -c sleep 1000; : ?[31mred xxx")
     assert len(text) <= 120
     assert text.endswith("…")
     assert "\x1b" not in text
