@@ -1,5 +1,5 @@
-import sys
+"""``python -m perfwalk``: the same program as ``perfwalk`` (signals handled from here on)."""
 
-from perfwalk.cli.main import main
+from perfwalk.cli.signals import entry
 
-sys.exit(main())
+entry()

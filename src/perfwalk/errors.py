@@ -65,3 +65,17 @@ class ParseError(PerfwalkError):
 
 class BuildError(PerfwalkError):
     """A checkout could not be prepared or built."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop asked by a signal: SIGINT (Ctrl-C), SIGTERM or SIGHUP.
+
+    It is a KeyboardInterrupt, so every layer stops as it does for Ctrl-C (the
+    running test's reset phase runs, its process group is killed, the series is
+    marked interrupted); the CLI exits with 128 + ``signum``. Not an error: nothing
+    went wrong, someone asked perfwalk to stop.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

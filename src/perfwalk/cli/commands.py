@@ -17,7 +17,13 @@ from perfwalk.model import Status
 from perfwalk.report.export import FORMATS
 from perfwalk.report.summaries import series_table
 from perfwalk.services.export import export
-from perfwalk.services.inspect import opened, pick_series, series_status
+from perfwalk.services.inspect import (
+    SeriesStatus,
+    opened,
+    pick_series,
+    series_states,
+    series_status,
+)
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.untrusted import show_controls
 
@@ -78,6 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 name=args.name,
             ),
             bar,
+            say=print,
         )
     finally:
         bar.close()
@@ -103,7 +110,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         status = series_status(store, pick_series(store, args.series))
     s = status.series
-    print(f"series {s.id} {s.name!r}: {s.state}")
+    print(f"series {s.id} {s.name!r}: {_state_line(status)}")
     print(
         f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
         f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
@@ -112,19 +119,47 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
         + (f", finished {s.finished_at:%Y-%m-%d %H:%M:%S}" if s.finished_at else "")
     )
+    planned = "" if status.planned is None else f" of {status.planned} planned"
     print(
-        f"  checkouts {status.checkouts}: built {status.built}, build failed {status.build_failed}"
+        f"  checkouts {status.checkouts}{planned}: built {status.built}, "
+        f"build failed {status.build_failed}"
     )
-    print(f"  repetitions {status.repetitions_done}/{status.repetitions_total}")
+    print(f"  repetitions {_repetitions(status)}")
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
     return EXIT_OK
 
 
+def _state_line(status: SeriesStatus) -> str:
+    """The state, with who walks the series when it runs (or ran and is gone)."""
+    walker = status.walker
+    if status.walker_gone and walker is not None:
+        again = "; `perfwalk run --resume` continues it" if status.series.kind == "walk" else ""
+        return f"interrupted: its walk ({walker.describe()}) is gone{again}"
+    if status.state != "running" or walker is None:
+        return status.state
+    if walker.liveness() == "elsewhere":
+        return f"running on {walker.machine} (pid {walker.pid}), as far as the store knows"
+    return f"running ({walker.describe()})"
+
+
+def _repetitions(status: SeriesStatus) -> str:
+    """``24/60``; ``57/60 (3 not run: build failed)``; ``24`` for a drill (it plans
+    as it goes)."""
+    done = status.repetitions_done
+    if status.repetitions_total is None:
+        planless = status.series.kind == "drill"
+        return f"{done}" if planless else f"{done} (how many were planned was not recorded)"
+    given_up = status.repetitions_given_up
+    why = f" ({given_up} not run: build failed)" if given_up else ""
+    return f"{done}/{status.repetitions_total}{why}"
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
-        rows = series_rows(store.list_series())
+        every = store.list_series()
+        rows = series_rows(every, series_states(store, every))
     print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
     return EXIT_OK
 
@@ -213,7 +248,12 @@ COMMANDS: dict[str, Command] = {
     "init": Command(
         "write a commented perfwalk.toml for the repository here", _init_args, cmd_init
     ),
-    "run": Command("walk a history: build and measure every checkout", _run_args, cmd_run),
+    "run": Command(
+        "walk a history: build and measure every checkout",
+        _run_args,
+        cmd_run,
+        when_interrupted="`perfwalk run --resume` continues the walk",
+    ),
     "status": Command("where a walk stands", _series_arg, cmd_status),
     "list": Command("every series in the store, newest first", no_arguments, cmd_list),
     "show": Command("a series: per checkout, each value's summary", _show_args, cmd_show),

@@ -213,5 +213,6 @@ COMMANDS: dict[str, Command] = {
         "drill stays undecided",
         _drill_args,
         cmd_drill,
+        when_interrupted="`perfwalk drill` again continues: it reuses every value stored so far",
     ),
 }

@@ -12,6 +12,8 @@ class Command(NamedTuple):
     add_arguments: Callable[[argparse.ArgumentParser], None]
     handler: Callable[[argparse.Namespace], int]
     needs_config: bool = True  # takes -c/--config FILE
+    #: what to do after Ctrl-C, for the commands that can be continued (walks)
+    when_interrupted: str | None = None
 
 
 def no_arguments(_parser: argparse.ArgumentParser) -> None:

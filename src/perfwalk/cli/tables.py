@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from perfwalk.report.summaries import SeriesTable
 from perfwalk.store.records import SeriesRow
@@ -22,13 +22,17 @@ def format_table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def series_rows(series: Sequence[SeriesRow]) -> list[list[str]]:
+def series_rows(
+    series: Sequence[SeriesRow], states: Mapping[int, str] | None = None
+) -> list[list[str]]:
+    """One row per series; ``states`` overrides the stored states (a walk that is gone)."""
+    shown = states or {}
     rows = [["id", "name", "state", "from", "to", "step", "reps", "zoom of", "started"]]
     rows += [
         [
             str(s.id),
             s.name,
-            s.state,
+            shown.get(s.id, s.state),
             _spec(s.from_spec) or "-",
             _spec(s.to_spec),
             s.step,

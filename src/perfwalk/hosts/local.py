@@ -30,6 +30,8 @@ class LocalHost:
 
     ``linger``: seconds to wait for the pipes to close once the command exited.
     ``kill_grace``: seconds between SIGTERM and SIGKILL to the process group.
+    ``cgroup``: while set (the ``cgroup.procs`` file of a cgroup v2), every command
+    starts inside that cgroup (see :mod:`perfwalk.hosts.leftovers`).
     """
 
     def __init__(
@@ -38,6 +40,7 @@ class LocalHost:
         self._name = name
         self.linger = linger
         self.kill_grace = kill_grace
+        self.cgroup: str | None = None
 
     @property
     def name(self) -> str:
@@ -66,6 +69,7 @@ class LocalHost:
             linger=self.linger,
             kill_grace=self.kill_grace,
             cancel=cancel,
+            cgroup=self.cgroup,
         )
         return Completed(
             argv=done.argv,

@@ -12,6 +12,11 @@ captures and watches the exit through a pidfd (Linux) or by polling (elsewhere):
 - the deadline passes, or ``cancel`` is set: ``stop`` ends the process (by default
   SIGTERM to the group, SIGKILL after ``kill_grace``); the output read so far is kept.
 
+With ``cgroup`` (the ``cgroup.procs`` file of a cgroup v2), the process enters that
+cgroup before it runs ``argv`` (a ``sh`` writes its own PID there, then execs
+``argv``), so everything it starts stays in it, ``setsid`` or not; when it cannot
+enter, it runs all the same.
+
 The group is only ever signalled while the process's PID is still unreaped, so
 the group id cannot belong to another process.
 """
@@ -33,6 +38,7 @@ from typing import IO
 
 from perfwalk.errors import HostError
 from perfwalk.hosts.capture import Capture
+from perfwalk.interrupts import shielded
 from perfwalk.model import EMPTY_LOG, Log
 
 _CHUNK = 1 << 16
@@ -43,6 +49,10 @@ CANCEL_POLL = 0.05
 _Selector: type[selectors.BaseSelector] = getattr(
     selectors, "PollSelector", selectors.DefaultSelector
 )
+
+
+#: ``sh -c ENTER <cgroup.procs> argv…``: enter the cgroup (quietly, if it can), run argv.
+_ENTER_CGROUP = ("sh", "-c", '{ echo 0 > "$0"; } 2>/dev/null; exec "$@"')
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,7 @@ def run_process(
     stop: Stop | None = None,
     cancel: threading.Event | None = None,
     keep_stdin: bool = False,
+    cgroup: str | None = None,
 ) -> Finished:
     """Run ``argv`` to its end; see the module's documentation.
 
@@ -94,9 +105,10 @@ def run_process(
     started = datetime.now(UTC)
     t0 = time.monotonic()
     full_env = None if env is None else {**os.environ, **env}
+    started_argv = command if cgroup is None else (*_ENTER_CGROUP, cgroup, *command)
     try:
         proc = subprocess.Popen(
-            command,
+            started_argv,
             stdin=subprocess.PIPE if keep_stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -187,6 +199,10 @@ class Watch:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        with shielded():  # a signal landing here must not leave the group running
+            self._close()
+
+    def _close(self) -> None:
         self._sel.close()
         if self._pidfd is not None:
             os.close(self._pidfd)

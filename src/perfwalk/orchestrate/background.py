@@ -17,6 +17,7 @@ on this machine and over ssh:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfwalk.hosts.base import Completed, Host
@@ -111,9 +112,20 @@ class Started:
     log: str
 
 
-def start(host: Host, workdir: str, name: str, command: str, *, timeout: float) -> Completed:
-    """Start ``command`` as service ``name``; its stdout is the PID on success."""
-    return host.run(["sh", "-c", START, "pw-start", workdir, name, command], timeout=timeout)
+def start(
+    host: Host,
+    workdir: str,
+    name: str,
+    command: str,
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+) -> Completed:
+    """Start ``command`` as service ``name`` (with ``env`` added to its environment,
+    like the test's commands); its stdout is the PID on success."""
+    return host.run(
+        ["sh", "-c", START, "pw-start", workdir, name, command], timeout=timeout, env=env
+    )
 
 
 def started_pid(done: Completed) -> int | None:

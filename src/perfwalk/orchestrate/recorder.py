@@ -152,7 +152,12 @@ class StepRecorder:
             self.record(place, "service", label, command, done=done, status=Status.NORUN)
             return Status.NORUN, done, None
         done = background.start(
-            place.member.host, workdir, name, command, timeout=SERVICE_START_TIMEOUT
+            place.member.host,
+            workdir,
+            name,
+            command,
+            timeout=SERVICE_START_TIMEOUT,
+            env=dict(self.env),
         )
         self.mark_lost(place.member, done)
         pid = background.started_pid(done)

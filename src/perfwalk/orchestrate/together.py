@@ -7,8 +7,9 @@ other (over multiplexed ssh connections, the time of one round-trip). Unlike a
 conductor that sends RUN to its players one after another, nothing is skewed by
 the order of the hosts.
 
-Ctrl-C in the main thread sets the ``cancel`` event each job receives (hosts stop
-their command at once), waits for every thread, then raises KeyboardInterrupt.
+Ctrl-C (or SIGTERM, SIGHUP: :class:`~perfwalk.errors.Interrupted`) in the main
+thread sets the ``cancel`` event each job receives (hosts stop their command at
+once), waits for every thread, then raises that KeyboardInterrupt again.
 """
 
 from __future__ import annotations
@@ -56,19 +57,19 @@ def run_together(jobs: Sequence[Job[T]], *, cancel: threading.Event | None = Non
         threading.Thread(target=worker, args=(i, job), name=f"perfwalk-job-{i}", daemon=True)
         for i, job in enumerate(jobs)
     ]
-    interrupted = False
+    interrupted: KeyboardInterrupt | None = None
 
-    def stop() -> None:
+    def stop(why: KeyboardInterrupt) -> None:
         nonlocal interrupted
-        interrupted = True
+        interrupted = interrupted or why  # the first stop says which signal it was
         event.set()
         barrier.abort()
 
     try:
         for thread in threads:
             thread.start()
-    except KeyboardInterrupt:
-        stop()
+    except KeyboardInterrupt as why:
+        stop(why)
     started = [finished[i] for i, thread in enumerate(threads) if thread.ident is not None]
     while True:  # Ctrl-C may land anywhere in this loop: cancel, then wait again
         try:
@@ -76,10 +77,10 @@ def run_together(jobs: Sequence[Job[T]], *, cancel: threading.Event | None = Non
                 while not done.wait(_JOIN_POLL):
                     pass
             break
-        except KeyboardInterrupt:
-            stop()
-    if interrupted:
-        raise KeyboardInterrupt
+        except KeyboardInterrupt as why:
+            stop(why)
+    if interrupted is not None:
+        raise interrupted
     if errors:
         raise errors[0]
     return cast(list[T], results)

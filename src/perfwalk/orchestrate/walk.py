@@ -4,10 +4,16 @@ repetitions, store each repetition as soon as it finishes.
 Tests run through their four phases on the hosts of the run's topology
 (:mod:`perfwalk.orchestrate.phases`); a walk without ``[hosts]`` has one host,
 the [run] host, where every command runs in the checkout's worktree.
+
+Every process the walk starts carries its marker (``PERFWALK_WALK``, see
+:mod:`perfwalk.orchestrate.walker`), and each test run its own
+(``PERFWALK_RUN_ID``): what a test leaves running is stopped and reported
+(:mod:`perfwalk.orchestrate.containment`).
 """
 
 from __future__ import annotations
 
+import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +23,9 @@ from pathlib import Path
 from perfwalk.config.model import Config, TestConfig
 from perfwalk.git.worktree import Worktrees, apply_patch, verify_checkout
 from perfwalk.hosts.base import Host
+from perfwalk.hosts.leftovers import RUN_MARKER, WALK_MARKER
 from perfwalk.model import Checkout, Log, Status
+from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.install import install_checkout
 from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
@@ -68,6 +76,7 @@ class Walk:
     between: str
     progress: Callable[[Progress], None] = lambda _progress: None
     topology: Topology | None = field(default=None)
+    marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
 
     def __post_init__(self) -> None:
         self._parsing = ParseWorker()  # parsers run there, under each test's parse_timeout
@@ -152,6 +161,8 @@ class Walk:
 
     def _env(self, extra: Mapping[str, str], checkout: Checkout, rep: int | None) -> dict[str, str]:
         env = {"PERFWALK_COMMIT": checkout.commit, "PERFWALK_CHECKOUT": str(checkout.index)}
+        if self.marker:
+            env[WALK_MARKER] = self.marker
         if rep is not None:
             env["PERFWALK_REPETITION"] = str(rep)
         env.update(extra)
@@ -294,15 +305,23 @@ class Walk:
         self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
+        run_id = secrets.token_hex(8)
         context = TestContext(
             topology=self._hosts,
             worktree=worktree,
             values={**self._values(checkout, worktree, rep), "test": test.name},
-            env=self._env({}, checkout, rep),
+            env=self._env({RUN_MARKER: run_id}, checkout, rep),
             output_limit=self._limit,
             artifact_limit=self.config.store.artifact_limit,
         )
-        outcome = run_test(test, self._parsers[test.name], self._role_parsers[test.name], context)
+        contained = Containment(self._hosts, self.marker, run_id)
+        try:
+            outcome = run_test(
+                test, self._parsers[test.name], self._role_parsers[test.name], context
+            )
+        finally:
+            leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
+        outcome = contained.report(outcome, leftovers)
         return outcome.result, outcome.steps
 
 

@@ -31,6 +31,7 @@ from perfwalk.model import Checkout, Commit, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.walk import PlannedCheckout, Walk
+from perfwalk.orchestrate.walker import interrupted_on_error, sweep_gone, take_series, this_walker
 from perfwalk.services.analyse import ChangeEvent, MetricChange, find_changes
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.services.run import describe_series, history_quirks
@@ -225,6 +226,9 @@ def run_drill(
                 provenance = Provenance(
                     config.project.name, topology.member("").host.name, config.hash
                 )
+                walker = this_walker(purpose)
+                for swept in sweep_gone(store):
+                    say(swept.describe())
                 found = store.drills.values_at(line, target.test, target.name, provenance)
                 stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
                 reused = sum(map(len, stored.values()))
@@ -249,6 +253,7 @@ def run_drill(
                     "commits": len(line) - 1,
                 }
                 store.drills.start(series_id, target.test, target.name, change)
+                take_series(store, series_id, walker, clock())
                 walk = Walk(
                     series_id=series_id,
                     config=dataclasses.replace(config, tests=(test_config,)),
@@ -263,24 +268,24 @@ def run_drill(
                     between=config.run.between,
                     progress=lambda _p: check(),
                     topology=topology,
+                    marker=walker.token,
                 )
                 say(
                     f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
                     f" {target.before[:12]} up to {target.after[:12]}"
                     f" ({reused} stored values reused)"
                 )
-                try:
-                    with walk.worktrees.held(f"series {series_id} of {store.url}, {purpose}"):
-                        done = _search(
-                            _Search(store, walk, repo, line, start, quirks, target),
-                            stored,
-                            budget,
-                            say,
-                        )
-                        walk.worktrees.remove()
-                except BaseException:
-                    store.set_series_state(series_id, "interrupted")
-                    raise
+                with (
+                    interrupted_on_error(store, series_id, walker.token),
+                    walk.worktrees.held(f"series {series_id} of {store.url}, {purpose}"),
+                ):
+                    done = _search(
+                        _Search(store, walk, repo, line, start, quirks, target),
+                        stored,
+                        budget,
+                        say,
+                    )
+                    walk.worktrees.remove()
                 commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
                 commits[line[0]] = repo.commit(line[0])
                 answer = answer_json(done, line)

@@ -11,6 +11,7 @@ from perfwalk.errors import UsageError
 from perfwalk.model import Status
 from perfwalk.store import Store
 from perfwalk.store.records import SeriesRow
+from perfwalk.store.walkers import WalkerRow
 
 
 @contextmanager
@@ -40,11 +41,16 @@ def pick_series(store: Store, series_id: int | None) -> SeriesRow:
 @dataclass(frozen=True)
 class SeriesStatus:
     series: SeriesRow
-    checkouts: int
+    state: str  # the stored state, or "interrupted" when its walker is gone
+    walker: WalkerRow | None  # who walks (walked) it; None for older series
+    walker_gone: bool  # the series says running, but its walker no longer runs
+    checkouts: int  # reached so far
+    planned: int | None  # checkouts the walk plans (None: not recorded, a drill)
     built: int
     build_failed: int
     repetitions_done: int
-    repetitions_total: int
+    repetitions_total: int | None  # planned checkouts × repetitions
+    repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
 
 
@@ -53,12 +59,33 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     worst: dict[str, Status] = {}
     for result in store.results(series.id):
         worst[result.test] = max(worst.get(result.test, Status.PASS), result.status)
+    walker = store.walkers.of([series.id]).get(series.id)
+    gone = _gone(series, walker)
+    failed = [r for r in rows if r.build_status not in (None, Status.PASS)]
+    planned = series.planned_checkouts
     return SeriesStatus(
         series=series,
+        state="interrupted" if gone else series.state,
+        walker=walker,
+        walker_gone=gone,
         checkouts=len(rows),
+        planned=planned,
         built=sum(1 for r in rows if r.build_status is Status.PASS),
-        build_failed=sum(1 for r in rows if r.build_status not in (None, Status.PASS)),
+        build_failed=len(failed),
         repetitions_done=len(store.done_repetitions(series.id)),
-        repetitions_total=len(rows) * series.repetitions,
+        repetitions_total=None if planned is None else planned * series.repetitions,
+        repetitions_given_up=len(failed) * series.repetitions,
         worst=worst,
     )
+
+
+def series_states(store: Store, series: list[SeriesRow]) -> dict[int, str]:
+    """Each series' state as :func:`series_status` tells it (a ``running`` series whose
+    walker is gone is ``interrupted``)."""
+    running = [s.id for s in series if s.state == "running"]
+    walkers = store.walkers.of(running) if running else {}
+    return {s.id: "interrupted" if _gone(s, walkers.get(s.id)) else s.state for s in series}
+
+
+def _gone(series: SeriesRow, walker: WalkerRow | None) -> bool:
+    return series.state == "running" and walker is not None and walker.liveness() == "gone"

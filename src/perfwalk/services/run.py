@@ -2,7 +2,10 @@
 
 The run opens its hosts (:mod:`perfwalk.services.hosts`), holds a lease on them
 in the store while it walks, and closes every connection at the end, whatever
-happened.
+happened. Before it measures, it stops what walks killed on this machine left
+running (:func:`perfwalk.orchestrate.walker.sweep_gone`), and it records itself as
+the walker of its series, so that ``status`` tells a walk that runs from one that
+is gone.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from perfwalk.orchestrate.phases import check_placeholders
 from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk import PlannedCheckout, Progress, Walk
+from perfwalk.orchestrate.walker import interrupted_on_error, sweep_gone, take_series, this_walker
 from perfwalk.secret_text import mask_text
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.store import Store
@@ -64,11 +68,14 @@ def run_series(
     progress: Callable[[Progress], None] = lambda _p: None,
     *,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    say: Callable[[str], None] = lambda _s: None,
 ) -> RunResult:
-    """Walk (or resume) a series and return what it measured.
+    """Walk (or resume) a series and return what it measured; ``say`` hears what the
+    walk did besides measuring (processes of killed walks it stopped first).
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
-    marks the series ``interrupted`` (``perfwalk run --resume`` continues it).
+    (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
+    --resume`` continues it).
     """
     store = Store.open(config.store.url)
     store.mask_logs(config_secrets(config))
@@ -89,6 +96,7 @@ def run_series(
                     walk_plan=walk_plan,
                     progress=report,
                     clock=clock,
+                    say=say,
                 )
     finally:
         store.close()
@@ -210,12 +218,19 @@ def _walk(
     walk_plan: _Plan,
     progress: Callable[[Progress], None],
     clock: Callable[[], datetime],
+    say: Callable[[str], None],
 ) -> RunResult:
     topology, spec = walk_plan.topology, walk_plan.spec
     host = topology.member("").host
+    walker = this_walker(f"a walk of {config.project.name} ({config.path})")
+    for swept in sweep_gone(store):
+        say(swept.describe())
     if walk_plan.resumed is not None:
         series_id = walk_plan.resumed.id
+        take_series(store, series_id, walker, clock())
         store.set_series_state(series_id, "running")
+        if walk_plan.resumed.planned_checkouts is None:
+            store.set_planned_checkouts(series_id, len(walk_plan.checkouts))
     else:
         series_id = store.create_series(
             describe_series(
@@ -228,8 +243,10 @@ def _walk(
                 quirks=walk_plan.quirks,
                 parent=walk_plan.parent,
                 started_at=clock(),
+                planned_checkouts=len(walk_plan.checkouts),
             )
         )
+        take_series(store, series_id, walker, clock())
     worktrees = Worktrees.for_series(
         walk_plan.repo, config.store.worktrees, store.store_id(), series_id
     )
@@ -245,15 +262,12 @@ def _walk(
         between=walk_plan.between,
         progress=progress,
         topology=topology,
+        marker=walker.token,
     )
     purpose = f"series {series_id} of {store.url}, a walk of {config.project.name} ({config.path})"
-    try:
-        with worktrees.held(purpose):
-            walk.run()
-            worktrees.remove()
-    except BaseException:
-        store.set_series_state(series_id, "interrupted")
-        raise
+    with interrupted_on_error(store, series_id, walker.token), worktrees.held(purpose):
+        walk.run()
+        worktrees.remove()
     store.set_series_state(series_id, "finished", clock())
     return RunResult(
         series_id=series_id,
@@ -277,6 +291,7 @@ def describe_series(
     started_at: datetime,
     parent: int | None = None,
     kind: SeriesKind = "walk",
+    planned_checkouts: int | None = None,
 ) -> NewSeries:
     """A new series of ``config`` walked on ``topology``, with its provenance."""
     return NewSeries(
@@ -297,6 +312,7 @@ def describe_series(
         kind=kind,
         quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
         started_at=started_at,
+        planned_checkouts=planned_checkouts,
     )
 
 

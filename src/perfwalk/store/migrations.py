@@ -26,6 +26,10 @@ History:
 5. checkout packs: checkout_pack (a checkout's repetitions, results, values and
    their moments in one row, see perfwalk.store.packs), built for every checkout
    already stored.
+6. walkers: series gets planned_checkouts (how many checkouts its walk plans;
+   NULL for older series); walker (per series, the process that walks it: machine,
+   PID and start time, and the marker its processes carry, see
+   perfwalk.store.walkers).
 """
 
 from __future__ import annotations
@@ -367,6 +371,23 @@ def _v5_checkout_pack(conn: Connection) -> None:
     refresh_all(conn)
 
 
+def _v6_walker(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE series ADD COLUMN planned_checkouts INTEGER"))
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    walker = Table(
+        "walker",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("token", String(64), nullable=False),
+        Column("machine", SafeText, nullable=False),
+        Column("pid", Integer, nullable=False),
+        Column("process_start", String(32), nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+    )
+    md.create_all(conn, tables=[walker])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -381,6 +402,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         5, "checkout packs: checkout_pack, built for every stored checkout", _v5_checkout_pack
     ),
+    Migration(6, "walkers: series.planned_checkouts, walker", _v6_walker),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

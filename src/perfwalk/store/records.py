@@ -55,6 +55,7 @@ class NewSeries:
     parent_id: int | None = None
     kind: SeriesKind = "walk"
     quirks: tuple[QuirkInfo, ...] = ()
+    planned_checkouts: int | None = None  # how many checkouts the walk plans
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +82,7 @@ class SeriesRow:
     parent_id: int | None
     kind: SeriesKind
     quirks: tuple[QuirkInfo, ...] = ()
+    planned_checkouts: int | None = None  # None: not known (a drill, an older series)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -67,6 +67,7 @@ series = Table(
     Column("fingerprint", JSON, nullable=False),
     Column("parent_id", ID, ForeignKey("series.id"), nullable=True),
     Column("kind", String(16), nullable=False),
+    Column("planned_checkouts", Integer, nullable=True),  # NULL: not known (older series)
     Index("ix_series_state_started", "state", "started_at"),
     Index("ix_series_parent", "parent_id"),
 )
@@ -295,6 +296,17 @@ host_lease = Table(
     Column("started_at", UTCDateTime, nullable=False),
     Column("heartbeat_at", UTCDateTime, nullable=False),
     Column("expires_at", UTCDateTime, nullable=False),
+)
+
+walker = Table(
+    "walker",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+    Column("token", String(64), nullable=False),  # the marker its processes carry
+    Column("machine", SafeText, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("process_start", String(32), nullable=False),  # tells a reused pid apart
+    Column("started_at", UTCDateTime, nullable=False),
 )
 
 drill = Table(

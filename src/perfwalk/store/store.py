@@ -49,6 +49,7 @@ from perfwalk.store.records import (
 )
 from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.steps import FETCH, insert_steps, read_steps
+from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
 
@@ -143,6 +144,11 @@ class Store(Connected):
         return ConductRecords(self._db, self._check_open)
 
     @property
+    def walkers(self) -> Walkers:
+        """Who walks each series (:mod:`perfwalk.store.walkers`)."""
+        return Walkers(self._db, self._check_open)
+
+    @property
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
@@ -196,6 +202,7 @@ class Store(Connected):
                         fingerprint=dict(new.fingerprint),
                         parent_id=new.parent_id,
                         kind=new.kind,
+                        planned_checkouts=new.planned_checkouts,
                     )
                     .returning(_s.c.id)
                 ).scalar_one()
@@ -240,6 +247,11 @@ class Store(Connected):
             )
             if done.rowcount == 0:
                 raise self._unknown("series", series_id)
+
+    def set_planned_checkouts(self, series_id: int, planned: int) -> None:
+        """Say how many checkouts the walk of a series plans (a series stored without)."""
+        with self._write(f"set the planned checkouts of series {series_id}") as conn:
+            conn.execute(_s.update().where(_s.c.id == series_id).values(planned_checkouts=planned))
 
     def series(self, series_id: int) -> SeriesRow:
         """The series ``series_id``; an unknown id is a StoreError naming it."""
@@ -290,6 +302,7 @@ class Store(Connected):
                 parent_id=row.parent_id,
                 kind=cast(SeriesKind, row.kind),
                 quirks=tuple(quirks.get(row.id, ())),
+                planned_checkouts=row.planned_checkouts,
             )
             for row in rows
         ]

@@ -1,0 +1,119 @@
+"""How perfwalk stops: SIGINT (Ctrl-C), SIGTERM and SIGHUP all end it the same way.
+
+Two stages, so that a signal at any moment after the first line of perfwalk's code
+ends the command with one line and exit status 128 + the signal's number (130 for
+Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), never with a traceback:
+
+A signal perfwalk was started to ignore (``nohup`` ignores SIGHUP, a shell ignores
+SIGINT for its background jobs) stays ignored.
+
+1. **starting** (:func:`exit_at_once`): while the command is imported and its
+   arguments parsed, nothing needs undoing: the handler writes one line and ends
+   the process at once. :func:`entry` (the ``perfwalk`` program and
+   ``python -m perfwalk``) installs it before importing anything else.
+2. **running** (:class:`Raising`, entered by :func:`perfwalk.cli.main.main`): the
+   handler raises :class:`~perfwalk.errors.Interrupted`, a KeyboardInterrupt, in
+   the main thread, so that every layer stops as for Ctrl-C: the running test's
+   reset phase runs, its process group is killed, the series is marked
+   interrupted; ``main`` then exits 128 + the signal's number. Code that kills
+   processes finishes first (:mod:`perfwalk.interrupts`).
+
+What remains is the interpreter's own start (a few milliseconds before the first
+line of perfwalk runs): a signal there ends Python by its default action, without
+a traceback.
+
+This module imports nothing beyond what the interpreter has loaded already (and
+``signal``), so stage 1 starts as early as it can.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType, TracebackType
+from typing import Any, NoReturn
+
+#: The signals that stop perfwalk like Ctrl-C (SIGHUP where the platform has it).
+STOPPING: tuple[signal.Signals, ...] = tuple(
+    sig for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig
+)
+
+
+def exit_status(signum: int) -> int:
+    """The exit status of a command stopped by ``signum``: 128 + its number."""
+    return 128 + signum
+
+
+def describe(signum: int) -> str:
+    """``interrupted`` for Ctrl-C, ``stopped by SIGTERM`` for the others."""
+    if signum == signal.SIGINT:
+        return "interrupted"
+    try:
+        return f"stopped by {signal.Signals(signum).name}"
+    except ValueError:
+        return f"stopped by signal {signum}"
+
+
+def _exit_now(signum: int, _frame: FrameType | None) -> None:
+    try:  # noqa: SIM105 (contextlib is not imported this early)
+        os.write(2, f"\nperfwalk: {describe(signum)}\n".encode())
+    except OSError:  # no terminal any more (SIGHUP): the status says it
+        pass
+    os._exit(exit_status(signum))
+
+
+def exit_at_once() -> None:
+    """Stage 1: a stopping signal ends the process at once (one line, 128 + signal).
+
+    A signal this process was started to ignore stays ignored: ``nohup`` ignores
+    SIGHUP, a shell ignores SIGINT for its background jobs."""
+    for sig in STOPPING:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _exit_now)
+
+
+def _raise(signum: int, _frame: FrameType | None) -> None:
+    from perfwalk.interrupts import deliver
+
+    deliver(signum)  # raises Interrupted, now or once the process killing it interrupts ends
+
+
+class Raising:
+    """Stage 2, for the life of a ``with`` block: a stopping signal raises
+    :class:`~perfwalk.errors.Interrupted` in the main thread. Leaving the block puts
+    the previous handlers back. Outside the main thread (where Python cannot set
+    handlers) it does nothing."""
+
+    def __init__(self) -> None:
+        self._previous: dict[signal.Signals, Any] = {}
+
+    def __enter__(self) -> Raising:
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOPPING:
+                previous = signal.getsignal(sig)
+                if previous is not signal.SIG_IGN:  # ignored stays ignored (nohup)
+                    self._previous[sig] = previous
+                    signal.signal(sig, _raise)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for sig, handler in self._previous.items():
+            # None: a handler set outside Python, which cannot be put back: the default
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        self._previous.clear()
+
+
+def entry() -> NoReturn:
+    """The ``perfwalk`` program: stage 1 first, then the command line."""
+    exit_at_once()
+    from perfwalk.cli.main import main
+
+    sys.exit(main())

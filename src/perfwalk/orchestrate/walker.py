@@ -1,0 +1,112 @@
+"""The process that walks a series: it says so in the store, stops what a killed walk
+left running before it measures anything, and marks the series when it stops.
+
+- :func:`take_series`: this process walks the series now (a walk that still runs
+  it is an error: two walkers would measure against each other);
+- :func:`sweep_gone`: every walker of this machine that is gone (``kill -9``,
+  a crash) while its series was unfinished: the processes it left (its builds,
+  its tests, their daemons: everything that carries its marker, and its
+  cgroups) are killed, and its series, if still ``running``, is ``interrupted``;
+- :func:`interrupted_on_error`: a walk that stops on an exception or a signal
+  stops every process it started that still runs (its marker) and marks its
+  series ``interrupted``; when even that fails (the store is gone), the error
+  that stopped the walk is the one raised, with the other as a note.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from perfwalk.errors import UsageError
+from perfwalk.hosts.leftovers import (
+    CGROUP_PREFIX,
+    WALK_MARKER,
+    Leftover,
+    marked,
+    stale_cgroups,
+    stop,
+)
+from perfwalk.interrupts import shielded
+from perfwalk.store import Store
+from perfwalk.store.leases import Holder
+from perfwalk.store.walkers import WalkerRow
+
+
+@dataclass(frozen=True)
+class Swept:
+    """What a gone walker left running, now stopped."""
+
+    walker: WalkerRow
+    stopped: tuple[Leftover, ...]
+
+    def describe(self) -> str:
+        count = len(self.stopped)
+        named = ", ".join(p.describe() for p in self.stopped)
+        return (
+            f"stopped {count} process{'es' if count > 1 else ''} left running by the walk "
+            f"of series {self.walker.series_id} that is gone ({self.walker.describe()}): "
+            f"{named}"
+        )
+
+
+def this_walker(purpose: str) -> Holder:
+    """This process, as the walker of a series: its marker is ``holder.token``."""
+    return Holder.this_process(purpose)
+
+
+def take_series(store: Store, series_id: int, holder: Holder, now: datetime) -> None:
+    """``holder`` walks ``series_id`` from now on; a UsageError when another process
+    of this machine still walks it."""
+    previous = store.walkers.of([series_id]).get(series_id)
+    if previous is not None and previous.token != holder.token and previous.liveness() == "alive":
+        raise UsageError(
+            f"series {series_id} is being walked by {previous.describe()}",
+            hint=f"wait until it ends, or stop it as Ctrl-C would: kill -TERM {previous.pid}",
+        )
+    store.walkers.record(series_id, holder, now)
+
+
+def sweep_gone(store: Store) -> list[Swept]:
+    """Stop what the gone walkers of this machine left running; mark their series
+    ``interrupted``. What was stopped, per walker that left something."""
+    gone = [w for w in store.walkers.unfinished(socket.gethostname()) if w.liveness() == "gone"]
+    if not gone:
+        return []
+    tokens = [w.token for w in gone]
+    found = marked(WALK_MARKER, tokens)
+    stopped = {p.pid for p in stop(found, WALK_MARKER, tokens)}
+    swept = []
+    for walker in gone:
+        mine = tuple(p for p in found if p.pid in stopped and p.marker == walker.token)
+        for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{walker.token}-"):
+            mine += tuple(cgroup.members())
+            cgroup.end()
+        if store.series(walker.series_id).state == "running":
+            store.set_series_state(walker.series_id, "interrupted")
+        if mine:
+            swept.append(Swept(walker, mine))
+    return swept
+
+
+@contextmanager
+def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iterator[None]:
+    """When the block raises (Ctrl-C included): stop the processes that carry the
+    walk's ``marker``, mark ``series_id`` interrupted, and raise that error again; a
+    failure to mark it becomes a note on that error."""
+    try:
+        yield
+    except BaseException as error:
+        with shielded():
+            if marker:
+                stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
+                for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{marker}-"):
+                    cgroup.end()
+            try:
+                store.set_series_state(series_id, "interrupted")
+            except Exception as secondary:
+                error.add_note(f"series {series_id} could not be marked interrupted: {secondary}")
+        raise

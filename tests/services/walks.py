@@ -1,0 +1,95 @@
+"""Helpers for tests that start real ``perfwalk`` processes and stop them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from perfwalk.hosts.leftovers import WALK_MARKER
+from perfwalk.store import Store
+
+#: (checkout index, commit, repetition, test, status, values): what must survive a fault
+Row = tuple[int, str, int, str, str, tuple[tuple[str, float], ...]]
+
+
+def perfwalk(*args: str, capture: bool = True) -> subprocess.Popen[bytes]:
+    """``perfwalk ARGS`` as its own process (``python -m perfwalk``)."""
+    stream = subprocess.PIPE if capture else subprocess.DEVNULL
+    return subprocess.Popen([sys.executable, "-m", "perfwalk", *args], stdout=stream, stderr=stream)
+
+
+def finished(*args: str, timeout: float = 120) -> tuple[int, str, str]:
+    """Run ``perfwalk ARGS`` to its end: exit status, stdout, stderr."""
+    proc = perfwalk(*args)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def rows(db: Path, series_id: int) -> list[Row]:
+    """Every stored result of a series, as a comparable row."""
+    store = Store.open(f"sqlite:///{db}")
+    try:
+        found: list[Row] = []
+        for checkout in store.checkouts(series_id):
+            for rep in store.repetitions(checkout.id):
+                for result in rep.results:
+                    values = tuple((v.name, v.value) for v in result.values)
+                    found.append(
+                        (
+                            checkout.idx,
+                            checkout.sha,
+                            rep.idx,
+                            result.test,
+                            result.status.name,
+                            values,
+                        )
+                    )
+        return found
+    finally:
+        store.close()
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def lines(path: Path) -> list[str]:
+    """The lines of a file that commands append to (none while it does not exist)."""
+    try:
+        return path.read_text().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def walk_process_alive(pid: int) -> bool:
+    """True while ``pid`` runs and is a process some walk started (it carries a walk's
+    marker): a PID reused by an unrelated process since does not count."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return False
+    return stat[0] not in (b"Z", b"X") and f"{WALK_MARKER}=".encode() in environ
+
+
+def pids(path: Path) -> list[int]:
+    """The PIDs commands wrote into ``path``, one a line."""
+    return [int(line.split()[-1]) for line in lines(path) if line.strip()]
+
+
+def wait_gone(pids: list[int], timeout: float = 10) -> list[int]:
+    """Wait (bounded) until none of ``pids`` runs as a walk's process; those that do."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [pid for pid in pids if walk_process_alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.01)
