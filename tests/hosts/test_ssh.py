@@ -67,6 +67,16 @@ def test_output_exit_status_environment_and_directory(dut: SshHost) -> None:
     assert not done.host_lost
 
 
+def test_the_markers_of_this_machines_processes_stay_here(dut: SshHost) -> None:
+    """A host that is this machine under another name (here a namespace) must not have
+    its processes taken for this machine's test leftovers, and killed."""
+    env = {"PW_X": "kept", "PERFWALK_WALK": "w" * 32, "PERFWALK_RUN_ID": "r" * 16}
+    done = dut.run(["sh", "-c", "env"], env=env)
+    assert done.returncode == 0
+    assert "PW_X=kept" in done.stdout.text()
+    assert "PERFWALK_" not in done.stdout.text()
+
+
 def test_each_namespace_is_its_own_host(host_lab: LabPlan, control: Path) -> None:
     names = set()
     for name in ("src", "dut", "sink"):

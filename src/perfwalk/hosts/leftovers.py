@@ -22,7 +22,7 @@ import os
 import select
 import signal
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,10 @@ from pathlib import Path
 WALK_MARKER = "PERFWALK_WALK"
 #: Set to a random value for every process of one test run (one test, one repetition).
 RUN_MARKER = "PERFWALK_RUN_ID"
+#: The markers: they describe processes of this machine, and never go to an ssh host
+#: (whose processes are ended by their process group there; a host that is this very
+#: machine under another name, a namespace, must not be mistaken for this one).
+MARKERS = (WALK_MARKER, RUN_MARKER)
 #: Seconds to wait for killed processes to be gone.
 STOP_WAIT = 2.0
 #: Characters of a command line kept to describe a process.
@@ -51,6 +55,13 @@ class Leftover:
 
     def describe(self) -> str:
         return f"pid {self.pid} ({self.command})"
+
+
+def without_markers(env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """``env`` without the markers (for a command sent to another host)."""
+    if env is None:
+        return None
+    return {name: value for name, value in env.items() if name not in MARKERS}
 
 
 def marked(name: str, values: Iterable[str]) -> list[Leftover]:

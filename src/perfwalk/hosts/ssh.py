@@ -34,6 +34,7 @@ from typing import IO
 
 from perfwalk.errors import HostError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, INTERRUPTED, Completed
+from perfwalk.hosts.leftovers import without_markers
 from perfwalk.hosts.process import Finished, Watch, check_argv, run_process
 from perfwalk.hosts.remote_scripts import quoted, remote_command, script_error
 from perfwalk.model import EMPTY_LOG
@@ -234,7 +235,7 @@ class SshHost:
             self.connect()
         except HostError as error:
             return _unreachable(command, error)
-        remote = remote_command(command, grace=self.kill_grace, cwd=cwd, env=env)
+        remote = remote_command(command, grace=self.kill_grace, cwd=cwd, env=without_markers(env))
         done = run_process(
             [*self._client_argv(), remote],
             host=self._name,
