@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +20,9 @@ from perfwalk.hosts.leftovers import (
     command_line,
     marked,
     new_cgroup,
+    signal_same,
     stale_cgroups,
+    start_time,
     stop,
 )
 from perfwalk.hosts.local import LocalHost
@@ -149,3 +153,49 @@ def test_a_host_without_cgroup_runs_the_command_all_the_same(tmp_path: Path) -> 
     done = host.run(["sh", "-c", "echo ran; exit 3"], timeout=30)
     assert (done.returncode, done.stdout.text(), done.stderr.text()) == (3, "ran\n", "")
     assert done.argv == ("sh", "-c", "echo ran; exit 3")
+
+
+def test_a_forked_worker_ends_with_its_parent_even_killed() -> None:
+    """A pool's worker whose parent is killed (kill -9) does not wait for ever."""
+    script = (
+        "import os, sys, time\n"
+        "from perfwalk.hosts.leftovers import end_with\n"
+        "parent = os.getpid()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    end_with(parent, poll=0.05)\n"
+        "    time.sleep(1000)  # a worker blocked on its work\n"
+        "    os._exit(0)\n"
+        "print(pid, flush=True)\n"
+        "time.sleep(1000)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    with parent:
+        try:
+            assert parent.stdout is not None
+            worker = int(parent.stdout.readline())
+            assert _alive(worker)
+        finally:
+            parent.kill()
+            parent.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    while _alive(worker) and command_line(worker).startswith(sys.executable):
+        assert time.monotonic() < deadline, "the worker outlived its parent"
+        time.sleep(0.01)
+
+
+def test_a_process_is_signalled_by_pid_only_while_it_is_the_one_recorded(
+    started: list[subprocess.Popen[bytes]],
+) -> None:
+    """A PID recorded earlier (an ssh master's) may belong to another process by now:
+    its start time tells them apart, and the other process is never signalled."""
+    first = _sleeper(started, {})
+    when = start_time(first)
+    assert when not in ("", "?")
+    other_start = str(int(when) + 1)  # what a process that reused the PID would show
+    assert not signal_same(first, other_start, signal.SIGKILL)
+    assert _alive(first)
+    assert signal_same(first, when, signal.SIGKILL)
+    assert _wait_reaped(started[0]) == -9
+    assert start_time(first) != when  # gone (or its PID reused by another process)
+    assert not signal_same(first, when, signal.SIGKILL)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.errors import StoreError, UsageError
-from perfwalk.hosts.leftovers import WALK_MARKER
+from perfwalk.hosts.leftovers import CGROUP_PREFIX, WALK_MARKER, new_cgroup
 from perfwalk.orchestrate.walker import (
     interrupted_on_error,
     sweep_gone,
@@ -113,3 +113,19 @@ def test_a_walk_that_stops_marks_its_series_interrupted(store: Store) -> None:
     with pytest.raises(KeyboardInterrupt), interrupted_on_error(store, series_id):
         raise KeyboardInterrupt
     assert store.series(series_id).state == "interrupted"
+
+
+def test_no_cgroup_of_the_walks_tests_is_left_whatever_happened(store: Store) -> None:
+    """A test's cgroup that could not be removed at its end (a killed process that
+    init had not reaped yet) is removed when the walk ends."""
+    series_id = store.create_series(new_series())
+    marker = this_walker("a walk").token
+    left, why = new_cgroup(f"{CGROUP_PREFIX}{marker}-0123456789abcdef")
+    if left is None:
+        pytest.skip(f"no cgroup here: {why} (CI runs as root with cgroup v2)")
+    try:
+        with interrupted_on_error(store, series_id, marker):
+            assert left.path.is_dir()
+        assert not left.path.exists()
+    finally:
+        left.end()

@@ -15,8 +15,8 @@ How the points are chosen (seeded, so a failure replays):
   repetition is committed to SQLite (before or inside that transaction); n is
   drawn at random, so the faults spread over the walk;
 - a *publish* fault kills ``perfwalk report`` once it has written a random number
-  of the site's files; the next ``report`` must still give the site a full
-  publish gives.
+  of the site's files; the processes it forked must end with it, and the next
+  ``report`` must still give the site a full publish gives.
 
 25 faults over 5 series of 11 checkouts × 2 repetitions (one checkout does not
 build), 5 faults each, each series resumed to its end and compared with the
@@ -171,11 +171,40 @@ def _strike_publish(lab: Lab, rng: random.Random, site_files: int) -> None:
         while victim.poll() is None and _count(out, since) < target:
             time.sleep(0.001)
         if victim.poll() is None:
+            workers = _descendants(victim.pid)
             victim.kill()
             assert victim.wait(timeout=60) == -signal.SIGKILL
+            # the processes it forked (a pool's workers) end with it
+            deadline = time.monotonic() + 30
+            while [pid for pid in workers if _runs_report(pid)]:
+                assert time.monotonic() < deadline, "a killed publish left its workers"
+                time.sleep(0.05)
             return
         target = max(1, target // 2)
     raise AssertionError("every publish finished before its fault")
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs (Linux: /proc/PID/task/*/children)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            found += [child, *_descendants(child)]
+    return found
+
+
+def _runs_report(pid: int) -> bool:
+    """True while ``pid`` runs ``perfwalk report`` (not a PID reused since)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat[0] not in (b"Z", b"X") and b"report" in cmdline
 
 
 def _count(folder: Path, since: int = 0) -> int:

@@ -21,6 +21,7 @@ import contextlib
 import os
 import select
 import signal
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -164,6 +165,55 @@ def _wait_gone(fds: Sequence[int], bound: float) -> None:
             return
         ready, _, _ = select.select(left, [], [], wait)
         left = [fd for fd in left if fd not in ready]
+
+
+def start_time(pid: int) -> str:
+    """When ``pid`` started (clock ticks since boot, /proc): with the PID, the identity
+    of a process; "" when it is gone, "?" where there is no /proc."""
+    try:
+        fields = (_PROC / str(pid) / "stat").read_bytes().rpartition(b")")[2].split()
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return "?"
+    return fields[19].decode() if len(fields) > 19 else "?"
+
+
+def signal_same(pid: int, started: str, sig: signal.Signals) -> bool:
+    """Send ``sig`` to ``pid`` only if it is the process that started at ``started``
+    (a PID reused since is never signalled; without a pidfd or /proc, nothing is
+    sent); True when it was sent."""
+    if not started or started == "?":
+        return False
+    fd = _pidfd(pid)
+    if fd is None:
+        return False
+    try:  # the pidfd pins the process: if it started then, it is that one
+        if start_time(pid) != started:
+            return False
+        sender = getattr(signal, "pidfd_send_signal", None)
+        if sender is None:
+            return False
+        try:
+            sender(fd, sig)
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
+
+
+def end_with(parent: int, poll: float = 0.5) -> None:
+    """In a forked worker process: end it, at once, once ``parent`` is gone (even
+    killed with SIGKILL). A pool's worker waits for work on a pipe whose other end
+    it holds itself: without this it would wait for ever after its parent died."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="perfwalk-parent-watch", daemon=True).start()
 
 
 # -- cgroups -------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from typing import IO
 
 from perfwalk.errors import HostError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, INTERRUPTED, Completed
-from perfwalk.hosts.leftovers import without_markers
+from perfwalk.hosts.leftovers import signal_same, start_time, without_markers
 from perfwalk.hosts.process import Finished, Watch, check_argv, run_process
 from perfwalk.hosts.remote_scripts import quoted, remote_command, script_error
 from perfwalk.model import EMPTY_LOG
@@ -119,6 +119,7 @@ class SshHost:
         self.linger = linger
         self.kill_grace = kill_grace
         self.master_pid: int | None = None
+        self._master_start = ""  # the master's start time: its PID may be reused once it ends
         self._lock = threading.Lock()
         self._closed = False
 
@@ -135,7 +136,7 @@ class SshHost:
         """Open the master connection unless it is up; HostError when ssh cannot."""
         with self._lock:
             self._check_open()
-            if self.master_pid is not None and _pid_alive(self.master_pid):
+            if self.master_pid is not None and start_time(self.master_pid) == self._master_start:
                 return
             self._open_master()
 
@@ -165,6 +166,7 @@ class SshHost:
                 hint=connect_hint(log, self.target),
             )
         self.master_pid = self._check_master()
+        self._master_start = "" if self.master_pid is None else start_time(self.master_pid)
         if self.master_pid is None:
             raise HostError(
                 f"host {self._name}: the ssh master connection to "
@@ -208,8 +210,8 @@ class SshHost:
             exited = done.returncode == 0
         except (OSError, subprocess.TimeoutExpired):
             exited = False
-        if not exited:  # the master did not answer: end it by its PID
-            _end_pid(pid)
+        if not exited:  # the master did not answer: end it by its PID, if it is still it
+            _end_pid(pid, self._master_start)
         with contextlib.suppress(FileNotFoundError):
             self.control_path.unlink()
 
@@ -419,19 +421,17 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _end_pid(pid: int, grace: float = 2.0) -> None:
-    """SIGTERM ``pid`` if it still runs, SIGKILL after ``grace`` seconds."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
+def _end_pid(pid: int, started: str, grace: float = 2.0) -> None:
+    """SIGTERM ``pid`` if it still runs and is the process that started at ``started``
+    (never a process that got the PID since), SIGKILL after ``grace`` seconds."""
+    if not signal_same(pid, started, signal.SIGTERM):
         return
     end = time.monotonic() + grace
     while time.monotonic() < end:
         if not _pid_alive(pid):
             return
         time.sleep(0.02)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
+    signal_same(pid, started, signal.SIGKILL)
 
 
 def _unreachable(command: tuple[str, ...], error: HostError) -> Completed:

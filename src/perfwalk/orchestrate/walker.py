@@ -10,7 +10,8 @@ left running before it measures anything, and marks the series when it stops.
 - :func:`interrupted_on_error`: a walk that stops on an exception or a signal
   stops every process it started that still runs (its marker) and marks its
   series ``interrupted``; when even that fails (the store is gone), the error
-  that stopped the walk is the one raised, with the other as a note.
+  that stopped the walk is the one raised, with the other as a note. Whatever
+  happened, no cgroup of its tests is left.
 """
 
 from __future__ import annotations
@@ -96,17 +97,21 @@ def sweep_gone(store: Store) -> list[Swept]:
 def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iterator[None]:
     """When the block raises (Ctrl-C included): stop the processes that carry the
     walk's ``marker``, mark ``series_id`` interrupted, and raise that error again; a
-    failure to mark it becomes a note on that error."""
+    failure to mark it becomes a note on that error. In any case, at the end, remove
+    the cgroups of the walk's tests that could not be removed when each ended (a
+    killed process the machine's init had not reaped yet)."""
     try:
         yield
     except BaseException as error:
         with shielded():
             if marker:
                 stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
-                for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{marker}-"):
-                    cgroup.end()
             try:
                 store.set_series_state(series_id, "interrupted")
             except Exception as secondary:
                 error.add_note(f"series {series_id} could not be marked interrupted: {secondary}")
         raise
+    finally:
+        if marker:  # (empty by now: a signal here leaves no process, only a folder)
+            for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{marker}-"):
+                cgroup.end()

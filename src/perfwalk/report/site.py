@@ -32,6 +32,7 @@ from typing import Any
 
 from perfwalk import __version__
 from perfwalk.config.model import Config
+from perfwalk.hosts.leftovers import end_with
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
@@ -424,7 +425,12 @@ def _run(groups: list[tuple[BlockJob, ...]], options: PublishOptions) -> list[Bl
         done = [_render_group(group) for group in groups]
     else:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=end_with,  # a killed publish leaves no worker behind
+            initargs=(os.getpid(),),
+        ) as pool:
             done = list(pool.map(_render_group, groups, chunksize=1))
     return [outcome for outcomes in done for outcome in outcomes]
 
