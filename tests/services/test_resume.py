@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.store import Store
 from tests.services.conftest import MakeConfig
-
-Row = tuple[int, str, int, str, str, tuple[tuple[str, float], ...]]
+from tests.services.walks import rows
 
 
 def _walk(config: Path, *extra: str, capture: bool = True) -> subprocess.Popen[bytes]:
@@ -27,29 +25,6 @@ def _walk(config: Path, *extra: str, capture: bool = True) -> subprocess.Popen[b
         stdout=stream,
         stderr=stream,
     )
-
-
-def _rows(db: Path, series_id: int) -> list[Row]:
-    store = Store.open(f"sqlite:///{db}")
-    try:
-        rows: list[Row] = []
-        for checkout in store.checkouts(series_id):
-            for rep in store.repetitions(checkout.id):
-                for result in rep.results:
-                    values = tuple((v.name, v.value) for v in result.values)
-                    rows.append(
-                        (
-                            checkout.idx,
-                            checkout.sha,
-                            rep.idx,
-                            result.test,
-                            result.status.name,
-                            values,
-                        )
-                    )
-        return rows
-    finally:
-        store.close()
 
 
 def _stored_repetitions(db: Path) -> int:
@@ -72,7 +47,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_walk(
     reference = _walk(config.path)
     _out, err = reference.communicate(timeout=120)
     assert reference.returncode == 1, err  # 1: the broken build
-    expected = _rows(db, 1)
+    expected = rows(db, 1)
     assert len(expected) == 10 * 2  # 10 buildable checkouts × 2 repetitions × 1 test
 
     # kill after a seeded random number of stored repetitions, a seeded random moment
@@ -88,13 +63,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_walk(
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait(timeout=10)
     assert victim.returncode == -signal.SIGKILL
-    partial = _rows(db, 2)
+    partial = rows(db, 2)
     assert len(partial) < len(expected), "the walk finished before the kill; slow it down"
 
     resumed = _walk(config.path, "--resume")
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 1, err
     assert b"series 2 resumed and finished" in out
-    got = _rows(db, 2)
+    got = rows(db, 2)
     assert len(got) == len(set(got)), "duplicated rows"
     assert sorted(got) == sorted(expected)
