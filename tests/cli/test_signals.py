@@ -212,3 +212,29 @@ def test_an_error_inside_a_shielded_block_goes_on_instead_of_the_signal() -> Non
     with Raising(), shielded():  # nothing is left pending from that signal
         done.append("a later block")
     assert done == ["a later block"]
+
+
+class _SignalledWhileNamed:
+    """A class attribute whose ``__set_name__`` is where the signal lands: Python
+    wraps what it raises there in a RuntimeError (as for a dataclass field)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)  # the handler runs before this ends
+
+
+def test_a_signal_python_wraps_in_another_error_still_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seen in CI: Ctrl-C during the imports landed in a dataclass being created,
+    and perfwalk printed a traceback and 'internal error' (exit 3)."""
+    from perfwalk.cli import main as cli_main
+
+    def build_parser() -> None:
+        type("Model", (), {"field": _SignalledWhileNamed()})  # RuntimeError from Interrupted
+
+    monkeypatch.setattr(cli_main, "build_parser", build_parser)
+    assert cli_main.main(["list"]) == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip() == "perfwalk: interrupted"

@@ -88,22 +88,43 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"hint: {show_controls(error.hint)}", file=sys.stderr)
         return EXIT_USER
     except KeyboardInterrupt as stop:
-        exit_at_once()  # a second signal while saying goodbye ends the process at once
-        signum = getattr(stop, "signum", signal.SIGINT)
-        what = describe(signum) + (f"; {when_interrupted}" if when_interrupted else "")
-        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            print(f"\nperfwalk: {what}", file=sys.stderr)
-            for note in getattr(stop, "__notes__", ()):
-                print(f"note: {show_controls(note)}", file=sys.stderr)
-        return exit_status(signum)
+        return _stopped(stop, when_interrupted)
     except BrokenPipeError:
         return EXIT_OK
-    except Exception:
+    except Exception as error:
+        wrapped = _interrupt_behind(error)
+        if wrapped is not None:  # Python wrapped it: in a class body, a __set_name__ ...
+            return _stopped(wrapped, when_interrupted)
         traceback.print_exc()
         print(
             "perfwalk: internal error; please report it with the traceback above", file=sys.stderr
         )
         return EXIT_BUG
+
+
+def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The signal behind ``error``: an interrupt that Python turned into another error
+    (a signal landing in a class body being created raises RuntimeError from it)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def _stopped(stop: KeyboardInterrupt, when_interrupted: str | None) -> int:
+    """Say how the command stopped (one line) and return 128 + the signal's number."""
+    exit_at_once()  # a second signal while saying goodbye ends the process at once
+    signum = getattr(stop, "signum", signal.SIGINT)
+    what = describe(signum) + (f"; {when_interrupted}" if when_interrupted else "")
+    with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+        print(f"\nperfwalk: {what}", file=sys.stderr)
+        for note in getattr(stop, "__notes__", ()):
+            print(f"note: {show_controls(note)}", file=sys.stderr)
+    return exit_status(signum)
 
 
 if __name__ == "__main__":
