@@ -12,6 +12,7 @@ import pytest
 
 from perfwalk.cli.main import main
 from perfwalk.errors import PerfwalkError
+from perfwalk.hosts.leftovers import start_time
 from perfwalk.report import layout
 from perfwalk.report.files import SiteFolder
 from perfwalk.report.site import PublishOptions, publish
@@ -121,3 +122,33 @@ def test_two_publishers_of_one_site_at_once_both_succeed(tmp_path: Path) -> None
     assert [p.name for p in published.site.rglob("*.tmp")] == []
     assert [p.name for p in published.site.rglob("*.new")] == []
     assert b"setup of series" in (published.site / layout.setup_page(1)).read_bytes()
+
+
+def test_a_killed_publish_leaves_temporaries_that_the_next_publish_removes(
+    tmp_path: Path,
+) -> None:
+    """A publish killed between writing a temporary file and renaming it left it in the
+    site (seen in tests/services/test_faults.py); the next publish removes it, and keeps
+    the temporary file of a publisher that is still writing."""
+    published = publish_fixed(tmp_path)
+    ended = multiprocessing.get_context("fork").Process(target=os.getpid)
+    ended.start()
+    ended.join()
+    assert ended.pid is not None
+    ours = f"{os.getpid()}-{start_time(os.getpid())}"
+    left = {
+        "series-1/.index.html.{}-{}.0123456789abcdef.tmp": (ended.pid, "12345"),  # killed
+        ".index.html.{}-{}.00000000000000ff.tmp": (os.getpid(), "1"),  # its PID reused since
+        "regress/.data.js.{}-{}.fedcba9876543210.tmp": (ended.pid, "?"),
+    }
+    for pattern, (pid, started) in left.items():
+        path = published.site / pattern.format(pid, started)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half a page")
+    writing = published.site / f".plot.js.{ours}.0000000000000001.tmp"  # a live writer's
+    writing.write_bytes(b"being written")
+
+    _republish(published)
+
+    assert [p.name for p in published.site.rglob("*.tmp")] == [writing.name]
+    assert SiteFolder(published.site).remove_stale_temporaries() == 0

@@ -3,7 +3,10 @@
 A file is written to a temporary file of a unique name in its folder, created
 exclusively (``O_EXCL``, ``O_NOFOLLOW``), then renamed over the old one: a reader
 sees the old file or the new one, never half of one, and two publishers of the same
-site never write into each other's temporary file. Every folder below the site's
+site never write into each other's temporary file. A temporary file's name carries
+its writer (PID and start time): one left by a killed publish is removed by the next
+(:meth:`SiteFolder.remove_stale_temporaries`), one a live publisher is writing is
+not. Every folder below the site's
 root is opened without following a symbolic link (``openat`` with ``O_NOFOLLOW``),
 so a link planted in the site (``series-1 -> /etc``) makes the publish fail with an
 error naming it instead of writing outside the site; a link in place of a file is
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -23,9 +27,12 @@ from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
 from perfwalk.errors import PerfwalkError
+from perfwalk.hosts.leftovers import start_time
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+#: ``.NAME.PID-START.HEX.tmp``: a temporary file and the process writing it
+_TEMPORARY = re.compile(r"\..+\.(?P<pid>\d+)-(?P<start>\d+|\?)\.[0-9a-f]{16}\.tmp")
 _LINK_HINT = (
     "perfwalk writes a site only into its own folders: remove the link (or the file "
     "standing where a folder goes), or publish into another --out"
@@ -42,7 +49,7 @@ class SiteFolder:
         """Write the file atomically, making its folders as needed."""
         folders, name = _split(relative)
         with self._folder(folders, create=True) as folder:
-            temporary = f".{name}.{secrets.token_hex(8)}.tmp"
+            temporary = f".{name}.{_writer()}.{secrets.token_hex(8)}.tmp"
             try:
                 fd = os.open(temporary, _NEW_FLAGS, 0o666, dir_fd=folder)
                 with os.fdopen(fd, "wb") as out:
@@ -96,6 +103,21 @@ class SiteFolder:
                 return [(e.name, e.is_dir(follow_symlinks=False)) for e in found]
         except FileNotFoundError:
             return []
+
+    def remove_stale_temporaries(self, relative: str = "") -> int:
+        """Remove the temporary files that publishes killed before their rename left
+        in the folder ``relative`` and below (never a live writer's); how many."""
+        removed = 0
+        for name, is_dir in self.entries(relative):
+            path = f"{relative}/{name}" if relative else name
+            if is_dir:
+                removed += self.remove_stale_temporaries(path)
+                continue
+            found = _TEMPORARY.fullmatch(name)
+            if found and start_time(int(found["pid"])) != found["start"]:
+                self.remove(path)
+                removed += 1
+        return removed
 
     def remove_tree(self, relative: str) -> None:
         """Remove a folder and what it holds (never following a link)."""
@@ -156,6 +178,17 @@ class SiteFolder:
             f"site {self.root}: {action} {where}: {error.strerror or error}",
             hint="check the site folder's permissions and free space, then publish again",
         )
+
+
+_WRITER: dict[int, str] = {}  # PID: "PID-START", this process's (forked workers differ)
+
+
+def _writer() -> str:
+    """This process as a temporary file names it: its PID and when it started."""
+    pid = os.getpid()
+    if pid not in _WRITER:
+        _WRITER[pid] = f"{pid}-{start_time(pid) or '?'}"
+    return _WRITER[pid]
 
 
 def _split(relative: str) -> tuple[tuple[str, ...], str]:

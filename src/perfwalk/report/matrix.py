@@ -259,6 +259,7 @@ class _Publisher:
 
     def publish(self) -> MatrixReport:
         files, tests = self.files, self.tests
+        files.site.remove_stale_temporaries(layout.MATRIX_DIR)  # what a killed publish left
         written = self.publish_runs()  # first: the matrix pages link to pages that exist
         grids = host_grids((m.run.id, m.run.host, m.statuses) for m in self.rows.runs)
         for name, asset in _ASSETS.items():

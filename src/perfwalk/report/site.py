@@ -133,6 +133,7 @@ def publish(
     options = options or PublishOptions()
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
+    SiteFolder(out).remove_stale_temporaries()  # what a killed publish left
     settings = _settings(config)
     manifest = {} if options.full else _load_manifest(out)
     full = options.full or manifest.get("settings") != settings
