@@ -26,7 +26,7 @@ from perfwalk.analysis.ministat import (
 )
 from perfwalk.analysis.ranks import RankTest, mann_whitney
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
@@ -44,7 +44,6 @@ from perfwalk.services.analyse import (
 from perfwalk.services.inspect import opened
 from perfwalk.untrusted import show_controls
 
-EXIT_NOTHING, EXIT_FOUND = 0, 1
 FORMATS = ("text", "json")
 
 
@@ -159,7 +158,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         sys.stdout.write(show_controls(text))  # sample names: file names, value names
         if not args.stats_only:
             print(_ranks_text(ranks))
-    return EXIT_FOUND if diff.proven else EXIT_NOTHING
+    return exits.FOUND if diff.proven else exits.OK
 
 
 def _samples(args: argparse.Namespace) -> list[Sample]:
@@ -240,7 +239,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
-    return EXIT_FOUND if detection.changes else EXIT_NOTHING
+    return exits.FOUND if detection.changes else exits.OK
 
 
 def _detection_text(name: str, detection: Detection) -> str:
@@ -346,7 +345,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(_event_text(e) for e in events))
     unexplained = [e for e in events if e.regression and not e.known_causes]
-    return EXIT_FOUND if unexplained else EXIT_NOTHING
+    return exits.FOUND if unexplained else exits.OK
 
 
 def _event_text(event: ChangeEvent) -> str:

@@ -1,4 +1,4 @@
-"""One handler per sub-command: parse → service → print. Exit codes in cli.main."""
+"""One handler per sub-command: parse → service → print. Exit statuses in cli.exits."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.progress import ProgressBar
 from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.cli.tables import format_table, series_rows, show_rows
@@ -27,8 +27,6 @@ from perfwalk.services.inspect import (
 from perfwalk.services.run import RunOptions, run_series
 from perfwalk.untrusted import show_controls
 
-EXIT_OK, EXIT_FOUND = 0, 1
-
 
 def _init_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -42,7 +40,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} exists already", hint="pass --force to overwrite it")
     path.write_text(example_config(path.resolve().parent), encoding="utf-8")
     print(f"wrote {path}; try `perfwalk run` next")
-    return EXIT_OK
+    return exits.OK
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -96,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
     print(f"see `perfwalk show {result.series_id}`")
-    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+    return exits.OK if result.worst is Status.PASS else exits.FOUND
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
@@ -127,7 +125,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"  repetitions {_repetitions(status)}")
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _state_line(status: SeriesStatus) -> str:
@@ -161,7 +159,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         every = store.list_series()
         rows = series_rows(every, series_states(store, every))
     print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
-    return EXIT_OK
+    return exits.OK
 
 
 def _show_args(p: argparse.ArgumentParser) -> None:
@@ -176,7 +174,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     s = table.series
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
     print(format_table(show_rows(table, args.test)))
-    return EXIT_OK
+    return exits.OK
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
@@ -199,7 +197,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return exits.OK
 
 
 def _demo_args(p: argparse.ArgumentParser) -> None:
@@ -227,7 +225,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"  {other.detail}")
     config = _shown(result.project.config)
     print(f"every change, with its commits: {_own_command()} changes -c {config}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _own_command() -> str:

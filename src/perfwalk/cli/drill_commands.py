@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
@@ -24,7 +24,6 @@ from perfwalk.services.inspect import opened
 from perfwalk.store.drills import DrillRow
 from perfwalk.untrusted import show_controls
 
-EXIT_ANSWERED, EXIT_OPEN = 0, 1
 _DEFAULT = Budget()
 
 
@@ -93,7 +92,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
         }
     if not targets:
         print("no changes to drill" if text else json_text({"drills": []}, indent=2))
-        return EXIT_ANSWERED
+        return exits.OK
     answers: list[dict[str, Any]] = []
     for n, target in enumerate(targets):
         if text and n:
@@ -114,7 +113,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
     if not text:
         print(json_text({"drills": answers}, indent=2))
     decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
-    return EXIT_ANSWERED if all(a["verdict"] in decided for a in answers) else EXIT_OPEN
+    return exits.OK if all(a["verdict"] in decided for a in answers) else exits.FOUND
 
 
 def _title(target: DrillTarget) -> str:

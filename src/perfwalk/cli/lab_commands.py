@@ -6,7 +6,7 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.conduct import TrialOutcome
@@ -18,8 +18,6 @@ from perfwalk.services import conduct as conduct_service
 from perfwalk.services import lab as lab_service
 from perfwalk.services.hosts import break_lease, hosts_report
 from perfwalk.store import NewStep, Store
-
-EXIT_OK, EXIT_FOUND = 0, 1
 
 
 def _lab_args(p: argparse.ArgumentParser) -> None:
@@ -66,8 +64,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         print(f"ssh to a host: ssh -F {status.plan.ssh_config} {status.plan.namespace('dut')}")
     if args.action == "down":
         print("removed" if not status.anything else "something is left: see above")
-        return EXIT_OK if not status.anything else EXIT_FOUND
-    return EXIT_OK if status.up else EXIT_FOUND
+        return exits.OK if not status.anything else exits.FOUND
+    return exits.OK if status.up else exits.FOUND
 
 
 def _print_lab(status: LabStatus) -> None:
@@ -98,7 +96,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
         if args.break_:
             removed = break_lease(config, store, args.break_)
             print(f"broke the lease on {removed.host}: {removed.describe(datetime.now(UTC))}")
-            return EXIT_OK
+            return exits.OK
         report = hosts_report(config, store)
     rows = [["host", "target", "roles", "vars", "lease"]]
     for line in report.hosts:
@@ -108,13 +106,13 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     print()
     if not report.leases:
         print("no leases: no run holds a host")
-        return EXIT_OK
+        return exits.OK
     rows = [["lease", "state", "holder"]]
     for lease in report.leases:
         state = "STALE" if lease.stale(report.now) else "held"
         rows.append([lease.host, state, lease.describe(report.now)])
     print(format_table(rows))
-    return EXIT_OK
+    return exits.OK
 
 
 def _conduct_args(p: argparse.ArgumentParser) -> None:
@@ -163,7 +161,7 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
         f"worst status {result.worst.name}; stored in {result.store}"
     )
-    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+    return exits.OK if result.worst is Status.PASS else exits.FOUND
 
 
 def _print_trial(outcome: TrialOutcome) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from perfwalk.cli import exits
 from perfwalk.cli import main as cli_main
 
 _INTRO = """\
@@ -27,14 +28,7 @@ Every command takes `--help`. Commands that read a configuration take
 
 
 def _exit_rows() -> str:
-    doc = cli_main.__doc__ or ""
-    rows = []
-    for line in doc.split("Exit status", 1)[1].splitlines()[1:]:
-        parts = line.split(None, 1)
-        if len(parts) == 2 and parts[0].isdigit():
-            rows.append(f"| {parts[0]} | {parts[1]} |")
-        elif rows and line.strip():
-            rows[-1] = rows[-1][:-2] + " " + line.strip() + " |"
+    rows = [f"| {code} | {meaning} |" for code, meaning in exits.MEANINGS.items()]
     return "\n".join(rows) + "\n"
 
 

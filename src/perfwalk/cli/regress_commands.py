@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.config.load import load_config
@@ -22,7 +23,6 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.services.regress import RegressSummary
 
-EXIT_OK, EXIT_FOUND = 0, 1
 ACTIONS = ("import", "publish", "runs")
 
 
@@ -90,7 +90,7 @@ def _report(summary: RegressSummary) -> int:
         print(f"  {status.name:7} {show_controls(name)}{tail}")
     if len(summary.failing) > 20:
         print(f"  … and {len(summary.failing) - 20} more")
-    return EXIT_FOUND if summary.failing else EXIT_OK
+    return exits.FOUND if summary.failing else exits.OK
 
 
 def _publish(config: Config, site: Path, *, full: bool) -> int:
@@ -104,7 +104,7 @@ def _publish(config: Config, site: Path, *, full: bool) -> int:
         f"written, largest {report.largest[1] / 1024:.0f} KiB, {report.seconds:.2f} s"
     )
     print(f"matrix: {report.index.resolve()}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _runs(config: Config, host: str | None) -> int:
@@ -113,7 +113,7 @@ def _runs(config: Config, host: str | None) -> int:
     runs = list_runs(config, host)
     if not runs:
         print("no regress runs yet; run the suite with `perfwalk regress`")
-        return EXIT_OK
+        return exits.OK
     rows = [["id", "host", "date", "arch", "build", "commit", "tests", "pass rate", "worst"]]
     for run in runs:
         rate = pass_rate(run.counts)
@@ -131,7 +131,7 @@ def _runs(config: Config, host: str | None) -> int:
             ]
         )
     print(format_table(rows))
-    return EXIT_OK
+    return exits.OK
 
 
 def cmd_regress(args: argparse.Namespace) -> int:

@@ -7,14 +7,12 @@ import sys
 import traceback
 from pathlib import Path
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import PerfwalkError
 from perfwalk.report.site import PublishReport
 from perfwalk.untrusted import show_controls
-
-EXIT_OK = 0
 
 
 def _out_arg(p: argparse.ArgumentParser) -> None:
@@ -45,7 +43,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     report = publish_site(config, args.out, full=args.full)
     print(_say(report))
     print(f"site: {report.index.resolve()}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _serve_args(p: argparse.ArgumentParser) -> None:
@@ -107,7 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         published=published,
         failed=failed,
     )
-    return EXIT_OK
+    return exits.OK
 
 
 COMMANDS: dict[str, Command] = {
