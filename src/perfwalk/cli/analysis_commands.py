@@ -132,7 +132,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         type=Path,
-        default=Path("perfwalk.toml"),
+        default=None,
         metavar="FILE",
         help="for SERIES:CHECKOUT: the configuration naming the store (default ./perfwalk.toml)",
     )

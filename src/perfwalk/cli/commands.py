@@ -99,7 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "series", nargs="?", type=options.SERIES_ID, help="series id (default: the newest)"
+        "series", nargs="?", type=options.SERIES_ID, help="series id (default: the newest walk)"
     )
 
 

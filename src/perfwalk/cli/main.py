@@ -14,42 +14,14 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-from perfwalk import __version__
 from perfwalk.cli import exits
+from perfwalk.cli.parser import build_parser, resolve_config
 from perfwalk.cli.signals import Raising, describe, exit_at_once, exit_status
 from perfwalk.errors import PerfwalkError
 from perfwalk.untrusted import show_controls
 
 Handler = Callable[[argparse.Namespace], int]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from perfwalk.cli.registry import all_commands
-
-    parser = argparse.ArgumentParser(
-        prog="perfwalk",
-        description="Walk a git history, build and measure every checkout, keep every "
-        "result, and find the commit that changed it.",
-        epilog=exits.SUMMARY,
-    )
-    parser.add_argument("--version", action="version", version=f"perfwalk {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, spec in all_commands().items():
-        command = sub.add_parser(name, help=spec.help, description=spec.help)
-        if spec.needs_config:
-            command.add_argument(
-                "-c",
-                "--config",
-                type=Path,
-                default=Path("perfwalk.toml"),
-                metavar="FILE",
-                help="configuration file (default: ./perfwalk.toml)",
-            )
-        spec.add_arguments(command)
-        command.set_defaults(handler=spec.handler, when_interrupted=spec.when_interrupted)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +35,7 @@ def _main(argv: Sequence[str] | None) -> int:
     when_interrupted: str | None = None
     try:
         args = build_parser().parse_args(argv)
+        resolve_config(args)
         handler: Handler = args.handler
         when_interrupted = args.when_interrupted
         return handler(args)

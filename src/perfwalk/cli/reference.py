@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from perfwalk.cli import exits
-from perfwalk.cli import main as cli_main
+from perfwalk.cli.parser import build_parser
 
 _INTRO = """\
 # Command-line reference
@@ -18,7 +18,10 @@ _INTRO = """\
      changing a command. Do not edit by hand. -->
 
 Every command takes `--help`. Commands that read a configuration take
-`-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`).
+`-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`), after the
+command's name or before it (`perfwalk -c FILE list` is `perfwalk list -c FILE`).
+A command's options may come between its arguments (`perfwalk regress import -c
+FILE x.xml`).
 
 ## Exit status
 
@@ -51,7 +54,7 @@ def _fixed_width(prog: str) -> argparse.HelpFormatter:
 
 
 def reference() -> str:
-    parser = cli_main.build_parser()
+    parser = build_parser(complete=True)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     parts = [_INTRO, _exit_rows()]
     for name, command in sub.choices.items():
