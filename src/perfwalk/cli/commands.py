@@ -6,26 +6,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
-from perfwalk.cli.progress import ProgressBar
 from perfwalk.cli.spec import Command, no_arguments
-from perfwalk.cli.tables import format_table, series_rows, show_rows
-from perfwalk.config.load import load_config
-from perfwalk.errors import UsageError
-from perfwalk.model import Status
-from perfwalk.report.export import FORMATS
-from perfwalk.report.summaries import series_table
-from perfwalk.services.export import export
-from perfwalk.services.inspect import (
-    SeriesStatus,
-    opened,
-    pick_series,
-    series_states,
-    series_status,
-)
-from perfwalk.services.run import RunOptions, run_series
 from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.services.inspect import SeriesStatus
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -34,6 +22,7 @@ def _init_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     from perfwalk.config.example import example_config
+    from perfwalk.errors import UsageError
 
     path: Path = args.config
     if path.exists() and not args.force:
@@ -67,6 +56,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from perfwalk.cli.progress import ProgressBar
+    from perfwalk.config.load import load_config
+    from perfwalk.model import Status
+    from perfwalk.services.run import RunOptions, run_series
+
     config = load_config(args.config)
     bar = ProgressBar()
     try:
@@ -104,6 +98,9 @@ def _series_arg(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.inspect import opened, pick_series, series_status
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         status = series_status(store, pick_series(store, args.series))
@@ -154,6 +151,10 @@ def _repetitions(status: SeriesStatus) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from perfwalk.cli.tables import format_table, series_rows
+    from perfwalk.config.load import load_config
+    from perfwalk.services.inspect import opened, series_states
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         every = store.list_series()
@@ -168,6 +169,11 @@ def _show_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from perfwalk.cli.tables import format_table, show_rows
+    from perfwalk.config.load import load_config
+    from perfwalk.report.summaries import series_table
+    from perfwalk.services.inspect import opened, pick_series
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
@@ -178,6 +184,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.report.export import FORMATS
+
     p.add_argument("--format", choices=FORMATS, default="json", help="default: json")
     p.add_argument(
         "--series",
@@ -190,6 +198,10 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.export import export
+    from perfwalk.services.inspect import opened
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         text = export(store, args.series, args.format)
@@ -210,6 +222,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from perfwalk.cli.progress import ProgressBar
     from perfwalk.services.demo import run_demo
 
     bar = ProgressBar()

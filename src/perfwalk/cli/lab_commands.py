@@ -5,22 +5,21 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
-from perfwalk.conduct import TrialOutcome
-from perfwalk.config.load import load_config
-from perfwalk.lab import LabStatus
-from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
-from perfwalk.model import Status
-from perfwalk.services import conduct as conduct_service
-from perfwalk.services import lab as lab_service
-from perfwalk.services.hosts import break_lease, hosts_report
-from perfwalk.store import NewStep, Store
+
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.conduct import TrialOutcome
+    from perfwalk.lab import LabStatus
+    from perfwalk.store import NewStep
 
 
 def _lab_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
+
     p.add_argument("action", choices=("up", "down", "status"), help="make, remove or show the lab")
     p.add_argument(
         "--name",
@@ -50,6 +49,8 @@ def _lab_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    from perfwalk.services import lab as lab_service
+
     if args.action == "up":
         status = lab_service.up(
             args.name, prefix=args.prefix, directory=args.dir, reboot_delay=args.reboot_delay
@@ -91,6 +92,10 @@ def _hosts_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.hosts import break_lease, hosts_report
+    from perfwalk.store import Store
+
     config = load_config(args.config)
     with Store.open(config.store.url) as store:
         if args.break_:
@@ -147,6 +152,9 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
+    from perfwalk.model import Status
+    from perfwalk.services import conduct as conduct_service
+
     options = conduct_service.ConductOptions(
         mapping=conduct_service.parse_mapping(args.map),
         ssh_config=args.ssh_config,
@@ -165,6 +173,8 @@ def cmd_conduct(args: argparse.Namespace) -> int:
 
 
 def _print_trial(outcome: TrialOutcome) -> None:
+    from perfwalk.model import Status
+
     rows = [["phase", "player", "steps", "worst", "seconds", "failed"]]
     groups: dict[tuple[str, str], list[NewStep]] = {}
     for step in outcome.steps:

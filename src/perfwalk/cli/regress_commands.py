@@ -11,22 +11,21 @@ from typing import TYPE_CHECKING
 from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
-from perfwalk.config.load import load_config
-from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
-from perfwalk.model import Status
-from perfwalk.regress.formats import FORMAT_NAMES
-from perfwalk.regress.history import pass_rate
-from perfwalk.regress.outcome import TestOutcome
 from perfwalk.untrusted import show_controls
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.model import Config
+    from perfwalk.regress.outcome import TestOutcome
     from perfwalk.services.regress import RegressSummary
+
 
 ACTIONS = ("import", "publish", "runs")
 
 
 def _regress_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.regress.formats import FORMAT_NAMES
+
     p.add_argument(
         "action",
         nargs="?",
@@ -78,6 +77,8 @@ def _regress_args(p: argparse.ArgumentParser) -> None:
 
 
 def _report(summary: RegressSummary) -> int:
+    from perfwalk.model import Status
+
     total = sum(summary.counts.values())
     rate = summary.pass_rate
     counts = ", ".join(f"{s.name} {summary.counts[s]}" for s in Status if s in summary.counts)
@@ -108,6 +109,8 @@ def _publish(config: Config, site: Path, *, full: bool) -> int:
 
 
 def _runs(config: Config, host: str | None) -> int:
+    from perfwalk.model import Status
+    from perfwalk.regress.history import pass_rate
     from perfwalk.services.regress import list_runs
 
     runs = list_runs(config, host)
@@ -135,6 +138,8 @@ def _runs(config: Config, host: str | None) -> int:
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+
     if args.action != "import" and args.file is not None:
         raise UsageError(
             f"unexpected argument {str(args.file)!r}",
@@ -152,6 +157,7 @@ def cmd_regress(args: argparse.Namespace) -> int:
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
+    from perfwalk.model import Status
     from perfwalk.services.regress import run_suite
 
     def progress(done: int, total: int, outcome: TestOutcome) -> None:

@@ -6,13 +6,15 @@ import argparse
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
-from perfwalk.config.load import load_config
 from perfwalk.errors import PerfwalkError
-from perfwalk.report.site import PublishReport
 from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.report.site import PublishReport
 
 
 def _out_arg(p: argparse.ArgumentParser) -> None:
@@ -37,6 +39,7 @@ def _say(report: PublishReport) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
     from perfwalk.services.publish import publish_site
 
     config = load_config(args.config)
@@ -73,6 +76,7 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
     from perfwalk.services.publish import serve_site
 
     config = load_config(args.config)

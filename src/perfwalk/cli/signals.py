@@ -91,6 +91,11 @@ class Raising:
     def __enter__(self) -> Raising:
         import threading
 
+        # imported now, not by the handler: commands import what they need as they
+        # run, and a handler importing while an import runs can meet a module half
+        # made (``dataclasses`` while ``inspect`` is being imported: an ImportError)
+        import perfwalk.interrupts  # noqa: F401
+
         if threading.current_thread() is threading.main_thread():
             for sig in STOPPING:
                 previous = signal.getsignal(sig)
