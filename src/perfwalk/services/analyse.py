@@ -26,7 +26,7 @@ from perfwalk.model import Commit, Direction, Status
 from perfwalk.text_files import read_user_text
 
 if TYPE_CHECKING:  # the store is imported by the use cases that open one, not by detect
-    from perfwalk.config.model import Config, ResolvedMetric
+    from perfwalk.config.model import Config
     from perfwalk.store import Store
     from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
@@ -137,6 +137,8 @@ def series_changes(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
 ) -> list[ChangeEvent]:
     """The change events of one series."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
@@ -146,14 +148,14 @@ def series_changes(
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     for (test, name), rows in sorted(grouped.items()):
         unit, direction = rows[0].unit, Direction(rows[0].direction)
-        metric = resolved_metric(config, test, name, unit)
-        if metric is not None and metric.ignore:
+        policy = metric_policy(config, test, name, unit, direction)
+        if policy.ignore:
             continue
         sets: list[list[float]] = [[] for _ in checkouts]
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
-        policy = metric.summary if metric is not None else "median"
-        detection = find_change_points(sets, tuning=tuning, reduce=summary_of(policy, direction))
+        reduce = summary_of(policy.detection_summary, direction)
+        detection = find_change_points(sets, tuning=tuning, reduce=reduce)
         for change in detection.changes:
             before, after = checkouts[change.previous], checkouts[change.index]
             size, low, high = _relative(change)
@@ -238,18 +240,6 @@ def _quirks_between(
         letters.update(set(left.quirks) ^ set(right.quirks))
     start, end = span[0].date, span[-1].date
     return tuple(q for q in series.quirks if q.letter in letters or start < q.at_date <= end)
-
-
-def resolved_metric(
-    config: Config | None, test: str, name: str, unit: str
-) -> ResolvedMetric | None:
-    """The configured metric ``test.name``; None when the test is not configured."""
-    if config is None:
-        return None
-    for configured in config.tests:
-        if configured.name == test:
-            return configured.metric(name, unit)
-    return None
 
 
 def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:
