@@ -1,4 +1,5 @@
-"""``perfwalk``: the only module that prints or exits.
+"""``perfwalk``: run one command (its handler prints; only :mod:`perfwalk.cli`
+prints or exits).
 
 Parses the command line, runs the command's handler, turns a user error into its
 message and hint (exit 2), a bug into its traceback (exit 3) and a stopping signal
