@@ -238,3 +238,20 @@ def test_a_signal_python_wraps_in_another_error_still_exits_130(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.strip() == "perfwalk: interrupted"
+
+
+def test_the_running_stage_handler_has_what_it_imports_already() -> None:
+    """Commands import what they need when they run, under :class:`Raising`: a signal
+    landing in such an import ran a handler that imported perfwalk.interrupts, which
+    met ``dataclasses`` half imported (ImportError, exit 3 instead of 143)."""
+    script = (
+        "import sys\n"
+        "from perfwalk.cli.signals import Raising\n"
+        "before = 'perfwalk.interrupts' in sys.modules\n"
+        "with Raising():\n"
+        "    print(before, 'perfwalk.interrupts' in sys.modules)\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert found.stdout.split() == ["False", "True"]

@@ -10,8 +10,7 @@ from typing import NamedTuple
 
 from perfwalk.analysis.scaled import exponent, midpoint, relative_distance, scale, scaled
 from perfwalk.model import Direction
-
-SUMMARY_POLICIES = ("mean", "median", "best")
+from perfwalk.policy import DEFAULT_OUTLIER, DEFAULT_SUMMARY, DEFAULT_UNSTABLE_RSD, SUMMARIES
 
 
 @dataclass(frozen=True)
@@ -37,19 +36,21 @@ class Summary:
 def summarize(
     values: Sequence[float],
     *,
-    policy: str = "mean",
+    policy: str = DEFAULT_SUMMARY,
     direction: Direction = Direction.LOWER,
-    unstable_rsd: float = 0.025,
-    outlier: float = 0.10,
+    unstable_rsd: float = DEFAULT_UNSTABLE_RSD,
+    outlier: float = DEFAULT_OUTLIER,
 ) -> Summary | None:
     """Summarise ``values``; ``None`` for no values.
 
     ``policy`` is ``mean``, ``median`` or ``best`` (the maximum when higher is
     better, else the minimum). A set is unstable when its relative sample standard
     deviation is at least ``unstable_rsd``; a value is an outlier when it lies at
-    least ``outlier`` (relative) away from the summary.
+    least ``outlier`` (relative) away from the summary. The defaults are those of
+    :mod:`perfwalk.policy`; a stored metric's are
+    :func:`perfwalk.config.policy.metric_policy`'s.
     """
-    if policy not in SUMMARY_POLICIES:
+    if policy not in SUMMARIES:
         raise ValueError(f"unknown summary policy {policy!r}")
     data = [float(v) for v in values if math.isfinite(v)]
     found = moments(data)

@@ -12,43 +12,25 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from perfwalk.analysis.changepoints import ChangePoint, Detection
-from perfwalk.analysis.ministat import (
-    CONFIDENCE_LEVELS,
-    DEFAULT_CONFIDENCE,
-    DEFAULT_WIDTH,
-    Difference,
-    Sample,
-    difference,
-    report,
-)
-from perfwalk.analysis.ranks import RankTest, mann_whitney
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
-from perfwalk.config.load import load_config
-from perfwalk.errors import UsageError
-from perfwalk.numbers import finite_or_none, json_text
-from perfwalk.services.analyse import (
-    ChangeEvent,
-    CheckoutRef,
-    MetricChange,
-    ReadOptions,
-    detect_file,
-    file_sample,
-    find_changes,
-    store_sample,
-)
-from perfwalk.services.inspect import opened
 from perfwalk.untrusted import show_controls
 
-EXIT_NOTHING, EXIT_FOUND = 0, 1
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.analysis.changepoints import ChangePoint, Detection
+    from perfwalk.analysis.ranks import RankTest
+    from perfwalk.analysis.segmentation import Tuning
+    from perfwalk.services.analyse import ChangeEvent, CheckoutRef, MetricChange
+    from perfwalk.services.compare import Comparison
+
 FORMATS = ("text", "json")
 
 
 def tuning_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.analysis.segmentation import DEFAULT_TUNING
+
     p.add_argument(
         "--threshold",
         type=options.Z,
@@ -67,6 +49,9 @@ def tuning_args(p: argparse.ArgumentParser) -> None:
 
 
 def tuning(args: argparse.Namespace) -> Tuning:
+    from perfwalk.analysis.segmentation import Tuning
+    from perfwalk.errors import UsageError
+
     if args.threshold <= 0 or args.min_size < 1:
         raise UsageError("--threshold must be positive and --min-size at least 1")
     return Tuning(threshold=args.threshold, min_size=args.min_size)
@@ -80,6 +65,8 @@ def format_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _compare_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, DEFAULT_WIDTH
+
     p.add_argument(
         "a",
         metavar="A",
@@ -133,7 +120,7 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         type=Path,
-        default=Path("perfwalk.toml"),
+        default=None,
         metavar="FILE",
         help="for SERIES:CHECKOUT: the configuration naming the store (default ./perfwalk.toml)",
     )
@@ -141,15 +128,23 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    samples = _samples(args)
-    base, other = samples
-    diff = difference(other, base, args.confidence)
-    ranks = mann_whitney(base.values, other.values)
+    from perfwalk.analysis.ministat import report
+    from perfwalk.numbers import json_text
+    from perfwalk.services.compare import ReadOptions, compare
+
+    found = compare(
+        args.a,
+        args.b,
+        confidence=args.confidence,
+        read=ReadOptions(column=args.column, delimiters=args.delimiters),
+        metric=args.metric,
+        config_file=args.config,
+    )
     if args.format == "json":
-        print(json_text(_comparison_json(base, other, diff, ranks), indent=2))
+        print(json_text(_comparison_json(found), indent=2))
     else:
         text = report(
-            samples,
+            found.samples,
             confidence=args.confidence,
             plot=not (args.no_plot or args.stats_only),
             compare=not args.stats_only,
@@ -158,24 +153,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
         sys.stdout.write(show_controls(text))  # sample names: file names, value names
         if not args.stats_only:
-            print(_ranks_text(ranks))
-    return EXIT_FOUND if diff.proven else EXIT_NOTHING
-
-
-def _samples(args: argparse.Namespace) -> list[Sample]:
-    options = ReadOptions(column=args.column, delimiters=args.delimiters)
-    samples: list[Sample | None] = [
-        file_sample(Path(a), options) if Path(a).exists() or ":" not in a else None
-        for a in (args.a, args.b)
-    ]
-    if any(s is None for s in samples):
-        config = load_config(args.config)
-        with opened(config, read_only=True) as store:
-            samples = [
-                s if s is not None else store_sample(store, a, args.metric)
-                for s, a in zip(samples, (args.a, args.b), strict=True)
-            ]
-    return [s for s in samples if s is not None]
+            print(_ranks_text(found.ranks))
+    return exits.FOUND if found.difference.proven else exits.OK
 
 
 def _ranks_text(ranks: RankTest) -> str:
@@ -186,9 +165,12 @@ def _ranks_text(ranks: RankTest) -> str:
     )
 
 
-def _comparison_json(
-    base: Sample, other: Sample, diff: Difference, ranks: RankTest
-) -> dict[str, Any]:
+def _comparison_json(found: Comparison) -> dict[str, Any]:
+    from perfwalk.analysis.ministat import Sample
+    from perfwalk.numbers import finite_or_none
+
+    diff, ranks = found.difference, found.ranks
+
     def vitals(s: Sample) -> dict[str, Any]:
         return {
             "name": s.name,
@@ -201,8 +183,8 @@ def _comparison_json(
         }
 
     return {
-        "a": vitals(base),
-        "b": vitals(other),
+        "a": vitals(found.a),
+        "b": vitals(found.b),
         "student_t": {
             "confidence": diff.confidence,
             "difference_proven": diff.proven,
@@ -233,6 +215,9 @@ def _detect_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
+    from perfwalk.numbers import json_text
+    from perfwalk.services.analyse import detect_file
+
     detection = detect_file(
         args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
     )
@@ -240,7 +225,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
         print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
-    return EXIT_FOUND if detection.changes else EXIT_NOTHING
+    return exits.FOUND if detection.changes else exits.OK
 
 
 def _detection_text(name: str, detection: Detection) -> str:
@@ -268,6 +253,8 @@ def _detection_text(name: str, detection: Detection) -> str:
 
 
 def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
+    from perfwalk.numbers import finite_or_none
+
     return {
         "file": name,
         "points": detection.points,
@@ -336,6 +323,11 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.numbers import json_text
+    from perfwalk.services.analyse import find_changes
+    from perfwalk.services.inspect import opened
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         events = find_changes(store, config, args.series, tuning=tuning(args))
@@ -346,7 +338,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join(_event_text(e) for e in events))
     unexplained = [e for e in events if e.regression and not e.known_causes]
-    return EXIT_FOUND if unexplained else EXIT_NOTHING
+    return exits.FOUND if unexplained else exits.OK
 
 
 def _event_text(event: ChangeEvent) -> str:
@@ -383,6 +375,8 @@ def _metric_row(m: MetricChange) -> list[str]:
 
 
 def _event_json(event: ChangeEvent) -> dict[str, Any]:
+    from perfwalk.numbers import finite_or_none
+
     def ref(r: CheckoutRef) -> dict[str, Any]:
         return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
 

@@ -1,4 +1,4 @@
-"""One handler per sub-command: parse → service → print. Exit codes in cli.main."""
+"""One handler per sub-command: parse → service → print. Exit statuses in cli.exits."""
 
 from __future__ import annotations
 
@@ -6,28 +6,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from perfwalk.cli import options
-from perfwalk.cli.progress import ProgressBar
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command, no_arguments
-from perfwalk.cli.tables import format_table, series_rows, show_rows
-from perfwalk.config.load import load_config
-from perfwalk.errors import UsageError
-from perfwalk.model import Status
-from perfwalk.report.export import FORMATS
-from perfwalk.report.summaries import series_table
-from perfwalk.services.export import export
-from perfwalk.services.inspect import (
-    SeriesStatus,
-    opened,
-    pick_series,
-    series_states,
-    series_status,
-)
-from perfwalk.services.run import RunOptions, run_series
 from perfwalk.untrusted import show_controls
 
-EXIT_OK, EXIT_FOUND = 0, 1
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.services.inspect import SeriesStatus
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -36,13 +22,14 @@ def _init_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     from perfwalk.config.example import example_config
+    from perfwalk.errors import UsageError
 
     path: Path = args.config
     if path.exists() and not args.force:
         raise UsageError(f"{path} exists already", hint="pass --force to overwrite it")
     path.write_text(example_config(path.resolve().parent), encoding="utf-8")
     print(f"wrote {path}; try `perfwalk run` next")
-    return EXIT_OK
+    return exits.OK
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -69,6 +56,11 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from perfwalk.cli.progress import ProgressBar
+    from perfwalk.config.load import load_config
+    from perfwalk.model import Status
+    from perfwalk.services.run import RunOptions, run_series
+
     config = load_config(args.config)
     bar = ProgressBar()
     try:
@@ -96,16 +88,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
     print(f"see `perfwalk show {result.series_id}`")
-    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+    return exits.OK if result.worst is Status.PASS else exits.FOUND
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "series", nargs="?", type=options.SERIES_ID, help="series id (default: the newest)"
+        "series", nargs="?", type=options.SERIES_ID, help="series id (default: the newest walk)"
     )
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.inspect import opened, pick_series, series_status
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         status = series_status(store, pick_series(store, args.series))
@@ -127,7 +122,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"  repetitions {_repetitions(status)}")
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _state_line(status: SeriesStatus) -> str:
@@ -156,12 +151,16 @@ def _repetitions(status: SeriesStatus) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from perfwalk.cli.tables import format_table, series_rows
+    from perfwalk.config.load import load_config
+    from perfwalk.services.inspect import opened, series_states
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         every = store.list_series()
         rows = series_rows(every, series_states(store, every))
     print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
-    return EXIT_OK
+    return exits.OK
 
 
 def _show_args(p: argparse.ArgumentParser) -> None:
@@ -170,16 +169,23 @@ def _show_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from perfwalk.cli.tables import format_table, show_rows
+    from perfwalk.config.load import load_config
+    from perfwalk.report.summaries import series_table
+    from perfwalk.services.inspect import opened, pick_series
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
     s = table.series
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
     print(format_table(show_rows(table, args.test)))
-    return EXIT_OK
+    return exits.OK
 
 
 def _export_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.report.export import FORMATS
+
     p.add_argument("--format", choices=FORMATS, default="json", help="default: json")
     p.add_argument(
         "--series",
@@ -192,6 +198,10 @@ def _export_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.export import export
+    from perfwalk.services.inspect import opened
+
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         text = export(store, args.series, args.format)
@@ -199,7 +209,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return exits.OK
 
 
 def _demo_args(p: argparse.ArgumentParser) -> None:
@@ -212,6 +222,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from perfwalk.cli.progress import ProgressBar
     from perfwalk.services.demo import run_demo
 
     bar = ProgressBar()
@@ -227,7 +238,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"  {other.detail}")
     config = _shown(result.project.config)
     print(f"every change, with its commits: {_own_command()} changes -c {config}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _own_command() -> str:

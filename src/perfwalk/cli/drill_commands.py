@@ -3,32 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
-from perfwalk.config.load import load_config
-from perfwalk.drill import Budget, Verdict
-from perfwalk.numbers import json_text
-from perfwalk.services.drill import (
-    DrillResult,
-    DrillTarget,
-    answer_json,
-    between_target,
-    change_targets,
-    finished_drill,
-    run_drill,
-)
-from perfwalk.services.inspect import opened
-from perfwalk.store.drills import DrillRow
 from perfwalk.untrusted import show_controls
 
-EXIT_ANSWERED, EXIT_OPEN = 0, 1
-_DEFAULT = Budget()
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.services.drill import DrillResult, DrillTarget
+    from perfwalk.store.drills import DrillRow
 
 
 def _drill_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.drill import Budget
+
+    default = Budget()
     p.add_argument(
         "change",
         nargs="?",
@@ -47,16 +37,16 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-builds",
         type=options.COUNT,
-        default=_DEFAULT.max_builds,
+        default=default.max_builds,
         metavar="N",
-        help=f"commits a drill may build, failed builds included (default {_DEFAULT.max_builds})",
+        help=f"commits a drill may build, failed builds included (default {default.max_builds})",
     )
     p.add_argument(
         "--max-repetitions",
         type=options.TOTAL,
-        default=_DEFAULT.max_repetitions,
+        default=default.max_repetitions,
         metavar="N",
-        help=f"repetitions a drill may run in all (default {_DEFAULT.max_repetitions})",
+        help=f"repetitions a drill may run in all (default {default.max_repetitions})",
     )
     p.add_argument(
         "--again",
@@ -68,6 +58,12 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_drill(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.drill import Budget, Verdict
+    from perfwalk.numbers import json_text
+    from perfwalk.services.drill import between_target, change_targets, finished_drill, run_drill
+    from perfwalk.services.inspect import opened
+
     config = load_config(args.config)
     budget = Budget(max_builds=args.max_builds, max_repetitions=args.max_repetitions)
     text = args.format == "text"
@@ -93,7 +89,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
         }
     if not targets:
         print("no changes to drill" if text else json_text({"drills": []}, indent=2))
-        return EXIT_ANSWERED
+        return exits.OK
     answers: list[dict[str, Any]] = []
     for n, target in enumerate(targets):
         if text and n:
@@ -114,7 +110,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
     if not text:
         print(json_text({"drills": answers}, indent=2))
     decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
-    return EXIT_ANSWERED if all(a["verdict"] in decided for a in answers) else EXIT_OPEN
+    return exits.OK if all(a["verdict"] in decided for a in answers) else exits.FOUND
 
 
 def _title(target: DrillTarget) -> str:
@@ -126,6 +122,8 @@ def _title(target: DrillTarget) -> str:
 
 
 def _result_json(result: DrillResult) -> dict[str, Any]:
+    from perfwalk.services.drill import answer_json
+
     culprit = result.culprit
     return _answer(
         series=result.series_id,
@@ -137,6 +135,8 @@ def _result_json(result: DrillResult) -> dict[str, Any]:
 
 
 def _row_json(row: DrillRow) -> dict[str, Any]:
+    from perfwalk.services.drill import DrillTarget
+
     target = DrillTarget(
         before=row.change["before_sha"],
         after=row.change["after_sha"],
@@ -185,6 +185,8 @@ def _answer(
 
 
 def _answer_text(answer: dict[str, Any]) -> str:
+    from perfwalk.drill import Verdict
+
     verdict = answer["verdict"]
     spent = f"{answer['builds']} builds, {answer['repetitions']} repetitions"
     if verdict == Verdict.CULPRIT.value:

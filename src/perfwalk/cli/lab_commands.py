@@ -5,24 +5,21 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
-from perfwalk.conduct import TrialOutcome
-from perfwalk.config.load import load_config
-from perfwalk.lab import LabStatus
-from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
-from perfwalk.model import Status
-from perfwalk.services import conduct as conduct_service
-from perfwalk.services import lab as lab_service
-from perfwalk.services.hosts import break_lease, hosts_report
-from perfwalk.store import NewStep, Store
 
-EXIT_OK, EXIT_FOUND = 0, 1
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.conduct import TrialOutcome
+    from perfwalk.lab import LabStatus
+    from perfwalk.store import NewStep
 
 
 def _lab_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
+
     p.add_argument("action", choices=("up", "down", "status"), help="make, remove or show the lab")
     p.add_argument(
         "--name",
@@ -52,6 +49,8 @@ def _lab_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    from perfwalk.services import lab as lab_service
+
     if args.action == "up":
         status = lab_service.up(
             args.name, prefix=args.prefix, directory=args.dir, reboot_delay=args.reboot_delay
@@ -66,8 +65,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         print(f"ssh to a host: ssh -F {status.plan.ssh_config} {status.plan.namespace('dut')}")
     if args.action == "down":
         print("removed" if not status.anything else "something is left: see above")
-        return EXIT_OK if not status.anything else EXIT_FOUND
-    return EXIT_OK if status.up else EXIT_FOUND
+        return exits.OK if not status.anything else exits.FOUND
+    return exits.OK if status.up else exits.FOUND
 
 
 def _print_lab(status: LabStatus) -> None:
@@ -93,12 +92,16 @@ def _hosts_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.hosts import break_lease, hosts_report
+    from perfwalk.store import Store
+
     config = load_config(args.config)
     with Store.open(config.store.url) as store:
         if args.break_:
             removed = break_lease(config, store, args.break_)
             print(f"broke the lease on {removed.host}: {removed.describe(datetime.now(UTC))}")
-            return EXIT_OK
+            return exits.OK
         report = hosts_report(config, store)
     rows = [["host", "target", "roles", "vars", "lease"]]
     for line in report.hosts:
@@ -108,13 +111,13 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     print()
     if not report.leases:
         print("no leases: no run holds a host")
-        return EXIT_OK
+        return exits.OK
     rows = [["lease", "state", "holder"]]
     for lease in report.leases:
         state = "STALE" if lease.stale(report.now) else "held"
         rows.append([lease.host, state, lease.describe(report.now)])
     print(format_table(rows))
-    return EXIT_OK
+    return exits.OK
 
 
 def _conduct_args(p: argparse.ArgumentParser) -> None:
@@ -149,6 +152,9 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
+    from perfwalk.model import Status
+    from perfwalk.services import conduct as conduct_service
+
     options = conduct_service.ConductOptions(
         mapping=conduct_service.parse_mapping(args.map),
         ssh_config=args.ssh_config,
@@ -163,10 +169,12 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
         f"worst status {result.worst.name}; stored in {result.store}"
     )
-    return EXIT_OK if result.worst is Status.PASS else EXIT_FOUND
+    return exits.OK if result.worst is Status.PASS else exits.FOUND
 
 
 def _print_trial(outcome: TrialOutcome) -> None:
+    from perfwalk.model import Status
+
     rows = [["phase", "player", "steps", "worst", "seconds", "failed"]]
     groups: dict[tuple[str, str], list[NewStep]] = {}
     for step in outcome.steps:

@@ -1,17 +1,10 @@
-"""``perfwalk``: the only module that prints or exits.
+"""``perfwalk``: run one command (its handler prints; only :mod:`perfwalk.cli`
+prints or exits).
 
-Exit status (also in docs/cli.md):
-  0    success
-  1    the command worked and found something to look at: a walk finished with
-       builds or tests that are not PASS, compare proved a difference, detect found a
-       change, changes found a regression without a known cause, regress found a
-       failing test (each command's --help and docs/analysis.md say more)
-  2    a user error: bad configuration, argument, repository, store (message + hint)
-  3    an internal error (a bug: please report it with the traceback)
-  129  stopped by SIGHUP (the terminal closed), as for Ctrl-C
-  130  interrupted (Ctrl-C, SIGINT): the running test is reset and its processes
-       killed, the series marked interrupted; `perfwalk run --resume` continues a walk
-  143  stopped by SIGTERM, as for Ctrl-C (128 + the signal's number, like 129 and 130)
+Parses the command line, runs the command's handler, turns a user error into its
+message and hint (exit 2), a bug into its traceback (exit 3) and a stopping signal
+into one line (128 + the signal's number). The statuses are those of
+:mod:`perfwalk.cli.exits` (also in docs/cli.md).
 """
 
 from __future__ import annotations
@@ -22,48 +15,14 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-from perfwalk import __version__
+from perfwalk.cli import exits
+from perfwalk.cli.parser import build_parser, resolve_config
 from perfwalk.cli.signals import Raising, describe, exit_at_once, exit_status
 from perfwalk.errors import PerfwalkError
 from perfwalk.untrusted import show_controls
 
-EXIT_OK = 0
-EXIT_FOUND = 1
-EXIT_USER = 2
-EXIT_BUG = 3
-EXIT_INTERRUPTED = 130
-
 Handler = Callable[[argparse.Namespace], int]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from perfwalk.cli.registry import all_commands
-
-    parser = argparse.ArgumentParser(
-        prog="perfwalk",
-        description="Walk a git history, build and measure every checkout, keep every "
-        "result, and find the commit that changed it.",
-        epilog="exit status: 0 ok, 1 non-PASS results found, 2 user error, "
-        "3 internal error, 130 interrupted (129 SIGHUP, 143 SIGTERM)",
-    )
-    parser.add_argument("--version", action="version", version=f"perfwalk {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, spec in all_commands().items():
-        command = sub.add_parser(name, help=spec.help, description=spec.help)
-        if spec.needs_config:
-            command.add_argument(
-                "-c",
-                "--config",
-                type=Path,
-                default=Path("perfwalk.toml"),
-                metavar="FILE",
-                help="configuration file (default: ./perfwalk.toml)",
-            )
-        spec.add_arguments(command)
-        command.set_defaults(handler=spec.handler, when_interrupted=spec.when_interrupted)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -77,6 +36,7 @@ def _main(argv: Sequence[str] | None) -> int:
     when_interrupted: str | None = None
     try:
         args = build_parser().parse_args(argv)
+        resolve_config(args)
         handler: Handler = args.handler
         when_interrupted = args.when_interrupted
         return handler(args)
@@ -86,11 +46,11 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"note: {show_controls(note)}", file=sys.stderr)
         if error.hint:
             print(f"hint: {show_controls(error.hint)}", file=sys.stderr)
-        return EXIT_USER
+        return exits.USER
     except KeyboardInterrupt as stop:
         return _stopped(stop, when_interrupted)
     except BrokenPipeError:
-        return EXIT_OK
+        return exits.OK
     except Exception as error:
         wrapped = _interrupt_behind(error)
         if wrapped is not None:  # Python wrapped it: in a class body, a __set_name__ ...
@@ -99,7 +59,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(
             "perfwalk: internal error; please report it with the traceback above", file=sys.stderr
         )
-        return EXIT_BUG
+        return exits.BUG
 
 
 def _interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:

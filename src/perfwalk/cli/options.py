@@ -11,24 +11,39 @@ exit 2, before anything runs.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from perfwalk.config.settings import COUNT as COUNT_RULE
-from perfwalk.config.settings import WAIT_SECONDS, Rule, rule, setting
 from perfwalk.limits import MAX_ID, MAX_TOTAL, MAX_WIDTH, MAX_Z, MIN_INTERVAL
+
+if TYPE_CHECKING:
+    from perfwalk.config.settings import Rule
+
+#: makes the rules of an option when they are first needed: the settings are
+#: imported by a command that reads an option, or its help, not by every start
+Rules = Callable[[], Sequence["Rule"]]
 
 
 class Bounded:
-    """An argparse type: a word read by ``read`` (int or float) that obeys ``rules``;
-    ``expected`` says what it allows (for docs/cli.md)."""
+    """An argparse type: a word read by ``read`` (int or float) that obeys the rules
+    ``rules`` makes; ``expected`` says what they allow (for docs/cli.md)."""
 
-    def __init__(self, read: Callable[[str], float], what: str, *rules: Rule) -> None:
+    def __init__(self, read: Callable[[str], float], what: str, rules: Rules) -> None:
         self.read = read
         self.what = what
-        self.rules = rules
-        self.expected = "; ".join(found.expected for found in rules)
+        self._make = rules
+        self._rules: tuple[Rule, ...] | None = None
         self.__name__ = what
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        if self._rules is None:
+            self._rules = tuple(self._make())
+        return self._rules
+
+    @property
+    def expected(self) -> str:
+        return "; ".join(found.expected for found in self.rules)
 
     def __call__(self, word: str) -> Any:
         try:
@@ -42,41 +57,73 @@ class Bounded:
         return value
 
 
-def integer(*rules: Rule) -> Bounded:
+def integer(rules: Rules) -> Bounded:
     """A whole number obeying ``rules``."""
-    return Bounded(int, "a whole number", *rules)
+    return Bounded(int, "a whole number", rules)
 
 
-def number(*rules: Rule) -> Bounded:
+def number(rules: Rules) -> Bounded:
     """A number obeying ``rules`` (which refuse NaN and infinity)."""
-    return Bounded(float, "a number", *rules)
+    return Bounded(float, "a number", rules)
 
 
-def _between(low: float, high: float, *, low_included: bool = True, also: str = "") -> Rule:
+def _of_setting(dotted: str) -> Rules:
+    """The rules of the setting ``dotted``."""
+
+    def make() -> Sequence[Rule]:
+        from perfwalk.config.settings import setting
+
+        return setting(dotted).rules
+
+    return make
+
+
+def _named(name: str) -> Rules:
+    """The rule ``name`` of :mod:`perfwalk.config.settings` (COUNT, WAIT_SECONDS)."""
+
+    def make() -> Sequence[Rule]:
+        from perfwalk.config import settings
+
+        found: Rule = getattr(settings, name)
+        return (found,)
+
+    return make
+
+
+def _rule(expected: str, ok: Callable[[Any], bool]) -> Rules:
+    def make() -> Sequence[Rule]:
+        from perfwalk.config.settings import rule
+
+        return (rule(expected, ok),)
+
+    return make
+
+
+def _between(low: float, high: float, *, low_included: bool = True, also: str = "") -> Rules:
     lowest = f">= {low:g}" if low_included else f"> {low:g}"
-    return rule(
+    return _rule(
         f"{lowest} and at most {high:g}{also}",
         lambda value: (low <= value if low_included else low < value) and value <= high,
     )
 
 
 #: repetitions at each checkout, as [run] repetitions
-REPETITIONS = integer(*setting("run.repetitions").rules)
+REPETITIONS = integer(_of_setting("run.repetitions"))
 #: a series id of the store
-SERIES_ID = integer(rule(f"a series id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID))
+SERIES_ID = integer(_rule(f"a series id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID))
 #: a count of up to MAX_COUNT (trials, builds, points of a level)
-COUNT = integer(COUNT_RULE)
+COUNT = integer(_named("COUNT"))
 #: the repetitions a drill may run in all
-TOTAL = integer(rule(f"2 to {MAX_TOTAL}", lambda value: 2 <= value <= MAX_TOTAL))
+TOTAL = integer(_rule(f"2 to {MAX_TOTAL}", lambda value: 2 <= value <= MAX_TOTAL))
 #: a z threshold of the change detector
 Z = number(_between(0, MAX_Z, low_included=False))
 #: seconds to wait (0 = not at all)
-WAIT = number(WAIT_SECONDS)
+WAIT = number(_named("WAIT_SECONDS"))
 #: a TCP port to listen on; 0 = any free one
-PORT = integer(rule("a TCP port, 0 to 65535 (0: any free port)", lambda v: 0 <= v <= 65535))
+PORT = integer(_rule("a TCP port, 0 to 65535 (0: any free port)", lambda v: 0 <= v <= 65535))
 #: how often serve looks for new results
 INTERVAL = number(_between(MIN_INTERVAL, 86400, also=" (a day)"))
 #: the width of a text plot
-WIDTH = integer(rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH))
+WIDTH = integer(_rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH))
 #: a column of a file, from 1
-COLUMN = integer(COUNT_RULE)
+COLUMN = integer(_named("COUNT"))

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from perfwalk.cli import main as cli_main
+from perfwalk.cli import exits
+from perfwalk.cli.parser import build_parser
 
 _INTRO = """\
 # Command-line reference
@@ -17,7 +18,10 @@ _INTRO = """\
      changing a command. Do not edit by hand. -->
 
 Every command takes `--help`. Commands that read a configuration take
-`-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`).
+`-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`), after the
+command's name or before it (`perfwalk -c FILE list` is `perfwalk list -c FILE`).
+A command's options may come between its arguments (`perfwalk regress import -c
+FILE x.xml`).
 
 ## Exit status
 
@@ -27,14 +31,7 @@ Every command takes `--help`. Commands that read a configuration take
 
 
 def _exit_rows() -> str:
-    doc = cli_main.__doc__ or ""
-    rows = []
-    for line in doc.split("Exit status", 1)[1].splitlines()[1:]:
-        parts = line.split(None, 1)
-        if len(parts) == 2 and parts[0].isdigit():
-            rows.append(f"| {parts[0]} | {parts[1]} |")
-        elif rows and line.strip():
-            rows[-1] = rows[-1][:-2] + " " + line.strip() + " |"
+    rows = [f"| {code} | {meaning} |" for code, meaning in exits.MEANINGS.items()]
     return "\n".join(rows) + "\n"
 
 
@@ -57,7 +54,7 @@ def _fixed_width(prog: str) -> argparse.HelpFormatter:
 
 
 def reference() -> str:
-    parser = cli_main.build_parser()
+    parser = build_parser(complete=True)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     parts = [_INTRO, _exit_rows()]
     for name, command in sub.choices.items():

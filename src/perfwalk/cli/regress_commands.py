@@ -8,25 +8,24 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
-from perfwalk.config.load import load_config
-from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
-from perfwalk.model import Status
-from perfwalk.regress.formats import FORMAT_NAMES
-from perfwalk.regress.history import pass_rate
-from perfwalk.regress.outcome import TestOutcome
 from perfwalk.untrusted import show_controls
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.model import Config
+    from perfwalk.regress.outcome import TestOutcome
     from perfwalk.services.regress import RegressSummary
 
-EXIT_OK, EXIT_FOUND = 0, 1
+
 ACTIONS = ("import", "publish", "runs")
 
 
 def _regress_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.regress.formats import FORMAT_NAMES
+
     p.add_argument(
         "action",
         nargs="?",
@@ -78,6 +77,8 @@ def _regress_args(p: argparse.ArgumentParser) -> None:
 
 
 def _report(summary: RegressSummary) -> int:
+    from perfwalk.model import Status
+
     total = sum(summary.counts.values())
     rate = summary.pass_rate
     counts = ", ".join(f"{s.name} {summary.counts[s]}" for s in Status if s in summary.counts)
@@ -90,7 +91,7 @@ def _report(summary: RegressSummary) -> int:
         print(f"  {status.name:7} {show_controls(name)}{tail}")
     if len(summary.failing) > 20:
         print(f"  … and {len(summary.failing) - 20} more")
-    return EXIT_FOUND if summary.failing else EXIT_OK
+    return exits.FOUND if summary.failing else exits.OK
 
 
 def _publish(config: Config, site: Path, *, full: bool) -> int:
@@ -104,16 +105,18 @@ def _publish(config: Config, site: Path, *, full: bool) -> int:
         f"written, largest {report.largest[1] / 1024:.0f} KiB, {report.seconds:.2f} s"
     )
     print(f"matrix: {report.index.resolve()}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _runs(config: Config, host: str | None) -> int:
+    from perfwalk.model import Status
+    from perfwalk.regress.history import pass_rate
     from perfwalk.services.regress import list_runs
 
     runs = list_runs(config, host)
     if not runs:
         print("no regress runs yet; run the suite with `perfwalk regress`")
-        return EXIT_OK
+        return exits.OK
     rows = [["id", "host", "date", "arch", "build", "commit", "tests", "pass rate", "worst"]]
     for run in runs:
         rate = pass_rate(run.counts)
@@ -131,10 +134,12 @@ def _runs(config: Config, host: str | None) -> int:
             ]
         )
     print(format_table(rows))
-    return EXIT_OK
+    return exits.OK
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+
     if args.action != "import" and args.file is not None:
         raise UsageError(
             f"unexpected argument {str(args.file)!r}",
@@ -152,6 +157,7 @@ def cmd_regress(args: argparse.Namespace) -> int:
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
+    from perfwalk.model import Status
     from perfwalk.services.regress import run_suite
 
     def progress(done: int, total: int, outcome: TestOutcome) -> None:

@@ -6,15 +6,15 @@ import argparse
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from perfwalk.cli import options
+from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
-from perfwalk.config.load import load_config
 from perfwalk.errors import PerfwalkError
-from perfwalk.report.site import PublishReport
 from perfwalk.untrusted import show_controls
 
-EXIT_OK = 0
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.report.site import PublishReport
 
 
 def _out_arg(p: argparse.ArgumentParser) -> None:
@@ -39,13 +39,14 @@ def _say(report: PublishReport) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
     from perfwalk.services.publish import publish_site
 
     config = load_config(args.config)
     report = publish_site(config, args.out, full=args.full)
     print(_say(report))
     print(f"site: {report.index.resolve()}")
-    return EXIT_OK
+    return exits.OK
 
 
 def _serve_args(p: argparse.ArgumentParser) -> None:
@@ -75,6 +76,7 @@ def _serve_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
     from perfwalk.services.publish import serve_site
 
     config = load_config(args.config)
@@ -107,7 +109,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         published=published,
         failed=failed,
     )
-    return EXIT_OK
+    return exits.OK
 
 
 COMMANDS: dict[str, Command] = {

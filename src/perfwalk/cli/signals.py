@@ -7,23 +7,26 @@ Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), never with a traceback:
 A signal perfwalk was started to ignore (``nohup`` ignores SIGHUP, a shell ignores
 SIGINT for its background jobs) stays ignored.
 
-1. **starting** (:func:`exit_at_once`): while the command is imported and its
-   arguments parsed, nothing needs undoing: the handler writes one line and ends
-   the process at once. :func:`entry` (the ``perfwalk`` program and
+1. **starting** (:func:`exit_at_once`): while the command line is imported and
+   the arguments parsed, nothing needs undoing: the handler writes one line and
+   ends the process at once. :func:`entry` (the ``perfwalk`` program and
    ``python -m perfwalk``) installs it before importing anything else.
 2. **running** (:class:`Raising`, entered by :func:`perfwalk.cli.main.main`): the
    handler raises :class:`~perfwalk.errors.Interrupted`, a KeyboardInterrupt, in
    the main thread, so that every layer stops as for Ctrl-C: the running test's
    reset phase runs, its process group is killed, the series is marked
    interrupted; ``main`` then exits 128 + the signal's number. Code that kills
-   processes finishes first (:mod:`perfwalk.interrupts`).
+   processes finishes first (:mod:`perfwalk.interrupts`). A command imports what
+   it needs when it runs (start-up time), so a signal may also land in an import
+   here: it ends the command the same way.
 
 What remains is the interpreter's own start (a few milliseconds before the first
 line of perfwalk runs): a signal there ends Python by its default action, without
 a traceback.
 
 This module imports nothing beyond what the interpreter has loaded already (and
-``signal``), so stage 1 starts as early as it can.
+``signal``; ``typing`` only for the type checker), so stage 1 starts as early as it
+can.
 """
 
 from __future__ import annotations
@@ -31,8 +34,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from types import FrameType, TracebackType
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing itself is not imported this early (mypy knows the name)
+if TYPE_CHECKING:
+    from types import FrameType, TracebackType
+    from typing import Any, NoReturn
 
 #: The signals that stop perfwalk like Ctrl-C (SIGHUP where the platform has it).
 STOPPING: tuple[signal.Signals, ...] = tuple(
@@ -90,6 +96,11 @@ class Raising:
 
     def __enter__(self) -> Raising:
         import threading
+
+        # imported now, not by the handler: commands import what they need as they
+        # run, and a handler importing while an import runs can meet a module half
+        # made (``dataclasses`` while ``inspect`` is being imported: an ImportError)
+        import perfwalk.interrupts  # noqa: F401
 
         if threading.current_thread() is threading.main_thread():
             for sig in STOPPING:

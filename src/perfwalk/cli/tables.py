@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from perfwalk.report.summaries import SeriesTable
-from perfwalk.store.records import SeriesRow
 from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:
+    from perfwalk.report.summaries import SeriesTable
+    from perfwalk.store.records import SeriesRow
 
 
 def format_table(rows: Sequence[Sequence[str]]) -> str:

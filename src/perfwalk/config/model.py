@@ -10,15 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
 
 from perfwalk.config.env import Env
 from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
+from perfwalk.policy import Summary
 from perfwalk.units import default_direction
 
 #: How the repetitions of one checkout become one number.
-Summary = Literal["mean", "median", "best"]
 
 
 def _empty() -> Mapping[str, str]:

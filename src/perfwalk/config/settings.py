@@ -32,6 +32,7 @@ from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
+from perfwalk.policy import DEFAULT_OUTLIER, DEFAULT_SUMMARY, DEFAULT_UNSTABLE_RSD, SUMMARIES
 from perfwalk.regress.formats import FORMAT_NAMES
 from perfwalk.secret_text import hide_password, looks_secret
 
@@ -859,14 +860,14 @@ _ANALYSIS = Section(
             "unstable_rsd",
             NUMBER,
             "relative standard deviation at or above which a repetition set is unstable",
-            default=0.025,
+            default=DEFAULT_UNSTABLE_RSD,
             rules=(SHARE,),
         ),
         Setting(
             "outlier",
             NUMBER,
             "relative distance of one value from the summary that marks it an outlier",
-            default=0.10,
+            default=DEFAULT_OUTLIER,
             rules=(SHARE,),
         ),
     ),
@@ -900,8 +901,8 @@ _METRICS = Section(
             "summary",
             STRING,
             "the one number of a repetition set: mean, median or best",
-            default="mean",
-            rules=(one_of("mean", "median", "best"),),
+            default=DEFAULT_SUMMARY,
+            rules=(one_of(*SUMMARIES),),
         ),
         Setting(
             "unstable_rsd",

@@ -19,8 +19,9 @@ from typing import Any, NamedTuple
 
 from perfwalk.analysis.summary import Moments, choose, may_have_outliers, outliers_of, relative_sd
 from perfwalk.config.model import Config
+from perfwalk.config.policy import metric_policy
 from perfwalk.model import Direction, Status
-from perfwalk.report.summaries import MetricKey, metric_policy
+from perfwalk.report.summaries import MetricKey
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.packs import STATS, from_little_endian
 
@@ -85,8 +86,8 @@ class Policies:
         """(summary policy, direction, unstable rsd, outlier distance) of ``key``."""
         found = self._known.get(key)
         if found is None:
-            policy, unstable, outlier = metric_policy(self._config, key)
-            found = self._known[key] = (policy, Direction(key.direction), unstable, outlier)
+            p = metric_policy(self._config, key.test, key.name, key.unit, Direction(key.direction))
+            found = self._known[key] = (p.summary, p.direction, p.unstable_rsd, p.outlier)
         return found
 
 

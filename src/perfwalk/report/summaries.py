@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 from perfwalk.analysis.summary import Summary, summarize
 from perfwalk.config.model import Config
+from perfwalk.config.policy import metric_policy
 from perfwalk.model import Direction, Status
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
@@ -47,14 +48,14 @@ def series_table(store: Store, config: Config | None, series: SeriesRow) -> Seri
         statuses[at] = max(statuses.get(at, Status.PASS), result.status)
     cells: dict[tuple[MetricKey, int], Summary] = {}
     for key, per_checkout in grouped.items():
-        policy, unstable, outlier = metric_policy(config, key)
+        policy = metric_policy(config, key.test, key.name, key.unit, Direction(key.direction))
         for idx, values in per_checkout.items():
             summary = summarize(
                 values,
-                policy=policy,
-                direction=Direction(key.direction),
-                unstable_rsd=unstable,
-                outlier=outlier,
+                policy=policy.summary,
+                direction=policy.direction,
+                unstable_rsd=policy.unstable_rsd,
+                outlier=policy.outlier,
             )
             if summary is not None:
                 cells[(key, idx)] = summary
@@ -69,15 +70,3 @@ def series_table(store: Store, config: Config | None, series: SeriesRow) -> Seri
 
 def _key(row: ValueRow) -> MetricKey:
     return MetricKey(row.test, row.name, row.unit, row.direction)
-
-
-def metric_policy(config: Config | None, key: MetricKey) -> tuple[str, float, float]:
-    """(summary policy, unstable rsd, outlier distance) of a metric from the config;
-    the analysis defaults (mean, 2.5 %, 10 %) without one."""
-    if config is not None:
-        for test in config.tests:
-            if test.name == key.test:
-                metric = test.metric(key.name, key.unit)
-                return metric.summary, metric.unstable_rsd, metric.outlier
-        return "mean", config.analysis.unstable_rsd, config.analysis.outlier
-    return "mean", 0.025, 0.10

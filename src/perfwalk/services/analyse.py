@@ -1,5 +1,6 @@
-"""The analysis use cases over files and the store: compare two samples, find the
-changes of one series of numbers, find the changes of every stored series.
+"""The analysis use cases over files and the store: find the changes of one series
+of numbers, find the changes of every stored series (comparing two samples is
+:mod:`perfwalk.services.compare`).
 
 :func:`find_changes` is what ``perfwalk changes`` prints and what the report marks
 on its plots and tables: one :class:`ChangeEvent` per series and commit range,
@@ -15,18 +16,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from perfwalk.analysis import scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, find_change_points
-from perfwalk.analysis.ministat import Sample, parse_column
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.analysis.series_file import parse_series
-from perfwalk.config.model import Config, ResolvedMetric
-from perfwalk.errors import UsageError
 from perfwalk.model import Commit, Direction, Status
-from perfwalk.store import Store
-from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
+from perfwalk.text_files import read_user_text
+
+if TYPE_CHECKING:  # the store is imported by the use cases that open one, not by detect
+    from perfwalk.config.model import Config
+    from perfwalk.store import Store
+    from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
 
@@ -135,6 +137,8 @@ def series_changes(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
 ) -> list[ChangeEvent]:
     """The change events of one series."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
@@ -144,14 +148,14 @@ def series_changes(
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     for (test, name), rows in sorted(grouped.items()):
         unit, direction = rows[0].unit, Direction(rows[0].direction)
-        metric = resolved_metric(config, test, name, unit)
-        if metric is not None and metric.ignore:
+        policy = metric_policy(config, test, name, unit, direction)
+        if policy.ignore:
             continue
         sets: list[list[float]] = [[] for _ in checkouts]
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
-        policy = metric.summary if metric is not None else "median"
-        detection = find_change_points(sets, tuning=tuning, reduce=summary_of(policy, direction))
+        reduce = summary_of(policy.detection_summary, direction)
+        detection = find_change_points(sets, tuning=tuning, reduce=reduce)
         for change in detection.changes:
             before, after = checkouts[change.previous], checkouts[change.index]
             size, low, high = _relative(change)
@@ -238,18 +242,6 @@ def _quirks_between(
     return tuple(q for q in series.quirks if q.letter in letters or start < q.at_date <= end)
 
 
-def resolved_metric(
-    config: Config | None, test: str, name: str, unit: str
-) -> ResolvedMetric | None:
-    """The configured metric ``test.name``; None when the test is not configured."""
-    if config is None:
-        return None
-    for configured in config.tests:
-        if configured.name == test:
-            return configured.metric(name, unit)
-    return None
-
-
 def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:
     """The per-checkout summary of a metric's policy: mean, median or best-of-N."""
     if policy == "mean":
@@ -259,108 +251,6 @@ def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]],
     return scaled.median
 
 
-# -- compare --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """How ``compare`` reads a file: ministat's ``-C`` and ``-d``."""
-
-    column: int = 1
-    delimiters: str = " \t"
-
-
-def file_sample(path: Path, options: ReadOptions = ReadOptions()) -> Sample:
-    """The numbers of a file as a ministat sample named by its path."""
-    name = str(path)
-    return Sample(
-        name,
-        tuple(
-            parse_column(
-                _read_text(path), name, column=options.column, delimiters=options.delimiters
-            )
-        ),
-    )
-
-
-def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
-    """The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
-    checkout index or the start of its commit id; no series id: the newest series).
-    ``metric`` is ``TEST.NAME``, or a value name that only one test has; it may be
-    left out when the checkout has one metric."""
-    series_part, _, checkout_part = operand.partition(":")
-    if not checkout_part:
-        raise UsageError(
-            f"{operand!r} is neither a file nor SERIES:CHECKOUT",
-            hint="give a file of numbers, or e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c",
-        )
-    series = _series(store, series_part, operand)
-    checkouts = store.checkouts(series.id)
-    checkout = _checkout(checkouts, checkout_part, series, operand)
-    rows = [
-        r
-        for r in store.values(series.id)
-        if r.checkout_idx == checkout.idx and r.status is Status.PASS
-    ]
-    test, name = _pick_metric(rows, metric, operand)
-    values = tuple(r.value for r in rows if (r.test, r.name) == (test, name))
-    label = f"series {series.id} checkout {checkout.idx} ({checkout.sha[:10]}) {test}.{name}"
-    return Sample(label, values)
-
-
-def _series(store: Store, part: str, operand: str) -> SeriesRow:
-    if not part:
-        newest = store.list_series()
-        if not newest:
-            raise UsageError(
-                f"{operand}: the store holds no series yet", hint="run `perfwalk run` first"
-            )
-        return newest[0]
-    if not part.isdigit():
-        raise UsageError(f"{operand}: {part!r} is not a series id", hint="see `perfwalk list`")
-    return store.series(int(part))
-
-
-def _checkout(
-    checkouts: Sequence[CheckoutRow], part: str, series: SeriesRow, operand: str
-) -> CheckoutRow:
-    if part.isdigit():
-        for c in checkouts:
-            if c.idx == int(part):
-                return c
-    matches = [c for c in checkouts if len(part) >= 4 and c.sha.startswith(part.lower())]
-    if len(matches) == 1:
-        return matches[0]
-    what = "is ambiguous" if matches else "matches no checkout"
-    raise UsageError(
-        f"{operand}: {part!r} {what} of series {series.id}",
-        hint=f"give a checkout index (0 to {len(checkouts) - 1}) or at least 4 characters "
-        f"of its commit id; see `perfwalk show {series.id}`",
-    )
-
-
-def _pick_metric(rows: Sequence[ValueRow], metric: str | None, operand: str) -> tuple[str, str]:
-    available = sorted({(r.test, r.name) for r in rows})
-    if not available:
-        raise UsageError(
-            f"{operand}: no PASS values at this checkout", hint="pick another checkout"
-        )
-    if metric is None:
-        if len(available) == 1:
-            return available[0]
-        choices = ", ".join(f"{t}.{n}" for t, n in available)
-        raise UsageError(
-            f"{operand}: several metrics here", hint=f"pick one with --metric: {choices}"
-        )
-    chosen = [(t, n) for t, n in available if f"{t}.{n}" == metric]
-    chosen = chosen or [(t, n) for t, n in available if n == metric]
-    if len(chosen) == 1:
-        return chosen[0]
-    choices = ", ".join(f"{t}.{n}" for t, n in available)
-    what = "is ambiguous" if chosen else "is not measured"
-    raise UsageError(f"{operand}: metric {metric!r} {what} here", hint=f"metrics: {choices}")
-
-
 # -- detect ---------------------------------------------------------------------------
 
 
@@ -368,7 +258,7 @@ def file_points(
     path: Path, *, column: str | None = None, delimiter: str = ","
 ) -> list[list[float]]:
     """The points of a series file (see :func:`perfwalk.analysis.series_file.parse_series`)."""
-    return parse_series(_read_text(path), str(path), column=column, delimiter=delimiter)
+    return parse_series(read_user_text(path), str(path), column=column, delimiter=delimiter)
 
 
 def detect_file(
@@ -376,14 +266,3 @@ def detect_file(
 ) -> Detection:
     """The change points of the series in a file."""
     return find_change_points(file_points(path, column=column, delimiter=delimiter), tuning=tuning)
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file", hint="check the path") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a file of numbers") from None
-    except OSError as error:
-        raise UsageError(f"{path}: cannot read it: {error.strerror}") from None

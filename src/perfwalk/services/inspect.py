@@ -26,7 +26,8 @@ def opened(config: Config, *, read_only: bool = False) -> Iterator[Store]:
 
 
 def pick_series(store: Store, series_id: int | None) -> SeriesRow:
-    """The series ``series_id``, or the newest one."""
+    """The series ``series_id``, or the newest walk (a drill's series only when the
+    store holds no walk: a drill ``--between`` two commits has none)."""
     if series_id is not None:
         return store.series(series_id)
     newest = store.list_series()
@@ -35,7 +36,8 @@ def pick_series(store: Store, series_id: int | None) -> SeriesRow:
             f"the store {store.url} holds no series yet",
             hint="start one with `perfwalk run`",
         )
-    return newest[0]
+    walks = [series for series in newest if series.kind == "walk"]
+    return (walks or newest)[0]
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def _plan_run(store: Store, config: Config, options: RunOptions, topology: Topol
         to = options.to or config.run.to
         tip = to if looks_like_date(to) else walk_tip(repo, config, to, options)
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
-        repetitions = options.repetitions or config.run.repetitions
+        repetitions = config.run.repetitions if options.repetitions is None else options.repetitions
         between = options.between or config.run.between
     if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
         where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"

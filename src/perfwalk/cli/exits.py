@@ -1,0 +1,44 @@
+"""The exit statuses of ``perfwalk``, each with its meaning, declared once: every
+command returns one of these names, and docs/cli.md's table is made from
+:data:`MEANINGS` (:mod:`perfwalk.cli.reference`).
+
+129, 130 and 143 are 128 + the number of the signal that stopped the command
+(:func:`perfwalk.cli.signals.exit_status` computes them).
+"""
+
+from __future__ import annotations
+
+#: success; for the commands that look for something: nothing found
+OK = 0
+#: the command worked and found something to look at
+FOUND = 1
+#: a user error (message + hint)
+USER = 2
+#: an internal error (a bug)
+BUG = 3
+#: stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: 128 + the signal's number
+HANGUP, INTERRUPTED, TERMINATED = 129, 130, 143
+
+#: what each status means, in the order of docs/cli.md
+MEANINGS: dict[int, str] = {
+    OK: "success",
+    FOUND: "the command worked and found something to look at: a walk finished with "
+    "builds or tests that are not PASS, compare proved a difference, detect found a "
+    "change, changes found a regression without a known cause, drill left a change "
+    "undecided, regress found a failing test, lab is not up (or not fully down), a "
+    "Conductor run had a step that is not PASS (each command's --help and "
+    "docs/analysis.md say more)",
+    USER: "a user error: bad configuration, argument, repository, store (message + hint)",
+    BUG: "an internal error (a bug: please report it with the traceback)",
+    HANGUP: "stopped by SIGHUP (the terminal closed), as for Ctrl-C",
+    INTERRUPTED: "interrupted (Ctrl-C, SIGINT): the running test is reset and its "
+    "processes killed, the series marked interrupted; `perfwalk run --resume` "
+    "continues a walk",
+    TERMINATED: "stopped by SIGTERM, as for Ctrl-C (128 + the signal's number, like 129 and 130)",
+}
+
+#: the one line of ``perfwalk --help`` that lists them
+SUMMARY = (
+    "exit status: 0 ok, 1 something found (non-PASS results, a difference, a change), "
+    "2 user error, 3 internal error, 130 interrupted (129 SIGHUP, 143 SIGTERM)"
+)

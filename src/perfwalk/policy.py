@@ -1,0 +1,45 @@
+"""A metric's policy: the one number that summarises its repetitions at a checkout,
+which way is better, when a repetition set is unstable and a value an outlier.
+
+The defaults are declared here, once: :mod:`perfwalk.config.settings` offers them as
+the defaults of ``[analysis]`` and ``[test.metrics.<name>]``,
+:func:`perfwalk.analysis.summary.summarize` takes them when given none, and
+:func:`perfwalk.config.policy.metric_policy` is the one lookup of a stored metric's
+policy in a configuration (tables, pages, change detection).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from perfwalk.model import Direction
+
+#: the one number of a repetition set: its mean, its median or its best value
+Summary = Literal["mean", "median", "best"]
+SUMMARIES: tuple[Summary, ...] = ("mean", "median", "best")
+DEFAULT_SUMMARY: Summary = "mean"
+#: a checkout's point for change detection when no configuration names the test:
+#: the median, which one bad repetition does not move (docs/analysis.md)
+UNCONFIGURED_DETECTION_SUMMARY: Summary = "median"
+#: the relative sample standard deviation at or above which a set is unstable
+DEFAULT_UNSTABLE_RSD = 0.025
+#: the relative distance from the summary at or beyond which a value is an outlier
+DEFAULT_OUTLIER = 0.10
+
+
+@dataclass(frozen=True)
+class MetricPolicy:
+    """How one metric is summarised and marked."""
+
+    summary: Summary = DEFAULT_SUMMARY
+    direction: Direction = Direction.LOWER
+    unstable_rsd: float = DEFAULT_UNSTABLE_RSD
+    outlier: float = DEFAULT_OUTLIER
+    ignore: bool = False  # kept, but left out of the analysis
+    configured: bool = False  # a configuration names the metric's test
+
+    @property
+    def detection_summary(self) -> Summary:
+        """The summary of a checkout's point for change detection."""
+        return self.summary if self.configured else UNCONFIGURED_DETECTION_SUMMARY

@@ -1,0 +1,180 @@
+"""``perfwalk compare``: two samples, each a file of numbers or a checkout of the
+store, compared as ministat does (Student's t at a confidence level, pooled sd)
+and by their ranks (Mann-Whitney U, Cliff's delta).
+
+The store is opened, and imported, only when an operand names a checkout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perfwalk.analysis.ministat import (
+    DEFAULT_CONFIDENCE,
+    Difference,
+    Sample,
+    difference,
+    parse_column,
+)
+from perfwalk.analysis.ranks import RankTest, mann_whitney
+from perfwalk.errors import UsageError
+from perfwalk.model import Status
+from perfwalk.text_files import read_user_text
+
+if TYPE_CHECKING:
+    from perfwalk.store import Store
+    from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A and B, B's difference from A (Student's t) and their rank test."""
+
+    a: Sample
+    b: Sample
+    difference: Difference
+    ranks: RankTest
+
+    @property
+    def samples(self) -> list[Sample]:
+        return [self.a, self.b]
+
+
+def compare(
+    a: str,
+    b: str,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    read: ReadOptions | None = None,
+    metric: str | None = None,
+    config_file: Path = Path("perfwalk.toml"),
+) -> Comparison:
+    """Compare the operands ``a`` and ``b``: a file of numbers each (read by ``read``),
+    or ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks
+    the metric there). A path that exists is a file even when it holds a colon."""
+    options = read or ReadOptions()
+    samples: list[Sample | None] = [
+        file_sample(Path(operand), options)
+        if Path(operand).exists() or ":" not in operand
+        else None
+        for operand in (a, b)
+    ]
+    if any(sample is None for sample in samples):
+        from perfwalk.config.load import load_config
+        from perfwalk.store import Store
+
+        config = load_config(config_file)
+        with Store.open(config.store.url, read_only=True) as store:
+            samples = [
+                sample if sample is not None else store_sample(store, operand, metric)
+                for sample, operand in zip(samples, (a, b), strict=True)
+            ]
+    first, second = (sample for sample in samples if sample is not None)
+    return Comparison(
+        a=first,
+        b=second,
+        difference=difference(second, first, confidence),
+        ranks=mann_whitney(first.values, second.values),
+    )
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How ``compare`` reads a file: ministat's ``-C`` and ``-d``."""
+
+    column: int = 1
+    delimiters: str = " \t"
+
+
+def file_sample(path: Path, options: ReadOptions = ReadOptions()) -> Sample:
+    """The numbers of a file as a ministat sample named by its path."""
+    name = str(path)
+    return Sample(
+        name,
+        tuple(
+            parse_column(
+                read_user_text(path), name, column=options.column, delimiters=options.delimiters
+            )
+        ),
+    )
+
+
+def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
+    """The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
+    checkout index or the start of its commit id; no series id: the newest series).
+    ``metric`` is ``TEST.NAME``, or a value name that only one test has; it may be
+    left out when the checkout has one metric."""
+    series_part, _, checkout_part = operand.partition(":")
+    if not checkout_part:
+        raise UsageError(
+            f"{operand!r} is neither a file nor SERIES:CHECKOUT",
+            hint="give a file of numbers, or e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c",
+        )
+    series = _series(store, series_part, operand)
+    checkouts = store.checkouts(series.id)
+    checkout = _checkout(checkouts, checkout_part, series, operand)
+    rows = [
+        r
+        for r in store.values(series.id)
+        if r.checkout_idx == checkout.idx and r.status is Status.PASS
+    ]
+    test, name = _pick_metric(rows, metric, operand)
+    values = tuple(r.value for r in rows if (r.test, r.name) == (test, name))
+    label = f"series {series.id} checkout {checkout.idx} ({checkout.sha[:10]}) {test}.{name}"
+    return Sample(label, values)
+
+
+def _series(store: Store, part: str, operand: str) -> SeriesRow:
+    if not part:
+        newest = store.list_series()
+        if not newest:
+            raise UsageError(
+                f"{operand}: the store holds no series yet", hint="run `perfwalk run` first"
+            )
+        return newest[0]
+    if not part.isdigit():
+        raise UsageError(f"{operand}: {part!r} is not a series id", hint="see `perfwalk list`")
+    return store.series(int(part))
+
+
+def _checkout(
+    checkouts: Sequence[CheckoutRow], part: str, series: SeriesRow, operand: str
+) -> CheckoutRow:
+    if part.isdigit():
+        for c in checkouts:
+            if c.idx == int(part):
+                return c
+    matches = [c for c in checkouts if len(part) >= 4 and c.sha.startswith(part.lower())]
+    if len(matches) == 1:
+        return matches[0]
+    what = "is ambiguous" if matches else "matches no checkout"
+    raise UsageError(
+        f"{operand}: {part!r} {what} of series {series.id}",
+        hint=f"give a checkout index (0 to {len(checkouts) - 1}) or at least 4 characters "
+        f"of its commit id; see `perfwalk show {series.id}`",
+    )
+
+
+def _pick_metric(rows: Sequence[ValueRow], metric: str | None, operand: str) -> tuple[str, str]:
+    available = sorted({(r.test, r.name) for r in rows})
+    if not available:
+        raise UsageError(
+            f"{operand}: no PASS values at this checkout", hint="pick another checkout"
+        )
+    if metric is None:
+        if len(available) == 1:
+            return available[0]
+        choices = ", ".join(f"{t}.{n}" for t, n in available)
+        raise UsageError(
+            f"{operand}: several metrics here", hint=f"pick one with --metric: {choices}"
+        )
+    chosen = [(t, n) for t, n in available if f"{t}.{n}" == metric]
+    chosen = chosen or [(t, n) for t, n in available if n == metric]
+    if len(chosen) == 1:
+        return chosen[0]
+    choices = ", ".join(f"{t}.{n}" for t, n in available)
+    what = "is ambiguous" if chosen else "is not measured"
+    raise UsageError(f"{operand}: metric {metric!r} {what} here", hint=f"metrics: {choices}")

@@ -1,0 +1,214 @@
+"""The layers of design.md hold: nothing imports upward, the bottom packages do not
+import each other (but for the few edges listed here, each with its reason), the
+packages form no cycle, and the commands that need no store start without one.
+
+Every ``import`` of every module of src/perfwalk counts, at the top of a module or
+inside a function, under ``if TYPE_CHECKING`` or not: a dependency is a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "perfwalk"
+
+#: each package (or top-level module) of perfwalk and its layer, highest first
+#: (design.md, "Layers"); a new package must be placed here before its first test
+LAYERS: dict[str, int] = {
+    # parse arguments, call a service; the only place that prints or exits
+    "cli": 5,
+    "__main__": 5,  # python -m perfwalk: the cli's entry
+    # use cases
+    "services": 4,
+    # compose the parts below
+    "orchestrate": 3,
+    "drill": 3,  # the drill scheduler (pure)
+    "report": 3,
+    "conduct": 3,  # the Conductor's trial runner and config reader, until they move
+    "demo": 3,  # the demo's sample project and story
+    # one concern each
+    "config": 2,
+    "git": 2,
+    "hosts": 2,
+    "parsers": 2,
+    "store": 2,
+    "analysis": 2,
+    "regress": 2,
+    "lab": 2,
+    # frozen dataclasses, one error hierarchy, and the small things everyone uses
+    "perfwalk": 1,  # the package itself: __version__
+    "model": 1,
+    "units": 1,
+    "errors": 1,
+    "interrupts": 1,
+    "limits": 1,
+    "letters": 1,
+    "numbers": 1,
+    "untrusted": 1,
+    "secret_text": 1,
+    "text_files": 1,
+    "policy": 1,
+}
+BOTTOM = 2
+
+#: the imports allowed between two bottom packages, each with its reason
+ALLOWED_SIDEWAYS: dict[tuple[str, str], str] = {
+    # settings.py validates run.step, run.from/to and quirk dates with the git
+    # package's own forms (git.steps), so that the file and the walk agree on them
+    ("config", "git"): "the step and date forms a configuration is checked against",
+    # a test's parser = "..." is checked against the parsers that exist
+    ("config", "parsers"): "the parser names a configuration may give",
+    # [regress] format = "..." is checked against the formats regress reads
+    ("config", "regress"): "the result formats a configuration may give",
+    # the store keeps the moments of each value set (analysis.summary.Moments) with
+    # the values, so that a long series is summarised without reading them again
+    ("store", "analysis"): "the moments the store keeps with the values",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> Iterator[str]:
+    """The perfwalk modules ``path`` imports, wherever the import stands."""
+    package = _module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" else None
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the module's package
+                base = (package or _module_name(path)).split(".")
+                base = base[: len(base) - node.level + 1]
+                names = [".".join([*base, node.module] if node.module else base)]
+            else:
+                names = [node.module or ""]
+        else:
+            continue
+        yield from (name for name in names if name.split(".")[0] == "perfwalk")
+
+
+def _unit(module: str) -> str:
+    """The package (or top-level module) of ``module``: ``perfwalk.store.records`` →
+    ``store``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _edges() -> dict[tuple[str, str], list[str]]:
+    """(importing unit, imported unit) → the imports that make the edge."""
+    found: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        for imported in _imports(path):
+            pair = (_unit(module), _unit(imported))
+            if pair[0] != pair[1]:
+                found[pair].append(f"{module} imports {imported}")
+    return found
+
+
+EDGES = _edges()
+
+
+def test_every_package_has_a_layer() -> None:
+    units = {_unit(_module_name(path)) for path in SRC.rglob("*.py")}
+    assert sorted(units - set(LAYERS)) == [], "place it in LAYERS (design.md, Layers)"
+
+
+def test_nothing_imports_upward() -> None:
+    upward = [
+        why
+        for (low, high), whys in EDGES.items()
+        if LAYERS.get(low, 0) < LAYERS.get(high, 0)
+        for why in whys
+    ]
+    assert upward == []
+
+
+def test_the_bottom_packages_do_not_import_each_other() -> None:
+    sideways = [
+        why
+        for (one, other), whys in EDGES.items()
+        if LAYERS.get(one) == LAYERS.get(other) == BOTTOM and (one, other) not in ALLOWED_SIDEWAYS
+        for why in whys
+    ]
+    assert sideways == [], "an edge not in ALLOWED_SIDEWAYS (add it there with its reason?)"
+
+
+def test_every_allowed_edge_is_still_used() -> None:
+    """An edge that is gone is removed from the list, so that it cannot come back
+    unnoticed."""
+    assert [pair for pair in ALLOWED_SIDEWAYS if pair not in EDGES] == []
+
+
+def test_the_packages_form_no_cycle() -> None:
+    graph: dict[str, set[str]] = defaultdict(set)
+    for one, other in EDGES:
+        graph[one].add(other)
+    state: dict[str, str] = {}
+    cycles: list[list[str]] = []
+
+    def visit(unit: str, path: list[str]) -> None:
+        state[unit] = "open"
+        for nxt in sorted(graph[unit]):
+            if state.get(nxt) == "open":
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[unit] = "done"
+
+    for unit in sorted(graph):
+        if unit not in state:
+            visit(unit, [unit])
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
+    """The graph is read right: known edges are found (the checks are not vacuous)."""
+    assert ("services", "store") in EDGES  # at the top of a module
+    assert ("cli", "services") in EDGES  # inside the command handlers
+    assert ("config", "git") in EDGES
+    assert all(layer in range(1, 6) for layer in LAYERS.values())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--version"],
+        ["detect", "{dir}/points.txt"],
+        ["compare", "{dir}/a.txt", "{dir}/b.txt"],
+        ["compare", "--help"],
+    ],
+)
+def test_detect_and_compare_start_without_the_store(tmp_path: Path, argv: list[str]) -> None:
+    """Start-up time: commands that never touch a store import neither it nor
+    SQLAlchemy (bench/startup.py measures the time)."""
+    (tmp_path / "points.txt").write_text("\n".join(["1"] * 10 + ["2"] * 10) + "\n")
+    (tmp_path / "a.txt").write_text("1\n2\n3\n")
+    (tmp_path / "b.txt").write_text("4\n5\n6\n")
+    words = [word.format(dir=tmp_path) for word in argv]
+    script = (
+        "import sys\n"
+        "from perfwalk.cli.main import main\n"
+        "try:\n"
+        f"    main({words!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "found = sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy'\n"
+        "               or m.startswith(('perfwalk.store', 'perfwalk.config')))\n"
+        "print('imported:', *found, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stderr.splitlines()[-1] == "imported:"
