@@ -23,7 +23,7 @@ from perfwalk.config.model import Config, HostConfig
 from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import ConfigError, GitError, HostError, ParseError, UsageError
 from perfwalk.git.repo import Repo
-from perfwalk.git.steps import parse_date
+from perfwalk.git.walk_steps import parse_date
 from perfwalk.hosts.base import Completed, Host
 from perfwalk.hosts.capture import Capture
 from perfwalk.hosts.fingerprint import fingerprint

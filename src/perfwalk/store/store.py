@@ -26,6 +26,7 @@ from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
 from perfwalk.store.opening import open_database
+from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -48,7 +49,6 @@ from perfwalk.store.records import (
     ValueRow,
 )
 from perfwalk.store.site_reads import SiteReads
-from perfwalk.store.steps import FETCH, insert_steps, read_steps
 from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
