@@ -62,10 +62,7 @@ class Database:
         self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
         self.log_secrets: tuple[bytes, ...] = tuple(s.encode() for s in self._secrets)
         if self.backend == "sqlite":
-            if read_only:
-                _check_sqlite_readable(parsed, self.shown)
-            else:
-                _check_sqlite_path(parsed, self.shown)
+            _check_sqlite_file(parsed, self.shown, read_only=read_only)
             self.engine = _sqlite_engine(parsed, read_only=read_only)
         else:
             self.engine = create_engine(
@@ -180,22 +177,31 @@ def _sqlite_file(parsed: URL) -> Path | None:
     return Path(database)
 
 
-def _check_sqlite_path(parsed: URL, shown: str) -> None:
+def _check_sqlite_file(parsed: URL, shown: str, *, read_only: bool) -> None:
+    """Refuse a SQLite store file that cannot be opened: to read, it must be a file;
+    to write, a writable file or, for a new one, a writable directory to create it in."""
     path = _sqlite_file(parsed)
     if path is None:
         return
-    parent = path.parent
     if path.is_dir():
         raise StoreError(
             f"result store {shown}: {path} is a directory",
             hint=f"give a file name, e.g. sqlite:///{path / 'results.db'}",
         )
+    if read_only:
+        if not path.is_file():
+            raise StoreError(
+                f"result store {shown}: no store at {path}",
+                hint="fix the path in [store] url, or store something first (perfwalk run)",
+            )
+        return
+    parent = path.parent
     if not parent.is_dir():
         raise StoreError(
             f"result store {shown}: directory {parent} does not exist",
             hint="create the directory or fix the path",
         )
-    target = path if path.exists() else parent
+    target = _write_target(path)
     if _read_only_file_system(target):
         raise StoreError(
             f"result store {shown}: {target} is on a read-only file system", hint=READ_ONLY_HINT
@@ -213,20 +219,10 @@ def _check_sqlite_path(parsed: URL, shown: str) -> None:
         )
 
 
-def _check_sqlite_readable(parsed: URL, shown: str) -> None:
-    path = _sqlite_file(parsed)
-    if path is None:
-        return
-    if path.is_dir():
-        raise StoreError(
-            f"result store {shown}: {path} is a directory",
-            hint=f"give a file name, e.g. sqlite:///{path / 'results.db'}",
-        )
-    if not path.is_file():
-        raise StoreError(
-            f"result store {shown}: no store at {path}",
-            hint="fix the path in [store] url, or store something first (perfwalk run)",
-        )
+def _write_target(path: Path) -> Path:
+    """What must be writable to write the SQLite file ``path``: the file, or the
+    directory where it is to be created."""
+    return path if path.exists() else path.parent
 
 
 def _read_only_file_system(path: Path) -> bool:
@@ -246,7 +242,7 @@ def can_write(url: str) -> bool:
     path = _sqlite_file(parsed)
     if path is None:
         return True
-    target = path if path.exists() else path.parent
+    target = _write_target(path)
     return not _read_only_file_system(target) and os.access(target, os.W_OK)
 
 
