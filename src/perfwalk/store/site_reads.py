@@ -9,7 +9,6 @@ the number of values.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import timedelta, timezone
 from typing import NamedTuple
 
 from sqlalchemy import func, select, union_all
@@ -19,6 +18,7 @@ from perfwalk.store import schema
 from perfwalk.store.bulk import plain_rows
 from perfwalk.store.connect import StorePart
 from perfwalk.store.packs import PACK_FORMAT, build_packs
+from perfwalk.store.records import stored_commit
 
 _ck = schema.checkout
 _cc = schema.checkout_commit
@@ -105,16 +105,7 @@ class SiteReads(StorePart):
         found: dict[int, list[Commit]] = defaultdict(list)
         with self._read(f"read the commits of series {series_id}") as conn:
             for row in conn.execute(query):
-                found[row.checkout_idx].append(
-                    Commit(
-                        id=row.sha,
-                        date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
-                        author=row.author,
-                        subject=row.subject,
-                        body=row.body,
-                        files=tuple(row.files),
-                    )
-                )
+                found[row.checkout_idx].append(stored_commit(row))
         return dict(found)
 
     def logs(self, series_id: int, first_idx: int, last_idx: int) -> list[LogRow]:

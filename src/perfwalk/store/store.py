@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Row, func, select
@@ -47,6 +47,7 @@ from perfwalk.store.records import (
     StepRow,
     StoredValue,
     ValueRow,
+    stored_commit,
 )
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.site_reads import SiteReads
@@ -458,17 +459,7 @@ class Store(Connected):
         with self._read(f"read the commits of checkout {checkout_id}") as conn:
             self._require(conn, _ck, checkout_id, "checkout")
             rows = conn.execute(query).all()
-        return [
-            Commit(
-                id=row.sha,
-                date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
-                author=row.author,
-                subject=row.subject,
-                body=row.body,
-                files=tuple(row.files),
-            )
-            for row in rows
-        ]
+        return [stored_commit(row) for row in rows]
 
     # -- repetitions --------------------------------------------------------------
 
