@@ -45,7 +45,8 @@ except ModuleNotFoundError:  # run from a checkout without an installed package
 
 from perfwalk.report.html import esc
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
-from perfwalk.store.regress import NewRegressResult, NewRegressRun, RegressStore
+from perfwalk.store import Store
+from perfwalk.store.regress import NewRegressResult, NewRegressRun
 
 GOAL_SECONDS = 5.0
 GOAL_BYTES = 2 * 1024 * 1024
@@ -93,11 +94,11 @@ def build(url: str, tests: int, runs: int, hosts: int) -> None:
     rng = random.Random(20260301)
     planned = plan_tests(tests, runs, rng)
     started = time.perf_counter()
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         for host in range(hosts):
             for day in range(runs):
                 when = START + timedelta(days=day, minutes=7 * host)
-                store.add_run(
+                store.regress.add_run(
                     NewRegressRun(
                         host=f"lab-{host}",
                         started_at=when,
@@ -118,18 +119,18 @@ def build(url: str, tests: int, runs: int, hosts: int) -> None:
 
 
 def has_history(url: str, tests: int, runs: int, hosts: int) -> bool:
-    with RegressStore.open(url) as store:
-        found = store.matrix()
+    with Store.open(url) as store:
+        found = store.regress.matrix()
     return len(found.runs) >= runs * hosts and len(found.tests) == tests
 
 
 def one_more_night(url: str, tests: int, runs: int) -> None:
     rng = random.Random(len(str(time.time())))
     planned = plan_tests(tests, runs, random.Random(20260301))
-    with RegressStore.open(url) as store:
-        newest = store.runs("lab-0")[0]
+    with Store.open(url) as store:
+        newest = store.regress.runs("lab-0")[0]
         when = newest.started_at + timedelta(days=1)
-        store.add_run(
+        store.regress.add_run(
             NewRegressRun(
                 host="lab-0",
                 started_at=when,
@@ -143,8 +144,8 @@ def one_more_night(url: str, tests: int, runs: int) -> None:
 def peer_page(url: str, out: Path) -> tuple[float, int]:
     """The lab tool's all-hosts page: one table, every cell in it."""
     started = time.perf_counter()
-    with RegressStore.open(url) as store:
-        rows = store.matrix()
+    with Store.open(url) as store:
+        rows = store.regress.matrix()
     names = {t.id: t.name for t in rows.tests}
     head = "".join(f"<th>{esc(m.run.host)}<br>{m.run.started_at:%Y-%m-%d}</th>" for m in rows.runs)
     lines = [f"<table><tr><th>test</th>{head}</tr>"]
@@ -170,7 +171,7 @@ def peer_page(url: str, out: Path) -> tuple[float, int]:
 
 
 def publish(url: str, out: Path, *, full: bool = False) -> MatrixReport:
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         return publish_matrix(store, out, MatrixOptions(full=full))
 
 

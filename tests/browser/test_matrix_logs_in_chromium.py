@@ -12,9 +12,11 @@ import pytest
 
 from perfwalk.model import Log, Status
 from perfwalk.report import matrix_logs
-from perfwalk.report.matrix import INDEX, LOG_PAGE, MatrixOptions, log_link, publish_matrix
+from perfwalk.report.matrix import MatrixOptions, publish_matrix
+from perfwalk.report.matrix_paths import INDEX, LOG_PAGE, log_link
 from perfwalk.report.server import SiteServer
-from perfwalk.store.regress import NewRegressResult, NewRegressRun, RegressStore
+from perfwalk.store import Store
+from perfwalk.store.regress import NewRegressResult, NewRegressRun
 from tests.fixtures.chromium import Watched
 from tests.regress.packs import index_of, read_log
 from tests.regress.test_matrix_logs import CUT, LARGE, build
@@ -28,9 +30,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     folder = tmp_path_factory.mktemp("matrix-logs")
     url = f"sqlite:///{folder / 'store.db'}"
     build(url)
-    with RegressStore.open(url) as store:
-        run = store.runs()[0]
-        store.add_run(
+    with Store.open(url) as store:
+        run = store.regress.runs()[0]
+        store.regress.add_run(
             NewRegressRun(
                 host="<b>h3</b>",
                 started_at=run.started_at.replace(day=20),
@@ -47,7 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         )
     limit, matrix_logs.PACK_BYTES = matrix_logs.PACK_BYTES, 400
     try:
-        with RegressStore.open(url) as store:
+        with Store.open(url) as store:
             publish_matrix(store, folder / "site", MatrixOptions())
     finally:
         matrix_logs.PACK_BYTES = limit
@@ -74,14 +76,14 @@ def wait_for_text(page: Any) -> str:
 def cases(site: Path, url: str) -> list[tuple[int, int | str, bytes, int | None]]:
     """(run, test, log, bytes produced when cut) of a log in each kind of place."""
     found = []
-    with RegressStore.open(url) as store:
-        runs = store.runs()
+    with Store.open(url) as store:
+        runs = store.regress.runs()
         split = next(r for r in runs if len(index_of(site)[str(r.id)]) > 1)
-        last = dict(store.result_logs(split.id))
+        last = dict(store.regress.result_logs(split.id))
         tail = max(last)  # its last log: in its second pack or later
         found.append((split.id, tail, last[tail].data, None))
         for run in runs:
-            for test_id, log in store.result_logs(run.id):
+            for test_id, log in store.regress.result_logs(run.id):
                 if log.data == LARGE or (log.truncated and len(found) < 3):
                     cut = log.total if log.truncated else None
                     found.append((run.id, test_id, log.data, cut))

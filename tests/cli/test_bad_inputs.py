@@ -21,7 +21,6 @@ from perfwalk.cli.main import main
 from perfwalk.config.load import load_config
 from perfwalk.services.export import export
 from perfwalk.store import Store
-from perfwalk.store.regress import RegressStore
 from tests.fixtures.synthetic_repo import make_known_values_repo
 
 CONFIG = """\
@@ -64,8 +63,8 @@ class Place:
         with Store.open(f"sqlite:///{self.store}") as store:
             walks = export(store, None, "json")
             drills = [(d.series_id, d.verdict) for d in store.drills.all()]
-        with RegressStore.open(f"sqlite:///{self.store}") as regress:
-            runs = [run.id for run in regress.runs()]
+        with Store.open(f"sqlite:///{self.store}") as store:
+            runs = [run.id for run in store.regress.runs()]
         return json.dumps([json.loads(walks), drills, runs])
 
 

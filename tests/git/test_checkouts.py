@@ -9,7 +9,7 @@ import pytest
 from perfwalk.errors import GitError, UsageError
 from perfwalk.git import checkouts
 from perfwalk.git.repo import Repo
-from perfwalk.git.steps import parse_step
+from perfwalk.git.walk_steps import parse_step
 from perfwalk.model import Checkout
 from tests.fixtures.synthetic_repo import (
     KNOWN_COMMITS,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from perfwalk.errors import UsageError
 from perfwalk.git.history import HistoryEntry, Point, Timeline, head_at, select
-from perfwalk.git.steps import Step, parse_step
+from perfwalk.git.walk_steps import Step, parse_step
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

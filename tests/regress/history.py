@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from perfwalk.model import Log, Status
-from perfwalk.store.regress import NewRegressResult, NewRegressRun, RegressStore
+from perfwalk.store import Store
+from perfwalk.store.regress import NewRegressResult, NewRegressRun
 from tests.fixtures.synthetic_repo import KnownHistory
 
 P, X, S, F, NE, NT = (
@@ -52,7 +53,7 @@ def commit_of(repo: KnownHistory, host: str, night: int) -> str | None:
     return repo.first_parent[5 * night] if host == "alpha" else None
 
 
-def build_history(store: RegressStore, repo: KnownHistory) -> dict[tuple[str, int], int]:
+def build_history(store: Store, repo: KnownHistory) -> dict[tuple[str, int], int]:
     """Store the history; the run id of each (host, night)."""
     ids = {}
     for night in range(6):
@@ -69,7 +70,7 @@ def build_history(store: RegressStore, repo: KnownHistory) -> dict[tuple[str, in
                 for name, statuses in tests.items()
                 if statuses[night] is not None
             )
-            ids[(host, night)] = store.add_run(
+            ids[(host, night)] = store.regress.add_run(
                 NewRegressRun(
                     host=host,
                     started_at=started,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from perfwalk.report import matrix_logs
-from perfwalk.store.regress import RegressStore
+from perfwalk.store import Store
 
 _CALL = re.compile(r"perfwalkLogs\.(\w+)\((.*)\);\n", re.S)
 
@@ -72,13 +72,13 @@ def read_log(site: Path, run: int, test: int | str) -> Shown:
     )
 
 
-def check_every_log(site: Path, store: RegressStore) -> int:
+def check_every_log(site: Path, store: Store) -> int:
     """Assert that every log of every run of ``store`` reads back from ``site``; the
     number of logs read."""
     read = 0
-    for run in store.runs():
-        results = {r.test_id: r for r in store.results(run.id)}
-        for test_id, log in store.result_logs(run.id):
+    for run in store.regress.runs():
+        results = {r.test_id: r for r in store.regress.results(run.id)}
+        for test_id, log in store.regress.result_logs(run.id):
             shown = read_log(site, run.id, test_id)
             assert shown.data == log.data, (run.id, test_id)
             assert shown.total == (log.total if log.truncated else None)

@@ -14,7 +14,7 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config.load import load_config
 from perfwalk.model import Status
-from perfwalk.store.regress import RegressStore
+from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.conftest import GOLDEN, SOURCES
 from tests.regress.test_junit import run_pytest_sample
@@ -38,8 +38,8 @@ def config(tmp_path: Path, known_values_repo: KnownHistory) -> Path:
     return path
 
 
-def _store(config: Path) -> RegressStore:
-    return RegressStore.open(load_config(config).store.url)
+def _store(config: Path) -> Store:
+    return Store.open(load_config(config).store.url)
 
 
 def test_junit_xml_written_by_pytest(
@@ -54,8 +54,8 @@ def test_junit_xml_written_by_pytest(
     assert main(argv) == 1
     assert "regress run 1 on ci-amd64: 10 tests" in capsys.readouterr().out
     with _store(config) as store:
-        (run,) = store.runs()
-        results = {r.test: r.status for r in store.results(run.id)}
+        (run,) = store.regress.runs()
+        results = {r.test: r.status for r in store.regress.results(run.id)}
     assert (run.origin, run.label, run.arch, run.build) == ("junit", "junit.xml", "amd64", "stock")
     assert run.commit == known_values_repo.first_parent[-3]
     assert results["pytest_sample.test_teardown_error"] is Status.NOCLEAN
@@ -73,8 +73,8 @@ def test_tap_written_by_prove(config: Path, tmp_path: Path) -> None:
     argv = ["regress", "import", str(tap), "--host", "obsd", "--date", "2026-02-03T04:05"]
     assert main([*argv, "-c", str(config)]) == 1
     with _store(config) as store:
-        (run,) = store.runs()
-        results = {r.test: r.status for r in store.results(run.id)}
+        (run,) = store.regress.runs()
+        results = {r.test: r.status for r in store.regress.results(run.id)}
     assert run.origin == "tap"
     assert run.started_at == datetime(2026, 2, 3, 4, 5, tzinfo=UTC)
     assert results["t/a.t: second"] is Status.FAIL
@@ -85,8 +85,8 @@ def test_a_marker_log(config: Path) -> None:
     log = GOLDEN / "markers" / "make-k.log"
     assert main(["regress", "import", str(log), "--host", "bsd", "-c", str(config)]) == 1
     with _store(config) as store:
-        (run,) = store.runs()
-        results = {r.test: r.status for r in store.results(run.id)}
+        (run,) = store.regress.runs()
+        results = {r.test: r.status for r in store.regress.results(run.id)}
         assert run.log_id is not None
         assert store.log(run.log_id).data == log.read_bytes()  # the imported file itself
     assert results == {
@@ -131,7 +131,7 @@ def test_a_malformed_file_is_an_error_and_stores_nothing(
     assert str(bad) in err
     assert "hint:" in err
     with _store(config) as store:
-        assert len(store.runs()) == 1  # only the good one
+        assert len(store.regress.runs()) == 1  # only the good one
 
 
 def _junk(tmp_path: Path, kind: str) -> Path:
@@ -174,7 +174,7 @@ def test_a_file_no_format_recognises_is_an_error_and_stores_nothing(
         assert "no marker log found" in err
     assert "hint:" in err
     with _store(config) as store:
-        assert store.runs() == []
+        assert store.regress.runs() == []
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,10 @@ from perfwalk.config.load import load_config
 from perfwalk.errors import PerfwalkError
 from perfwalk.model import Status
 from perfwalk.regress.history import severity_order
-from perfwalk.report.matrix import host_data, host_key, host_page
+from perfwalk.report.matrix_paths import host_data, host_key, host_page
 from perfwalk.services.regress import publish_regress
-from perfwalk.store.regress import NewRegressRun, RegressStore
+from perfwalk.store import Store
+from perfwalk.store.regress import NewRegressRun
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.history import (
     HOSTILE_HOST,
@@ -45,7 +46,7 @@ def site(tmp_path: Path, known_values_repo: KnownHistory) -> tuple[Path, Path]:
     """(config file, site directory) with the fixed history published."""
     config = tmp_path / "perfwalk.toml"
     config.write_text(CONFIG.format(repo=known_values_repo.path, store=tmp_path / "store.db"))
-    with RegressStore.open(load_config(config).store.url) as store:
+    with Store.open(load_config(config).store.url) as store:
         build_history(store, known_values_repo)
     out = tmp_path / "site"
     publish_regress(load_config(config), out)
@@ -154,9 +155,9 @@ def test_publishing_again_writes_only_the_new_runs(
     config, out = site
     again = publish_regress(load_config(config), out)
     assert (again.runs, again.runs_written) == (12, 0)
-    with RegressStore.open(load_config(config).store.url) as store:
-        old = store.runs()[0]
-        store.add_run(
+    with Store.open(load_config(config).store.url) as store:
+        old = store.regress.runs()[0]
+        store.regress.add_run(
             NewRegressRun(
                 host=old.host,
                 started_at=old.started_at.replace(day=20),

@@ -11,9 +11,9 @@ import pytest
 
 from perfwalk.config.load import load_config
 from perfwalk.regress.history import decayed_severity
-from perfwalk.report.matrix import INDEX, host_page
+from perfwalk.report.matrix_paths import INDEX, host_page
 from perfwalk.services.regress import publish_regress
-from perfwalk.store.regress import RegressStore
+from perfwalk.store import Store
 from tests.fixtures.chromium import Watched
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.history import (
@@ -35,7 +35,7 @@ ROWS = "els => els.map(e => e.firstChild.textContent)"
 def site(tmp_path: Path, known_values_repo: KnownHistory) -> Path:
     config = tmp_path / "perfwalk.toml"
     config.write_text(CONFIG.format(repo=known_values_repo.path, store=tmp_path / "store.db"))
-    with RegressStore.open(load_config(config).store.url) as store:
+    with Store.open(load_config(config).store.url) as store:
         build_history(store, known_values_repo)
     out = tmp_path / "site"
     publish_regress(load_config(config), out)

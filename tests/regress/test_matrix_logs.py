@@ -18,11 +18,11 @@ from sqlalchemy import create_engine, update
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Log, Status
-from perfwalk.report import matrix, matrix_logs
+from perfwalk.report import matrix, matrix_logs, matrix_paths
 from perfwalk.report.matrix import MatrixOptions, publish_matrix
 from perfwalk.report.matrix_logs import Packer, RunFacts
-from perfwalk.store import schema
-from perfwalk.store.regress import NewRegressResult, NewRegressRun, RegressStore, StoredLogs
+from perfwalk.store import Store, schema
+from perfwalk.store.regress import NewRegressResult, NewRegressRun, StoredLogs
 from tests.regress.packs import call_arguments, check_every_log, index_of, read_log
 
 DAY0 = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
@@ -58,10 +58,10 @@ def night(number: int, host: str) -> NewRegressRun:
 
 
 def build(url: str, nights: int = 6, hosts: tuple[str, ...] = ("h1", "h2")) -> None:
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         for number in range(nights):
             for host in hosts:
-                store.add_run(night(number, host))
+                store.regress.add_run(night(number, host))
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def url(store_url: str) -> str:
 
 
 def publish(url: str, out: Path, *, full: bool = False) -> matrix.MatrixReport:
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         return publish_matrix(store, out, MatrixOptions(full=full))
 
 
@@ -87,7 +87,7 @@ def test_every_log_reads_back_from_one_pack(url: str, tmp_path: Path) -> None:
     report = publish(url, tmp_path / "site")
     assert report.runs_written == 12
     assert len(packs(tmp_path / "site")) == 1  # a few KB: one pack
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         read = check_every_log(tmp_path / "site", store)
     runs = [night(number, host) for number in range(6) for host in ("h1", "h2")]
     assert read == sum(len(run.results) + (run.log is not None) for run in runs)
@@ -103,10 +103,12 @@ def test_small_packs_split_runs_and_a_large_log_goes_alone(
     assert len(found) > 10
     index = index_of(site)
     assert any(len(parts) > 1 for parts in index.values())  # a run over several packs
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         check_every_log(site, store)
-        large_run = next(r.id for r in store.runs() if r.started_at.day == 4 and r.host == "h1")
-        test_id = next(r.test_id for r in store.results(large_run) if r.test == "t10")
+        large_run = next(
+            r.id for r in store.regress.runs() if r.started_at.day == 4 and r.host == "h1"
+        )
+        test_id = next(r.test_id for r in store.regress.results(large_run) if r.test == "t10")
     alone = read_log(site, large_run, test_id).pack
     _name, runs, _data = call_arguments(site / matrix_logs.pack_path(alone), "pack")
     assert list(runs) == [str(large_run)]
@@ -122,10 +124,10 @@ def test_two_processes_write_what_one_writes(url: str, tmp_path: Path) -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "from perfwalk.report import matrix, matrix_logs\n"
-        "from perfwalk.store.regress import RegressStore\n"
+        "from perfwalk.store import Store\n"
         "matrix.SHARED_FROM = 2\n"
         "matrix_logs.PACK_BYTES = 3000\n"
-        "with RegressStore.open(sys.argv[1]) as store:\n"
+        "with Store.open(sys.argv[1]) as store:\n"
         "    out = Path(sys.argv[2])\n"
         "    publisher = matrix._Publisher(store, out, matrix.MatrixOptions(), None)\n"
         "    assert publisher.can_fork(), 'cannot fork here'\n"
@@ -143,15 +145,15 @@ def test_two_processes_write_what_one_writes(url: str, tmp_path: Path) -> None:
         pytest.skip("this machine has one core: the runs are written by one process")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["12"]
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         check_every_log(forked, store)
-        runs = sorted(r.id for r in store.runs())
+        runs = sorted(r.id for r in store.regress.runs())
     firsts = {parts[0][0] for parts in index_of(forked).values()}
     assert len({name.split("-")[0] for name in firsts}) >= 2
     serial = tmp_path / "serial"
     publish(url, serial)
     for run in runs:  # the same run pages, whoever wrote them
-        page = matrix.run_page(run)
+        page = matrix_paths.run_page(run)
         assert (forked / page).read_bytes() == (serial / page).read_bytes()
 
 
@@ -167,8 +169,8 @@ def test_publishing_again_adds_a_pack_and_full_removes_what_is_stale(
     again = publish(url, site)
     assert again.runs_written == 0
     assert packs(site) == old
-    with RegressStore.open(url) as store:
-        new_run = store.add_run(night(6, "h1"))
+    with Store.open(url) as store:
+        new_run = store.regress.add_run(night(6, "h1"))
     assert publish(url, site).runs_written == 1
     now = packs(site)
     assert set(now) - set(old) == {f"{new_run}-0.js"}
@@ -178,14 +180,14 @@ def test_publishing_again_adds_a_pack_and_full_removes_what_is_stale(
     assert full.runs_written == 13
     assert set(packs(site)) == {f"{p[0]}.js" for parts in index_of(site).values() for p in parts}
     assert len(packs(site)) == 1
-    with RegressStore.open(url) as store:
+    with Store.open(url) as store:
         check_every_log(site, store)
 
 
 def test_a_site_without_its_list_of_runs_is_written_again(url: str, tmp_path: Path) -> None:
     site = tmp_path / "site"
     publish(url, site)
-    (site / matrix.PUBLISHED).write_text("{not json")
+    (site / matrix_paths.PUBLISHED).write_text("{not json")
     assert publish(url, site).runs_written == 12
 
 
@@ -198,9 +200,9 @@ def test_a_summary_that_disagrees_with_the_logs_is_a_damaged_run() -> None:
 
 def test_a_log_in_an_unknown_compression_is_refused_by_name(url: str, tmp_path: Path) -> None:
     engine = create_engine(url)
-    with RegressStore.open(url) as store:
-        run = store.runs()[-1]
-        result = store.results(run.id)[0]
+    with Store.open(url) as store:
+        run = store.regress.runs()[-1]
+        result = store.regress.results(run.id)[0]
     with engine.begin() as conn:
         conn.execute(
             update(schema.log).where(schema.log.c.id == result.log_id).values(compression="zstd")
@@ -222,5 +224,5 @@ def test_a_site_of_another_store_is_written_afresh(url: str, tmp_path: Path) -> 
     build(other, nights=3, hosts=("h1", "h3"))
     assert publish(other, site).runs_written == 6
     assert len(index_of(site)) == 6
-    with RegressStore.open(other) as store:
+    with Store.open(other) as store:
         check_every_log(site, store)

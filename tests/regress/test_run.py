@@ -16,7 +16,7 @@ from perfwalk.errors import ConfigError
 from perfwalk.hosts.fake import FakeHost, Rule
 from perfwalk.model import Status
 from perfwalk.services.regress import plan_suite, run_on_host
-from perfwalk.store.regress import RegressStore
+from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.conftest import SOURCES
 
@@ -78,9 +78,9 @@ def write_config(tmp_path: Path, repo: Path, suite: Path, extra: str) -> Path:
 
 def stored(config: Path) -> list[tuple[str, Status, str]]:
     url = load_config(config).store.url
-    with RegressStore.open(url) as store:
-        (run,) = store.runs()
-        return [(r.test, r.status, r.message) for r in store.results(run.id)]
+    with Store.open(url) as store:
+        (run,) = store.regress.runs()
+        return [(r.test, r.status, r.message) for r in store.regress.results(run.id)]
 
 
 def test_a_shell_suite_gives_every_status(
@@ -110,14 +110,14 @@ def test_a_shell_suite_gives_every_status(
         "norun": (Status.NORUN, "cannot run 'sh': Argument list too long: sh"),
     }
     url = load_config(config).store.url
-    with RegressStore.open(url) as store:
-        (run,) = store.runs()
+    with Store.open(url) as store:
+        (run,) = store.regress.runs()
         assert run.commit == known_values_repo.first_parent[5]
         assert run.arch
         assert run.kernel
         assert run.os
         assert run.fingerprint["hostname"]
-        logs = {r.test: r.log_id for r in store.results(run.id)}
+        logs = {r.test: r.log_id for r in store.regress.results(run.id)}
         hang = store.log(logs["hang"]).data
         assert b"started" in hang  # the partial output is kept
         assert b"never" not in hang

@@ -28,7 +28,7 @@ from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
-from perfwalk.git.steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
+from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES

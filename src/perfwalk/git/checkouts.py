@@ -5,7 +5,7 @@ from __future__ import annotations
 from perfwalk.errors import GitError, UsageError
 from perfwalk.git.history import HistoryEntry, Point, Timeline, select
 from perfwalk.git.repo import Repo
-from perfwalk.git.steps import Step, parse_step
+from perfwalk.git.walk_steps import Step, parse_step
 from perfwalk.model import Checkout
 
 

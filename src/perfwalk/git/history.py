@@ -43,7 +43,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from perfwalk.errors import UsageError
-from perfwalk.git.steps import Step
+from perfwalk.git.walk_steps import Step
 
 #: One end of a walk: a position in the history (a commit) or a date.
 Point = int | datetime

@@ -17,7 +17,7 @@ from pathlib import Path
 from perfwalk.errors import GitError
 from perfwalk.git.command import git_message, ownership_hint, run_git
 from perfwalk.git.history import HistoryEntry, Point
-from perfwalk.git.steps import looks_like_date, parse_date
+from perfwalk.git.walk_steps import looks_like_date, parse_date
 from perfwalk.model import Commit
 
 #: One commit in ``git log -z`` output: a leading empty field marks its start,
@@ -166,7 +166,7 @@ class Repo:
     ) -> Point:
         """A ``--from``/``--to`` value as a walk end: a date, or a position in ``history``.
 
-        Text shaped like a date (see :func:`perfwalk.git.steps.parse_date`) is a
+        Text shaped like a date (see :func:`perfwalk.git.walk_steps.parse_date`) is a
         date, even if a tag has the same name; anything else is a commit-ish that
         must be on ``history`` (the first-parent line of ``branch``). A commit of a
         merged side branch is refused with the merge that brought it in.

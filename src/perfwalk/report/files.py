@@ -22,7 +22,7 @@ import re
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
@@ -85,14 +85,7 @@ class SiteFolder:
 
     def remove(self, relative: str) -> None:
         """Remove the file (or link) if it is there; a folder in the way is an error."""
-        folders, name = _split(relative)
-        try:
-            with self._folder(folders, create=False) as folder:
-                os.unlink(name, dir_fd=folder)
-        except FileNotFoundError:
-            return
-        except OSError as error:
-            raise self._error(relative, "cannot remove", error) from error
+        self._remove(relative, lambda name, folder: os.unlink(name, dir_fd=folder))
 
     def entries(self, relative: str) -> list[tuple[str, bool]]:
         """The names in a folder, each with whether it is a folder (links are not);
@@ -121,10 +114,14 @@ class SiteFolder:
 
     def remove_tree(self, relative: str) -> None:
         """Remove a folder and what it holds (never following a link)."""
+        self._remove(relative, lambda name, folder: shutil.rmtree(name, dir_fd=folder))
+
+    def _remove(self, relative: str, remove: Callable[[str, int], None]) -> None:
+        """``remove(name, folder descriptor)`` of what is at ``relative``, if anything."""
         folders, name = _split(relative)
         try:
             with self._folder(folders, create=False) as folder:
-                shutil.rmtree(name, dir_fd=folder)
+                remove(name, folder)
         except FileNotFoundError:
             return
         except OSError as error:
@@ -178,6 +175,31 @@ class SiteFolder:
             f"site {self.root}: {action} {where}: {error.strerror or error}",
             hint="check the site folder's permissions and free space, then publish again",
         )
+
+
+class SiteWriter:
+    """Writes files of a site (each as :meth:`SiteFolder.write` does) and keeps count:
+    how many, the size of each, and the largest."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.site = SiteFolder(out)
+        self.written = 0
+        self.largest = ("", 0)
+        self.sizes: dict[str, int] = {}
+
+    def write(self, relative: str, data: str | bytes) -> None:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        self.site.write(relative, raw)
+        self.written += 1
+        self.sizes[relative] = len(raw)
+        self.add(0, (relative, len(raw)))
+
+    def add(self, written: int, largest: tuple[str, int] = ("", 0)) -> None:
+        """Count what another writer of the site wrote (in another process)."""
+        self.written += written
+        if largest[1] > self.largest[1]:
+            self.largest = largest
 
 
 _WRITER: dict[int, str] = {}  # PID: "PID-START", this process's (forked workers differ)

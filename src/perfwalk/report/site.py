@@ -20,26 +20,23 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import multiprocessing
-import os
 import time
 import zlib
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from perfwalk import __version__
 from perfwalk.config.model import Config
-from perfwalk.hosts.leftovers import end_with
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
 from perfwalk.report.changes import ChangeMark, by_series
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
-from perfwalk.report.files import SiteFolder
+from perfwalk.report.files import SiteFolder, SiteWriter
+from perfwalk.report.forked import in_forks
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
 from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
 from perfwalk.report.pages.drill import drill_sections
@@ -116,10 +113,11 @@ class _Shared:
     store: Store
     store_url: str | None
     full: bool
-    pid: int = field(default_factory=os.getpid)
 
-
-_SHARED: _Shared | None = None
+    def open_own_store(self) -> None:
+        """In a forked worker: a store of its own (publishing only reads)."""
+        assert self.store_url is not None
+        self.store = Store.open(self.store_url, read_only=True)
 
 
 def publish(
@@ -129,7 +127,6 @@ def publish(
     options: PublishOptions | None = None,
 ) -> PublishReport:
     """Write (or bring up to date) the site under ``out``."""
-    global _SHARED  # noqa: PLW0603 (what forked workers inherit)
     options = options or PublishOptions()
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -139,7 +136,8 @@ def publish(
     full = options.full or manifest.get("settings") != settings
     if full:
         manifest = {}
-    written = _write_assets(out, full)
+    files = SiteWriter(out)
+    _write_assets(files, full)
     every = store.list_series()
     checkouts = {s.id: store.checkouts(s.id) for s in every}
     zooms = zoom_links(every, checkouts)
@@ -165,11 +163,8 @@ def publish(
         )
         new_series[str(s.id)] = state
         jobs.extend(series_jobs)
-    _SHARED = _Shared(out, contexts, Policies(config), store, options.store_url, full)
-    try:
-        outcomes = _run(jobs, options)
-    finally:
-        _SHARED = None
+    shared = _Shared(out, contexts, Policies(config), store, options.store_url, full)
+    outcomes = _run(shared, jobs, options)
     rendered = {s.id: False for s in every}
     newest: dict[int, str] = {}
     for outcome in outcomes:
@@ -179,7 +174,7 @@ def publish(
             "worst": outcome.worst,
         }
         rendered[outcome.series_id] = True
-        written += outcome.written
+        files.add(outcome.written)
         if outcome.newest is not None:
             newest[outcome.series_id] = outcome.newest
     summaries = []
@@ -187,12 +182,11 @@ def publish(
         ctx, state = contexts[s.id], new_series[str(s.id)]
         specs = _sealed_specs(_specs(state), state)
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
-            _write(out, layout.setup_page(s.id), setup_page(s))
-            _write(out, layout.series_meta(s.id), meta_file(ctx, specs))
+            files.write(layout.setup_page(s.id), setup_page(s))
+            files.write(layout.series_meta(s.id), meta_file(ctx, specs))
             page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
-            _write(out, layout.series_page(s.id), page_text)
-            written += 3
-        written += _write_shells(out, ctx, full)
+            files.write(layout.series_page(s.id), page_text)
+        _write_shells(files, ctx, full)
         summaries.append(
             SeriesSummary(
                 series=s,
@@ -203,25 +197,20 @@ def publish(
                 specs=tuple(specs),
             )
         )
-    site = SiteFolder(out)
+    site = files.site
     matrix = site.exists(layout.MATRIX_INDEX)
     changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
-    if written or changed or not site.exists(layout.INDEX):
-        _write(out, layout.INDEX, index_page(summaries, matrix=matrix))
-        written += 1
-    _write(
-        out,
-        MANIFEST,
-        json.dumps(
-            {"settings": settings, "series": new_series, "matrix": matrix},
-            sort_keys=True,
-            allow_nan=False,
-        )
-        + "\n",
+    if files.written or changed or not site.exists(layout.INDEX):
+        files.write(layout.INDEX, index_page(summaries, matrix=matrix))
+    manifest_text = json.dumps(
+        {"settings": settings, "series": new_series, "matrix": matrix},
+        sort_keys=True,
+        allow_nan=False,
     )
+    site.write(MANIFEST, (manifest_text + "\n").encode())  # not counted: always written
     return PublishReport(
         index=out / layout.INDEX,
-        written=written,
+        written=files.written,
         series=len(every),
         checkouts=sum(len(job.checkouts) for group in jobs for job in group),
         seconds=time.perf_counter() - started,
@@ -420,66 +409,63 @@ def _worst(state: dict[str, Any]) -> dict[str, Status]:
 # -- rendering blocks -------------------------------------------------------------------
 
 
-def _run(groups: list[tuple[BlockJob, ...]], options: PublishOptions) -> list[BlockOutcome]:
-    workers = min(options.workers, len(groups))
-    if workers <= 1 or options.store_url is None:
-        done = [_render_group(group) for group in groups]
-    else:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=context,
-            initializer=end_with,  # a killed publish leaves no worker behind
-            initargs=(os.getpid(),),
-        ) as pool:
-            done = list(pool.map(_render_group, groups, chunksize=1))
+def _run(
+    shared: _Shared, groups: list[tuple[BlockJob, ...]], options: PublishOptions
+) -> list[BlockOutcome]:
+    """Render the groups of blocks, in ``options.workers`` forked processes when the
+    store can be opened again (``options.store_url``)."""
+    workers = options.workers if options.store_url is not None else 1
+    done = in_forks(
+        lambda number: _render_group(shared, groups[number]),
+        len(groups),
+        workers,
+        what="the site's pages",
+        start=shared.open_own_store,
+    )
     return [outcome for outcomes in done for outcome in outcomes]
 
 
-def _render_group(group: tuple[BlockJob, ...]) -> list[BlockOutcome]:
+def _render_group(shared: _Shared, group: tuple[BlockJob, ...]) -> list[BlockOutcome]:
     """Render the blocks of ``group``; a seal's plot data into the seal's files (and
-    its blocks' own files, from before it was complete, removed)."""
-    shared = _SHARED
-    assert shared is not None
+    its blocks' own files, from before it was complete, removed). The first outcome
+    counts the files the group wrote."""
+    files = SiteWriter(shared.out)
     outcomes: list[BlockOutcome] = []
     parts: dict[str, list[str]] = {}
     for job in group:
-        outcome, files = _render(job)
+        outcome, plots = _render(shared, job, files)
         outcomes.append(outcome)
-        for key, text in files.items():
+        for key, text in plots.items():
             if job.sealed:
                 parts.setdefault(key, []).append(text)
-                SiteFolder(shared.out).remove(layout.plot_data(job.series_id, key, job.block))
+                files.site.remove(layout.plot_data(job.series_id, key, job.block))
             else:
-                _write(shared.out, layout.plot_data(job.series_id, key, job.block), text)
+                files.write(layout.plot_data(job.series_id, key, job.block), text)
     first = group[0]
     for key, texts in parts.items():
         seal = first.block // layout.SEAL
-        _write(shared.out, layout.sealed_data(first.series_id, key, seal), "".join(texts))
-    if parts:
-        outcomes[0] = dataclasses.replace(outcomes[0], written=outcomes[0].written + len(parts))
+        files.write(layout.sealed_data(first.series_id, key, seal), "".join(texts))
+    outcomes[0] = dataclasses.replace(outcomes[0], written=files.written)
     return outcomes
 
 
-def _render(job: BlockJob) -> tuple[BlockOutcome, dict[str, str]]:
-    shared = _SHARED
-    assert shared is not None
-    store = _worker_store(shared)
+def _render(
+    shared: _Shared, job: BlockJob, files: SiteWriter
+) -> tuple[BlockOutcome, dict[str, str]]:
+    """Render one block's tables and checkouts' data; its plot data, to be written."""
+    store = shared.store
     ctx = shared.contexts[job.series_id]
-    out = shared.out
     start = job.block * layout.PLOT_BLOCK
     rows = ctx.checkouts[start : start + layout.PLOT_BLOCK]
     data = read_block(store, ctx.id, rows, shared.policies)
-    files = block_files(ctx, job.block, data)
-    written = 0 if job.sealed else len(files)  # a seal's are counted with the seal
+    plots = block_files(ctx, job.block, data)
     for number in job.tables:
         first = number * layout.TABLE_COLUMNS - start
         part = data[first : first + layout.TABLE_COLUMNS]
         at = layout.table_page(ctx.id, number)
-        _write(out, at, table_page(ctx, number, checkout_table(at, ctx, part)))
-        written += 1
+        files.write(at, table_page(ctx, number, checkout_table(at, ctx, part)))
     if job.checkouts:
-        written += _render_checkouts(store, ctx, out, job.block, data, full=shared.full)
+        _render_checkouts(store, ctx, files, job.block, data, full=shared.full)
     newest = None
     if job.newest:
         last_start = layout.table_of(len(ctx.checkouts) - 1) * layout.TABLE_COLUMNS - start
@@ -487,50 +473,38 @@ def _render(job: BlockJob) -> tuple[BlockOutcome, dict[str, str]]:
     outcome = BlockOutcome(
         series_id=ctx.id,
         block=job.block,
-        keys={key: (t, u, n) for key, (t, u, n, _text) in files.items()},
+        keys={key: (t, u, n) for key, (t, u, n, _text) in plots.items()},
         worst={test: int(status) for test, status in worst_of(data).items()},
         newest=newest,
-        written=written,
+        written=0,
     )
-    return outcome, {key: text for key, (_t, _u, _n, text) in files.items()}
-
-
-def _worker_store(shared: _Shared) -> Store:
-    """The parent's store, or in a forked worker a store of its own."""
-    if shared.pid != os.getpid():
-        assert shared.store_url is not None
-        shared.store = Store.open(shared.store_url, read_only=True)  # publishing only reads
-        shared.pid = os.getpid()
-    return shared.store
+    return outcome, {key: text for key, (_t, _u, _n, text) in plots.items()}
 
 
 def _render_checkouts(
     store: Store,
     ctx: SeriesContext,
-    out: Path,
+    files: SiteWriter,
     block: int,
     data: Sequence[CheckoutData],
     *,
     full: bool,
-) -> int:
+) -> None:
     """The data files of a block's checkout, log and commit pages; the large logs'
     files when they are new (a stored log never changes)."""
     rows = [c.row for c in data]
     first, last = rows[0].idx, rows[-1].idx
-    _write(out, layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
+    files.write(layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
     commits = store.site.commits(ctx.id, first, last)
-    _write(out, layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
+    files.write(layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
     logs = store.site.logs(ctx.id, first, last)
     text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data))
-    _write(out, layout.logs_data(ctx.id, block), text)
-    written = 3
+    files.write(layout.logs_data(ctx.id, block), text)
     for big in large:
         target = layout.large_log_data(ctx.id, big.row.id)
-        if full or not SiteFolder(out).exists(target):
-            _write_bytes(out, layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
-            _write(out, target, large_log_file(ctx, big))
-            written += 2
-    return written
+        if full or not files.site.exists(target):
+            files.write(layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
+            files.write(target, large_log_file(ctx, big))
 
 
 def _log_owners(data: Iterable[CheckoutData]) -> dict[int, int]:
@@ -549,7 +523,7 @@ def _log_owners(data: Iterable[CheckoutData]) -> dict[int, int]:
 # -- files ------------------------------------------------------------------------------
 
 
-def _write_shells(out: Path, ctx: SeriesContext, full: bool) -> int:
+def _write_shells(files: SiteWriter, ctx: SeriesContext, full: bool) -> None:
     """The series' checkout, logs, commits and log pages (the same until the site's
     format changes): written by a full publish or when missing."""
     shells = {
@@ -558,28 +532,12 @@ def _write_shells(out: Path, ctx: SeriesContext, full: bool) -> int:
         layout.commits_shell(ctx.id): commits_shell_page,
         layout.log_shell(ctx.id): log_shell_page,
     }
-    written = 0
     for at, render in shells.items():
-        if full or not SiteFolder(out).exists(at):
-            _write(out, at, render(ctx))
-            written += 1
-    return written
+        if full or not files.site.exists(at):
+            files.write(at, render(ctx))
 
 
-def _write_assets(out: Path, full: bool) -> int:
-    written = 0
-    site = SiteFolder(out)
+def _write_assets(files: SiteWriter, full: bool) -> None:
     for name, content in site_assets().items():
-        if full or site.read(name) != content:
-            site.write(name, content)
-            written += 1
-    return written
-
-
-def _write(out: Path, at: str, text: str) -> None:
-    _write_bytes(out, at, text.encode("utf-8"))
-
-
-def _write_bytes(out: Path, at: str, data: bytes) -> None:
-    """Write the site's file ``at`` atomically, never through a link (see report.files)."""
-    SiteFolder(out).write(at, data)
+        if full or files.site.read(name) != content:
+            files.write(name, content)

@@ -23,7 +23,7 @@ from perfwalk.config.model import Config, HostConfig
 from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import ConfigError, GitError, HostError, ParseError, UsageError
 from perfwalk.git.repo import Repo
-from perfwalk.git.steps import parse_date
+from perfwalk.git.walk_steps import parse_date
 from perfwalk.hosts.base import Completed, Host
 from perfwalk.hosts.capture import Capture
 from perfwalk.hosts.fingerprint import fingerprint
@@ -40,7 +40,6 @@ from perfwalk.store.regress import (
     NewRegressResult,
     NewRegressRun,
     RegressRunRow,
-    RegressStore,
 )
 
 #: Seconds allowed for the small commands around the tests (directory checks, git).
@@ -177,9 +176,9 @@ def run_suite(
                 leases.check()
         finally:
             host.close()
-    with RegressStore.open(config.store.url) as regress:
-        regress.mask_logs(config_secrets(config))
-        run_id = regress.add_run(new)
+    with Store.open(config.store.url) as store:
+        store.mask_logs(config_secrets(config))
+        run_id = store.regress.add_run(new)
     return _summary(run_id, new)
 
 
@@ -451,9 +450,9 @@ def import_results(
         fingerprint={"hostname": parsed.hostname} if parsed.hostname else {},
         log=_bounded(data, limit),
     )
-    with RegressStore.open(config.store.url) as regress:
-        regress.mask_logs(config_secrets(config))
-        run_id = regress.add_run(new)
+    with Store.open(config.store.url) as store:
+        store.mask_logs(config_secrets(config))
+        run_id = store.regress.add_run(new)
     return _summary(run_id, new)
 
 
@@ -496,10 +495,10 @@ def publish_regress(config: Config, out: Path, *, full: bool = False) -> MatrixR
         full=full,
     )
     with (
-        RegressStore.open(config.store.url, read_only=True) as regress,
+        Store.open(config.store.url, read_only=True) as store,
         _commit_log(config) as commits,
     ):
-        return publish_matrix(regress, out, options, commits)
+        return publish_matrix(store, out, options, commits)
 
 
 @contextlib.contextmanager
@@ -523,5 +522,5 @@ def _commit_log(config: Config) -> Iterator[Callable[[str, str], Sequence[Commit
 
 
 def list_runs(config: Config, host: str | None = None) -> list[RegressRunRow]:
-    with RegressStore.open(config.store.url, read_only=True) as regress:
-        return regress.runs(host)
+    with Store.open(config.store.url, read_only=True) as store:
+        return store.regress.runs(host)

@@ -22,7 +22,7 @@ from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_con
 from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.repo import Repo
-from perfwalk.git.steps import looks_like_date, parse_date, parse_step
+from perfwalk.git.walk_steps import looks_like_date, parse_date, parse_step
 from perfwalk.git.worktree import Worktrees
 from perfwalk.hosts.fingerprint import fingerprint
 from perfwalk.limits import MAX_COUNT

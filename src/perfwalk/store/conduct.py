@@ -17,8 +17,8 @@ from sqlalchemy import Row, select
 from perfwalk.errors import StoreError
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
+from perfwalk.store.phase_steps import insert_steps, read_steps
 from perfwalk.store.records import NewStep, StepRow
-from perfwalk.store.steps import insert_steps, read_steps
 
 ConductState = Literal["running", "finished", "interrupted"]
 

@@ -25,7 +25,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from perfwalk.errors import StoreError
 from perfwalk.secret_text import MASK, hide_password, url_secrets
 
-__all__ = ["Connected", "Database", "StorePart", "hide_password"]
+__all__ = ["Connected", "Database", "StorePart", "Transactions", "hide_password"]
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 PG_CONNECT_TIMEOUT_S = 10
@@ -62,10 +62,7 @@ class Database:
         self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
         self.log_secrets: tuple[bytes, ...] = tuple(s.encode() for s in self._secrets)
         if self.backend == "sqlite":
-            if read_only:
-                _check_sqlite_readable(parsed, self.shown)
-            else:
-                _check_sqlite_path(parsed, self.shown)
+            _check_sqlite_file(parsed, self.shown, read_only=read_only)
             self.engine = _sqlite_engine(parsed, read_only=read_only)
         else:
             self.engine = create_engine(
@@ -180,22 +177,31 @@ def _sqlite_file(parsed: URL) -> Path | None:
     return Path(database)
 
 
-def _check_sqlite_path(parsed: URL, shown: str) -> None:
+def _check_sqlite_file(parsed: URL, shown: str, *, read_only: bool) -> None:
+    """Refuse a SQLite store file that cannot be opened: to read, it must be a file;
+    to write, a writable file or, for a new one, a writable directory to create it in."""
     path = _sqlite_file(parsed)
     if path is None:
         return
-    parent = path.parent
     if path.is_dir():
         raise StoreError(
             f"result store {shown}: {path} is a directory",
             hint=f"give a file name, e.g. sqlite:///{path / 'results.db'}",
         )
+    if read_only:
+        if not path.is_file():
+            raise StoreError(
+                f"result store {shown}: no store at {path}",
+                hint="fix the path in [store] url, or store something first (perfwalk run)",
+            )
+        return
+    parent = path.parent
     if not parent.is_dir():
         raise StoreError(
             f"result store {shown}: directory {parent} does not exist",
             hint="create the directory or fix the path",
         )
-    target = path if path.exists() else parent
+    target = _write_target(path)
     if _read_only_file_system(target):
         raise StoreError(
             f"result store {shown}: {target} is on a read-only file system", hint=READ_ONLY_HINT
@@ -213,20 +219,10 @@ def _check_sqlite_path(parsed: URL, shown: str) -> None:
         )
 
 
-def _check_sqlite_readable(parsed: URL, shown: str) -> None:
-    path = _sqlite_file(parsed)
-    if path is None:
-        return
-    if path.is_dir():
-        raise StoreError(
-            f"result store {shown}: {path} is a directory",
-            hint=f"give a file name, e.g. sqlite:///{path / 'results.db'}",
-        )
-    if not path.is_file():
-        raise StoreError(
-            f"result store {shown}: no store at {path}",
-            hint="fix the path in [store] url, or store something first (perfwalk run)",
-        )
+def _write_target(path: Path) -> Path:
+    """What must be writable to write the SQLite file ``path``: the file, or the
+    directory where it is to be created."""
+    return path if path.exists() else path.parent
 
 
 def _read_only_file_system(path: Path) -> bool:
@@ -246,7 +242,7 @@ def can_write(url: str) -> bool:
     path = _sqlite_file(parsed)
     if path is None:
         return True
-    target = path if path.exists() else path.parent
+    target = _write_target(path)
     return not _read_only_file_system(target) and os.access(target, os.W_OK)
 
 
@@ -305,12 +301,44 @@ def _sqlite_engine(parsed: URL, *, read_only: bool = False) -> Engine:
     return engine
 
 
-class Connected:
-    """What every store over a :class:`Database` shares: closing once, and ``with``."""
+class Transactions:
+    """Transactions on a :class:`Database` that fail once its store is closed: what
+    a store and each of its parts share."""
+
+    _db: Database
+
+    def _check_open(self) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def _read(self, action: str) -> Iterator[Connection]:
+        self._check_open()
+        with self._db.read(action) as conn:
+            yield conn
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[Connection]:
+        self._check_open()
+        with self._db.write(action) as conn:
+            yield conn
+
+
+class Connected(Transactions):
+    """A store over a :class:`Database`: its transactions, closing once, and ``with``."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
         self._closed = False
+
+    @property
+    def url(self) -> str:
+        """The store's URL, password hidden."""
+        return self._db.shown
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the store was opened only to read."""
+        return self._db.read_only
 
     def mask_logs(self, secrets: Iterable[str]) -> None:
         """Mask ``secrets`` (a configuration's, see ``config_secrets``) in every log
@@ -318,11 +346,26 @@ class Connected:
         known = set(self._db.log_secrets)
         self._db.log_secrets = tuple(sorted(known | {s.encode() for s in secrets if s}))
 
+    def opens_own_connections(self) -> bool:
+        """Whether a process forked from this one can reach the same data through a
+        connection of its own (every store but an in-memory SQLite database)."""
+        database = self._db.engine.url.database
+        return self._db.backend != "sqlite" or database not in (None, "", ":memory:")
+
+    def forget_inherited_connections(self) -> None:
+        """In a process made by ``os.fork``: leave the connections inherited from the
+        parent to the parent (never use nor close them); this process opens its own."""
+        self._db.engine.dispose(close=False)
+
     def close(self) -> None:
         """Release the connections; the store cannot be used afterwards."""
         if not self._closed:
             self._closed = True
             self._db.dispose()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"result store {self._db.shown} is closed")
 
     def __enter__(self) -> Self:
         return self
@@ -336,22 +379,14 @@ class Connected:
         self.close()
 
 
-class StorePart:
-    """A part of an open store (its conductor runs, its drills): the store's database,
-    and transactions that fail once the store is closed."""
+class StorePart(Transactions):
+    """A part of an open store (its drills, its leases, its regress runs…), reached
+    as an attribute of the store: the store's database, and transactions that fail
+    once the store is closed."""
 
     def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
         self._db = db
-        self._check_open = check_open
+        self._store_open = check_open
 
-    @contextmanager
-    def _read(self, action: str) -> Iterator[Connection]:
-        self._check_open()
-        with self._db.read(action) as conn:
-            yield conn
-
-    @contextmanager
-    def _write(self, action: str) -> Iterator[Connection]:
-        self._check_open()
-        with self._db.write(action) as conn:
-            yield conn
+    def _check_open(self) -> None:
+        self._store_open()

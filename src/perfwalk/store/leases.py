@@ -15,7 +15,7 @@ import getpass
 import os
 import secrets
 import socket
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, select, text
 
 from perfwalk.store import schema
-from perfwalk.store.connect import Database
+from perfwalk.store.connect import StorePart
 
 _lease = schema.host_lease
 #: Key of the PostgreSQL advisory lock that serialises lease changes.
@@ -99,12 +99,8 @@ class LeaseRow:
         )
 
 
-class Leases:
+class Leases(StorePart):
     """The leases of a store; get it from :attr:`perfwalk.store.Store.leases`."""
-
-    def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
-        self._db = db
-        self._check_open = check_open
 
     def take(
         self, hosts: Sequence[str], holder: Holder, *, expiry: float, now: datetime
@@ -165,8 +161,7 @@ class Leases:
 
     def list(self) -> list[LeaseRow]:
         """Every lease, stale or not, by host."""
-        self._check_open()
-        with self._db.read("list the leases") as conn:
+        with self._read("list the leases") as conn:
             return [_row(row) for row in conn.execute(select(_lease).order_by(_lease.c.host))]
 
     def break_lease(self, host: str) -> LeaseRow | None:
@@ -181,8 +176,7 @@ class Leases:
     @contextmanager
     def _write(self, action: str) -> Iterator[Connection]:
         """One write transaction that serialises lease changes on PostgreSQL too."""
-        self._check_open()
-        with self._db.write(action) as conn:
+        with super()._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_LEASE_KEY})
             yield conn

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
-from perfwalk.model import EMPTY_LOG, Direction, Log, Status, Value
+from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, Status, Value
 
 SeriesState = Literal["running", "finished", "interrupted"]
 SeriesKind = Literal["walk", "drill"]
@@ -269,3 +269,15 @@ class ResultSummaryRow:
     status: Status
     message: str
     duration: float | None
+
+
+def stored_commit(row: Any) -> Commit:
+    """A commit as a ``git_commit`` row keeps it, its date in its own time zone again."""
+    return Commit(
+        id=row.sha,
+        date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
+        author=row.author,
+        subject=row.subject,
+        body=row.body,
+        files=tuple(row.files),
+    )

@@ -6,14 +6,13 @@ results a run keeps a summary of them (a byte per test id, the messages), so the
 matrix reads each run's column as one row: two queries (runs, tests) whatever
 the number of cells, and a year of nightly runs on eight hosts is more than a
 million cells. The logs of many runs are read in bulk, as stored (zlib), for the
-pages to decompress (:meth:`RegressStore.stored_logs`).
+pages to decompress (:meth:`RegressRecords.stored_logs`).
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import itemgetter
@@ -26,10 +25,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from perfwalk.errors import StoreError
 from perfwalk.model import Log, Status
 from perfwalk.store import logs, schema
+from perfwalk.store.bulk import chunks, insert_returning_ids
 from perfwalk.store.coltypes import safe_text
-from perfwalk.store.connect import Connected
-from perfwalk.store.opening import open_database
-from perfwalk.store.store import _chunks, _insert_returning_ids
+from perfwalk.store.connect import StorePart
 
 _t = schema.regress_test
 _r = schema.regress_run
@@ -157,31 +155,8 @@ class MatrixRows:
     tests: list[RegressTestRow]
 
 
-class RegressStore(Connected):
-    """The regress tables of the result store behind a SQLAlchemy URL; see :meth:`open`."""
-
-    @classmethod
-    def open(cls, url: str, *, read_only: bool = False) -> RegressStore:
-        """Open the store at ``url``, creating or upgrading its schema (as ``Store.open``;
-        ``read_only`` too)."""
-        db, _version = open_database(url, read_only=read_only)
-        return cls(db)
-
-    @property
-    def url(self) -> str:
-        return self._db.shown
-
-    def _read(self, action: str) -> AbstractContextManager[Connection]:
-        self._check_open()
-        return self._db.read(action)
-
-    def _write(self, action: str) -> AbstractContextManager[Connection]:
-        self._check_open()
-        return self._db.write(action)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError(f"result store {self._db.shown} is closed")
+class RegressRecords(StorePart):
+    """The regress runs of a store; get it from :attr:`perfwalk.store.Store.regress`."""
 
     # -- writing -------------------------------------------------------------------
 
@@ -199,7 +174,7 @@ class RegressStore(Connected):
         run_log = logs.pack(new.log, secrets) if new.log is not None else None
         with self._write(f"store a regress run of host {new.host!r}") as conn:
             test_ids = self._test_ids(conn, new.results)
-            log_ids = _insert_returning_ids(conn, _log, packed) if packed else []
+            log_ids = insert_returning_ids(conn, _log, packed)
             vector = bytearray(max(test_ids.values(), default=0) + 1)
             for result in new.results:
                 vector[test_ids[result.test]] = int(result.status)
@@ -220,7 +195,7 @@ class RegressStore(Connected):
                         label=new.label,
                         fingerprint=dict(new.fingerprint),
                         log_id=(
-                            _insert_returning_ids(conn, _log, [run_log])[0] if run_log else None
+                            insert_returning_ids(conn, _log, [run_log])[0] if run_log else None
                         ),
                         statuses=zlib.compress(bytes(vector)),
                         messages=messages,
@@ -249,14 +224,14 @@ class RegressStore(Connected):
         """The id of every test name, new names inserted; newer sources replace older."""
         insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
         names = [result.test for result in results]
-        for chunk in _chunks(names):
+        for chunk in chunks(names):
             conn.execute(
                 insert(_t).on_conflict_do_nothing(index_elements=["name"]),
                 [{"name": name, "source": None} for name in chunk],
             )
         ids: dict[str, int] = {}
         sources: dict[str, str | None] = {}
-        for chunk in _chunks(names):
+        for chunk in chunks(names):
             query = select(_t.c.name, _t.c.id, _t.c.source).where(_t.c.name.in_(chunk))
             for row in conn.execute(query):
                 ids[row.name] = int(row.id)
@@ -389,25 +364,6 @@ class RegressStore(Connected):
             )
         data = list(map(itemgetter(0), rows))
         return StoredLogs(data, per_run, cut, runner)
-
-    def opens_own_connections(self) -> bool:
-        """Whether a process forked from this one can reach the same data through a
-        connection of its own (every store but an in-memory SQLite database)."""
-        database = self._db.engine.url.database
-        return self._db.backend != "sqlite" or database not in (None, "", ":memory:")
-
-    def forget_inherited_connections(self) -> None:
-        """In a process made by ``os.fork``: leave the connections inherited from the
-        parent to the parent (never use nor close them); this process opens its own."""
-        self._db.engine.dispose(close=False)
-
-    def log(self, log_id: int) -> Log:
-        """The log ``log_id``; an unknown id is a StoreError naming it."""
-        with self._read(f"read log {log_id}") as conn:
-            row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
-        if row is None:
-            raise StoreError(f"result store {self._db.shown}: no log with id {log_id}")
-        return _unpacked(row)
 
 
 def _clean_names(new: NewRegressRun) -> NewRegressRun:

@@ -9,17 +9,16 @@ the number of values.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from datetime import timedelta, timezone
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from sqlalchemy import Connection, func, select, union_all
+from sqlalchemy import func, select, union_all
 
 from perfwalk.model import Commit
 from perfwalk.store import schema
-from perfwalk.store.connect import Database
+from perfwalk.store.bulk import plain_rows
+from perfwalk.store.connect import StorePart
 from perfwalk.store.packs import PACK_FORMAT, build_packs
+from perfwalk.store.records import stored_commit
 
 _ck = schema.checkout
 _cc = schema.checkout_commit
@@ -54,16 +53,8 @@ class LogRow(NamedTuple):
     truncated: bool
 
 
-class SiteReads:
+class SiteReads(StorePart):
     """What publishing reads, a block of checkouts at a time (``store.site``)."""
-
-    def __init__(self, db: Database, check_open: Callable[[], None]) -> None:
-        self._db = db
-        self._check_open = check_open
-
-    def _read(self, action: str) -> AbstractContextManager[Connection]:
-        self._check_open()
-        return self._db.read(action)
 
     def packs(self, series_id: int, first_idx: int, last_idx: int) -> list[PackRow]:
         """The packs of checkouts ``first_idx``…``last_idx`` (inclusive) that have
@@ -114,16 +105,7 @@ class SiteReads:
         found: dict[int, list[Commit]] = defaultdict(list)
         with self._read(f"read the commits of series {series_id}") as conn:
             for row in conn.execute(query):
-                found[row.checkout_idx].append(
-                    Commit(
-                        id=row.sha,
-                        date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
-                        author=row.author,
-                        subject=row.subject,
-                        body=row.body,
-                        files=tuple(row.files),
-                    )
-                )
+                found[row.checkout_idx].append(stored_commit(row))
         return dict(found)
 
     def logs(self, series_id: int, first_idx: int, last_idx: int) -> list[LogRow]:
@@ -183,15 +165,3 @@ def _runs(ids: list[int], gap: int = 1000) -> list[tuple[int, int]]:
         else:
             runs.append((i, i))
     return runs
-
-
-def plain_rows(conn: Connection, query: Any) -> list[tuple[Any, ...]]:
-    """The rows of ``query`` as the driver gives them: no result processing, for the
-    reads of many rows. Bound values are literal integers."""
-    sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
-    cursor = conn.connection.cursor()
-    try:
-        cursor.execute(sql)
-        return list(cursor.fetchall())
-    finally:
-        cursor.close()

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
-from datetime import datetime, timedelta, timezone
-from typing import Any, TypeVar, cast
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
 
 from sqlalchemy import Connection, Row, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -21,11 +20,13 @@ from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
 from perfwalk.model import Checkout, Commit, Direction, Log, Status
 from perfwalk.store import logs, packs, schema
+from perfwalk.store.bulk import chunks, insert_returning_ids
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
 from perfwalk.store.opening import open_database
+from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -46,15 +47,13 @@ from perfwalk.store.records import (
     StepRow,
     StoredValue,
     ValueRow,
+    stored_commit,
 )
+from perfwalk.store.regress import RegressRecords
 from perfwalk.store.site_reads import SiteReads
-from perfwalk.store.steps import FETCH, insert_steps, read_steps
 from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
-
-#: Rows per IN list / multi-row insert: well below every back-end's parameter limit.
-_CHUNK = 500
 
 _s = schema.series
 _q = schema.quirk
@@ -96,18 +95,8 @@ class Store(Connected):
         return cls(db, version)
 
     @property
-    def read_only(self) -> bool:
-        """Whether the store was opened only to read."""
-        return self._db.read_only
-
-    @property
     def schema_version(self) -> int:
         return self._schema_version
-
-    @property
-    def url(self) -> str:
-        """The store's URL, password hidden."""
-        return self._db.shown
 
     def store_id(self) -> str:
         """This store's own id: a random UUID (32 hex digits) kept in the store, made on
@@ -153,17 +142,10 @@ class Store(Connected):
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
 
-    def _read(self, action: str) -> AbstractContextManager[Connection]:
-        self._check_open()
-        return self._db.read(action)
-
-    def _write(self, action: str) -> AbstractContextManager[Connection]:
-        self._check_open()
-        return self._db.write(action)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError(f"result store {self._db.shown} is closed")
+    @property
+    def regress(self) -> RegressRecords:
+        """The regress runs of this store (:mod:`perfwalk.store.regress`)."""
+        return RegressRecords(self._db, self._check_open)
 
     def _unknown(self, what: str, ident: int) -> StoreError:
         return StoreError(
@@ -274,7 +256,7 @@ class Store(Connected):
     def _series_rows(self, conn: Connection, rows: Sequence[Row[Any]]) -> list[SeriesRow]:
         quirks: dict[int, list[QuirkInfo]] = defaultdict(list)
         ids = [row.id for row in rows]
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             query = select(_q).where(_q.c.series_id.in_(chunk)).order_by(_q.c.at_date, _q.c.letter)
             for q in conn.execute(query):
                 quirks[q.series_id].append(
@@ -366,7 +348,7 @@ class Store(Connected):
         """Insert the commits a project does not have yet; return the id of every sha."""
         insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
         unique = {commit.id: commit for commit in commits}
-        for chunk in _chunks(list(unique.values())):
+        for chunk in chunks(list(unique.values())):
             conn.execute(
                 insert(_gc).on_conflict_do_nothing(index_elements=["project", "sha"]),
                 [
@@ -384,7 +366,7 @@ class Store(Connected):
                 ],
             )
         ids: dict[str, int] = {}
-        for shas in _chunks(list(unique)):
+        for shas in chunks(list(unique)):
             query = select(_gc.c.sha, _gc.c.id).where(_gc.c.project == project, _gc.c.sha.in_(shas))
             ids.update({row.sha: int(row.id) for row in conn.execute(query)})
         return ids
@@ -477,17 +459,7 @@ class Store(Connected):
         with self._read(f"read the commits of checkout {checkout_id}") as conn:
             self._require(conn, _ck, checkout_id, "checkout")
             rows = conn.execute(query).all()
-        return [
-            Commit(
-                id=row.sha,
-                date=row.date.astimezone(timezone(timedelta(minutes=row.tz_offset))),
-                author=row.author,
-                subject=row.subject,
-                body=row.body,
-                files=tuple(row.files),
-            )
-            for row in rows
-        ]
+        return [stored_commit(row) for row in rows]
 
     # -- repetitions --------------------------------------------------------------
 
@@ -533,7 +505,7 @@ class Store(Connected):
                 ).scalar_one()
             )
             if rep.results:
-                result_ids = _insert_returning_ids(
+                result_ids = insert_returning_ids(
                     conn,
                     _rs,
                     [
@@ -768,14 +740,6 @@ class Store(Connected):
             raise self._unknown(what, ident)
 
 
-_T = TypeVar("_T")
-
-
-def _chunks(items: Sequence[_T], size: int = _CHUNK) -> Iterator[Sequence[_T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 def _offset_minutes(moment: datetime) -> int:
     offset = moment.utcoffset()
     if offset is None:
@@ -796,13 +760,7 @@ def _insert_log(conn: Connection, log: Log, secrets: Sequence[bytes]) -> int:
 
 
 def _insert_logs(conn: Connection, packed: list[dict[str, Any]]) -> list[int]:
-    return _insert_returning_ids(conn, _log, packed) if packed else []
-
-
-def _insert_returning_ids(conn: Connection, table: Any, params: list[dict[str, Any]]) -> list[int]:
-    """Insert rows; their new ids in the order of ``params``."""
-    query = table.insert().returning(table.c.id, sort_by_parameter_order=True)
-    return [int(row.id) for row in conn.execute(query, params)]
+    return insert_returning_ids(conn, _log, packed)
 
 
 def _result_params(

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from sqlalchemy import Row, select
 
 from perfwalk.store import schema
+from perfwalk.store.bulk import chunks
 from perfwalk.store.connect import StorePart
 from perfwalk.store.leases import Holder, process_start
 from perfwalk.store.records import UNFINISHED_STATES
@@ -75,10 +76,9 @@ class Walkers(StorePart):
         """The walkers of ``series_ids`` that have one (series stored before walkers
         were recorded have none)."""
         found: dict[int, WalkerRow] = {}
-        ids = list(series_ids)
         with self._read("read the walkers") as conn:
-            for start in range(0, len(ids), 500):
-                query = select(_w).where(_w.c.series_id.in_(ids[start : start + 500]))
+            for chunk in chunks(list(series_ids)):
+                query = select(_w).where(_w.c.series_id.in_(chunk))
                 found.update((row.series_id, _row(row)) for row in conn.execute(query))
         return found
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfwalk.errors import UsageError
-from perfwalk.git.steps import (
+from perfwalk.git.walk_steps import (
     Step,
     Unit,
     add_months,

@@ -1,0 +1,40 @@
+"""Many rows at a time: IN lists in chunks, multi-row inserts that return their ids,
+and rows straight from the driver for the reads of many rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection
+
+#: Rows per IN list / multi-row insert: well below every back-end's parameter limit.
+CHUNK = 500
+
+_T = TypeVar("_T")
+
+
+def chunks(items: Sequence[_T], size: int = CHUNK) -> Iterator[Sequence[_T]]:
+    """``items`` in slices of at most ``size``."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def insert_returning_ids(conn: Connection, table: Any, params: list[dict[str, Any]]) -> list[int]:
+    """Insert rows; their new ids in the order of ``params``."""
+    if not params:
+        return []
+    query = table.insert().returning(table.c.id, sort_by_parameter_order=True)
+    return [int(row.id) for row in conn.execute(query, params)]
+
+
+def plain_rows(conn: Connection, query: Any) -> list[tuple[Any, ...]]:
+    """The rows of ``query`` as the driver gives them: no result processing, for the
+    reads of many rows. Bound values are literal integers."""
+    sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+    cursor = conn.connection.cursor()
+    try:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
