@@ -14,13 +14,8 @@ from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
-from perfwalk.services.analyse import (
-    ReadOptions,
-    detect_file,
-    file_sample,
-    find_changes,
-    store_sample,
-)
+from perfwalk.orchestrate.changes import find_changes
+from perfwalk.services.analyse import ReadOptions, detect_file, file_sample, store_sample
 from perfwalk.store import NewRepetition, NewResult, QuirkInfo, Store
 from tests.store.factories import T0, new_series
 

@@ -31,16 +31,8 @@ from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
 from perfwalk.numbers import finite_or_none, json_text
-from perfwalk.services.analyse import (
-    ChangeEvent,
-    CheckoutRef,
-    MetricChange,
-    ReadOptions,
-    detect_file,
-    file_sample,
-    find_changes,
-    store_sample,
-)
+from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, MetricChange, find_changes
+from perfwalk.services.analyse import ReadOptions, detect_file, file_sample, store_sample
 from perfwalk.services.inspect import opened
 from perfwalk.untrusted import show_controls
 

@@ -14,6 +14,7 @@ from perfwalk.cli.tables import format_table, series_rows, show_rows
 from perfwalk.config.load import load_config
 from perfwalk.errors import UsageError
 from perfwalk.model import Status
+from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report.export import FORMATS
 from perfwalk.report.summaries import series_table
 from perfwalk.services.export import export
@@ -24,7 +25,7 @@ from perfwalk.services.inspect import (
     series_states,
     series_status,
 )
-from perfwalk.services.run import RunOptions, run_series
+from perfwalk.services.run import run_series
 from perfwalk.untrusted import show_controls
 
 EXIT_OK, EXIT_FOUND = 0, 1

@@ -9,11 +9,11 @@ from pathlib import Path
 from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
-from perfwalk.conduct import TrialOutcome
 from perfwalk.config.load import load_config
 from perfwalk.lab import LabStatus
 from perfwalk.lab.plan import DEFAULT_NAME, DEFAULT_REBOOT_DELAY
 from perfwalk.model import Status
+from perfwalk.orchestrate.trial import TrialOutcome
 from perfwalk.services import conduct as conduct_service
 from perfwalk.services import lab as lab_service
 from perfwalk.services.hosts import break_lease, hosts_report
