@@ -6,12 +6,12 @@ of a configuration): the store, its logs masked with the secrets given, and the
 hosts as a topology, not connected yet, to plan with. Then it holds them
 (:meth:`Session.holding`): a lease on each host in the store (renewed while held,
 :meth:`Session.check` raises once another process broke one), every ssh host
-connected and each host's work directory made. Its work runs inside
-:meth:`Session.ending` (or :meth:`Session.walking` for a series), which records how
-it ended: finished, failed (a lost host, a crash) or interrupted (Ctrl-C, a
-stopping signal). Whatever happened, the leases are released, then the work
-directories are removed (the hosts' reset) and the connections closed, then the
-store is closed.
+connected and each host's work directory made. Work that keeps a record in the
+store as it goes runs inside :meth:`Session.ending` (or :meth:`Session.walking` for
+a series), which records how it ended: finished, failed (a lost host, a crash) or
+interrupted (Ctrl-C, a stopping signal). Whatever happened, the leases are
+released, then the work directories are removed (the hosts' reset) and the
+connections closed, then the store is closed.
 """
 
 from __future__ import annotations
