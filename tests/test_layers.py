@@ -31,7 +31,6 @@ LAYERS: dict[str, int] = {
     "orchestrate": 3,
     "drill": 3,  # the drill scheduler (pure)
     "report": 3,
-    "conduct": 3,  # the Conductor's trial runner and config reader, until they move
     "demo": 3,  # the demo's sample project and story
     # one concern each
     "config": 2,
@@ -143,6 +142,26 @@ def test_the_bottom_packages_do_not_import_each_other() -> None:
         for why in whys
     ]
     assert sideways == [], "an edge not in ALLOWED_SIDEWAYS (add it there with its reason?)"
+
+
+#: services that compose other services, each with its reason
+COMPOSED_SERVICES: dict[str, str] = {
+    # the demo is the main job end to end: walk, drill each change, publish
+    "perfwalk.services.demo": "runs the run, drill and publish use cases in turn",
+}
+
+
+def test_services_do_not_import_each_other() -> None:
+    """Use cases share what they need through orchestrate (the session, the plan, the
+    changes), not through each other (design.md, Layers)."""
+    crossing = [
+        f"{module} imports {imported}"
+        for path in sorted((SRC / "services").glob("*.py"))
+        if (module := _module_name(path)) not in COMPOSED_SERVICES
+        for imported in _imports(path)
+        if imported.startswith("perfwalk.services.") and imported != module
+    ]
+    assert crossing == []
 
 
 def test_every_allowed_edge_is_still_used() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.conduct import DEFAULT_TIMEOUT, read_master
+from perfwalk.config.conduct import DEFAULT_TIMEOUT, read_master
 from perfwalk.errors import ConfigError
 
 NETPERF_SOURCE = """\

@@ -15,7 +15,7 @@ from perfwalk.errors import PerfwalkError
 from perfwalk.model import Status
 from perfwalk.regress.history import severity_order
 from perfwalk.report.matrix_paths import host_data, host_key, host_page
-from perfwalk.services.regress import publish_regress
+from perfwalk.services.publish import publish_regress
 from perfwalk.store import Store
 from perfwalk.store.regress import NewRegressRun
 from tests.fixtures.synthetic_repo import KnownHistory

@@ -12,7 +12,7 @@ import pytest
 from perfwalk.config.load import load_config
 from perfwalk.regress.history import decayed_severity
 from perfwalk.report.matrix_paths import INDEX, host_page
-from perfwalk.services.regress import publish_regress
+from perfwalk.services.publish import publish_regress
 from perfwalk.store import Store
 from tests.fixtures.chromium import Watched
 from tests.fixtures.synthetic_repo import KnownHistory

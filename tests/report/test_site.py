@@ -8,8 +8,9 @@ import zlib
 from pathlib import Path
 
 from perfwalk.config import load_config
+from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report.site import publish
-from perfwalk.services.run import RunOptions, run_series
+from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.report.site_data import read_data

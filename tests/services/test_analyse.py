@@ -14,7 +14,8 @@ from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
-from perfwalk.services.analyse import detect_file, find_changes
+from perfwalk.orchestrate.changes import find_changes
+from perfwalk.services.analyse import detect_file
 from perfwalk.services.compare import ReadOptions, file_sample, store_sample
 from perfwalk.store import NewRepetition, NewResult, QuirkInfo, Store
 from tests.store.factories import T0, new_series

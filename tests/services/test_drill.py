@@ -16,10 +16,11 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.drill import Budget, Verdict
+from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report.context import zoom_links
 from perfwalk.services.demo import run_demo
 from perfwalk.services.drill import between_target, run_drill
-from perfwalk.services.run import RunOptions, run_series
+from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, KnownHistory, make_repo
 from tests.services.conftest import MakeConfig

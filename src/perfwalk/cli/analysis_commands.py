@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.analysis.changepoints import ChangePoint, Detection
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.segmentation import Tuning
-    from perfwalk.services.analyse import ChangeEvent, CheckoutRef, MetricChange
+    from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, MetricChange
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
@@ -325,7 +325,7 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
-    from perfwalk.services.analyse import find_changes
+    from perfwalk.orchestrate.changes import find_changes
     from perfwalk.services.inspect import opened
 
     config = load_config(args.config)

@@ -59,7 +59,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from perfwalk.cli.progress import ProgressBar
     from perfwalk.config.load import load_config
     from perfwalk.model import Status
-    from perfwalk.services.run import RunOptions, run_series
+    from perfwalk.orchestrate.plan import RunOptions
+    from perfwalk.services.run import run_series
 
     config = load_config(args.config)
     bar = ProgressBar()

@@ -12,8 +12,8 @@ from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
-    from perfwalk.conduct import TrialOutcome
     from perfwalk.lab import LabStatus
+    from perfwalk.orchestrate.trial import TrialOutcome
     from perfwalk.store import NewStep
 
 

@@ -95,7 +95,7 @@ def _report(summary: RegressSummary) -> int:
 
 
 def _publish(config: Config, site: Path, *, full: bool) -> int:
-    from perfwalk.services.regress import publish_regress
+    from perfwalk.services.publish import publish_regress
 
     report = publish_regress(config, site, full=full)
     kind = "full" if full else "incremental"

@@ -1,4 +1,5 @@
-"""The configuration file: its settings declared as data, loaded into frozen dataclasses."""
+"""The configuration files: perfwalk's own, its settings declared as data, loaded into
+frozen dataclasses; and Conductor's master and player files (:mod:`perfwalk.config.conduct`)."""
 
 from perfwalk.config.load import DEFAULT_CONFIG_NAME, load_config
 from perfwalk.config.model import (

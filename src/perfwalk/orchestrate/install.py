@@ -17,7 +17,7 @@ from perfwalk.errors import HostError
 from perfwalk.model import Log, Status
 from perfwalk.orchestrate.placeholders import substitute
 from perfwalk.orchestrate.reboot import reboot
-from perfwalk.orchestrate.steps import StepsOutcome, run_steps
+from perfwalk.orchestrate.shell_steps import StepsOutcome, run_steps
 from perfwalk.orchestrate.topology import Topology
 
 

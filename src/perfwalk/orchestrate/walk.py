@@ -1,5 +1,6 @@
-"""Walk the planned checkouts of a series: prepare, build, install, run the
-repetitions, store each repetition as soon as it finishes.
+"""Walk the plan of a series (:mod:`perfwalk.orchestrate.plan`): prepare, build,
+install, run the repetitions, store each repetition as soon as it finishes, and
+return what was measured.
 
 Tests run through their four phases on the hosts of the run's topology
 (:mod:`perfwalk.orchestrate.phases`); a walk without ``[hosts]`` has one host,
@@ -16,22 +17,22 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import Config, TestConfig
 from perfwalk.git.worktree import Worktrees, apply_patch, verify_checkout
-from perfwalk.hosts.base import Host
 from perfwalk.hosts.leftovers import RUN_MARKER, WALK_MARKER
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.install import install_checkout
 from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
+from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.reboot import RebootOutcome, reboot
-from perfwalk.orchestrate.steps import StepsOutcome, run_steps
+from perfwalk.orchestrate.shell_steps import StepsOutcome, run_steps
 from perfwalk.orchestrate.together import run_together
 from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.parsers import Parser, get_parser
@@ -54,28 +55,37 @@ class Progress:
 
 
 @dataclass(frozen=True)
-class PlannedCheckout:
-    """A checkout with its first-parent position, as the walk needs it."""
+class Measured:
+    """What one call of a walk measured: the build status of each checkout it came to,
+    and the results of the repetitions it ran, by checkout index, in the order run."""
 
-    checkout: Checkout
-    position: int
+    builds: Mapping[int, Status]
+    results: Mapping[int, tuple[NewResult, ...]]
+
+    def values(self, index: int, test: str, name: str) -> tuple[float, ...]:
+        """The values ``test``.``name`` of checkout ``index``, from the results that PASS."""
+        return tuple(
+            value.value
+            for result in self.results.get(index, ())
+            if result.test == test and result.status is Status.PASS
+            for value, _direction in result.values
+            if value.name == name
+        )
 
 
 @dataclass
 class Walk:
-    """One series being measured; ``run`` may be called again to resume it."""
+    """One series being measured on the hosts of ``topology`` (builds on its [run]
+    host); :meth:`run` is handed the plan, and may be handed it again to resume it."""
 
     series_id: int
     config: Config
     store: Store
-    host: Host
     worktrees: Worktrees
-    checkouts: Sequence[PlannedCheckout]
+    topology: Topology
     quirks: Sequence[PlannedQuirk]
-    repetitions: int
     between: str
     progress: Callable[[Progress], None] = lambda _progress: None
-    topology: Topology | None = field(default=None)
     marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
 
     def __post_init__(self) -> None:
@@ -105,11 +115,15 @@ class Walk:
             for test in self.config.tests
         }
         self._limit = self.config.store.log_limit
-        self._hosts = self.topology or Topology.single(self.host)
+        self.host = self.topology.member("").host
         self._pending_steps: list[NewStep] = []  # reboots before the next repetition
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
-    def measure_more(self, planned: PlannedCheckout, repetitions: int) -> None:
+    def run(self, plan: WalkPlan) -> Measured:
+        """Measure every repetition of the plan not stored yet, checkout after checkout."""
+        return self._walk(plan.checkouts, plan.repetitions)
+
+    def measure_more(self, planned: PlannedCheckout, repetitions: int) -> Measured:
         """Store ``repetitions`` more repetitions of one checkout (a drill's request).
 
         The checkout is built unless it was the last one built by this walk; a
@@ -117,47 +131,55 @@ class Walk:
         """
         done = self.store.done_repetitions(self.series_id)
         have = sum(1 for idx, _rep in done if idx == planned.checkout.index)
-        self.checkouts = [planned]
-        self.repetitions = have + repetitions
-        self.run()
+        return self._walk([planned], have + repetitions)
 
-    def run(self) -> None:
-        """Measure every repetition not stored yet, checkout after checkout."""
+    def _walk(self, checkouts: Sequence[PlannedCheckout], repetitions: int) -> Measured:
         try:
-            self._run()
+            return self._run(checkouts, repetitions)
         finally:
-            self._parsing.close()
+            self._parsing.close()  # (started again by the next parse)
 
-    def _run(self) -> None:
+    def _run(self, checkouts: Sequence[PlannedCheckout], repetitions: int) -> Measured:
         done = self.store.done_repetitions(self.series_id)
         built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
-        total = len(self.checkouts) * self.repetitions
+        total = len(checkouts) * repetitions
         finished = len(done)
-        stored = Counter(idx for idx, rep in done if rep < self.repetitions)
+        stored = Counter(idx for idx, rep in done if rep < repetitions)
+        count = len(checkouts)
+        builds: dict[int, Status] = {}
+        results: dict[int, list[NewResult]] = {}
         previous: int | None = None
-        for planned in self.checkouts:
+        for planned in checkouts:
             checkout = planned.checkout
             checkout_id = self.store.add_checkout(self.series_id, checkout)
             # counted, not listed: nothing here grows with the number of repetitions
             have = stored[checkout.index]
-            todo = (r for r in range(self.repetitions) if (checkout.index, r) not in done)
+            todo = (r for r in range(repetitions) if (checkout.index, r) not in done)
             prior, previous = previous, planned.position
-            if have == self.repetitions or built.get(checkout.index) is Status.NOEXIST:
+            before = built.get(checkout.index)
+            if have == repetitions or before is Status.NOEXIST:
+                if before is not None:
+                    builds[checkout.index] = before
                 continue
-            self._report(finished, total, checkout, f"building {checkout.commit[:12]}")
+            self._report(finished, total, checkout, count, f"building {checkout.commit[:12]}")
             worktree, build = self._prepare_once(checkout_id, planned, prior)
+            builds[checkout.index] = build.status
             if build.status is not Status.PASS:
-                finished += self.repetitions - have
-                self._report(finished, total, checkout, f"build failed: {build.failed}")
+                finished += repetitions - have
+                self._report(finished, total, checkout, count, f"build failed: {build.failed}")
                 continue
+            ran = results.setdefault(checkout.index, [])
             for rep in todo:
                 between = self._between(worktree, checkout, rep) if rep > 0 else None
-                self._repetition(checkout_id, worktree, checkout, rep, between)
+                ran.extend(self._repetition(checkout_id, worktree, checkout, rep, between))
                 finished += 1
-                self._report(finished, total, checkout, f"repetition {rep + 1}")
+                self._report(finished, total, checkout, count, f"repetition {rep + 1}")
+        return Measured(builds, {index: tuple(found) for index, found in results.items()})
 
-    def _report(self, done: int, total: int, checkout: Checkout, message: str) -> None:
-        self.progress(Progress(done, total, checkout.index + 1, len(self.checkouts), message))
+    def _report(
+        self, done: int, total: int, checkout: Checkout, checkouts: int, message: str
+    ) -> None:
+        self.progress(Progress(done, total, checkout.index + 1, checkouts, message))
 
     def _env(self, extra: Mapping[str, str], checkout: Checkout, rep: int | None) -> dict[str, str]:
         env = {"PERFWALK_COMMIT": checkout.commit, "PERFWALK_CHECKOUT": str(checkout.index)}
@@ -204,7 +226,7 @@ class Walk:
         if build.status is Status.PASS and self.config.install:
             installed = install_checkout(
                 self.config.install,
-                self._hosts,
+                self.topology,
                 worktree,
                 env=env,
                 values=self._values(checkout, worktree, None),
@@ -247,7 +269,7 @@ class Walk:
 
     def _reboot_all(self, phase: str) -> StepsOutcome:
         """Reboot every ssh host of the run that has a reboot command, all at once."""
-        members = [m for m in self._hosts if not m.local and m.reboot]
+        members = [m for m in self.topology if not m.local and m.reboot]
 
         def job(member: Member) -> Callable[[object], RebootOutcome]:
             return lambda _cancel: reboot(member, phase=phase)
@@ -255,7 +277,7 @@ class Walk:
         outcomes = run_together([job(m) for m in members]) if members else []
         for outcome in outcomes:
             if outcome.status is Status.PASS:
-                self._hosts.restore_workdir(outcome.host)
+                self.topology.restore_workdir(outcome.host)
         self._pending_steps.extend(step for o in outcomes for step in o.steps)
         text = "".join(f"[{o.message}]\n" for o in outcomes) or "[no ssh host to reboot]\n"
         status = Status.worst([o.status for o in outcomes])
@@ -270,7 +292,7 @@ class Walk:
         checkout: Checkout,
         rep: int,
         between: StepsOutcome | None,
-    ) -> None:
+    ) -> tuple[NewResult, ...]:
         started = datetime.now(UTC)
         steps, self._pending_steps = self._pending_steps, []
         results = []
@@ -290,6 +312,7 @@ class Walk:
                 steps=tuple(steps),
             ),
         )
+        return tuple(results)
 
     def _values(self, checkout: Checkout, worktree: Path, rep: int | None) -> dict[str, str]:
         values = {
@@ -307,14 +330,14 @@ class Walk:
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         run_id = secrets.token_hex(8)
         context = TestContext(
-            topology=self._hosts,
+            topology=self.topology,
             worktree=worktree,
             values={**self._values(checkout, worktree, rep), "test": test.name},
             env=self._env({RUN_MARKER: run_id}, checkout, rep),
             output_limit=self._limit,
             artifact_limit=self.config.store.artifact_limit,
         )
-        contained = Containment(self._hosts, self.marker, run_id)
+        contained = Containment(self.topology, self.marker, run_id)
         try:
             outcome = run_test(
                 test, self._parsers[test.name], self._role_parsers[test.name], context

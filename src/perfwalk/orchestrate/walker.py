@@ -31,7 +31,7 @@ from perfwalk.hosts.leftovers import (
     stale_cgroups,
     stop,
 )
-from perfwalk.interrupts import shielded
+from perfwalk.orchestrate.ending import Ending, recorded_end
 from perfwalk.store import Store
 from perfwalk.store.leases import Holder
 from perfwalk.store.walkers import WalkerRow
@@ -97,20 +97,20 @@ def sweep_gone(store: Store) -> list[Swept]:
 def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iterator[None]:
     """When the block raises (Ctrl-C included): stop the processes that carry the
     walk's ``marker``, mark ``series_id`` interrupted, and raise that error again; a
-    failure to mark it becomes a note on that error. In any case, at the end, remove
+    failure to do so becomes a note on that error. In any case, at the end, remove
     the cgroups of the walk's tests that could not be removed when each ended (a
     killed process the machine's init had not reaped yet)."""
+
+    def record(ending: Ending) -> None:
+        if ending is Ending.FINISHED:
+            return
+        if marker:
+            stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
+        store.set_series_state(series_id, "interrupted")
+
     try:
-        yield
-    except BaseException as error:
-        with shielded():
-            if marker:
-                stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
-            try:
-                store.set_series_state(series_id, "interrupted")
-            except Exception as secondary:
-                error.add_note(f"series {series_id} could not be marked interrupted: {secondary}")
-        raise
+        with recorded_end(record, f"series {series_id}"):
+            yield
     finally:
         if marker:  # (empty by now: a signal here leaves no process, only a folder)
             for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{marker}-"):

@@ -15,14 +15,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.conduct import MasterConfig, TrialOutcome, play_trial, read_master
+from perfwalk.config.conduct import MasterConfig, read_master
 from perfwalk.config.model import HostConfig
 from perfwalk.errors import HostError, UsageError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Reconnecting
 from perfwalk.model import Status
+from perfwalk.orchestrate.ending import Ending
+from perfwalk.orchestrate.leases import lease_name
+from perfwalk.orchestrate.run_hosts import open_host
+from perfwalk.orchestrate.session import Leasing, Session, open_session
 from perfwalk.orchestrate.topology import Member, Topology
-from perfwalk.services.hosts import HeldLeases, control_directory, lease_name, open_host
-from perfwalk.store import Store
+from perfwalk.orchestrate.trial import TrialOutcome, play_trial
 from perfwalk.store.conduct import NewConductRun
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -86,44 +89,28 @@ def conduct(
     trials = options.trials or master.trials
     if trials < 1:
         raise UsageError(f"--trials must be at least 1, not {trials}")
-    store = Store.open(url)
-    try:
-        with control_directory() as control:
-            topology = _topology(master, players, options, control)
-            try:
-                hosts = [lease_name(_host_config(p.target, options)) for p in players]
-                purpose = f"perfwalk conduct {master.path}"
-                with HeldLeases(
-                    store, hosts, purpose, wait=options.lease_wait, expiry=300
-                ) as leases:
-                    _connect(topology, players)
-                    topology.prepare()
-                    return _play(
-                        store,
-                        master,
-                        players=players,
-                        topology=topology,
-                        trials=trials,
-                        leases=leases,
-                        on_trial=on_trial,
-                    )
-            finally:
-                topology.close()
-    finally:
-        store.close()
+    hosts = [lease_name(_host_config(p.target, options)) for p in players]
+    with (
+        open_session(
+            url,
+            lambda control: _topology(master, players, options, control),
+            purpose=f"perfwalk conduct {master.path}",
+            leasing=Leasing(hosts, wait=options.lease_wait, expiry=300),
+        ) as session,
+        session.holding(connect=lambda topology: _connect(topology, players)),
+    ):
+        return _play(session, master, players=players, trials=trials, on_trial=on_trial)
 
 
 def _play(
-    store: Store,
+    session: Session,
     master: MasterConfig,
     *,
     players: tuple[PlayerHost, ...],
-    topology: Topology,
     trials: int,
-    leases: HeldLeases,
     on_trial: Callable[[TrialOutcome], None],
 ) -> ConductResult:
-    records = store.conduct
+    records = session.store.conduct
     conduct_id = records.create(
         NewConductRun(
             name=master.path.name,
@@ -138,18 +125,20 @@ def _play(
         )
     )
     done: list[TrialOutcome] = []
-    try:
+
+    def record(ending: Ending) -> None:
+        records.finish(conduct_id, ending.stored, datetime.now(UTC))
+
+    with session.ending(record):
         for trial in range(1, trials + 1):
-            leases.check()
-            outcome = play_trial(master.players, topology, trial, output_limit=DEFAULT_OUTPUT_LIMIT)
+            session.check()
+            outcome = play_trial(
+                master.players, session.topology, trial, output_limit=DEFAULT_OUTPUT_LIMIT
+            )
             records.add_trial(conduct_id, trial, outcome.steps)
             done.append(outcome)
             on_trial(outcome)
-    except BaseException:
-        records.finish(conduct_id, "interrupted", datetime.now(UTC))
-        raise
-    records.finish(conduct_id, "finished", datetime.now(UTC))
-    return ConductResult(conduct_id, store.url, players, tuple(done))
+    return ConductResult(conduct_id, session.store.url, players, tuple(done))
 
 
 def _player_hosts(master: MasterConfig, mapping: Mapping[str, str]) -> tuple[PlayerHost, ...]:

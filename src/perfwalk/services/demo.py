@@ -14,10 +14,11 @@ from perfwalk.config import load_config
 from perfwalk.demo.project import DemoProject, KnownEvent, create_project
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
+from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.walk import Progress
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
-from perfwalk.services.run import RunOptions, run_series
+from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, ValueRow
 

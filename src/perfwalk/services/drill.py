@@ -22,19 +22,18 @@ from typing import Any
 
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.config.model import Config
-from perfwalk.config.secrets import config_secrets
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Commit, Status
 from perfwalk.numbers import finite_or_none
+from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
+from perfwalk.orchestrate.plan import PlannedCheckout, history_quirks
+from perfwalk.orchestrate.provenance import describe_series
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
-from perfwalk.orchestrate.walk import PlannedCheckout, Walk
-from perfwalk.orchestrate.walker import interrupted_on_error, sweep_gone, take_series, this_walker
-from perfwalk.services.analyse import ChangeEvent, MetricChange, find_changes
-from perfwalk.services.hosts import opened_topology, ready_hosts
-from perfwalk.services.run import describe_series, history_quirks
+from perfwalk.orchestrate.session import config_session
+from perfwalk.orchestrate.walk import Walk
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
 
@@ -217,93 +216,73 @@ def run_drill(
         )
     line = tuple(commit for commit, _ in history[start : end + 1])
     quirks = history_quirks(repo, config, history)
-    store = Store.open(config.store.url)
-    store.mask_logs(config_secrets(config))
-    try:
-        with opened_topology(config) as topology:
-            purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
-            with ready_hosts(store, config, topology, purpose, clock) as check:
-                provenance = Provenance(
-                    config.project.name, topology.member("").host.name, config.hash
-                )
-                walker = this_walker(purpose)
-                for swept in sweep_gone(store):
-                    say(swept.describe())
-                found = store.drills.values_at(line, target.test, target.name, provenance)
-                stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
-                reused = sum(map(len, stored.values()))
-                series_id = store.create_series(
-                    describe_series(
-                        config,
-                        topology,
-                        name=f"drill {target.metric} {target.before[:10]}..{target.after[:10]}",
-                        spec=(target.before, target.after, DRILL_STEP),
-                        repetitions=budget.max_repetitions,
-                        between=config.run.between,
-                        quirks=quirks,
-                        parent=target.parent,
-                        kind="drill",
-                        started_at=clock(),
-                    )
-                )
-                change = {
-                    **target.change,
-                    "before_sha": target.before,
-                    "after_sha": target.after,
-                    "commits": len(line) - 1,
-                }
-                store.drills.start(series_id, target.test, target.name, change)
-                take_series(store, series_id, walker, clock())
-                walk = Walk(
-                    series_id=series_id,
-                    config=dataclasses.replace(config, tests=(test_config,)),
-                    store=store,
-                    host=topology.member("").host,
-                    worktrees=Worktrees.for_series(
-                        repo, config.store.worktrees, store.store_id(), series_id
-                    ),
-                    checkouts=[],
-                    quirks=quirks,
-                    repetitions=0,
-                    between=config.run.between,
-                    progress=lambda _p: check(),
-                    topology=topology,
-                    marker=walker.token,
-                )
-                say(
-                    f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
-                    f" {target.before[:12]} up to {target.after[:12]}"
-                    f" ({reused} stored values reused)"
-                )
-                with (
-                    interrupted_on_error(store, series_id, walker.token),
-                    walk.worktrees.held(f"series {series_id} of {store.url}, {purpose}"),
-                ):
-                    done = _search(
-                        _Search(store, walk, repo, line, start, quirks, target),
-                        stored,
-                        budget,
-                        say,
-                    )
-                    walk.worktrees.remove()
-                commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
-                commits[line[0]] = repo.commit(line[0])
-                answer = answer_json(done, line)
-                culprit = None if done.culprit is None else commits[line[done.culprit]]
-                answer["subject"] = None if culprit is None else culprit.subject
-                answer["reused"] = reused
-                store.drills.finish(series_id, done.verdict.value, answer)
-                store.set_series_state(series_id, "finished", clock())
-        return DrillResult(
-            series_id=series_id,
-            target=target,
-            line=line,
-            done=done,
-            reused=reused,
-            commits=commits,
+    purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
+    with config_session(config, purpose, clock) as session, session.holding():
+        session.sweep(say)
+        store, topology = session.store, session.topology
+        provenance = Provenance(config.project.name, topology.member("").host.name, config.hash)
+        found = store.drills.values_at(line, target.test, target.name, provenance)
+        stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
+        reused = sum(map(len, stored.values()))
+        series_id = store.create_series(
+            describe_series(
+                config,
+                topology,
+                name=f"drill {target.metric} {target.before[:10]}..{target.after[:10]}",
+                spec=(target.before, target.after, DRILL_STEP),
+                repetitions=budget.max_repetitions,
+                between=config.run.between,
+                quirks=quirks,
+                parent=target.parent,
+                kind="drill",
+                started_at=clock(),
+            )
         )
-    finally:
-        store.close()
+        change = {
+            **target.change,
+            "before_sha": target.before,
+            "after_sha": target.after,
+            "commits": len(line) - 1,
+        }
+        store.drills.start(series_id, target.test, target.name, change)
+        say(
+            f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
+            f" {target.before[:12]} up to {target.after[:12]}"
+            f" ({reused} stored values reused)"
+        )
+        walker = session.walker()
+        worktrees = Worktrees.for_series(repo, config.store.worktrees, store.store_id(), series_id)
+        with session.walking(series_id, walker):
+            walk = Walk(
+                series_id=series_id,
+                config=dataclasses.replace(config, tests=(test_config,)),
+                store=store,
+                worktrees=worktrees,
+                topology=topology,
+                quirks=quirks,
+                between=config.run.between,
+                progress=lambda _p: session.check(),
+                marker=walker.token,
+            )
+            with worktrees.held(f"series {series_id} of {store.url}, {purpose}"):
+                search = _Search(store, walk, repo, line, start, quirks, target)
+                done = _search(search, stored, budget, say)
+                worktrees.remove()
+            commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
+            commits[line[0]] = repo.commit(line[0])
+            answer = answer_json(done, line)
+            culprit = None if done.culprit is None else commits[line[done.culprit]]
+            answer["subject"] = None if culprit is None else culprit.subject
+            answer["reused"] = reused
+            store.drills.finish(series_id, done.verdict.value, answer)
+    return DrillResult(
+        series_id=series_id,
+        target=target,
+        line=line,
+        done=done,
+        reused=reused,
+        commits=commits,
+    )
 
 
 @dataclass
@@ -319,8 +298,9 @@ class _Search:
     target: DrillTarget
 
     def measure(self, action: Measure) -> tuple[tuple[float, ...], Status | None]:
-        """Build (if needed) and run the repetitions asked; all values at that commit
-        of this drill, and the build status."""
+        """Build (if needed) and run the repetitions asked; the values they gave at that
+        commit (as the walk returns them, not read back from the store), and the build
+        status."""
         commit = self.repo.commit(action.commit)
         patches, _crossed = applying(self.quirks, None, self.offset + action.position)
         checkout = Checkout(
@@ -330,22 +310,12 @@ class _Search:
             since=(commit,),
             quirks=tuple(q.letter for q in patches),
         )
-        self.walk.measure_more(
+        measured = self.walk.measure_more(
             PlannedCheckout(checkout, self.offset + action.position), action.repetitions
         )
-        series_id = self.walk.series_id
-        values = tuple(
-            row.value
-            for row in self.store.values(series_id)
-            if row.checkout_idx == action.position
-            and row.status is Status.PASS
-            and (row.test, row.name) == (self.target.test, self.target.name)
+        return measured.values(action.position, self.target.test, self.target.name), (
+            measured.builds.get(action.position)
         )
-        built = next(
-            (c.build_status for c in self.store.checkouts(series_id) if c.idx == action.position),
-            None,
-        )
-        return values, built
 
 
 def _search(
@@ -364,15 +334,13 @@ def _search(
             f"  {action.commit[:12]} [{action.position}/{state.last}]: {action.repetitions} more"
             f" repetition{'s' if action.repetitions != 1 else ''} ({action.reason})"
         )
-        before = len(state.measured.get(action.position, ()))
-        values, built = search.measure(action)
-        gained = len(values) - before
+        gained, built = search.measure(action)
         unbuildable = set(state.unbuildable)
         why = ""
         if built is Status.NOEXIST:
             unbuildable.add(action.position)
             why = "does not build"
-        elif gained <= 0:
+        elif not gained:
             unbuildable.add(action.position)
             why = f"{search.target.metric} gave no value"
         if why:
@@ -384,13 +352,16 @@ def _search(
                 "commit": action.commit,
                 "asked": action.repetitions,
                 "reason": action.reason,
-                "values": list(values[before:]),
+                "values": list(gained),
                 "skipped": why or None,
             },
         )
         state = dataclasses.replace(
             state,
-            measured={**state.measured, action.position: values},
+            measured={
+                **state.measured,
+                action.position: (*state.measured.get(action.position, ()), *gained),
+            },
             unbuildable=frozenset(unbuildable),
         )
 

@@ -1,19 +1,24 @@
-"""The publish use case: the store's series as a static site, with the changes the
-analysis found marked; and serving that site while a run adds results."""
+"""The publish use cases: the store's series as a static site, with the changes the
+analysis found marked; the functional-regression matrix; and serving the site while a
+run adds results."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from perfwalk.config.model import Config
+from perfwalk.errors import GitError
+from perfwalk.git.repo import Repo
+from perfwalk.model import Commit
+from perfwalk.orchestrate.changes import find_changes
 from perfwalk.report.changes import ChangeMark
+from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
-from perfwalk.services.analyse import find_changes
-from perfwalk.services.regress import list_runs, publish_regress
 from perfwalk.store import Store
 
 
@@ -60,10 +65,46 @@ def publish_store(store: Store, config: Config, out: Path, *, full: bool = False
 def publish_site(config: Config, out: Path, *, full: bool = False) -> PublishReport:
     """The whole site: the functional-regression matrix (when there are regress runs),
     then every series, with the index linking both."""
-    if list_runs(config):
+    with Store.open(config.store.url, read_only=True) as store:
+        any_run = bool(store.regress.runs())
+    if any_run:
         publish_regress(config, out, full=full)
     with Store.open(config.store.url, read_only=True) as store:
         return publish_store(store, config, out, full=full)
+
+
+def publish_regress(config: Config, out: Path, *, full: bool = False) -> MatrixReport:
+    """Write the matrix pages under ``out/regress`` (new runs only unless ``full``)."""
+    options = MatrixOptions(
+        source_url=config.regress.source_url,
+        commit_url=config.project.commit_url,
+        full=full,
+    )
+    with (
+        Store.open(config.store.url, read_only=True) as store,
+        _commit_log(config) as commits,
+    ):
+        return publish_matrix(store, out, options, commits)
+
+
+@contextlib.contextmanager
+def _commit_log(config: Config) -> Iterator[Callable[[str, str], Sequence[Commit] | None]]:
+    """The commits between two runs' commits, from the project's repository when there is
+    one (None for commits it does not know)."""
+    try:
+        repo: Repo | None = Repo(config.project.repo)
+    except GitError:
+        repo = None
+
+    def between(after: str, until: str) -> Sequence[Commit] | None:
+        if repo is None:
+            return None
+        try:
+            return repo.commits_between(after, until)
+        except GitError:
+            return None
+
+    yield between
 
 
 def serve_site(

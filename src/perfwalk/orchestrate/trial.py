@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from perfwalk.conduct.config import PHASES, Player, Step
+from perfwalk.config.conduct import PHASES, Player, Step
 from perfwalk.model import Status
 from perfwalk.orchestrate import background
 from perfwalk.orchestrate.recorder import Place, StepRecorder

@@ -1,0 +1,244 @@
+"""The changes of stored series: one :class:`ChangeEvent` per series and commit
+range, grouping the metrics that changed there.
+
+:func:`find_changes` is what ``perfwalk changes`` prints, what the report marks on
+its plots and tables, and where a drill finds what to narrow down.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
+from typing import Literal
+
+from perfwalk.analysis import scaled
+from perfwalk.analysis.changepoints import ChangePoint, find_change_points
+from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.config.model import Config
+from perfwalk.model import Commit, Direction, Status
+from perfwalk.store import Store
+from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
+
+EventKind = Literal["regression", "improvement", "mixed"]
+
+
+@dataclass(frozen=True)
+class CheckoutRef:
+    """A checkout of a series, as a change names it."""
+
+    idx: int
+    sha: str
+    date: datetime
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """A step in one metric between checkout ``before_idx`` and ``after_idx``.
+
+    ``before``/``after`` are the levels: the means over the checkouts of each level
+    of the metric's per-checkout summary (geometric means for positive values,
+    spikes replaced by their neighbours' median); ``size`` the relative change
+    ``(after - before) / |before|`` (±inf when ``before`` is 0) with its 95 %
+    interval ``low`` … ``high``; ``confidence`` 1 - p of the step (nominal: see
+    docs/analysis.md for the false-alarm rate); ``regression`` when the metric got
+    worse in its direction.
+    """
+
+    series_id: int
+    test: str
+    name: str
+    unit: str
+    direction: Direction
+    before_idx: int
+    after_idx: int
+    before: float
+    after: float
+    size: float
+    low: float
+    high: float
+    z: float
+    confidence: float
+    checkouts_before: int
+    checkouts_after: int
+    regression: bool
+
+
+@dataclass(frozen=True)
+class ChangeEvent:
+    """The changes of one series between two neighbouring measured checkouts.
+
+    ``before`` is the last checkout of the old level, ``after`` the first of the new
+    one; ``commits`` the commits in between (after ``before``, up to ``after``
+    included), in the order the walk listed them; ``known_causes`` the quirks whose
+    start or end lies in that range.
+    """
+
+    series_id: int
+    series_name: str
+    before: CheckoutRef
+    after: CheckoutRef
+    commits: tuple[Commit, ...]
+    known_causes: tuple[QuirkInfo, ...]
+    metrics: tuple[MetricChange, ...]
+
+    @property
+    def id(self) -> str:
+        """How ``perfwalk changes`` and ``perfwalk drill`` name it: SERIES:CHECKOUT (after)."""
+        return f"{self.series_id}:{self.after.idx}"
+
+    @property
+    def before_idx(self) -> int:
+        return self.before.idx
+
+    @property
+    def after_idx(self) -> int:
+        return self.after.idx
+
+    @property
+    def regression(self) -> bool:
+        return any(m.regression for m in self.metrics)
+
+    @property
+    def kind(self) -> EventKind:
+        worse = [m.regression for m in self.metrics]
+        if all(worse):
+            return "regression"
+        return "mixed" if any(worse) else "improvement"
+
+
+def find_changes(
+    store: Store,
+    config: Config | None,
+    series_ids: Iterable[int] | None = None,
+    *,
+    tuning: Tuning = DEFAULT_TUNING,
+) -> list[ChangeEvent]:
+    """The changes of every metric of every series (or of ``series_ids``), grouped by
+    series and commit range, oldest first within a series."""
+    chosen = store.list_series() if series_ids is None else [store.series(i) for i in series_ids]
+    events: list[ChangeEvent] = []
+    for series in sorted(chosen, key=lambda s: s.id):
+        events.extend(series_changes(store, config, series, tuning=tuning))
+    return events
+
+
+def series_changes(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
+) -> list[ChangeEvent]:
+    """The change events of one series."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
+    checkouts = store.checkouts(series.id)
+    position = {c.idx: i for i, c in enumerate(checkouts)}
+    grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
+    for row in store.values(series.id):
+        if row.status is Status.PASS:
+            grouped[(row.test, row.name)].append(row)
+    found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
+    for (test, name), rows in sorted(grouped.items()):
+        unit, direction = rows[0].unit, Direction(rows[0].direction)
+        policy = metric_policy(config, test, name, unit, direction)
+        if policy.ignore:
+            continue
+        sets: list[list[float]] = [[] for _ in checkouts]
+        for row in rows:
+            sets[position[row.checkout_idx]].append(row.value)
+        reduce = summary_of(policy.detection_summary, direction)
+        detection = find_change_points(sets, tuning=tuning, reduce=reduce)
+        for change in detection.changes:
+            before, after = checkouts[change.previous], checkouts[change.index]
+            size, low, high = _relative(change)
+            worse = (
+                change.after < change.before
+                if direction is Direction.HIGHER
+                else change.after > change.before
+            )
+            found[(before.idx, after.idx)].append(
+                MetricChange(
+                    series_id=series.id,
+                    test=test,
+                    name=name,
+                    unit=unit,
+                    direction=direction,
+                    before_idx=before.idx,
+                    after_idx=after.idx,
+                    before=change.before,
+                    after=change.after,
+                    size=size,
+                    low=low,
+                    high=high,
+                    z=change.z,
+                    confidence=change.confidence,
+                    checkouts_before=change.points_before,
+                    checkouts_after=change.points_after,
+                    regression=worse,
+                )
+            )
+    by_idx = {c.idx: c for c in checkouts}
+    return [
+        ChangeEvent(
+            series_id=series.id,
+            series_name=series.name,
+            before=_ref(by_idx[before_idx]),
+            after=_ref(by_idx[after_idx]),
+            commits=tuple(_commits_between(store, checkouts, before_idx, after_idx)),
+            known_causes=_quirks_between(series, checkouts, before_idx, after_idx),
+            metrics=tuple(metrics),
+        )
+        for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
+    ]
+
+
+def _relative(change: ChangePoint) -> tuple[float, float, float]:
+    """(size, low, high) of a change; ±inf from a level of 0."""
+    if change.relative is not None and change.low is not None and change.high is not None:
+        return change.relative, change.low, change.high
+    return (
+        _infinite(change.difference),
+        _infinite(change.difference_low),
+        _infinite(change.difference_high),
+    )
+
+
+def _infinite(value: float) -> float:
+    return math.copysign(math.inf, value) if value else 0.0
+
+
+def _ref(checkout: CheckoutRow) -> CheckoutRef:
+    return CheckoutRef(checkout.idx, checkout.sha, checkout.date)
+
+
+def _commits_between(
+    store: Store, checkouts: Sequence[CheckoutRow], first: int, last: int
+) -> list[Commit]:
+    out: list[Commit] = []
+    for checkout in checkouts:
+        if first < checkout.idx <= last:
+            out.extend(store.commits_since(checkout.id))
+    return out
+
+
+def _quirks_between(
+    series: SeriesRow, checkouts: Sequence[CheckoutRow], first: int, last: int
+) -> tuple[QuirkInfo, ...]:
+    """Quirks that start or stop applying between checkouts ``first`` and ``last``,
+    or whose date lies between theirs."""
+    span = [c for c in checkouts if first <= c.idx <= last]
+    letters: set[str] = set()
+    for left, right in pairwise(span):
+        letters.update(set(left.quirks) ^ set(right.quirks))
+    start, end = span[0].date, span[-1].date
+    return tuple(q for q in series.quirks if q.letter in letters or start < q.at_date <= end)
+
+
+def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:
+    """The per-checkout summary of a metric's policy: mean, median or best-of-N."""
+    if policy == "mean":
+        return scaled.mean
+    if policy == "best":
+        return max if direction is Direction.HIGHER else min
+    return scaled.median

@@ -1,0 +1,250 @@
+"""The plan of a walk, made before anything is measured: which checkouts, the quirks
+they cross, how many repetitions and what between them, on which hosts, and the
+series it starts, continues (``--resume``) or zooms into.
+
+:func:`plan_walk` checks what can be checked before a lease is taken or a series
+stored (the step, the ends, the repetitions, the placeholders of the tests), and
+returns a :class:`WalkPlan`; the walk (:class:`perfwalk.orchestrate.walk.Walk`) is
+handed it and measures it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from perfwalk.config.model import Config, QuirkConfig
+from perfwalk.errors import ConfigError, GitError, UsageError
+from perfwalk.git.checkouts import checkouts as select_checkouts
+from perfwalk.git.repo import Repo
+from perfwalk.git.walk_steps import looks_like_date, parse_date, parse_step
+from perfwalk.limits import MAX_COUNT
+from perfwalk.model import Checkout
+from perfwalk.orchestrate.phases import check_placeholders
+from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
+from perfwalk.orchestrate.topology import Topology
+from perfwalk.store import Store
+from perfwalk.store.records import SeriesRow
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line asks of a walk; ``None`` takes the config's [run] value."""
+
+    from_: str | None = None
+    to: str | None = None
+    step: str | None = None
+    repetitions: int | None = None
+    between: str | None = None
+    resume: bool = False
+    parent: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class PlannedCheckout:
+    """A checkout with its first-parent position, as the walk needs it."""
+
+    checkout: Checkout
+    position: int
+
+
+@dataclass(frozen=True)
+class WalkPlan:
+    """What a walk will measure: its checkouts and the quirks they cross, how often,
+    between what, on which hosts, and which series it is.
+
+    ``resumed`` is the unfinished series a ``--resume`` continues (None: a new series
+    named ``name``); ``parent`` the series this walk zooms into.
+    """
+
+    repo: Repo
+    checkouts: tuple[PlannedCheckout, ...]
+    quirks: tuple[PlannedQuirk, ...]
+    spec: tuple[str, str, str]  # from, to, step
+    repetitions: int
+    between: str
+    hosts: tuple[str, ...]
+    name: str
+    resumed: SeriesRow | None
+    parent: int | None
+
+
+def plan_walk(store: Store, config: Config, topology: Topology, options: RunOptions) -> WalkPlan:
+    """The plan of a walk of ``config`` on ``topology`` (or of the walk it resumes)."""
+    repo = Repo(config.project.repo)
+    resumed = None
+    if options.resume:
+        resumed = store.find_unfinished(config.hash)
+        if resumed is None:
+            raise UsageError(
+                "nothing to resume: no unfinished series was made with this configuration",
+                hint="start a new walk with `perfwalk run` (a changed config starts anew)",
+            )
+        spec = (resumed.from_spec, resumed.to_spec, resumed.step)
+        repetitions, between = resumed.repetitions, resumed.between
+    else:
+        step = options.step or config.run.step
+        parse_step(step)  # a bad step is a usage error before anything is stored
+        to = options.to or config.run.to
+        tip = to if looks_like_date(to) else walk_tip(repo, config, to, options)
+        spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
+        repetitions = config.run.repetitions if options.repetitions is None else options.repetitions
+        between = options.between or config.run.between
+    if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
+        where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"
+        raise UsageError(
+            f"{where} {repetitions} repetitions per checkout: 1 to {MAX_COUNT} are allowed",
+            hint="start a new walk with fewer repetitions (run.repetitions or -n)",
+        )
+    if between == "reboot" and not any(not m.local and m.reboot for m in topology):
+        raise ConfigError(
+            "between = reboot would reboot this machine",
+            key="run.between",
+            hint="reboot needs ssh hosts (with a reboot command); use keep, rebuild or a "
+            "command with the local host",
+        )
+    check_placeholders(config.tests, config.install, topology)
+    # a commit-ish end is the tip of the walked line, so a resume walks the same commits
+    branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
+    history = repo.first_parent(branch)
+    planned, quirks = plan_checkouts(
+        repo, config, history, from_spec=spec[0], to_spec=spec[1], step=spec[2], branch=branch
+    )
+    if resumed is not None:
+        parent = resumed.parent_id
+    elif options.parent is not None:
+        parent = options.parent
+    else:
+        parent = zoom_parent(store, config, history, planned)
+    return WalkPlan(
+        repo=repo,
+        checkouts=tuple(planned),
+        quirks=quirks,
+        spec=spec,
+        repetitions=repetitions,
+        between=between,
+        hosts=tuple(member.name for member in topology),
+        name=options.name or f"{config.project.name} {spec[2]}",
+        resumed=resumed,
+        parent=parent,
+    )
+
+
+def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:
+    """The last commit of a walk that ends at the commit-ish ``to``.
+
+    ``HEAD`` (the default of ``[run] to``) is the tip of ``[project] branch``; any
+    other commit-ish must be on that branch's first-parent line, or the walk would
+    measure another line than the configured one: a ConfigError naming ``run.to``
+    (a UsageError naming ``--to`` when the command line gave it). With the default
+    branch, ``HEAD``, any commit-ish ends a walk along its own first-parent line.
+    """
+    branch = config.project.branch
+    if branch == "HEAD":
+        return repo.resolve(to)
+    if to == "HEAD":
+        return repo.resolve(branch)
+    history = repo.first_parent(branch)
+    try:
+        repo.resolve_point(to, history, branch=branch)
+    except GitError as error:
+        hint = f"{error.hint}; or set [project] branch to the line you mean to walk"
+        if options.to is not None:
+            raise UsageError(f"--to: {error.message}", hint=hint) from error
+        raise ConfigError(error.message, path=str(config.path), key="run.to", hint=hint) from error
+    return repo.resolve(to)
+
+
+def zoom_parent(
+    store: Store,
+    config: Config,
+    history: Sequence[tuple[str, datetime]],
+    planned: Sequence[PlannedCheckout],
+) -> int | None:
+    """The newest walk of the project that this walk zooms into: the one with two
+    neighbouring checkouts between which (both included) every planned checkout lies,
+    with more checkouts there than the two. None when there is none."""
+    where = {commit: pos for pos, (commit, _) in enumerate(history)}
+    first, last = planned[0].position, planned[-1].position
+    for series in reversed(store.list_series()):
+        if series.kind != "walk" or series.project != config.project.name:
+            continue
+        positions = sorted(where[c.sha] for c in store.checkouts(series.id) if c.sha in where)
+        for before, after in itertools.pairwise(positions):
+            inside = sum(1 for p in planned if before <= p.position <= after)
+            if before <= first and last <= after and inside > 2:
+                return series.id
+    return None
+
+
+def plan_checkouts(
+    repo: Repo,
+    config: Config,
+    history: Sequence[tuple[str, datetime]],
+    *,
+    from_spec: str,
+    to_spec: str,
+    step: str,
+    branch: str,
+) -> tuple[list[PlannedCheckout], tuple[PlannedQuirk, ...]]:
+    """The checkouts of a walk, each with the letters of the quirks that apply."""
+    where = {commit: pos for pos, (commit, _) in enumerate(history)}
+    quirks = history_quirks(repo, config, history)
+    chosen = select_checkouts(repo, from_spec or None, to_spec, step, branch=branch)
+    planned: list[PlannedCheckout] = []
+    previous: int | None = None
+    for checkout in chosen:
+        pos = where[checkout.commit]
+        patches, crossed = applying(quirks, previous, pos)
+        letters = tuple(sorted({q.letter for q in [*patches, *crossed]}, key=_letter_order(quirks)))
+        planned.append(PlannedCheckout(dataclasses.replace(checkout, quirks=letters), pos))
+        previous = pos
+    return planned, quirks
+
+
+def history_quirks(
+    repo: Repo, config: Config, history: Sequence[tuple[str, datetime]]
+) -> tuple[PlannedQuirk, ...]:
+    """The quirks of ``config`` placed on ``history`` (a first-parent line), lettered."""
+    ids = [commit for commit, _ in history]
+    dates = [date for _, date in history]
+    where = {commit: pos for pos, commit in enumerate(ids)}
+    return plan_quirks(
+        [_quirk_point(repo, where, i, q) for i, q in enumerate(config.quirks)], ids, dates
+    )
+
+
+def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:
+    order = {q.letter: n for n, q in enumerate(quirks)}
+    return lambda letter: order[letter]
+
+
+def _quirk_point(
+    repo: Repo, where: dict[str, int], index: int, quirk: QuirkConfig
+) -> tuple[int, QuirkPoint, QuirkPoint | None, str, tuple[str, ...], Path | None]:
+    at = _point(repo, where, quirk.at, f"quirk[{index}].at")
+    until = _point(repo, where, quirk.until, f"quirk[{index}].until") if quirk.until else None
+    return (index, at, until, quirk.comment, tuple(quirk.commands), quirk.patch)
+
+
+def _point(repo: Repo, where: dict[str, int], text: str, key: str) -> QuirkPoint:
+    if looks_like_date(text):
+        return QuirkPoint(parse_date(text))
+    try:
+        commit = repo.commit(repo.resolve(text))
+    except GitError as error:
+        raise ConfigError(
+            str(error), key=key, hint="give a date or a commit of the walked line"
+        ) from error
+    if commit.id not in where:
+        raise ConfigError(
+            f"commit {text} is not on the first-parent line of the walked branch",
+            key=key,
+            hint="name a commit of the branch itself (not of a merged side branch) or a date",
+        )
+    return QuirkPoint(commit.date, commit.id)

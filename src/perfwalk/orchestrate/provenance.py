@@ -1,0 +1,78 @@
+"""What a new series records of where it was measured: the configuration (secrets
+masked), the exact commands, every host's fingerprint, the quirks on its history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from perfwalk.config.model import Config
+from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
+from perfwalk.hosts.fingerprint import fingerprint
+from perfwalk.orchestrate.quirks import PlannedQuirk
+from perfwalk.orchestrate.topology import Topology
+from perfwalk.secret_text import mask_text
+from perfwalk.store.records import NewSeries, QuirkInfo, SeriesKind
+
+
+def describe_series(
+    config: Config,
+    topology: Topology,
+    *,
+    name: str,
+    spec: tuple[str, str, str],
+    repetitions: int,
+    between: str,
+    quirks: Sequence[PlannedQuirk],
+    started_at: datetime,
+    parent: int | None = None,
+    kind: SeriesKind = "walk",
+    planned_checkouts: int | None = None,
+) -> NewSeries:
+    """A new series of ``config`` walked on ``topology``, with its provenance."""
+    return NewSeries(
+        name=name,
+        project=config.project.name,
+        repo=str(config.project.repo),
+        from_spec=spec[0],
+        to_spec=spec[1],
+        step=spec[2],
+        repetitions=repetitions,
+        between=between,
+        host=topology.member("").host.name,
+        config_hash=config.hash,
+        config_text=mask_config_text(config.text),
+        commands=_commands(config, between),
+        fingerprint=_fingerprints(topology, list(config.run.tools)),
+        parent_id=parent,
+        kind=kind,
+        quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
+        started_at=started_at,
+        planned_checkouts=planned_checkouts,
+    )
+
+
+def _commands(config: Config, between: str) -> dict[str, object]:
+    """The commands of a walk as its setup page shows them (secrets masked)."""
+    secrets = config_secrets(config)
+
+    def shown(command: str) -> str:
+        return hide_url_passwords(mask_text(command, secrets))
+
+    return {
+        "build": [shown(step) for step in config.build.steps],
+        "between": shown(between),
+        "tests": {t.name: {"command": shown(t.command), "parser": t.parser} for t in config.tests},
+        "quirks": {str(i): [shown(c) for c in q.commands] for i, q in enumerate(config.quirks)},
+    }
+
+
+def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:
+    """The [run] host's fingerprint, and every other host's as ``<name>.<key>``."""
+    default = topology.member("")
+    found = fingerprint(default.host, tools)
+    for member in topology:
+        if member.name != default.name:
+            other = fingerprint(member.host, tools)
+            found.update({f"{member.name}.{key}": value for key, value in other.items()})
+    return found

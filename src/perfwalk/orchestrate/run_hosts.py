@@ -1,0 +1,103 @@
+"""The hosts a use case runs on: which hosts of a configuration, opened as a topology
+(each ssh host over one multiplexed connection with its socket in a private
+directory), connected all at once, and the names under which they are leased."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from perfwalk.config.model import Config, HostConfig
+from perfwalk.hosts.base import Host, Reconnecting
+from perfwalk.hosts.local import LocalHost
+from perfwalk.hosts.ssh import SshHost, SshTarget
+from perfwalk.orchestrate.leases import lease_name
+from perfwalk.orchestrate.together import run_together
+from perfwalk.orchestrate.topology import Member, Topology
+
+
+def run_hosts(config: Config) -> dict[str, HostConfig]:
+    """The hosts a run of ``config`` needs, by name.
+
+    The [run] host is a host of [hosts], ``local``, or an ssh destination (then a
+    host of that name); the others are the hosts of the roles the tests and the
+    installs name.
+    """
+    hosts = dict(config.hosts)
+    default = config.run.host
+    if default not in hosts:
+        hosts[default] = HostConfig(target=default)
+    used = {default}
+    roles = {role: name for name, host in hosts.items() for role in host.roles}
+    for test in config.tests:
+        wanted = {test.role, *(s.role for s in test.services), *test.roles}
+        used.update(roles[role] for role in wanted if role)
+    used.update(roles[role] for role in config.install)
+    return {name: hosts[name] for name in hosts if name in used}
+
+
+def leased_hosts(config: Config) -> list[str]:
+    """The lease names a run of ``config`` takes: the hosts its tests and installs use
+    (the [run] host only when a test runs there, without a role)."""
+    hosts = run_hosts(config)
+    if all(test.role for test in config.tests):
+        hosts.pop(config.run.host, None)
+    return sorted({lease_name(host) for host in hosts.values()})
+
+
+def open_topology(config: Config, control_dir: Path) -> Topology:
+    """Open the hosts of a run (ssh connections are made on first use)."""
+    members = {
+        name: Member(
+            name=name,
+            host=open_host(name, host, control_dir),
+            local=host.local,
+            roles=host.roles,
+            vars=dict(host.vars),
+            reboot=host.reboot,
+            reboot_timeout=host.reboot_timeout,
+            console=host.console,
+        )
+        for name, host in run_hosts(config).items()
+    }
+    return Topology(members, config.run.host)
+
+
+def open_host(name: str, host: HostConfig, control_dir: Path) -> Host:
+    """A LocalHost for ``local``, else an SshHost with its connection settings."""
+    if host.local:
+        return LocalHost(name)
+    target = SshTarget(
+        destination=host.target,
+        ssh_config=host.ssh_config,
+        known_hosts=host.known_hosts,
+        options=host.ssh_options,
+        connect_timeout=host.connect_timeout,
+    )
+    return SshHost(name, target, control_dir)
+
+
+def connect_all(topology: Topology) -> None:
+    """Open every ssh connection now, all at once: an unreachable host stops the run
+    before it starts (HostError naming it)."""
+    remote = [m.host for m in topology if isinstance(m.host, Reconnecting)]
+
+    def job(host: Reconnecting) -> Callable[[threading.Event], None]:
+        return lambda _cancel: host.connect()
+
+    if remote:
+        run_together([job(host) for host in remote])
+
+
+@contextlib.contextmanager
+def control_directory() -> Iterator[Path]:
+    """A private directory for the ssh control sockets (short path: sockets are ≤ 104 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="pw-ssh-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
