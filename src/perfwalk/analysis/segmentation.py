@@ -45,6 +45,16 @@ from dataclasses import dataclass, replace
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, compress, count, pairwise, repeat
 from operator import add, gt, mul, sub, truediv
+from typing import NamedTuple
+
+from perfwalk.analysis.noise import (
+    WHITE,
+    Correlation,
+    fit_correlation,
+    local_variances,
+    per_point,
+    with_walk,
+)
 
 from perfwalk.analysis.scaled import exponent, scale, scaled
 
@@ -64,6 +74,8 @@ _FIRST_STRIDE = 1
 _POLISH = 8
 #: Long ranges are searched for the best split on a grid of about this many points first.
 _GRID = 64
+#: Rounds of the search for breaks the candidates missed.
+_ROUNDS = 3
 #: Small windows see more noise peaks: their candidate threshold is × (1 + this / w).
 _SMALL_WINDOW = 2.0
 
@@ -77,8 +89,16 @@ class Tuning:
     units; ``min_size``: the fewest points of a level; ``candidate_threshold``: the
     moving-sum peaks worth a look; ``clip``: how far (noise units) a point between
     two jumps may lie from its neighbours' median before it is taken for a spike;
-    ``prior_weight``: how many points the series' noise weighs against the local
-    noise of two levels.
+    ``prior_weight``: how many points the local noise (from the medians of neighbour
+    differences) weighs against the levels' own neighbour differences.
+
+    ``min_change``: the smallest relative change reported, however certain (0: every
+    certain change; :data:`DEFAULT_TUNING` has 1 %). ``jump_window``: a break between
+    longer levels must also show as a jump between the ``jump_window`` points on
+    each side of it, of at least ``jump_threshold`` standard errors and
+    ``jump_share`` of the step (slow drift has none). ``excursion``: a level of at
+    most this many points between two levels that do not differ is an excursion,
+    not two changes.
     """
 
     threshold: float = 4.2
@@ -88,6 +108,11 @@ class Tuning:
     candidate_threshold: float = 2.5
     clip: float = 2.5
     prior_weight: float = 10.0
+    min_change: float = 0.0
+    jump_window: int = 20
+    jump_threshold: float = 3.5
+    jump_share: float = 0.5
+    excursion: int = 11
 
     def __post_init__(self) -> None:
         if self.min_size < 1:
@@ -97,6 +122,12 @@ class Tuning:
             raise ValueError("thresholds must be positive finite numbers")
         if not 0 <= self.min_effect < math.inf or not 0 <= self.prior_weight < math.inf:
             raise ValueError("min_effect and prior_weight must be finite and not negative")
+        if not 0 <= self.min_change < math.inf:
+            raise ValueError("min_change must be a finite number >= 0")
+        if not (self.jump_window >= 1 and 0 < self.jump_threshold < math.inf):
+            raise ValueError("jump_window must be at least 1, jump_threshold positive")
+        if not (0 <= self.jump_share < math.inf and self.excursion >= 0):
+            raise ValueError("jump_share and excursion must be finite and not negative")
 
 
 @dataclass(frozen=True)
@@ -119,54 +150,109 @@ class Break:
 
 
 @dataclass(frozen=True)
+class Excursion:
+    """Points ``start`` … ``end - 1`` away from a level they came back to: ``level`` is
+    their mean, ``base`` the mean of the level around them (in the units of the data,
+    as :class:`Break`'s levels), ``t`` the difference over its standard error."""
+
+    start: int
+    end: int
+    level: float
+    base: float
+    stderr: float
+    t: float
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A level whose points move slowly, without a step: the straight line through
+    points ``start`` … ``end - 1`` goes from ``first`` to ``last``; ``t`` is that
+    change over its standard error (the noise's correlation included)."""
+
+    start: int
+    end: int
+    first: float
+    last: float
+    stderr: float
+    t: float
+
+
+@dataclass(frozen=True)
 class Segmentation:
     breaks: tuple[Break, ...]
     noise: float  # the noise scale s, in the units of the data
-    autocorrelation: float  # of the residuals, 0 when none or negative
+    autocorrelation: float  # of the noise's stationary part, 0 when none or negative
     center: float  # the median of the points (of a sample of 2000 of them)
+    #: breaks that leave fewer than ``min_size`` points at either end of the series
+    edges: tuple[Break, ...] = ()
+    excursions: tuple[Excursion, ...] = ()
+    drifts: tuple[Drift, ...] = ()
+    correlation: Correlation = WHITE
 
 
-#: The measured defaults.
-DEFAULT_TUNING = Tuning()
+#: The measured defaults, with the practical significance of 1 %.
+DEFAULT_TUNING = Tuning(min_change=0.01)
 
 
-def segment(points: Sequence[float], tuning: Tuning = DEFAULT_TUNING) -> Segmentation:
-    """The level changes of ``points`` (finite numbers, oldest first)."""
+def segment(
+    points: Sequence[float], tuning: Tuning = DEFAULT_TUNING, *, logarithms: bool = False
+) -> Segmentation:
+    """The level changes of ``points`` (finite numbers, oldest first). ``logarithms``:
+    the points are logarithms (a step of ``d`` is a relative change of ``exp(d) - 1``),
+    which ``min_change`` needs to know."""
     x = list(points)
     if not all(map(math.isfinite, x)):
         raise ValueError("points must be finite numbers")
-    return segment_finite(x, tuning)
+    return segment_finite(x, tuning, logarithms=logarithms)
 
 
-def segment_finite(x: list[float], tuning: Tuning = DEFAULT_TUNING) -> Segmentation:
+def segment_finite(
+    x: list[float], tuning: Tuning = DEFAULT_TUNING, *, logarithms: bool = False
+) -> Segmentation:
     """:func:`segment` of points known to be finite (not checked again).
 
     Points far from 1 (``1e308``, ``1e-300``) are searched divided by a power of two
     (exact, and the search does not depend on the scale): its sums never overflow.
     """
     k = exponent(x)
-    if k:
-        found = _segment(scaled(x, k), tuning)
-        breaks = tuple(
+    if not k:
+        return _segment(x, tuning, logarithms)
+    found = _segment(scaled(x, k), tuning, logarithms)
+
+    def up(b: Break) -> Break:
+        return replace(
+            b, before=scale(b.before, k), after=scale(b.after, k), stderr=scale(b.stderr, k)
+        )
+
+    return replace(
+        found,
+        breaks=tuple(map(up, found.breaks)),
+        noise=scale(found.noise, k),
+        center=scale(found.center, k),
+        edges=tuple(map(up, found.edges)),
+        excursions=tuple(
             replace(
-                b,
-                before=scale(b.before, k),
-                after=scale(b.after, k),
-                stderr=scale(b.stderr, k),
+                e,
+                level=scale(e.level, k),
+                base=scale(e.base, k),
+                stderr=scale(e.stderr, k),
             )
-            for b in found.breaks
-        )
-        return Segmentation(
-            breaks, scale(found.noise, k), found.autocorrelation, scale(found.center, k)
-        )
-    return _segment(x, tuning)
+            for e in found.excursions
+        ),
+        drifts=tuple(
+            replace(
+                d, first=scale(d.first, k), last=scale(d.last, k), stderr=scale(d.stderr, k)
+            )
+            for d in found.drifts
+        ),
+    )
 
 
-def _segment(x: list[float], tuning: Tuning) -> Segmentation:
+def _segment(x: list[float], tuning: Tuning, logarithms: bool) -> Segmentation:
     n = len(x)
     if n < 2 * tuning.min_size:
         return Segmentation((), _noise_scale(x), 0.0, _median(list(x)) if x else 0.0)
-    search = _Search(x, tuning)
+    search = _Search(x, tuning, logarithms)
     return search.run()
 
 
@@ -207,14 +293,18 @@ def _median(values: list[float]) -> float:
     return values[m // 2] if m % 2 else 0.5 * (values[m // 2 - 1] + values[m // 2])
 
 
-def _despike(x: list[float], jumps: list[float], limit: float, clip: float) -> list[float]:
-    """``x`` without its spikes: the points between two jumps larger than ``limit``
-    at most 4 points apart (``jumps[i] = |x[i+1] - x[i]|``), and a first or last point
-    beyond such a jump, are replaced by the median of their 13 neighbours when they
-    lie more than ``clip`` from it. A lone step has one jump and is left alone."""
+def _despike(
+    x: list[float], jumps: list[float], variances: list[float], clip: float
+) -> list[float]:
+    """``x`` without its spikes: the points between two jumps larger than 4 local noise
+    units at most 4 points apart (``jumps[i] = |x[i+1] - x[i]|``, ``variances`` the
+    local noise variance of each point), and a first or last point beyond such a jump,
+    are replaced by the median of their 13 neighbours when they lie more than ``clip``
+    local noise units from it. A lone step has one jump and is left alone."""
     n = len(x)
     y = list(x)
-    at = list(compress(count(), map(gt, jumps, repeat(limit))))
+    limits = map(mul, variances, repeat(_JUMP * _JUMP))
+    at = list(compress(count(), map(gt, map(mul, jumps, jumps), limits)))
     marked: set[int] = set()
     for j, i in enumerate(at):
         if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS:
@@ -223,16 +313,36 @@ def _despike(x: list[float], jumps: list[float], limit: float, clip: float) -> l
             marked.add(0 if i == 0 else n - 1)
     for i in marked:
         ref = _median(x[max(0, i - _REFERENCE) : i + _REFERENCE + 1])
-        if abs(x[i] - ref) > clip:
+        if (x[i] - ref) ** 2 > clip * clip * variances[i]:
             y[i] = ref
     return y
+
+
+class _Side(NamedTuple):
+    """One side of a step: a level's number of points, mean (minus the centre) and the
+    noise variance of one of its points."""
+
+    points: int
+    mean: float
+    variance: float
+
+
+class _Jump(NamedTuple):
+    """The gap between the ends of two levels, and as many points as each end's
+    precision is worth."""
+
+    size: float
+    before: float
+    after: float
 
 
 class _Search:
     """One run of the search; sums over the points minus their median."""
 
-    def __init__(self, x: list[float], tuning: Tuning) -> None:
+    def __init__(self, x: list[float], tuning: Tuning, logarithms: bool) -> None:
         self.tuning = tuning
+        self.logarithms = logarithms
+        self.x = x
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = _median(list(sample))
@@ -240,35 +350,116 @@ class _Search:
         self.noise = _scale_of_jumps(jumps)
         largest = max(1e-100, *map(abs, sample))
         self.scale = max(self.noise, 1e-12 * largest)  # noise-free data
-        despiked = _despike(x, jumps, _JUMP * self.scale, tuning.clip * self.scale)
-        y = list(map(sub, despiked, repeat(self.center)))  # centred: exact sums
-        self.y = y
-        self.S = [0.0, *accumulate(y)]
-        self.Q = [0.0, *accumulate(map(mul, y, y))]
-        self.sigma2 = self.scale**2  # the noise variance the test uses
-        self.inflation = 1.0  # autocorrelation factor on standard errors
+        # the local noise variance: constant over blocks of points
+        self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
+        self.var = per_point(self.size, self.blocks, n)
+        self.even = min(self.blocks) == max(self.blocks)
+        despiked = _despike(x, jumps, self.var, tuning.clip)
+        self.V = [0.0, *accumulate(self.var)]
+        # a level's mean weighs each point by 1 / its variance: the running sums of the
+        # weights, block by block
+        self.W = [0.0, *accumulate(self.size / v for v in self.blocks)]
+        self.correlation = WHITE
+        self.factor = 1.0  # non-Gaussian noise: the local variances times this
         self.radius: dict[int, int] = {}
         self.searched: set[tuple[int, int]] = set()  # levels complete() found nothing in
+        self.set_points(list(map(sub, despiked, repeat(self.center))))  # centred: exact sums
+
+    def set_points(self, y: list[float]) -> None:
+        """The points searched (spikes and excursions replaced) and their sums."""
+        self.y = y
+        self.S = S = [0.0, *accumulate(y)]
+        self.T = [0.0, *accumulate(map(mul, count(), y))]  # sums of index × point
+        steps = list(map(sub, y[1:], y[:-1]))
+        D2: list[float] = [0.0, *accumulate(map(mul, steps, steps))]  # pairs before i
+        self.D2 = D2
+        # block by block: the weighted sums of the points, and the squared neighbour
+        # differences over what the local noise expects of them (2 variances)
+        size, n = self.size, self.n
+        starts = range(0, len(self.blocks) * size, size)
+        self.SW = [
+            0.0,
+            *accumulate(
+                (S[min(k + size, n)] - S[k]) / v for k, v in zip(starts, self.blocks, strict=True)
+            ),
+        ]
+        Q: list[float] = [0.0, *accumulate(map(mul, y, y))]
+        self.Q = Q
+        self.QW = [
+            0.0,
+            *accumulate(
+                (Q[min(k + size, n)] - Q[k]) / v for k, v in zip(starts, self.blocks, strict=True)
+            ),
+        ]
+        self.Z2 = [
+            0.0,
+            *accumulate(
+                (D2[min(k + size, n - 1)] - D2[min(k, n - 1)]) / (2 * v)
+                for k, v in zip(starts, self.blocks, strict=True)
+            ),
+        ]
+
+    def _block(self, t: int) -> tuple[int, int, float]:
+        """(block of point t, its first point, its variance); t may be n."""
+        k = min(t // self.size, len(self.blocks) - 1)
+        return k, k * self.size, self.blocks[k]
+
+    def weights(self, t: int) -> float:
+        """The sum of the weights of the points before t."""
+        k, first, v = self._block(t)
+        return self.W[k] + (t - first) / v
+
+    def weighted(self, t: int) -> float:
+        """The weighted sum of the points before t."""
+        k, first, v = self._block(t)
+        return self.SW[k] + (self.S[t] - self.S[first]) / v
+
+    def weighted_squares(self, t: int) -> float:
+        """The weighted sum of the squares of the points before t."""
+        k, first, v = self._block(t)
+        return self.QW[k] + (self.Q[t] - self.Q[first]) / v
+
+    def ratios(self, t: int) -> float:
+        """The sum of the pairs' squared differences over their expected value, for
+        the pairs before point t (t < n)."""
+        k, first, v = self._block(t)
+        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * v)
 
     # -- the whole search -------------------------------------------------------------
 
     def run(self) -> Segmentation:
         found = self.complete(self.eliminate(self.candidates()))
-        if found:
-            self.sigma2 = max(self.sigma2, self.residual_variance(found))
-        rho = min(0.9, max(0.0, self.residual_autocorrelation(found))) if found else 0.0
-        self.inflation = math.sqrt((1 + rho) / (1 - rho))
-        found = self.polish(self.complete(self.eliminate(found)))
+        # the noise's correlation, from the levels of this first pass: the most and the
+        # shortest levels (a merge can leave a step in a level, which looks correlated)
+        fit = fit_correlation(self.y, self.var, [0, *found, self.n])
+        correlation = with_walk(fit.correlation, self.S, self.V, [0, *found, self.n])
+        if (correlation, fit.factor) != (self.correlation, self.factor):
+            self.correlation, self.factor = correlation, fit.factor
+            self.searched.clear()
+            found = self.complete(self.eliminate(found))
+        found = self.polish(found)
         edges = [0, *found, self.n]
-        if min(b - a for a, b in pairwise(edges)) < self.tuning.min_size:
+        if found and min(b - a for a, b in pairwise(edges)) < self.tuning.min_size:
             found = self.eliminate(found)  # a break polished too near another one
-        return Segmentation(tuple(self.describe(found)), self.noise, rho, self.center)
+        found, excursions = self.excursions(found)
+        return Segmentation(
+            tuple(self.describe(found)),
+            self.noise,
+            self.correlation.autocorrelation,
+            self.center,
+            edges=tuple(self.edges(found)),
+            excursions=tuple(excursions),
+            drifts=tuple(self.drifts(found)),
+            correlation=self.correlation,
+        )
 
     # -- candidates ------------------------------------------------------------------
 
     def candidates(self) -> list[int]:
-        """Peaks of moving-sum differences over windows of 5, 10, 20, … points."""
+        """Peaks of moving-sum differences over windows of 5, 10, 20, … points, each
+        against the local noise where the windows meet."""
         n, S, ml = self.n, self.S, self.tuning.min_size
+        sd = per_point(self.size, [math.sqrt(v) for v in self.blocks], n)
         S2 = list(map(add, S, S))
         accepted: list[int] = []
         w = _FIRST_WINDOW
@@ -284,13 +475,9 @@ class _Search:
                     ),
                 )
             )
-            limit = (
-                self.tuning.candidate_threshold
-                * (1 + _SMALL_WINDOW / w)
-                * math.sqrt(2 * w)
-                * self.scale
-            )
-            hits = list(compress(count(), map(gt, diff, repeat(limit))))
+            bar = self.tuning.candidate_threshold * (1 + _SMALL_WINDOW / w) * math.sqrt(2 * w)
+            limits = map(mul, sd[w : n - w + 1 : stride], repeat(bar))
+            hits = list(compress(count(), map(gt, diff, limits)))
             spacing = max(ml, w // 2)
             for i in _peaks(diff, hits, max(1, (w // 2) // stride)):
                 k = w + i * stride
@@ -306,34 +493,135 @@ class _Search:
 
     # -- the test of one break -------------------------------------------------------
 
-    def level(self, a: int, b: int) -> tuple[float, float]:
-        """Mean (minus the centre) and sum of squared deviations of points a..b-1."""
-        total = self.S[b] - self.S[a]
-        mean = total / (b - a)
-        return mean, max(0.0, self.Q[b] - self.Q[a] - total * mean)
+    def mean(self, a: int, b: int) -> float:
+        """The level of points a..b-1 (minus the centre): their mean, each point weighed
+        by its local noise (a loaded stretch counts less)."""
+        if self.even:  # the same noise everywhere (noise-free data): the exact mean
+            return (self.S[b] - self.S[a]) / (b - a)
+        return (self.weighted(b) - self.weighted(a)) / (self.weights(b) - self.weights(a))
+
+    def point_variance(self, a: int, b: int) -> float:
+        """The noise variance of one point of a..b-1 as far as their mean goes (its
+        lag-one semivariance; the mean of the level has ``1 / (b - a)`` of it): the local
+        noise (from medians of neighbour differences) times how much larger the level's
+        own neighbour differences are, with ``prior_weight`` pairs of the series'
+        typical ratio."""
+        pairs = b - a - 1
+        ratio = self.ratios(b - 1) - self.ratios(a) if pairs else 0.0
+        if pairs:  # the spread around the level's mean, when it is larger (slow moves)
+            c = self.correlation
+            weights = self.weights(b) - self.weights(a)
+            weighted = self.weighted(b) - self.weighted(a)
+            spread = self.weighted_squares(b) - self.weighted_squares(a)
+            spread -= weighted * weighted / weights
+            ratio = max(ratio, spread / (c.white + c.ar))
+        prior = self.tuning.prior_weight
+        ratio = (ratio + prior * self.factor) / (pairs + prior)
+        return ratio * (b - a) / (self.weights(b) - self.weights(a))
+
+    def difference_variance(
+        self, l1: float, v1: float, l2: float, v2: float, *, walk: bool = False
+    ) -> float:
+        """Variance of the difference of the means of neighbouring levels of ``l1`` and
+        ``l2`` points of point variances ``v1`` and ``v2``; with the noise's random walk
+        when ``walk`` (the test of a jump over a few points only: a walk fitted to a few
+        levels is not to be trusted over long ones)."""
+        unit = self.correlation.variance(l1, l2, walk=walk)
+        return unit * (l2 * v1 + l1 * v2) / (l1 + l2)
 
     def stats(self, a: int, c: int, b: int) -> tuple[float, float]:
         """(difference of the levels, its standard error) for a break at c in a..b-1."""
         l1, l2 = c - a, b - c
-        m1, ss1 = self.level(a, c)
-        m2, ss2 = self.level(c, b)
-        prior = self.tuning.prior_weight
-        var = (ss1 + ss2 + prior * self.sigma2) / (l1 + l2 - 2 + prior)
-        return m2 - m1, math.sqrt(var * (1 / l1 + 1 / l2)) * self.inflation
+        diff = self.mean(c, b) - self.mean(a, c)
+        v1, v2 = self.point_variance(a, c), self.point_variance(c, b)
+        return diff, math.sqrt(self.difference_variance(l1, v1, l2, v2))
 
     def score(self, a: int, c: int, b: int) -> float:
         """How strongly a break at c stands against a..c-1 and c..b-1: keep it at ≥ threshold."""
+        return self.judge(self.side(a, c), self.side(c, b), self.jump(a, c, c, b))
+
+    def side(self, a: int, b: int) -> _Side:
+        """Level a..b-1 as one side of a step."""
+        return _Side(b - a, self.mean(a, b), self.point_variance(a, b))
+
+    def jump(self, a: int, b: int, c: int, d: int) -> _Jump:
+        """The jump from the end of level a..b-1 to the start of level c..d-1."""
+        before, points_before = self.near(a, b, end=True)
+        after, points_after = self.near(c, d, end=False)
+        return _Jump(after - before, points_before, points_after)
+
+    def near(self, a: int, b: int, *, end: bool) -> tuple[float, float]:
+        """(value, as many points as its precision is worth) of level a..b-1 at its end
+        (``end``) or its start: the mean of the ``jump_window`` points there, or when the
+        level holds 4 × ``jump_window`` points, the straight line through them (as
+        precise, and slow drift moves both ends of a line, not the gap between two)."""
+        length = b - a
+        w = self.tuning.jump_window
+        if length < 4 * w:
+            span = min(length, w)
+            return self.mean(b - span, b) if end else self.mean(a, a + span), float(span)
+        span = 4 * w
+        p, q = (b - span, b) if end else (a, a + span)
+        total = self.S[q] - self.S[p]
+        middle = p + (span - 1) / 2
+        sxx = span * (span * span - 1) / 12
+        slope = (self.T[q] - self.T[p] - middle * total) / sxx
+        at = (q - 0.5 if end else p - 0.5) - middle
+        return total / span + slope * at, 1 / (1 / span + at * at / sxx)
+
+    def judge(self, one: _Side, two: _Side, jump: _Jump) -> float:
+        """The score of a step from level ``one`` to level ``two``; ``jump`` is the gap
+        between their ends (tested when a level is longer than ``jump_window``)."""
         tuning = self.tuning
-        shorter = min(c - a, b - c)
-        diff, se = self.stats(a, c, b)
-        t = abs(diff) / se
+        l1, m1, v1 = one
+        l2, m2, v2 = two
+        shorter = min(l1, l2)
+        diff = m2 - m1
+        unit = self.correlation.variance(l1, l2, walk=False)
+        t = abs(diff) / math.sqrt(unit * (l2 * v1 + l1 * v2) / (l1 + l2))
         if shorter < tuning.min_size:
             return -1.0 / (1.0 + t)  # below every real score: removed first, weakest first
-        score = t / math.hypot(1.0, tuning.short_level / shorter)
-        effect = abs(diff) / math.sqrt(self.sigma2)
-        if effect < tuning.min_effect:
-            score = min(score, tuning.threshold * effect / tuning.min_effect)
+        # a short level has many places to be, and a mean of few values heavy tails:
+        # few *independent* values when neighbouring points agree
+        independent = shorter * (1 / l1 + 1 / l2) / unit
+        score = t / math.hypot(1.0, tuning.short_level / independent)
+        score = min(score, self.meaningful(m1, diff, v1, v2))
+        w = tuning.jump_window
+        # long levels: a jump here, or only a slow drift? (asked for steps smaller than
+        # the noise, which no jump shows, the test is relaxed as much)
+        relax = min(1.0, tuning.min_effect)
+        if (l1 > w or l2 > w) and relax > 0:
+            near = jump.size * math.copysign(1.0, diff)
+            se = math.sqrt(self.difference_variance(jump.before, v1, jump.after, v2, walk=True))
+            score = min(
+                score,
+                tuning.threshold * near / se / (tuning.jump_threshold * relax),
+                tuning.threshold * near / abs(diff) / (tuning.jump_share * relax) if diff else 0.0,
+            )
         return score
+
+    def meaningful(self, before: float, diff: float, v1: float, v2: float) -> float:
+        """``threshold`` or more when a step of ``diff`` from the level ``before`` (minus
+        the centre) is at least ``min_effect`` noise units and ``min_change``; less in
+        proportion when it is not."""
+        tuning = self.tuning
+        score = math.inf
+        effect = abs(diff) / math.sqrt(0.5 * (v1 + v2))
+        if effect < tuning.min_effect:
+            score = tuning.threshold * effect / tuning.min_effect
+        if tuning.min_change:
+            change = abs(self.relative(before, diff))
+            if change < tuning.min_change:
+                score = min(score, tuning.threshold * change / tuning.min_change)
+        return score
+
+    def relative(self, before: float, diff: float) -> float:
+        """The relative change of a step of ``diff`` from the level ``before`` (minus
+        the centre)."""
+        if self.logarithms:
+            return math.expm1(diff)
+        base = abs(before + self.center)
+        return diff / base if base else math.copysign(math.inf, diff) if diff else 0.0
 
     # -- backward elimination ----------------------------------------------------------
 
@@ -427,43 +715,163 @@ class _Search:
         return out
 
     def complete(self, found: list[int]) -> list[int]:
-        """Search each level once for one break the candidates missed."""
+        """Search each level for one break the candidates missed, and the levels that
+        leaves again, a few rounds at most."""
         ml = self.tuning.min_size
         threshold = self.tuning.threshold
-        edges = [0, *found, self.n]
-        extra = []
-        for a, b in pairwise(edges):
-            if b - a >= 2 * ml and (a, b) not in self.searched:
-                k = self.best_split(a, b, a + 1, b - 1)  # a split too near an end is no level
-                if min(k - a, b - k) >= ml and self.score(a, k, b) >= threshold:
-                    extra.append(k)
-                    self.radius[k] = max(2, ml)
-                else:  # the test only gets stricter: no need to look again
-                    self.searched.add((a, b))
-        if not extra:
-            return found
-        return self.eliminate(sorted(found + extra))
+        for _ in range(_ROUNDS):
+            edges = [0, *found, self.n]
+            extra = []
+            for a, b in pairwise(edges):
+                if b - a >= 2 * ml and (a, b) not in self.searched:
+                    k = self.best_split(a, b, a + 1, b - 1)  # too near an end: no level
+                    if min(k - a, b - k) >= ml and self.score(a, k, b) >= threshold:
+                        extra.append(k)
+                        self.radius[k] = max(2, ml)
+                    else:  # nothing there while the model holds
+                        self.searched.add((a, b))
+            if not extra:
+                break
+            found = self.eliminate(sorted(found + extra))
+        return found
 
-    # -- the noise left ----------------------------------------------------------------
+    # -- what is not a step ------------------------------------------------------------
 
-    def residual_variance(self, found: list[int]) -> float:
+    def excursions(self, found: list[int]) -> tuple[list[int], list[Excursion]]:
+        """Levels of at most ``excursion`` points between two levels that do not differ:
+        excursions, not two changes. Their points are replaced by the level around them
+        and the breaks left are tested again."""
         edges = [0, *found, self.n]
-        ss = math.fsum(self.level(a, b)[1] for a, b in pairwise(edges))
-        return ss / max(1, self.n - len(found) - 1)
+        spans: list[tuple[int, int, int, int]] = []
+        j = 1
+        while j + 2 < len(edges):
+            left, a, b, right = edges[j - 1 : j + 3]
+            if b - a <= self.tuning.excursion and not self.differ(left, a, b, right):
+                spans.append((left, a, b, right))
+                j += 2
+            else:
+                j += 1
+        if not spans:
+            return found, []
+        y = list(self.y)
+        out = []
+        dropped: set[int] = set()
+        for left, a, b, right in spans:
+            W, SW = self.weights, self.weighted
+            base = (SW(a) - SW(left) + SW(right) - SW(b)) / (W(a) - W(left) + W(right) - W(b))
+            level = self.mean(a, b)
+            v = self.point_variance(a, b)
+            v_base = (
+                (a - left) * self.point_variance(left, a)
+                + (right - b) * self.point_variance(b, right)
+            ) / (a - left + right - b)
+            se = math.sqrt(self.difference_variance(a - left + right - b, v_base, b - a, v))
+            out.append(
+                Excursion(a, b, self.center + level, self.center + base, se, (level - base) / se)
+            )
+            y[a:b] = [base] * (b - a)
+            dropped.update((a, b))
+        self.set_points(y)
+        return self.eliminate([c for c in found if c not in dropped]), out
 
-    def residual_autocorrelation(self, found: list[int]) -> float:
-        """Lag-1 autocorrelation of the points around their level's mean."""
-        S, y = self.S, self.y
-        edges = [0, *found, self.n]
-        num = den = 0.0
-        for a, b in pairwise(edges):
-            m, ss = self.level(a, b)
-            den += ss
-            if b - a > 1:
-                lag = sum(map(mul, y[a : b - 1], y[a + 1 : b]))
-                inner = (S[b - 1] - S[a]) + (S[b] - S[a + 1])
-                num += lag - m * inner + (b - a - 1) * m * m
-        return num / den if den > 0 else 0.0
+    def differ(self, left: int, a: int, b: int, right: int) -> bool:
+        """Whether the levels left..a-1 and b..right-1 differ: they pass the test of a
+        step, or half of it while at least ``min_change`` apart (not quite back where
+        they were)."""
+        one, two = self.side(left, a), self.side(b, right)
+        score = self.judge(one, two, self.jump(left, a, b, right))
+        if score >= self.tuning.threshold:
+            return True
+        change = self.tuning.min_change
+        apart = abs(self.relative(one.mean, two.mean - one.mean)) >= change
+        return bool(change) and apart and score >= self.tuning.threshold / 2
+
+    def edges(self, found: list[int]) -> list[Break]:
+        """A step that leaves fewer than ``min_size`` points at either end (the points
+        as measured: the spike filter replaces a last point beyond a jump)."""
+        n, ml = self.n, self.tuning.min_size
+        first = found[0] if found else n
+        last = found[-1] if found else 0
+        out = []
+        starts = [(k, self.edge(0, k, first, start=True)) for k in range(1, ml) if first - k >= ml]
+        ends = [
+            (k, self.edge(n - k, n, last, start=False)) for k in range(1, ml) if n - k - last >= ml
+        ]
+        for choices in (starts, ends):
+            passing = [
+                (score, brk) for _, (score, brk) in choices if score >= self.tuning.threshold
+            ]
+            if passing:
+                out.append(max(passing, key=lambda sb: sb[0])[1])
+        return sorted(out, key=lambda brk: brk.index)
+
+    def edge(self, e0: int, e1: int, limit: int, *, start: bool) -> tuple[float, Break]:
+        """(score, break) of the edge level e0..e1-1 against the level up to ``limit``."""
+        k = e1 - e0
+        m_edge = math.fsum(self.x[e0:e1]) / k - self.center
+        v_edge = self.factor * (self.V[e1] - self.V[e0]) / k
+        a, b = (e1, limit) if start else (limit, e0)
+        length = b - a
+        other = self.side(a, b)
+        m_other, v_other = other.mean, other.variance
+        if start:
+            value, points = self.near(a, b, end=False)
+            jump = _Jump(value - m_edge, float(k), points)
+            score = self.judge(_Side(k, m_edge, v_edge), other, jump)
+            se = math.sqrt(self.difference_variance(k, v_edge, length, v_other))
+            brk = Break(
+                e1,
+                self.center + m_edge,
+                self.center + m_other,
+                se,
+                (m_other - m_edge) / se,
+                k,
+                length,
+            )
+        else:
+            value, points = self.near(a, b, end=True)
+            jump = _Jump(m_edge - value, points, float(k))
+            score = self.judge(other, _Side(k, m_edge, v_edge), jump)
+            se = math.sqrt(self.difference_variance(length, v_other, k, v_edge))
+            brk = Break(
+                e0,
+                self.center + m_other,
+                self.center + m_edge,
+                se,
+                (m_edge - m_other) / se,
+                length,
+                k,
+            )
+        return score, brk
+
+    def drifts(self, found: list[int]) -> list[Drift]:
+        """Levels of at least twice ``jump_window`` points along which the points move:
+        the change of their straight line, tested against the stationary part of the
+        noise (a random walk is what a drift is)."""
+        tuning = self.tuning
+        c = self.correlation
+        long_run = c.white + (c.ar * (1 + c.phi) / (1 - c.phi) if c.ar else 0.0)
+        out = []
+        for a, b in pairwise([0, *found, self.n]):
+            length = b - a
+            if length < 2 * tuning.jump_window:
+                continue
+            middle = (length - 1) / 2
+            sxx = length * (length * length - 1) / 12
+            mean = (self.S[b] - self.S[a]) / length
+            sxy = math.fsum(map(mul, range(length), self.y[a:b])) - middle * mean * length
+            change = sxy / sxx * (length - 1)
+            first = mean - change / 2
+            v = self.point_variance(a, b)
+            se = math.sqrt(v * long_run * (length - 1) ** 2 / sxx)
+            t = change / se
+            if (
+                abs(t) < tuning.threshold
+                or min(self.meaningful(first, change, v, v), 1e300) < tuning.threshold
+            ):
+                continue
+            out.append(Drift(a, b, self.center + first, self.center + first + change, se, t))
+        return out
 
     # -- results -----------------------------------------------------------------------
 
@@ -472,8 +880,7 @@ class _Search:
         out = []
         for j, c in enumerate(found):
             a, b = edges[j], edges[j + 2]
-            m1, _ = self.level(a, c)
-            m2, _ = self.level(c, b)
+            m1, m2 = self.mean(a, c), self.mean(c, b)
             diff, se = self.stats(a, c, b)
             out.append(
                 Break(
