@@ -147,3 +147,52 @@ def test_changes_exit_status_for_ci(capsys: pytest.CaptureFixture[str], tmp_path
     assert events[1]["metrics"][0]["regression"] is True
     assert events[2]["known_causes"][0]["letter"] == "A"
     assert len(events[1]["commits"]) == 2
+
+
+def test_changes_at_the_edge_and_min_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    with Store.open(load_config(path).store.url) as store:
+        sid = add_series(store, {TIME: step(10, 14, 15)})  # the last checkout is slower
+    code, out, _ = run(capsys, "changes", "-c", str(path))
+    assert code == 1
+    assert out.startswith(f"REGRESSION {sid}:15 ")
+    assert "bench.time: at the edge: confirm with more checkouts" in out
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    assert json.loads(out)["changes"][0]["metrics"][0]["edge"] is True
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--min-change", "0.5")
+    assert (code, out) == (0, "no changes found\n")
+    code, _, err = run(capsys, "changes", "-c", str(path), "--min-change", "-1")
+    assert code == 2
+    assert "--min-change -1: must be a fraction >= 0" in err
+
+
+def test_detect_edges_excursions_drifts_and_min_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    values = [100 + (i % 3) for i in range(40)]
+    values[20:24] = [80, 81, 80, 79]  # four points away, then back
+    series = tmp_path / "s.txt"
+    series.write_text("".join(f"{v}\n" for v in [*values, 150, 151]), encoding="utf-8")
+    code, out, _ = run(capsys, "detect", str(series))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].endswith("1 change (1 at the edge), 1 excursion")
+    assert lines[2].split()[0] == "40"
+    assert lines[2].split()[3].startswith("+49.")
+    assert lines[3] == "change at 40: at the edge: confirm with more checkouts"
+    assert lines[4].startswith("excursion at 20..23: -20.")
+    code, out, _ = run(capsys, "detect", "--format", "json", str(series))
+    detected = json.loads(out)
+    assert [(c["index"], c["edge"]) for c in detected["changes"]] == [(40, True)]
+    assert [(e["kind"], e["start"], e["end"]) for e in detected["episodes"]] == [
+        ("excursion", 20, 24)
+    ]
+    small = tmp_path / "small.txt"
+    small.write_text("".join(f"{100 if i < 40 else 100.5}\n" for i in range(80)), "utf-8")
+    code, out, _ = run(capsys, "detect", str(small))
+    assert (code, out.splitlines()[0].endswith("0 changes")) == (0, True)  # 0.5 % < 1 %
+    code, out, _ = run(capsys, "detect", "--min-change", "0", str(small))
+    assert code == 1

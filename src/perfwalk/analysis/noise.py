@@ -66,7 +66,7 @@ _WALK_LIKELIHOOD = 5.0
 def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple[int, list[float]]:
     """The noise variance of the points (``len(jumps) + 1`` of them) from the absolute
     differences of neighbouring points ``jumps``: (block size, the variance of each
-    block of that many points; the last block may be shorter).
+    block of that many points; the last block takes the points beyond).
 
     The series is cut into blocks of 8 differences (fewer than 4 000 blocks); each
     block's scale is the median difference. A block's variance is the larger of the
@@ -79,11 +79,13 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
     blocks looks quiet by chance more often than a test can afford), nor ``floor``².
     """
     size = max(_BLOCK, -(-len(jumps) // _BLOCKS))
-    scales = [_median(sorted(jumps[i : i + size])) for i in range(0, len(jumps), size)]
+    starts = list(range(0, len(jumps), size))
+    if len(starts) > 1 and len(jumps) - starts[-1] < size // 2:
+        del starts[-1]  # a short last block: the one before it takes its differences
+    ends = [*starts[1:], len(jumps)]
+    scales = [_median(sorted(jumps[a:b])) for a, b in zip(starts, ends, strict=True)]
     if not scales:
         return size, [floor * floor]
-    if len(jumps) % size == 0:  # the last point starts a block of its own
-        scales.append(scales[-1])
     squares = [s * s for s in scales]
     broad = [
         _median(sorted(squares[max(0, b - _REACH) : b + _REACH + 1])) for b in range(len(squares))
@@ -98,9 +100,11 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
 
 
 def per_point(size: int, blocks: Sequence[float], n: int) -> list[float]:
-    """The values of ``blocks`` of ``size`` points, point by point (``n`` points)."""
+    """The values of ``blocks`` of ``size`` points, point by point (``n`` points; the last
+    block takes the points beyond)."""
     out = list(chain.from_iterable(map(repeat, blocks, repeat(size))))
     del out[n:]
+    out.extend(repeat(blocks[-1], n - len(out)))
     return out
 
 

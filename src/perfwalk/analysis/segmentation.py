@@ -70,10 +70,16 @@ _REFERENCE = 6
 _FIRST_WINDOW = 5
 #: Positions apart at which the smallest windows are evaluated.
 _FIRST_STRIDE = 1
+#: How many points the ends of an excursion may move.
+_POINTS = 2
+#: The fewest points of a run the spike filter replaced that is an excursion.
+_RUN = 3
 #: How far the last pass may move a break.
 _POLISH = 8
 #: Long ranges are searched for the best split on a grid of about this many points first.
 _GRID = 64
+#: The local noise of a stretch is steady when its variance varies less than this.
+_STEADY = 4.0
 #: Rounds of the search for breaks the candidates missed.
 _ROUNDS = 3
 #: Small windows see more noise peaks: their candidate threshold is × (1 + this / w).
@@ -295,12 +301,13 @@ def _median(values: list[float]) -> float:
 
 def _despike(
     x: list[float], jumps: list[float], variances: list[float], clip: float
-) -> list[float]:
+) -> tuple[list[float], list[int]]:
     """``x`` without its spikes: the points between two jumps larger than 4 local noise
     units at most 4 points apart (``jumps[i] = |x[i+1] - x[i]|``, ``variances`` the
     local noise variance of each point), and a first or last point beyond such a jump,
     are replaced by the median of their 13 neighbours when they lie more than ``clip``
-    local noise units from it. A lone step has one jump and is left alone."""
+    local noise units from it. A lone step has one jump and is left alone. Returns the
+    points and the indexes replaced."""
     n = len(x)
     y = list(x)
     limits = map(mul, variances, repeat(_JUMP * _JUMP))
@@ -311,11 +318,13 @@ def _despike(
             marked.update(range(i + 1, at[j + 1] + 1))
         if i in (0, n - 2):  # a spike at either end has a jump on one side only
             marked.add(0 if i == 0 else n - 1)
-    for i in marked:
+    replaced = []
+    for i in sorted(marked):
         ref = _median(x[max(0, i - _REFERENCE) : i + _REFERENCE + 1])
         if (x[i] - ref) ** 2 > clip * clip * variances[i]:
             y[i] = ref
-    return y
+            replaced.append(i)
+    return y, replaced
 
 
 class _Side(NamedTuple):
@@ -354,7 +363,7 @@ class _Search:
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
         self.var = per_point(self.size, self.blocks, n)
         self.even = min(self.blocks) == max(self.blocks)
-        despiked = _despike(x, jumps, self.var, tuning.clip)
+        despiked, self.replaced = _despike(x, jumps, self.var, tuning.clip)
         self.V = [0.0, *accumulate(self.var)]
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
@@ -431,8 +440,10 @@ class _Search:
         found = self.complete(self.eliminate(self.candidates()))
         # the noise's correlation, from the levels of this first pass: the most and the
         # shortest levels (a merge can leave a step in a level, which looks correlated)
-        fit = fit_correlation(self.y, self.var, [0, *found, self.n])
-        correlation = with_walk(fit.correlation, self.S, self.V, [0, *found, self.n])
+        # (a step at an end, a level too short to search yet, is not noise either)
+        levels = sorted({0, *found, *(b.index for b in self.edges(found)), self.n})
+        fit = fit_correlation(self.y, self.var, levels)
+        correlation = with_walk(fit.correlation, self.S, self.V, levels)
         if (correlation, fit.factor) != (self.correlation, self.factor):
             self.correlation, self.factor = correlation, fit.factor
             self.searched.clear()
@@ -442,6 +453,7 @@ class _Search:
         if found and min(b - a for a, b in pairwise(edges)) < self.tuning.min_size:
             found = self.eliminate(found)  # a break polished too near another one
         found, excursions = self.excursions(found)
+        excursions = sorted([*excursions, *self.runs()], key=lambda e: e.start)
         return Segmentation(
             tuple(self.describe(found)),
             self.noise,
@@ -553,15 +565,16 @@ class _Search:
     def near(self, a: int, b: int, *, end: bool) -> tuple[float, float]:
         """(value, as many points as its precision is worth) of level a..b-1 at its end
         (``end``) or its start: the mean of the ``jump_window`` points there, or when the
-        level holds 4 × ``jump_window`` points, the straight line through them (as
-        precise, and slow drift moves both ends of a line, not the gap between two)."""
+        level holds 4 × ``jump_window`` points of steady noise, the straight line through
+        them (as precise, and slow drift moves both ends of a line, not the gap between
+        two)."""
         length = b - a
         w = self.tuning.jump_window
-        if length < 4 * w:
-            span = min(length, w)
-            return self.mean(b - span, b) if end else self.mean(a, a + span), float(span)
         span = 4 * w
         p, q = (b - span, b) if end else (a, a + span)
+        if length < span or not self.steady(p, q):
+            span = min(length, w)
+            return self.mean(b - span, b) if end else self.mean(a, a + span), float(span)
         total = self.S[q] - self.S[p]
         middle = p + (span - 1) / 2
         sxx = span * (span * span - 1) / 12
@@ -569,9 +582,17 @@ class _Search:
         at = (q - 0.5 if end else p - 0.5) - middle
         return total / span + slope * at, 1 / (1 / span + at * at / sxx)
 
-    def judge(self, one: _Side, two: _Side, jump: _Jump) -> float:
+    def steady(self, a: int, b: int) -> bool:
+        """Whether the local noise of points a..b-1 is about the same everywhere (a
+        straight line through them weighs them alike)."""
+        blocks = self.blocks[a // self.size : (b - 1) // self.size + 1]
+        return max(blocks) <= _STEADY * min(blocks)
+
+    def judge(self, one: _Side, two: _Side, jump: _Jump, *, edge: bool = False) -> float:
         """The score of a step from level ``one`` to level ``two``; ``jump`` is the gap
-        between their ends (tested when a level is longer than ``jump_window``)."""
+        between their ends (tested when a level is longer than ``jump_window``);
+        ``edge``: one of them is at an end of the series and may be shorter than
+        ``min_size``."""
         tuning = self.tuning
         l1, m1, v1 = one
         l2, m2, v2 = two
@@ -579,7 +600,7 @@ class _Search:
         diff = m2 - m1
         unit = self.correlation.variance(l1, l2, walk=False)
         t = abs(diff) / math.sqrt(unit * (l2 * v1 + l1 * v2) / (l1 + l2))
-        if shorter < tuning.min_size:
+        if shorter < tuning.min_size and not edge:
             return -1.0 / (1.0 + t)  # below every real score: removed first, weakest first
         # a short level has many places to be, and a mean of few values heavy tails:
         # few *independent* values when neighbouring points agree
@@ -744,9 +765,13 @@ class _Search:
         edges = [0, *found, self.n]
         spans: list[tuple[int, int, int, int]] = []
         j = 1
+        longest = self.tuning.excursion
         while j + 2 < len(edges):
             left, a, b, right = edges[j - 1 : j + 3]
-            if b - a <= self.tuning.excursion and not self.differ(left, a, b, right):
+            if b - a <= longest + 2 * _POINTS:  # its ends to the point first
+                base = self.mean2(left, a, b, right)
+                a, b = self.ends((left, a, b, right), self.mean(a, b), base)
+            if b - a <= longest and not self.differ(left, a, b, right):
                 spans.append((left, a, b, right))
                 j += 2
             else:
@@ -757,8 +782,7 @@ class _Search:
         out = []
         dropped: set[int] = set()
         for left, a, b, right in spans:
-            W, SW = self.weights, self.weighted
-            base = (SW(a) - SW(left) + SW(right) - SW(b)) / (W(a) - W(left) + W(right) - W(b))
+            base = self.mean2(left, a, b, right)
             level = self.mean(a, b)
             v = self.point_variance(a, b)
             v_base = (
@@ -770,9 +794,54 @@ class _Search:
                 Excursion(a, b, self.center + level, self.center + base, se, (level - base) / se)
             )
             y[a:b] = [base] * (b - a)
-            dropped.update((a, b))
+            dropped.update(range(a - _POINTS, b + _POINTS + 1))
         self.set_points(y)
         return self.eliminate([c for c in found if c not in dropped]), out
+
+    def mean2(self, left: int, a: int, b: int, right: int) -> float:
+        """The level of points left..a-1 and b..right-1 together."""
+        W, SW = self.weights, self.weighted
+        return (SW(a) - SW(left) + SW(right) - SW(b)) / (W(a) - W(left) + W(right) - W(b))
+
+    def ends(self, span: tuple[int, int, int, int], level: float, base: float) -> tuple[int, int]:
+        """The excursion a..b-1 of ``span`` (left, a, b, right; mean ``level``, the level
+        around it ``base``) with its ends moved, by a point or two, to the points nearer
+        the one level than the other (a break is placed to a point or two only)."""
+        left, a, b, right = span
+
+        def inside(i: int) -> bool:
+            return abs(self.y[i] - level) < abs(self.y[i] - base)
+
+        for _ in range(_POINTS):
+            if a - 1 > left and inside(a - 1):
+                a -= 1
+            elif b - a > 1 and not inside(a):
+                a += 1
+            if b < right - 1 and inside(b):
+                b += 1
+            elif b - a > 1 and not inside(b - 1):
+                b -= 1
+        return a, b
+
+    def runs(self) -> list[Excursion]:
+        """The runs of 3 or 4 points that the spike filter replaced: excursions too (a
+        point or two is a spike)."""
+        out = []
+        start = 0
+        replaced = self.replaced
+        for j, i in enumerate(replaced):
+            if j + 1 < len(replaced) and replaced[j + 1] == i + 1:
+                continue
+            first, end = replaced[start], i + 1
+            start = j + 1
+            if end - first < _RUN or not 0 < first < end < self.n:
+                continue
+            level = math.fsum(self.x[first:end]) / (end - first)
+            base = self.center + math.fsum(self.y[first:end]) / (end - first)
+            variance = (self.V[end] - self.V[first]) / (end - first)
+            se = math.sqrt(variance * (1 / (end - first) + 1 / (2 * _REFERENCE)))
+            out.append(Excursion(first, end, level, base, se, (level - base) / se))
+        return out
 
     def differ(self, left: int, a: int, b: int, right: int) -> bool:
         """Whether the levels left..a-1 and b..right-1 differ: they pass the test of a
@@ -801,8 +870,8 @@ class _Search:
             passing = [
                 (score, brk) for _, (score, brk) in choices if score >= self.tuning.threshold
             ]
-            if passing:
-                out.append(max(passing, key=lambda sb: sb[0])[1])
+            if passing:  # where the step is: the largest difference for its noise
+                out.append(max(passing, key=lambda sb: abs(sb[1].t))[1])
         return sorted(out, key=lambda brk: brk.index)
 
     def edge(self, e0: int, e1: int, limit: int, *, start: bool) -> tuple[float, Break]:
@@ -817,7 +886,7 @@ class _Search:
         if start:
             value, points = self.near(a, b, end=False)
             jump = _Jump(value - m_edge, float(k), points)
-            score = self.judge(_Side(k, m_edge, v_edge), other, jump)
+            score = self.judge(_Side(k, m_edge, v_edge), other, jump, edge=True)
             se = math.sqrt(self.difference_variance(k, v_edge, length, v_other))
             brk = Break(
                 e1,
@@ -831,7 +900,7 @@ class _Search:
         else:
             value, points = self.near(a, b, end=True)
             jump = _Jump(m_edge - value, points, float(k))
-            score = self.judge(other, _Side(k, m_edge, v_edge), jump)
+            score = self.judge(other, _Side(k, m_edge, v_edge), jump, edge=True)
             se = math.sqrt(self.difference_variance(length, v_other, k, v_edge))
             brk = Break(
                 e0,

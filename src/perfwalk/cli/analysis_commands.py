@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from perfwalk.analysis.changepoints import ChangePoint, Detection
+from perfwalk.analysis.changepoints import EDGE_NOTE, ChangePoint, Detection
 from perfwalk.analysis.ministat import (
     CONFIDENCE_LEVELS,
     DEFAULT_CONFIDENCE,
@@ -25,10 +25,11 @@ from perfwalk.analysis.ministat import (
     report,
 )
 from perfwalk.analysis.ranks import RankTest, mann_whitney
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.segmentation import DEFAULT_TUNING
 from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
+from perfwalk.config.settings import setting
 from perfwalk.errors import UsageError
 from perfwalk.numbers import finite_or_none, json_text
 from perfwalk.services.analyse import (
@@ -36,6 +37,7 @@ from perfwalk.services.analyse import (
     CheckoutRef,
     MetricChange,
     ReadOptions,
+    Thresholds,
     detect_file,
     file_sample,
     find_changes,
@@ -48,28 +50,38 @@ EXIT_NOTHING, EXIT_FOUND = 0, 1
 FORMATS = ("text", "json")
 
 
-def tuning_args(p: argparse.ArgumentParser) -> None:
+def tuning_args(p: argparse.ArgumentParser, *, configured: bool = True) -> None:
+    """The detector's thresholds; ``configured``: each metric's own by default."""
+    where = "the metric's (analysis in the configuration), else " if configured else ""
     p.add_argument(
         "--threshold",
         type=options.Z,
-        default=DEFAULT_TUNING.threshold,
         metavar="Z",
-        help=f"how many standard errors a step must reach (default {DEFAULT_TUNING.threshold}; "
-        "lower finds smaller steps and raises more false alarms: see docs/analysis.md)",
+        help=f"how many standard errors a step must reach (default {where}"
+        f"{DEFAULT_TUNING.threshold}; lower finds smaller steps and raises more false alarms: "
+        "see docs/analysis.md)",
     )
     p.add_argument(
         "--min-size",
         type=options.COUNT,
-        default=DEFAULT_TUNING.min_size,
         metavar="N",
-        help=f"points a level must hold at least (default {DEFAULT_TUNING.min_size})",
+        help=f"points a level must hold at least (default {where}{DEFAULT_TUNING.min_size}; "
+        "a step that leaves fewer at an end is reported at the edge)",
+    )
+    p.add_argument(
+        "--min-change",
+        type=options.number(*setting("analysis.min_change").rules),
+        metavar="FRACTION",
+        help=f"the smallest relative change reported, however certain (default {where}"
+        f"{DEFAULT_TUNING.min_change:g}, i.e. {DEFAULT_TUNING.min_change * 100:g} %%; 0: every "
+        "certain change)",
     )
 
 
-def tuning(args: argparse.Namespace) -> Tuning:
-    if args.threshold <= 0 or args.min_size < 1:
-        raise UsageError("--threshold must be positive and --min-size at least 1")
-    return Tuning(threshold=args.threshold, min_size=args.min_size)
+def tuning(args: argparse.Namespace) -> Thresholds:
+    """The thresholds given on the command line (None: not given; each option's type
+    has checked its bounds)."""
+    return Thresholds(args.threshold, args.min_size, args.min_change)
 
 
 def format_arg(p: argparse.ArgumentParser) -> None:
@@ -228,46 +240,62 @@ def _detect_args(p: argparse.ArgumentParser) -> None:
         help="read this column of a CSV table: a number (1 is the first) or a header name",
     )
     p.add_argument("--delimiter", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
-    tuning_args(p)
+    tuning_args(p, configured=False)
     format_arg(p)
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
     detection = detect_file(
-        args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
+        args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args).tuning()
     )
     if args.format == "json":
         print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
-    return EXIT_FOUND if detection.changes else EXIT_NOTHING
+    return EXIT_FOUND if detection.changes or detection.edges else EXIT_NOTHING
 
 
 def _detection_text(name: str, detection: Detection) -> str:
-    count = len(detection.changes)
+    changes = sorted((*detection.changes, *detection.edges), key=lambda c: c.index)
+    count = len(changes)
     head = (
         f"{show_controls(name)}: {detection.points} points, noise {detection.noise:.4g} per point, "
         f"{count} change{'' if count == 1 else 's'}"
     )
-    if not count:
-        return head
-    rows = [["index", "before", "after", "change", "95% interval", "z", "confidence"]]
-    for c in detection.changes:
-        rows.append(
-            [
-                str(c.index),
-                f"{c.before:.6g}",
-                f"{c.after:.6g}",
-                _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
-                _interval(c),
-                f"{c.z:+.1f}",
-                _confidence(c.confidence),
-            ]
+    if detection.edges:
+        head += f" ({len(detection.edges)} at the edge)"
+    for episodes, what in ((detection.excursions, "excursion"), (detection.drifts, "drift")):
+        if episodes:
+            head += f", {len(episodes)} {what}{'' if len(episodes) == 1 else 's'}"
+    lines = [head]
+    if count:
+        rows = [["index", "before", "after", "change", "95% interval", "z", "confidence"]]
+        for c in changes:
+            rows.append(
+                [
+                    str(c.index),
+                    f"{c.before:.6g}",
+                    f"{c.after:.6g}",
+                    _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
+                    _interval(c),
+                    f"{c.z:+.1f}",
+                    _confidence(c.confidence),
+                ]
+            )
+        lines.append(_table(rows))
+        lines += [f"change at {c.index}: {EDGE_NOTE}" for c in changes if c.edge]
+    for e in (*detection.excursions, *detection.drifts):
+        size = _percent(e.relative) if e.relative is not None else f"{e.after - e.before:+.6g}"
+        what = "then back to the level" if e.kind == "excursion" else "a slow move, no step"
+        lines.append(
+            f"{e.kind} at {e.start}..{e.end - 1}: {size} ({e.before:.6g} -> {e.after:.6g}, "
+            f"z {e.z:+.1f}), {what}"
         )
-    return head + "\n" + _table(rows)
+    return "\n".join(lines)
 
 
 def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
+    changes = sorted((*detection.changes, *detection.edges), key=lambda c: c.index)
     return {
         "file": name,
         "points": detection.points,
@@ -288,8 +316,21 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
                 "confidence": c.confidence,
                 "points_before": c.points_before,
                 "points_after": c.points_after,
+                "edge": c.edge,
             }
-            for c in detection.changes
+            for c in changes
+        ],
+        "episodes": [
+            {
+                "kind": e.kind,
+                "start": e.start,
+                "end": e.end,
+                "before": e.before,
+                "after": e.after,
+                "relative": e.relative,
+                "z": e.z,
+            }
+            for e in (*detection.excursions, *detection.drifts)
         ],
     }
 
@@ -361,6 +402,9 @@ def _event_text(event: ChangeEvent) -> str:
     rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
+    for m in event.metrics:
+        if m.edge:
+            lines.append(f"  {m.test}.{m.name}: {EDGE_NOTE}")
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
     for commit in event.commits:
@@ -409,6 +453,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
                 "checkouts_before": m.checkouts_before,
                 "checkouts_after": m.checkouts_after,
                 "regression": m.regression,
+                "edge": m.edge,
             }
             for m in event.metrics
         ],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -70,6 +70,39 @@ class MetricChange:
     checkouts_before: int
     checkouts_after: int
     regression: bool
+    #: fewer than the metric's ``min_size`` checkouts on one side, at the start or the
+    #: end of the series: at the edge, to confirm with more checkouts
+    edge: bool = False
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The change detector's thresholds as given for a run (the command line); None:
+    each metric's own (``[test.metrics.NAME]``, else ``[analysis]``, else the
+    defaults)."""
+
+    threshold: float | None = None
+    min_size: int | None = None
+    min_change: float | None = None
+
+    def tuning(self, metric: ResolvedMetric | None = None) -> Tuning:
+        """The detector's tuning for ``metric`` (None: not configured)."""
+        base = (
+            DEFAULT_TUNING
+            if metric is None
+            else replace(
+                DEFAULT_TUNING,
+                threshold=metric.threshold,
+                min_size=metric.min_size,
+                min_change=metric.min_change,
+            )
+        )
+        given = {k: v for k, v in vars(self).items() if v is not None}
+        return replace(base, **given)
+
+
+#: Each metric's own thresholds.
+CONFIGURED = Thresholds()
 
 
 @dataclass(frozen=True)
@@ -120,7 +153,7 @@ def find_changes(
     config: Config | None,
     series_ids: Iterable[int] | None = None,
     *,
-    tuning: Tuning = DEFAULT_TUNING,
+    tuning: Thresholds = CONFIGURED,
 ) -> list[ChangeEvent]:
     """The changes of every metric of every series (or of ``series_ids``), grouped by
     series and commit range, oldest first within a series."""
@@ -132,7 +165,7 @@ def find_changes(
 
 
 def series_changes(
-    store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
 ) -> list[ChangeEvent]:
     """The change events of one series."""
     checkouts = store.checkouts(series.id)
@@ -151,8 +184,10 @@ def series_changes(
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
         policy = metric.summary if metric is not None else "median"
-        detection = find_change_points(sets, tuning=tuning, reduce=summary_of(policy, direction))
-        for change in detection.changes:
+        detection = find_change_points(
+            sets, tuning=tuning.tuning(metric), reduce=summary_of(policy, direction)
+        )
+        for change in (*detection.changes, *detection.edges):
             before, after = checkouts[change.previous], checkouts[change.index]
             size, low, high = _relative(change)
             worse = (
@@ -179,6 +214,7 @@ def series_changes(
                     checkouts_before=change.points_before,
                     checkouts_after=change.points_after,
                     regression=worse,
+                    edge=change.edge,
                 )
             )
     by_idx = {c.idx: c for c in checkouts}

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
@@ -32,7 +31,13 @@ from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.walk import PlannedCheckout, Walk
 from perfwalk.orchestrate.walker import interrupted_on_error, sweep_gone, take_series, this_walker
-from perfwalk.services.analyse import ChangeEvent, MetricChange, find_changes
+from perfwalk.services.analyse import (
+    CONFIGURED,
+    ChangeEvent,
+    MetricChange,
+    Thresholds,
+    find_changes,
+)
 from perfwalk.services.hosts import opened_topology, ready_hosts
 from perfwalk.services.run import describe_series, history_quirks
 from perfwalk.store import Store
@@ -87,7 +92,7 @@ def change_targets(
     chosen: str | None = None,
     test: str | None = None,
     name: str | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
+    tuning: Thresholds = CONFIGURED,
 ) -> list[DrillTarget]:
     """A drill target per change of the walks of ``config``'s project (or the one
     change ``chosen``), for its strongest metric (or ``test``.``name``)."""
