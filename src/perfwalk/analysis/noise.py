@@ -43,7 +43,7 @@ _QUIET = 0.5
 #: Lags of the variogram: short, so that few pairs straddle a step the levels missed.
 _LAGS = (1, 2, 3, 4, 6, 8)
 #: Pairs sampled per lag, and the fewest a lag needs to count.
-_PAIRS = 3000
+_PAIRS = 1500
 _FEWEST = 60
 #: Fraction of the squared standardised differences kept by the variogram.
 _KEPT = 0.8

@@ -300,10 +300,10 @@ def _median(values: list[float]) -> float:
 
 
 def _despike(
-    x: list[float], jumps: list[float], variances: list[float], clip: float
+    x: list[float], squares: list[float], variances: list[float], clip: float
 ) -> tuple[list[float], list[int]]:
     """``x`` without its spikes: the points between two jumps larger than 4 local noise
-    units at most 4 points apart (``jumps[i] = |x[i+1] - x[i]|``, ``variances`` the
+    units at most 4 points apart (``squares[i] = (x[i+1] - x[i])²``, ``variances`` the
     local noise variance of each point), and a first or last point beyond such a jump,
     are replaced by the median of their 13 neighbours when they lie more than ``clip``
     local noise units from it. A lone step has one jump and is left alone. Returns the
@@ -311,7 +311,7 @@ def _despike(
     n = len(x)
     y = list(x)
     limits = map(mul, variances, repeat(_JUMP * _JUMP))
-    at = list(compress(count(), map(gt, map(mul, jumps, jumps), limits)))
+    at = list(compress(count(), map(gt, squares, limits)))
     marked: set[int] = set()
     for j, i in enumerate(at):
         if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS:
@@ -355,7 +355,9 @@ class _Search:
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = _median(list(sample))
-        jumps = list(map(abs, map(sub, x[1:], x[:-1])))
+        steps = list(map(sub, x[1:], x[:-1]))
+        squares = list(map(mul, steps, steps))
+        jumps = list(map(abs, steps))
         self.noise = _scale_of_jumps(jumps)
         largest = max(1e-100, *map(abs, sample))
         self.scale = max(self.noise, 1e-12 * largest)  # noise-free data
@@ -363,7 +365,7 @@ class _Search:
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
         self.var = per_point(self.size, self.blocks, n)
         self.even = min(self.blocks) == max(self.blocks)
-        despiked, self.replaced = _despike(x, jumps, self.var, tuning.clip)
+        despiked, self.replaced = _despike(x, squares, self.var, tuning.clip)
         self.V = [0.0, *accumulate(self.var)]
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
@@ -372,15 +374,27 @@ class _Search:
         self.factor = 1.0  # non-Gaussian noise: the local variances times this
         self.radius: dict[int, int] = {}
         self.searched: set[tuple[int, int]] = set()  # levels complete() found nothing in
-        self.set_points(list(map(sub, despiked, repeat(self.center))))  # centred: exact sums
+        # centred: exact sums; the squared neighbour differences but around what the
+        # spike filter replaced
+        y = list(map(sub, despiked, repeat(self.center)))
+        for i in self.replaced:
+            for j in (i - 1, i):
+                if 0 <= j < n - 1:
+                    squares[j] = (y[j + 1] - y[j]) ** 2
+        self.set_points(y, squares)
 
-    def set_points(self, y: list[float]) -> None:
-        """The points searched (spikes and excursions replaced) and their sums."""
+    def set_points(self, y: list[float], squares: list[float] | None = None) -> None:
+        """The points searched (spikes and excursions replaced) and their sums;
+        ``squares``: their squared neighbour differences, when known."""
         self.y = y
+        self.sides: dict[tuple[int, int], _Side] = {}  # level a..b-1 as a side of a step
+        self.ends_of: dict[tuple[int, int, bool], tuple[float, float]] = {}  # near()
         self.S = S = [0.0, *accumulate(y)]
         self.T = [0.0, *accumulate(map(mul, count(), y))]  # sums of index × point
-        steps = list(map(sub, y[1:], y[:-1]))
-        D2: list[float] = [0.0, *accumulate(map(mul, steps, steps))]  # pairs before i
+        if squares is None:
+            steps = list(map(sub, y[1:], y[:-1]))
+            squares = list(map(mul, steps, steps))
+        D2: list[float] = [0.0, *accumulate(squares)]  # pairs before i
         self.D2 = D2
         # block by block: the weighted sums of the points, and the squared neighbour
         # differences over what the local noise expects of them (2 variances)
@@ -410,7 +424,9 @@ class _Search:
 
     def _block(self, t: int) -> tuple[int, int, float]:
         """(block of point t, its first point, its variance); t may be n."""
-        k = min(t // self.size, len(self.blocks) - 1)
+        k = t // self.size
+        if k >= len(self.blocks):
+            k = len(self.blocks) - 1
         return k, k * self.size, self.blocks[k]
 
     def weights(self, t: int) -> float:
@@ -423,10 +439,15 @@ class _Search:
         k, first, v = self._block(t)
         return self.SW[k] + (self.S[t] - self.S[first]) / v
 
-    def weighted_squares(self, t: int) -> float:
-        """The weighted sum of the squares of the points before t."""
+    def running(self, t: int) -> tuple[float, float, float]:
+        """The sums of the weights, of the weighted points and of their weighted squares,
+        of the points before t."""
         k, first, v = self._block(t)
-        return self.QW[k] + (self.Q[t] - self.Q[first]) / v
+        return (
+            self.W[k] + (t - first) / v,
+            self.SW[k] + (self.S[t] - self.S[first]) / v,
+            self.QW[k] + (self.Q[t] - self.Q[first]) / v,
+        )
 
     def ratios(self, t: int) -> float:
         """The sum of the pairs' squared differences over their expected value, for
@@ -446,6 +467,7 @@ class _Search:
         correlation = with_walk(fit.correlation, self.S, self.V, levels)
         if (correlation, fit.factor) != (self.correlation, self.factor):
             self.correlation, self.factor = correlation, fit.factor
+            self.sides.clear()  # their point variances depend on both
             self.searched.clear()
             found = self.complete(self.eliminate(found))
         found = self.polish(found)
@@ -519,17 +541,17 @@ class _Search:
         own neighbour differences are, with ``prior_weight`` pairs of the series'
         typical ratio."""
         pairs = b - a - 1
-        ratio = self.ratios(b - 1) - self.ratios(a) if pairs else 0.0
+        w1, s1, q1 = self.running(a)
+        w2, s2, q2 = self.running(b)
+        weights = w2 - w1
+        ratio = 0.0
         if pairs:  # the spread around the level's mean, when it is larger (slow moves)
             c = self.correlation
-            weights = self.weights(b) - self.weights(a)
-            weighted = self.weighted(b) - self.weighted(a)
-            spread = self.weighted_squares(b) - self.weighted_squares(a)
-            spread -= weighted * weighted / weights
-            ratio = max(ratio, spread / (c.white + c.ar))
+            spread = q2 - q1 - (s2 - s1) * (s2 - s1) / weights
+            ratio = max(self.ratios(b - 1) - self.ratios(a), spread / (c.white + c.ar))
         prior = self.tuning.prior_weight
         ratio = (ratio + prior * self.factor) / (pairs + prior)
-        return ratio * (b - a) / (self.weights(b) - self.weights(a))
+        return ratio * (b - a) / weights
 
     def difference_variance(
         self, l1: float, v1: float, l2: float, v2: float, *, walk: bool = False
@@ -554,12 +576,21 @@ class _Search:
 
     def side(self, a: int, b: int) -> _Side:
         """Level a..b-1 as one side of a step."""
-        return _Side(b - a, self.mean(a, b), self.point_variance(a, b))
+        key = (a, b)
+        found = self.sides.get(key)
+        if found is None:
+            found = self.sides[key] = _Side(b - a, self.mean(a, b), self.point_variance(a, b))
+        return found
 
     def jump(self, a: int, b: int, c: int, d: int) -> _Jump:
         """The jump from the end of level a..b-1 to the start of level c..d-1."""
-        before, points_before = self.near(a, b, end=True)
-        after, points_after = self.near(c, d, end=False)
+        ends = self.ends_of
+        before, points_before = ends.get((a, b, True)) or ends.setdefault(
+            (a, b, True), self.near(a, b, end=True)
+        )
+        after, points_after = ends.get((c, d, False)) or ends.setdefault(
+            (c, d, False), self.near(c, d, end=False)
+        )
         return _Jump(after - before, points_before, points_after)
 
     def near(self, a: int, b: int, *, end: bool) -> tuple[float, float]:
@@ -925,10 +956,11 @@ class _Search:
             length = b - a
             if length < 2 * tuning.jump_window:
                 continue
-            middle = (length - 1) / 2
+            middle = a + (length - 1) / 2
             sxx = length * (length * length - 1) / 12
-            mean = (self.S[b] - self.S[a]) / length
-            sxy = math.fsum(map(mul, range(length), self.y[a:b])) - middle * mean * length
+            total = self.S[b] - self.S[a]
+            mean = total / length
+            sxy = self.T[b] - self.T[a] - middle * total
             change = sxy / sxx * (length - 1)
             first = mean - change / 2
             v = self.point_variance(a, b)
