@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.config import load_config
 from perfwalk.analysis.segmentation import DEFAULT_TUNING
+from perfwalk.config import load_config
 from perfwalk.config.model import AnalysisConfig, Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value

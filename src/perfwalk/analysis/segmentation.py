@@ -1,39 +1,62 @@
 """Where a series of numbers changes level: the search behind the change detector.
 
 Numbers in, break points out; no I/O, no clock, no randomness. The steps, each
-linear or nearly so in the length of the series (pure Python, about 0.08 s of CPU
+linear or nearly so in the length of the series (pure Python, about 0.15 s of CPU
 for 100 000 points):
 
-1. **Noise scale** ``s``: the root mean square of the differences between
-   neighbouring points, trimmed to the central 80 % (steps and spikes are in the
-   trimmed tail), corrected to a standard deviation. Every threshold below is in
-   units of ``s``, which makes the result independent of the scale of the data.
-2. **Spikes**: the points between two jumps larger than 4 ``s`` at most 4 points
-   apart (a spike, or a run of two or three), and a first or last point beyond
-   such a jump, are replaced by the median of their 13 neighbours when they lie
-   more than 2.5 ``s`` from it. A step has one jump and keeps its points.
+1. **Noise**: the series' scale ``s`` (the trimmed root mean square of neighbour
+   differences) and the local noise of every block of 8 points
+   (:func:`perfwalk.analysis.noise.local_variances`: medians of neighbour
+   differences, a loaded stretch raises it from its first block on, a quiet one
+   lowers it to half of ``s``² at most). A level's mean weighs each point by
+   1 / its local variance, so that a noisy stretch counts little.
+2. **Spikes**: the points between two jumps larger than 4 local noise units at
+   most 4 points apart, and a first or last point beyond such a jump, are replaced
+   by the median of their 13 neighbours when they lie more than 2.5 units from it.
+   A step has one jump and keeps its points. A run of 3 or 4 replaced points is
+   an excursion.
 3. **Candidates**: moving sums of 5, 10, 20, … points on each side of every
-   position (MOSUM); local peaks above 2.5 standard errors (more for the smallest
-   windows) are candidate breaks. Small windows find close changes (a
-   staircase), large ones small changes on long levels.
+   position (MOSUM); local peaks above 2.5 local standard errors (more for the
+   smallest windows) are candidate breaks.
 4. **Backward elimination**: the weakest candidate is removed until each break
    left passes the test below against its two neighbouring levels; after each
    removal the neighbours move to their best place (least squares) near where
-   they were. Then every level is searched once for a break the candidates missed.
-5. **Test of a break**: the difference of the means of the two levels over its
-   standard error, the noise of the two levels pooled with the series' noise (10
-   points of weight) and widened for residual autocorrelation (slow drifts of the
-   machine between checkouts: neighbouring residuals that agree are less
-   evidence). A break stands when this reaches
-   ``threshold × √(1 + (short_level / ℓ)²)``, ``ℓ`` the shorter level (a short
-   level has more places to be, and the mean of few points has heavier tails: at
-   12 points the bar is 8 % higher, at 5 points 41 %), when the difference is at
-   least ``min_effect`` noise units and both levels hold ``min_size`` points.
+   they were. Then each level is searched for a break the candidates missed.
+5. **Test of a break**: the difference of the two levels' means over its standard
+   error. A level's point variance is its own neighbour differences (or its spread
+   around its mean, when larger: slow moves inside it) over the local noise, with
+   ``prior_weight`` pairs of the series' typical ratio, times the local noise; the
+   noise's correlation (below) turns point variances into the variance of the
+   difference of two means. A break stands when
 
-The first elimination uses ``s``; the second the noise left around the levels it
-found (larger when the noise is not Gaussian, e.g. bimodal) and the lag-1
-autocorrelation of those residuals. Then each break moves to its best place near
-where it is.
+   * the difference reaches ``threshold × √(1 + (short_level / ℓ)²)`` standard
+     errors, ``ℓ`` the independent points of the shorter level (a short level has
+     more places to be, a mean of few points heavier tails; correlated points are
+     fewer independent ones);
+   * it is at least ``min_effect`` noise units and ``min_change`` of the level (a
+     change too small to matter is not reported, however certain);
+   * both levels hold ``min_size`` points;
+   * when a level is longer than ``jump_window`` points: the gap between the ends
+     of the two levels (the means of their ``jump_window`` points next to the
+     break, or their straight lines through 4 × ``jump_window`` points of steady
+     noise) reaches ``jump_threshold`` standard errors (random walk included) and
+     ``jump_share`` of the difference. Slow drift moves long levels apart without a
+     gap between them.
+
+The first elimination takes the noise as independent. Then the noise's
+correlation is fitted to the levels found (:mod:`perfwalk.analysis.noise`:
+AR(1) from the variogram at lags 1 to 8, a random walk from the likelihood of the
+local level model, a factor for non-Gaussian noise) and the elimination runs
+again. Each break moves to its best place near where it is. Last:
+
+* **Excursions**: a level of at most ``excursion`` points between two levels that
+  do not differ is an excursion (points that went away and came back), not two
+  changes; its points are replaced by the level around it.
+* **Edges**: a step that leaves fewer than ``min_size`` points at either end is
+  tested like any other (the short-level bar: 21 noise units for one point, 11
+  for two) and reported apart, to be confirmed by more points.
+* **Drifts**: a level of at least 2 × ``jump_window`` points whose straight line
+  moves by ``threshold`` standard errors and ``min_change`` is a drift.
 """
 
 from __future__ import annotations
