@@ -232,3 +232,17 @@ def test_a_quiet_stretch_does_not_make_a_wiggle_certain() -> None:
     values[150:250] = [100 * (1 + 0.001 * rng.gauss(0, 1)) for _ in range(100)]
     values[195:205] = [v * 1.012 for v in values[195:205]]  # +1.2 % for 10 points
     assert detect(values).changes == ()
+
+
+def test_a_change_as_long_as_the_levels_around_it_is_two_changes() -> None:
+    """A rate limit over 5 of 15 checkouts, then lifted: two changes to drill, not an
+    excursion (an excursion interrupts a level at least twice as long as itself)."""
+    rng = random.Random("test:limit")
+    values = [(940 if 5 <= t < 10 else 500) * (1 + 0.002 * rng.gauss(0, 1)) for t in range(15)]
+    found = detect(values)
+    assert [c.index for c in found.changes] == [5, 10]
+    assert found.excursions == ()
+    values = [(940 if 50 <= t < 55 else 500) * (1 + 0.002 * rng.gauss(0, 1)) for t in range(100)]
+    found = detect(values)
+    assert found.changes == ()
+    assert [(e.start, e.end) for e in found.excursions] == [(50, 55)]

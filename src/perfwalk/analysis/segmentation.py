@@ -93,6 +93,8 @@ _REFERENCE = 6
 _FIRST_WINDOW = 5
 #: Positions apart at which the smallest windows are evaluated.
 _FIRST_STRIDE = 1
+#: The levels around an excursion are at least this many times as long as it.
+_AROUND = 2
 #: How many points the ends of an excursion may move.
 _POINTS = 2
 #: The fewest points of a run the spike filter replaced that is an excursion.
@@ -383,7 +385,6 @@ class _Search:
         jumps = list(map(abs, steps))
         self.noise = _scale_of_jumps(jumps)
         largest = max(1e-100, *map(abs, sample))
-        self.scale = max(self.noise, 1e-12 * largest)  # noise-free data
         # the local noise variance: constant over blocks of points
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
         self.var = per_point(self.size, self.blocks, n)
@@ -813,8 +814,9 @@ class _Search:
     # -- what is not a step ------------------------------------------------------------
 
     def excursions(self, found: list[int]) -> tuple[list[int], list[Excursion]]:
-        """Levels of at most ``excursion`` points between two levels that do not differ:
-        excursions, not two changes. Their points are replaced by the level around them
+        """Levels of at most ``excursion`` points between two levels that do not differ,
+        each at least twice as long (a change that lasts a third of a short walk
+        matters): excursions, not two changes. Their points are replaced by the level around them
         and the breaks left are tested again."""
         edges = [0, *found, self.n]
         spans: list[tuple[int, int, int, int]] = []
@@ -825,7 +827,8 @@ class _Search:
             if b - a <= longest + 2 * _POINTS:  # its ends to the point first
                 base = self.mean2(left, a, b, right)
                 a, b = self.ends((left, a, b, right), self.mean(a, b), base)
-            if b - a <= longest and not self.differ(left, a, b, right):
+            short = b - a <= longest and min(a - left, right - b) >= _AROUND * (b - a)
+            if short and not self.differ(left, a, b, right):
                 spans.append((left, a, b, right))
                 j += 2
             else:
@@ -972,8 +975,7 @@ class _Search:
         the change of their straight line, tested against the stationary part of the
         noise (a random walk is what a drift is)."""
         tuning = self.tuning
-        c = self.correlation
-        long_run = c.white + (c.ar * (1 + c.phi) / (1 - c.phi) if c.ar else 0.0)
+        long_run = self.correlation.long_run()
         out = []
         for a, b in pairwise([0, *found, self.n]):
             length = b - a
