@@ -148,9 +148,7 @@ def find_change_points(
     )
 
 
-def _episode(
-    found: Excursion | Drift, positions: Sequence[int], ratios: bool, k: int
-) -> Episode:
+def _episode(found: Excursion | Drift, positions: Sequence[int], ratios: bool, k: int) -> Episode:
     if isinstance(found, Excursion):
         kind, before, after = "excursion", found.base, found.level
     else:

@@ -78,7 +78,6 @@ from perfwalk.analysis.noise import (
     per_point,
     with_walk,
 )
-
 from perfwalk.analysis.scaled import exponent, scale, scaled
 
 #: Fraction of the neighbour differences kept by the noise scale.
@@ -271,9 +270,7 @@ def segment_finite(
             for e in found.excursions
         ),
         drifts=tuple(
-            replace(
-                d, first=scale(d.first, k), last=scale(d.last, k), stderr=scale(d.stderr, k)
-            )
+            replace(d, first=scale(d.first, k), last=scale(d.last, k), stderr=scale(d.stderr, k))
             for d in found.drifts
         ),
     )

@@ -30,7 +30,6 @@ from perfwalk.cli import options
 from perfwalk.cli.spec import Command
 from perfwalk.config.load import load_config
 from perfwalk.config.settings import setting
-from perfwalk.errors import UsageError
 from perfwalk.numbers import finite_or_none, json_text
 from perfwalk.services.analyse import (
     ChangeEvent,
@@ -73,8 +72,7 @@ def tuning_args(p: argparse.ArgumentParser, *, configured: bool = True) -> None:
         type=options.number(*setting("analysis.min_change").rules),
         metavar="FRACTION",
         help=f"the smallest relative change reported, however certain (default {where}"
-        f"{DEFAULT_TUNING.min_change:g}, i.e. {DEFAULT_TUNING.min_change * 100:g} %%; 0: every "
-        "certain change)",
+        f"{DEFAULT_TUNING.min_change:g}, a hundredth; 0: every certain change)",
     )
 
 

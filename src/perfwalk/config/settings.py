@@ -292,9 +292,7 @@ SECONDS = rule(f"> 0 and at most {_DAYS}", lambda value: 0 < value <= MAX_SECOND
 WAIT_SECONDS = rule(f">= 0 and at most {_DAYS}", lambda value: 0 <= value <= MAX_SECONDS)
 BYTES = rule(f"1 to {MAX_BYTES} (1 GiB)", lambda value: 1 <= value <= MAX_BYTES)
 SHARE = rule(f"> 0 and at most {MAX_SHARE:g}", lambda value: 0 < value <= MAX_SHARE)
-SHARE_OR_NONE = rule(
-    f">= 0 and at most {MAX_SHARE:g}", lambda value: 0 <= value <= MAX_SHARE
-)
+SHARE_OR_NONE = rule(f">= 0 and at most {MAX_SHARE:g}", lambda value: 0 <= value <= MAX_SHARE)
 Z = rule(f"> 0 and at most {MAX_Z:g}", lambda value: 0 < value <= MAX_Z)
 NOT_EMPTY = rule("a non-empty value", bool)
 NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
