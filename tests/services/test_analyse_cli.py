@@ -170,6 +170,43 @@ def test_changes_at_the_edge_and_min_change(
     assert "argument --min-change: expected >= 0 and at most 10, got -1" in capsys.readouterr().err
 
 
+def test_changes_lists_excursions_and_drifts_which_never_fail(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    dip: list[float | None] = [13.0 if 20 <= i < 24 else 10.0 for i in range(40)]
+    slope: list[float | None] = [10 + 0.5 * i / 199 for i in range(200)]  # +5 %, slowly
+    with Store.open(load_config(path).store.url) as store:
+        away = add_series(store, {TIME: dip})
+        drifting = add_series(store, {TIME: slope}, seed="drift")
+    code, out, _ = run(capsys, "changes", "-c", str(path))
+    assert code == 0  # slower for four checkouts, then back; slower slowly: no regression
+    first, episodes = out.split("\n\n")
+    assert first == "no changes found"
+    excursion, drift = episodes.splitlines()
+    assert excursion.startswith(f"EXCURSION in series {away} ")
+    assert "bench.time [ms] " in excursion
+    assert "(+29." in excursion
+    assert "worse" in excursion
+    assert "over checkouts 20 (" in excursion
+    assert ") to 23 (" in excursion
+    assert excursion.endswith("an excursion, not a change")
+    assert drift.startswith(f"DRIFT in series {drifting} ")
+    assert "over checkouts 0 (" in drift
+    assert ") to 199 (" in drift
+    assert drift.endswith("a slow drift, no step")
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    listed = json.loads(out)
+    assert (code, listed["changes"]) == (0, [])
+    found = [
+        (e["kind"], e["series"], e["first"]["idx"], e["last"]["idx"], e["worse"])
+        for e in listed["episodes"]
+    ]
+    assert found == [("excursion", away, 20, 23, True), ("drift", drifting, 0, 199, True)]
+    assert listed["episodes"][1]["relative"] == pytest.approx(0.05, abs=0.01)
+
+
 def test_detect_edges_excursions_drifts_and_min_change(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

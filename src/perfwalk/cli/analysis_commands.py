@@ -35,11 +35,12 @@ from perfwalk.services.analyse import (
     ChangeEvent,
     CheckoutRef,
     MetricChange,
+    MetricEpisode,
     ReadOptions,
     Thresholds,
     detect_file,
     file_sample,
-    find_changes,
+    find_all,
     store_sample,
 )
 from perfwalk.services.inspect import opened
@@ -377,13 +378,19 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 def cmd_changes(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
-        events = find_changes(store, config, args.series, tuning=tuning(args))
+        found = find_all(store, config, args.series, tuning=tuning(args))
+    events = found.changes
     if args.format == "json":
-        print(json_text({"changes": [_event_json(e) for e in events]}, indent=2))
-    elif not events:
-        print("no changes found")
+        listed = {
+            "changes": [_event_json(e) for e in events],
+            "episodes": [_episode_json(e) for e in found.episodes],
+        }
+        print(json_text(listed, indent=2))
     else:
-        print("\n\n".join(_event_text(e) for e in events))
+        texts = [_event_text(e) for e in events] or ["no changes found"]
+        if found.episodes:  # shown, never a failure
+            texts.append("\n".join(_episode_text(e) for e in found.episodes))
+        print("\n\n".join(texts))
     unexplained = [e for e in events if e.regression and not e.known_causes]
     return EXIT_FOUND if unexplained else EXIT_NOTHING
 
@@ -411,6 +418,48 @@ def _event_text(event: ChangeEvent) -> str:
     return "\n".join(lines)
 
 
+def _episode_text(e: MetricEpisode) -> str:
+    first, last = e.first, e.last
+    what = (
+        "away from its level and back: an excursion, not a change"
+        if e.kind == "excursion"
+        else "a slow drift, no step"
+    )
+    return (
+        f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}: "
+        f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
+        f"{e.before:.6g} -> {e.after:.6g} ({_percent(e.size)} "
+        f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
+        f"({first.sha[:10]}, {first.date:%Y-%m-%d %H:%M}) to {last.idx} ({last.sha[:10]}, "
+        f"{last.date:%Y-%m-%d %H:%M}), {what}"
+    )
+
+
+def _episode_json(e: MetricEpisode) -> dict[str, Any]:
+    return {
+        "kind": e.kind,
+        "series": e.series_id,
+        "series_name": e.series_name,
+        "test": e.test,
+        "name": e.name,
+        "unit": e.unit,
+        "direction": e.direction.value,
+        "first": _ref_json(e.first),
+        "last": _ref_json(e.last),
+        "before": e.before,
+        "after": e.after,
+        "relative": finite_or_none(e.size),
+        "z": e.z,
+        "confidence": e.confidence,
+        "checkouts": e.checkouts,
+        "worse": e.worse,
+    }
+
+
+def _ref_json(r: CheckoutRef) -> dict[str, Any]:
+    return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
+
+
 def _metric_row(m: MetricChange) -> list[str]:
     mark = "worse" if m.regression else "better"
     return [
@@ -425,9 +474,7 @@ def _metric_row(m: MetricChange) -> list[str]:
 
 
 def _event_json(event: ChangeEvent) -> dict[str, Any]:
-    def ref(r: CheckoutRef) -> dict[str, Any]:
-        return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
-
+    ref = _ref_json
     return {
         "id": event.id,
         "series": event.series_id,
@@ -487,8 +534,9 @@ COMMANDS: dict[str, Command] = {
         needs_config=False,
     ),
     "changes": Command(
-        "regressions and improvements of every stored series, with their commits; exit 1 "
-        "for a regression without a known cause",
+        "regressions and improvements of every stored series, with their commits, then "
+        "the excursions and drifts (shown, never a failure); exit 1 for a regression "
+        "without a known cause",
         _changes_args,
         cmd_changes,
     ),
