@@ -246,3 +246,22 @@ def test_a_change_as_long_as_the_levels_around_it_is_two_changes() -> None:
     found = detect(values)
     assert found.changes == ()
     assert [(e.start, e.end) for e in found.excursions] == [(50, 55)]
+
+
+def test_a_short_dip_whose_neighbours_the_noise_made_low_is_an_excursion() -> None:
+    """A dip of 5 points, −5.5 %, after 6 points that are −2.5 % (a little more than
+    one noise unit): one excursion, not two steps around the 11 low points; a level of
+    14 points all −5 % between the same long levels stays two changes."""
+    rng = random.Random("test:beside:5")
+    values = [100 * (1 + 0.02 * rng.gauss(0, 1)) for _ in range(400)]
+    values[150:156] = [v * 0.975 for v in values[150:156]]
+    values[156:161] = [v * 0.945 for v in values[156:161]]
+    found = detect(values)
+    assert found.changes == ()
+    assert [(e.kind, e.start, e.end) for e in found.excursions] == [("excursion", 150, 161)]
+    level = [
+        100 * (1 + 0.02 * rng.gauss(0, 1)) * (0.95 if 150 <= i < 164 else 1) for i in range(400)
+    ]
+    found = detect(level)
+    assert [c.index for c in found.changes] == [150, 164]
+    assert found.excursions == ()

@@ -368,9 +368,8 @@ def _standardised_squares(
     for a, b in levels:
         if b - a <= h:
             continue
-        ys, vs = y[a:b], variances[a:b]
-        d = list(map(sub, ys[h::step], ys[: b - a - h : step]))
-        s = map(add, vs[h::step], vs[: b - a - h : step])
+        d = list(map(sub, y[a + h : b : step], y[a : b - h : step]))
+        s = map(add, variances[a + h : b : step], variances[a : b - h : step])
         out.append(list(map(truediv, map(mul, d, d), s)))
     return out
 

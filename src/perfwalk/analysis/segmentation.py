@@ -51,7 +51,10 @@ again. Each break moves to its best place near where it is. Last:
 
 * **Excursions**: a level of at most ``excursion`` points between two levels that
   do not differ is an excursion (points that went away and came back), not two
-  changes; its points are replaced by the level around it.
+  changes; its points are replaced by the level around it. So is the run of at most
+  ``excursion`` points furthest from the level around inside a level of up to twice
+  that, when the rest of that level is within half the threshold of the level
+  around (the noise made the points next to a short dip low too).
 * **Edges**: a step that leaves fewer than ``min_size`` points at either end is
   tested like any other (the short-level bar: 21 noise units for one point, 11
   for two) and reported apart, to be confirmed by more points.
@@ -96,6 +99,8 @@ _FIRST_STRIDE = 1
 _AROUND = 2
 #: How many points the ends of an excursion may move.
 _POINTS = 2
+#: A level of at most this many times ``excursion`` points may hold an excursion.
+_WIDER = 2
 #: The fewest points of a run the spike filter replaced that is an excursion.
 _RUN = 3
 #: How far the last pass may move a break.
@@ -377,7 +382,7 @@ class _Search:
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = _median(list(sample))
-        steps = list(map(sub, x[1:], x[:-1]))
+        steps = list(map(sub, x[1:], x))  # map stops at the shorter
         squares = list(map(mul, steps, steps))
         jumps = list(map(abs, steps))
         self.noise = _scale_of_jumps(jumps)
@@ -817,6 +822,7 @@ class _Search:
         and the breaks left are tested again."""
         edges = [0, *found, self.n]
         spans: list[tuple[int, int, int, int]] = []
+        dropped: set[int] = set()
         j = 1
         longest = self.tuning.excursion
         while j + 2 < len(edges):
@@ -824,17 +830,19 @@ class _Search:
             if b - a <= longest + 2 * _POINTS:  # its ends to the point first
                 base = self.mean2(left, a, b, right)
                 a, b = self.ends((left, a, b, right), self.mean(a, b), base)
-            short = b - a <= longest and min(a - left, right - b) >= _AROUND * (b - a)
-            if short and not self.differ(left, a, b, right):
-                spans.append((left, a, b, right))
-                j += 2
-            else:
-                j += 1
+            around = min(a - left, right - b) >= _AROUND * (b - a)
+            if around and b - a <= _WIDER * longest and not self.differ(left, a, b, right):
+                inner = (a, b) if b - a <= longest else self.inner_run((left, a, b, right))
+                if inner is not None:
+                    spans.append((left, *inner, right))
+                    dropped.update(edges[j : j + 2])  # the breaks around it
+                    j += 2
+                    continue
+            j += 1
         if not spans:
             return found, []
         y = list(self.y)
         out = []
-        dropped: set[int] = set()
         for left, a, b, right in spans:
             base = self.mean2(left, a, b, right)
             level = self.mean(a, b)
@@ -851,6 +859,37 @@ class _Search:
             dropped.update(range(a - _POINTS, b + _POINTS + 1))
         self.set_points(y)
         return self.eliminate([c for c in found if c not in dropped]), out
+
+    def inner_run(self, span: tuple[int, int, int, int]) -> tuple[int, int] | None:
+        """The excursion inside level a..b-1 of ``span`` (left, a, b, right), a level
+        longer than ``excursion`` points between two that do not differ: the run of at
+        most ``excursion`` of its points furthest from the level around, when the rest
+        of it does not differ from that level (the noise made the points next to a
+        short dip low too, and the two breaks went around both); None otherwise."""
+        left, a, b, right = span
+        longest = self.tuning.excursion
+        base = self.mean2(left, a, b, right)
+        S = self.S
+        best, run = -1.0, (a, b)
+        for c in range(a, b):
+            for d in range(c + 1, min(c + longest, b) + 1):
+                excess = S[d] - S[c] - (d - c) * base
+                if excess * excess / (d - c) > best:
+                    best, run = excess * excess / (d - c), (c, d)
+        c, d = run
+        rest, outside = b - a - (d - c), a - left + right - b
+        v = (
+            (a - left) * self.point_variance(left, a) + (right - b) * self.point_variance(b, right)
+        ) / outside
+        moved = (S[b] - S[a] - (S[d] - S[c])) / rest - base
+        away = (S[d] - S[c]) / (d - c) - base
+        if moved * moved >= (self.tuning.threshold / 2) ** 2 * self.difference_variance(
+            outside, v, rest, v
+        ):
+            return None  # the rest of the level differs too: a change that lasted
+        if away * away < self.tuning.threshold**2 * self.difference_variance(outside, v, d - c, v):
+            return None
+        return c, d
 
     def mean2(self, left: int, a: int, b: int, right: int) -> float:
         """The level of points left..a-1 and b..right-1 together."""
