@@ -265,3 +265,21 @@ def test_a_short_dip_whose_neighbours_the_noise_made_low_is_an_excursion() -> No
     found = detect(level)
     assert [c.index for c in found.changes] == [150, 164]
     assert found.excursions == ()
+
+
+def test_excursions_and_drifts_of_numbers_far_from_one_are_in_their_units() -> None:
+    """Values of about ±2**1000 are searched divided by a power of two (no sum
+    overflows): their excursions and drifts are scaled back like their steps."""
+    rng = random.Random("test:huge")
+    values = [rng.gauss(0, 1) + 0.01 * i for i in range(400)]  # a slope through 0
+    values[150:154] = [v - 12 for v in values[150:154]]
+    small = find_change_points([[v] for v in values])
+    huge = find_change_points([[math.ldexp(v, 1000)] for v in values])
+    assert [e.kind for e in small.excursions + small.drifts] == ["excursion", "drift"]
+    for one, other in zip(
+        small.excursions + small.drifts, huge.excursions + huge.drifts, strict=True
+    ):
+        assert (other.start, other.end, other.z) == (one.start, one.end, one.z)
+        assert other.before == math.ldexp(one.before, 1000)
+        assert other.after == math.ldexp(one.after, 1000)
+        assert other.relative == one.relative
