@@ -416,7 +416,7 @@ class _Search:
         self.sides: dict[tuple[int, int], _Side] = {}  # level a..b-1 as a side of a step
         self.ends_of: dict[tuple[int, int, bool], tuple[float, float]] = {}  # near()
         self.S = S = [0.0, *accumulate(y)]
-        self.T = [0.0, *accumulate(map(mul, count(), y))]  # sums of index × point
+        self.T = [0.0, *accumulate(map(mul, count(0.0), y))]  # sums of index × point
         if squares is None:
             steps = list(map(sub, y[1:], y[:-1]))
             squares = list(map(mul, steps, steps))
