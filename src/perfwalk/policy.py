@@ -1,5 +1,6 @@
 """A metric's policy: the one number that summarises its repetitions at a checkout,
-which way is better, when a repetition set is unstable and a value an outlier.
+which way is better, when a repetition set is unstable and a value an outlier, and
+how large and how certain a change of its level must be to be reported.
 
 The defaults are declared here, once: :mod:`perfwalk.config.settings` offers them as
 the defaults of ``[analysis]`` and ``[test.metrics.<name>]``,
@@ -26,6 +27,12 @@ UNCONFIGURED_DETECTION_SUMMARY: Summary = "median"
 DEFAULT_UNSTABLE_RSD = 0.025
 #: the relative distance from the summary at or beyond which a value is an outlier
 DEFAULT_OUTLIER = 0.10
+#: the change detector's: standard errors a change of level must reach
+DEFAULT_THRESHOLD = 4.2
+#: the change detector's: the fewest checkouts of a level (fewer at an end: "at the edge")
+DEFAULT_MIN_SIZE = 3
+#: the change detector's: the smallest relative change reported, however certain
+DEFAULT_MIN_CHANGE = 0.01
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,9 @@ class MetricPolicy:
     direction: Direction = Direction.LOWER
     unstable_rsd: float = DEFAULT_UNSTABLE_RSD
     outlier: float = DEFAULT_OUTLIER
+    threshold: float = DEFAULT_THRESHOLD
+    min_size: int = DEFAULT_MIN_SIZE
+    min_change: float = DEFAULT_MIN_CHANGE
     ignore: bool = False  # kept, but left out of the analysis
     configured: bool = False  # a configuration names the metric's test
 

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.analysis.segmentation import DEFAULT_TUNING
+from perfwalk.analysis.thresholds import Thresholds
 from perfwalk.config import load_config
-from perfwalk.config.model import Config
+from perfwalk.config.model import AnalysisConfig, Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
 from perfwalk.orchestrate.changes import find_changes
@@ -183,6 +185,56 @@ def test_only_the_series_asked_for(store: Store, config: Config) -> None:
 
 def test_no_series_no_changes(store: Store, config: Config) -> None:
     assert find_changes(store, config) == []
+
+
+@pytest.mark.parametrize("at", [14, 15, 1, 2])
+def test_a_step_in_the_first_or_last_two_checkouts_is_reported_at_the_edge(
+    store: Store, config: Config, at: int
+) -> None:
+    # issue 13, defect 3: with the default minimum of 3 checkouts per level, a step that
+    # leaves one or two checkouts at an end was never reported ("no changes found")
+    sid = add_series(store, {TIME: step(10, 14, at)})
+    (event,) = find_changes(store, config, [sid])
+    (change,) = event.metrics
+    assert (event.before_idx, event.after_idx) == (at - 1, at)
+    assert change.edge
+    assert change.regression
+    assert change.size == pytest.approx(0.4, abs=0.03)
+    assert min(change.checkouts_before, change.checkouts_after) == min(at, 16 - at)
+
+
+def test_a_step_that_leaves_three_checkouts_is_no_edge(store: Store, config: Config) -> None:
+    add_series(store, {TIME: step(10, 14, 13)})
+    (event,) = find_changes(store, config)
+    assert not event.metrics[0].edge
+
+
+def test_thresholds_per_metric_and_for_the_run(tmp_path: Path) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(
+        CONFIG + "\n[test.metrics.time]\nmin_change = 0.5\n\n[test.metrics.rate]\nmin_size = 9\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    with Store.open(config.store.url) as store:
+        add_series(store, {TIME: step(10, 13, 8), RATE: step(1000, 770, 8)})
+        assert find_changes(store, config) == []  # +30 % < 50 %; levels of 8 < 9 checkouts
+        (event,) = find_changes(store, config, tuning=Thresholds(min_change=0.1))
+        assert [m.name for m in event.metrics] == ["time"]  # the run's min_change wins
+        assert not event.metrics[0].edge
+        (event,) = find_changes(store, config, tuning=Thresholds(min_size=3))
+        assert [m.name for m in event.metrics] == ["rate"]
+        assert find_changes(store, config, tuning=Thresholds(threshold=100)) == []
+        assert find_changes(store, None)  # no configuration: the defaults
+
+
+def test_the_configured_defaults_are_the_detectors() -> None:
+    analysis = AnalysisConfig()
+    assert (analysis.threshold, analysis.min_size, analysis.min_change) == (
+        DEFAULT_TUNING.threshold,
+        DEFAULT_TUNING.min_size,
+        DEFAULT_TUNING.min_change,
+    )
 
 
 @pytest.fixture(scope="module")

@@ -147,3 +147,90 @@ def test_changes_exit_status_for_ci(capsys: pytest.CaptureFixture[str], tmp_path
     assert events[1]["metrics"][0]["regression"] is True
     assert events[2]["known_causes"][0]["letter"] == "A"
     assert len(events[1]["commits"]) == 2
+
+
+def test_changes_at_the_edge_and_min_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    with Store.open(load_config(path).store.url) as store:
+        sid = add_series(store, {TIME: step(10, 14, 15)})  # the last checkout is slower
+    code, out, _ = run(capsys, "changes", "-c", str(path))
+    assert code == 1
+    assert out.startswith(f"REGRESSION {sid}:15 ")
+    assert "bench.time: at the edge: confirm with more checkouts" in out
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    assert json.loads(out)["changes"][0]["metrics"][0]["edge"] is True
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--min-change", "0.5")
+    assert (code, out) == (0, "no changes found\n")
+    with pytest.raises(SystemExit) as refused:  # the option's type refuses it (exit 2)
+        main(["changes", "-c", str(path), "--min-change", "-1"])
+    assert refused.value.code == 2
+    assert "argument --min-change: expected >= 0 and at most 10, got -1" in capsys.readouterr().err
+
+
+def test_changes_lists_excursions_and_drifts_which_never_fail(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    dip: list[float | None] = [13.0 if 20 <= i < 24 else 10.0 for i in range(40)]
+    slope: list[float | None] = [10 + 0.5 * i / 199 for i in range(200)]  # +5 %, slowly
+    with Store.open(load_config(path).store.url) as store:
+        away = add_series(store, {TIME: dip})
+        drifting = add_series(store, {TIME: slope}, seed="drift")
+    code, out, _ = run(capsys, "changes", "-c", str(path))
+    assert code == 0  # slower for four checkouts, then back; slower slowly: no regression
+    first, episodes = out.split("\n\n")
+    assert first == "no changes found"
+    excursion, drift = episodes.splitlines()
+    assert excursion.startswith(f"EXCURSION in series {away} ")
+    assert "bench.time [ms] " in excursion
+    assert "(+29." in excursion
+    assert "worse" in excursion
+    assert "over checkouts 20 (" in excursion
+    assert ") to 23 (" in excursion
+    assert excursion.endswith("an excursion, not a change")
+    assert drift.startswith(f"DRIFT in series {drifting} ")
+    assert "over checkouts 0 (" in drift
+    assert ") to 199 (" in drift
+    assert drift.endswith("a slow drift, no step")
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    listed = json.loads(out)
+    assert (code, listed["changes"]) == (0, [])
+    found = [
+        (e["kind"], e["series"], e["first"]["idx"], e["last"]["idx"], e["worse"])
+        for e in listed["episodes"]
+    ]
+    assert found == [("excursion", away, 20, 23, True), ("drift", drifting, 0, 199, True)]
+    assert listed["episodes"][1]["relative"] == pytest.approx(0.05, abs=0.01)
+
+
+def test_detect_edges_excursions_drifts_and_min_change(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    values = [100 + (i % 3) for i in range(40)]
+    values[20:24] = [80, 81, 80, 79]  # four points away, then back
+    series = tmp_path / "s.txt"
+    series.write_text("".join(f"{v}\n" for v in [*values, 150, 151]), encoding="utf-8")
+    code, out, _ = run(capsys, "detect", str(series))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].endswith("1 change (1 at the edge), 1 excursion")
+    assert lines[2].split()[0] == "40"
+    assert lines[2].split()[3].startswith("+49.")
+    assert lines[3] == "change at 40: at the edge: confirm with more checkouts"
+    assert lines[4].startswith("excursion at 20..23: -20.")
+    code, out, _ = run(capsys, "detect", "--format", "json", str(series))
+    detected = json.loads(out)
+    assert [(c["index"], c["edge"]) for c in detected["changes"]] == [(40, True)]
+    assert [(e["kind"], e["start"], e["end"]) for e in detected["episodes"]] == [
+        ("excursion", 20, 24)
+    ]
+    small = tmp_path / "small.txt"
+    small.write_text("".join(f"{100 if i < 40 else 100.5}\n" for i in range(80)), "utf-8")
+    code, out, _ = run(capsys, "detect", str(small))
+    assert (code, out.splitlines()[0].endswith("0 changes")) == (0, True)  # 0.5 % < 1 %
+    code, out, _ = run(capsys, "detect", "--min-change", "0", str(small))
+    assert code == 1

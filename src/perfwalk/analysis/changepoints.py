@@ -25,7 +25,14 @@ from operator import itemgetter
 from statistics import NormalDist
 
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Break, Tuning, segment_finite
+from perfwalk.analysis.segmentation import (
+    DEFAULT_TUNING,
+    Break,
+    Drift,
+    Excursion,
+    Tuning,
+    segment_finite,
+)
 
 #: Two-sided coverage of the confidence intervals given with each change.
 INTERVAL = 0.95
@@ -63,10 +70,37 @@ class ChangePoint:
     confidence: float
     points_before: int
     points_after: int
+    edge: bool = False
 
     @property
     def rising(self) -> bool:
         return self.after > self.before
+
+
+#: What an edge change says (``ChangePoint.edge``).
+EDGE_NOTE = "at the edge: confirm with more checkouts"
+
+
+@dataclass(frozen=True)
+class Episode:
+    """Something the series did that is not a step; indexes are positions in the input
+    sets, ``end`` the first position after it.
+
+    ``kind`` is ``"excursion"`` (points ``start`` … ``end - 1`` went away from the
+    level ``before`` and came back to it: ``after`` is their level) or ``"drift"``
+    (the level moved slowly from ``before`` at ``start`` to ``after`` at ``end - 1``,
+    without a step). ``relative`` is ``(after - before) / |before|`` (None when
+    ``before`` is 0), ``z`` the move over its standard error.
+    """
+
+    kind: str
+    start: int
+    end: int
+    before: float
+    after: float
+    relative: float | None
+    z: float
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -76,7 +110,11 @@ class Detection:
     changes: tuple[ChangePoint, ...]
     points: int  # non-empty sets
     noise: float  # point-to-point noise (standard deviation), in the units of the data
-    autocorrelation: float  # of the residuals around the levels; 0 when none
+    autocorrelation: float  # of the noise around the levels; 0 when none
+    #: steps that leave fewer than ``min_size`` points at an end (``edge`` set)
+    edges: tuple[ChangePoint, ...] = ()
+    excursions: tuple[Episode, ...] = ()
+    drifts: tuple[Episode, ...] = ()
 
 
 def find_change_points(
@@ -94,13 +132,48 @@ def find_change_points(
     ratios = bool(points) and min(points) > 0
     # points far from 1 are searched divided by 2**k (exact): no sum overflows
     k = 0 if ratios else exponent(points)
-    found = segment_finite(list(map(math.log, points)) if ratios else scaled(points, k), tuning)
+    found = segment_finite(
+        list(map(math.log, points)) if ratios else scaled(points, k), tuning, logarithms=ratios
+    )
     changes = tuple(_change(brk, positions, ratios, k) for brk in found.breaks)
     noise = found.noise * math.exp(found.center) if ratios else scale(found.noise, k)
-    return Detection(changes, len(points), noise, found.autocorrelation)
+    return Detection(
+        changes,
+        len(points),
+        noise,
+        found.autocorrelation,
+        edges=tuple(_change(brk, positions, ratios, k, edge=True) for brk in found.edges),
+        excursions=tuple(_episode(e, positions, ratios, k) for e in found.excursions),
+        drifts=tuple(_episode(d, positions, ratios, k) for d in found.drifts),
+    )
 
 
-def _change(brk: Break, positions: Sequence[int], ratios: bool, k: int) -> ChangePoint:
+def _episode(found: Excursion | Drift, positions: Sequence[int], ratios: bool, k: int) -> Episode:
+    if isinstance(found, Excursion):
+        kind, before, after = "excursion", found.base, found.level
+    else:
+        kind, before, after = "drift", found.first, found.last
+    if ratios:
+        relative: float | None = _expm1(after - before)
+        before, after = math.exp(before), math.exp(after)
+    else:
+        relative = (after - before) / abs(before) if before else None
+        before, after = scale(before, k), scale(after, k)
+    return Episode(
+        kind=kind,
+        start=positions[found.start],
+        end=positions[found.end - 1] + 1,
+        before=before,
+        after=after,
+        relative=relative,
+        z=found.t,
+        confidence=_confidence(found.t),
+    )
+
+
+def _change(
+    brk: Break, positions: Sequence[int], ratios: bool, k: int, *, edge: bool = False
+) -> ChangePoint:
     """A break of the search in the units of the data (of their logarithms when
     ``ratios``: levels are then geometric means and steps ratios; divided by
     ``2**k`` otherwise)."""
@@ -135,6 +208,7 @@ def _change(brk: Break, positions: Sequence[int], ratios: bool, k: int) -> Chang
         confidence=_confidence(brk.t),
         points_before=brk.size_before,
         points_after=brk.size_after,
+        edge=edge,
     )
 
 

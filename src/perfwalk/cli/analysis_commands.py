@@ -21,40 +21,48 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.changepoints import ChangePoint, Detection
     from perfwalk.analysis.ranks import RankTest
-    from perfwalk.analysis.segmentation import Tuning
-    from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, MetricChange
+    from perfwalk.analysis.thresholds import Thresholds
+    from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, MetricChange, MetricEpisode
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
 
 
-def tuning_args(p: argparse.ArgumentParser) -> None:
-    from perfwalk.analysis.segmentation import DEFAULT_TUNING
+def tuning_args(p: argparse.ArgumentParser, *, configured: bool = True) -> None:
+    """The detector's thresholds; ``configured``: each metric's own by default."""
+    from perfwalk.policy import DEFAULT_MIN_CHANGE, DEFAULT_MIN_SIZE, DEFAULT_THRESHOLD
 
+    where = "the metric's (analysis in the configuration), else " if configured else ""
     p.add_argument(
         "--threshold",
         type=options.Z,
-        default=DEFAULT_TUNING.threshold,
         metavar="Z",
-        help=f"how many standard errors a step must reach (default {DEFAULT_TUNING.threshold}; "
-        "lower finds smaller steps and raises more false alarms: see docs/analysis.md)",
+        help=f"how many standard errors a step must reach (default {where}"
+        f"{DEFAULT_THRESHOLD}; lower finds smaller steps and raises more false alarms: "
+        "see docs/analysis.md)",
     )
     p.add_argument(
         "--min-size",
         type=options.COUNT,
-        default=DEFAULT_TUNING.min_size,
         metavar="N",
-        help=f"points a level must hold at least (default {DEFAULT_TUNING.min_size})",
+        help=f"points a level must hold at least (default {where}{DEFAULT_MIN_SIZE}; "
+        "a step that leaves fewer at an end is reported at the edge)",
+    )
+    p.add_argument(
+        "--min-change",
+        type=options.MIN_CHANGE,
+        metavar="FRACTION",
+        help=f"the smallest relative change reported, however certain (default {where}"
+        f"{DEFAULT_MIN_CHANGE:g}, a hundredth; 0: every certain change)",
     )
 
 
-def tuning(args: argparse.Namespace) -> Tuning:
-    from perfwalk.analysis.segmentation import Tuning
-    from perfwalk.errors import UsageError
+def tuning(args: argparse.Namespace) -> Thresholds:
+    """The thresholds given on the command line (None: not given; each option's type
+    has checked its bounds)."""
+    from perfwalk.analysis.thresholds import Thresholds
 
-    if args.threshold <= 0 or args.min_size < 1:
-        raise UsageError("--threshold must be positive and --min-size at least 1")
-    return Tuning(threshold=args.threshold, min_size=args.min_size)
+    return Thresholds(args.threshold, args.min_size, args.min_change)
 
 
 def format_arg(p: argparse.ArgumentParser) -> None:
@@ -210,7 +218,7 @@ def _detect_args(p: argparse.ArgumentParser) -> None:
         help="read this column of a CSV table: a number (1 is the first) or a header name",
     )
     p.add_argument("--delimiter", default=",", metavar="CHAR", help="CSV delimiter (default ,)")
-    tuning_args(p)
+    tuning_args(p, configured=False)
     format_arg(p)
 
 
@@ -219,42 +227,60 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from perfwalk.services.analyse import detect_file
 
     detection = detect_file(
-        args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args)
+        args.file, column=args.column, delimiter=args.delimiter, tuning=tuning(args).tuning()
     )
     if args.format == "json":
         print(json_text(_detection_json(str(args.file), detection), indent=2))
     else:
         print(_detection_text(str(args.file), detection))
-    return exits.FOUND if detection.changes else exits.OK
+    return exits.FOUND if detection.changes or detection.edges else exits.OK
 
 
 def _detection_text(name: str, detection: Detection) -> str:
-    count = len(detection.changes)
+    from perfwalk.analysis.changepoints import EDGE_NOTE
+
+    changes = sorted((*detection.changes, *detection.edges), key=lambda c: c.index)
+    count = len(changes)
     head = (
         f"{show_controls(name)}: {detection.points} points, noise {detection.noise:.4g} per point, "
         f"{count} change{'' if count == 1 else 's'}"
     )
-    if not count:
-        return head
-    rows = [["index", "before", "after", "change", "95% interval", "z", "confidence"]]
-    for c in detection.changes:
-        rows.append(
-            [
-                str(c.index),
-                f"{c.before:.6g}",
-                f"{c.after:.6g}",
-                _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
-                _interval(c),
-                f"{c.z:+.1f}",
-                _confidence(c.confidence),
-            ]
+    if detection.edges:
+        head += f" ({len(detection.edges)} at the edge)"
+    for episodes, what in ((detection.excursions, "excursion"), (detection.drifts, "drift")):
+        if episodes:
+            head += f", {len(episodes)} {what}{'' if len(episodes) == 1 else 's'}"
+    lines = [head]
+    if count:
+        rows = [["index", "before", "after", "change", "95% interval", "z", "confidence"]]
+        for c in changes:
+            rows.append(
+                [
+                    str(c.index),
+                    f"{c.before:.6g}",
+                    f"{c.after:.6g}",
+                    _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
+                    _interval(c),
+                    f"{c.z:+.1f}",
+                    _confidence(c.confidence),
+                ]
+            )
+        lines.append(_table(rows))
+        lines += [f"change at {c.index}: {EDGE_NOTE}" for c in changes if c.edge]
+    for e in (*detection.excursions, *detection.drifts):
+        size = _percent(e.relative) if e.relative is not None else f"{e.after - e.before:+.6g}"
+        what = "then back to the level" if e.kind == "excursion" else "a slow move, no step"
+        lines.append(
+            f"{e.kind} at {e.start}..{e.end - 1}: {size} ({e.before:.6g} -> {e.after:.6g}, "
+            f"z {e.z:+.1f}), {what}"
         )
-    return head + "\n" + _table(rows)
+    return "\n".join(lines)
 
 
 def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
     from perfwalk.numbers import finite_or_none
 
+    changes = sorted((*detection.changes, *detection.edges), key=lambda c: c.index)
     return {
         "file": name,
         "points": detection.points,
@@ -275,8 +301,21 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
                 "confidence": c.confidence,
                 "points_before": c.points_before,
                 "points_after": c.points_after,
+                "edge": c.edge,
             }
-            for c in detection.changes
+            for c in changes
+        ],
+        "episodes": [
+            {
+                "kind": e.kind,
+                "start": e.start,
+                "end": e.end,
+                "before": e.before,
+                "after": e.after,
+                "relative": e.relative,
+                "z": e.z,
+            }
+            for e in (*detection.excursions, *detection.drifts)
         ],
     }
 
@@ -325,23 +364,31 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
-    from perfwalk.orchestrate.changes import find_changes
+    from perfwalk.orchestrate.changes import find_all
     from perfwalk.services.inspect import opened
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
-        events = find_changes(store, config, args.series, tuning=tuning(args))
+        found = find_all(store, config, args.series, tuning=tuning(args))
+    events = found.changes
     if args.format == "json":
-        print(json_text({"changes": [_event_json(e) for e in events]}, indent=2))
-    elif not events:
-        print("no changes found")
+        listed = {
+            "changes": [_event_json(e) for e in events],
+            "episodes": [_episode_json(e) for e in found.episodes],
+        }
+        print(json_text(listed, indent=2))
     else:
-        print("\n\n".join(_event_text(e) for e in events))
+        texts = [_event_text(e) for e in events] or ["no changes found"]
+        if found.episodes:  # shown, never a failure
+            texts.append("\n".join(_episode_text(e) for e in found.episodes))
+        print("\n\n".join(texts))
     unexplained = [e for e in events if e.regression and not e.known_causes]
     return exits.FOUND if unexplained else exits.OK
 
 
 def _event_text(event: ChangeEvent) -> str:
+    from perfwalk.analysis.changepoints import EDGE_NOTE
+
     b, a = event.before, event.after
     lines = [
         f"{event.kind.upper()} {event.id} in series {event.series_id} "
@@ -353,12 +400,57 @@ def _event_text(event: ChangeEvent) -> str:
     rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
+    lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
     for commit in event.commits:
         author, subject = show_controls(commit.author), show_controls(commit.subject)
         lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
     return "\n".join(lines)
+
+
+def _episode_text(e: MetricEpisode) -> str:
+    first, last = e.first, e.last
+    what = (
+        "away from its level and back: an excursion, not a change"
+        if e.kind == "excursion"
+        else "a slow drift, no step"
+    )
+    return (
+        f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}: "
+        f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
+        f"{e.before:.6g} -> {e.after:.6g} ({_percent(e.size)} "
+        f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
+        f"({first.sha[:10]}, {first.date:%Y-%m-%d %H:%M}) to {last.idx} ({last.sha[:10]}, "
+        f"{last.date:%Y-%m-%d %H:%M}), {what}"
+    )
+
+
+def _episode_json(e: MetricEpisode) -> dict[str, Any]:
+    from perfwalk.numbers import finite_or_none
+
+    return {
+        "kind": e.kind,
+        "series": e.series_id,
+        "series_name": e.series_name,
+        "test": e.test,
+        "name": e.name,
+        "unit": e.unit,
+        "direction": e.direction.value,
+        "first": _ref_json(e.first),
+        "last": _ref_json(e.last),
+        "before": e.before,
+        "after": e.after,
+        "relative": finite_or_none(e.size),
+        "z": e.z,
+        "confidence": e.confidence,
+        "checkouts": e.checkouts,
+        "worse": e.worse,
+    }
+
+
+def _ref_json(r: CheckoutRef) -> dict[str, Any]:
+    return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
 
 
 def _metric_row(m: MetricChange) -> list[str]:
@@ -377,9 +469,7 @@ def _metric_row(m: MetricChange) -> list[str]:
 def _event_json(event: ChangeEvent) -> dict[str, Any]:
     from perfwalk.numbers import finite_or_none
 
-    def ref(r: CheckoutRef) -> dict[str, Any]:
-        return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
-
+    ref = _ref_json
     return {
         "id": event.id,
         "series": event.series_id,
@@ -403,6 +493,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
                 "checkouts_before": m.checkouts_before,
                 "checkouts_after": m.checkouts_after,
                 "regression": m.regression,
+                "edge": m.edge,
             }
             for m in event.metrics
         ],
@@ -438,8 +529,9 @@ COMMANDS: dict[str, Command] = {
         needs_config=False,
     ),
     "changes": Command(
-        "regressions and improvements of every stored series, with their commits; exit 1 "
-        "for a regression without a known cause",
+        "regressions and improvements of every stored series, with their commits, then "
+        "the excursions and drifts (shown, never a failure); exit 1 for a regression "
+        "without a known cause",
         _changes_args,
         cmd_changes,
     ),

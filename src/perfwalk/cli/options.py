@@ -117,6 +117,8 @@ COUNT = integer(_named("COUNT"))
 TOTAL = integer(_rule(f"2 to {MAX_TOTAL}", lambda value: 2 <= value <= MAX_TOTAL))
 #: a z threshold of the change detector
 Z = number(_between(0, MAX_Z, low_included=False))
+#: the smallest relative change the change detector reports, as [analysis] min_change
+MIN_CHANGE = number(_of_setting("analysis.min_change"))
 #: seconds to wait (0 = not at all)
 WAIT = number(_named("WAIT_SECONDS"))
 #: a TCP port to listen on; 0 = any free one

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import TypeVar
 
 from perfwalk.config.env import Env
 from perfwalk.config.settings import default_of
@@ -110,6 +111,9 @@ class AnalysisConfig:
 
     unstable_rsd: float = default_of("analysis.unstable_rsd")
     outlier: float = default_of("analysis.outlier")
+    min_change: float = default_of("analysis.min_change")
+    threshold: float = default_of("analysis.threshold")
+    min_size: int = default_of("analysis.min_size")
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,9 @@ class MetricConfig:
     summary: Summary = default_of("test.metrics.<name>.summary")  # noqa: RUF009 (a str)
     unstable_rsd: float | None = None
     outlier: float | None = None
+    min_change: float | None = None
+    threshold: float | None = None
+    min_size: int | None = None
     ignore: bool = default_of("test.metrics.<name>.ignore")
 
 
@@ -135,9 +142,20 @@ class ResolvedMetric:
     unstable_rsd: float
     outlier: float
     ignore: bool
+    min_change: float = default_of("analysis.min_change")
+    threshold: float = default_of("analysis.threshold")
+    min_size: int = default_of("analysis.min_size")
 
 
 _UNSET = MetricConfig()
+
+
+_T = TypeVar("_T")
+
+
+def _either(configured: _T | None, default: _T) -> _T:
+    """The metric's own setting, or the file's [analysis] one."""
+    return default if configured is None else configured
 
 
 @dataclass(frozen=True)
@@ -207,6 +225,9 @@ class TestConfig:
             ),
             outlier=configured.outlier if configured.outlier is not None else self.analysis.outlier,
             ignore=configured.ignore,
+            min_change=_either(configured.min_change, self.analysis.min_change),
+            threshold=_either(configured.threshold, self.analysis.threshold),
+            min_size=_either(configured.min_size, self.analysis.min_size),
         )
 
 

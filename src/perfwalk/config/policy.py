@@ -32,6 +32,9 @@ def metric_policy(
                 direction=direction,
                 unstable_rsd=metric.unstable_rsd,
                 outlier=metric.outlier,
+                threshold=metric.threshold,
+                min_size=metric.min_size,
+                min_change=metric.min_change,
                 ignore=metric.ignore,
                 configured=True,
             )
@@ -39,4 +42,7 @@ def metric_policy(
         direction=direction,
         unstable_rsd=config.analysis.unstable_rsd,
         outlier=config.analysis.outlier,
+        threshold=config.analysis.threshold,
+        min_size=config.analysis.min_size,
+        min_change=config.analysis.min_change,
     )

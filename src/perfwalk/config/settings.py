@@ -29,10 +29,18 @@ from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
-from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE
+from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE, MAX_Z
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
-from perfwalk.policy import DEFAULT_OUTLIER, DEFAULT_SUMMARY, DEFAULT_UNSTABLE_RSD, SUMMARIES
+from perfwalk.policy import (
+    DEFAULT_MIN_CHANGE,
+    DEFAULT_MIN_SIZE,
+    DEFAULT_OUTLIER,
+    DEFAULT_SUMMARY,
+    DEFAULT_THRESHOLD,
+    DEFAULT_UNSTABLE_RSD,
+    SUMMARIES,
+)
 from perfwalk.regress.formats import FORMAT_NAMES
 from perfwalk.secret_text import hide_password, looks_secret
 
@@ -293,6 +301,8 @@ SECONDS = rule(f"> 0 and at most {_DAYS}", lambda value: 0 < value <= MAX_SECOND
 WAIT_SECONDS = rule(f">= 0 and at most {_DAYS}", lambda value: 0 <= value <= MAX_SECONDS)
 BYTES = rule(f"1 to {MAX_BYTES} (1 GiB)", lambda value: 1 <= value <= MAX_BYTES)
 SHARE = rule(f"> 0 and at most {MAX_SHARE:g}", lambda value: 0 < value <= MAX_SHARE)
+SHARE_OR_NONE = rule(f">= 0 and at most {MAX_SHARE:g}", lambda value: 0 <= value <= MAX_SHARE)
+Z = rule(f"> 0 and at most {MAX_Z:g}", lambda value: 0 < value <= MAX_Z)
 NOT_EMPTY = rule("a non-empty value", bool)
 NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
 NAME = rule(
@@ -870,6 +880,30 @@ _ANALYSIS = Section(
             default=DEFAULT_OUTLIER,
             rules=(SHARE,),
         ),
+        Setting(
+            "min_change",
+            NUMBER,
+            "the smallest relative change of a metric's level that is reported, however "
+            "certain (0: every certain change)",
+            default=DEFAULT_MIN_CHANGE,
+            rules=(SHARE_OR_NONE,),
+        ),
+        Setting(
+            "threshold",
+            NUMBER,
+            "standard errors a change of level must reach (the change detector's threshold; "
+            "lower finds smaller changes and raises more false alarms)",
+            default=DEFAULT_THRESHOLD,
+            rules=(Z,),
+        ),
+        Setting(
+            "min_size",
+            INTEGER,
+            "checkouts a level must hold at least (fewer at either end: reported at the "
+            "edge, to confirm with more checkouts)",
+            default=DEFAULT_MIN_SIZE,
+            rules=(COUNT,),
+        ),
     ),
 )
 
@@ -921,6 +955,33 @@ _METRICS = Section(
             rules=(SHARE,),
             default_doc="analysis.outlier",
             example=0.2,
+        ),
+        Setting(
+            "min_change",
+            NUMBER,
+            "this metric's analysis.min_change",
+            default=None,
+            rules=(SHARE_OR_NONE,),
+            default_doc="analysis.min_change",
+            example=0.05,
+        ),
+        Setting(
+            "threshold",
+            NUMBER,
+            "this metric's analysis.threshold",
+            default=None,
+            rules=(Z,),
+            default_doc="analysis.threshold",
+            example=6.0,
+        ),
+        Setting(
+            "min_size",
+            INTEGER,
+            "this metric's analysis.min_size",
+            default=None,
+            rules=(COUNT,),
+            default_doc="analysis.min_size",
+            example=5,
         ),
         Setting(
             "ignore",

@@ -16,14 +16,15 @@ from itertools import pairwise
 from typing import Literal
 
 from perfwalk.analysis import scaled
-from perfwalk.analysis.changepoints import ChangePoint, find_change_points
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
+from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction, Status
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
+EpisodeKind = Literal["excursion", "drift"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class MetricChange:
     checkouts_before: int
     checkouts_after: int
     regression: bool
+    #: fewer than the metric's ``min_size`` checkouts on one side, at the start or the
+    #: end of the series: at the edge, to confirm with more checkouts
+    edge: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,26 +114,87 @@ class ChangeEvent:
         return "mixed" if any(worse) else "improvement"
 
 
+@dataclass(frozen=True)
+class MetricEpisode:
+    """What one metric did that is not a step, from checkout ``first`` to ``last``:
+
+    * ``excursion``: its values went away from their level and came back to it
+      (``before`` the level around them, ``after`` their own level);
+    * ``drift``: its level moved slowly, without a step (``before`` at ``first``,
+      ``after`` at ``last``, on the straight line through them).
+
+    ``size`` is ``(after - before) / |before|`` (±inf when ``before`` is 0), ``z`` the
+    move over its standard error; ``worse`` when it moved the metric's worse way.
+    Neither is a regression: it is shown, and never fails a check.
+    """
+
+    series_id: int
+    series_name: str
+    test: str
+    name: str
+    unit: str
+    direction: Direction
+    kind: EpisodeKind
+    first: CheckoutRef
+    last: CheckoutRef
+    before: float
+    after: float
+    size: float
+    z: float
+    confidence: float
+    checkouts: int
+    worse: bool
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The changes of some series and what else their metrics did."""
+
+    changes: list[ChangeEvent]
+    episodes: list[MetricEpisode]
+
+
 def find_changes(
     store: Store,
     config: Config | None,
     series_ids: Iterable[int] | None = None,
     *,
-    tuning: Tuning = DEFAULT_TUNING,
+    tuning: Thresholds = CONFIGURED,
 ) -> list[ChangeEvent]:
     """The changes of every metric of every series (or of ``series_ids``), grouped by
     series and commit range, oldest first within a series."""
+    return find_all(store, config, series_ids, tuning=tuning).changes
+
+
+def find_all(
+    store: Store,
+    config: Config | None,
+    series_ids: Iterable[int] | None = None,
+    *,
+    tuning: Thresholds = CONFIGURED,
+) -> Findings:
+    """:func:`find_changes` and the excursions and drifts of the same metrics (by
+    series, test, metric and first checkout)."""
     chosen = store.list_series() if series_ids is None else [store.series(i) for i in series_ids]
-    events: list[ChangeEvent] = []
+    found = Findings([], [])
     for series in sorted(chosen, key=lambda s: s.id):
-        events.extend(series_changes(store, config, series, tuning=tuning))
-    return events
+        events, episodes = series_findings(store, config, series, tuning=tuning)
+        found.changes.extend(events)
+        found.episodes.extend(episodes)
+    return found
 
 
 def series_changes(
-    store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
 ) -> list[ChangeEvent]:
     """The change events of one series."""
+    return series_findings(store, config, series, tuning=tuning)[0]
+
+
+def series_findings(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
+) -> tuple[list[ChangeEvent], list[MetricEpisode]]:
+    """The change events of one series, and its metrics' excursions and drifts."""
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
     checkouts = store.checkouts(series.id)
@@ -139,6 +204,7 @@ def series_changes(
         if row.status is Status.PASS:
             grouped[(row.test, row.name)].append(row)
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
+    episodes: list[MetricEpisode] = []
     for (test, name), rows in sorted(grouped.items()):
         unit, direction = rows[0].unit, Direction(rows[0].direction)
         policy = metric_policy(config, test, name, unit, direction)
@@ -148,8 +214,10 @@ def series_changes(
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
         reduce = summary_of(policy.detection_summary, direction)
-        detection = find_change_points(sets, tuning=tuning, reduce=reduce)
-        for change in detection.changes:
+        detection = find_change_points(sets, tuning=tuning.tuning(policy), reduce=reduce)
+        for episode in (*detection.excursions, *detection.drifts):
+            episodes.append(_episode(series, checkouts, (test, name, unit, direction), episode))
+        for change in (*detection.changes, *detection.edges):
             before, after = checkouts[change.previous], checkouts[change.index]
             size, low, high = _relative(change)
             worse = (
@@ -176,10 +244,12 @@ def series_changes(
                     checkouts_before=change.points_before,
                     checkouts_after=change.points_after,
                     regression=worse,
+                    edge=change.edge,
                 )
             )
     by_idx = {c.idx: c for c in checkouts}
-    return [
+    episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
+    events = [
         ChangeEvent(
             series_id=series.id,
             series_name=series.name,
@@ -191,6 +261,36 @@ def series_changes(
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
+    return events, episodes
+
+
+def _episode(
+    series: SeriesRow,
+    checkouts: Sequence[CheckoutRow],
+    metric: tuple[str, str, str, Direction],
+    episode: Episode,
+) -> MetricEpisode:
+    test, name, unit, direction = metric
+    moved = episode.after - episode.before
+    size = episode.relative if episode.relative is not None else _infinite(moved)
+    return MetricEpisode(
+        series_id=series.id,
+        series_name=series.name,
+        test=test,
+        name=name,
+        unit=unit,
+        direction=direction,
+        kind="excursion" if episode.kind == "excursion" else "drift",
+        first=_ref(checkouts[episode.start]),
+        last=_ref(checkouts[episode.end - 1]),
+        before=episode.before,
+        after=episode.after,
+        size=size,
+        z=episode.z,
+        confidence=episode.confidence,
+        checkouts=episode.end - episode.start,
+        worse=moved < 0 if direction is Direction.HIGHER else moved > 0,
+    )
 
 
 def _relative(change: ChangePoint) -> tuple[float, float, float]:

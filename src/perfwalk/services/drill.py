@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
 from perfwalk.errors import UsageError
@@ -86,7 +86,7 @@ def change_targets(
     chosen: str | None = None,
     test: str | None = None,
     name: str | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
+    tuning: Thresholds = CONFIGURED,
 ) -> list[DrillTarget]:
     """A drill target per change of the walks of ``config``'s project (or the one
     change ``chosen``), for its strongest metric (or ``test``.``name``)."""
