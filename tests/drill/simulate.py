@@ -69,6 +69,7 @@ def drill(
     budget: Budget | None = None,
     settings: Settings | None = None,
     walk_repetitions: int = 5,
+    expected: float | None = None,
 ) -> Run:
     """Run the drill on ``line`` as an executor would; the walk stored 5 values at each end."""
     rng = random.Random(seed)
@@ -86,6 +87,7 @@ def drill(
             stored=stored,
             measured=dict(measured),
             unbuildable=frozenset(failed),
+            expected=expected,
             budget=budget or Budget(),
             settings=settings or Settings(),
         )

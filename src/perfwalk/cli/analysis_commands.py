@@ -382,7 +382,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
         print("\n\n".join(texts))
-    unexplained = [e for e in events if e.regression and not e.known_causes]
+    unexplained = [e for e in events if e.to_act_on]
     return exits.FOUND if unexplained else exits.OK
 
 
@@ -403,6 +403,11 @@ def _event_text(event: ChangeEvent) -> str:
     lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
+    if event.ruled_out_by is not None:
+        lines.append(
+            f"  not confirmed by drill {event.ruled_out_by}: its two ends, measured again, "
+            f"do not differ (`perfwalk show {event.ruled_out_by}`)"
+        )
     for commit in event.commits:
         author, subject = show_controls(commit.author), show_controls(commit.subject)
         lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
@@ -506,6 +511,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
             }
             for q in event.known_causes
         ],
+        "not_confirmed_by": event.ruled_out_by,
         "commits": [
             {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
             for c in event.commits

@@ -122,6 +122,8 @@ class Settings:
     ends_precision: float = 0.35  # … and the change be known within ± this share (95 %)
     min_end_repetitions: int = 10
     max_end_repetitions: int = 60
+    rule_out_confidence: float = 0.99  # ends whose shift, at this confidence, …
+    rule_out_share: float = 0.5  # … stays below this share of the change reported: NO_CHANGE
     max_commit_repetitions: int = 100  # at one commit, stored values included; fewer …
     commit_repetitions_factor: float = 4.0  # … when this many times the expected need is less
     max_batch: int = 8  # repetitions asked for at once
@@ -132,7 +134,14 @@ class Settings:
         odds = (self.search_odds, self.verify_odds, self.between_odds)
         if min(odds) <= 1 or self.verify_odds < self.search_odds or self.rival_odds < 1:
             raise ValueError(f"drill odds must exceed 1, verify ≥ search: {odds}")
-        shares = (self.ends_alpha, self.spike_fraction, self.boundary_share, self.rival_share)
+        shares = (
+            self.ends_alpha,
+            self.spike_fraction,
+            self.boundary_share,
+            self.rival_share,
+            self.rule_out_confidence,
+            self.rule_out_share,
+        )
         if not all(0 < share < 1 for share in (*shares, self.boundary_confidence)):
             raise ValueError("shares, significance and confidence must lie between 0 and 1")
         if not 2 <= self.min_end_repetitions <= self.max_end_repetitions:
@@ -152,13 +161,16 @@ class DrillState:
     position), both included; positions index it. ``stored`` holds the values
     present before the drill started (reused, at no cost), ``measured`` those the
     drill asked for, ``unbuildable`` the positions whose build failed during the
-    drill.
+    drill; ``expected`` the relative change that was reported between the two ends
+    (``(after - before) / |before|``, None when unknown): ends that rule out even
+    ``rule_out_share`` of it stop the drill at once with ``NO_CHANGE``.
     """
 
     line: tuple[str, ...]
     stored: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
     measured: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
     unbuildable: frozenset[int] = frozenset()
+    expected: float | None = None
     budget: Budget = field(default_factory=Budget)
     settings: Settings = field(default_factory=Settings)
 
@@ -612,6 +624,9 @@ def _levels(state: DrillState) -> Levels | Action:
         for end in (0, last)
         if end not in state.unbuildable and len(state.values(end)) < s.max_end_repetitions
     ]
+    ruled_out = None if significant else _ruled_out(state, before, after)
+    if ruled_out is not None:
+        return _stop_at_ends(state, Verdict.NO_CHANGE, ruled_out, shift=shift)
     if growing:
         end = min(growing, key=lambda e: len(state.values(e)))
         wanted = min(3, s.max_end_repetitions - len(state.values(end)))
@@ -630,6 +645,26 @@ def _levels(state: DrillState) -> Levels | Action:
             shift=shift,
         )
     return _make_levels(before, after, shift)
+
+
+def _ruled_out(state: DrillState, before: Sequence[float], after: Sequence[float]) -> str | None:
+    """Why the ends rule out the change that was reported, or None: the shift between
+    them, at ``rule_out_confidence``, stays below ``rule_out_share`` of it (a sequential
+    stop: more values could only confirm that the two ends are alike)."""
+    s, expected = state.settings, state.expected
+    level = abs(median(before))
+    if expected is None or not expected or not math.isfinite(expected) or not level:
+        return None
+    found = rank_shift(before, after, confidence=s.rule_out_confidence)
+    low, high = found.low / level, found.high / level
+    limit = s.rule_out_share * expected
+    if (expected > 0 and high < limit) or (expected < 0 and low > limit):
+        return (
+            f"the two ends rule out the change reported ({expected:+.1%}): measured again"
+            f" ({len(before)} and {len(after)} values) they differ by {low:+.1%} .. {high:+.1%}"
+            f" at {s.rule_out_confidence:.0%}, less than {s.rule_out_share:.0%} of it"
+        )
+    return None
 
 
 def _make_levels(before: Sequence[float], after: Sequence[float], shift: Shift) -> Levels:

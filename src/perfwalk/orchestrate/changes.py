@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
 from typing import Literal
@@ -19,12 +19,14 @@ from perfwalk.analysis import scaled
 from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
+from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Commit, Direction, Status
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
+NO_CHANGE = Verdict.NO_CHANGE.value  # as a drill stores its verdict
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,9 @@ class ChangeEvent:
     ``before`` is the last checkout of the old level, ``after`` the first of the new
     one; ``commits`` the commits in between (after ``before``, up to ``after``
     included), in the order the walk listed them; ``known_causes`` the quirks whose
-    start or end lies in that range.
+    start or end lies in that range; ``ruled_out_by`` the drill (its series) that
+    measured the two ends again and found they do not differ: the change is shown
+    as "not confirmed", never a regression to act on.
     """
 
     series_id: int
@@ -88,6 +92,7 @@ class ChangeEvent:
     commits: tuple[Commit, ...]
     known_causes: tuple[QuirkInfo, ...]
     metrics: tuple[MetricChange, ...]
+    ruled_out_by: int | None = None
 
     @property
     def id(self) -> str:
@@ -105,6 +110,12 @@ class ChangeEvent:
     @property
     def regression(self) -> bool:
         return any(m.regression for m in self.metrics)
+
+    @property
+    def to_act_on(self) -> bool:
+        """A regression that no quirk explains and no drill ruled out: what fails a
+        check (``perfwalk changes`` exits 1) and is shaded red."""
+        return self.regression and not self.known_causes and self.ruled_out_by is None
 
     @property
     def kind(self) -> EventKind:
@@ -177,9 +188,13 @@ def find_all(
     series, test, metric and first checkout)."""
     chosen = store.list_series() if series_ids is None else [store.series(i) for i in series_ids]
     found = Findings([], [])
+    ruled_out = _ruled_out(store)
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes = series_findings(store, config, series, tuning=tuning)
-        found.changes.extend(events)
+        found.changes.extend(
+            replace(event, ruled_out_by=ruled_out.get((event.series_id, event.id)))
+            for event in events
+        )
         found.episodes.extend(episodes)
     return found
 
@@ -291,6 +306,16 @@ def _episode(
         checkouts=episode.end - episode.start,
         worse=moved < 0 if direction is Direction.HIGHER else moved > 0,
     )
+
+
+def _ruled_out(store: Store) -> dict[tuple[int, str], int]:
+    """(walk, change id) → the drill that answered NO-CHANGE for it (the newest)."""
+    found: dict[tuple[int, str], int] = {}
+    for drill in store.drills.all():
+        series, change = drill.change.get("series"), drill.change.get("id")
+        if drill.verdict == NO_CHANGE and isinstance(series, int) and isinstance(change, str):
+            found[(series, change)] = drill.series_id
+    return found
 
 
 def _relative(change: ChangePoint) -> tuple[float, float, float]:

@@ -23,16 +23,20 @@ class ChangeMark:
     after_idx: int  # checkout index at or after the step
     size: float  # relative size, e.g. -0.12 for 12 % less
     regression: bool  # True: worse; False: better
+    #: why the change is not to act on though detected ("not confirmed by drill 7"): shown
+    #: in grey, not as a regression or an improvement
+    unconfirmed: str = ""
 
     @property
     def word(self) -> str:
         return "regression" if self.regression else "improvement"
 
     def describe(self) -> str:
-        return (
+        told = (
             f"{self.word}: {self.size:+.1%} between checkouts {self.before_idx} "
             f"and {self.after_idx}"
         )
+        return f"{told} ({self.unconfirmed})" if self.unconfirmed else told
 
 
 def by_series(changes: Iterable[ChangeMark]) -> dict[int, list[ChangeMark]]:

@@ -324,7 +324,13 @@ def _search(
     budget: Budget,
     say: Callable[[str], None],
 ) -> Done:
-    state = DrillState(search.line, stored=stored, budget=budget)
+    expected = search.target.change.get("relative")  # as the walk reported it
+    state = DrillState(
+        search.line,
+        stored=stored,
+        budget=budget,
+        expected=expected if isinstance(expected, float) else None,
+    )
     series_id = search.walk.series_id
     while True:
         action = next_action(state)

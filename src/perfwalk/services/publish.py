@@ -33,6 +33,11 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
             after_idx=metric.after_idx,
             size=metric.size,
             regression=metric.regression,
+            unconfirmed=(
+                f"not confirmed by drill {event.ruled_out_by}"
+                if event.ruled_out_by is not None
+                else ""
+            ),
         )
         for event in find_changes(store, config)
         for metric in event.metrics

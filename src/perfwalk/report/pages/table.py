@@ -143,7 +143,7 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
             )
             tips.append(f"outlier: a value {percent(worst)} from the summary")
         if change is not None:
-            classes.append(change.word)
+            classes.append("unconfirmed" if change.unconfirmed else change.word)
             tips.append(change.describe())
         cells.append(
             f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'

@@ -193,13 +193,18 @@
           return c.key === el.dataset.key && c.name === line.name;
         })
         .map(function (c) {
-          var tint = c.regression ? "rgba(220, 40, 40, 0.18)" : "rgba(40, 160, 60, 0.18)";
+          var tint = c.unconfirmed
+            ? "rgba(128, 128, 128, 0.15)" // not to act on: grey, whichever way it went
+            : c.regression
+              ? "rgba(220, 40, 40, 0.18)"
+              : "rgba(40, 160, 60, 0.18)";
           var sign = c.size >= 0 ? "+" : "";
           var size = c.size === null ? "" : sign + (100 * c.size).toFixed(1) + " %";
+          var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
           return [
             {
               xAxis: byOrder ? c.from_pos : c.from,
-              name: (c.regression ? "▼ " : "▲ ") + size,
+              name: (c.regression ? "▼ " : "▲ ") + size + note,
               itemStyle: { color: tint },
             },
             { xAxis: byOrder ? c.to_pos : c.to },

@@ -1,0 +1,103 @@
+"""A drill's verdict reaches the change it drilled: a change that the machine made
+(its values moved with time, not with a commit) is ruled out by the drill at
+once, and `perfwalk changes` and the site then show it as not confirmed, exit 0."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.drill import Verdict
+from perfwalk.orchestrate.changes import find_changes
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.services.drill import change_targets, run_drill
+from perfwalk.services.publish import detected_changes
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+
+#: the machine, not the commit: the 16th run and every later one is 10 % slower
+TIMED_BENCH = r"""#!/bin/sh
+n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "{counter}"
+awk -v n="$n" 'BEGIN {{
+  srand(n * 7919)
+  level = (n > 15) ? 110 : 100
+  printf "VALUE %.4f ms latency\n", level + (rand() - 0.5) * 0.4
+}}'
+"""
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+
+[build]
+steps = ["true"]
+
+[run]
+step = "commit"
+repetitions = 3
+
+[[test]]
+name = "latency"
+command = "sh {bench}"
+parser = "value"
+timeout = 30
+"""
+
+
+@pytest.fixture
+def walked(tmp_path: Path) -> Path:
+    """A walk of 10 commits (3 repetitions each) whose values moved at checkout 5
+    because the machine did."""
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    make_repo(
+        tmp_path / "repo",
+        [
+            CommitSpec(start + i * timedelta(hours=1), f"Commit {i}", {"n.txt": f"{i}\n"})
+            for i in range(10)
+        ],
+    )
+    bench = tmp_path / "timed.sh"
+    bench.write_text(TIMED_BENCH.format(counter=tmp_path / "runs"), encoding="utf-8")
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG.format(repo=tmp_path / "repo", bench=bench), encoding="utf-8")
+    run_series(load_config(path), RunOptions())
+    return path
+
+
+def test_a_change_the_drill_rules_out_is_shown_not_confirmed_and_passes(
+    walked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = load_config(walked)
+    with Store.open(config.store.url) as store:
+        (event,) = find_changes(store, config)
+        assert (event.before.idx, event.after.idx, event.regression) == (4, 5, True)
+        assert event.to_act_on
+        (target,) = change_targets(store, config)
+    assert main(["changes", "-c", str(walked)]) == 1  # before the drill: a regression
+    capsys.readouterr()
+
+    result = run_drill(config, target)
+
+    done = result.done
+    assert done.verdict is Verdict.NO_CHANGE
+    assert "rule out the change reported (+10.0%)" in done.reason
+    # stopped by the sequential test within a few batches at the ends (the walk's own 3
+    # values at 100 ms weigh on the first end at first), not after 60 + 60 - 3 - 3
+    assert done.repetitions < 40
+    assert main(["changes", "-c", str(walked)]) == 0
+    out = capsys.readouterr().out
+    assert f"not confirmed by drill {result.series_id}" in out
+    assert main(["changes", "-c", str(walked), "--format", "json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["changes"]
+    assert listed["not_confirmed_by"] == result.series_id
+    with Store.open(config.store.url) as store:
+        (mark,) = detected_changes(store, config)
+    assert mark.unconfirmed == f"not confirmed by drill {result.series_id}"
+    assert mark.describe().endswith(f"(not confirmed by drill {result.series_id})")
