@@ -3,16 +3,20 @@ the quirks a walk applies before its first build, and quirks over a range."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from perfwalk.cli.main import main
+from perfwalk.errors import ConfigError
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.conftest import MakeConfig
+from tests.services.walks import finished, perfwalk, wait_for
 
 
 def _open(config_path: Path) -> Store:
@@ -81,3 +85,136 @@ def test_a_quirk_crossed_in_the_interval_of_the_step_explains_it(
     assert f"between checkout {step_at - 1} " in out
     assert "known cause: quirk A: the tool was rebuilt" in out
     assert code == 0
+
+
+def _logged_quirks(config_path: Path, series_id: int) -> dict[int, dict[str, tuple[str, str]]]:
+    """Per checkout: each quirk's (status, log) as the walk stored them."""
+    store = _open(config_path)
+    try:
+        return {
+            row.idx: {
+                run.letter: (run.status.name, store.log(run.log_id).data.decode())
+                for run in row.quirk_runs
+            }
+            for row in store.checkouts(series_id)
+        }
+    finally:
+        store.close()
+
+
+def _quirks_logging_to(log: Path) -> str:
+    """Three command quirks that append their letter to ``log``, written out of date
+    order: before the history's second day, on its third, on its seventh."""
+    return "".join(
+        f"""
+[[quirk]]
+at = "{at}"
+comment = "{comment}"
+commands = ["echo {comment} >> {log}"]
+"""
+        for at, comment in (
+            ("2024-01-03", "third"),
+            ("2024-01-01 12:00", "second"),
+            ("2024-01-07", "seventh"),
+        )
+    )
+
+
+def test_quirks_since_a_date_run_before_the_first_build_in_date_order(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    log = tmp_path / "quirks.log"
+    config = make_config(run='quirks_since = "2024-01-01"', extra=_quirks_logging_to(log))
+    result = run_series(config, RunOptions(from_="2024-01-05", repetitions=1))
+    # the quirks dated since the base up to the first checkout ran before its build, in
+    # date order; the later one when the walk crossed it
+    assert log.read_text().splitlines() == ["second", "third", "seventh"]
+    logged = _logged_quirks(config.path, result.series_id)
+    assert logged[0] == {
+        "A": ("PASS", f"$ echo second >> {log}\n"),
+        "B": ("PASS", f"$ echo third >> {log}\n"),
+    }
+    store = _open(config.path)
+    rows = store.checkouts(result.series_id)
+    store.close()
+    assert rows[0].quirks == ("A", "B")
+    assert [(r.idx, r.quirks) for r in rows if r.quirks][1:] == [(2, ("C",))]
+
+
+def test_without_quirks_since_the_first_checkout_crosses_nothing(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    log = tmp_path / "quirks.log"
+    config = make_config(extra=_quirks_logging_to(log))
+    result = run_series(config, RunOptions(from_="2024-01-05", repetitions=1))
+    assert log.read_text().splitlines() == ["seventh"]
+    assert _logged_quirks(config.path, result.series_id)[0] == {}
+
+
+def test_quirks_since_a_commit_take_its_own_quirks_as_done(
+    make_config: MakeConfig, known_values_repo_copy: KnownHistory, tmp_path: Path
+) -> None:
+    log = tmp_path / "quirks.log"
+    known = known_values_repo_copy
+    base = known.first_parent[8]  # 2024-01-03 00:00, the date of the quirk "third"
+    config = make_config(run=f'quirks_since = "{base}"', extra=_quirks_logging_to(log))
+    run_series(config, RunOptions(from_="2024-01-05", repetitions=1))
+    assert log.read_text().splitlines() == ["seventh"]
+
+
+def test_a_bad_quirks_since_is_a_config_error(
+    make_config: MakeConfig, known_values_repo_copy: KnownHistory, tmp_path: Path
+) -> None:
+    log = tmp_path / "quirks.log"
+    side = known_values_repo_copy.side[0]
+    for since, message in (
+        ("no-such-tag", "no-such-tag"),
+        (side, "not on the first-parent line"),
+    ):
+        config = make_config(run=f'quirks_since = "{since}"', extra=_quirks_logging_to(log))
+        with pytest.raises(ConfigError) as raised:
+            run_series(config, RunOptions(from_="2024-01-05", repetitions=1))
+        error = raised.value
+        assert error.key == "run.quirks_since"
+        assert error.path == str(config.path)
+        assert message in error.message
+        assert error.hint
+    assert not log.exists()
+
+
+def test_a_resumed_walk_does_not_run_its_quirks_again(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    # the first walk stalls in the second repetition of its first checkout (once) and is
+    # killed there: its quirks ran, one repetition is stored
+    log, stall = tmp_path / "quirks.log", tmp_path / "stalled"
+    command = (
+        f"sh bench.sh; if [ $PERFWALK_REPETITION = 1 ] && [ ! -e {stall} ];"
+        f" then touch {stall}; sleep 60; fi"
+    )
+    config = make_config(
+        command=command, run='quirks_since = "2024-01-01"', extra=_quirks_logging_to(log)
+    )
+    args = ("run", "-c", str(config.path), "--from", "2024-01-05")
+    victim = perfwalk(*args, capture=False)
+    try:
+        wait_for(stall.exists, "the second repetition of the first checkout")
+    finally:
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait(timeout=10)
+    assert log.read_text().splitlines() == ["second", "third"]
+    before = _logged_quirks(config.path, 1)[0]
+
+    code, out, err = finished(*args, "--resume")
+    assert code == 0, err
+    assert "resumed and finished" in out
+    # the first checkout is built again (a repetition is missing) but its quirks are not
+    # run again: the machine has them; what they logged the first time is kept
+    assert log.read_text().splitlines() == ["second", "third", "seventh"]
+    assert _logged_quirks(config.path, 1)[0] == before
+    store = _open(config.path)
+    try:
+        (first, *_) = store.checkouts(1)
+        assert [r.idx for r in store.repetitions(first.id)] == [0, 1]
+    finally:
+        store.close()
