@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import signal
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from perfwalk.cli.main import main
 from perfwalk.errors import ConfigError
+from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
@@ -216,5 +218,98 @@ def test_a_resumed_walk_does_not_run_its_quirks_again(
     try:
         (first, *_) = store.checkouts(1)
         assert [r.idx for r in store.repetitions(first.id)] == [0, 1]
+    finally:
+        store.close()
+
+
+RANGES = """
+[[quirk]]
+at = "2024-01-03"
+until = "2024-01-05"
+comment = "the benchmark printed another format"
+
+[quirk.test.latency]
+command = "sh bench.sh | sed s/VALUE/took/"
+parser = "regex"
+parser_options = { pattern = 'took (?P<value>[0-9]+) ms', name = "latency", unit = "ms" }
+
+[[quirk]]
+at = "2024-01-01"
+until = "2024-01-04 06:00"
+comment = "old checkouts build with another target"
+build_steps = ["echo building the old target", "mkdir -p out"]
+"""
+
+
+def test_quirks_over_a_range_replace_the_build_steps_and_the_test(
+    make_config: MakeConfig, known_values_repo_copy: KnownHistory
+) -> None:
+    known = known_values_repo_copy
+    config = make_config(run='between = "rebuild"', extra=RANGES)
+    result = run_series(config, RunOptions(from_="2024-01-02", to="2024-01-06", step="12hours"))
+    old_build = datetime(2024, 1, 4, 6, tzinfo=UTC)
+    old_format = (datetime(2024, 1, 3, tzinfo=UTC), datetime(2024, 1, 5, tzinfo=UTC))
+    store = _open(config.path)
+    try:
+        rows = store.checkouts(result.series_id)
+        assert len(rows) == 9
+        for row in rows:
+            builds_old = row.date < old_build
+            prints_old = old_format[0] <= row.date < old_format[1]
+            # the letters go by date: A (the build, 2024-01-01), B (the format, 01-03)
+            assert row.quirks == ("A",) * builds_old + ("B",) * prints_old, row.date
+            # the broken build of commit 12 (2024-01-04 00:00) builds with the old target
+            assert row.build_status is Status.PASS
+            build_log = store.log(row.build_log_id or 0).data.decode()
+            assert ("$ echo building the old target\n" in build_log) is builds_old
+            assert ("$ sh build.sh\n" in build_log) is not builds_old
+            runs = {run.letter: store.log(run.log_id).data.decode() for run in row.quirk_runs}
+            if builds_old:
+                assert "build steps replaced by:\n  $ echo building the old target\n" in runs["A"]
+            if prints_old:
+                assert (
+                    "test latency: command replaced by: sh bench.sh | sed s/VALUE/took/"
+                    in (runs["B"])
+                )
+                assert "test latency: parser replaced by: regex" in runs["B"]
+            for repetition in store.repetitions(row.id):
+                if repetition.idx > 0:  # rebuilt between repetitions with the same steps
+                    rebuilt = store.log(repetition.between_log_id or 0).data.decode()
+                    assert ("$ echo building the old target\n" in rebuilt) is builds_old
+                (test,) = repetition.results
+                assert test.status is Status.PASS
+                expected = "sh bench.sh | sed s/VALUE/took/" if prints_old else "sh bench.sh"
+                assert test.command == expected
+                assert [(v.name, v.unit, v.value) for v in test.values] == [
+                    ("latency", "ms", known.value_of(row.sha))
+                ]
+        recorded = store.series(result.series_id).commands["quirks"]
+        assert recorded["A"]["build_steps"] == ["echo building the old target", "mkdir -p out"]
+        assert recorded["B"]["tests"] == {
+            "latency": {"command": "sh bench.sh | sed s/VALUE/took/", "parser": "regex"}
+        }
+    finally:
+        store.close()
+
+
+def test_a_replaced_command_has_its_placeholders_checked_before_the_walk(
+    make_config: MakeConfig,
+) -> None:
+    config = make_config(
+        extra="""
+[[quirk]]
+at = "2024-01-03"
+comment = "the benchmark takes its checkout"
+[quirk.test.latency]
+command = "sh bench.sh {chekout}"
+"""
+    )
+    with pytest.raises(ConfigError) as raised:
+        run_series(config, RunOptions(repetitions=1))
+    assert raised.value.key == "quirk[0].test.latency.command"
+    assert "chekout" in raised.value.message
+    store = _open(config.path)
+    try:
+        assert store.list_series() == []
     finally:
         store.close()
