@@ -285,11 +285,42 @@ CASES = {
         "invalid date",
         "at",
     ),
-    "until without a patch": (
-        MINIMAL + "[[quirk]]\nat = 'v1'\nuntil = 'v2'\ncomment = 'c'\n",
+    "until without a range": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\nuntil = 'v2'\ncomment = 'c'\ncommands = ['x']\n",
         "quirk[0].until",
-        "no patch",
-        "patch",
+        "nothing of this quirk holds over a range",
+        "build_steps",
+    ),
+    "quirk replacing an unknown test": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\n[quirk.test.latncy]\ncommand = 'x'\n",
+        "quirk[0].test.latncy",
+        "no [[test]] is named 'latncy'",
+        "latency",
+    ),
+    "quirk test replacing nothing": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\n[quirk.test.latency]\n",
+        "quirk[0].test.latency",
+        "replaces nothing",
+        "command",
+    ),
+    "quirk test with a bad parser": (
+        MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\n[quirk.test.latency]\nparser = 'valu'\n",
+        "quirk[0].test.latency.parser",
+        "expected one of",
+        "did you mean 'value'?",
+    ),
+    "quirk test with options its parser refuses": (
+        MINIMAL
+        + "[[quirk]]\nat = 'v1'\ncomment = 'c'\n[quirk.test.latency]\nparser_options = {x = 1}\n",
+        "quirk[0].test.latency.parser_options",
+        "takes no options",
+        "regex",
+    ),
+    "quirks since a bad date": (
+        MINIMAL + "[run]\nquirks_since = '2024-02-30'\n",
+        "run.quirks_since",
+        "invalid date",
+        "quirks_since",
     ),
 }
 

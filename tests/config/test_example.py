@@ -41,7 +41,8 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     keys = "|".join(sorted({setting.key for _name, _section, setting in walk()}))
     text = re.sub(
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
-        rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|(?:{keys}) = )",
+        rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
+        rf"\[quirk\.test\.git-log\]$|(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
         flags=re.M,
@@ -52,6 +53,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     (tmp_path / "patches" / "fix-build.diff").write_text("")
     config = load_config(path)
     assert len(config.quirks) == 1
+    assert config.quirks[0].tests["git-log"].command.startswith("time -p git log")
     assert len(config.regress.tests) == 1
     assert config.hosts["dut"].roles == ("dut",)
     assert config.tests[0].services[0].role == "dut"

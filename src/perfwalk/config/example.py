@@ -30,6 +30,8 @@ _UNSET: dict[str, object] = {
     "test.metrics.<name>.direction": "lower",
     "test.role": "dut",
     "test.service.role": "dut",
+    "quirk.test.<name>.command": "time -p git log --oneline --first-parent > /dev/null",
+    "quirk.test.<name>.parser": "",
 }
 
 #: The name given to the example table of each ``[<section>.<name>]`` section.
@@ -38,6 +40,7 @@ _NAMES: dict[str, str] = {
     "hosts": "dut",
     "install": "dut",
     "test.roles": "dut",
+    "quirk.test": "git-log",
 }
 
 #: The sections the template shows commented out: they need a lab or a suite.

@@ -3,9 +3,10 @@
 The checks walk the declarations of :mod:`perfwalk.config.settings`: unknown keys
 (with a "did you mean"), missing required keys, wrong types and disallowed values
 are found the same way for every setting. Only what involves several settings at
-once (unique test names, parser options, ``until`` without a patch) is checked
-by name here. Every problem is a :class:`~perfwalk.errors.ConfigError` naming the
-file, the dotted key (``test[2].metrics.sender.direction``) and a remedy.
+once (unique test names, parser options, ``until`` without a range, a quirk's
+test replacements) is checked by name here. Every problem is a
+:class:`~perfwalk.errors.ConfigError` naming the file, the dotted key
+(``test[2].metrics.sender.direction``) and a remedy.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from perfwalk.config.model import (
     MetricConfig,
     ProjectConfig,
     QuirkConfig,
+    QuirkTestConfig,
     RegressConfig,
     RegressTestConfig,
     RoleConfig,
@@ -74,6 +76,7 @@ _CLASSES: Mapping[str, type] = {
     "hosts": HostConfig,
     "install": InstallConfig,
     "quirk": QuirkConfig,
+    "quirk.test": QuirkTestConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
 }
@@ -94,7 +97,7 @@ def load_config(path: Path) -> Config:
     text = checker.read(path)
     values = checker.root(checker.parse(text))
     _check_tests(checker, values["test"])
-    _check_quirks(checker, values["quirk"])
+    _check_quirks(checker, values["quirk"], values["test"])
     _check_topology(checker, values)
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
@@ -308,15 +311,22 @@ def _check_tests(checker: _Checker, tests: list[dict[str, Any]]) -> None:
                 hint="a test's name is its id in the store; give each test its own",
             )
         seen[name] = index
-        try:
-            get_parser(test["parser"], test["parser_options"], key=f"{where}.parser")
-        except ConfigError as error:
-            if error.path is not None:
-                raise
-            message = error.message
-            if error.key and message.startswith(f"{error.key}: "):
-                message = message[len(error.key) + 2 :]
-            checker.fail(error.key or f"{where}.parser_options", message, hint=error.hint)
+        _check_parser(checker, test["parser"], test["parser_options"], where)
+
+
+def _check_parser(
+    checker: _Checker, parser: str, options: Mapping[str, object], where: str
+) -> None:
+    """The parser ``parser`` accepts ``options`` (the keys of ``where``)."""
+    try:
+        get_parser(parser, options, key=f"{where}.parser")
+    except ConfigError as error:
+        if error.path is not None:
+            raise
+        message = error.message
+        if error.key and message.startswith(f"{error.key}: "):
+            message = message[len(error.key) + 2 :]
+        checker.fail(error.key or f"{where}.parser_options", message, hint=error.hint)
 
 
 def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
@@ -366,15 +376,44 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
                     checker.fail(f"{where}.roles.{role}.parser_options", error.message, error.hint)
 
 
-def _check_quirks(checker: _Checker, quirks: list[dict[str, Any]]) -> None:
-    """``until`` ends a patch: it means nothing without one."""
+def _check_quirks(
+    checker: _Checker, quirks: list[dict[str, Any]], tests: list[dict[str, Any]]
+) -> None:
+    """``until`` ends a range: it means nothing without a patch, build steps or a test
+    replaced; a replaced test is a test of [[test]], its parser accepts its options."""
+    by_name = {test["name"]: test for test in tests}
     for index, quirk in enumerate(quirks):
-        if quirk["until"] and quirk["patch"] is None:
+        where = f"quirk[{index}]"
+        ranged = quirk["patch"] is not None or quirk["build_steps"] or quirk["tests"]
+        if quirk["until"] and not ranged:
             checker.fail(
-                f"quirk[{index}].until",
-                "until ends the quirk's patch, but this quirk has no patch",
-                hint='add patch = "<file>" or remove until',
+                f"{where}.until",
+                "until ends the quirk's range, but nothing of this quirk holds over a range",
+                hint='add patch = "<file>", build_steps = [...] or a [quirk.test.<name>] table, '
+                "or remove until (commands run once, where the walk crosses at)",
             )
+        for name, replaced in quirk["tests"].items():
+            key = f"{where}.test.{name}"
+            test = by_name.get(name)
+            if test is None:
+                known = ", ".join(sorted(by_name))
+                checker.fail(
+                    key,
+                    f"no [[test]] is named {name!r}",
+                    hint=f"name one of the tests: {known}",
+                )
+            if not (replaced["command"] or replaced["parser"] or replaced["parser_options"]):
+                checker.fail(
+                    key,
+                    "replaces nothing: no command, parser or parser_options",
+                    hint="set its command, parser or parser_options (what changes at these "
+                    "checkouts), or remove the table",
+                )
+            parser = replaced["parser"] or test["parser"]
+            options = replaced["parser_options"]
+            if not replaced["parser"] and not options:
+                options = test["parser_options"]
+            _check_parser(checker, parser, options, key)
 
 
 def _build(

@@ -7,7 +7,7 @@ declared; paths are absolute (resolved against the config file's directory).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
@@ -65,6 +65,7 @@ class RunConfig:
 
     from_: str = default_of("run.from")
     to: str = default_of("run.to")
+    quirks_since: str = default_of("run.quirks_since")
     step: str = default_of("run.step")
     repetitions: int = default_of("run.repetitions")
     between: str = default_of("run.between")
@@ -232,15 +233,55 @@ class TestConfig:
 
 
 @dataclass(frozen=True)
+class QuirkTestConfig:
+    """``[quirk.test.<name>]``: what a quirk over a range replaces in a test ("" = keep)."""
+
+    __test__ = False  # not a pytest test class
+
+    command: str = default_of("quirk.test.<name>.command")
+    parser: str = default_of("quirk.test.<name>.parser")
+    parser_options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+    def applied(self, test: TestConfig) -> TestConfig:
+        """``test`` as it runs where the quirk holds."""
+        if self.parser:
+            parser, options = self.parser, self.parser_options
+        else:
+            parser, options = test.parser, self.parser_options or test.parser_options
+        return replace(
+            test,
+            command=self.command or test.command,
+            parser=parser,
+            parser_options=options,
+        )
+
+
+@dataclass(frozen=True)
 class QuirkConfig:
-    """``[[quirk]]``: a known event of the history (``at``/``until`` resolved by the walk)."""
+    """``[[quirk]]``: a known event of the history (``at``/``until`` resolved by the walk).
+
+    ``commands`` (and ``reboot``) run when a walk crosses ``at``; ``patch``,
+    ``build_steps`` and ``tests`` hold over the range ``[at, until)``.
+    """
 
     at: str
     comment: str
     until: str = default_of("quirk.until")
     commands: tuple[str, ...] = default_of("quirk.commands")
     patch: Path | None = None
+    build_steps: tuple[str, ...] = default_of("quirk.build_steps")
     reboot: bool = default_of("quirk.reboot")
+    tests: Mapping[str, QuirkTestConfig] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def ranged(self) -> bool:
+        """True when something of this quirk holds over a range of checkouts."""
+        return self.patch is not None or bool(self.build_steps) or bool(self.tests)
+
+    @property
+    def crossing(self) -> bool:
+        """True when something runs as a walk crosses ``at``."""
+        return bool(self.commands) or self.reboot
 
 
 @dataclass(frozen=True)

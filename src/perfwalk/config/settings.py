@@ -676,6 +676,18 @@ _RUN = Section(
             rules=(NOT_EMPTY, DATE_OR_REV),
         ),
         Setting(
+            "quirks_since",
+            WHEN,
+            "the state the machine starts from: before its first build, a walk runs the "
+            "commands (and reboots) of every quirk after this point up to its first checkout, "
+            "in date order, and marks that checkout with their letters. A date: quirks dated "
+            "from it on; a commit-ish of the walked line: quirks after it (its own are taken "
+            'as done); "" = none: a walk takes the machine as it is',
+            default="",
+            rules=(DATE_OR_REV,),
+            example="2023-11-01",
+        ),
+        Setting(
             "step",
             STRING,
             "the distance between checkouts: a duration (1day, 1week…), commit or commit/N",
@@ -1179,11 +1191,57 @@ _TEST = Section(
     min_items=1,
 )
 
+_QUIRK_TEST = Section(
+    "test",
+    Form.NAMED,
+    "What a quirk over a range changes in the test of that name (a test of [[test]]) "
+    "at the checkouts it holds for: its command, its parser or the parser's options. "
+    "What is not set stays the test's; a test's roles and services are not changed.",
+    (
+        Setting(
+            "command",
+            STRING,
+            "a shell command run instead of the test's command; \"\" = the test's",
+            default="",
+            example="./bench --old-output",
+        ),
+        Setting(
+            "parser",
+            STRING,
+            "the parser that reads the output instead of the test's; \"\" = the test's",
+            default="",
+            rules=(one_of("", *PARSER_NAMES),),
+            example="value",
+        ),
+        Setting(
+            "parser_options",
+            TABLE,
+            "options of the parser: with parser set, its options (none when empty); without, "
+            "the test's parser with these options instead of the test's (the test's when empty)",
+            default={},
+        ),
+    ),
+    field="tests",
+)
+
 _QUIRK = Section(
     "quirk",
     Form.ARRAY,
-    "A known event of the history: commands to run when the walk crosses it, "
-    "a patch for the checkouts it covers, and a lettered marker on every plot.",
+    "A known event of the history, drawn as a lettered marker (A…Z, a…z, A′…, by date) on "
+    "every plot and table. A quirk does one or both of two things. **When the walk "
+    "crosses `at`** (between two checkouts, or before the first build with `[run] "
+    "quirks_since`), its commands run in the worktree, then the ssh hosts reboot with "
+    "`reboot = true`: a tool to rebuild, a machine to update; the letter marks that "
+    "checkout. **Over a range** `[at, until)`, at every checkout in it: its patch is "
+    "applied, its `build_steps` replace `[build] steps` and its `[quirk.test.<name>]` "
+    "tables replace a test's command or parser (old checkouts that need another make "
+    "target, a benchmark whose output changed format); the letter marks every checkout "
+    "of the range, and each keeps a quirk log saying what was replaced (the build log "
+    "and each result keep the commands that ran). Where ranges overlap, the later quirk's "
+    "build steps and test replacements win. `perfwalk changes` names a quirk as the "
+    "known cause of a change only when the walk crossed `at`, or the range started or "
+    "ended, between the change's two checkouts. A resumed walk does not run again the "
+    "commands of a quirk that already ran (PASS) at a checkout.",
     (
         Setting(
             "at",
@@ -1195,7 +1253,8 @@ _QUIRK = Section(
         Setting(
             "until",
             WHEN,
-            'where the patch stops applying (exclusive): a date or a commit-ish; "" = no end',
+            "where its range ends (exclusive): a date or a commit-ish; only with a patch, "
+            'build_steps or [quirk.test.<name>]; "" = no end',
             default="",
             rules=(DATE_OR_REV,),
             example="2024-04-01",
@@ -1224,12 +1283,22 @@ _QUIRK = Section(
             example="patches/fix-build.diff",
         ),
         Setting(
+            "build_steps",
+            STRINGS,
+            "shell commands that replace [build] steps (and a rebuild between repetitions) "
+            "for checkouts in [at, until); [] = the [build] steps",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["make old-target"],
+        ),
+        Setting(
             "reboot",
             BOOLEAN,
             "reboot the ssh hosts of the run when the walk crosses `at`, after the commands",
             default=False,
         ),
     ),
+    sections=(_QUIRK_TEST,),
     field="quirks",
 )
 

@@ -8,7 +8,7 @@ its plots and tables, and where a drill finds what to narrow down.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -350,14 +350,32 @@ def _commits_between(
 def _quirks_between(
     series: SeriesRow, checkouts: Sequence[CheckoutRow], first: int, last: int
 ) -> tuple[QuirkInfo, ...]:
-    """Quirks that start or stop applying between checkouts ``first`` and ``last``,
-    or whose date lies between theirs."""
+    """The quirks that the walk met between checkouts ``first`` and ``last``: those it
+    crossed there (its date lies between theirs, or its letter is new at a checkout
+    of the range) and those whose range stopped there (a letter that a range quirk
+    leaves). A quirk crossed at ``first`` itself is a cause of what changed before
+    ``first``, not after: its letter leaving is no event unless the quirk has a range."""
     span = [c for c in checkouts if first <= c.idx <= last]
+    ranged = _ranged_letters(series, checkouts)
     letters: set[str] = set()
     for left, right in pairwise(span):
-        letters.update(set(left.quirks) ^ set(right.quirks))
+        before, after = set(left.quirks), set(right.quirks)
+        letters.update(after - before)
+        letters.update((before - after) & ranged)
     start, end = span[0].date, span[-1].date
     return tuple(q for q in series.quirks if q.letter in letters or start < q.at_date <= end)
+
+
+def _ranged_letters(series: SeriesRow, checkouts: Sequence[CheckoutRow]) -> set[str]:
+    """The letters of the quirks that hold over a range (a patch, build steps, a test
+    replaced), as the walk recorded them with its commands. A series stored before
+    they were recorded there: the letters that mark more than one checkout (a quirk
+    crossed marks only the checkout where it was crossed)."""
+    recorded = series.commands.get("quirks")
+    if isinstance(recorded, dict) and all(isinstance(v, dict) for v in recorded.values()):
+        return {letter for letter, quirk in recorded.items() if quirk.get("range")}
+    marks = Counter(letter for checkout in checkouts for letter in checkout.quirks)
+    return {letter for letter, count in marks.items() if count > 1}
 
 
 def summary_of(policy: str, direction: Direction) -> Callable[[Sequence[float]], float]:

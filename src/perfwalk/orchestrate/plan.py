@@ -24,8 +24,15 @@ from perfwalk.git.repo import Repo
 from perfwalk.git.walk_steps import looks_like_date, parse_date, parse_step
 from perfwalk.limits import MAX_COUNT
 from perfwalk.model import Checkout
-from perfwalk.orchestrate.phases import check_placeholders
-from perfwalk.orchestrate.quirks import PlannedQuirk, QuirkPoint, applying, plan_quirks
+from perfwalk.orchestrate.phases import TEST_PLACEHOLDERS, check_placeholders
+from perfwalk.orchestrate.placeholders import substitute
+from perfwalk.orchestrate.quirks import (
+    PlannedQuirk,
+    QuirkPoint,
+    applying,
+    base_position,
+    plan_quirks,
+)
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.store import Store
 from perfwalk.store.records import SeriesRow
@@ -47,10 +54,16 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class PlannedCheckout:
-    """A checkout with its first-parent position, as the walk needs it."""
+    """A checkout with its first-parent position, as the walk needs it.
+
+    ``since`` is set on the first checkout of a walk with ``[run] quirks_since``:
+    the position the walk comes from, so that the quirks after it are crossed
+    before the first build (None: the machine is taken as it is).
+    """
 
     checkout: Checkout
     position: int
+    since: int | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
             "command with the local host",
         )
     check_placeholders(config.tests, config.install, topology)
+    _check_quirk_placeholders(config, topology)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
@@ -192,19 +206,33 @@ def plan_checkouts(
     step: str,
     branch: str,
 ) -> tuple[list[PlannedCheckout], tuple[PlannedQuirk, ...]]:
-    """The checkouts of a walk, each with the letters of the quirks that apply."""
+    """The checkouts of a walk, each with the letters of the quirks that hold there or
+    that the walk crosses on its way to it (from ``[run] quirks_since`` for the first)."""
     where = {commit: pos for pos, (commit, _) in enumerate(history)}
     quirks = history_quirks(repo, config, history)
     chosen = select_checkouts(repo, from_spec or None, to_spec, step, branch=branch)
     planned: list[PlannedCheckout] = []
-    previous: int | None = None
+    since = quirks_base(repo, config, history)
+    previous = since
     for checkout in chosen:
         pos = where[checkout.commit]
-        patches, crossed = applying(quirks, previous, pos)
-        letters = tuple(sorted({q.letter for q in [*patches, *crossed]}, key=_letter_order(quirks)))
-        planned.append(PlannedCheckout(dataclasses.replace(checkout, quirks=letters), pos))
+        holding, crossed = applying(quirks, previous, pos)
+        letters = tuple(sorted({q.letter for q in [*holding, *crossed]}, key=_letter_order(quirks)))
+        first = since if not planned else None
+        planned.append(PlannedCheckout(dataclasses.replace(checkout, quirks=letters), pos, first))
         previous = pos
     return planned, quirks
+
+
+def quirks_base(repo: Repo, config: Config, history: Sequence[tuple[str, datetime]]) -> int | None:
+    """The position a walk comes from before its first checkout: ``[run]
+    quirks_since`` placed on ``history`` (None when it is not set)."""
+    if not config.run.quirks_since:
+        return None
+    ids = [commit for commit, _ in history]
+    where = {commit: pos for pos, commit in enumerate(ids)}
+    point = _point(repo, where, config.run.quirks_since, "run.quirks_since", config.path)
+    return base_position(point, ids, [date for _, date in history])
 
 
 def history_quirks(
@@ -214,9 +242,17 @@ def history_quirks(
     ids = [commit for commit, _ in history]
     dates = [date for _, date in history]
     where = {commit: pos for pos, commit in enumerate(ids)}
-    return plan_quirks(
-        [_quirk_point(repo, where, i, q) for i, q in enumerate(config.quirks)], ids, dates
-    )
+    points = [_quirk_point(repo, where, i, q, config.path) for i, q in enumerate(config.quirks)]
+    return plan_quirks(points, ids, dates)
+
+
+def _check_quirk_placeholders(config: Config, topology: Topology) -> None:
+    """The commands that quirks put in place of a test's are checked like the test's."""
+    known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
+    for index, quirk in enumerate(config.quirks):
+        for name, replaced in quirk.tests.items():
+            if replaced.command:
+                substitute(replaced.command, known, key=f"quirk[{index}].test.{name}.command")
 
 
 def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:
@@ -225,25 +261,32 @@ def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:
 
 
 def _quirk_point(
-    repo: Repo, where: dict[str, int], index: int, quirk: QuirkConfig
-) -> tuple[int, QuirkPoint, QuirkPoint | None, str, tuple[str, ...], Path | None]:
-    at = _point(repo, where, quirk.at, f"quirk[{index}].at")
-    until = _point(repo, where, quirk.until, f"quirk[{index}].until") if quirk.until else None
-    return (index, at, until, quirk.comment, tuple(quirk.commands), quirk.patch)
+    repo: Repo, where: dict[str, int], index: int, quirk: QuirkConfig, path: Path
+) -> tuple[int, QuirkPoint, QuirkPoint | None, QuirkConfig]:
+    at = _point(repo, where, quirk.at, f"quirk[{index}].at", path)
+    until = None
+    if quirk.until:
+        until = _point(repo, where, quirk.until, f"quirk[{index}].until", path)
+    return (index, at, until, quirk)
 
 
-def _point(repo: Repo, where: dict[str, int], text: str, key: str) -> QuirkPoint:
+def _point(repo: Repo, where: dict[str, int], text: str, key: str, path: Path) -> QuirkPoint:
+    """A date or a commit of the walked line, or a ConfigError naming ``path`` and ``key``."""
     if looks_like_date(text):
         return QuirkPoint(parse_date(text))
     try:
         commit = repo.commit(repo.resolve(text))
     except GitError as error:
         raise ConfigError(
-            str(error), key=key, hint="give a date or a commit of the walked line"
+            error.message,
+            path=str(path),
+            key=key,
+            hint="give a date or a commit of the walked line",
         ) from error
     if commit.id not in where:
         raise ConfigError(
             f"commit {text} is not on the first-parent line of the walked branch",
+            path=str(path),
             key=key,
             hint="name a commit of the branch itself (not of a merged side branch) or a date",
         )

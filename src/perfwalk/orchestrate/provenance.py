@@ -3,7 +3,7 @@ masked), the exact commands, every host's fingerprint, the quirks on its history
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from perfwalk.config.model import Config
@@ -42,7 +42,7 @@ def describe_series(
         host=topology.member("").host.name,
         config_hash=config.hash,
         config_text=mask_config_text(config.text),
-        commands=_commands(config, between),
+        commands=_commands(config, between, quirks),
         fingerprint=_fingerprints(topology, list(config.run.tools)),
         parent_id=parent,
         kind=kind,
@@ -52,8 +52,11 @@ def describe_series(
     )
 
 
-def _commands(config: Config, between: str) -> dict[str, object]:
-    """The commands of a walk as its setup page shows them (secrets masked)."""
+def _commands(config: Config, between: str, quirks: Sequence[PlannedQuirk]) -> dict[str, object]:
+    """The commands of a walk as its setup page shows them (secrets masked); a quirk's
+    by its letter: what runs when the walk crosses it and what it replaces over its
+    range (``range`` says whether it has one, as :func:`perfwalk.orchestrate.changes`
+    reads it)."""
     secrets = config_secrets(config)
 
     def shown(command: str) -> str:
@@ -63,8 +66,27 @@ def _commands(config: Config, between: str) -> dict[str, object]:
         "build": [shown(step) for step in config.build.steps],
         "between": shown(between),
         "tests": {t.name: {"command": shown(t.command), "parser": t.parser} for t in config.tests},
-        "quirks": {str(i): [shown(c) for c in q.commands] for i, q in enumerate(config.quirks)},
+        "quirks": {q.letter: _quirk(q, shown) for q in quirks},
     }
+
+
+def _quirk(quirk: PlannedQuirk, shown: Callable[[str], str]) -> dict[str, object]:
+    described: dict[str, object] = {
+        "commands": [shown(c) for c in quirk.commands],
+        "range": quirk.config.ranged,
+    }
+    if quirk.config.reboot:
+        described["reboot"] = True
+    if quirk.patch is not None:
+        described["patch"] = quirk.patch.name
+    if quirk.config.build_steps:
+        described["build_steps"] = [shown(step) for step in quirk.config.build_steps]
+    if quirk.config.tests:
+        described["tests"] = {
+            name: {"command": shown(replaced.command), "parser": replaced.parser}
+            for name, replaced in sorted(quirk.config.tests.items())
+        }
+    return described
 
 
 def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:

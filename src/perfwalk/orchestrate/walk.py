@@ -30,7 +30,13 @@ from perfwalk.orchestrate.install import install_checkout
 from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
-from perfwalk.orchestrate.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.quirks import (
+    PlannedQuirk,
+    applying,
+    build_steps,
+    describe_holding,
+    replaced_test,
+)
 from perfwalk.orchestrate.reboot import RebootOutcome, reboot
 from perfwalk.orchestrate.shell_steps import StepsOutcome, run_steps
 from perfwalk.orchestrate.together import run_together
@@ -116,6 +122,24 @@ class Walk:
         }
         self._limit = self.config.store.log_limit
         self.host = self.topology.member("").host
+        self._quirk_parsers: dict[tuple[str, str], Parser] = {}  # (letter, test): a parser
+        for quirk in self.quirks:
+            for test in self.config.tests:
+                replaced = quirk.config.tests.get(test.name)
+                if replaced is None or not (replaced.parser or replaced.parser_options):
+                    continue
+                applied = replaced.applied(test)
+                self._quirk_parsers[(quirk.letter, test.name)] = self._parsing.bounded(
+                    get_parser(
+                        applied.parser,
+                        applied.parser_options,
+                        key=f"quirk[{quirk.index}].test.{test.name}.parser",
+                    ),
+                    limit=test.parse_timeout,
+                    label=f"parser {applied.parser!r} of test {test.name}, quirk {quirk.letter}",
+                    setting=f"test.{test.name}.parse_timeout",
+                )
+        self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
         self._pending_steps: list[NewStep] = []  # reboots before the next repetition
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
@@ -155,7 +179,8 @@ class Walk:
             # counted, not listed: nothing here grows with the number of repetitions
             have = stored[checkout.index]
             todo = (r for r in range(repetitions) if (checkout.index, r) not in done)
-            prior, previous = previous, planned.position
+            prior = previous if previous is not None else planned.since
+            previous = planned.position
             before = built.get(checkout.index)
             if have == repetitions or before is Status.NOEXIST:
                 if before is not None:
@@ -203,26 +228,39 @@ class Walk:
     def _prepare(
         self, checkout_id: int, planned: PlannedCheckout, prior: int | None
     ) -> tuple[Path, StepsOutcome]:
-        """Worktree at the commit, quirk patches and commands, then the build steps."""
+        """Worktree at the commit, the quirks that hold (patches) and those crossed
+        (commands, reboots), then the build steps (a quirk's, where one replaces them)."""
         checkout = planned.checkout
         worktree = self.worktrees.checkout(checkout.commit)
-        patches, crossed = applying(self.quirks, prior, planned.position)
+        holding, crossed = applying(self.quirks, prior, planned.position)
+        self._holding[checkout.commit] = holding
         env = self._env(dict(self.config.build.env), checkout, None)
-        for quirk in patches:
-            assert quirk.patch is not None
-            status, log = self._apply_patch(worktree, quirk.patch)
-            self.store.add_quirk_run(checkout_id, quirk.letter, status, log)
-            if status is not Status.PASS:
-                outcome = StepsOutcome(Status.NOEXIST, 0.0, log, f"patch of quirk {quirk.letter}")
-                self.store.set_build(checkout_id, outcome.status, None, outcome.log)
-                return worktree, outcome
+        # a resumed walk does not run again what already ran here: the machine has it
+        done = self._quirks_done(checkout_id) if crossed else set()
+        runs: dict[str, StepsOutcome] = {}
+        for quirk in holding:
+            ran = StepsOutcome(Status.PASS, 0.0, Log.of(describe_holding(quirk).encode()), None)
+            if quirk.patch is not None:
+                status, log = self._apply_patch(worktree, quirk.patch)
+                failed = None if status is Status.PASS else f"patch of quirk {quirk.letter}"
+                ran = _joined(StepsOutcome(status, 0.0, log, failed), ran)
+            if ran.status is not Status.PASS:
+                self.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
+                self.store.set_build(checkout_id, Status.NOEXIST, None, ran.log)
+                return worktree, StepsOutcome(Status.NOEXIST, 0.0, ran.log, ran.failed)
+            runs[quirk.letter] = ran
         for quirk in crossed:
+            if quirk.letter in done:
+                runs.pop(quirk.letter, None)  # its stored run says what ran
+                continue
             ran = self._steps(quirk.commands, worktree, env, Status.NOEXIST)
-            if ran.status is Status.PASS and self.config.quirks[quirk.index].reboot:
-                rebooted = self._reboot_all("quirk")
-                ran = _joined(ran, rebooted)
-            self.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
-        build = self._steps(self.config.build.steps, worktree, env, Status.NOEXIST)
+            if ran.status is Status.PASS and quirk.config.reboot:
+                ran = _joined(ran, self._reboot_all("quirk"))
+            runs[quirk.letter] = _joined(runs[quirk.letter], ran) if quirk.letter in runs else ran
+        for letter, ran in runs.items():
+            self.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
+        steps = build_steps(holding, self.config.build.steps)
+        build = self._steps(steps, worktree, env, Status.NOEXIST)
         if build.status is Status.PASS and self.config.install:
             installed = install_checkout(
                 self.config.install,
@@ -235,6 +273,16 @@ class Walk:
             build = _joined(build, installed)
         self.store.set_build(checkout_id, build.status, build.seconds, build.log)
         return worktree, build
+
+    def _quirks_done(self, checkout_id: int) -> set[str]:
+        """The letters of the quirks that already ran (PASS) at a checkout."""
+        return {
+            run.letter
+            for row in self.store.checkouts(self.series_id)
+            if row.id == checkout_id
+            for run in row.quirk_runs
+            if run.status is Status.PASS
+        }
 
     def _apply_patch(self, worktree: Path, patch: Path) -> tuple[Status, Log]:
         try:
@@ -264,7 +312,8 @@ class Walk:
             return self._reboot_all("between")
         env = self._env(dict(self.config.build.env), checkout, rep)
         if self.between == "rebuild":
-            return self._steps(self.config.build.steps, worktree, env, Status.NOCLEAN)
+            steps = build_steps(self._holding.get(checkout.commit, ()), self.config.build.steps)
+            return self._steps(steps, worktree, env, Status.NOCLEAN)
         return self._steps([self.between], worktree, env, Status.NOCLEAN)
 
     def _reboot_all(self, phase: str) -> StepsOutcome:
@@ -328,6 +377,7 @@ class Walk:
         self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
+        test, parser = self._test_here(test, checkout)
         run_id = secrets.token_hex(8)
         context = TestContext(
             topology=self.topology,
@@ -339,13 +389,18 @@ class Walk:
         )
         contained = Containment(self.topology, self.marker, run_id)
         try:
-            outcome = run_test(
-                test, self._parsers[test.name], self._role_parsers[test.name], context
-            )
+            outcome = run_test(test, parser, self._role_parsers[test.name], context)
         finally:
             leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
         outcome = contained.report(outcome, leftovers)
         return outcome.result, outcome.steps
+
+    def _test_here(self, test: TestConfig, checkout: Checkout) -> tuple[TestConfig, Parser]:
+        """``test`` and its parser as they run at ``checkout``: a quirk that holds there
+        may replace its command, its parser or the parser's options."""
+        test, letter = replaced_test(self._holding.get(checkout.commit, ()), test)
+        parser = self._quirk_parsers.get((letter or "", test.name), self._parsers[test.name])
+        return test, parser
 
 
 def _joined(first: StepsOutcome, then: StepsOutcome) -> StepsOutcome:
