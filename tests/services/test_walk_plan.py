@@ -12,7 +12,7 @@ import pytest
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions, plan_walk
-from perfwalk.orchestrate.provenance import describe_series
+from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import config_session
 from perfwalk.orchestrate.walk import Walk
 from tests.fixtures.synthetic_repo import KnownHistory
@@ -34,16 +34,7 @@ def test_the_walk_is_handed_its_plan_and_returns_what_it_measured(
         assert store.list_series() == []  # planning stores nothing
         with session.holding():
             series_id = store.create_series(
-                describe_series(
-                    config,
-                    session.topology,
-                    name=plan.name,
-                    spec=plan.spec,
-                    repetitions=plan.repetitions,
-                    between=plan.between,
-                    quirks=plan.quirks,
-                    started_at=datetime.now(UTC),
-                )
+                walk_series(config, session.topology, plan, datetime.now(UTC))
             )
             worktrees = Worktrees.for_series(
                 plan.repo, config.store.worktrees, store.store_id(), series_id

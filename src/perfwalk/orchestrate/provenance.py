@@ -9,6 +9,7 @@ from datetime import datetime
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
 from perfwalk.hosts.fingerprint import fingerprint
+from perfwalk.orchestrate.plan import WalkPlan
 from perfwalk.orchestrate.quirks import PlannedQuirk
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.secret_text import mask_text
@@ -98,3 +99,21 @@ def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:
             other = fingerprint(member.host, tools)
             found.update({f"{member.name}.{key}": value for key, value in other.items()})
     return found
+
+
+def walk_series(
+    config: Config, topology: Topology, plan: WalkPlan, started_at: datetime
+) -> NewSeries:
+    """The new series that walks ``plan``."""
+    return describe_series(
+        config,
+        topology,
+        name=plan.name,
+        spec=plan.spec,
+        repetitions=plan.repetitions,
+        between=plan.between,
+        quirks=plan.quirks,
+        parent=plan.parent,
+        started_at=started_at,
+        planned_checkouts=len(plan.checkouts),
+    )

@@ -18,7 +18,7 @@ from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
-from perfwalk.orchestrate.provenance import describe_series
+from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.walk import Progress, Walk
 from perfwalk.store import Store
@@ -65,20 +65,7 @@ def _walk(
     if plan.resumed is not None:
         series_id = plan.resumed.id
     else:
-        series_id = store.create_series(
-            describe_series(
-                config,
-                session.topology,
-                name=plan.name,
-                spec=plan.spec,
-                repetitions=plan.repetitions,
-                between=plan.between,
-                quirks=plan.quirks,
-                parent=plan.parent,
-                started_at=clock(),
-                planned_checkouts=len(plan.checkouts),
-            )
-        )
+        series_id = store.create_series(walk_series(config, session.topology, plan, clock()))
 
     def report(step: Progress) -> None:
         session.check()
