@@ -27,6 +27,7 @@ from perfwalk.hosts.leftovers import RUN_MARKER, WALK_MARKER
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.machine import MachineWatch
 from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
@@ -116,6 +117,7 @@ class Walk:
         }
         self._limit = self.config.store.log_limit
         self.host = self.topology.member("").host
+        self._machine = MachineWatch(self.topology.member(""), self.marker)
         self._pending_steps: list[NewStep] = []  # reboots before the next repetition
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
@@ -294,6 +296,7 @@ class Walk:
         between: StepsOutcome | None,
     ) -> tuple[NewResult, ...]:
         started = datetime.now(UTC)
+        first = self._machine.begin()
         steps, self._pending_steps = self._pending_steps, []
         results = []
         for test in self.config.tests:
@@ -310,6 +313,8 @@ class Walk:
                 between_log=None if between is None else between.log,
                 results=tuple(results),
                 steps=tuple(steps),
+                machine=self._machine.end(first),
+                machine_host=self._machine.member.name,
             ),
         )
         return tuple(results)
