@@ -7,6 +7,7 @@ its plots and tables, and where a drill finds what to narrow down.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -15,11 +16,11 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Literal
 
-from perfwalk.analysis import scaled
+from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, find_change_points
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
 from perfwalk.config.model import Config
-from perfwalk.model import Commit, Direction, Status
+from perfwalk.model import Commit, Direction, MachineState, Status
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
@@ -65,6 +66,7 @@ class MetricChange:
     checkouts_before: int
     checkouts_after: int
     regression: bool
+    suspect: str = ""  # why the machine's state explains it better ("" when it does not)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,16 @@ class ChangeEvent:
         return any(m.regression for m in self.metrics)
 
     @property
+    def suspect(self) -> bool:
+        """Every metric of it looks like the machine's doing, not a commit's."""
+        return all(m.suspect for m in self.metrics)
+
+    @property
+    def failing(self) -> bool:
+        """A regression that fails CI: worse, not suspect, without a known cause."""
+        return not self.known_causes and any(m.regression and not m.suspect for m in self.metrics)
+
+    @property
     def kind(self) -> EventKind:
         worse = [m.regression for m in self.metrics]
         if all(worse):
@@ -129,24 +141,42 @@ def find_changes(
 def series_changes(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Tuning = DEFAULT_TUNING
 ) -> list[ChangeEvent]:
-    """The change events of one series."""
+    """The change events of one series.
+
+    With ``[run] exclude_loaded``, the values of the repetitions measured on a loaded
+    machine are left out. A change whose sides the machine's state tells apart is
+    marked suspect (:mod:`perfwalk.analysis.machine`).
+    """
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
+    states = store.machine_states(series.id)
+    left_out: set[tuple[int, int]] = set()
+    if config is not None and config.run.exclude_loaded:
+        left_out = {key for key, state in states.items() if machine.is_loaded(state)}
+        states = {key: state for key, state in states.items() if key not in left_out}
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
     for row in store.values(series.id):
-        if row.status is Status.PASS:
-            grouped[(row.test, row.name)].append(row)
+        if row.status is not Status.PASS:
+            continue
+        if (row.checkout_idx, row.repetition_idx) in left_out:
+            continue
+        grouped[(row.test, row.name)].append(row)
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
+    sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     for (test, name), rows in sorted(grouped.items()):
         unit, direction = rows[0].unit, Direction(rows[0].direction)
         policy = metric_policy(config, test, name, unit, direction)
         if policy.ignore:
             continue
         sets: list[list[float]] = [[] for _ in checkouts]
+        measured: list[list[MachineState]] = [[] for _ in checkouts]
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
+            state = states.get((row.checkout_idx, row.repetition_idx))
+            if state is not None:
+                measured[position[row.checkout_idx]].append(state)
         reduce = summary_of(policy.detection_summary, direction)
         detection = find_change_points(sets, tuning=tuning, reduce=reduce)
         for change in detection.changes:
@@ -157,6 +187,9 @@ def series_changes(
                 if direction is Direction.HIGHER
                 else change.after > change.before
             )
+            left = _side(sets, measured, change.previous, -1, change.points_before)
+            right = _side(sets, measured, change.index, 1, change.points_after)
+            sides[(before.idx, after.idx)].append((change.points_before, change.points_after))
             found[(before.idx, after.idx)].append(
                 MetricChange(
                     series_id=series.id,
@@ -176,8 +209,20 @@ def series_changes(
                     checkouts_before=change.points_before,
                     checkouts_after=change.points_after,
                     regression=worse,
+                    suspect=machine.suspect(left, right, worse_after=worse),
                 )
             )
+    every = _every_state(checkouts, states)
+    for (before_idx, after_idx), metrics in found.items():
+        counts = sides[(before_idx, after_idx)]
+        found[(before_idx, after_idx)] = _together(
+            metrics,
+            every,
+            before=position[before_idx],
+            after=position[after_idx],
+            points_before=min(b for b, _ in counts),
+            points_after=min(a for _, a in counts),
+        )
     by_idx = {c.idx: c for c in checkouts}
     return [
         ChangeEvent(
@@ -191,6 +236,65 @@ def series_changes(
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
+
+
+def _side(
+    sets: Sequence[Sequence[float]],
+    measured: Sequence[Sequence[MachineState]],
+    start: int,
+    step: int,
+    points: int,
+) -> machine.Side:
+    """The machine's state over the ``points`` measured checkouts from ``start`` on,
+    going ``step`` (-1: back), of one metric."""
+    found: list[MachineState] = []
+    at = start
+    while points > 0 and 0 <= at < len(sets):
+        if sets[at]:
+            found.extend(measured[at])
+            points -= 1
+        at += step
+    return machine.side(found)
+
+
+def _every_state(
+    checkouts: Sequence[CheckoutRow], states: dict[tuple[int, int], MachineState]
+) -> list[list[MachineState]]:
+    """The states of every repetition, by checkout position."""
+    position = {c.idx: i for i, c in enumerate(checkouts)}
+    found: list[list[MachineState]] = [[] for _ in checkouts]
+    for (checkout_idx, _rep), state in states.items():
+        if checkout_idx in position:
+            found[position[checkout_idx]].append(state)
+    return found
+
+
+def _together(
+    metrics: list[MetricChange],
+    every: list[list[MachineState]],
+    *,
+    before: int,
+    after: int,
+    points_before: int,
+    points_after: int,
+) -> list[MetricChange]:
+    """``metrics`` (the changes at one checkout), all marked suspect when many moved in
+    the same sense while the machine's state changed."""
+    for worse in (True, False):
+        same = [m for m in metrics if m.regression is worse]
+        if len(same) < machine.MANY_METRICS:
+            continue
+        left = machine.side(
+            s for states in every[max(before - points_before + 1, 0) : before + 1] for s in states
+        )
+        right = machine.side(s for states in every[after : after + points_after] for s in states)
+        why = machine.together(left, right, len(same), worse_after=worse)
+        if why:
+            return [
+                dataclasses.replace(m, suspect=m.suspect or why) if m.regression is worse else m
+                for m in metrics
+            ]
+    return metrics
 
 
 def _relative(change: ChangePoint) -> tuple[float, float, float]:

@@ -23,16 +23,18 @@ class ChangeMark:
     after_idx: int  # checkout index at or after the step
     size: float  # relative size, e.g. -0.12 for 12 % less
     regression: bool  # True: worse; False: better
+    suspect: str = ""  # why the machine's state explains it better ("" when it does not)
 
     @property
     def word(self) -> str:
         return "regression" if self.regression else "improvement"
 
     def describe(self) -> str:
-        return (
+        told = (
             f"{self.word}: {self.size:+.1%} between checkouts {self.before_idx} "
             f"and {self.after_idx}"
         )
+        return f"{told} (suspect: machine load)" if self.suspect else told
 
 
 def by_series(changes: Iterable[ChangeMark]) -> dict[int, list[ChangeMark]]:

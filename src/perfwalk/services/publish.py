@@ -33,6 +33,7 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
             after_idx=metric.after_idx,
             size=metric.size,
             regression=metric.regression,
+            suspect=metric.suspect,
         )
         for event in find_changes(store, config)
         for metric in event.metrics

@@ -165,6 +165,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
                 "to_pos": ctx.position(c.after_idx),
                 "size": c.size if math.isfinite(c.size) else None,
                 "regression": c.regression,
+                "suspect": bool(c.suspect),
             }
             for c in ctx.changes
             if _known(ctx, c.before_idx) and _known(ctx, c.after_idx)

@@ -193,13 +193,15 @@
           return c.key === el.dataset.key && c.name === line.name;
         })
         .map(function (c) {
-          var tint = c.regression ? "rgba(220, 40, 40, 0.18)" : "rgba(40, 160, 60, 0.18)";
+          var tint = c.suspect
+            ? "rgba(128, 128, 128, 0.15)" /* suspect: machine load */
+            : c.regression ? "rgba(220, 40, 40, 0.18)" : "rgba(40, 160, 60, 0.18)";
           var sign = c.size >= 0 ? "+" : "";
           var size = c.size === null ? "" : sign + (100 * c.size).toFixed(1) + " %";
           return [
             {
               xAxis: byOrder ? c.from_pos : c.from,
-              name: (c.regression ? "▼ " : "▲ ") + size,
+              name: (c.regression ? "▼ " : "▲ ") + size + (c.suspect ? " (suspect: machine load)" : ""),
               itemStyle: { color: tint },
             },
             { xAxis: byOrder ? c.to_pos : c.to },
