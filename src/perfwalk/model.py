@@ -120,7 +120,10 @@ class MachineState:
     ``busy`` the three of them that used the most (name, % of one CPU); ``steal`` the
     share of CPU time a hypervisor took; ``mem_available`` MemAvailable in kB;
     ``freq_mhz`` the mean current frequency of the CPUs; ``governor`` and ``turbo``
-    the frequency governor(s) and turbo/boost state ("on", "off"). ``None`` or
+    the frequency governor(s) and turbo/boost state ("on", "off"); ``runnable`` the
+    mean number of other processes running or waiting for a CPU at the two readings
+    (what they asked for, where ``others_cpu`` is what they got: on a saturated
+    machine the CPU they get hardly grows with their number, their queue does). ``None`` or
     ``"unknown"``: not readable there (a VM has no cpufreq; a BSD has no /proc).
     ``seconds`` is the time between the two readings.
     """
@@ -135,3 +138,4 @@ class MachineState:
     freq_mhz: float | None = None
     governor: str = "unknown"
     turbo: str = "unknown"
+    runnable: float | None = None

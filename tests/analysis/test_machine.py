@@ -57,6 +57,12 @@ def test_sides_differ_by_share_by_others_or_by_load_and_need_two_states() -> Non
     calm = side([MachineState(load1=0.5, cores=8)] * 4)
     loaded = side([MachineState(load1=1.5, cores=8)] * 4)
     assert differs(calm, loaded)  # the load level moved by LOAD_DIFFERENCE
+    # a saturated machine: the others get the same CPU, but more of them wait for it
+    before = side([MachineState(others_cpu=1.8, runnable=3.0)] * 4)
+    after = side([MachineState(others_cpu=1.8, runnable=5.0)] * 4)
+    assert differs(before, after)
+    assert suspect(before, after, worse_after=True)
+    assert not differs(before, side([MachineState(others_cpu=1.8, runnable=3.5)] * 4))
 
 
 def test_a_change_is_suspect_only_when_the_more_loaded_side_is_the_worse() -> None:

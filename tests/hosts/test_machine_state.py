@@ -57,6 +57,8 @@ def test_the_golden_cases_cover_what_they_claim() -> None:
     assert metal["freq_mhz"] == pytest.approx(2000.0)
     assert (metal["governor"], metal["turbo"]) == ("performance,powersave", "off")
     assert metal["steal"] == pytest.approx(300 / 1000)
+    # others in state R: 3 at first (init, web, old), 5 at last (+ cc1, idle)
+    assert metal["runnable"] == pytest.approx(4.0)
     bsd = _state_of(GOLDEN / "bsd")
     assert bsd == {
         "seconds": None,
@@ -69,6 +71,7 @@ def test_the_golden_cases_cover_what_they_claim() -> None:
         "freq_mhz": None,
         "governor": "unknown",
         "turbo": "unknown",
+        "runnable": None,
     }
     vm = _state_of(GOLDEN / "vm")
     assert (vm["freq_mhz"], vm["governor"], vm["turbo"]) == (None, "unknown", "unknown")

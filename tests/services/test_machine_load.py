@@ -153,7 +153,7 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
 
     code = main(["changes", "-c", str(path), "--format", "json"])
     events = json.loads(capsys.readouterr().out)["changes"]
-    assert code == 0  # what the load explains does not fail CI
+    assert code == 0, events  # what the load explains does not fail CI
     # the start of the loaded stretch looks like a regression, its end like an
     # improvement: both are the machine's doing
     found = {e["after"]["idx"]: e["metrics"] for e in events}

@@ -25,6 +25,7 @@ LOADED = MachineState(
     freq_mhz=None,
     governor="unknown",
     turbo="unknown",
+    runnable=3.5,
 )
 QUIET = MachineState(
     seconds=1.0,

@@ -12,8 +12,9 @@ state", says the same in words):
 - a change is **suspect: machine load** (:func:`suspect`) when its two sides were
   measured under different load (:func:`differs`): the shares of loaded repetitions
   differ by :data:`SHARE_DIFFERENCE` or more, or the CPU the others used differs by
-  :data:`OTHERS_DIFFERENCE` or more, or the mean load averages differ by
-  :data:`LOAD_DIFFERENCE` or more, and the side measured under more load is the
+  :data:`OTHERS_DIFFERENCE` or more, or the number of others running or waiting
+  for a CPU by :data:`RUNNABLE_DIFFERENCE` or more, or the mean load averages differ
+  by :data:`LOAD_DIFFERENCE` or more, and the side measured under more load is the
   worse one (a load slows a test down; it does not speed it up). Many metrics that
   moved together at one checkout (:data:`MANY_METRICS`, in the same sense) while
   the machine's state changed by half those differences are all suspect.
@@ -38,6 +39,8 @@ STEAL_SHARE = 0.10
 SHARE_DIFFERENCE = 0.5
 #: a difference of the others' CPU (in CPUs) between the two sides that counts
 OTHERS_DIFFERENCE = 0.5
+#: a difference of the mean number of others running or waiting for a CPU that counts
+RUNNABLE_DIFFERENCE = 1.0
 #: a difference of mean load averages between the two sides that counts
 LOAD_DIFFERENCE = 1.0
 #: repetitions with a known state each side needs before it can be compared
@@ -73,6 +76,7 @@ class Side:
     others: float  # mean CPUs the other processes used
     load: float  # mean 1-minute load average
     cores: int  # the most cores seen (0: unknown)
+    runnable: float = 0.0  # mean number of others running or waiting for a CPU
 
     @property
     def share(self) -> float:
@@ -82,12 +86,12 @@ class Side:
     def pressure(self) -> float:
         """One number to tell the more loaded of two sides."""
         excess = max(self.load - self.cores, 0.0) if self.cores else 0.0
-        return self.share + self.others + excess
+        return self.share + self.others + self.runnable + excess
 
     def describe(self) -> str:
         return (
             f"{self.loaded} of {self.n} repetitions loaded, load {self.load:.2f}, "
-            f"others {self.others:.2f} CPUs"
+            f"others {self.others:.2f} CPUs, {self.runnable:.1f} running"
         )
 
 
@@ -99,12 +103,14 @@ def side(states: Iterable[MachineState]) -> Side:
         return Side(0, 0, 0.0, 0.0, 0)
     loads = [s.load1 for s in known if s.load1 is not None]
     others = [s.others_cpu for s in known if s.others_cpu is not None]
+    runnable = [s.runnable for s in known if s.runnable is not None]
     return Side(
         n=n,
         loaded=sum(1 for s in known if is_loaded(s)),
         others=sum(others) / len(others) if others else 0.0,
         load=sum(loads) / len(loads) if loads else 0.0,
         cores=max((s.cores or 0 for s in known), default=0),
+        runnable=sum(runnable) / len(runnable) if runnable else 0.0,
     )
 
 
@@ -116,6 +122,7 @@ def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
     return (
         abs(before.share - after.share) >= SHARE_DIFFERENCE * scale
         or abs(before.others - after.others) >= OTHERS_DIFFERENCE * scale
+        or abs(before.runnable - after.runnable) >= RUNNABLE_DIFFERENCE * scale
         or abs(before.load - after.load) >= LOAD_DIFFERENCE * scale
     )
 

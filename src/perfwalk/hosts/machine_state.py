@@ -60,6 +60,7 @@ class Process:
     name: str
     ticks: int  # utime + stime
     start: int  # start time, in clock ticks after boot
+    running: bool = False  # state R: running or waiting for a CPU
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ def parse_stat_line(line: str) -> Process | None:
     if pid is None or any(n is None for n in numbers):
         return None
     ppid, utime, stime, start = (n or 0 for n in numbers)
-    return Process(pid=pid, ppid=ppid, name=name, ticks=utime + stime, start=start)
+    running = fields[0] == "R"
+    return Process(pid=pid, ppid=ppid, name=name, ticks=utime + stime, start=start, running=running)
 
 
 def state_between(first: Snapshot, last: Snapshot, own: Iterable[int] = ()) -> MachineState:
@@ -148,6 +150,7 @@ def state_between(first: Snapshot, last: Snapshot, own: Iterable[int] = ()) -> M
     if first.uptime is not None and last.uptime is not None and last.uptime > first.uptime:
         seconds = last.uptime - first.uptime
     others, busy = _others(first, last, seconds, own)
+    runnable = _runnable(first, last, own)
     return MachineState(
         seconds=seconds,
         load1=last.load1,
@@ -159,6 +162,7 @@ def state_between(first: Snapshot, last: Snapshot, own: Iterable[int] = ()) -> M
         freq_mhz=(sum(last.freqs_khz) / len(last.freqs_khz) / 1000) if last.freqs_khz else None,
         governor=",".join(sorted(set(last.governors))) or "unknown",
         turbo=_turbo(last),
+        runnable=runnable,
     )
 
 
@@ -200,6 +204,20 @@ def _others(
         used[now.name] = used.get(now.name, 0.0) + share
     ranked = sorted(used.items(), key=lambda item: (-item[1], item[0]))[:BUSY_SHOWN]
     return total, tuple((name, round(share * 100, 1)) for name, share in ranked)
+
+
+def _runnable(first: Snapshot, last: Snapshot, own: Iterable[int]) -> float | None:
+    """The mean number of other processes in state R at the two snapshots."""
+    counts = []
+    for snapshot in (first, last):
+        if not snapshot.processes:
+            continue
+        roots = {*own, *([snapshot.self_pid] if snapshot.self_pid is not None else [])}
+        mine = _trees(snapshot.processes, roots) | snapshot.marked
+        counts.append(
+            sum(1 for p in snapshot.processes.values() if p.running and p.pid not in mine)
+        )
+    return sum(counts) / len(counts) if counts else None
 
 
 def _trees(processes: dict[int, Process], roots: set[int]) -> set[int]:

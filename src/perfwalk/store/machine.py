@@ -33,6 +33,7 @@ def insert_state(conn: Connection, repetition_id: int, host: str, state: Machine
             freq_mhz=_finite(state.freq_mhz),
             governor=state.governor,
             turbo=state.turbo,
+            runnable=_finite(state.runnable),
         )
     )
 
@@ -76,6 +77,7 @@ def state_of(row: Any) -> MachineState:
         freq_mhz=row.freq_mhz,
         governor=row.governor,
         turbo=row.turbo,
+        runnable=row.runnable,
     )
 
 

@@ -31,7 +31,7 @@ History:
    PID and start time, and the marker its processes carry, see
    perfwalk.store.walkers).
 7. machine state: machine_state (per repetition, the state of the host it ran on:
-   load, cores, the others' CPU and the most busy of them, steal, free memory,
+   load, cores, the others' CPU, how many ran and the most busy, steal, free memory,
    frequency, governor, turbo; see perfwalk.hosts.machine_state).
 """
 
@@ -409,6 +409,7 @@ def _v7_machine_state(conn: Connection) -> None:
         Column("freq_mhz", Double, nullable=True),
         Column("governor", SafeText, nullable=False),
         Column("turbo", String(16), nullable=False),
+        Column("runnable", Double, nullable=True),
     )
     md.create_all(conn, tables=[state])
 

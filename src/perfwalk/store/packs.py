@@ -14,7 +14,7 @@ each time a repetition is stored. Publishing a series of 10 000 checkouts then r
   stdout log id, stderr log id]…], "nan": [[metric, rep]…]}`` (statuses by name):
   what a checkout's page shows besides its values; ``machine`` is null or
   ``{"host", "load", "cores", "others", "busy": [[name, %]…], "steal", "mem",
-  "freq", "governor", "turbo", "loaded": why (or "")}``;
+  "freq", "governor", "turbo", "runnable", "loaded": why (or "")}``;
 - ``vals``: float64, metric by metric, one per repetition (in ``reps`` order): every
   value, NaN where there is none (``nan`` lists the stored NaNs);
 - ``passed``: the same grid with the values of PASS results only (NaN elsewhere);
@@ -230,6 +230,7 @@ def _machine(host: str, state: MachineState) -> dict[str, Any]:
         "freq": state.freq_mhz,
         "governor": state.governor,
         "turbo": state.turbo,
+        "runnable": state.runnable,
         "loaded": why_loaded(state),
     }
 

@@ -178,6 +178,7 @@ machine_state = Table(
     Column("freq_mhz", Double, nullable=True),
     Column("governor", SafeText, nullable=False),
     Column("turbo", String(16), nullable=False),
+    Column("runnable", Double, nullable=True),  # other processes running or waiting
 )
 
 result = Table(

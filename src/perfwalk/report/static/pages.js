@@ -323,6 +323,7 @@
     var facts = [
       ["load (cores)", function (m) { return fixed(m.load, 2) + " (" + (m.cores || "?") + ")"; }],
       ["others' CPU", function (m) { return m.others === null ? "unknown" : (100 * m.others).toFixed(0) + "%"; }],
+      ["others running", function (m) { return m.runnable === null || m.runnable === undefined ? "unknown" : m.runnable.toFixed(1); }],
       ["busiest others", function (m) {
         return m.busy.length ? m.busy.map(function (b) { return visible(b[0]) + " " + b[1].toFixed(0) + "%"; }).join(", ") : "none";
       }],
