@@ -108,3 +108,34 @@ class Log:
 
 
 EMPTY_LOG = Log(data=b"", total=0, truncated=False)
+
+
+@dataclass(frozen=True)
+class MachineState:
+    """What could disturb one repetition, read on the host where it ran, over its run.
+
+    ``load1`` is the 1-minute load average at its end and ``cores`` the host's online
+    CPUs; ``others_cpu`` the CPU the other processes used over the repetition (in
+    CPUs: 1.0 = one CPU busy the whole time), the test's own processes excluded, and
+    ``busy`` the three of them that used the most (name, % of one CPU); ``steal`` the
+    share of CPU time a hypervisor took; ``mem_available`` MemAvailable in kB;
+    ``freq_mhz`` the mean current frequency of the CPUs; ``governor`` and ``turbo``
+    the frequency governor(s) and turbo/boost state ("on", "off"); ``runnable`` the
+    mean number of other processes running or waiting for a CPU at the two readings
+    (what they asked for, where ``others_cpu`` is what they got: on a saturated
+    machine the CPU they get hardly grows with their number, their queue does). ``None`` or
+    ``"unknown"``: not readable there (a VM has no cpufreq; a BSD has no /proc).
+    ``seconds`` is the time between the two readings.
+    """
+
+    seconds: float | None = None
+    load1: float | None = None
+    cores: int | None = None
+    others_cpu: float | None = None
+    busy: tuple[tuple[str, float], ...] = ()
+    steal: float | None = None
+    mem_available: int | None = None
+    freq_mhz: float | None = None
+    governor: str = "unknown"
+    turbo: str = "unknown"
+    runnable: float | None = None

@@ -3,7 +3,8 @@ change points of a file of numbers, list the changes of every stored series.
 
 Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
 proven at the confidence level, ``detect``: a change point, ``changes``: a
-regression without a known cause; 2 a user error.
+regression without a known cause, not suspect of being the machine's load; 2 a
+user error.
 """
 
 from __future__ import annotations
@@ -382,16 +383,17 @@ def cmd_changes(args: argparse.Namespace) -> int:
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
         print("\n\n".join(texts))
-    unexplained = [e for e in events if e.to_act_on]
-    return exits.FOUND if unexplained else exits.OK
+    # a known cause, a drill or the machine's state explains the others: they do not fail
+    return exits.FOUND if any(e.to_act_on for e in events) else exits.OK
 
 
 def _event_text(event: ChangeEvent) -> str:
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
+    suspect = " (suspect: machine load)" if event.suspect else ""
     lines = [
-        f"{event.kind.upper()} {event.id} in series {event.series_id} "
+        f"{event.kind.upper()}{suspect} {event.id} in series {event.series_id} "
         f"{show_controls(event.series_name)!r}: between checkout {b.idx} "
         f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
@@ -401,6 +403,8 @@ def _event_text(event: ChangeEvent) -> str:
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
     lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
+    for why in dict.fromkeys(m.suspect for m in event.metrics if m.suspect):
+        lines.append(f"  suspect: {show_controls(why)}")
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
     if event.ruled_out_by is not None:
@@ -466,7 +470,7 @@ def _metric_row(m: MetricChange) -> list[str]:
         f"{m.after:.6g}",
         f"{_percent(m.size)} {mark}",
         f"{_percent(m.low)} .. {_percent(m.high)}",
-        _confidence(m.confidence),
+        "suspect: machine load" if m.suspect else _confidence(m.confidence),
         f"{m.checkouts_before} | {m.checkouts_after}",
     ]
 
@@ -499,6 +503,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
                 "checkouts_after": m.checkouts_after,
                 "regression": m.regression,
                 "edge": m.edge,
+                "suspect": m.suspect or None,
             }
             for m in event.metrics
         ],
@@ -537,7 +542,8 @@ COMMANDS: dict[str, Command] = {
     "changes": Command(
         "regressions and improvements of every stored series, with their commits, then "
         "the excursions and drifts (shown, never a failure); exit 1 for a regression "
-        "without a known cause",
+        "without a known cause that no drill ruled out and the machine's load does not "
+        "explain",
         _changes_args,
         cmd_changes,
     ),

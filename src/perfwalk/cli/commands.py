@@ -89,6 +89,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
     print(f"see `perfwalk show {result.series_id}`")
+    if result.loaded:
+        print(
+            f"warning: {result.loaded} of {result.watched} repetitions were measured on a "
+            "loaded machine (load > cores, or other processes busy): see the marked "
+            "repetitions on the checkout pages (`perfwalk report`) and docs/analysis.md; "
+            "`[run] exclude_loaded = true` leaves them out"
+        )
     return exits.OK if result.worst is Status.PASS else exits.FOUND
 
 

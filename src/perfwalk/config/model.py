@@ -71,6 +71,7 @@ class RunConfig:
     between: str = default_of("run.between")
     host: str = default_of("run.host")
     tools: tuple[str, ...] = default_of("run.tools")
+    exclude_loaded: bool = default_of("run.exclude_loaded")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 

@@ -726,6 +726,14 @@ _RUN = Section(
             rules=(TOOL_NAMES,),
         ),
         Setting(
+            "exclude_loaded",
+            BOOLEAN,
+            "leave the repetitions measured on a loaded machine out of the summaries and "
+            "of change detection (which repetition is loaded: the machine's state recorded "
+            "with each, see docs/analysis.md); false = mark them, count them",
+            default=False,
+        ),
+        Setting(
             "lease_wait",
             NUMBER,
             "seconds to wait for hosts another run holds; 0 = stop at once, naming the holder",

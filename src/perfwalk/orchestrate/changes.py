@@ -15,12 +15,12 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Literal
 
-from perfwalk.analysis import scaled
+from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
-from perfwalk.model import Commit, Direction, Status
+from perfwalk.model import Commit, Direction, MachineState, Status
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
@@ -71,6 +71,7 @@ class MetricChange:
     #: fewer than the metric's ``min_size`` checkouts on one side, at the start or the
     #: end of the series: at the edge, to confirm with more checkouts
     edge: bool = False
+    suspect: str = ""  # why the machine's state explains it better ("" when it does not)
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,20 @@ class ChangeEvent:
         return any(m.regression for m in self.metrics)
 
     @property
+    def suspect(self) -> bool:
+        """Every metric of it looks like the machine's doing, not a commit's."""
+        return all(m.suspect for m in self.metrics)
+
+    @property
     def to_act_on(self) -> bool:
-        """A regression that no quirk explains and no drill ruled out: what fails a
-        check (``perfwalk changes`` exits 1) and is shaded red."""
-        return self.regression and not self.known_causes and self.ruled_out_by is None
+        """A regression that no quirk explains, no drill ruled out and the machine's
+        state does not explain better: what fails a check (``perfwalk changes`` exits
+        1) and is shaded red."""
+        return (
+            not self.known_causes
+            and self.ruled_out_by is None
+            and any(m.regression and not m.suspect for m in self.metrics)
+        )
 
     @property
     def kind(self) -> EventKind:
@@ -209,16 +220,30 @@ def series_changes(
 def series_findings(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
 ) -> tuple[list[ChangeEvent], list[MetricEpisode]]:
-    """The change events of one series, and its metrics' excursions and drifts."""
+    """The change events of one series, and its metrics' excursions and drifts.
+
+    With ``[run] exclude_loaded``, the values of the repetitions measured on a loaded
+    machine are left out. A change whose sides the machine's state tells apart is
+    marked suspect (:mod:`perfwalk.analysis.machine`).
+    """
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
+    states = store.machine_states(series.id)
+    left_out: set[tuple[int, int]] = set()
+    if config is not None and config.run.exclude_loaded:
+        left_out = {key for key, state in states.items() if machine.is_loaded(state)}
+        states = {key: state for key, state in states.items() if key not in left_out}
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
     for row in store.values(series.id):
-        if row.status is Status.PASS:
-            grouped[(row.test, row.name)].append(row)
+        if row.status is not Status.PASS:
+            continue
+        if (row.checkout_idx, row.repetition_idx) in left_out:
+            continue
+        grouped[(row.test, row.name)].append(row)
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
+    sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
     for (test, name), rows in sorted(grouped.items()):
         unit, direction = rows[0].unit, Direction(rows[0].direction)
@@ -226,8 +251,12 @@ def series_findings(
         if policy.ignore:
             continue
         sets: list[list[float]] = [[] for _ in checkouts]
+        measured: list[list[MachineState]] = [[] for _ in checkouts]
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
+            state = states.get((row.checkout_idx, row.repetition_idx))
+            if state is not None:
+                measured[position[row.checkout_idx]].append(state)
         reduce = summary_of(policy.detection_summary, direction)
         detection = find_change_points(sets, tuning=tuning.tuning(policy), reduce=reduce)
         for episode in (*detection.excursions, *detection.drifts):
@@ -240,6 +269,9 @@ def series_findings(
                 if direction is Direction.HIGHER
                 else change.after > change.before
             )
+            left = _side(sets, measured, change.previous, -1, change.points_before)
+            right = _side(sets, measured, change.index, 1, change.points_after)
+            sides[(before.idx, after.idx)].append((change.points_before, change.points_after))
             found[(before.idx, after.idx)].append(
                 MetricChange(
                     series_id=series.id,
@@ -260,8 +292,20 @@ def series_findings(
                     checkouts_after=change.points_after,
                     regression=worse,
                     edge=change.edge,
+                    suspect=machine.suspect(left, right, worse_after=worse),
                 )
             )
+    every = _every_state(checkouts, states)
+    for (before_idx, after_idx), metrics in found.items():
+        counts = sides[(before_idx, after_idx)]
+        found[(before_idx, after_idx)] = _together(
+            metrics,
+            every,
+            before=position[before_idx],
+            after=position[after_idx],
+            points_before=min(b for b, _ in counts),
+            points_after=min(a for _, a in counts),
+        )
     by_idx = {c.idx: c for c in checkouts}
     episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
     events = [
@@ -316,6 +360,65 @@ def _ruled_out(store: Store) -> dict[tuple[int, str], int]:
         if drill.verdict == NO_CHANGE and isinstance(series, int) and isinstance(change, str):
             found[(series, change)] = drill.series_id
     return found
+
+
+def _side(
+    sets: Sequence[Sequence[float]],
+    measured: Sequence[Sequence[MachineState]],
+    start: int,
+    step: int,
+    points: int,
+) -> machine.Side:
+    """The machine's state over the ``points`` measured checkouts from ``start`` on,
+    going ``step`` (-1: back), of one metric."""
+    found: list[MachineState] = []
+    at = start
+    while points > 0 and 0 <= at < len(sets):
+        if sets[at]:
+            found.extend(measured[at])
+            points -= 1
+        at += step
+    return machine.side(found)
+
+
+def _every_state(
+    checkouts: Sequence[CheckoutRow], states: dict[tuple[int, int], MachineState]
+) -> list[list[MachineState]]:
+    """The states of every repetition, by checkout position."""
+    position = {c.idx: i for i, c in enumerate(checkouts)}
+    found: list[list[MachineState]] = [[] for _ in checkouts]
+    for (checkout_idx, _rep), state in states.items():
+        if checkout_idx in position:
+            found[position[checkout_idx]].append(state)
+    return found
+
+
+def _together(
+    metrics: list[MetricChange],
+    every: list[list[MachineState]],
+    *,
+    before: int,
+    after: int,
+    points_before: int,
+    points_after: int,
+) -> list[MetricChange]:
+    """``metrics`` (the changes at one checkout), all marked suspect when many moved in
+    the same sense while the machine's state changed."""
+    for worse in (True, False):
+        same = [m for m in metrics if m.regression is worse]
+        if len(same) < machine.MANY_METRICS:
+            continue
+        left = machine.side(
+            s for states in every[max(before - points_before + 1, 0) : before + 1] for s in states
+        )
+        right = machine.side(s for states in every[after : after + points_after] for s in states)
+        why = machine.together(left, right, len(same), worse_after=worse)
+        if why:
+            return [
+                replace(m, suspect=m.suspect or why) if m.regression is worse else m
+                for m in metrics
+            ]
+    return metrics
 
 
 def _relative(change: ChangePoint) -> tuple[float, float, float]:

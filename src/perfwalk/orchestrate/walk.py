@@ -27,6 +27,7 @@ from perfwalk.hosts.leftovers import RUN_MARKER, WALK_MARKER
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.machine import MachineWatch
 from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
@@ -140,6 +141,7 @@ class Walk:
                     setting=f"test.{test.name}.parse_timeout",
                 )
         self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
+        self._machine = MachineWatch(self.topology.member(""), self.marker)
         self._pending_steps: list[NewStep] = []  # reboots before the next repetition
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
@@ -343,6 +345,7 @@ class Walk:
         between: StepsOutcome | None,
     ) -> tuple[NewResult, ...]:
         started = datetime.now(UTC)
+        first = self._machine.begin()
         steps, self._pending_steps = self._pending_steps, []
         results = []
         for test in self.config.tests:
@@ -359,6 +362,8 @@ class Walk:
                 between_log=None if between is None else between.log,
                 results=tuple(results),
                 steps=tuple(steps),
+                machine=self._machine.end(first),
+                machine_host=self._machine.member.name,
             ),
         )
         return tuple(results)

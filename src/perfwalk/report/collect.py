@@ -17,13 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from perfwalk.analysis.summary import Moments, choose, may_have_outliers, outliers_of, relative_sd
+from perfwalk.analysis.summary import (
+    Moments,
+    choose,
+    may_have_outliers,
+    moments,
+    outliers_of,
+    relative_sd,
+)
 from perfwalk.config.model import Config
 from perfwalk.config.policy import metric_policy
 from perfwalk.model import Direction, Status
 from perfwalk.report.summaries import MetricKey
 from perfwalk.store import CheckoutRow, Store
-from perfwalk.store.packs import STATS, from_little_endian
+from perfwalk.store.packs import STATS, from_little_endian, little_endian
 
 _BY_SEVERITY = {int(status): status for status in Status}
 
@@ -58,6 +65,7 @@ class CheckoutData:
     passed: Sequence[float] = ()  # the same, PASS values only (NaN elsewhere)
     stats: bytes = b""  # float64, STATS per metric: the moments of the PASS values
     statuses: dict[str, Status] = field(default_factory=dict)  # test → worst status
+    loaded: Sequence[int] = ()  # positions of the repetitions measured on a loaded machine
     chosen: Sequence[float] = ()  # per metric its summary by its policy; NaN: none
     marks: dict[int, tuple[bool, tuple[int, ...]]] = field(default_factory=dict)
     """metric position → (unstable, outlier repetition positions), marked ones only"""
@@ -81,6 +89,8 @@ class Policies:
     def __init__(self, config: Config | None) -> None:
         self._config = config
         self._known: dict[MetricKey, tuple[str, Direction, float, float]] = {}
+        #: ``[run] exclude_loaded``: summaries leave out the loaded repetitions
+        self.exclude_loaded = config is not None and config.run.exclude_loaded
 
     def of(self, key: MetricKey) -> tuple[str, Direction, float, float]:
         """(summary policy, direction, unstable rsd, outlier distance) of ``key``."""
@@ -99,6 +109,7 @@ class _Head(NamedTuple):
     positions: dict[MetricKey, int]
     statuses: dict[str, Status]
     policies: list[tuple[str, Direction, float, float]]
+    loaded: list[int]  # positions of the repetitions measured on a loaded machine
 
 
 class _Heads:
@@ -119,6 +130,7 @@ class _Heads:
                 {key: m for m, key in enumerate(metrics)},
                 {test: _BY_SEVERITY[severity] for test, severity in head["worst"].items()},
                 [self._policies.of(key) for key in metrics],
+                [int(p) for p in head.get("loaded", [])],
             )
         return found
 
@@ -142,8 +154,28 @@ def read_block(
         checkout.vals = pack.vals
         checkout.passed = from_little_endian(pack.passed)
         checkout.stats = pack.stats
+        checkout.loaded = head.loaded
+        if policies.exclude_loaded and head.loaded:
+            _leave_out(checkout, head.loaded)
         _summarise(checkout, head.policies)
     return [data[row.idx] for row in rows]
+
+
+def _leave_out(checkout: CheckoutData, positions: Sequence[int]) -> None:
+    """The PASS values and moments of ``checkout`` without the repetitions at
+    ``positions`` (``[run] exclude_loaded``)."""
+    width = len(checkout.reps)
+    passed = array("d", checkout.passed)
+    for m in range(len(checkout.metrics)):
+        for pos in positions:
+            passed[m * width + pos] = math.nan
+    stats = array("d")
+    for m in range(len(checkout.metrics)):
+        row = passed[m * width : (m + 1) * width]
+        found = moments([v for v in row if not math.isnan(v)])
+        stats.extend(found if found is not None else (0.0,) * STATS)
+    checkout.passed = passed
+    checkout.stats = little_endian(stats)
 
 
 def _summarise(checkout: CheckoutData, policies: list[tuple[str, Direction, float, float]]) -> None:

@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from perfwalk.analysis.machine import is_loaded
 from perfwalk.analysis.summary import Summary, summarize
 from perfwalk.config.model import Config
 from perfwalk.config.policy import metric_policy
@@ -37,10 +38,15 @@ class SeriesTable:
 
 
 def series_table(store: Store, config: Config | None, series: SeriesRow) -> SeriesTable:
-    """Summaries per checkout of PASS values, by each metric's policy and thresholds."""
+    """Summaries per checkout of PASS values, by each metric's policy and thresholds
+    (without the repetitions measured on a loaded machine with ``[run] exclude_loaded``)."""
+    left_out: set[tuple[int, int]] = set()
+    if config is not None and config.run.exclude_loaded:
+        states = store.machine_states(series.id)
+        left_out = {key for key, state in states.items() if is_loaded(state)}
     grouped: dict[MetricKey, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in store.values(series.id):
-        if row.status is Status.PASS:
+        if row.status is Status.PASS and (row.checkout_idx, row.repetition_idx) not in left_out:
             grouped[_key(row)][row.checkout_idx].append(row.value)
     statuses: dict[tuple[str, int], Status] = {}
     for result in store.results(series.id):

@@ -36,7 +36,7 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
             unconfirmed=(
                 f"not confirmed by drill {event.ruled_out_by}"
                 if event.ruled_out_by is not None
-                else ""
+                else metric.suspect
             ),
         )
         for event in find_changes(store, config)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from perfwalk.analysis.machine import is_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
@@ -32,6 +33,8 @@ class RunResult:
     worst: Status
     resumed: bool
     parent: int | None = None  # the series it zooms into
+    loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
+    watched: int = 0  # repetitions with a machine state
 
 
 def run_series(
@@ -92,6 +95,7 @@ def _walk(
         with worktrees.held(purpose):
             walk.run(plan)
             worktrees.remove()
+    states = store.machine_states(series_id)
     return RunResult(
         series_id=series_id,
         checkouts=len(plan.checkouts),
@@ -99,6 +103,8 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=plan.resumed is not None,
         parent=plan.parent,
+        loaded=sum(1 for state in states.values() if is_loaded(state)),
+        watched=len(states),
     )
 
 

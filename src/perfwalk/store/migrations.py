@@ -30,6 +30,9 @@ History:
    NULL for older series); walker (per series, the process that walks it: machine,
    PID and start time, and the marker its processes carry, see
    perfwalk.store.walkers).
+7. machine state: machine_state (per repetition, the state of the host it ran on:
+   load, cores, the others' CPU, how many ran and the most busy, steal, free memory,
+   frequency, governor, turbo; see perfwalk.hosts.machine_state).
 """
 
 from __future__ import annotations
@@ -388,6 +391,29 @@ def _v6_walker(conn: Connection) -> None:
     md.create_all(conn, tables=[walker])
 
 
+def _v7_machine_state(conn: Connection) -> None:
+    md = MetaData()
+    Table("repetition", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    state = Table(
+        "machine_state",
+        md,
+        Column("repetition_id", ID, ForeignKey("repetition.id"), primary_key=True),
+        Column("host", SafeText, nullable=False),
+        Column("seconds", Double, nullable=True),
+        Column("load1", Double, nullable=True),
+        Column("cores", Integer, nullable=True),
+        Column("others_cpu", Double, nullable=True),
+        Column("busy", JSON, nullable=False),
+        Column("steal", Double, nullable=True),
+        Column("mem_available", ID, nullable=True),
+        Column("freq_mhz", Double, nullable=True),
+        Column("governor", SafeText, nullable=False),
+        Column("turbo", String(16), nullable=False),
+        Column("runnable", Double, nullable=True),
+    )
+    md.create_all(conn, tables=[state])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -403,6 +429,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         5, "checkout packs: checkout_pack, built for every stored checkout", _v5_checkout_pack
     ),
     Migration(6, "walkers: series.planned_checkouts, walker", _v6_walker),
+    Migration(7, "machine state: machine_state per repetition", _v7_machine_state),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

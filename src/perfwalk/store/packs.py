@@ -6,11 +6,15 @@ each time a repetition is stored. Publishing a series of 10 000 checkouts then r
 10 000 rows instead of 5 000 000 values, and does not summarise them again.
 
 - ``head``: JSON ``{"reps": [idx…], "metrics": [[test, name, unit, direction]…],
-  "worst": {test: severity}}``: the same text for most checkouts of a series;
-- ``detail``: JSON ``{"reps": [[idx, id, between status, between log id]…],
+  "worst": {test: severity}, "loaded": [position…]}`` (the positions of the
+  repetitions measured on a loaded machine, see :mod:`perfwalk.analysis.machine`):
+  the same text for most checkouts of a series;
+- ``detail``: JSON ``{"reps": [[idx, id, between status, between log id, machine]…],
   "results": [[id, repetition idx, test, status, message, duration, exit code,
   stdout log id, stderr log id]…], "nan": [[metric, rep]…]}`` (statuses by name):
-  what a checkout's page shows besides its values;
+  what a checkout's page shows besides its values; ``machine`` is null or
+  ``{"host", "load", "cores", "others", "busy": [[name, %]…], "steal", "mem",
+  "freq", "governor", "turbo", "runnable", "loaded": why (or "")}``;
 - ``vals``: float64, metric by metric, one per repetition (in ``reps`` order): every
   value, NaN where there is none (``nan`` lists the stored NaNs);
 - ``passed``: the same grid with the values of PASS results only (NaN elsewhere);
@@ -32,13 +36,15 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from perfwalk.analysis.machine import why_loaded
 from perfwalk.analysis.summary import moments
-from perfwalk.model import Status
+from perfwalk.model import MachineState, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.store import schema
+from perfwalk.store.machine import checkout_states
 
 #: bump when the content of a pack changes: older packs are rebuilt when read
-PACK_FORMAT = 1
+PACK_FORMAT = 2
 #: float64 per metric in ``stats``
 STATS = 6
 #: checkouts per bulk read when many packs are built at once
@@ -118,8 +124,12 @@ def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[s
     values: dict[int, list[tuple[Any, ...]]] = {}
     for result_id, *rest in conn.execute(values_query):
         values.setdefault(result_id, []).append(tuple(rest))
+    states = checkout_states(conn, ids)
     for checkout_id, own in reps.items():
-        yield checkout_id, _pack(checkout_id, own, results.get(checkout_id, []), values)
+        machine = {
+            rep_id: _machine(*states[rep_id]) for _idx, rep_id, *_rest in own if rep_id in states
+        }
+        yield checkout_id, _pack(checkout_id, own, results.get(checkout_id, []), values, machine)
 
 
 def _pack(
@@ -127,6 +137,7 @@ def _pack(
     reps: list[tuple[Any, ...]],
     results: list[tuple[Any, ...]],
     values: dict[int, list[tuple[Any, ...]]],
+    machine: dict[int, dict[str, Any]],
 ) -> dict[str, Any]:
     position = {rep_idx: pos for pos, (rep_idx, *_rest) in enumerate(reps)}
     width = len(reps)
@@ -156,10 +167,22 @@ def _pack(
     for row in passed:
         found = moments([v for v in row if not math.isnan(v)])
         stats.extend(found if found is not None else (0.0,) * STATS)
-    head = {"reps": [r[0] for r in reps], "metrics": [list(k) for k in metrics], "worst": worst}
+    loaded = [pos for pos, (_idx, rep_id, *_rest) in enumerate(reps) if _loaded(machine, rep_id)]
+    head = {
+        "reps": [r[0] for r in reps],
+        "metrics": [list(k) for k in metrics],
+        "worst": worst,
+        "loaded": loaded,
+    }
     detail = {
         "reps": [
-            [idx, rep_id, _NAMES.get(between) if between is not None else None, log]
+            [
+                idx,
+                rep_id,
+                _NAMES.get(between) if between is not None else None,
+                log,
+                machine.get(rep_id),
+            ]
             for idx, rep_id, between, log in reps
         ],
         "results": [
@@ -186,6 +209,29 @@ def _pack(
         "vals": little_endian(array("d", [v for row in grid for v in row])),
         "passed": little_endian(array("d", [v for row in passed for v in row])),
         "stats": little_endian(stats),
+    }
+
+
+def _loaded(machine: dict[int, dict[str, Any]], rep_id: int) -> bool:
+    found = machine.get(rep_id)
+    return bool(found and found["loaded"])
+
+
+def _machine(host: str, state: MachineState) -> dict[str, Any]:
+    """A repetition's machine state as its page shows it."""
+    return {
+        "host": host,
+        "load": state.load1,
+        "cores": state.cores,
+        "others": state.others_cpu,
+        "busy": [list(b) for b in state.busy],
+        "steal": state.steal,
+        "mem": state.mem_available,
+        "freq": state.freq_mhz,
+        "governor": state.governor,
+        "turbo": state.turbo,
+        "runnable": state.runnable,
+        "loaded": why_loaded(state),
     }
 
 

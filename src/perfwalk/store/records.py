@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
-from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, Status, Value
+from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Status, Value
 
 SeriesState = Literal["running", "finished", "interrupted"]
 SeriesKind = Literal["walk", "drill"]
@@ -168,6 +168,8 @@ class NewRepetition:
     between_status: Status | None = None
     between_log: Log | None = None
     steps: tuple[NewStep, ...] = ()
+    machine: MachineState | None = None  # the state of the host it ran on, if read
+    machine_host: str = ""  # that host
 
 
 @dataclass(frozen=True, kw_only=True)

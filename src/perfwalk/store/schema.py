@@ -160,6 +160,27 @@ repetition = Table(
     UniqueConstraint("checkout_id", "idx", name="uq_repetition_checkout_idx"),
 )
 
+# The machine's state of a repetition (migration step 7): read on the host where it
+# ran, over its run (perfwalk.hosts.machine_state); NULL / "unknown": not readable.
+
+machine_state = Table(
+    "machine_state",
+    metadata,
+    Column("repetition_id", ID, ForeignKey("repetition.id"), primary_key=True),
+    Column("host", SafeText, nullable=False),
+    Column("seconds", Double, nullable=True),
+    Column("load1", Double, nullable=True),
+    Column("cores", Integer, nullable=True),
+    Column("others_cpu", Double, nullable=True),  # CPUs the other processes used
+    Column("busy", JSON, nullable=False),  # [[name, % of one CPU]…], the most busy first
+    Column("steal", Double, nullable=True),  # share of CPU time
+    Column("mem_available", ID, nullable=True),  # kB
+    Column("freq_mhz", Double, nullable=True),
+    Column("governor", SafeText, nullable=False),
+    Column("turbo", String(16), nullable=False),
+    Column("runnable", Double, nullable=True),  # other processes running or waiting
+)
+
 result = Table(
     "result",
     metadata,

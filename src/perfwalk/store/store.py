@@ -18,13 +18,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
-from perfwalk.model import Checkout, Commit, Direction, Log, Status
+from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import chunks, insert_returning_ids
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
+from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.records import (
@@ -529,8 +530,17 @@ class Store(Connected):
                 if value_params:
                     conn.execute(_v.insert(), value_params)
             insert_steps(conn, rep.steps, secrets, repetition_id=repetition_id)
+            if rep.machine is not None:
+                insert_state(conn, repetition_id, rep.machine_host, rep.machine)
             packs.refresh(conn, checkout_id)
         return repetition_id
+
+    def machine_states(self, series_id: int) -> dict[tuple[int, int], MachineState]:
+        """The machine's state of every repetition of a series that has one, by
+        (checkout idx, repetition idx)."""
+        with self._read(f"read the machine states of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            return series_states(conn, series_id)
 
     def steps(self, repetition_id: int) -> list[StepRow]:
         """The phase steps of a repetition (multi-host tests, reboots), in the order run."""

@@ -255,7 +255,14 @@
     var position = {};
     reps.forEach(function (r, pos) { position[r[0]] = pos; });
     var head = [el("th", { class: "name" }, "test / value")]
-      .concat(reps.map(function (r) { return el("th", {}, ("00" + r[0]).slice(-3)); }))
+      .concat(reps.map(function (r) {
+        var m = r[4];
+        if (m && m.loaded) {
+          return el("th", { class: "loaded", title: "measured on a loaded machine: " + visible(m.loaded) },
+            ("00" + r[0]).slice(-3) + " \u26a0");
+        }
+        return el("th", {}, ("00" + r[0]).slice(-3));
+      }))
       .concat(HEADERS.map(function (h) { return el("th", {}, h); }));
     var rows = [];
     var pad = function () { return HEADERS.map(function () { return el("td"); }); };
@@ -265,6 +272,7 @@
           return statusCell(r[2], r[3] ? at("logs", c.idx, "log-" + r[3]) : null);
         }), pad()));
     }
+    rows = rows.concat(machineRows(reps, pad));
     var byTest = {};
     detail.results.forEach(function (r) {
       (byTest[r[2]] = byTest[r[2]] || {})[r[1]] = r;
@@ -306,6 +314,37 @@
       });
     });
     return el("table", { class: "repetitions" }, el("thead", {}, el("tr", {}, head)), el("tbody", {}, rows));
+  }
+
+  /* The machine's state of each repetition (detail.reps[i][4]): a row per fact. */
+  function machineRows(reps, pad) {
+    if (!reps.some(function (r) { return r[4]; })) return [];
+    var fixed = function (v, digits) { return v === null || v === undefined ? "unknown" : v.toFixed(digits); };
+    var facts = [
+      ["load (cores)", function (m) { return fixed(m.load, 2) + " (" + (m.cores || "?") + ")"; }],
+      ["others' CPU", function (m) { return m.others === null ? "unknown" : (100 * m.others).toFixed(0) + "%"; }],
+      ["others running", function (m) { return m.runnable === null || m.runnable === undefined ? "unknown" : m.runnable.toFixed(1); }],
+      ["busiest others", function (m) {
+        return m.busy.length ? m.busy.map(function (b) { return visible(b[0]) + " " + b[1].toFixed(0) + "%"; }).join(", ") : "none";
+      }],
+      ["steal", function (m) { return m.steal === null ? "unknown" : percent(m.steal); }],
+      ["free memory", function (m) { return m.mem === null ? "unknown" : (m.mem / 1048576).toFixed(2) + " GiB"; }],
+      ["frequency", function (m) { return m.freq === null ? "unknown" : fixed(m.freq, 0) + " MHz"; }],
+      ["governor / turbo", function (m) { return visible(m.governor) + " / " + visible(m.turbo); }],
+    ];
+    return [el("tr", {}, el("th", { class: "name" }, "machine"), reps.map(function () { return el("th"); }), pad())]
+      .concat(facts.map(function (fact) {
+        return el("tr", {}, el("td", { class: "name" }, fact[0]),
+          reps.map(function (r) {
+            var m = r[4];
+            if (!m) return el("td", {}, "unknown");
+            var loaded = fact[0] === "load (cores)" && m.loaded;
+            return el("td", {
+              class: loaded ? "loaded" : null,
+              title: m.loaded ? "loaded: " + visible(m.loaded) : null,
+            }, fact[1](m));
+          }), pad());
+      }));
   }
 
   function byCodePoint(a, b) {

@@ -1,0 +1,148 @@
+"""The machine's state as evidence: which repetitions were measured on a loaded
+machine, and which changes the machine's state explains better than a commit.
+
+Two rules, each defined here and nowhere else (docs/analysis.md, "The machine's
+state", says the same in words):
+
+- a repetition is **loaded** (:func:`is_loaded`) when the 1-minute load average at
+  its end exceeded the host's cores by more than :data:`LOAD_MARGIN`, or the other
+  processes of the host (the test's own excluded) used more than
+  :data:`OTHERS_SHARE` of a CPU over its run, or a hypervisor stole more than
+  :data:`STEAL_SHARE` of the CPU time;
+- a change is **suspect: machine load** (:func:`suspect`) when its two sides were
+  measured under different load (:func:`differs`): the shares of loaded repetitions
+  differ by :data:`SHARE_DIFFERENCE` or more, or the CPU the others used differs by
+  :data:`OTHERS_DIFFERENCE` or more, or the number of others running or waiting
+  for a CPU by :data:`RUNNABLE_DIFFERENCE` or more, or the mean load averages differ
+  by :data:`LOAD_DIFFERENCE` or more, and the side measured under more load is the
+  worse one (a load slows a test down; it does not speed it up). Many metrics that
+  moved together at one checkout (:data:`MANY_METRICS`, in the same sense) while
+  the machine's state changed by half those differences are all suspect.
+
+Pure: states in, verdicts out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from perfwalk.model import MachineState
+
+#: load average above cores + this: the machine runs more than it has CPUs for
+LOAD_MARGIN = 1.0
+#: CPUs (1.0 = one CPU the whole time) the other processes may use before it counts
+OTHERS_SHARE = 0.5
+#: share of CPU time a hypervisor may steal before it counts
+STEAL_SHARE = 0.10
+#: a difference of loaded shares between the two sides of a change that counts
+SHARE_DIFFERENCE = 0.5
+#: a difference of the others' CPU (in CPUs) between the two sides that counts
+OTHERS_DIFFERENCE = 0.5
+#: a difference of the mean number of others running or waiting for a CPU that counts
+RUNNABLE_DIFFERENCE = 1.0
+#: a difference of mean load averages between the two sides that counts
+LOAD_DIFFERENCE = 1.0
+#: repetitions with a known state each side needs before it can be compared
+MIN_STATES = 2
+#: this many metrics changing together at one checkout is the machine's signature
+MANY_METRICS = 3
+
+
+def is_loaded(state: MachineState) -> bool:
+    """True when ``state`` says the repetition ran on a loaded machine."""
+    return bool(why_loaded(state))
+
+
+def why_loaded(state: MachineState) -> str:
+    """Why the repetition counts as loaded, in a few words ("" when it does not)."""
+    reasons = []
+    if state.load1 is not None and state.cores and state.load1 > state.cores + LOAD_MARGIN:
+        reasons.append(f"load {state.load1:.2f} > {state.cores} cores")
+    if state.others_cpu is not None and state.others_cpu > OTHERS_SHARE:
+        top = ", ".join(f"{name} {share:.0f} %" for name, share in state.busy)
+        reasons.append(f"others used {state.others_cpu:.2f} CPUs" + (f" ({top})" if top else ""))
+    if state.steal is not None and state.steal > STEAL_SHARE:
+        reasons.append(f"steal {state.steal:.0%}")
+    return "; ".join(reasons)
+
+
+@dataclass(frozen=True)
+class Side:
+    """The machine's state over the repetitions of one side of a change."""
+
+    n: int  # repetitions with a known state
+    loaded: int
+    others: float  # mean CPUs the other processes used
+    load: float  # mean 1-minute load average
+    cores: int  # the most cores seen (0: unknown)
+    runnable: float = 0.0  # mean number of others running or waiting for a CPU
+
+    @property
+    def share(self) -> float:
+        return self.loaded / self.n if self.n else 0.0
+
+    @property
+    def pressure(self) -> float:
+        """One number to tell the more loaded of two sides."""
+        excess = max(self.load - self.cores, 0.0) if self.cores else 0.0
+        return self.share + self.others + self.runnable + excess
+
+    def describe(self) -> str:
+        return (
+            f"{self.loaded} of {self.n} repetitions loaded, load {self.load:.2f}, "
+            f"others {self.others:.2f} CPUs, {self.runnable:.1f} running"
+        )
+
+
+def side(states: Iterable[MachineState]) -> Side:
+    """The :class:`Side` of the repetitions measured in ``states``."""
+    known = list(states)
+    n = len(known)
+    if not n:
+        return Side(0, 0, 0.0, 0.0, 0)
+    loads = [s.load1 for s in known if s.load1 is not None]
+    others = [s.others_cpu for s in known if s.others_cpu is not None]
+    runnable = [s.runnable for s in known if s.runnable is not None]
+    return Side(
+        n=n,
+        loaded=sum(1 for s in known if is_loaded(s)),
+        others=sum(others) / len(others) if others else 0.0,
+        load=sum(loads) / len(loads) if loads else 0.0,
+        cores=max((s.cores or 0 for s in known), default=0),
+        runnable=sum(runnable) / len(runnable) if runnable else 0.0,
+    )
+
+
+def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
+    """True when the two sides were measured under different load (``scale`` < 1:
+    smaller differences count)."""
+    if before.n < MIN_STATES or after.n < MIN_STATES:
+        return False
+    return (
+        abs(before.share - after.share) >= SHARE_DIFFERENCE * scale
+        or abs(before.others - after.others) >= OTHERS_DIFFERENCE * scale
+        or abs(before.runnable - after.runnable) >= RUNNABLE_DIFFERENCE * scale
+        or abs(before.load - after.load) >= LOAD_DIFFERENCE * scale
+    )
+
+
+def suspect(before: Side, after: Side, *, worse_after: bool, scale: float = 1.0) -> str:
+    """Why a change from ``before`` to ``after`` (``worse_after``: a regression) looks
+    like the machine's doing ("" when it does not)."""
+    if not differs(before, after, scale=scale) or before.pressure == after.pressure:
+        return ""
+    if (after.pressure > before.pressure) != worse_after:
+        return ""  # the more loaded side is the better one: load does not explain it
+    return f"machine load: before {before.describe()}; after {after.describe()}"
+
+
+def together(before: Side, after: Side, moved: int, *, worse_after: bool) -> str:
+    """Why ``moved`` metrics changing in the same sense (``worse_after``: all got worse)
+    at one checkout look like the machine's doing ("" when they do not)."""
+    if moved < MANY_METRICS or not suspect(before, after, worse_after=worse_after, scale=0.5):
+        return ""
+    return (
+        f"machine load: {moved} metrics moved together while the machine's state changed "
+        f"(before {before.describe()}; after {after.describe()})"
+    )

@@ -1,0 +1,194 @@
+"""A walk on a machine that the test makes busy for part of the walk: the repetitions
+measured while the load ran are marked loaded, the step the load produced is
+"suspect: machine load" and does not fail CI, and the walk warns of them.
+
+The load is real: two CPU-bound processes started by the test (outside the walk's
+process tree, as another job's would be), each kept by its PID and stopped by it.
+The benchmark's value follows the load (a slower level while it runs) without
+depending on how fast this machine is: what is checked is what perfwalk guarantees
+(what it recorded and how it judged), never a speed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.analysis.machine import is_loaded
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk import Progress
+from perfwalk.report.summaries import series_table
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+
+HOG_MARK = "perfwalk-test-hog"
+CHECKOUTS = 15
+LOADED = range(5, 10)  # the checkouts measured while the load runs
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+
+[build]
+steps = ["true"]
+
+[run]
+step = "commit"
+repetitions = 2
+{run}
+[[test]]
+name = "bench"
+command = "sleep 0.3; echo VALUE $(cat {level}) ms latency"
+parser = "value"
+"""
+
+
+class Hogs:
+    """CPU-bound processes that are not children of this one (a double fork, as a
+    job of someone else's), each stopped by its PID."""
+
+    def __init__(self) -> None:
+        self.pids: list[int] = []
+
+    def start(self, count: int) -> None:
+        code = f"# {HOG_MARK}\nwhile True: pass"
+        for _ in range(count):
+            out = subprocess.run(
+                [
+                    "sh",
+                    "-c",
+                    '"$0" -c "$1" </dev/null >/dev/null 2>&1 & echo $!',
+                    sys.executable,
+                    code,
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            self.pids.append(int(out.strip()))
+
+    def stop(self) -> None:
+        for pid in self.pids:
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if HOG_MARK.encode() in cmdline:  # ours still, not a PID reused since
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while (
+            any(Path(f"/proc/{pid}").exists() for pid in self.pids) and time.monotonic() < deadline
+        ):
+            time.sleep(0.01)
+        self.pids = []
+
+
+@pytest.fixture
+def hogs() -> Iterator[Hogs]:
+    found = Hogs()
+    try:
+        yield found
+    finally:
+        found.stop()
+
+
+def _project(tmp_path: Path, run: str = "", checkouts: int = CHECKOUTS) -> tuple[Path, Path]:
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    make_repo(
+        tmp_path / "repo",
+        [
+            CommitSpec(start + timedelta(days=i), f"commit {i}", {"n.txt": f"{i}\n"})
+            for i in range(checkouts)
+        ],
+    )
+    level = tmp_path / "level"
+    level.write_text("100\n")
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG.format(repo=tmp_path / "repo", level=level, run=run), "utf-8")
+    return path, level
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
+    tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, level = _project(tmp_path)
+    config = load_config(path)
+
+    def progress(step: Progress) -> None:
+        index = step.checkout - 1
+        if not step.message.startswith("building"):
+            return
+        if index == LOADED.start:
+            hogs.start(2)
+            level.write_text("150\n")  # the test under load: 50 % slower
+            time.sleep(0.5)  # the load is on before the checkout's first repetition
+        elif index == LOADED.stop:
+            hogs.stop()
+            level.write_text("100\n")
+
+    result = run_series(config, RunOptions(), progress)
+    assert result.watched == CHECKOUTS * 2  # every repetition has its machine's state
+    with Store.open(config.store.url) as store:
+        states = store.machine_states(result.series_id)
+    assert len(states) == CHECKOUTS * 2
+    under_load = {key: state for key, state in states.items() if key[0] in LOADED}
+    assert len(under_load) == len(LOADED) * 2
+    for key, state in under_load.items():
+        assert is_loaded(state), (key, state)
+    assert result.loaded >= len(under_load)
+
+    code = main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    assert code == 0, events  # what the load explains does not fail CI
+    # the start of the loaded stretch looks like a regression, its end like an
+    # improvement: both are the machine's doing
+    found = {e["after"]["idx"]: e["metrics"] for e in events}
+    assert sorted(found) == [LOADED.start, LOADED.stop], events
+    assert [m["regression"] for m in found[LOADED.start]] == [True]
+    assert [m["regression"] for m in found[LOADED.stop]] == [False]
+    for metrics in found.values():
+        assert metrics[0]["suspect"].startswith("machine load: "), metrics
+    assert main(["changes", "-c", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "REGRESSION (suspect: machine load)" in text
+    assert "suspect: machine load  " in text  # in the confidence column, not >99.99%
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_the_walk_warns_on_its_last_line_and_exclude_loaded_leaves_them_out(
+    tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _level = _project(tmp_path, run="exclude_loaded = true", checkouts=2)
+    hogs.start(2)
+    time.sleep(0.5)
+    code = main(["run", "-c", str(path)])
+    hogs.stop()
+    out = capsys.readouterr().out
+    assert code == 0
+    last = out.splitlines()[-1]
+    assert last.startswith("warning: ")
+    assert "repetitions were measured on a loaded machine" in last
+    loaded = int(last.split()[1])
+    assert loaded == 4  # 2 checkouts × 2 repetitions, all under the load
+    excluding = load_config(path)
+    counting = dataclasses.replace(
+        excluding, run=dataclasses.replace(excluding.run, exclude_loaded=False)
+    )
+    with Store.open(excluding.store.url) as store:
+        (series,) = store.list_series()
+        assert len(series_table(store, counting, series).cells) == 2
+        assert series_table(store, excluding, series).cells == {}  # every one was loaded
