@@ -77,6 +77,7 @@ def _walk(
                 parent=plan.parent,
                 started_at=clock(),
                 planned_checkouts=len(plan.checkouts),
+                measuring=plan.measuring,
             )
         )
 

@@ -30,6 +30,9 @@ History:
    NULL for older series); walker (per series, the process that walks it: machine,
    PID and start time, and the marker its processes carry, see
    perfwalk.store.walkers).
+7. measuring order: series gets order_mode (checkout or rounds; older series:
+   checkout), seed (of the rounds' shuffled order; NULL for checkout order) and
+   repetitions_max and rse_target (adaptive repetitions; NULL for a fixed count).
 """
 
 from __future__ import annotations
@@ -388,6 +391,16 @@ def _v6_walker(conn: Connection) -> None:
     md.create_all(conn, tables=[walker])
 
 
+def _v7_measuring_order(conn: Connection) -> None:
+    big = "INTEGER" if conn.dialect.name == "sqlite" else "BIGINT"
+    conn.execute(
+        text("ALTER TABLE series ADD COLUMN order_mode VARCHAR(16) NOT NULL DEFAULT 'checkout'")
+    )
+    conn.execute(text(f"ALTER TABLE series ADD COLUMN seed {big}"))
+    conn.execute(text("ALTER TABLE series ADD COLUMN repetitions_max INTEGER"))
+    conn.execute(text("ALTER TABLE series ADD COLUMN rse_target DOUBLE PRECISION"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -403,6 +416,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         5, "checkout packs: checkout_pack, built for every stored checkout", _v5_checkout_pack
     ),
     Migration(6, "walkers: series.planned_checkouts, walker", _v6_walker),
+    Migration(
+        7,
+        "measuring order: series.order_mode, seed, repetitions_max, rse_target",
+        _v7_measuring_order,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
