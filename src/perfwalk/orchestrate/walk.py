@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from perfwalk.analysis.precision import wants_more
 from perfwalk.config.model import Config, TestConfig
@@ -39,6 +40,8 @@ from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.parsers import Parser, get_parser
 from perfwalk.store import Store
 from perfwalk.store.records import Measuring, NewRepetition, NewResult, NewStep
+
+_T = TypeVar("_T")
 
 #: what happens between two repetitions besides a command
 BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
@@ -490,11 +493,10 @@ class _Count:
         return next((rep for rep in range(self.most) if rep not in tally.done), None)
 
 
-def round_order(
-    checkouts: Sequence[PlannedCheckout], seed: int | None, number: int
-) -> list[PlannedCheckout]:
-    """The checkouts in the shuffled order of round ``number`` of a walk seeded ``seed``:
-    the same for the same seed, round and checkouts (a resume continues it)."""
+def round_order(checkouts: Sequence[_T], seed: int | None, number: int) -> list[_T]:
+    """The checkouts (in walk order) in the shuffled order of round ``number`` of a walk
+    seeded ``seed``: the same for the same seed, round and checkouts (a resume
+    continues it)."""
     shuffled = list(checkouts)
     random.Random(f"{seed}:{number}").shuffle(shuffled)
     return shuffled
