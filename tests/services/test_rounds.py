@@ -17,8 +17,7 @@ from perfwalk.orchestrate.walk import round_order
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig
-from tests.services.test_resume import _stored_repetitions, _walk
-from tests.services.walks import lines, rows
+from tests.services.walks import lines, rows, stored_repetitions, walk
 
 BROKEN = 3  # the checkout of the known-values walk whose build fails
 CHECKOUTS = 11
@@ -97,7 +96,7 @@ def test_a_rounds_walk_killed_and_resumed_gives_the_rows_of_an_uninterrupted_one
 ) -> None:
     config = make_config(command="sh bench.sh; sleep 0.05", run='order = "rounds"')
     db = config.path.parent / "perfwalk.db"
-    reference = _walk(config.path)
+    reference = walk(config.path)
     _out, err = reference.communicate(timeout=120)
     assert reference.returncode == 1, err  # 1: the broken build
     expected = rows(db, 1)
@@ -105,11 +104,11 @@ def test_a_rounds_walk_killed_and_resumed_gives_the_rows_of_an_uninterrupted_one
 
     rng = random.Random(13)
     for victim_series in (2, 3):  # killed inside round 1, then inside round 2
-        before = _stored_repetitions(db)
+        before = stored_repetitions(db)
         target = before + rng.randint(2, 8) + (10 if victim_series == 3 else 0)
-        victim = _walk(config.path, capture=False)
+        victim = walk(config.path, capture=False)
         deadline = time.monotonic() + 60
-        while _stored_repetitions(db) < target and time.monotonic() < deadline:
+        while stored_repetitions(db) < target and time.monotonic() < deadline:
             time.sleep(0.005)
         time.sleep(rng.uniform(0.0, 0.05))
         os.kill(victim.pid, signal.SIGKILL)
@@ -118,7 +117,7 @@ def test_a_rounds_walk_killed_and_resumed_gives_the_rows_of_an_uninterrupted_one
         partial = rows(db, victim_series)
         assert 0 < len(partial) < len(expected), "the kill missed the walk; slow it down"
 
-        resumed = _walk(config.path, "--resume")
+        resumed = walk(config.path, "--resume")
         out, err = resumed.communicate(timeout=120)
         assert resumed.returncode == 1, err
         assert f"series {victim_series} resumed and finished".encode() in out
