@@ -725,7 +725,8 @@ _RUN = Section(
             INTEGER,
             "runs of each test at a checkout before its first repetition, never counted: their "
             "output is kept as `warmup` steps of the checkout's next repetition, their values "
-            "nowhere (as hyperfine's --warmup); a test's own warmup replaces it",
+            "nowhere (as hyperfine's --warmup); they see PERFWALK_WARMUP=1, 2…; a test's own "
+            "warmup replaces it",
             default=0,
             rules=(WARMUPS,),
             example=1,

@@ -264,7 +264,7 @@ class Walk:
             for number in range(runs):
                 self._report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
                 started = datetime.now(UTC)
-                result, _steps = self._test(test, worktree, checkout, rep)
+                result, _steps = self._test(test, worktree, checkout, rep, warmup=number + 1)
                 self._pending_steps.append(
                     NewStep(
                         phase="warmup",
@@ -432,15 +432,20 @@ class Walk:
         return values
 
     def _test(
-        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
+        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int, warmup: int = 0
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        """Run ``test`` once: repetition ``rep``, or (``warmup`` > 0, in the environment as
+        ``PERFWALK_WARMUP``) that warm-up run before it."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         run_id = secrets.token_hex(8)
+        extra = {RUN_MARKER: run_id}
+        if warmup:
+            extra["PERFWALK_WARMUP"] = str(warmup)
         context = TestContext(
             topology=self.topology,
             worktree=worktree,
             values={**self._values(checkout, worktree, rep), "test": test.name},
-            env=self._env({RUN_MARKER: run_id}, checkout, rep),
+            env=self._env(extra, checkout, rep),
             output_limit=self._limit,
             artifact_limit=self.config.store.artifact_limit,
             cpus=test.pinned(self.config.run),
