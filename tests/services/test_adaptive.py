@@ -15,6 +15,7 @@ import pytest
 
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report.layout import series_page
+from perfwalk.services.inspect import series_status
 from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
@@ -93,8 +94,12 @@ def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
         assert 2 <= len(store.repetitions(noisy.id)) < 7, "killed too late; slow the test"
 
     resumed = walk(config.path, "--resume")
-    _out, err = resumed.communicate(timeout=120)
+    out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 1, err  # 1: the broken build
+    assert "11 checkouts × 2 to 7 repetitions" in out.decode()
     with Store.open(config.store.url) as store:
         counts = {row.idx: len(store.repetitions(row.id)) for row in store.checkouts(1)}
+        status = series_status(store, store.series(1))
+    # status: done of the most the walk could take (not of the least, which it exceeds)
+    assert (status.repetitions_done, status.repetitions_total) == (6 * 2 + 4 * 7, 11 * 7)
     assert counts == {i: 0 if i == BROKEN else 7 if i % 2 else 2 for i in range(11)}

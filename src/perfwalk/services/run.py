@@ -32,6 +32,13 @@ class RunResult:
     worst: Status
     resumed: bool
     parent: int | None = None  # the series it zooms into
+    repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
+
+    def per_checkout(self) -> str:
+        """``5``, or ``2 to 8`` with adaptive repetitions."""
+        if self.repetitions_max is None:
+            return str(self.repetitions)
+        return f"{self.repetitions} to {self.repetitions_max}"
 
 
 def run_series(
@@ -113,6 +120,7 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=plan.resumed is not None,
         parent=plan.parent,
+        repetitions_max=plan.measuring.repetitions_max,
     )
 
 
