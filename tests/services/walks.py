@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import time
@@ -93,3 +94,19 @@ def wait_gone(pids: list[int], timeout: float = 10) -> list[int]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.01)
+
+
+def walk(config: Path, *extra: str, capture: bool = True) -> subprocess.Popen[bytes]:
+    """``perfwalk run -c CONFIG EXTRA`` as its own process."""
+    return perfwalk("run", "-c", str(config), *extra, capture=capture)
+
+
+def stored_repetitions(db: Path) -> int:
+    """How many repetitions the SQLite store ``db`` holds (0 before it exists)."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as connection:
+            return int(connection.execute("select count(*) from repetition").fetchone()[0])
+    except sqlite3.OperationalError:  # not migrated yet
+        return 0

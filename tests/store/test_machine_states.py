@@ -76,19 +76,19 @@ def test_states_are_stored_with_their_repetitions_and_marked_in_the_pack(store: 
     )
 
 
-def test_a_store_of_schema_6_is_upgraded_and_its_packs_rebuilt(store_url: str, raw: Engine) -> None:
+def test_a_store_of_schema_7_is_upgraded_and_its_packs_rebuilt(store_url: str, raw: Engine) -> None:
     with Store.open(store_url) as store:
         series_id = store.create_series(new_series())
         checkout_id = store.add_checkout(series_id, checkout(0))
         store.add_repetition(checkout_id, _rep(0, None))
-    with raw.begin() as conn:  # back to what perfwalk wrote before schema 7
+    with raw.begin() as conn:  # back to what perfwalk wrote before schema 8
         conn.execute(text("DROP TABLE machine_state"))
         conn.execute(update(schema.checkout_pack).values(format=1))
         conn.execute(
-            update(schema.meta).where(schema.meta.c.key == "schema_version").values(value="6")
+            update(schema.meta).where(schema.meta.c.key == "schema_version").values(value="7")
         )
     with Store.open(store_url) as store:
-        assert store.schema_version == LATEST_VERSION == 7
+        assert store.schema_version == LATEST_VERSION == 8
         assert store.machine_states(series_id) == {}
         [pack] = store.site.packs(series_id, 0, 0)
         assert json.loads(pack.head)["loaded"] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import Column, Connection, Engine, Integer, MetaData, Table, inspect, select, text
@@ -12,6 +13,7 @@ from perfwalk.errors import StoreError
 from perfwalk.store import LATEST_VERSION, Store, schema
 from perfwalk.store.connect import Database
 from perfwalk.store.migrations import MIGRATIONS, Migration, check_sequence, migrate
+from perfwalk.store.records import Measuring
 
 from .factories import new_series
 
@@ -134,3 +136,38 @@ def test_steps_are_numbered_without_gaps() -> None:
     assert all(step.summary for step in MIGRATIONS)
     with pytest.raises(ValueError, match="numbered"):
         check_sequence((MIGRATIONS[0], Migration(3, "gap", _extra_table)))
+
+
+def test_step_7_gives_older_series_the_checkout_order(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:6]) == 6
+    with raw.begin() as conn:
+        older = Table("series", MetaData(), autoload_with=conn)
+        conn.execute(
+            older.insert().values(
+                name="older",
+                project="p",
+                repo="/r",
+                from_spec="",
+                to_spec="HEAD",
+                step="1day",
+                repetitions=3,
+                between_mode="keep",
+                host="local",
+                state="finished",
+                started_at=datetime(2024, 1, 1, tzinfo=UTC),
+                config_hash="c",
+                config_text="",
+                commands={},
+                fingerprint={},
+                kind="walk",
+            )
+        )
+    with Store.open(store_url) as store:
+        (series,) = store.list_series()
+        assert (series.measuring, series.order, series.adaptive) == (None, "checkout", False)
+        rounds = Measuring(order="rounds", seed=2**62 - 1, repetitions_max=9, rse_target=0.02)
+        again = store.create_series(new_series(measuring=rounds))
+        assert store.series(again).measuring == rounds
+        assert (store.series(again).order, store.series(again).adaptive) == ("rounds", True)

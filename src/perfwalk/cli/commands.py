@@ -84,7 +84,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     verb = "resumed and finished" if result.resumed else "finished"
     print(
         f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
-        f"{result.repetitions} repetitions; worst status {result.worst.name}"
+        f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
     )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")

@@ -99,6 +99,7 @@ def load_config(path: Path) -> Config:
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
     _check_topology(checker, values)
+    _check_run(checker, values)
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
     hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}
@@ -374,6 +375,26 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
                     get_parser(phases["parser"], phases["parser_options"])
                 except ConfigError as error:
                     checker.fail(f"{where}.roles.{role}.parser_options", error.message, error.hint)
+
+
+def _check_run(checker: _Checker, values: dict[str, Any]) -> None:
+    """Adaptive repetitions go up from ``repetitions``; rounds keep every build."""
+    run = values["run"]
+    if run["repetitions_max"] and run["repetitions_max"] < run["repetitions"]:
+        checker.fail(
+            "run.repetitions_max",
+            f"repetitions_max = {run['repetitions_max']} is below repetitions = "
+            f"{run['repetitions']}, the least each checkout gets",
+            hint="raise repetitions_max above repetitions, or set it to 0 for a fixed count",
+        )
+    if run["order"] == "rounds" and values["install"]:
+        role = next(iter(values["install"]))
+        checker.fail(
+            "run.order",
+            f'order = "rounds" measures every checkout again in each round, but [install.{role}] '
+            "installs one checkout at a time on its host",
+            hint='keep order = "checkout" (the default) for what must be installed per checkout',
+        )
 
 
 def _check_quirks(

@@ -68,6 +68,11 @@ class RunConfig:
     quirks_since: str = default_of("run.quirks_since")
     step: str = default_of("run.step")
     repetitions: int = default_of("run.repetitions")
+    repetitions_max: int = default_of("run.repetitions_max")
+    rse_target: float = default_of("run.rse_target")
+    order: str = default_of("run.order")
+    warmup: int = default_of("run.warmup")
+    cpus: str = default_of("run.cpus")
     between: str = default_of("run.between")
     host: str = default_of("run.host")
     tools: tuple[str, ...] = default_of("run.tools")
@@ -206,6 +211,16 @@ class TestConfig:
     phase_timeout: float = default_of("test.phase_timeout")
     services: tuple[ServiceConfig, ...] = ()
     roles: Mapping[str, RoleConfig] = field(default_factory=lambda: MappingProxyType({}))
+    warmup: int | None = None  # None: [run] warmup
+    cpus: str | None = None  # None: [run] cpus
+
+    def warmups(self, run: RunConfig) -> int:
+        """How many uncounted runs precede the test's first repetition at a checkout."""
+        return run.warmup if self.warmup is None else self.warmup
+
+    def pinned(self, run: RunConfig) -> str:
+        """The CPUs the test's command runs on (a taskset -c list); "" = not pinned."""
+        return run.cpus if self.cpus is None else self.cpus
 
     def metric(self, name: str, parsed_unit: str) -> ResolvedMetric:
         """The metric ``name`` as the parser reported it in ``parsed_unit``.

@@ -359,6 +359,16 @@ DEFAULT_TOOLS = (
     "rustc",
     "git",
 )
+#: How a walk orders its repetitions ([run] order).
+ORDERS = ("checkout", "rounds")
+REPETITIONS_MAX = rule(
+    f"0 (fixed repetitions) or at most {MAX_COUNT}", lambda value: 0 <= value <= MAX_COUNT
+)
+WARMUPS = rule(f"0 to {MAX_COUNT}", lambda value: 0 <= value <= MAX_COUNT)
+CPU_LIST = rule(
+    'a CPU list as taskset -c takes it: "2-3", "0,2,4-7" ("" = not pinned)',
+    lambda value: value == "" or re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", value) is not None,
+)
 PORT = rule("a TCP port, 1-65535 (0 = none)", lambda value: 0 <= value <= 65535)
 STORE_URL = Rule(
     "a sqlite:/// or postgresql+psycopg:// URL",
@@ -700,6 +710,57 @@ _RUN = Section(
             "how many times the tests run at each checkout",
             default=5,
             rules=(COUNT,),
+        ),
+        Setting(
+            "repetitions_max",
+            INTEGER,
+            "adaptive repetitions: 0 = every checkout gets `repetitions`; a number above "
+            "`repetitions` adds repetitions at a checkout, beyond `repetitions` (then the "
+            "minimum), until the relative standard error (sd / mean / sqrt(n)) of each of its "
+            "values is below `rse_target` or this many ran, as the Phoronix Test Suite does; "
+            "the pages say how many each checkout needed",
+            default=0,
+            rules=(REPETITIONS_MAX,),
+            example=20,
+        ),
+        Setting(
+            "rse_target",
+            NUMBER,
+            "the relative standard error at which adaptive repetitions (`repetitions_max`) "
+            "stop adding repetitions to a checkout",
+            default=0.01,
+            rules=(SHARE,),
+        ),
+        Setting(
+            "order",
+            STRING,
+            "checkout: each checkout is built, then all its repetitions run (for builds that "
+            "must be installed per checkout, kernels); rounds: every checkout is built once "
+            "in its own worktree, kept until the walk ends, then repetition 1 of every "
+            "checkout runs, then repetition 2… each round in a seeded shuffled order, so that "
+            "a slow change of the machine is not taken for a change between two checkouts",
+            default="checkout",
+            rules=(one_of(*ORDERS),),
+        ),
+        Setting(
+            "warmup",
+            INTEGER,
+            "runs of each test at a checkout before its first repetition, never counted: their "
+            "output is kept as `warmup` steps of the checkout's next repetition, their values "
+            "nowhere (as hyperfine's --warmup); they see PERFWALK_WARMUP=1, 2…; a test's own "
+            "warmup replaces it",
+            default=0,
+            rules=(WARMUPS,),
+            example=1,
+        ),
+        Setting(
+            "cpus",
+            STRING,
+            'the CPUs the test commands run on (taskset -c, util-linux): "2-3", "0,2"; '
+            '"" = not pinned; a test\'s own cpus replaces it; recorded with the series',
+            default="",
+            rules=(CPU_LIST,),
+            example="2-3",
         ),
         Setting(
             "between",
@@ -1192,6 +1253,24 @@ _TEST = Section(
             "seconds allowed per startup, collect and reset step",
             default=120,
             rules=(SECONDS,),
+        ),
+        Setting(
+            "warmup",
+            INTEGER,
+            "this test's run.warmup: uncounted runs before its first repetition at a checkout",
+            default=None,
+            rules=(WARMUPS,),
+            default_doc="run.warmup",
+            example=2,
+        ),
+        Setting(
+            "cpus",
+            STRING,
+            "this test's run.cpus: the CPUs its command runs on (taskset -c)",
+            default=None,
+            rules=(CPU_LIST,),
+            default_doc="run.cpus",
+            example="2-3",
         ),
     ),
     sections=(_METRICS, _SERVICE, _ROLES),

@@ -54,6 +54,7 @@ class TestContext:
     env: Mapping[str, str]  # PERFWALK_COMMIT, …
     output_limit: int
     artifact_limit: int
+    cpus: str = ""  # the CPUs the command runs on (taskset -c); "" = not pinned
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,8 @@ class _TestRun:
         def main(cancel: threading.Event) -> list[Completed]:
             if self.steps.is_lost(member):
                 return [never_ran(command, f"host {member.name} was lost earlier in this test")]
-            return [self.steps.run_on(member, command, self.test.timeout, cancel)]
+            pin = ("taskset", "-c", self.ctx.cpus) if self.ctx.cpus else ()
+            return [self.steps.run_on(member, command, self.test.timeout, cancel, pin)]
 
         def role_job(role: str, texts: Sequence[str]) -> _Job:
             def job(cancel: threading.Event) -> list[Completed]:

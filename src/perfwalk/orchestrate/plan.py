@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -33,9 +34,9 @@ from perfwalk.orchestrate.quirks import (
     base_position,
     plan_quirks,
 )
-from perfwalk.orchestrate.topology import Topology
+from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.store import Store
-from perfwalk.store.records import SeriesRow
+from perfwalk.store.records import Measuring, SeriesRow
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class WalkPlan:
     name: str
     resumed: SeriesRow | None
     parent: int | None
+    measuring: Measuring = field(default_factory=Measuring)  # the order, how many
 
 
 def plan_walk(store: Store, config: Config, topology: Topology, options: RunOptions) -> WalkPlan:
@@ -100,6 +102,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
             )
         spec = (resumed.from_spec, resumed.to_spec, resumed.step)
         repetitions, between = resumed.repetitions, resumed.between
+        measuring = resumed.measuring or Measuring()  # a resume keeps its rounds' order
     else:
         step = options.step or config.run.step
         parse_step(step)  # a bad step is a usage error before anything is stored
@@ -108,6 +111,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
         repetitions = config.run.repetitions if options.repetitions is None else options.repetitions
         between = options.between or config.run.between
+        measuring = new_measuring(config, repetitions)
     if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
         where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"
         raise UsageError(
@@ -123,6 +127,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         )
     check_placeholders(config.tests, config.install, topology)
     _check_quirk_placeholders(config, topology)
+    check_pinning(config, topology)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
@@ -146,7 +151,48 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         name=options.name or f"{config.project.name} {spec[2]}",
         resumed=resumed,
         parent=parent,
+        measuring=measuring,
     )
+
+
+def new_measuring(config: Config, repetitions: int) -> Measuring:
+    """How a new walk orders and counts its repetitions: ``[run] order`` (rounds get a
+    new seed, stored with the series) and adaptive repetitions from ``repetitions`` up
+    to ``[run] repetitions_max``."""
+    run = config.run
+    most = run.repetitions_max or None
+    if most is not None and repetitions > most:
+        raise UsageError(
+            f"--repetitions {repetitions} is above run.repetitions_max = {most}, the most a "
+            "checkout gets",
+            hint=f"give at most {most} repetitions, or raise repetitions_max in {config.path}",
+        )
+    return Measuring(
+        order=run.order,
+        seed=secrets.randbits(62) if run.order == "rounds" else None,
+        repetitions_max=most,
+        rse_target=run.rse_target if most is not None else None,
+    )
+
+
+def check_pinning(config: Config, topology: Topology) -> None:
+    """A test pinned to CPUs (``cpus``) runs through ``taskset``: a ConfigError naming
+    the key when its host has none, before anything is stored."""
+    asked: dict[str, tuple[Member, str]] = {}  # host name -> it, the key that asks
+    for index, test in enumerate(config.tests):
+        if test.pinned(config.run):
+            key = f"test[{index}].cpus" if test.cpus else "run.cpus"
+            member = topology.member(test.role)
+            asked.setdefault(member.name, (member, key))
+    for name, (member, key) in asked.items():
+        found = member.host.run(["sh", "-c", "command -v taskset"], timeout=30)
+        if found.returncode != 0:
+            raise ConfigError(
+                f"the tests pinned to CPUs need taskset, which host {name} does not have",
+                path=str(config.path),
+                key=key,
+                hint=f"install util-linux on {name} (it has taskset), or remove {key}",
+            )
 
 
 def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:

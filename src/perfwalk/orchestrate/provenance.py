@@ -3,17 +3,18 @@ masked), the exact commands, every host's fingerprint, the quirks on its history
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from perfwalk.config.model import Config
+from perfwalk.config.model import Config, TestConfig
 from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
 from perfwalk.hosts.fingerprint import fingerprint
 from perfwalk.orchestrate.plan import WalkPlan
 from perfwalk.orchestrate.quirks import PlannedQuirk
 from perfwalk.orchestrate.topology import Topology
 from perfwalk.secret_text import mask_text
-from perfwalk.store.records import NewSeries, QuirkInfo, SeriesKind
+from perfwalk.store.records import Measuring, NewSeries, QuirkInfo, SeriesKind
 
 
 def describe_series(
@@ -29,6 +30,7 @@ def describe_series(
     parent: int | None = None,
     kind: SeriesKind = "walk",
     planned_checkouts: int | None = None,
+    measuring: Measuring | None = None,
 ) -> NewSeries:
     """A new series of ``config`` walked on ``topology``, with its provenance."""
     return NewSeries(
@@ -50,6 +52,7 @@ def describe_series(
         quirks=tuple(QuirkInfo(q.letter, q.at.date, q.at.commit, q.comment) for q in quirks),
         started_at=started_at,
         planned_checkouts=planned_checkouts,
+        measuring=measuring,
     )
 
 
@@ -66,9 +69,22 @@ def _commands(config: Config, between: str, quirks: Sequence[PlannedQuirk]) -> d
     return {
         "build": [shown(step) for step in config.build.steps],
         "between": shown(between),
-        "tests": {t.name: {"command": shown(t.command), "parser": t.parser} for t in config.tests},
+        "tests": {t.name: _test_commands(t, config, shown) for t in config.tests},
         "quirks": {q.letter: _quirk(q, shown) for q in quirks},
     }
+
+
+def _test_commands(
+    test: TestConfig, config: Config, shown: Callable[[str], str]
+) -> dict[str, object]:
+    """A test's command and parser, with its CPUs when pinned and its warm-up runs."""
+    found: dict[str, object] = {"command": shown(test.command), "parser": test.parser}
+    if cpus := test.pinned(config.run):
+        found["cpus"] = cpus
+        found["pinned"] = f"taskset -c {cpus} sh -c {shlex.quote(shown(test.command))}"
+    if warmup := test.warmups(config.run):
+        found["warmup"] = warmup
+    return found
 
 
 def _quirk(quirk: PlannedQuirk, shown: Callable[[str], str]) -> dict[str, object]:
@@ -116,4 +132,5 @@ def walk_series(
         parent=plan.parent,
         started_at=started_at,
         planned_checkouts=len(plan.checkouts),
+        measuring=plan.measuring,
     )

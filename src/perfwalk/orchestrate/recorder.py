@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -118,10 +118,16 @@ class StepRecorder:
         return status, done
 
     def run_on(
-        self, member: Member, command: str, timeout: float, cancel: threading.Event | None = None
+        self,
+        member: Member,
+        command: str,
+        timeout: float,
+        cancel: threading.Event | None = None,
+        prefix: Sequence[str] = (),
     ) -> Completed:
-        """Run ``sh -c command`` on ``member`` in its directory; a host that cannot even
-        give its directory is lost (the command never ran)."""
+        """Run ``sh -c command`` on ``member`` in its directory, behind ``prefix`` (a
+        ``taskset -c CPUS``); a host that cannot even give its directory is lost (the
+        command never ran)."""
         try:
             cwd = self.cwd(member)
         except HostError as error:
@@ -129,7 +135,7 @@ class StepRecorder:
             done = dataclasses.replace(done, host_lost=True)
         else:
             done = member.host.run(
-                ["sh", "-c", command],
+                [*prefix, "sh", "-c", command],
                 timeout=timeout,
                 env=dict(self.env),
                 cwd=cwd,

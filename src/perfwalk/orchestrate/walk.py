@@ -14,13 +14,15 @@ Every process the walk starts carries its marker (``PERFWALK_WALK``, see
 
 from __future__ import annotations
 
+import random
 import secrets
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
+from perfwalk.analysis.precision import wants_more
 from perfwalk.config.model import Config, TestConfig
 from perfwalk.git.worktree import Worktrees, apply_patch, verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER, WALK_MARKER
@@ -44,7 +46,9 @@ from perfwalk.orchestrate.together import run_together
 from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.parsers import Parser, get_parser
 from perfwalk.store import Store
-from perfwalk.store.records import NewRepetition, NewResult, NewStep
+from perfwalk.store.records import Measuring, NewRepetition, NewResult, NewStep
+
+_T = TypeVar("_T")
 
 #: what happens between two repetitions besides a command
 BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
@@ -121,7 +125,10 @@ class Walk:
             }
             for test in self.config.tests
         }
+        self._tests = {test.name: test for test in self.config.tests}
         self._limit = self.config.store.log_limit
+        self._done = self._total = self._count = 0  # progress of the current call
+        self._warm: set[int] = set()  # checkouts whose warm-up runs ran in this call
         self.host = self.topology.member("").host
         self._quirk_parsers: dict[tuple[str, str], Parser] = {}  # (letter, test): a parser
         for quirk in self.quirks:
@@ -146,8 +153,9 @@ class Walk:
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
     def run(self, plan: WalkPlan) -> Measured:
-        """Measure every repetition of the plan not stored yet, checkout after checkout."""
-        return self._walk(plan.checkouts, plan.repetitions)
+        """Measure every repetition of the plan not stored yet: checkout after checkout,
+        or, in rounds, every checkout built first, then one repetition of each per round."""
+        return self._walk(plan.checkouts, plan.repetitions, plan.measuring)
 
     def measure_more(self, planned: PlannedCheckout, repetitions: int) -> Measured:
         """Store ``repetitions`` more repetitions of one checkout (a drill's request).
@@ -157,56 +165,154 @@ class Walk:
         """
         done = self.store.done_repetitions(self.series_id)
         have = sum(1 for idx, _rep in done if idx == planned.checkout.index)
-        return self._walk([planned], have + repetitions)
+        return self._walk([planned], have + repetitions, Measuring())
 
-    def _walk(self, checkouts: Sequence[PlannedCheckout], repetitions: int) -> Measured:
+    def _walk(
+        self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring
+    ) -> Measured:
         try:
-            return self._run(checkouts, repetitions)
+            return self._run(checkouts, _Count(repetitions, measuring))
         finally:
             self._parsing.close()  # (started again by the next parse)
 
-    def _run(self, checkouts: Sequence[PlannedCheckout], repetitions: int) -> Measured:
-        done = self.store.done_repetitions(self.series_id)
+    def _run(self, checkouts: Sequence[PlannedCheckout], count: _Count) -> Measured:
+        tallies = self._tallies(checkouts, count)
         built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
-        total = len(checkouts) * repetitions
-        finished = len(done)
-        stored = Counter(idx for idx, rep in done if rep < repetitions)
-        count = len(checkouts)
+        self._done = sum(min(len(t.done), count.most) for t in tallies.values())
+        self._total = len(checkouts) * count.most
+        self._count = len(checkouts)
+        self._warm = set()
         builds: dict[int, Status] = {}
         results: dict[int, list[NewResult]] = {}
+        rounds = count.measuring.order == "rounds"
+        ready: dict[int, tuple[int, Path]] = {}  # checkout index -> its id, its worktree
         previous: int | None = None
         for planned in checkouts:
             checkout = planned.checkout
             checkout_id = self.store.add_checkout(self.series_id, checkout)
-            # counted, not listed: nothing here grows with the number of repetitions
-            have = stored[checkout.index]
-            todo = (r for r in range(repetitions) if (checkout.index, r) not in done)
+            tally = tallies[checkout.index]
             prior = previous if previous is not None else planned.since
             previous = planned.position
             before = built.get(checkout.index)
-            if have == repetitions or before is Status.NOEXIST:
+            if count.next(tally) is None or before is Status.NOEXIST:
                 if before is not None:
                     builds[checkout.index] = before
                 continue
-            self._report(finished, total, checkout, count, f"building {checkout.commit[:12]}")
-            worktree, build = self._prepare_once(checkout_id, planned, prior)
+            self._report(checkout, f"building {checkout.commit[:12]}")
+            if rounds:  # each checkout in a worktree of its own, kept for every round
+                worktree, build = self._prepare(
+                    checkout_id, planned, prior, slot=f"checkout-{checkout.index}"
+                )
+            else:
+                worktree, build = self._prepare_once(checkout_id, planned, prior)
             builds[checkout.index] = build.status
             if build.status is not Status.PASS:
-                finished += repetitions - have
-                self._report(finished, total, checkout, count, f"build failed: {build.failed}")
+                self._done += count.most - len(tally.done)
+                self._report(checkout, f"build failed: {build.failed}")
+                continue
+            if rounds:
+                ready[checkout.index] = (checkout_id, worktree)
                 continue
             ran = results.setdefault(checkout.index, [])
-            for rep in todo:
-                between = self._between(worktree, checkout, rep) if rep > 0 else None
-                ran.extend(self._repetition(checkout_id, worktree, checkout, rep, between))
-                finished += 1
-                self._report(finished, total, checkout, count, f"repetition {rep + 1}")
+            while (rep := count.next(tally)) is not None:
+                ran.extend(self._measure(checkout_id, worktree, checkout, rep, tally))
+            self._done += count.most - len(tally.done)  # adaptive: those not needed
+        if rounds:
+            self._rounds(checkouts, count, tallies, ready, results)
         return Measured(builds, {index: tuple(found) for index, found in results.items()})
 
-    def _report(
-        self, done: int, total: int, checkout: Checkout, checkouts: int, message: str
+    def _rounds(
+        self,
+        checkouts: Sequence[PlannedCheckout],
+        count: _Count,
+        tallies: Mapping[int, _Tally],
+        ready: Mapping[int, tuple[int, Path]],
+        results: dict[int, list[NewResult]],
     ) -> None:
-        self.progress(Progress(done, total, checkout.index + 1, checkouts, message))
+        """Round ``r`` measures repetition ``r`` of every built checkout that still
+        wants one, in the round's shuffled order (the same again on a resume)."""
+        for number in range(count.most):
+            for planned in round_order(checkouts, count.measuring.seed, number):
+                checkout = planned.checkout
+                if checkout.index not in ready:
+                    continue
+                tally = tallies[checkout.index]
+                if count.next(tally) != number:  # done already, or needs no more
+                    continue
+                checkout_id, worktree = ready[checkout.index]
+                ran = results.setdefault(checkout.index, [])
+                ran.extend(self._measure(checkout_id, worktree, checkout, number, tally))
+        for index in ready:
+            self._done += count.most - len(tallies[index].done)  # adaptive: not needed
+
+    def _tallies(self, checkouts: Sequence[PlannedCheckout], count: _Count) -> dict[int, _Tally]:
+        """What each checkout has stored already: its repetitions, and (adaptive
+        repetitions) its counted values."""
+        tallies = {planned.checkout.index: _Tally() for planned in checkouts}
+        for index, rep in self.store.done_repetitions(self.series_id):
+            if index in tallies:
+                tallies[index].done.add(rep)
+        if count.measuring.repetitions_max is not None and any(t.done for t in tallies.values()):
+            for row in self.store.values(self.series_id):
+                if row.checkout_idx in tallies and row.status is Status.PASS:
+                    tallies[row.checkout_idx].add(self._counted, row.test, row.name, row.value)
+        return tallies
+
+    def _counted(self, test: str, name: str) -> bool:
+        """Whether the values ``name`` of ``test`` count for adaptive repetitions (a
+        metric the analysis ignores does not)."""
+        found = self._tests.get(test)
+        configured = found.metrics.get(name) if found is not None else None
+        return configured is None or not configured.ignore
+
+    def _measure(
+        self, checkout_id: int, worktree: Path, checkout: Checkout, rep: int, tally: _Tally
+    ) -> tuple[NewResult, ...]:
+        """One repetition (after the checkout's warm-up runs, the first time), counted."""
+        if checkout.index not in self._warm:
+            self._warm.add(checkout.index)
+            self._warm_up(worktree, checkout, rep)
+        between = self._between(worktree, checkout, rep) if rep > 0 else None
+        ran = self._repetition(checkout_id, worktree, checkout, rep, between)
+        tally.done.add(rep)
+        for result in ran:
+            if result.status is Status.PASS:
+                for value, _direction in result.values:
+                    tally.add(self._counted, result.test, value.name, value.value)
+        self._done += 1
+        self._report(checkout, f"repetition {rep + 1}")
+        return ran
+
+    def _warm_up(self, worktree: Path, checkout: Checkout, rep: int) -> None:
+        """Each test's warm-up runs: run, never counted; each kept as a ``warmup`` step
+        of the checkout's next repetition (with its output), its values nowhere."""
+        for test in self.config.tests:
+            runs = test.warmups(self.config.run)
+            for number in range(runs):
+                self._report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
+                started = datetime.now(UTC)
+                result, _steps = self._test(test, worktree, checkout, rep, warmup=number + 1)
+                self._pending_steps.append(
+                    NewStep(
+                        phase="warmup",
+                        role=result.role,
+                        host=result.host,
+                        kind="command",
+                        name=f"warm-up {number + 1}/{runs}",
+                        command=result.command,
+                        status=result.status,
+                        started_at=started,
+                        finished_at=datetime.now(UTC),
+                        test=test.name,
+                        message=result.message,
+                        exit_code=result.exit_code,
+                        stdout=result.stdout,
+                        stderr=result.stderr,
+                    )
+                )
+
+    def _report(self, checkout: Checkout, message: str) -> None:
+        self.progress(Progress(self._done, self._total, checkout.index + 1, self._count, message))
 
     def _env(self, extra: Mapping[str, str], checkout: Checkout, rep: int | None) -> dict[str, str]:
         env = {"PERFWALK_COMMIT": checkout.commit, "PERFWALK_CHECKOUT": str(checkout.index)}
@@ -220,7 +326,8 @@ class Walk:
     def _prepare_once(
         self, checkout_id: int, planned: PlannedCheckout, prior: int | None
     ) -> tuple[Path, StepsOutcome]:
-        """:meth:`_prepare`, unless this checkout is the one built last and still there."""
+        """:meth:`_prepare` in the ``build`` worktree, unless this checkout is the one
+        built last there."""
         if self._ready is not None and self._ready[0] == checkout_id:
             return self._ready[1], self._ready[2]
         worktree, build = self._prepare(checkout_id, planned, prior)
@@ -228,12 +335,13 @@ class Walk:
         return worktree, build
 
     def _prepare(
-        self, checkout_id: int, planned: PlannedCheckout, prior: int | None
+        self, checkout_id: int, planned: PlannedCheckout, prior: int | None, slot: str = "build"
     ) -> tuple[Path, StepsOutcome]:
-        """Worktree at the commit, the quirks that hold (patches) and those crossed
-        (commands, reboots), then the build steps (a quirk's, where one replaces them)."""
+        """Worktree ``slot`` at the commit, the quirks that hold (patches) and those
+        crossed (commands, reboots), then the build steps (a quirk's, where one replaces
+        them)."""
         checkout = planned.checkout
-        worktree = self.worktrees.checkout(checkout.commit)
+        worktree = self.worktrees.checkout(checkout.commit, slot=slot)
         holding, crossed = applying(self.quirks, prior, planned.position)
         self._holding[checkout.commit] = holding
         env = self._env(dict(self.config.build.env), checkout, None)
@@ -379,18 +487,24 @@ class Walk:
         return values
 
     def _test(
-        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int
+        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int, warmup: int = 0
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        """Run ``test`` once: repetition ``rep``, or (``warmup`` > 0, in the environment as
+        ``PERFWALK_WARMUP``) that warm-up run before it."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self._test_here(test, checkout)
         run_id = secrets.token_hex(8)
+        extra = {RUN_MARKER: run_id}
+        if warmup:
+            extra["PERFWALK_WARMUP"] = str(warmup)
         context = TestContext(
             topology=self.topology,
             worktree=worktree,
             values={**self._values(checkout, worktree, rep), "test": test.name},
-            env=self._env({RUN_MARKER: run_id}, checkout, rep),
+            env=self._env(extra, checkout, rep),
             output_limit=self._limit,
             artifact_limit=self.config.store.artifact_limit,
+            cpus=test.pinned(self.config.run),
         )
         contained = Containment(self.topology, self.marker, run_id)
         try:
@@ -406,6 +520,52 @@ class Walk:
         test, letter = replaced_test(self._holding.get(checkout.commit, ()), test)
         parser = self._quirk_parsers.get((letter or "", test.name), self._parsers[test.name])
         return test, parser
+
+
+@dataclass
+class _Tally:
+    """What one checkout has: its stored repetitions, and its counted values by
+    ``test.name`` (for adaptive repetitions)."""
+
+    done: set[int] = field(default_factory=set)
+    values: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, counted: Callable[[str, str], bool], test: str, name: str, value: float) -> None:
+        if counted(test, name):
+            self.values.setdefault(f"{test}.{name}", []).append(value)
+
+
+@dataclass(frozen=True)
+class _Count:
+    """How many repetitions a checkout gets: ``repetitions``, or with adaptive
+    repetitions from that many up to ``repetitions_max`` while not precise enough."""
+
+    repetitions: int
+    measuring: Measuring
+
+    @property
+    def most(self) -> int:
+        return self.measuring.repetitions_max or self.repetitions
+
+    def next(self, tally: _Tally) -> int | None:
+        """The repetition a checkout gets next; None when it has all it needs."""
+        if self.measuring.repetitions_max is not None:
+            target = self.measuring.rse_target or 0.0
+            more = wants_more(
+                len(tally.done), tally.values, least=self.repetitions, most=self.most, target=target
+            )
+            if not more:
+                return None
+        return next((rep for rep in range(self.most) if rep not in tally.done), None)
+
+
+def round_order(checkouts: Sequence[_T], seed: int | None, number: int) -> list[_T]:
+    """The checkouts (in walk order) in the shuffled order of round ``number`` of a walk
+    seeded ``seed``: the same for the same seed, round and checkouts (a resume
+    continues it)."""
+    shuffled = list(checkouts)
+    random.Random(f"{seed}:{number}").shuffle(shuffled)
+    return shuffled
 
 
 def _joined(first: StepsOutcome, then: StepsOutcome) -> StepsOutcome:

@@ -51,7 +51,7 @@ class SeriesStatus:
     built: int
     build_failed: int
     repetitions_done: int
-    repetitions_total: int | None  # planned checkouts × repetitions
+    repetitions_total: int | None  # planned checkouts × repetitions (adaptive: the most)
     repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
 
@@ -65,6 +65,8 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     gone = _gone(series, walker)
     failed = [r for r in rows if r.build_status not in (None, Status.PASS)]
     planned = series.planned_checkouts
+    # adaptive repetitions: the most a checkout may get (a quiet one needs fewer)
+    each = (series.measuring.repetitions_max if series.measuring else None) or series.repetitions
     return SeriesStatus(
         series=series,
         state="interrupted" if gone else series.state,
@@ -75,8 +77,8 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         built=sum(1 for r in rows if r.build_status is Status.PASS),
         build_failed=len(failed),
         repetitions_done=len(store.done_repetitions(series.id)),
-        repetitions_total=None if planned is None else planned * series.repetitions,
-        repetitions_given_up=len(failed) * series.repetitions,
+        repetitions_total=None if planned is None else planned * each,
+        repetitions_given_up=len(failed) * each,
         worst=worst,
     )
 

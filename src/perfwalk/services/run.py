@@ -35,6 +35,13 @@ class RunResult:
     parent: int | None = None  # the series it zooms into
     loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
+    repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
+
+    def per_checkout(self) -> str:
+        """``5``, or ``2 to 8`` with adaptive repetitions."""
+        if self.repetitions_max is None:
+            return str(self.repetitions)
+        return f"{self.repetitions} to {self.repetitions_max}"
 
 
 def run_series(
@@ -105,6 +112,7 @@ def _walk(
         parent=plan.parent,
         loaded=sum(1 for state in states.values() if is_loaded(state)),
         watched=len(states),
+        repetitions_max=plan.measuring.repetitions_max,
     )
 
 

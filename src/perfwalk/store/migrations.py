@@ -30,7 +30,10 @@ History:
    NULL for older series); walker (per series, the process that walks it: machine,
    PID and start time, and the marker its processes carry, see
    perfwalk.store.walkers).
-7. machine state: machine_state (per repetition, the state of the host it ran on:
+7. measuring order: series gets order_mode (checkout or rounds; older series:
+   checkout), seed (of the rounds' shuffled order; NULL for checkout order) and
+   repetitions_max and rse_target (adaptive repetitions; NULL for a fixed count).
+8. machine state: machine_state (per repetition, the state of the host it ran on:
    load, cores, the others' CPU, how many ran and the most busy, steal, free memory,
    frequency, governor, turbo; see perfwalk.hosts.machine_state).
 """
@@ -391,7 +394,7 @@ def _v6_walker(conn: Connection) -> None:
     md.create_all(conn, tables=[walker])
 
 
-def _v7_machine_state(conn: Connection) -> None:
+def _v8_machine_state(conn: Connection) -> None:
     md = MetaData()
     Table("repetition", md, Column("id", ID, primary_key=True))  # exists: only for the key
     state = Table(
@@ -414,6 +417,16 @@ def _v7_machine_state(conn: Connection) -> None:
     md.create_all(conn, tables=[state])
 
 
+def _v7_measuring_order(conn: Connection) -> None:
+    big = "INTEGER" if conn.dialect.name == "sqlite" else "BIGINT"
+    conn.execute(
+        text("ALTER TABLE series ADD COLUMN order_mode VARCHAR(16) NOT NULL DEFAULT 'checkout'")
+    )
+    conn.execute(text(f"ALTER TABLE series ADD COLUMN seed {big}"))
+    conn.execute(text("ALTER TABLE series ADD COLUMN repetitions_max INTEGER"))
+    conn.execute(text("ALTER TABLE series ADD COLUMN rse_target DOUBLE PRECISION"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -429,7 +442,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         5, "checkout packs: checkout_pack, built for every stored checkout", _v5_checkout_pack
     ),
     Migration(6, "walkers: series.planned_checkouts, walker", _v6_walker),
-    Migration(7, "machine state: machine_state per repetition", _v7_machine_state),
+    Migration(
+        7,
+        "measuring order: series.order_mode, seed, repetitions_max, rse_target",
+        _v7_measuring_order,
+    ),
+    Migration(8, "machine state: machine_state per repetition", _v8_machine_state),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -35,6 +35,21 @@ class QuirkInfo:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Measuring:
+    """How a walk orders and counts its repetitions (``[run] order``, adaptive repetitions).
+
+    ``seed`` shuffles each round of ``rounds`` (None in checkout order);
+    ``repetitions_max`` is None for a fixed count, else the most a checkout gets
+    while the relative standard error of its values is not below ``rse_target``.
+    """
+
+    order: str = "checkout"
+    seed: int | None = None
+    repetitions_max: int | None = None
+    rse_target: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class NewSeries:
     """One walk about to start: what, where, how, and its provenance."""
 
@@ -56,6 +71,7 @@ class NewSeries:
     kind: SeriesKind = "walk"
     quirks: tuple[QuirkInfo, ...] = ()
     planned_checkouts: int | None = None  # how many checkouts the walk plans
+    measuring: Measuring | None = None  # None: checkout order, fixed repetitions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,6 +99,17 @@ class SeriesRow:
     kind: SeriesKind
     quirks: tuple[QuirkInfo, ...] = ()
     planned_checkouts: int | None = None  # None: not known (a drill, an older series)
+    measuring: Measuring | None = None  # None: checkout order, fixed repetitions
+
+    @property
+    def order(self) -> str:
+        """checkout or rounds."""
+        return "checkout" if self.measuring is None else self.measuring.order
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether a checkout gets repetitions until its values are precise enough."""
+        return self.measuring is not None and self.measuring.repetitions_max is not None
 
 
 @dataclass(frozen=True, kw_only=True)

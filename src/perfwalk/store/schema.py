@@ -68,6 +68,10 @@ series = Table(
     Column("parent_id", ID, ForeignKey("series.id"), nullable=True),
     Column("kind", String(16), nullable=False),
     Column("planned_checkouts", Integer, nullable=True),  # NULL: not known (older series)
+    Column("order_mode", String(16), nullable=False, server_default="checkout"),
+    Column("seed", ID, nullable=True),  # NULL: checkout order
+    Column("repetitions_max", Integer, nullable=True),  # NULL: a fixed count
+    Column("rse_target", Double, nullable=True),
     Index("ix_series_state_started", "state", "started_at"),
     Index("ix_series_parent", "parent_id"),
 )

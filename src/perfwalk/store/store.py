@@ -34,6 +34,7 @@ from perfwalk.store.records import (
     UNFINISHED_STATES,
     CheckoutRow,
     DirectionName,
+    Measuring,
     NewRepetition,
     NewResult,
     NewSeries,
@@ -186,6 +187,7 @@ class Store(Connected):
                         parent_id=new.parent_id,
                         kind=new.kind,
                         planned_checkouts=new.planned_checkouts,
+                        **_measuring_columns(new.measuring),
                     )
                     .returning(_s.c.id)
                 ).scalar_one()
@@ -286,6 +288,7 @@ class Store(Connected):
                 kind=cast(SeriesKind, row.kind),
                 quirks=tuple(quirks.get(row.id, ())),
                 planned_checkouts=row.planned_checkouts,
+                measuring=_measuring(row),
             )
             for row in rows
         ]
@@ -789,3 +792,26 @@ def _result_params(
         "role": result.role,
         "host": result.host,
     }
+
+
+def _measuring_columns(measuring: Measuring | None) -> dict[str, object]:
+    given = measuring or Measuring()
+    return {
+        "order_mode": given.order,
+        "seed": given.seed,
+        "repetitions_max": given.repetitions_max,
+        "rse_target": given.rse_target,
+    }
+
+
+def _measuring(row: Row[Any]) -> Measuring | None:
+    """The series' order and adaptive repetitions; None for the default (checkout order,
+    a fixed count)."""
+    if row.order_mode == "checkout" and row.repetitions_max is None:
+        return None
+    return Measuring(
+        order=row.order_mode,
+        seed=row.seed,
+        repetitions_max=row.repetitions_max,
+        rse_target=row.rse_target,
+    )

@@ -19,6 +19,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import page
+from perfwalk.report.pages.series import needed
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.report.summaries import MetricKey
 from perfwalk.store.packs import little_endian
@@ -85,6 +86,8 @@ def _entry(ctx: SeriesContext, c: CheckoutData, shape: int) -> str:
         "next": after,
         "m": shape,
     }
+    if said := needed(ctx.series, len(c.reps)):
+        facts["need"] = said
     if c.reps:
         facts["v"] = _b64(c.vals)
         facts["st"] = _b64(c.stats)

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
-from perfwalk.report.html import esc, link, page, quirk_legend, status_legend
+from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.plots import PlotSpec, plot_divs
+from perfwalk.store import SeriesRow
 
 
 def table_pages(ctx: SeriesContext) -> list[tuple[int, str]]:
@@ -37,9 +38,43 @@ def _facts(at: str, ctx: SeriesContext, *, changing: bool = True) -> str:
         f"<p>{esc(s.kind)} of {esc(s.project)} from {esc(s.from_spec or 'the first commit')} to "
         f"{esc(s.to_spec)} by {esc(s.step)} · {running}"
         f"{s.repetitions}/{esc(s.between)} · host {esc(s.host)}{state}{parent} · "
+        + (f"{esc(measuring_facts(s))} · " if s.measuring is not None else "")
         + link(layout.href(at, layout.setup_page(s.id)), "setup")
         + "</p>\n"
     )
+
+
+def measuring_facts(series: SeriesRow) -> str:
+    """How a walk ordered and counted its repetitions, when not checkout after checkout
+    with a fixed count ("" then): "in rounds (seed …)", "2 to 8 repetitions until…"."""
+    words = []
+    measuring = series.measuring
+    if measuring is None:
+        return ""
+    if measuring.order == "rounds":
+        words.append(f"in rounds, shuffled with seed {measuring.seed}")
+    if measuring.repetitions_max is not None:
+        target = percent(measuring.rse_target or 0.0)
+        words.append(
+            f"{series.repetitions} to {measuring.repetitions_max} repetitions per checkout, "
+            f"until the relative standard error of each value is below {target}"
+        )
+    return " · ".join(words)
+
+
+def needed(series: SeriesRow, count: int) -> str:
+    """What an adaptive walk's ``count`` repetitions at a checkout say ("" for a fixed
+    count): as many as needed, or the most allowed (its values stayed noisier)."""
+    measuring = series.measuring
+    if measuring is None or measuring.repetitions_max is None or count == 0:
+        return ""
+    target = percent(measuring.rse_target or 0.0)
+    if count >= measuring.repetitions_max:
+        return (
+            f"{count} repetitions: the most allowed (repetitions_max), its relative standard "
+            f"error may still be {target} or more"
+        )
+    return f"{count} repetitions needed to bring the relative standard error below {target}"
 
 
 def _legend(ctx: SeriesContext) -> str:

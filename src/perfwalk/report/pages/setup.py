@@ -9,6 +9,7 @@ import json
 from perfwalk.config.secrets import mask_config_text
 from perfwalk.report import layout
 from perfwalk.report.html import esc, page, table
+from perfwalk.report.pages.series import measuring_facts
 from perfwalk.store import SeriesRow
 
 
@@ -30,6 +31,8 @@ def setup_page(series: SeriesRow) -> str:
         ("parent series", str(series.parent_id) if series.parent_id else "-"),
         ("configuration hash", series.config_hash),
     ]
+    if measuring := measuring_facts(series):
+        facts.insert(8, ("measuring", measuring))
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]

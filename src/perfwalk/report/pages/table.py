@@ -13,6 +13,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
+from perfwalk.report.pages.series import needed
 from perfwalk.report.summaries import MetricKey
 
 STAT_HEADERS = ("unit", "mean", "minimum", "maximum", "deviation", "relative")
@@ -66,7 +67,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         ]
         + pad,
         ['<td class="name">repetitions</td>']
-        + [f"<td>{len(c.reps)}/{esc(ctx.series.between)}</td>" for c in block]
+        + [_repetitions_cell(ctx, len(c.reps)) for c in block]
         + pad,
         ['<td class="name">zoom</td>'] + [_zoom_cell(at, ctx, c) for c in block] + pad,
     ]
@@ -85,6 +86,19 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         )
         rows.extend(_metric_row(ctx, block, m) for m in metrics if m.test == test)
     return table(head, rows, css="checkouts")
+
+
+def _repetitions_cell(ctx: SeriesContext, count: int) -> str:
+    """How many repetitions a checkout has; with adaptive repetitions, what they say
+    (as many as needed, or the most allowed: marked ``unstable``)."""
+    text = f"{count}/{esc(ctx.series.between)}"
+    said = needed(ctx.series, count)
+    if not said:
+        return f"<td>{text}</td>"
+    measuring = ctx.series.measuring
+    most = measuring is not None and count >= (measuring.repetitions_max or 0)
+    css = ' class="unstable"' if most else ""
+    return f'<td{css} title="{esc(said)}">{text}</td>'
 
 
 def _commit_cell(ctx: SeriesContext, c: CheckoutData) -> str:

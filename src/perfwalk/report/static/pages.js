@@ -208,7 +208,7 @@
     ]);
     if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
-    var parts = [facts, build, quirks(meta, c)];
+    var parts = [facts, build, c.need ? el("p", {}, c.need) : null, quirks(meta, c)];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     parts.push(host(meta));
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));

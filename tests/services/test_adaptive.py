@@ -1,0 +1,105 @@
+"""Adaptive repetitions (``[run] repetitions_max``): a checkout gets repetitions until
+the relative standard error of its values is below ``rse_target``. On the known-values
+history, with a test that adds seeded noise at odd checkouts only, the quiet checkouts
+stop at the least (``repetitions``) and the noisy ones go to the most, in checkout order
+and in rounds; the pages say how many each needed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.report.layout import series_page
+from perfwalk.services.inspect import series_status
+from perfwalk.services.publish import publish_site
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.services.conftest import MakeConfig
+from tests.services.walks import stored_repetitions, walk
+
+BROKEN = 3  # the checkout whose build fails
+
+#: the known value at even checkouts; at odd ones, noise of ±30 drawn from the checkout
+#: and the repetition (seeded: the same on every run)
+NOISY_BENCH = """\
+v=$(cat value.txt)
+if [ $((PERFWALK_CHECKOUT % 2)) -eq 1 ]; then
+  v=$((v + (PERFWALK_CHECKOUT * 7919 + PERFWALK_REPETITION * 104729) % 61 - 30))
+fi
+echo "VALUE $v ms latency"
+"""
+
+
+@pytest.mark.parametrize("order", ["checkout", "rounds"])
+def test_quiet_checkouts_stop_at_the_least_noisy_ones_at_the_most(
+    make_config: MakeConfig, tmp_path: Path, order: str
+) -> None:
+    bench = tmp_path / "noisy-bench.sh"
+    bench.write_text(NOISY_BENCH, encoding="utf-8")
+    config = make_config(
+        command=f"sh {bench}", run=f'repetitions_max = 7\nrse_target = 0.01\norder = "{order}"'
+    )
+    result = run_series(config, RunOptions())
+    with Store.open(config.store.url) as store:
+        series = store.series(result.series_id)
+        assert series.adaptive
+        assert series.measuring is not None
+        assert (series.measuring.repetitions_max, series.measuring.rse_target) == (7, 0.01)
+        counts = {
+            row.idx: len(store.repetitions(row.id)) for row in store.checkouts(result.series_id)
+        }
+        stored = sorted(
+            (rep.id, row.idx)
+            for row in store.checkouts(result.series_id)
+            for rep in store.repetitions(row.id)
+        )
+    assert counts == {i: 0 if i == BROKEN else 7 if i % 2 else 2 for i in range(11)}
+    if order == "rounds":  # rounds 3 to 7 hold only the checkouts not precise yet
+        assert {idx for _id, idx in stored[2 * 10 :]} == {1, 5, 7, 9}
+
+    site = tmp_path / "site"
+    publish_site(config, site)
+    page = (site / series_page(result.series_id)).read_text(encoding="utf-8")
+    assert "2 to 7 repetitions per checkout" in page
+    assert page.count("2 repetitions needed to bring the relative standard error below") == 6
+    assert page.count("7 repetitions: the most allowed (repetitions_max)") == 4
+
+
+def test_a_count_above_the_most_is_refused(make_config: MakeConfig) -> None:
+    config = make_config(run="repetitions_max = 4")
+    with pytest.raises(Exception, match=r"--repetitions 5 is above run.repetitions_max = 4"):
+        run_series(config, RunOptions(repetitions=5))
+
+
+def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    bench = tmp_path / "noisy-bench.sh"
+    bench.write_text(NOISY_BENCH, encoding="utf-8")
+    config = make_config(command=f"sh {bench}; sleep 0.2", run="repetitions_max = 7")
+    db = config.path.parent / "perfwalk.db"
+    victim = walk(config.path, capture=False)
+    deadline = time.monotonic() + 60
+    while stored_repetitions(db) < 4 and time.monotonic() < deadline:  # 2 + 2 of 7
+        time.sleep(0.005)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    with Store.open(config.store.url) as store:
+        noisy = store.checkouts(1)[1]
+        assert 2 <= len(store.repetitions(noisy.id)) < 7, "killed too late; slow the test"
+
+    resumed = walk(config.path, "--resume")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 1, err  # 1: the broken build
+    assert "11 checkouts × 2 to 7 repetitions" in out.decode()
+    with Store.open(config.store.url) as store:
+        counts = {row.idx: len(store.repetitions(row.id)) for row in store.checkouts(1)}
+        status = series_status(store, store.series(1))
+    # status: done of the most the walk could take (not of the least, which it exceeds)
+    assert (status.repetitions_done, status.repetitions_total) == (6 * 2 + 4 * 7, 11 * 7)
+    assert counts == {i: 0 if i == BROKEN else 7 if i % 2 else 2 for i in range(11)}
