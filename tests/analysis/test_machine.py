@@ -54,9 +54,14 @@ def test_sides_differ_by_share_by_others_or_by_load_and_need_two_states() -> Non
     assert not differs(_side(0, 6), _side(1, 5))
     assert differs(_side(0, 6), _side(0, 6, others=0.5))  # others busier, under the rule
     assert not differs(_side(0, 1), _side(6, 0))  # one state: too few to tell
-    calm = side([MachineState(load1=0.5, cores=8)] * 4)
-    loaded = side([MachineState(load1=1.5, cores=8)] * 4)
-    assert differs(calm, loaded)  # the load level moved by LOAD_DIFFERENCE
+    calm = side([MachineState(load1=8.5, cores=8)] * 4)
+    loaded = side([MachineState(load1=9.5, cores=8)] * 4)
+    assert differs(calm, loaded)  # the load above the cores moved by LOAD_DIFFERENCE
+    # below the cores a CPU was free: the walk's own processes raise the load average
+    # from 0.5 to 1.9 on two cores as it goes on, and that is no different load
+    assert not differs(
+        side([MachineState(load1=0.5, cores=2)] * 4), side([MachineState(load1=1.9, cores=2)] * 4)
+    )
     # a saturated machine: the others get the same CPU, but more of them wait for it
     before = side([MachineState(others_cpu=1.8, runnable=3.0)] * 4)
     after = side([MachineState(others_cpu=1.8, runnable=5.0)] * 4)

@@ -13,8 +13,10 @@ state", says the same in words):
   measured under different load (:func:`differs`): the shares of loaded repetitions
   differ by :data:`SHARE_DIFFERENCE` or more, or the CPU the others used differs by
   :data:`OTHERS_DIFFERENCE` or more, or the number of others running or waiting
-  for a CPU by :data:`RUNNABLE_DIFFERENCE` or more, or the mean load averages differ
-  by :data:`LOAD_DIFFERENCE` or more, and the side measured under more load is the
+  for a CPU by :data:`RUNNABLE_DIFFERENCE` or more, or the mean load averages above
+  the host's cores differ by :data:`LOAD_DIFFERENCE` or more (a load below the
+  cores left a CPU free: the test's own processes raise it as a walk goes on), and
+  the side measured under more load is the
   worse one (a load slows a test down; it does not speed it up). Many metrics that
   moved together at one checkout (:data:`MANY_METRICS`, in the same sense) while
   the machine's state changed by half those differences are all suspect.
@@ -41,7 +43,7 @@ SHARE_DIFFERENCE = 0.5
 OTHERS_DIFFERENCE = 0.5
 #: a difference of the mean number of others running or waiting for a CPU that counts
 RUNNABLE_DIFFERENCE = 1.0
-#: a difference of mean load averages between the two sides that counts
+#: a difference of mean load averages above the cores between the two sides that counts
 LOAD_DIFFERENCE = 1.0
 #: repetitions with a known state each side needs before it can be compared
 MIN_STATES = 2
@@ -83,10 +85,14 @@ class Side:
         return self.loaded / self.n if self.n else 0.0
 
     @property
+    def excess(self) -> float:
+        """The mean load average above the cores (0: a CPU was free, or cores unknown)."""
+        return max(self.load - self.cores, 0.0) if self.cores else 0.0
+
+    @property
     def pressure(self) -> float:
         """One number to tell the more loaded of two sides."""
-        excess = max(self.load - self.cores, 0.0) if self.cores else 0.0
-        return self.share + self.others + self.runnable + excess
+        return self.share + self.others + self.runnable + self.excess
 
     def describe(self) -> str:
         return (
@@ -123,7 +129,7 @@ def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
         abs(before.share - after.share) >= SHARE_DIFFERENCE * scale
         or abs(before.others - after.others) >= OTHERS_DIFFERENCE * scale
         or abs(before.runnable - after.runnable) >= RUNNABLE_DIFFERENCE * scale
-        or abs(before.load - after.load) >= LOAD_DIFFERENCE * scale
+        or abs(before.excess - after.excess) >= LOAD_DIFFERENCE * scale
     )
 
 
