@@ -13,6 +13,7 @@ from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.orchestrate.confirm import Confirmed
     from perfwalk.services.inspect import SeriesStatus
 
 
@@ -96,7 +97,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             "repetitions on the checkout pages (`perfwalk report`) and docs/analysis.md; "
             "`[run] exclude_loaded = true` leaves them out"
         )
+    if result.confirmed is not None:
+        print(_confirmed_line(result.confirmed))
     return exits.OK if result.worst is Status.PASS else exits.FOUND
+
+
+def _confirmed_line(confirmed: Confirmed) -> str:
+    """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
+    told = confirmed.confirmed + confirmed.not_confirmed
+    if not told and not confirmed.not_measured:
+        return "confirm: no change to measure again"
+    line = (
+        f"confirm: {confirmed.confirmed} of {told} "
+        f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
+        f"{confirmed.not_confirmed} not confirmed"
+    )
+    if confirmed.not_measured:
+        line += f", {confirmed.not_measured} not measured again (a build failed)"
+    return line + "; see `perfwalk changes`"
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
