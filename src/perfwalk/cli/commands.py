@@ -165,14 +165,17 @@ def _state_line(status: SeriesStatus) -> str:
 
 
 def _repetitions(status: SeriesStatus) -> str:
-    """``24/60``; ``57/60 (3 not run: build failed)``; ``24`` for a drill (it plans
-    as it goes)."""
+    """``24/60``; ``57/60 (3 not run: build failed)``; ``60/60 (+2 re-measures of
+    changes)``; ``24`` for a drill (it plans as it goes)."""
     done = status.repetitions_done
     if status.repetitions_total is None:
         planless = status.series.kind == "drill"
         return f"{done}" if planless else f"{done} (how many were planned was not recorded)"
     given_up = status.repetitions_given_up
     why = f" ({given_up} not run: build failed)" if given_up else ""
+    again = status.repetitions_again
+    if again:
+        why += f" (+{again} re-measure{'' if again == 1 else 's'} of changes)"
     return f"{done}/{status.repetitions_total}{why}"
 
 

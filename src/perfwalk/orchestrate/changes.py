@@ -266,7 +266,7 @@ def series_findings(
     if config is not None and config.run.exclude_loaded:
         left_out = {key for key, state in states.items() if machine.is_loaded(state)}
         states = {key: state for key, state in states.items() if key not in left_out}
-    planned = planned_repetitions(series)
+    planned = series.planned_repetitions
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
     for row in store.values(series.id):
         if row.status is not Status.PASS:
@@ -355,17 +355,6 @@ def series_findings(
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
     return events, episodes
-
-
-def planned_repetitions(series: SeriesRow) -> int | None:
-    """How many repetitions a walk plans at a checkout (the most, when adaptive): a
-    repetition beyond them is a re-measure of a change (``[run] confirm``, stored
-    with the next free numbers). None for a drill (it asks for more as it goes)."""
-    if series.kind != "walk":
-        return None
-    if series.measuring is not None and series.measuring.repetitions_max is not None:
-        return series.measuring.repetitions_max
-    return series.repetitions
 
 
 def _episode(
