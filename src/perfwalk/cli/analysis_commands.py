@@ -3,8 +3,8 @@ change points of a file of numbers, list the changes of every stored series.
 
 Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
 proven at the confidence level, ``detect``: a change point, ``changes``: a
-regression without a known cause, not suspect of being the machine's load; 2 a
-user error.
+regression without a known cause, not suspect of being the machine's load, not
+ruled out by a drill or a re-measure; 2 a user error.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.analysis.changepoints import ChangePoint, Detection
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
-    from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, MetricChange, MetricEpisode
+    from perfwalk.orchestrate.changes import (
+        ChangeEvent,
+        CheckoutRef,
+        MetricChange,
+        MetricEpisode,
+        Remeasure,
+    )
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
@@ -392,6 +398,8 @@ def _event_text(event: ChangeEvent) -> str:
 
     b, a = event.before, event.after
     suspect = " (suspect: machine load)" if event.suspect else ""
+    if event.confirmed is not None:
+        suspect += f" ({_remeasure_word(event.confirmed)})"
     lines = [
         f"{event.kind.upper()}{suspect} {event.id} in series {event.series_id} "
         f"{show_controls(event.series_name)!r}: between checkout {b.idx} "
@@ -412,10 +420,34 @@ def _event_text(event: ChangeEvent) -> str:
             f"  not confirmed by drill {event.ruled_out_by}: its two ends, measured again, "
             f"do not differ (`perfwalk show {event.ruled_out_by}`)"
         )
+    if event.confirmed is not None:
+        lines.append(
+            f"  {_remeasure_word(event.confirmed)}: its two checkouts measured once more, "
+            "side by side, at the end of the walk"
+        )
+        lines += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
     for commit in event.commits:
         author, subject = show_controls(commit.author), show_controls(commit.subject)
         lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
     return "\n".join(lines)
+
+
+def _remeasure_word(confirmed: bool) -> str:
+    return "confirmed by a re-measure" if confirmed else "not confirmed by a re-measure"
+
+
+def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
+    """``    latency.value: 110.1 -> 110.2 (+0.1%), did not hold (the change: +10.0%)``."""
+    if again.before is None or again.after is None:
+        seen = "no value (the test failed)"
+    else:
+        moved = (again.after - again.before) / abs(again.before) if again.before else math.inf
+        seen = f"{again.before:.6g} -> {again.after:.6g} ({_percent(moved)})"
+    verdict = "held" if again.held else "did not hold"
+    return (
+        f"    {show_controls(m.test)}.{show_controls(m.name)}: {seen}, {verdict} "
+        f"(the change: {_percent(m.size)})"
+    )
 
 
 def _episode_text(e: MetricEpisode) -> str:
@@ -504,6 +536,15 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
                 "regression": m.regression,
                 "edge": m.edge,
                 "suspect": m.suspect or None,
+                "remeasured": (
+                    None
+                    if m.remeasured is None
+                    else {
+                        "before": m.remeasured.before,
+                        "after": m.remeasured.after,
+                        "held": m.remeasured.held,
+                    }
+                ),
             }
             for m in event.metrics
         ],
@@ -517,6 +558,7 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
             for q in event.known_causes
         ],
         "not_confirmed_by": event.ruled_out_by,
+        "confirmed_by_remeasure": event.confirmed,
         "commits": [
             {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
             for c in event.commits
@@ -542,8 +584,8 @@ COMMANDS: dict[str, Command] = {
     "changes": Command(
         "regressions and improvements of every stored series, with their commits, then "
         "the excursions and drifts (shown, never a failure); exit 1 for a regression "
-        "without a known cause that no drill ruled out and the machine's load does not "
-        "explain",
+        "without a known cause that no drill or re-measure ruled out and the machine's "
+        "load does not explain",
         _changes_args,
         cmd_changes,
     ),

@@ -13,6 +13,7 @@ from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.orchestrate.confirm import Confirmed
     from perfwalk.services.inspect import SeriesStatus
 
 
@@ -96,7 +97,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             "repetitions on the checkout pages (`perfwalk report`) and docs/analysis.md; "
             "`[run] exclude_loaded = true` leaves them out"
         )
+    if result.confirmed is not None:
+        print(_confirmed_line(result.confirmed))
     return exits.OK if result.worst is Status.PASS else exits.FOUND
+
+
+def _confirmed_line(confirmed: Confirmed) -> str:
+    """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
+    told = confirmed.confirmed + confirmed.not_confirmed
+    if not told and not confirmed.not_measured:
+        return "confirm: no change to measure again"
+    line = (
+        f"confirm: {confirmed.confirmed} of {told} "
+        f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
+        f"{confirmed.not_confirmed} not confirmed"
+    )
+    if confirmed.not_measured:
+        line += f", {confirmed.not_measured} not measured again (a build failed)"
+    return line + "; see `perfwalk changes`"
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
@@ -147,14 +165,17 @@ def _state_line(status: SeriesStatus) -> str:
 
 
 def _repetitions(status: SeriesStatus) -> str:
-    """``24/60``; ``57/60 (3 not run: build failed)``; ``24`` for a drill (it plans
-    as it goes)."""
+    """``24/60``; ``57/60 (3 not run: build failed)``; ``60/60 (+2 re-measures of
+    changes)``; ``24`` for a drill (it plans as it goes)."""
     done = status.repetitions_done
     if status.repetitions_total is None:
         planless = status.series.kind == "drill"
         return f"{done}" if planless else f"{done} (how many were planned was not recorded)"
     given_up = status.repetitions_given_up
     why = f" ({given_up} not run: build failed)" if given_up else ""
+    again = status.repetitions_again
+    if again:
+        why += f" (+{again} re-measure{'' if again == 1 else 's'} of changes)"
     return f"{done}/{status.repetitions_total}{why}"
 
 

@@ -77,6 +77,7 @@ class RunConfig:
     host: str = default_of("run.host")
     tools: tuple[str, ...] = default_of("run.tools")
     exclude_loaded: bool = default_of("run.exclude_loaded")
+    confirm: bool = default_of("run.confirm")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 

@@ -795,6 +795,16 @@ _RUN = Section(
             default=False,
         ),
         Setting(
+            "confirm",
+            BOOLEAN,
+            "at the end of a walk (and of a resumed one), measure each change it found once "
+            "more in a new round: one repetition at the checkout before the change and one at "
+            "the checkout after, the changes' interleaved (before, after, before, after…); "
+            "a change whose re-measured difference does not have its sign and half its size "
+            'is shown "not confirmed by a re-measure" and fails no check (docs/analysis.md)',
+            default=False,
+        ),
+        Setting(
             "lease_wait",
             NUMBER,
             "seconds to wait for hosts another run holds; 0 = stop at once, naming the holder",

@@ -22,6 +22,7 @@ from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Commit, Direction, MachineState, Status
 from perfwalk.store import Store
+from perfwalk.store.confirmations import ConfirmationRow
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
@@ -36,6 +37,17 @@ class CheckoutRef:
     idx: int
     sha: str
     date: datetime
+
+
+@dataclass(frozen=True)
+class Remeasure:
+    """A metric's change measured again (``[run] confirm``): one value at each of its
+    two checkouts (None: the test failed there), and whether the change held
+    (:func:`perfwalk.analysis.confirmation.held`)."""
+
+    before: float | None
+    after: float | None
+    held: bool
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,7 @@ class MetricChange:
     #: end of the series: at the edge, to confirm with more checkouts
     edge: bool = False
     suspect: str = ""  # why the machine's state explains it better ("" when it does not)
+    remeasured: Remeasure | None = None  # measured again at the end of the walk
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,9 @@ class ChangeEvent:
     included), in the order the walk listed them; ``known_causes`` the quirks whose
     start or end lies in that range; ``ruled_out_by`` the drill (its series) that
     measured the two ends again and found they do not differ: the change is shown
-    as "not confirmed", never a regression to act on.
+    as "not confirmed", never a regression to act on. A metric's ``remeasured`` is
+    what a re-measure at the end of the walk found (``[run] confirm``): a metric
+    whose change did not hold there is not to act on either.
     """
 
     series_id: int
@@ -118,14 +133,24 @@ class ChangeEvent:
         return all(m.suspect for m in self.metrics)
 
     @property
+    def confirmed(self) -> bool | None:
+        """Measured again (``[run] confirm``): True when every metric measured again
+        held, False when one did not; None when it was not measured again."""
+        again = [m.remeasured for m in self.metrics if m.remeasured is not None]
+        return all(r.held for r in again) if again else None
+
+    @property
     def to_act_on(self) -> bool:
-        """A regression that no quirk explains, no drill ruled out and the machine's
-        state does not explain better: what fails a check (``perfwalk changes`` exits
-        1) and is shaded red."""
+        """A regression that no quirk explains, no drill ruled out, the machine's
+        state does not explain better and a re-measure did not fail to confirm: what
+        fails a check (``perfwalk changes`` exits 1) and is shaded red."""
         return (
             not self.known_causes
             and self.ruled_out_by is None
-            and any(m.regression and not m.suspect for m in self.metrics)
+            and any(
+                m.regression and not m.suspect and (m.remeasured is None or m.remeasured.held)
+                for m in self.metrics
+            )
         )
 
     @property
@@ -202,8 +227,12 @@ def find_all(
     ruled_out = _ruled_out(store)
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes = series_findings(store, config, series, tuning=tuning)
+        again = store.confirmations.of_series(series.id)
         found.changes.extend(
-            replace(event, ruled_out_by=ruled_out.get((event.series_id, event.id)))
+            replace(
+                _remeasured(event, again.get((event.before.idx, event.after.idx))),
+                ruled_out_by=ruled_out.get((event.series_id, event.id)),
+            )
             for event in events
         )
         found.episodes.extend(episodes)
@@ -223,8 +252,10 @@ def series_findings(
     """The change events of one series, and its metrics' excursions and drifts.
 
     With ``[run] exclude_loaded``, the values of the repetitions measured on a loaded
-    machine are left out. A change whose sides the machine's state tells apart is
-    marked suspect (:mod:`perfwalk.analysis.machine`).
+    machine are left out; so are those of the re-measures (``[run] confirm``: they
+    test the changes found without them, and must not move them). A change whose
+    sides the machine's state tells apart is marked suspect
+    (:mod:`perfwalk.analysis.machine`).
     """
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
@@ -235,11 +266,14 @@ def series_findings(
     if config is not None and config.run.exclude_loaded:
         left_out = {key for key, state in states.items() if machine.is_loaded(state)}
         states = {key: state for key, state in states.items() if key not in left_out}
+    planned = series.planned_repetitions
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
     for row in store.values(series.id):
         if row.status is not Status.PASS:
             continue
         if (row.checkout_idx, row.repetition_idx) in left_out:
+            continue
+        if planned is not None and row.repetition_idx >= planned:  # a re-measure
             continue
         grouped[(row.test, row.name)].append(row)
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
@@ -350,6 +384,28 @@ def _episode(
         checkouts=episode.end - episode.start,
         worse=moved < 0 if direction is Direction.HIGHER else moved > 0,
     )
+
+
+def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
+    """``event`` with what the re-measure of its two checkouts found for each metric."""
+    if row is None:
+        return event
+    metrics = []
+    for metric in event.metrics:
+        found = row.metric(metric.test, metric.name)
+        again = None
+        if found is not None:
+            again = Remeasure(
+                _number(found.get("measured_before")),
+                _number(found.get("measured_after")),
+                bool(found.get("held")),
+            )
+        metrics.append(replace(metric, remeasured=again))
+    return replace(event, metrics=tuple(metrics))
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _ruled_out(store: Store) -> dict[tuple[int, str], int]:

@@ -84,6 +84,17 @@ class Measured:
         )
 
 
+@dataclass(frozen=True)
+class Remeasured:
+    """A change's two checkouts measured again (:meth:`Walk.measure_again`): the index
+    of the repetition added at each and its results."""
+
+    before_rep: int
+    after_rep: int
+    before: tuple[NewResult, ...]
+    after: tuple[NewResult, ...]
+
+
 @dataclass
 class Walk:
     """One series being measured on the hosts of ``topology`` (builds on its [run]
@@ -166,6 +177,69 @@ class Walk:
         done = self.store.done_repetitions(self.series_id)
         have = sum(1 for idx, _rep in done if idx == planned.checkout.index)
         return self._walk([planned], have + repetitions, Measuring())
+
+    def measure_again(
+        self, pairs: Sequence[tuple[PlannedCheckout, PlannedCheckout]]
+    ) -> list[Remeasured | None]:
+        """One more repetition of each checkout of each pair (a change's two checkouts,
+        ``[run] confirm``), in a new round: before, after, before, after… in the order
+        of ``pairs``. Each checkout is built once, in a worktree of its own (installed
+        again before each repetition when the walk installs builds); its warm-up runs
+        run before its first. Per pair, the repetitions it got, or None when one of
+        its checkouts did not build."""
+        try:
+            return self._measure_again(pairs)
+        finally:
+            self._parsing.close()
+
+    def _measure_again(
+        self, pairs: Sequence[tuple[PlannedCheckout, PlannedCheckout]]
+    ) -> list[Remeasured | None]:
+        every = {p.checkout.index: p for pair in pairs for p in pair}
+        have: dict[int, int] = {}  # the next free repetition index of each checkout
+        for index, rep in self.store.done_repetitions(self.series_id):
+            have[index] = max(have.get(index, 0), rep + 1)
+        self._done, self._total = 0, 2 * len(pairs)
+        self._count = len(self.store.checkouts(self.series_id))
+        self._warm = set()
+        ready: dict[int, tuple[int, Path] | None] = {}
+        installed: int | None = None  # the checkout installed last (builds installed)
+        found: list[Remeasured | None] = []
+        for pair in pairs:
+            got: list[tuple[int, tuple[NewResult, ...]]] = []
+            for planned in pair:
+                index = planned.checkout.index
+                if index not in ready or (self.config.install and installed != index):
+                    ready[index] = self._ready_again(every[index])
+                    installed = index
+                prepared = ready[index]
+                if prepared is None:
+                    break
+                checkout_id, worktree = prepared
+                rep = have.get(index, 0)
+                have[index] = rep + 1
+                ran = self._measure(checkout_id, worktree, planned.checkout, rep, _Tally())
+                got.append((rep, ran))
+            if len(got) < 2:
+                found.append(None)
+                self._done += 2 - len(got)
+                continue
+            (before_rep, before), (after_rep, after) = got
+            found.append(Remeasured(before_rep, after_rep, before, after))
+        return found
+
+    def _ready_again(self, planned: PlannedCheckout) -> tuple[int, Path] | None:
+        """A checkout built again for a re-measure (no quirk crossed: the walk crossed
+        them already), or None when it does not build."""
+        checkout = planned.checkout
+        checkout_id = self.store.add_checkout(self.series_id, checkout)
+        self._report(checkout, f"building {checkout.commit[:12]} again")
+        slot = f"checkout-{checkout.index}"
+        worktree, build = self._prepare(checkout_id, planned, planned.position, slot=slot)
+        if build.status is not Status.PASS:
+            self._report(checkout, f"build failed: {build.failed}")
+            return None
+        return checkout_id, worktree
 
     def _walk(
         self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring

@@ -26,6 +26,8 @@ class ChangeMark:
     #: why the change is not to act on though detected ("not confirmed by drill 7"): shown
     #: in grey, not as a regression or an improvement
     unconfirmed: str = ""
+    #: measured again at the end of its walk and held (``[run] confirm``): said in its tip
+    confirmed: bool = False
 
     @property
     def word(self) -> str:
@@ -36,7 +38,9 @@ class ChangeMark:
             f"{self.word}: {self.size:+.1%} between checkouts {self.before_idx} "
             f"and {self.after_idx}"
         )
-        return f"{told} ({self.unconfirmed})" if self.unconfirmed else told
+        if self.unconfirmed:
+            return f"{told} ({self.unconfirmed})"
+        return f"{told} (confirmed by a re-measure)" if self.confirmed else told
 
 
 def by_series(changes: Iterable[ChangeMark]) -> dict[int, list[ChangeMark]]:

@@ -275,7 +275,16 @@ def _plan(
     sigs = {str(r.idx): _checkout_sig(r, marks) for r in rows}
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
     change_list = sorted(  # the size as text: JSON has no infinity (a step from 0)
-        [c.test, c.name, c.before_idx, c.after_idx, repr(c.size), c.regression, c.unconfirmed]
+        [
+            c.test,
+            c.name,
+            c.before_idx,
+            c.after_idx,
+            repr(c.size),
+            c.regression,
+            c.unconfirmed,
+            c.confirmed,
+        ]
         for c in ctx.changes
     )
     old_sigs, old_zoom = old.get("checkouts", {}), old.get("zoom", {})

@@ -54,6 +54,7 @@ class SeriesStatus:
     repetitions_total: int | None  # planned checkouts × repetitions (adaptive: the most)
     repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
+    repetitions_again: int = 0  # beyond the plan: re-measures of changes ([run] confirm)
 
 
 def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
@@ -67,6 +68,9 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     planned = series.planned_checkouts
     # adaptive repetitions: the most a checkout may get (a quiet one needs fewer)
     each = (series.measuring.repetitions_max if series.measuring else None) or series.repetitions
+    done = store.done_repetitions(series.id)
+    beyond = series.planned_repetitions
+    again = 0 if beyond is None else sum(1 for _idx, rep in done if rep >= beyond)
     return SeriesStatus(
         series=series,
         state="interrupted" if gone else series.state,
@@ -76,10 +80,11 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         planned=planned,
         built=sum(1 for r in rows if r.build_status is Status.PASS),
         build_failed=len(failed),
-        repetitions_done=len(store.done_repetitions(series.id)),
+        repetitions_done=len(done) - again,
         repetitions_total=None if planned is None else planned * each,
         repetitions_given_up=len(failed) * each,
         worst=worst,
+        repetitions_again=again,
     )
 
 

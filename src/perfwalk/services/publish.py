@@ -14,7 +14,7 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
-from perfwalk.orchestrate.changes import find_changes
+from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
 from perfwalk.report.changes import ChangeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
@@ -33,15 +33,21 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
             after_idx=metric.after_idx,
             size=metric.size,
             regression=metric.regression,
-            unconfirmed=(
-                f"not confirmed by drill {event.ruled_out_by}"
-                if event.ruled_out_by is not None
-                else metric.suspect
-            ),
+            unconfirmed=_unconfirmed(event, metric),
+            confirmed=metric.remeasured is not None and metric.remeasured.held,
         )
         for event in find_changes(store, config)
         for metric in event.metrics
     ]
+
+
+def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
+    """Why a metric's change is not to act on though detected ("" when it is)."""
+    if event.ruled_out_by is not None:
+        return f"not confirmed by drill {event.ruled_out_by}"
+    if metric.remeasured is not None and not metric.remeasured.held:
+        return "not confirmed by a re-measure"  # measured: stronger than a suspicion
+    return metric.suspect
 
 
 def store_state(store: Store) -> list[tuple[int, str, int, int]]:

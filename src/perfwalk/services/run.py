@@ -18,6 +18,7 @@ from perfwalk.analysis.machine import is_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
+from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
 from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
@@ -36,6 +37,8 @@ class RunResult:
     loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
     repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
+    #: ``[run] confirm``: the changes of the series after their re-measures (None: off)
+    confirmed: Confirmed | None = None
 
     def per_checkout(self) -> str:
         """``5``, or ``2 to 8`` with adaptive repetitions."""
@@ -99,8 +102,11 @@ def _walk(
             progress=report,
             marker=walker.token,
         )
+        confirmed = None
         with worktrees.held(purpose):
             walk.run(plan)
+            if config.run.confirm:  # every change found, measured again before it is told
+                confirmed = confirm_changes(walk, store, config, plan, clock)
             worktrees.remove()
     states = store.machine_states(series_id)
     return RunResult(
@@ -113,6 +119,7 @@ def _walk(
         loaded=sum(1 for state in states.values() if is_loaded(state)),
         watched=len(states),
         repetitions_max=plan.measuring.repetitions_max,
+        confirmed=confirmed,
     )
 
 

@@ -36,6 +36,10 @@ History:
 8. machine state: machine_state (per repetition, the state of the host it ran on:
    load, cores, the others' CPU, how many ran and the most busy, steal, free memory,
    frequency, governor, turbo; see perfwalk.hosts.machine_state).
+9. re-measures: confirmation (per change of a walk that `[run] confirm` measured
+   again: its two checkouts, the repetition added at each, whether it held and, per
+   metric, the levels and the values measured again; see
+   perfwalk.store.confirmations).
 """
 
 from __future__ import annotations
@@ -427,6 +431,25 @@ def _v7_measuring_order(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE series ADD COLUMN rse_target DOUBLE PRECISION"))
 
 
+def _v9_confirmation(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    confirmation = Table(
+        "confirmation",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("before_idx", Integer, nullable=False),
+        Column("after_idx", Integer, nullable=False),
+        Column("before_rep", Integer, nullable=False),
+        Column("after_rep", Integer, nullable=False),
+        Column("held", Boolean, nullable=False),
+        Column("metrics", JSON, nullable=False),
+        Column("measured_at", UTCDateTime, nullable=False),
+        PrimaryKeyConstraint("series_id", "before_idx", "after_idx", name="pk_confirmation"),
+    )
+    md.create_all(conn, tables=[confirmation])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -448,6 +471,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v7_measuring_order,
     ),
     Migration(8, "machine state: machine_state per repetition", _v8_machine_state),
+    Migration(9, "re-measures: confirmation per change measured again", _v9_confirmation),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

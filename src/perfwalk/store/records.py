@@ -111,6 +111,17 @@ class SeriesRow:
         """Whether a checkout gets repetitions until its values are precise enough."""
         return self.measuring is not None and self.measuring.repetitions_max is not None
 
+    @property
+    def planned_repetitions(self) -> int | None:
+        """How many repetitions a walk plans at a checkout (the most, when adaptive): a
+        repetition beyond them is a re-measure of a change (``[run] confirm``, stored
+        with the next free numbers). None for a drill (it asks for more as it goes)."""
+        if self.kind != "walk":
+            return None
+        if self.measuring is not None and self.measuring.repetitions_max is not None:
+            return self.measuring.repetitions_max
+        return self.repetitions
+
 
 @dataclass(frozen=True, kw_only=True)
 class QuirkRunRow:

@@ -346,6 +346,24 @@ drill = Table(
     Column("steps", JSON, nullable=False),  # every Measure in order, with what it brought
 )
 
+# Re-measures of changes (migration step 9, ``[run] confirm``): per change of a walk
+# (its two checkouts), the repetition measured again at each and whether it held
+# (perfwalk.store.confirmations, perfwalk.analysis.confirmation).
+
+confirmation = Table(
+    "confirmation",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("before_idx", Integer, nullable=False),  # the checkouts of the change
+    Column("after_idx", Integer, nullable=False),
+    Column("before_rep", Integer, nullable=False),  # the repetitions measured again
+    Column("after_rep", Integer, nullable=False),
+    Column("held", Boolean, nullable=False),  # every metric re-measured held
+    Column("metrics", JSON, nullable=False),  # per metric: levels, re-measured values, held
+    Column("measured_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("series_id", "before_idx", "after_idx", name="pk_confirmation"),
+)
+
 # Checkout packs (migration step 5): a checkout's repetitions, results, values and
 # their moments in one row, rewritten with every repetition (perfwalk.store.packs),
 # so that publishing a long series reads a row per checkout.

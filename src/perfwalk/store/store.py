@@ -22,6 +22,7 @@ from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Statu
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import chunks, insert_returning_ids
 from perfwalk.store.conduct import ConductRecords
+from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
@@ -143,6 +144,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def confirmations(self) -> Confirmations:
+        """The re-measures of changes (:mod:`perfwalk.store.confirmations`)."""
+        return Confirmations(self._db, self._check_open)
 
     @property
     def regress(self) -> RegressRecords:

@@ -1,0 +1,216 @@
+"""Confirm before telling (`[run] confirm = true`): at the end of a walk each change it
+found is measured once more at both of its checkouts, interleaved. A change made by
+time (the values moved with the machine, not with a commit) is then shown "not
+confirmed by a re-measure" and passes; a real step in the repository's values is
+confirmed and fails as ever. A walk stopped during its re-measures and resumed
+measures them again."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.orchestrate.changes import find_changes
+from perfwalk.orchestrate.confirm import Confirmed
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.services.publish import detected_changes
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+
+#: each run appends "CHECKOUT REPETITION" to {order}, then prints a value with a seeded
+#: noise of ±0.2 around its level: the machine's (100, from the 16th run on 110) for
+#: LEVEL=time, else the checkout's own (value.txt); run STOP_AT sends SIGTERM to the
+#: process whose PID is in the file {stop}, when there is one
+BENCH = r"""#!/bin/sh
+n=$(( $(cat "{counter}" 2>/dev/null || echo 0) + 1 ))
+echo "$n" > "{counter}"
+echo "$PERFWALK_CHECKOUT $PERFWALK_REPETITION" >> "{order}"
+if [ "$n" = "{stop_at}" ] && [ -f "{stop}" ]; then kill -TERM "$(cat "{stop}")"; sleep 30; fi
+if [ "{level}" = time ]; then level=time; else level=$(cat value.txt); fi
+awk -v n="$n" -v level="$level" 'BEGIN {{
+  srand(n * 7919)
+  if (level == "time") level = (n > 15) ? 110 : 100
+  printf "VALUE %.4f ms latency\n", level + (rand() - 0.5) * 0.4
+}}'
+"""
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+
+[build]
+steps = ["true"]
+
+[run]
+step = "commit"
+repetitions = 3
+confirm = true
+
+[[test]]
+name = "latency"
+command = "sh {bench}"
+parser = "value"
+timeout = 30
+"""
+
+
+#: the run the walk of the last test is stopped in: its first re-measure (8 checkouts × 3)
+STOP_AT = 25
+
+
+def _project(tmp_path: Path, levels: list[int], level: str = "repo") -> Path:
+    """A repository of one commit per level (value.txt), its bench and configuration."""
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    make_repo(
+        tmp_path / "repo",
+        [
+            CommitSpec(start + i * timedelta(hours=1), f"Commit {i}", {"value.txt": f"{v}\n"})
+            for i, v in enumerate(levels)
+        ],
+    )
+    bench = tmp_path / "bench.sh"
+    bench.write_text(
+        BENCH.format(
+            counter=tmp_path / "runs",
+            order=tmp_path / "order",
+            level=level,
+            stop=tmp_path / "stop.pid",
+            stop_at=STOP_AT,
+        ),
+        encoding="utf-8",
+    )
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG.format(repo=tmp_path / "repo", bench=bench), encoding="utf-8")
+    return path
+
+
+def _forget_the_load(tmp_path: Path) -> None:
+    """Leave out the machine's state of every repetition: whether the load of the machine
+    running this test made a change suspect is another test's subject."""
+    with sqlite3.connect(tmp_path / "perfwalk.db") as db:
+        db.execute("DELETE FROM machine_state")
+
+
+def _order(tmp_path: Path) -> list[str]:
+    """The checkouts and repetitions in the order they ran."""
+    return (tmp_path / "order").read_text(encoding="utf-8").splitlines()
+
+
+def test_a_change_made_by_time_is_not_confirmed_and_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config_path = _project(tmp_path, [100] * 10, level="time")
+
+    assert main(["run", "-c", str(config_path)]) == 0
+
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == (
+        "confirm: 0 of 1 change confirmed by a re-measure, 1 not confirmed; see `perfwalk changes`"
+    )
+    assert _order(tmp_path)[30:] == ["4 3", "5 3"]  # one more of each side, at the end
+    _forget_the_load(tmp_path)
+    config = load_config(config_path)
+    with Store.open(config.store.url) as store:
+        (event,) = find_changes(store, config)
+        assert (event.before.idx, event.after.idx, event.regression) == (4, 5, True)
+        assert event.confirmed is False
+        assert not event.to_act_on
+        (metric,) = event.metrics
+        again = metric.remeasured
+        assert again is not None
+        assert again.before is not None
+        assert again.after is not None
+        assert not again.held
+        assert abs(again.after - again.before) < 1  # side by side, the same machine
+        (mark,) = detected_changes(store, config)
+    assert mark.unconfirmed == "not confirmed by a re-measure"
+    assert mark.describe().endswith("(not confirmed by a re-measure)")
+    assert main(["changes", "-c", str(config_path)]) == 0  # not to act on
+    text = capsys.readouterr().out
+    assert "REGRESSION (not confirmed by a re-measure) 1:5" in text
+    assert "not confirmed by a re-measure: its two checkouts measured once more" in text
+    assert "did not hold (the change: +10.0%)" in text
+    assert main(["changes", "-c", str(config_path), "--format", "json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["changes"]
+    assert listed["confirmed_by_remeasure"] is False
+    assert listed["metrics"][0]["remeasured"]["held"] is False
+
+
+def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config_path = _project(tmp_path, [100] * 5 + [140] * 6 + [120] * 5)
+    config = load_config(config_path)
+
+    result = run_series(config, RunOptions())
+
+    assert result.confirmed == Confirmed(confirmed=2, not_confirmed=0)
+    # before, after, before, after: the two changes' checkouts, one more repetition each
+    assert _order(tmp_path)[48:] == ["4 3", "5 3", "10 3", "11 3"]
+    _forget_the_load(tmp_path)
+    with Store.open(config.store.url) as store:
+        events = find_changes(store, config)
+        assert [(e.before.idx, e.after.idx, e.confirmed) for e in events] == [
+            (4, 5, True),
+            (10, 11, True),
+        ]
+        assert events[0].to_act_on  # 100 -> 140 ms: a regression, confirmed
+        marks = detected_changes(store, config)
+        (row,) = [c for c in store.checkouts(result.series_id) if c.idx == 4]
+        assert [r.idx for r in store.repetitions(row.id)] == [0, 1, 2, 3]  # stored as real
+    assert [(m.confirmed, m.unconfirmed) for m in marks] == [(True, ""), (True, "")]
+    assert marks[0].describe().endswith("(confirmed by a re-measure)")
+    assert main(["changes", "-c", str(config_path)]) == 1
+    text = capsys.readouterr().out
+    assert "REGRESSION (confirmed by a re-measure) 1:5" in text
+    assert "IMPROVEMENT (confirmed by a re-measure) 1:11" in text
+    assert text.count(", held (the change: ") == 2
+    assert main(["status", "-c", str(config_path)]) == 0
+    assert "  repetitions 48/48 (+4 re-measures of changes)" in capsys.readouterr().out
+
+
+def _walk(config: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "perfwalk", "run", "-c", str(config), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_walk_stopped_in_its_re_measures_measures_them_again_when_resumed(
+    tmp_path: Path,
+) -> None:
+    config_path = _project(tmp_path, [100] * 4 + [130] * 4)
+    walk = _walk(config_path)
+    (tmp_path / "stop.pid").write_text(f"{walk.pid}\n", encoding="utf-8")
+    _out, err = walk.communicate(timeout=120)  # stopped in its first re-measure
+    assert walk.returncode == 143, err  # SIGTERM
+    config = load_config(config_path)
+    with Store.open(config.store.url) as store:
+        (series,) = store.list_series()
+        assert series.state == "interrupted"
+        assert store.confirmations.of_series(series.id) == {}  # no verdict on half of it
+
+    resumed = _walk(config_path, "--resume")
+    out, err = resumed.communicate(timeout=120)
+
+    assert resumed.returncode == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"series {series.id} resumed and finished")
+    assert lines[-1].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")
+    # the repetition in flight when it stopped is lost; then before, after
+    assert _order(tmp_path)[24:] == ["3 3", "3 3", "4 3"]
+    with Store.open(config.store.url) as store:
+        (row,) = store.confirmations.of_series(series.id).values()
+        assert (row.before_idx, row.after_idx, row.before_rep, row.after_rep) == (3, 4, 3, 3)
+        assert row.held
