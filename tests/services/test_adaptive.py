@@ -6,9 +6,6 @@ and in rounds; the pages say how many each needed."""
 
 from __future__ import annotations
 
-import os
-import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +17,7 @@ from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig
-from tests.services.walks import stored_repetitions, walk
+from tests.services.walks import kill_walk_once_stored, walk
 
 BROKEN = 3  # the checkout whose build fails
 
@@ -83,12 +80,7 @@ def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
     bench.write_text(NOISY_BENCH, encoding="utf-8")
     config = make_config(command=f"sh {bench}; sleep 0.2", run="repetitions_max = 7")
     db = config.path.parent / "perfwalk.db"
-    victim = walk(config.path, capture=False)
-    deadline = time.monotonic() + 60
-    while stored_repetitions(db) < 4 and time.monotonic() < deadline:  # 2 + 2 of 7
-        time.sleep(0.005)
-    os.kill(victim.pid, signal.SIGKILL)
-    victim.wait(timeout=10)
+    kill_walk_once_stored(config.path, db, 4)  # 2 + 2 of 7
     with Store.open(config.store.url) as store:
         noisy = store.checkouts(1)[1]
         assert 2 <= len(store.repetitions(noisy.id)) < 7, "killed too late; slow the test"

@@ -3,38 +3,12 @@
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from tests.services.conftest import MakeConfig
-from tests.services.walks import rows
-
-
-def _walk(config: Path, *extra: str, capture: bool = True) -> subprocess.Popen[bytes]:
-    stream = subprocess.PIPE if capture else subprocess.DEVNULL
-    return subprocess.Popen(
-        [sys.executable, "-m", "perfwalk", "run", "-c", str(config), *extra],
-        stdout=stream,
-        stderr=stream,
-    )
-
-
-def _stored_repetitions(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db, timeout=5) as connection:
-            return int(connection.execute("select count(*) from repetition").fetchone()[0])
-    except sqlite3.OperationalError:  # not migrated yet
-        return 0
+from tests.services.walks import kill_walk_once_stored, rows, stored_repetitions, walk
 
 
 @pytest.mark.slow
@@ -44,7 +18,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_walk(
 ) -> None:
     config = make_config(command="sh bench.sh; sleep 0.05", run='between = "true"')
     db = config.path.parent / "perfwalk.db"
-    reference = _walk(config.path)
+    reference = walk(config.path)
     _out, err = reference.communicate(timeout=120)
     assert reference.returncode == 1, err  # 1: the broken build
     expected = rows(db, 1)
@@ -53,20 +27,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_walk(
     # kill after a seeded random number of stored repetitions, a seeded random moment
     # later: inside a repetition, between two, or inside a build
     rng = random.Random(seed)
-    before = _stored_repetitions(db)
+    before = stored_repetitions(db)
     target = before + rng.randint(1, len(expected) - 4)
-    victim = _walk(config.path, capture=False)
-    deadline = time.monotonic() + 60
-    while _stored_repetitions(db) < target and time.monotonic() < deadline:
-        time.sleep(0.005)
-    time.sleep(rng.uniform(0.0, 0.05))
-    os.kill(victim.pid, signal.SIGKILL)
-    victim.wait(timeout=10)
-    assert victim.returncode == -signal.SIGKILL
+    kill_walk_once_stored(config.path, db, target, late=rng.uniform(0.0, 0.05))
     partial = rows(db, 2)
     assert len(partial) < len(expected), "the walk finished before the kill; slow it down"
 
-    resumed = _walk(config.path, "--resume")
+    resumed = walk(config.path, "--resume")
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 1, err
     assert b"series 2 resumed and finished" in out

@@ -5,10 +5,7 @@ same order and give the same rows (real git repository, real processes, SQLite).
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import time
 from pathlib import Path
 
 from perfwalk.model import Status
@@ -17,7 +14,7 @@ from perfwalk.orchestrate.walk import round_order
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig
-from tests.services.walks import lines, rows, stored_repetitions, walk
+from tests.services.walks import kill_walk_once_stored, lines, rows, stored_repetitions, walk
 
 BROKEN = 3  # the checkout of the known-values walk whose build fails
 CHECKOUTS = 11
@@ -106,14 +103,7 @@ def test_a_rounds_walk_killed_and_resumed_gives_the_rows_of_an_uninterrupted_one
     for victim_series in (2, 3):  # killed inside round 1, then inside round 2
         before = stored_repetitions(db)
         target = before + rng.randint(2, 8) + (10 if victim_series == 3 else 0)
-        victim = walk(config.path, capture=False)
-        deadline = time.monotonic() + 60
-        while stored_repetitions(db) < target and time.monotonic() < deadline:
-            time.sleep(0.005)
-        time.sleep(rng.uniform(0.0, 0.05))
-        os.kill(victim.pid, signal.SIGKILL)
-        victim.wait(timeout=10)
-        assert victim.returncode == -signal.SIGKILL
+        kill_walk_once_stored(config.path, db, target, late=rng.uniform(0.0, 0.05))
         partial = rows(db, victim_series)
         assert 0 < len(partial) < len(expected), "the kill missed the walk; slow it down"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -110,3 +112,16 @@ def stored_repetitions(db: Path) -> int:
             return int(connection.execute("select count(*) from repetition").fetchone()[0])
     except sqlite3.OperationalError:  # not migrated yet
         return 0
+
+
+def kill_walk_once_stored(config: Path, db: Path, target: int, *, late: float = 0.0) -> None:
+    """Start ``perfwalk run -c CONFIG`` and ``kill -9`` it ``late`` seconds after the
+    SQLite store ``db`` holds ``target`` repetitions (or after 60 s)."""
+    victim = walk(config, capture=False)
+    deadline = time.monotonic() + 60
+    while stored_repetitions(db) < target and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(late)
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.wait(timeout=10)
+    assert victim.returncode == -signal.SIGKILL
