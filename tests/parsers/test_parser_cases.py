@@ -228,6 +228,14 @@ def test_gbench_all_failed_names_them() -> None:
         parse("gbench", json.dumps({"context": {}, "benchmarks": entries}))
 
 
+def test_gbench_an_empty_time_unit_is_refused() -> None:
+    """Found by tests/parsers/test_parser_robustness.py: "time_unit": "" gave times
+    without a unit."""
+    entries = [{"name": "BM_a", "real_time": 2.0, "cpu_time": 1.0, "time_unit": ""}]
+    with pytest.raises(ParseError, match=r"time_unit: empty"):
+        parse("gbench", json.dumps({"context": {}, "benchmarks": entries}))
+
+
 # pytest-benchmark -----------------------------------------------------------
 
 

@@ -37,6 +37,8 @@ def _values(name: str, entry: JsonObject, where: str) -> list[Value]:
         scale, time_unit, rates = 100.0, "percent", [(key, "percent") for key, _ in RATES]
     else:
         scale, time_unit, rates = 1.0, str_at(entry, "time_unit", where), list(RATES)
+        if not time_unit:
+            raise ParseError(f"{where}.time_unit: empty (ns, us, ms or s)")
     values = [
         Value(f"{name}.{key}", number_at(entry, key, where) * scale, time_unit)
         for key in ("real_time", "cpu_time")
