@@ -113,7 +113,7 @@ CASES: dict[str, Case] = {
     ),
     "repetitions beyond memory in the file": Case(
         ["run"],
-        ["run.repetitions", "expected 1 to 10000, got 9223372036854775807"],
+        ["run.repetitions", 'expected 1 to 10000, or "auto", got 9223372036854775807'],
         old="repetitions = 2",
         new="repetitions = 9223372036854775807",
     ),

@@ -63,10 +63,10 @@ CASES = {
         "600",
     ),
     "boolean for an integer": (
-        MINIMAL + "[run]\nrepetitions = true\n",
-        "run.repetitions",
+        MINIMAL + "[run]\nwarmup = true\n",
+        "run.warmup",
         "expected an integer, got a boolean",
-        "repetitions",
+        "hyperfine",
     ),
     "wrong type in a list": (
         MINIMAL + '[build]\nsteps = ["make", 3]\n',
@@ -167,7 +167,7 @@ CASES = {
     "repetitions beyond memory": (
         MINIMAL + "[run]\nrepetitions = 9223372036854775807\n",
         "run.repetitions",
-        "expected 1 to 10000, got 9223372036854775807",
+        'expected 1 to 10000, or "auto", got 9223372036854775807',
         "times",
     ),
     "a 20-digit count": (

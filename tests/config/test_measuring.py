@@ -31,11 +31,35 @@ def test_a_test_replaces_the_run_warm_up_and_cpus(write_config: WriteConfig) -> 
 
 
 @pytest.mark.parametrize(
+    ("text", "least", "most"),
+    [
+        ('repetitions = "auto"', 3, 20),
+        ('repetitions = "auto"\nrepetitions_min = 4\nrepetitions_max = 9', 4, 9),
+        ('repetitions = "auto"\nrepetitions_max = 5', 3, 5),
+        ("repetitions = 4\nrepetitions_max = 9", 4, 9),
+    ],
+)
+def test_auto_repetitions_go_from_the_least_to_the_most(
+    write_config: WriteConfig, text: str, least: int, most: int
+) -> None:
+    config = load_config(write_config(f"[run]\n{text}\n" + MINIMAL))
+    assert (config.run.repetitions, config.run.repetitions_max) == (least, most)
+
+
+@pytest.mark.parametrize(
     ("text", "key", "words"),
     [
         ('[run]\norder = "round"\n', "run.order", "expected one of"),
         ("[run]\nrepetitions = 5\nrepetitions_max = 3\n", "run.repetitions_max", "below"),
         ("[run]\nrse_target = 0\n", "run.rse_target", "> 0"),
+        ('[run]\nrepetitions = "many"\n', "run.repetitions", 'an integer or "auto"'),
+        ("[run]\nrepetitions = 0\n", "run.repetitions", '1 to 10000, or "auto"'),
+        (
+            '[run]\nrepetitions = "auto"\nrepetitions_min = 8\nrepetitions_max = 5\n',
+            "run.repetitions_max",
+            "below repetitions_min = 8",
+        ),
+        ("[run]\nrepetitions = 5\nrepetitions_min = 2\n", "run.repetitions_min", "goes with"),
         ("[run]\nwarmup = -1\n", "run.warmup", "0 to"),
         ('[run]\ncpus = "2-3;reboot"\n', "run.cpus", "CPU list"),
         (

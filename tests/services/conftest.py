@@ -21,7 +21,7 @@ timeout = 30
 
 [run]
 step = "1day"
-repetitions = 2
+repetitions = {repetitions}
 {run}
 [[test]]
 name = "latency"
@@ -39,7 +39,12 @@ def make_config(tmp_path: Path, known_values_repo_copy: KnownHistory) -> MakeCon
     """Write perfwalk.toml for the known-values project and load it."""
 
     def make(
-        *, command: str = "sh bench.sh", timeout: float = 30, run: str = "", extra: str = ""
+        *,
+        command: str = "sh bench.sh",
+        timeout: float = 30,
+        run: str = "",
+        extra: str = "",
+        repetitions: str = "2",
     ) -> Config:
         path = tmp_path / "perfwalk.toml"
         path.write_text(
@@ -49,6 +54,7 @@ def make_config(tmp_path: Path, known_values_repo_copy: KnownHistory) -> MakeCon
                 timeout=timeout,
                 run=run,
                 extra=extra,
+                repetitions=repetitions,
             ),
             encoding="utf-8",
         )

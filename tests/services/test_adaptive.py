@@ -1,8 +1,8 @@
-"""Adaptive repetitions (``[run] repetitions_max``): a checkout gets repetitions until
-the relative standard error of its values is below ``rse_target``. On the known-values
-history, with a test that adds seeded noise at odd checkouts only, the quiet checkouts
-stop at the least (``repetitions``) and the noisy ones go to the most, in checkout order
-and in rounds; the pages say how many each needed."""
+"""Adaptive repetitions (``[run] repetitions = "auto"`` or ``repetitions_max``): a
+checkout gets repetitions until the relative standard error of its values is below
+``rse_target``. On the known-values history, with a test that adds seeded noise at odd
+checkouts only, the quiet checkouts stop at the least and the noisy ones go to the most,
+in checkout order and in rounds; the pages say how many each needed."""
 
 from __future__ import annotations
 
@@ -32,14 +32,19 @@ echo "VALUE $v ms latency"
 """
 
 
-@pytest.mark.parametrize("order", ["checkout", "rounds"])
+@pytest.mark.parametrize(
+    ("order", "repetitions", "least"),
+    [("checkout", "2", ""), ("rounds", "2", ""), ("checkout", '"auto"', "repetitions_min = 2")],
+)
 def test_quiet_checkouts_stop_at_the_least_noisy_ones_at_the_most(
-    make_config: MakeConfig, tmp_path: Path, order: str
+    make_config: MakeConfig, tmp_path: Path, order: str, repetitions: str, least: str
 ) -> None:
     bench = tmp_path / "noisy-bench.sh"
     bench.write_text(NOISY_BENCH, encoding="utf-8")
     config = make_config(
-        command=f"sh {bench}", run=f'repetitions_max = 7\nrse_target = 0.01\norder = "{order}"'
+        command=f"sh {bench}",
+        repetitions=repetitions,
+        run=f'{least}\nrepetitions_max = 7\nrse_target = 0.01\norder = "{order}"',
     )
     result = run_series(config, RunOptions())
     with Store.open(config.store.url) as store:

@@ -108,7 +108,7 @@ def _between(low: float, high: float, *, low_included: bool = True, also: str = 
 
 
 #: repetitions at each checkout, as [run] repetitions
-REPETITIONS = integer(_of_setting("run.repetitions"))
+REPETITIONS = integer(_named("COUNT"))
 #: a series id of the store
 SERIES_ID = integer(_rule(f"a series id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID))
 #: a count of up to MAX_COUNT (trials, builds, points of a level)

@@ -43,6 +43,9 @@ from perfwalk.config.model import (
     TestConfig,
 )
 from perfwalk.config.settings import (
+    AUTO,
+    AUTO_MAX,
+    AUTO_MIN,
     SECTIONS,
     Form,
     Invalid,
@@ -380,6 +383,23 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
 def _check_run(checker: _Checker, values: dict[str, Any]) -> None:
     """Adaptive repetitions go up from ``repetitions``; rounds keep every build."""
     run = values["run"]
+    if run["repetitions"] == AUTO:  # adaptive: from repetitions_min to repetitions_max
+        run["repetitions"] = run["repetitions_min"] or AUTO_MIN
+        run["repetitions_max"] = run["repetitions_max"] or AUTO_MAX
+        if run["repetitions_max"] < run["repetitions"]:
+            checker.fail(
+                "run.repetitions_max",
+                f"repetitions_max = {run['repetitions_max']} is below repetitions_min = "
+                f"{run['repetitions']}, the least each checkout gets",
+                hint="raise repetitions_max, or lower repetitions_min",
+            )
+    elif run["repetitions_min"]:
+        checker.fail(
+            "run.repetitions_min",
+            f'repetitions_min = {run["repetitions_min"]} goes with repetitions = "auto", '
+            f"but repetitions = {run['repetitions']} is a fixed count",
+            hint='set repetitions = "auto" for adaptive repetitions, or remove repetitions_min',
+        )
     if run["repetitions_max"] and run["repetitions_max"] < run["repetitions"]:
         checker.fail(
             "run.repetitions_max",

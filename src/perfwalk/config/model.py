@@ -67,7 +67,8 @@ class RunConfig:
     to: str = default_of("run.to")
     quirks_since: str = default_of("run.quirks_since")
     step: str = default_of("run.step")
-    repetitions: int = default_of("run.repetitions")
+    repetitions: int = default_of("run.repetitions")  # "auto" is read as repetitions_min
+    repetitions_min: int = default_of("run.repetitions_min")
     repetitions_max: int = default_of("run.repetitions_max")
     rse_target: float = default_of("run.rse_target")
     order: str = default_of("run.order")

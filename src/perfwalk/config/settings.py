@@ -284,6 +284,13 @@ VARS = Kind(
     rules=(NO_NUL,),
 )
 TABLE = Kind("table", "a table", _check_table, lambda value: MappingProxyType(copy.deepcopy(value)))
+#: ``[run] repetitions``: a count, or "auto" (adaptive, from repetitions_min to _max).
+AUTO = "auto"
+COUNT_OR_AUTO = Kind(
+    'integer or "auto"',
+    'an integer or "auto"',
+    lambda value: None if value == AUTO else _is(int)(value),
+)
 WHEN = Kind(
     "date or commit-ish",
     "a date or commit-ish (as a string)",
@@ -361,6 +368,17 @@ DEFAULT_TOOLS = (
 )
 #: How a walk orders its repetitions ([run] order).
 ORDERS = ("checkout", "rounds")
+REPETITIONS = rule(
+    f'1 to {MAX_COUNT}, or "auto"', lambda value: value == AUTO or 1 <= value <= MAX_COUNT
+)
+REPETITIONS_MIN = rule(
+    f'0 (3 with repetitions = "auto") or at most {MAX_COUNT}',
+    lambda value: 0 <= value <= MAX_COUNT,
+)
+#: The most repetitions of a checkout under repetitions = "auto" with no repetitions_max.
+AUTO_MAX = 20
+#: The least under repetitions = "auto" with no repetitions_min.
+AUTO_MIN = 3
 REPETITIONS_MAX = rule(
     f"0 (fixed repetitions) or at most {MAX_COUNT}", lambda value: 0 <= value <= MAX_COUNT
 )
@@ -706,22 +724,33 @@ _RUN = Section(
         ),
         Setting(
             "repetitions",
-            INTEGER,
-            "how many times the tests run at each checkout",
+            COUNT_OR_AUTO,
+            'how many times the tests run at each checkout; "auto": adaptive repetitions, '
+            "from `repetitions_min` to `repetitions_max`, stopping at a checkout once the "
+            "relative standard error (sd / mean / sqrt(n)) of each of its values is below "
+            "`rse_target`, as the Phoronix Test Suite does",
             default=5,
-            rules=(COUNT,),
+            rules=(REPETITIONS,),
+        ),
+        Setting(
+            "repetitions_min",
+            INTEGER,
+            f'with repetitions = "auto": the least each checkout gets (0 = {AUTO_MIN})',
+            default=0,
+            rules=(REPETITIONS_MIN,),
+            example=AUTO_MIN,
         ),
         Setting(
             "repetitions_max",
             INTEGER,
-            "adaptive repetitions: 0 = every checkout gets `repetitions`; a number above "
-            "`repetitions` adds repetitions at a checkout, beyond `repetitions` (then the "
-            "minimum), until the relative standard error (sd / mean / sqrt(n)) of each of its "
-            "values is below `rse_target` or this many ran, as the Phoronix Test Suite does; "
+            "adaptive repetitions: the most a checkout gets, adding repetitions beyond "
+            "`repetitions` (then the least) until the relative standard error (sd / mean / "
+            "sqrt(n)) of each of its values is below `rse_target` or this many ran; 0 = "
+            f'every checkout gets `repetitions` ({AUTO_MAX} with repetitions = "auto"); '
             "the pages say how many each checkout needed",
             default=0,
             rules=(REPETITIONS_MAX,),
-            example=20,
+            example=AUTO_MAX,
         ),
         Setting(
             "rse_target",
