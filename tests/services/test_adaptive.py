@@ -6,6 +6,7 @@ in checkout order and in rounds; the pages say how many each needed."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig
-from tests.services.walks import kill_walk_once_stored, walk
+from tests.services.walks import finished, kill_walk_once_stored, walk
 
 BROKEN = 3  # the checkout whose build fails
 
@@ -100,3 +101,30 @@ def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
     # status: done of the most the walk could take (not of the least, which it exceeds)
     assert (status.repetitions_done, status.repetitions_total) == (6 * 2 + 4 * 7, 11 * 7)
     assert counts == {i: 0 if i == BROKEN else 7 if i % 2 else 2 for i in range(11)}
+
+
+def test_a_walk_warns_of_its_unstable_sets_on_its_last_lines(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    bench = tmp_path / "noisy-bench.sh"
+    bench.write_text(NOISY_BENCH, encoding="utf-8")
+    config = make_config(command=f"sh {bench}", repetitions="3")
+    status, out, err = finished("run", "-c", str(config.path))
+    assert status == 1, err  # 1: the broken build
+    (warning,) = [line for line in out.splitlines() if "repetition sets" in line]
+    with Store.open(config.store.url) as store:
+        by_checkout: dict[int, list[float]] = {}
+        for row in store.values(1):
+            by_checkout.setdefault(row.checkout_idx, []).append(row.value)
+    spread = [statistics.stdev(v) / statistics.fmean(v) for v in by_checkout.values()]
+    unstable = sum(1 for rsd in spread if rsd >= 0.025)  # the default analysis.unstable_rsd
+    assert unstable, spread  # the noise of the test makes some
+    assert warning.startswith(f"warning: {unstable} of 10 repetition sets"), warning
+    assert "of 30 values outliers" in warning
+    assert "`perfwalk show 1`" in warning
+
+
+def test_a_steady_walk_warns_of_nothing(make_config: MakeConfig) -> None:
+    status, out, err = finished("run", "-c", str(make_config().path))
+    assert status == 1, err
+    assert "repetition sets" not in out

@@ -97,6 +97,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             "repetitions on the checkout pages (`perfwalk report`) and docs/analysis.md; "
             "`[run] exclude_loaded = true` leaves them out"
         )
+    steady = result.stability
+    if steady.unstable or steady.outliers:
+        print(
+            f"warning: {steady.unstable} of {steady.sets} repetition sets (checkout × metric) "
+            f"were unstable and {steady.outliers} of {steady.values} values outliers: see the "
+            f"unstable ones (marked !) in `perfwalk show {result.series_id}`, all of them on "
+            "the series page (`perfwalk report`); "
+            'more repetitions (`[run] repetitions = "auto"`), pinning (`cpus`) or a quieter '
+            "machine steady them"
+        )
     if result.confirmed is not None:
         print(_confirmed_line(result.confirmed))
     return exits.OK if result.worst is Status.PASS else exits.FOUND

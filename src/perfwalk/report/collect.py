@@ -228,3 +228,30 @@ def metrics_of(block: Sequence[CheckoutData]) -> list[MetricKey]:
 
 def tests_of(block: Sequence[CheckoutData]) -> list[str]:
     return sorted({test for checkout in block for test in checkout.statuses})
+
+
+@dataclass(frozen=True)
+class Stability:
+    """How steady a series' measures were: its repetition sets (checkout × metric with
+    PASS values), the unstable ones, its PASS values and the outliers among them."""
+
+    sets: int
+    unstable: int
+    values: int
+    outliers: int
+
+
+def stability_of(store: Store, series_id: int, policies: Policies, block: int = 200) -> Stability:
+    """The :class:`Stability` of every checkout of ``series_id``, read ``block`` at a time."""
+    sets = unstable = values = outliers = 0
+    rows = store.checkouts(series_id)
+    for start in range(0, len(rows), block):
+        for checkout in read_block(store, series_id, rows[start : start + block], policies):
+            stats = from_little_endian(checkout.stats)
+            counts = [int(n) for n in stats[0::STATS]]
+            sets += sum(1 for n in counts if n)
+            values += sum(counts)
+            for shaky, found in checkout.marks.values():
+                unstable += shaky
+                outliers += len(found)
+    return Stability(sets, unstable, values, outliers)

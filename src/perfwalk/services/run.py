@@ -23,6 +23,7 @@ from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.walk import Progress, Walk
+from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
 
 
@@ -33,6 +34,7 @@ class RunResult:
     repetitions: int
     worst: Status
     resumed: bool
+    stability: Stability  # its unstable repetition sets and outliers
     parent: int | None = None  # the series it zooms into
     loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
@@ -120,6 +122,7 @@ def _walk(
         watched=len(states),
         repetitions_max=plan.measuring.repetitions_max,
         confirmed=confirmed,
+        stability=stability_of(store, series_id, Policies(config)),
     )
 
 
