@@ -167,3 +167,51 @@ def test_hostile_history_runs_no_script(hostile: Published, watched: Watched) ->
     assert "from the summary" in (outlier.get_attribute("title") or "")
     assert not watched.dialogs
     assert not watched.errors, watched.errors
+
+
+def _drawn_marks(page: Any, title: str) -> dict[str, Any]:
+    """The marks of the summary lines of the plot titled ``title``, once drawn: per
+    line, its shaded spans (name, colour) and its lines between two points."""
+    page.evaluate(f"document.querySelector('div.plot[data-title=\"{title}\"]').scrollIntoView()")
+    page.wait_for_function(
+        f"() => document.querySelector('div.plot[data-title=\"{title}\"]').dataset.painted",
+        timeout=PAINT_TIMEOUT_MS,
+    )
+    found: dict[str, Any] = page.evaluate(
+        """(title) => {
+          const el = document.querySelector(`div.plot[data-title="${title}"]`);
+          const out = {};
+          echarts.getInstanceByDom(el).getOption().series
+            .filter(s => s.type === 'line')
+            .forEach(s => {
+              const areas = (s.markArea && s.markArea.data) || [];
+              const lines = ((s.markLine && s.markLine.data) || []).filter(d => d.length === 2);
+              out[s.name] = {
+                areas: areas.map(a => [a[0].name, a[0].itemStyle.color]),
+                lines: lines.map(l => [l[0].name, l[0].coord[1], l[1].coord[1]]),
+              };
+            });
+          return out;
+        }""",
+        title,
+    )
+    return found
+
+
+def test_excursions_and_drifts_are_drawn_apart_from_changes(
+    hostile: Published, watched: Watched
+) -> None:
+    page = watched.page
+    page.goto(_uri(hostile.site, layout.series_page(hostile.fixed.daily)))
+    _wait_for_plots(page)
+    make = _drawn_marks(page, "make [sec]")
+    (change,) = make["real"]["areas"]
+    assert change[0].startswith("▼ +25.0 %")
+    (excursion,) = make["user"]["areas"]
+    assert excursion[0] == "excursion +3.1 %"
+    assert excursion[1] != change[1]  # a colour of its own, not a regression's
+    iperf = _drawn_marks(page, "iperf [count]")
+    assert iperf["retransmits"]["lines"] == [["drift +5.0 %", 5.0, 5.25]]
+    assert iperf["retransmits"]["areas"] == []
+    watched.shot("findings")
+    assert not watched.errors, watched.errors

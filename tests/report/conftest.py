@@ -30,7 +30,7 @@ def publish_fixed(folder: Path, **options: object) -> Published:
             store,
             config,
             site,
-            PublishOptions(changes=fixed.changes, **options),  # type: ignore[arg-type]
+            PublishOptions(changes=fixed.changes, episodes=fixed.episodes, **options),  # type: ignore[arg-type]
         )
     return Published(fixed, config, site, report)
 

@@ -1,6 +1,7 @@
 """A fixed store for the site's tests: two series (a daily walk and a finer walk
 inside one of its intervals), quirks, a broken build, failing and timed-out tests,
-an outlier, an unstable set, a large log and hostile text everywhere it can be.
+an outlier, an unstable set, a large log, changes, an excursion and a drift to show,
+and hostile text everywhere it can be.
 
 Everything is fixed (dates, values, order), so the pages are the same bytes on
 every run: the golden pages compare them.
@@ -21,7 +22,7 @@ from perfwalk.config.model import (
     StoreConfig,
 )
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
-from perfwalk.report.changes import ChangeMark
+from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.store import NewRepetition, NewResult, NewSeries, QuirkInfo, Store
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -40,6 +41,7 @@ class FixedStore:
     daily: int  # series ids
     fine: int
     changes: tuple[ChangeMark, ...]
+    episodes: tuple[EpisodeMark, ...] = ()
 
 
 def config_for(url: str, folder: Path) -> Config:
@@ -215,4 +217,10 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
         ChangeMark(daily, "iperf", "sender", 2, 3, -0.2, True),
         ChangeMark(daily, "make", "real", 2, 3, 0.25, True),
     )
-    return FixedStore(url, daily, fine, changes)
+    episodes = (
+        EpisodeMark(daily, "make", "user", "excursion", 3, 4, 0.031, True, 162.0, 167.0),
+        EpisodeMark(daily, "iperf", "retransmits", "drift", 0, 5, 0.05, True, 5.0, 5.25),
+        # one whose test name is hostile text: listed, escaped
+        EpisodeMark(daily, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
+    )
+    return FixedStore(url, daily, fine, changes, episodes)

@@ -41,7 +41,7 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
     fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=5)
     config = config_for(fixed.url, tmp_path)
     site = tmp_path / "site"
-    options = PublishOptions(changes=fixed.changes)
+    options = PublishOptions(changes=fixed.changes, episodes=fixed.episodes)
     with Store.open(fixed.url) as store:
         first = publish(store, config, site, options)
         assert first.full
@@ -81,7 +81,9 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
 
     scratch = tmp_path / "scratch"
     with Store.open(fixed.url) as store:
-        publish(store, config, scratch, PublishOptions(changes=fixed.changes))
+        publish(
+            store, config, scratch, PublishOptions(changes=fixed.changes, episodes=fixed.episodes)
+        )
     assert _digests(scratch) == after  # incremental = from scratch, byte for byte
 
 
@@ -99,11 +101,48 @@ def test_workers_publish_the_same_site(tmp_path: Path) -> None:
     fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=6)
     config = config_for(fixed.url, tmp_path)
     with Store.open(fixed.url) as store:
-        publish(store, config, tmp_path / "one", PublishOptions(changes=fixed.changes))
+        publish(
+            store,
+            config,
+            tmp_path / "one",
+            PublishOptions(changes=fixed.changes, episodes=fixed.episodes),
+        )
         publish(
             store,
             config,
             tmp_path / "two",
-            PublishOptions(changes=fixed.changes, workers=2, store_url=fixed.url),
+            PublishOptions(
+                changes=fixed.changes, episodes=fixed.episodes, workers=2, store_url=fixed.url
+            ),
         )
     assert _digests(tmp_path / "one") == _digests(tmp_path / "two")
+
+
+def test_new_findings_rewrite_only_the_pages_that_show_them(tmp_path: Path) -> None:
+    """An excursion found since the last publish: its cells' table page, the series page
+    (listed), the plot metadata (drawn) and the index (counted); nothing else of it."""
+    fixed = make_fixed_store(tmp_path / "store.db")
+    config = config_for(fixed.url, tmp_path)
+    site = tmp_path / "site"
+    (excursion,) = [e for e in fixed.episodes if e.test == "make"]
+    with Store.open(fixed.url) as store:
+        publish(store, config, site, PublishOptions(changes=fixed.changes))
+        before = _digests(site)
+        found = PublishOptions(changes=fixed.changes, episodes=(excursion,))
+        report = publish(store, config, site, found)
+        after = _digests(site)
+        publish(store, config, tmp_path / "scratch", found)
+    changed = {name for name in after if before.get(name) != after[name]}
+    d = fixed.daily
+    assert {layout.table_page(d, 0), layout.series_page(d), layout.series_meta(d)} <= changed
+    assert layout.INDEX in changed
+    assert not any(name.startswith("series-2") for name in changed)
+    for untouched in (
+        layout.checkout_data(d, 0),
+        layout.logs_data(d, 0),
+        layout.commits_data(d, 0),
+    ):
+        assert untouched not in changed, untouched
+    assert not report.full
+    assert 'class="excursion"' in (site / layout.table_page(d, 0)).read_text(encoding="utf-8")
+    assert _digests(tmp_path / "scratch") == after  # incremental = from scratch

@@ -1,5 +1,6 @@
 """What every page of a series needs besides its own checkouts: the series, all its
-checkouts, the commit-link template, zoom links and the changes to mark."""
+checkouts, the commit-link template, zoom links, the changes to mark and the other
+findings (excursions, drifts) to show."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from perfwalk.report import layout
-from perfwalk.report.changes import ChangeMark
+from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.store import CheckoutRow, SeriesRow
 
 
@@ -29,6 +30,7 @@ class SeriesContext:
     commit_url: str = ""
     zooms: dict[int, tuple[Zoom, ...]] = field(default_factory=dict)  # checkout idx → zooms
     changes: Sequence[ChangeMark] = ()
+    episodes: Sequence[EpisodeMark] = ()
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

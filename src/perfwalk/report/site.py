@@ -9,7 +9,7 @@ files, not tens of thousands of pages.
 
 Publishing is incremental: ``.perfwalk/manifest.json`` in the site remembers what
 each checkout looked like when its pages were written (build, quirk runs,
-repetitions, commits, zoom links, changes), so a publish after one new checkout
+repetitions, commits, zoom links, changes, excursions), so a publish after one new checkout
 rewrites the data files and the table page of the block it falls in, the series
 page, its plot metadata and the index, and nothing else. Blocks are independent: a
 full publish of a long series spreads them over worker processes.
@@ -32,7 +32,7 @@ from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
-from perfwalk.report.changes import ChangeMark, by_series
+from perfwalk.report.changes import ChangeMark, EpisodeMark, by_series, episodes_by_series
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
 from perfwalk.report.files import SiteFolder, SiteWriter
@@ -54,16 +54,18 @@ from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 
 #: bump when pages change shape: a site written by another format is rewritten whole
-SITE_FORMAT = 2
+SITE_FORMAT = 3
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
 @dataclass(frozen=True)
 class PublishOptions:
-    """``changes`` to mark; ``full`` rewrites every page; ``workers`` > 1 renders
-    blocks in that many processes, each opening the store at ``store_url``."""
+    """``changes`` to mark and ``episodes`` (excursions, drifts) to show; ``full``
+    rewrites every page; ``workers`` > 1 renders blocks in that many processes, each
+    opening the store at ``store_url``."""
 
     changes: Sequence[ChangeMark] = ()
+    episodes: Sequence[EpisodeMark] = ()
     full: bool = False
     workers: int = 1
     store_url: str | None = None
@@ -142,6 +144,7 @@ def publish(
     checkouts = {s.id: store.checkouts(s.id) for s in every}
     zooms = zoom_links(every, checkouts)
     changes = by_series(options.changes)
+    episodes = episodes_by_series(options.episodes)
     commit_url = config.project.commit_url if config is not None else ""
     contexts = {
         s.id: SeriesContext(
@@ -150,6 +153,7 @@ def publish(
             commit_url=commit_url,
             zooms=zooms.get(s.id, {}),
             changes=changes.get(s.id, ()),
+            episodes=episodes.get(s.id, ()),
         )
         for s in every
     }
@@ -195,6 +199,8 @@ def publish(
                 checkouts=len(ctx.checkouts),
                 worst=_worst(state),
                 specs=tuple(specs),
+                changes=tuple(ctx.changes),
+                episodes=tuple(ctx.episodes),
             )
         )
     site = files.site
@@ -250,10 +256,13 @@ def _checkout_sig(row: CheckoutRow, marks: dict[int, tuple[int, int]]) -> list[A
     ]
 
 
-def _facts(series: SeriesRow, drill: str) -> str:
+def _facts(series: SeriesRow, drill: str, episodes: list[list[Any]]) -> str:
+    """What the series page shows besides its checkouts: ``drill`` (the drill
+    section) and ``episodes`` (the other findings, listed)."""
     text = json.dumps(
         [
             drill,
+            episodes,
             series.name,
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
@@ -287,6 +296,20 @@ def _plan(
         ]
         for c in ctx.changes
     )
+    episode_list: list[list[Any]] = sorted(
+        [
+            e.kind,
+            e.test,
+            e.name,
+            e.first_idx,
+            e.last_idx,
+            repr(e.size),
+            e.worse,
+            repr(e.before),
+            repr(e.after),
+        ]
+        for e in ctx.episodes
+    )
     old_sigs, old_zoom = old.get("checkouts", {}), old.get("zoom", {})
     dirty_checkouts = {r.idx for r in rows if old_sigs.get(str(r.idx)) != sigs[str(r.idx)]}
     # the checkout before a new one gains a "next" link
@@ -300,14 +323,21 @@ def _plan(
     }
     old_changes = {tuple(c) for c in old.get("changes", [])}
     new_changes = {tuple(c) for c in change_list}
+    known = {r.idx for r in rows}
     for change in old_changes ^ new_changes:
         for idx in change[2:4]:
-            if isinstance(idx, int) and idx in {r.idx for r in rows}:
+            if isinstance(idx, int) and idx in known:
                 dirty_tables.add(layout.table_of(ctx.position(idx)))
+    old_episodes = {tuple(e) for e in old.get("episodes", [])}
+    for kind, _test, _name, first, last, *_rest in old_episodes ^ {tuple(e) for e in episode_list}:
+        if kind == "excursion":  # marks the cells of the checkouts it spans
+            dirty_tables.update(
+                layout.table_of(pos) for pos, r in enumerate(rows) if first <= r.idx <= last
+            )
     pages = (len(rows) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS
     if old.get("tables") not in (None, pages) and pages > 0:
         dirty_tables.add(min(int(old["tables"]), pages) - 1)  # gains a "newer" link
-    facts = _facts(ctx.series, drill)
+    facts = _facts(ctx.series, drill, episode_list)
     per_block = layout.PLOT_BLOCK // layout.TABLE_COLUMNS
     blocks_needed = {t // per_block for t in dirty_tables}
     last_block = (len(rows) - 1) // layout.PLOT_BLOCK if rows else None
@@ -345,6 +375,7 @@ def _plan(
         "checkouts": sigs,
         "zoom": zoom,
         "changes": change_list,
+        "episodes": episode_list,
         "tables": pages,
         "facts": facts,
         "blocks": blocks,

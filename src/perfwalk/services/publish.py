@@ -1,6 +1,6 @@
 """The publish use cases: the store's series as a static site, with the changes the
-analysis found marked; the functional-regression matrix; and serving the site while a
-run adds results."""
+analysis found marked and its other findings (excursions, drifts) shown; the
+functional-regression matrix; and serving the site while a run adds results."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
-from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
-from perfwalk.report.changes import ChangeMark
+from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, MetricEpisode, find_all
+from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
@@ -24,7 +24,14 @@ from perfwalk.store import Store
 
 def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
     """The changes the analysis finds in every series, as the site marks them."""
-    return [
+    return detected_findings(store, config)[0]
+
+
+def detected_findings(store: Store, config: Config) -> tuple[list[ChangeMark], list[EpisodeMark]]:
+    """The changes the analysis finds in every series, and the excursions and drifts
+    of their metrics, as the site marks and shows them."""
+    found = find_all(store, config)
+    changes = [
         ChangeMark(
             series_id=metric.series_id,
             test=metric.test,
@@ -36,9 +43,25 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
             unconfirmed=_unconfirmed(event, metric),
             confirmed=metric.remeasured is not None and metric.remeasured.held,
         )
-        for event in find_changes(store, config)
+        for event in found.changes
         for metric in event.metrics
     ]
+    return changes, [_episode_mark(episode) for episode in found.episodes]
+
+
+def _episode_mark(episode: MetricEpisode) -> EpisodeMark:
+    return EpisodeMark(
+        series_id=episode.series_id,
+        test=episode.test,
+        name=episode.name,
+        kind=episode.kind,
+        first_idx=episode.first.idx,
+        last_idx=episode.last.idx,
+        size=episode.size,
+        worse=episode.worse,
+        before=episode.before,
+        after=episode.after,
+    )
 
 
 def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
@@ -64,8 +87,10 @@ def store_state(store: Store) -> list[tuple[int, str, int, int]]:
 def publish_store(store: Store, config: Config, out: Path, *, full: bool = False) -> PublishReport:
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
     ``full``), using every core for a long series."""
+    changes, episodes = detected_findings(store, config)
     options = PublishOptions(
-        changes=tuple(detected_changes(store, config)),
+        changes=tuple(changes),
+        episodes=tuple(episodes),
         full=full,
         workers=os.cpu_count() or 1,
         store_url=config.store.url,

@@ -1,16 +1,19 @@
 """All series: one column per series, newest first: host and cores, setup, first
-and last checkout, steps, repetitions; per test its worst status; the plots of all
-series; the quirk and status legends."""
+and last checkout, steps, repetitions, the changes found and, apart, the other
+findings (excursions, drifts: never counted as regressions); per test its worst
+status; the plots of all series; the quirk and status legends."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from perfwalk.model import Status
 from perfwalk.report import layout
+from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
-from perfwalk.report.pages.plots import PlotSpec, plot_divs
+from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.store import CheckoutRow, SeriesRow
 
@@ -25,6 +28,34 @@ class SeriesSummary:
     checkouts: int
     worst: dict[str, Status]
     specs: tuple[PlotSpec, ...]
+    changes: tuple[ChangeMark, ...] = ()
+    episodes: tuple[EpisodeMark, ...] = ()
+
+
+def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
+    """ "2 regressions · 1 improvement" from words and their (singular, plural); "none"."""
+    counts = Counter(words)
+    told = [
+        f"{counts[one]} {one if counts[one] == 1 else many}" for one, many in order if counts[one]
+    ]
+    return " · ".join(told) or "none"
+
+
+def changes_text(changes: Iterable[ChangeMark]) -> str:
+    """How many metric changes a series has, by kind."""
+    return _counted(
+        ("not confirmed" if c.unconfirmed else c.word for c in changes),
+        (
+            ("regression", "regressions"),
+            ("improvement", "improvements"),
+            ("not confirmed", "not confirmed"),
+        ),
+    )
+
+
+def episodes_text(episodes: Iterable[EpisodeMark]) -> str:
+    """How many excursions and drifts a series has: shown, never a regression."""
+    return _counted((e.kind for e in episodes), (("excursion", "excursions"), ("drift", "drifts")))
 
 
 def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
@@ -78,6 +109,8 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
             [f"<td>{s.series.repetitions}/{esc(s.series.between)}</td>" for s in every],
         ),
         row("state", [f"<td>{esc(s.series.state)}</td>" for s in every]),
+        row("changes", [f"<td>{esc(changes_text(s.changes))}</td>" for s in every]),
+        row("other findings", [f"<td>{esc(episodes_text(s.episodes))}</td>" for s in every]),
     ]
     for test in tests:
         rows.append(
@@ -113,9 +146,13 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
         else ""
     )
     specs = [spec for s in every for spec in s.specs]
+    shown = [s for s in every if s.specs]
     body = (
         table(head, rows, css="series")
-        + plot_divs([s.series.id for s in every if s.specs], specs)
+        + plot_divs([s.series.id for s in shown], specs)
+        + findings_key(
+            changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
+        )
         + legend
         + status_legend()
     )

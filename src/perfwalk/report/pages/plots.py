@@ -3,7 +3,9 @@ on a page where plots go.
 
 A plot shows one test's values of one unit: x is the checkout date (or commit
 order), every repetition a point, each checkout's summary a line, one colour per
-series and value name; quirks are lettered vertical lines, detected changes shaded.
+series and value name; quirks are lettered vertical lines, detected changes shaded
+red or green, excursions shaded blue and drifts drawn as a dashed blue line from
+their first to their last checkout (neither is a change).
 """
 
 from __future__ import annotations
@@ -120,7 +122,7 @@ def _b64(numbers: array[float]) -> str:
 
 
 def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
-    """The series' plot metadata: its plots, quirks and changes."""
+    """The series' plot metadata: its plots, quirks, changes and other findings."""
     dates = [c.date for c in ctx.checkouts]
 
     def position_at(moment: datetime) -> int | None:
@@ -170,9 +172,45 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
             for c in ctx.changes
             if _known(ctx, c.before_idx) and _known(ctx, c.after_idx)
         ],
+        "episodes": [
+            {
+                "key": layout.plot_key(e.test, _unit_of(specs, e.test, e.name)),
+                "name": e.name,
+                "kind": e.kind,
+                "from": _ms(ctx, e.first_idx),
+                "to": _ms(ctx, e.last_idx),
+                "from_pos": ctx.position(e.first_idx),
+                "to_pos": ctx.position(e.last_idx),
+                "span": _span(ctx, e.first_idx, e.last_idx),
+                "size": _finite(e.size),
+                "before": _finite(e.before),
+                "after": _finite(e.after),
+                "worse": e.worse,
+            }
+            for e in ctx.episodes
+            if _known(ctx, e.first_idx) and _known(ctx, e.last_idx)
+        ],
     }
     payload = json.dumps(meta, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return f"perfwalk.meta({ctx.id},{payload});\n"
+
+
+def _span(ctx: SeriesContext, first: int, last: int) -> list[float]:
+    """Where an excursion is shaded: [from, to] in ms, then in checkout positions,
+    reaching halfway to the checkouts around it, so one of a single checkout shows."""
+    start, end = ctx.position(first), ctx.position(last)
+    rows = ctx.checkouts
+
+    def ms(pos: int) -> int:
+        return int(rows[pos].date.timestamp() * 1000)
+
+    low = (ms(start - 1) + ms(start)) // 2 if start > 0 else ms(start)
+    high = (ms(end) + ms(end + 1)) // 2 if end + 1 < len(rows) else ms(end)
+    return [low, high, max(start - 0.5, 0), min(end + 0.5, len(rows) - 1)]
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None  # JSON has no infinity
 
 
 def _known(ctx: SeriesContext, idx: int) -> bool:
@@ -206,6 +244,25 @@ def plot_divs(series_ids: Sequence[int], specs: Sequence[PlotSpec]) -> str:
         for s in ordered
     ]
     return '<h2>Plots</h2>\n<div class="plots">\n' + "\n".join(divs) + "\n</div>"
+
+
+def findings_key(*, changes: bool, episodes: bool) -> str:
+    """What the marks on the plots mean, when there are any."""
+    if not changes and not episodes:
+        return ""
+    told = []
+    if changes:
+        told.append(
+            "shaded red: a regression, green: an improvement, grey: a change not confirmed "
+            "(between the two checkouts of the step)"
+        )
+    if episodes:
+        told.append(
+            "shaded blue: an excursion (values that went away from their level for a few "
+            "checkouts and came back); dashed blue line: a drift (a level that moved "
+            "slowly, without a step). Neither is a change or a regression"
+        )
+    return '<p class="plot-key">Plots: ' + "; ".join(told) + ".</p>\n"
 
 
 def _file_name(spec: PlotSpec) -> str:

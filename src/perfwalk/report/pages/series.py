@@ -1,14 +1,15 @@
-"""One series: what was walked, its plots, and its checkouts as columns (the newest
-table page shown, the others linked)."""
+"""One series: what was walked, its plots, its other findings (excursions, drifts),
+and its checkouts as columns (the newest table page shown, the others linked)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from perfwalk.report import layout
+from perfwalk.report.changes import EpisodeMark, relative_size
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
-from perfwalk.report.pages.plots import PlotSpec, plot_divs
+from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
 
 
@@ -83,6 +84,41 @@ def _legend(ctx: SeriesContext) -> str:
     )
 
 
+def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
+    """The excursions and drifts of the series' metrics, listed: kind, metric, the
+    checkouts (linked to their pages), size; "" when there are none."""
+    if not ctx.episodes:
+        return ""
+    units = {(s.test, name): s.unit for s in specs for name in s.names}
+
+    def checkout(idx: int) -> str:
+        try:
+            date = f" ({ctx.checkouts[ctx.position(idx)].date:%Y-%m-%d})"
+        except KeyError:
+            return esc(str(idx))  # not a checkout of the series (any more)
+        return link(layout.href(at, layout.checkout_page(ctx.id, idx)), f"{idx}{date}")
+
+    def where(e: EpisodeMark) -> str:
+        if e.first_idx == e.last_idx:
+            return f"at checkout {checkout(e.first_idx)}"
+        return f"over checkouts {checkout(e.first_idx)} to {checkout(e.last_idx)}"
+
+    def item(e: EpisodeMark) -> str:
+        unit = units.get((e.test, e.name))
+        metric = f"{e.test}.{e.name}" + (f" [{unit}]" if unit else "")
+        way = "worse" if e.worse else "better"
+        after = ", then back to its level" if e.kind == "excursion" else ", slowly, without a step"
+        return (
+            f'<li class="{e.kind}"><b>{e.kind}</b> of {esc(metric)}: '
+            f"{esc(relative_size(e.size))} ({way}) {where(e)}{esc(after)}</li>"
+        )
+
+    return (
+        "<h2>Other findings</h2>\n<p>Not changes: shown, never counted as regressions.</p>\n"
+        '<ul class="findings">\n' + "\n".join(item(e) for e in ctx.episodes) + "\n</ul>\n"
+    )
+
+
 def series_page(
     ctx: SeriesContext, specs: Sequence[PlotSpec], newest_table: str, drill: str = ""
 ) -> str:
@@ -103,7 +139,10 @@ def series_page(
         _facts(at, ctx)
         + drill
         + plot_divs([ctx.id], specs)
-        + "\n<h2>Checkouts</h2>\n"
+        + "\n"
+        + (findings_key(changes=bool(ctx.changes), episodes=bool(ctx.episodes)) if specs else "")
+        + other_findings(at, ctx, specs)
+        + "<h2>Checkouts</h2>\n"
         + paging
         + (newest_table or "<p>No checkout yet.</p>")
         + _legend(ctx)

@@ -125,6 +125,11 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
     ]
     shown: list[float] = []
     changes = [c for c in ctx.changes if c.test == key.test and c.name == key.name]
+    excursions = [
+        e
+        for e in ctx.episodes
+        if e.kind == "excursion" and e.test == key.test and e.name == key.name
+    ]
     for c in block:
         m = c.index.get(key)
         value = c.chosen[m] if m is not None else math.nan
@@ -135,7 +140,10 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
         change = None
         if changes:
             change = next((x for x in changes if x.after_idx == c.row.idx), None)
-        if m not in c.marks and change is None:
+        excursion = None
+        if excursions:
+            excursion = next((x for x in excursions if x.spans(c.row.idx)), None)
+        if m not in c.marks and change is None and excursion is None:
             cells.append(f"<td><em>{number(value)}</em></td>")
             continue
         # only marked cells carry a tooltip: pages of 5 000 cells stay small
@@ -159,6 +167,9 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
         if change is not None:
             classes.append("unconfirmed" if change.unconfirmed else change.word)
             tips.append(change.describe())
+        if excursion is not None:  # not a change: a neutral mark, whichever way it went
+            classes.append("excursion")
+            tips.append(excursion.describe())
         cells.append(
             f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
             f"<em>{number(value)}</em></td>"

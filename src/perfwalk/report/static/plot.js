@@ -150,6 +150,63 @@
     return out;
   }
 
+  function percentText(size) {
+    if (size === null) return "";
+    return (size >= 0 ? "+" : "") + (100 * size).toFixed(1) + " %";
+  }
+
+  /* A line's excursions (shaded spans, halfway to the checkouts around them) and
+   * drifts (dashed lines from the level at their first checkout to the level at
+   * their last): blue, never red or green, for neither is a change. */
+  function episodesOf(el, line, byOrder) {
+    var spans = [];
+    var drifts = [];
+    (line.meta.episodes || [])
+      .filter(function (e) {
+        return e.key === el.dataset.key && e.name === line.name;
+      })
+      .forEach(function (e) {
+        var from = byOrder ? e.from_pos : e.from;
+        var to = byOrder ? e.to_pos : e.to;
+        var size = percentText(e.size);
+        if (e.kind === "excursion") {
+          spans.push([
+            {
+              xAxis: byOrder ? e.span[2] : e.span[0],
+              name: "excursion " + size,
+              itemStyle: { color: "rgba(60, 110, 200, 0.16)" },
+              label: { color: "#2f5fb0" },
+            },
+            { xAxis: byOrder ? e.span[3] : e.span[1] },
+          ]);
+        } else if (e.before !== null && e.after !== null) {
+          drifts.push([
+            {
+              coord: [from, e.before],
+              name: "drift " + size,
+              symbol: "circle",
+              symbolSize: 4,
+              lineStyle: { color: "#2f5fb0", type: "dashed", width: 2 },
+              label: { color: "#2f5fb0", position: "middle", formatter: "drift " + size },
+            },
+            { coord: [to, e.after], symbol: "circle", symbolSize: 4 },
+          ]);
+        } else {
+          /* a level of 0 or beyond a float: the span only */
+          spans.push([
+            {
+              xAxis: from,
+              name: "drift " + size,
+              itemStyle: { color: "rgba(60, 110, 200, 0.08)" },
+              label: { color: "#2f5fb0" },
+            },
+            { xAxis: to },
+          ]);
+        }
+      });
+    return { spans: spans, drifts: drifts };
+  }
+
   function label(line, several) {
     return several ? line.meta.name + ": " + line.name : line.name;
   }
@@ -198,8 +255,7 @@
             : c.regression
               ? "rgba(220, 40, 40, 0.18)"
               : "rgba(40, 160, 60, 0.18)";
-          var sign = c.size >= 0 ? "+" : "";
-          var size = c.size === null ? "" : sign + (100 * c.size).toFixed(1) + " %";
+          var size = percentText(c.size);
           var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
           return [
             {
@@ -210,6 +266,9 @@
             { xAxis: byOrder ? c.to_pos : c.to },
           ];
         });
+      var episodes = episodesOf(el, line, byOrder);
+      var areas = changes.concat(episodes.spans);
+      var marks = quirks.concat(episodes.drifts);
       series.push({
         id: "s|" + line.sid + "|" + line.name,
         name: name,
@@ -222,16 +281,16 @@
         color: colour,
         lineStyle: { width: 1.5 },
         encode: { x: 0, y: 1 },
-        markLine: quirks.length
+        markLine: marks.length
           ? {
               symbol: "none",
               silent: true,
               lineStyle: { color: "#6030c0", type: "dashed" },
               label: { color: "#6030c0", position: "end" },
-              data: quirks,
+              data: marks,
             }
           : undefined,
-        markArea: changes.length ? { silent: true, label: { position: "top" }, data: changes } : undefined,
+        markArea: areas.length ? { silent: true, label: { position: "top" }, data: areas } : undefined,
       });
       series.push({
         id: "p|" + line.sid + "|" + line.name,
