@@ -122,6 +122,7 @@ def test_a_walk_warns_of_its_unstable_sets_on_its_last_lines(
     assert warning.startswith(f"warning: {unstable} of 10 repetition sets"), warning
     assert "of 30 values outliers" in warning
     assert "`perfwalk show 1`" in warning
+    assert 'more repetitions (`[run] repetitions = "auto"`)' in warning  # the remedy
 
 
 def test_a_steady_walk_warns_of_nothing(make_config: MakeConfig) -> None:

@@ -99,12 +99,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     steady = result.stability
     if steady.unstable or steady.outliers:
+        more = (
+            'more repetitions (`[run] repetitions = "auto"`)'
+            if result.repetitions_max is None
+            else "a higher `[run] repetitions_max`"
+        )
         print(
             f"warning: {steady.unstable} of {steady.sets} repetition sets (checkout × metric) "
             f"were unstable and {steady.outliers} of {steady.values} values outliers: see the "
             f"unstable ones (marked !) in `perfwalk show {result.series_id}`, all of them on "
-            "the series page (`perfwalk report`); "
-            'more repetitions (`[run] repetitions = "auto"`), pinning (`cpus`) or a quieter '
+            f"the series page (`perfwalk report`); {more}, pinning (`cpus`) or a quieter "
             "machine steady them"
         )
     if result.confirmed is not None:
