@@ -28,7 +28,7 @@ from perfwalk.analysis.machine import is_loaded
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk import Progress
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

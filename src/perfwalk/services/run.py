@@ -22,7 +22,8 @@ from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
 from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
-from perfwalk.orchestrate.walk import Progress, Walk
+from perfwalk.orchestrate.walk import Walk
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.store import Store
 
 
