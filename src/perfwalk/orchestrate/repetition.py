@@ -1,8 +1,8 @@
 """Run one repetition of a checkout and store it as soon as it finishes: the
 checkout's warm-up runs before its first repetition of the walk's call, the action
 between repetitions, every test through its four phases on the hosts of the run's
-topology (:mod:`perfwalk.orchestrate.phases`), the machine's state around it
-(:mod:`perfwalk.orchestrate.machine`).
+topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
+around it (:mod:`perfwalk.orchestrate.machine`).
 
 Each test run carries its own marker (``PERFWALK_RUN_ID``) besides the walk's: what
 a test leaves running is stopped and reported (:mod:`perfwalk.orchestrate.containment`).
@@ -21,7 +21,7 @@ from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
-from perfwalk.orchestrate.machine import MachineWatch
+from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.shell_steps import StepsOutcome
@@ -47,7 +47,7 @@ class Repetitions:
     warm: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self._machine = MachineWatch(self.topology.member(""), self.marker)
+        self._machine = MachineWatch(playing(self.config, self.topology), self.marker)
 
     def measure(
         self, checkout_id: int, worktree: Path, checkout: Checkout, rep: int
@@ -117,8 +117,7 @@ class Repetitions:
                 between_log=None if between is None else between.log,
                 results=tuple(results),
                 steps=tuple(steps),
-                machine=self._machine.end(first),
-                machine_host=self._machine.member.name,
+                machines=self._machine.end(first),
             ),
         )
         return tuple(results)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from perfwalk.analysis.machine import is_loaded
+from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
@@ -35,7 +35,7 @@ class RunResult:
     worst: Status
     resumed: bool
     parent: int | None = None  # the series it zooms into
-    loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
+    loaded: int = 0  # repetitions with a loaded host (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
     repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
     #: ``[run] confirm``: the changes of the series after their re-measures (None: off)
@@ -117,7 +117,7 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=plan.resumed is not None,
         parent=plan.parent,
-        loaded=sum(1 for state in states.values() if is_loaded(state)),
+        loaded=sum(1 for found in states.values() if repetition_loaded(found)),
         watched=len(states),
         repetitions_max=plan.measuring.repetitions_max,
         confirmed=confirmed,
