@@ -41,27 +41,11 @@ from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.services.walks import walk_config
 
 HOG_MARK = "perfwalk-test-hog"
 CHECKOUTS = 15
 LOADED = range(5, 10)  # the checkouts measured while the load runs
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[build]
-steps = ["true"]
-
-[run]
-step = "commit"
-repetitions = 2
-{run}
-[[test]]
-name = "bench"
-command = "sleep 0.3; echo VALUE $(cat {level}) ms latency"
-parser = "value"
-{extra}"""
 
 
 class Hogs:
@@ -127,7 +111,10 @@ def _project(
     level = tmp_path / "level"
     level.write_text("100\n")
     path = tmp_path / "perfwalk.toml"
-    text = CONFIG.format(repo=tmp_path / "repo", level=level, run=run, extra=extra)
+    command = f"sleep 0.3; echo VALUE $(cat {level}) ms latency"
+    text = walk_config(
+        tmp_path / "repo", command, test="bench", repetitions=2, run=run, timeout=None, extra=extra
+    )
     path.write_text(text, "utf-8")
     return path, level
 
