@@ -6,17 +6,17 @@ it ran on, stored with the repetition, read back by series, in the checkout's pa
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-import pytest
 from sqlalchemy import Engine, MetaData, Table, select, text, update
 
 from perfwalk.model import MachineState
 from perfwalk.store import LATEST_VERSION, NewRepetition, Store, schema
 from perfwalk.store.connect import Database
+from perfwalk.store.machine import insert_state
 from perfwalk.store.migrations import MIGRATIONS, migrate
 
-from .factories import T0, checkout, new_series, result
+from .factories import T0, checkout, new_series, older_series_row, result
 
 HOSTILE = "<script>window.pwned=1</script>"
 LOADED = MachineState(
@@ -137,15 +137,6 @@ def test_every_host_of_a_repetition_is_kept_and_a_loaded_one_is_named(store: Sto
     assert [h["host"] for h in alone["hosts"]] == ["sink"]
 
 
-@pytest.fixture
-def db(store_url: str) -> Iterator[Database]:
-    database = Database(store_url)
-    try:
-        yield database
-    finally:
-        database.dispose()
-
-
 def test_a_store_of_schema_9_keeps_its_states_and_takes_every_host(
     store_url: str, db: Database, raw: Engine
 ) -> None:
@@ -155,29 +146,10 @@ def test_a_store_of_schema_9_keeps_its_states_and_takes_every_host(
         old = MetaData()
         tables = {
             name: Table(name, old, autoload_with=conn)
-            for name in ("series", "checkout", "repetition", "machine_state")
+            for name in ("series", "checkout", "repetition")
         }
         series_id = conn.execute(
-            tables["series"]
-            .insert()
-            .values(
-                name="older",
-                project="p",
-                repo="/r",
-                from_spec="",
-                to_spec="HEAD",
-                step="1day",
-                repetitions=2,
-                between_mode="keep",
-                host="dut",
-                state="finished",
-                started_at=T0,
-                config_hash="c",
-                config_text="",
-                commands={},
-                fingerprint={},
-                kind="walk",
-            )
+            tables["series"].insert().values(older_series_row(host="dut"))
         ).inserted_primary_key[0]
         checkout_id = conn.execute(
             tables["checkout"]
@@ -190,25 +162,7 @@ def test_a_store_of_schema_9_keeps_its_states_and_takes_every_host(
                 .insert()
                 .values(checkout_id=checkout_id, idx=idx, started_at=T0, finished_at=T0)
             ).inserted_primary_key[0]
-            conn.execute(
-                tables["machine_state"]
-                .insert()
-                .values(
-                    repetition_id=rep_id,
-                    host="dut",
-                    seconds=state.seconds,
-                    load1=state.load1,
-                    cores=state.cores,
-                    others_cpu=state.others_cpu,
-                    busy=[list(b) for b in state.busy],
-                    steal=state.steal,
-                    mem_available=state.mem_available,
-                    freq_mhz=state.freq_mhz,
-                    governor=state.governor,
-                    turbo=state.turbo,
-                    runnable=state.runnable,
-                )
-            )
+            insert_state(conn, rep_id, "dut", state)  # the columns of schema 8 and 9
     with Store.open(store_url) as store:
         assert store.schema_version == LATEST_VERSION
         assert store.machine_states(series_id) == {(0, 0): {"dut": QUIET}, (0, 1): {"dut": LOADED}}

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from perfwalk.analysis.precision import wants_more
-from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.repetition import Repetitions
 from perfwalk.orchestrate.walk_progress import ProgressCount
-from perfwalk.store import Store
+from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewResult
 
 _T = TypeVar("_T")
@@ -52,15 +51,13 @@ class Measured:
 class MeasuringOrder:
     """Measures checkouts of series ``series_id`` in the order ``measuring`` asks for."""
 
-    series_id: int
-    config: Config
-    store: Store
+    setup: WalkSetup
     preparation: Preparation
     repetitions: Repetitions
     progress: ProgressCount
 
     def __post_init__(self) -> None:
-        self._tests = {test.name: test for test in self.config.tests}
+        self._tests = {test.name: test for test in self.setup.config.tests}
 
     def measure(
         self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring
@@ -70,7 +67,9 @@ class MeasuringOrder:
         rounds, every checkout built first, then one repetition of each per round."""
         count = _Count(repetitions, measuring)
         tallies = self._tallies(checkouts, count)
-        built = {row.idx: row.build_status for row in self.store.checkouts(self.series_id)}
+        built = {
+            row.idx: row.build_status for row in self.setup.store.checkouts(self.setup.series_id)
+        }
         done = sum(min(len(t.done), count.most) for t in tallies.values())
         self.progress.start(done, len(checkouts) * count.most, len(checkouts))
         self.repetitions.warm = set()
@@ -81,7 +80,7 @@ class MeasuringOrder:
         previous: int | None = None
         for planned in checkouts:
             checkout = planned.checkout
-            checkout_id = self.store.add_checkout(self.series_id, checkout)
+            checkout_id = self.setup.store.add_checkout(self.setup.series_id, checkout)
             tally = tallies[checkout.index]
             prior = previous if previous is not None else planned.since
             previous = planned.position
@@ -153,11 +152,11 @@ class MeasuringOrder:
         """What each checkout has stored already: its repetitions, and (adaptive
         repetitions) its counted values."""
         tallies = {planned.checkout.index: _Tally() for planned in checkouts}
-        for index, rep in self.store.done_repetitions(self.series_id):
+        for index, rep in self.setup.store.done_repetitions(self.setup.series_id):
             if index in tallies:
                 tallies[index].done.add(rep)
         if count.measuring.repetitions_max is not None and any(t.done for t in tallies.values()):
-            for row in self.store.values(self.series_id):
+            for row in self.setup.store.values(self.setup.series_id):
                 if row.checkout_idx in tallies and row.status is Status.PASS:
                     tallies[row.checkout_idx].add(self._counted, row.test, row.name, row.value)
         return tallies

@@ -13,8 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfwalk.config.model import Config
-from perfwalk.git.worktree import Worktrees, apply_patch
+from perfwalk.git.worktree import apply_patch
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.install import install_checkout
@@ -23,8 +22,8 @@ from perfwalk.orchestrate.quirks import PlannedQuirk, applying, build_steps, des
 from perfwalk.orchestrate.reboot import RebootOutcome, reboot
 from perfwalk.orchestrate.shell_steps import StepsOutcome, joined, run_steps
 from perfwalk.orchestrate.together import run_together
-from perfwalk.orchestrate.topology import Member, Topology
-from perfwalk.store import Store
+from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import NewStep
 
 #: what happens between two repetitions besides a command
@@ -33,22 +32,15 @@ BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
 
 @dataclass
 class Preparation:
-    """Prepares the checkouts of series ``series_id`` (their builds stored as they end)
-    and runs the action ``between`` two repetitions."""
+    """Prepares the checkouts of a walk (their builds stored as they end) and runs the
+    action between two repetitions."""
 
-    series_id: int
-    config: Config
-    store: Store
-    worktrees: Worktrees
-    topology: Topology
-    quirks: Sequence[PlannedQuirk]
-    between: str
-    marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
+    setup: WalkSetup
     #: the steps of the reboots since the last repetition, for the next one to keep
     pending_steps: list[NewStep] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._host = self.topology.member("").host
+        self._host = self.setup.topology.member("").host
         self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
 
@@ -74,10 +66,10 @@ class Preparation:
         crossed (commands, reboots), then the build steps (a quirk's, where one replaces
         them)."""
         checkout = planned.checkout
-        worktree = self.worktrees.checkout(checkout.commit, slot=slot)
-        holding, crossed = applying(self.quirks, prior, planned.position)
+        worktree = self.setup.worktrees.checkout(checkout.commit, slot=slot)
+        holding, crossed = applying(self.setup.quirks, prior, planned.position)
         self._holding[checkout.commit] = holding
-        env = checkout_env(dict(self.config.build.env), checkout, None, self.marker)
+        env = checkout_env(dict(self.setup.config.build.env), checkout, None, self.setup.marker)
         # a resumed walk does not run again what already ran here: the machine has it
         done = self._quirks_done(checkout_id) if crossed else set()
         runs: dict[str, StepsOutcome] = {}
@@ -88,8 +80,8 @@ class Preparation:
                 failed = None if status is Status.PASS else f"patch of quirk {quirk.letter}"
                 ran = joined(StepsOutcome(status, 0.0, log, failed), ran)
             if ran.status is not Status.PASS:
-                self.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
-                self.store.set_build(checkout_id, Status.NOEXIST, None, ran.log)
+                self.setup.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
+                self.setup.store.set_build(checkout_id, Status.NOEXIST, None, ran.log)
                 return worktree, StepsOutcome(Status.NOEXIST, 0.0, ran.log, ran.failed)
             runs[quirk.letter] = ran
         for quirk in crossed:
@@ -101,41 +93,41 @@ class Preparation:
                 ran = joined(ran, self._reboot_all("quirk"))
             runs[quirk.letter] = joined(runs[quirk.letter], ran) if quirk.letter in runs else ran
         for letter, ran in runs.items():
-            self.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
-        steps = build_steps(holding, self.config.build.steps)
+            self.setup.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
+        steps = build_steps(holding, self.setup.config.build.steps)
         build = self._steps(steps, worktree, env, Status.NOEXIST)
-        if build.status is Status.PASS and self.config.install:
+        if build.status is Status.PASS and self.setup.config.install:
             installed = install_checkout(
-                self.config.install,
-                self.topology,
+                self.setup.config.install,
+                self.setup.topology,
                 worktree,
                 env=env,
                 values=checkout_values(checkout, worktree, None),
-                output_limit=self.config.store.log_limit,
+                output_limit=self.setup.config.store.log_limit,
             )
             build = joined(build, installed)
-        self.store.set_build(checkout_id, build.status, build.seconds, build.log)
+        self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
         return worktree, build
 
     def between_repetitions(
         self, worktree: Path, checkout: Checkout, rep: int
     ) -> StepsOutcome | None:
         """The action before repetition ``rep``: nothing, a reboot, a rebuild or a command."""
-        if self.between == "keep":
+        if self.setup.between == "keep":
             return None
-        if self.between == "reboot":
+        if self.setup.between == "reboot":
             return self._reboot_all("between")
-        env = checkout_env(dict(self.config.build.env), checkout, rep, self.marker)
-        if self.between == "rebuild":
-            steps = build_steps(self.holding(checkout), self.config.build.steps)
+        env = checkout_env(dict(self.setup.config.build.env), checkout, rep, self.setup.marker)
+        if self.setup.between == "rebuild":
+            steps = build_steps(self.holding(checkout), self.setup.config.build.steps)
             return self._steps(steps, worktree, env, Status.NOCLEAN)
-        return self._steps([self.between], worktree, env, Status.NOCLEAN)
+        return self._steps([self.setup.between], worktree, env, Status.NOCLEAN)
 
     def _quirks_done(self, checkout_id: int) -> set[str]:
         """The letters of the quirks that already ran (PASS) at a checkout."""
         return {
             run.letter
-            for row in self.store.checkouts(self.series_id)
+            for row in self.setup.store.checkouts(self.setup.series_id)
             if row.id == checkout_id
             for run in row.quirk_runs
             if run.status is Status.PASS
@@ -148,15 +140,15 @@ class Preparation:
             self._host,
             steps,
             cwd=str(worktree),
-            timeout=self.config.build.timeout,
+            timeout=self.setup.config.build.timeout,
             env=env,
-            output_limit=self.config.store.log_limit,
+            output_limit=self.setup.config.store.log_limit,
             failure=failure,
         )
 
     def _reboot_all(self, phase: str) -> StepsOutcome:
         """Reboot every ssh host of the run that has a reboot command, all at once."""
-        members = [m for m in self.topology if not m.local and m.reboot]
+        members = [m for m in self.setup.topology if not m.local and m.reboot]
 
         def job(member: Member) -> Callable[[object], RebootOutcome]:
             return lambda _cancel: reboot(member, phase=phase)
@@ -164,7 +156,7 @@ class Preparation:
         outcomes = run_together([job(m) for m in members]) if members else []
         for outcome in outcomes:
             if outcome.status is Status.PASS:
-                self.topology.restore_workdir(outcome.host)
+                self.setup.topology.restore_workdir(outcome.host)
         self.pending_steps.extend(step for o in outcomes for step in o.steps)
         text = "".join(f"[{o.message}]\n" for o in outcomes) or "[no ssh host to reboot]\n"
         status = Status.worst([o.status for o in outcomes])

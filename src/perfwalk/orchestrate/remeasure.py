@@ -8,13 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.repetition import Repetitions
 from perfwalk.orchestrate.walk_progress import ProgressCount
-from perfwalk.store import Store
+from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import NewResult
 
 
@@ -33,9 +32,7 @@ class Remeasured:
 class Remeasure:
     """Measures checkouts of series ``series_id`` again, after the walk."""
 
-    series_id: int
-    config: Config
-    store: Store
+    setup: WalkSetup
     preparation: Preparation
     repetitions: Repetitions
     progress: ProgressCount
@@ -49,9 +46,11 @@ class Remeasure:
         one of its checkouts did not build."""
         every = {p.checkout.index: p for pair in pairs for p in pair}
         have: dict[int, int] = {}  # the next free repetition index of each checkout
-        for index, rep in self.store.done_repetitions(self.series_id):
+        for index, rep in self.setup.store.done_repetitions(self.setup.series_id):
             have[index] = max(have.get(index, 0), rep + 1)
-        self.progress.start(0, 2 * len(pairs), len(self.store.checkouts(self.series_id)))
+        self.progress.start(
+            0, 2 * len(pairs), len(self.setup.store.checkouts(self.setup.series_id))
+        )
         self.repetitions.warm = set()
         ready: dict[int, tuple[int, Path] | None] = {}
         installed: int | None = None  # the checkout installed last (builds installed)
@@ -60,7 +59,7 @@ class Remeasure:
             got: list[tuple[int, tuple[NewResult, ...]]] = []
             for planned in pair:
                 index = planned.checkout.index
-                if index not in ready or (self.config.install and installed != index):
+                if index not in ready or (self.setup.config.install and installed != index):
                     ready[index] = self._ready_again(every[index])
                     installed = index
                 prepared = ready[index]
@@ -83,7 +82,7 @@ class Remeasure:
         """A checkout built again for a re-measure (no quirk crossed: the walk crossed
         them already), or None when it does not build."""
         checkout = planned.checkout
-        checkout_id = self.store.add_checkout(self.series_id, checkout)
+        checkout_id = self.setup.store.add_checkout(self.setup.series_id, checkout)
         self.progress.report(checkout, f"building {checkout.commit[:12]} again")
         slot = f"checkout-{checkout.index}"
         worktree, build = self.preparation.prepare(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import Config, TestConfig
+from perfwalk.config.model import TestConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout
@@ -25,10 +25,9 @@ from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.shell_steps import StepsOutcome
-from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import ProgressCount
-from perfwalk.store import Store
+from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import NewRepetition, NewResult, NewStep
 
 
@@ -36,18 +35,17 @@ from perfwalk.store.records import NewRepetition, NewResult, NewStep
 class Repetitions:
     """Runs and stores the repetitions of the checkouts ``preparation`` prepared."""
 
-    config: Config
-    store: Store
-    topology: Topology
+    setup: WalkSetup
     preparation: Preparation
     parsers: WalkParsers
     progress: ProgressCount
-    marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
     #: the checkouts whose warm-up runs ran in this call of the walk
     warm: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self._machine = MachineWatch(playing(self.config, self.topology), self.marker)
+        self._machine = MachineWatch(
+            playing(self.setup.config, self.setup.topology), self.setup.marker
+        )
 
     def measure(
         self, checkout_id: int, worktree: Path, checkout: Checkout, rep: int
@@ -65,8 +63,8 @@ class Repetitions:
     def _warm_up(self, worktree: Path, checkout: Checkout, rep: int) -> None:
         """Each test's warm-up runs: run, never counted; each kept as a ``warmup`` step
         of the checkout's next repetition (with its output), its values nowhere."""
-        for test in self.config.tests:
-            runs = test.warmups(self.config.run)
+        for test in self.setup.config.tests:
+            runs = test.warmups(self.setup.config.run)
             for number in range(runs):
                 self.progress.report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
                 started = datetime.now(UTC)
@@ -103,11 +101,11 @@ class Repetitions:
         steps = list(self.preparation.pending_steps)
         self.preparation.pending_steps.clear()
         results = []
-        for test in self.config.tests:
+        for test in self.setup.config.tests:
             result, test_steps = self._test(test, worktree, checkout, rep)
             results.append(result)
             steps.extend(test_steps)
-        self.store.add_repetition(
+        self.setup.store.add_repetition(
             checkout_id,
             NewRepetition(
                 idx=rep,
@@ -134,15 +132,15 @@ class Repetitions:
         if warmup:
             extra["PERFWALK_WARMUP"] = str(warmup)
         context = TestContext(
-            topology=self.topology,
+            topology=self.setup.topology,
             worktree=worktree,
             values={**checkout_values(checkout, worktree, rep), "test": test.name},
-            env=checkout_env(extra, checkout, rep, self.marker),
-            output_limit=self.config.store.log_limit,
-            artifact_limit=self.config.store.artifact_limit,
-            cpus=test.pinned(self.config.run),
+            env=checkout_env(extra, checkout, rep, self.setup.marker),
+            output_limit=self.setup.config.store.log_limit,
+            artifact_limit=self.setup.config.store.artifact_limit,
+            cpus=test.pinned(self.setup.config.run),
         )
-        contained = Containment(self.topology, self.marker, run_id)
+        contained = Containment(self.setup.topology, self.setup.marker, run_id)
         try:
             outcome = run_test(test, parser, self.parsers.roles(test.name), context)
         finally:

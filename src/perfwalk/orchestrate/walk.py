@@ -23,55 +23,31 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfwalk.config.model import Config
-from perfwalk.git.worktree import Worktrees
 from perfwalk.orchestrate.measuring_order import Measured, MeasuringOrder
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.preparation import Preparation
-from perfwalk.orchestrate.quirks import PlannedQuirk
 from perfwalk.orchestrate.remeasure import Remeasure, Remeasured
 from perfwalk.orchestrate.repetition import Repetitions
-from perfwalk.orchestrate.topology import Topology
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import Progress, ProgressCount
-from perfwalk.store import Store
+from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring
 
 
 @dataclass
-class Walk:
+class Walk(WalkSetup):
     """One series being measured on the hosts of ``topology`` (builds on its [run]
     host); :meth:`run` is handed the plan, and may be handed it again to resume it."""
 
-    series_id: int
-    config: Config
-    store: Store
-    worktrees: Worktrees
-    topology: Topology
-    quirks: Sequence[PlannedQuirk]
-    between: str
     progress: Callable[[Progress], None] = lambda _progress: None
-    marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
 
     def __post_init__(self) -> None:
         self._parsers = WalkParsers(self.config, self.quirks)
         count = ProgressCount(self.progress)
-        preparation = Preparation(
-            self.series_id,
-            self.config,
-            self.store,
-            self.worktrees,
-            self.topology,
-            self.quirks,
-            self.between,
-            self.marker,
-        )
-        repetitions = Repetitions(
-            self.config, self.store, self.topology, preparation, self._parsers, count, self.marker
-        )
-        parts = (self.series_id, self.config, self.store, preparation, repetitions, count)
-        self._order = MeasuringOrder(*parts)
-        self._again = Remeasure(*parts)
+        preparation = Preparation(self)
+        repetitions = Repetitions(self, preparation, self._parsers, count)
+        self._order = MeasuringOrder(self, preparation, repetitions, count)
+        self._again = Remeasure(self, preparation, repetitions, count)
 
     def run(self, plan: WalkPlan) -> Measured:
         """Measure every repetition of the plan not stored yet: checkout after checkout,

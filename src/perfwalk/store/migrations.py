@@ -50,7 +50,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -59,6 +58,7 @@ from sqlalchemy import (
     Connection,
     Double,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -458,34 +458,18 @@ def _v10_machine_state_hosts(conn: Connection) -> None:
     key = inspect(conn).get_pk_constraint("machine_state")["constrained_columns"]
     if key == ["repetition_id", "host"]:
         return  # keyed so already (a store put back to an older version by hand)
+    old = Table("machine_state", MetaData(), autoload_with=conn)
     md = MetaData()
     Table("repetition", md, Column("id", ID, primary_key=True))  # exists: only for the key
-    columns: list[Column[Any]] = [
-        Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=False),
-        Column("host", SafeText, nullable=False),
-        Column("seconds", Double, nullable=True),
-        Column("load1", Double, nullable=True),
-        Column("cores", Integer, nullable=True),
-        Column("others_cpu", Double, nullable=True),
-        Column("busy", JSON, nullable=False),
-        Column("steal", Double, nullable=True),
-        Column("mem_available", ID, nullable=True),
-        Column("freq_mhz", Double, nullable=True),
-        Column("governor", SafeText, nullable=False),
-        Column("turbo", String(16), nullable=False),
-        Column("runnable", Double, nullable=True),
-    ]
-    names = ", ".join(str(column.name) for column in columns)
     hosts = Table(
-        "machine_state_hosts",
+        "machine_state_hosts",  # the same columns (step 8), another key
         md,
-        *columns,
+        *(Column(column.name, column.type, nullable=column.nullable) for column in old.columns),
+        ForeignKeyConstraint(["repetition_id"], ["repetition.id"]),
         PrimaryKeyConstraint("repetition_id", "host", name="pk_machine_state"),
     )
     md.create_all(conn, tables=[hosts])
-    conn.execute(
-        text(f"INSERT INTO machine_state_hosts ({names}) SELECT {names} FROM machine_state")
-    )
+    conn.execute(hosts.insert().from_select(list(old.columns.keys()), select(old)))
     conn.execute(text("DROP TABLE machine_state"))
     conn.execute(text("ALTER TABLE machine_state_hosts RENAME TO machine_state"))
 
