@@ -1,11 +1,26 @@
-"""The two rules of the machine's state: a loaded repetition, a suspect change."""
+"""The two rules of the machine's state: a loaded repetition, a suspect change; a
+repetition of several hosts is loaded when any host was, and a change is suspect
+when any host's state explains it, the host named."""
 
 from __future__ import annotations
 
 import pytest
 
 from perfwalk.analysis import machine
-from perfwalk.analysis.machine import Side, differs, is_loaded, side, suspect, together, why_loaded
+from perfwalk.analysis.machine import (
+    Side,
+    differs,
+    host_sides,
+    is_loaded,
+    repetition_loaded,
+    side,
+    suspect,
+    suspect_hosts,
+    together,
+    together_hosts,
+    why_loaded,
+    why_repetition_loaded,
+)
 from perfwalk.model import MachineState
 
 QUIET = MachineState(load1=1.0, cores=2, others_cpu=0.1, steal=0.0)
@@ -86,3 +101,42 @@ def test_many_metrics_together_with_a_smaller_change_of_the_machine() -> None:
     assert not together(calm, slightly, machine.MANY_METRICS - 1, worse_after=True)
     assert not together(calm, slightly, machine.MANY_METRICS, worse_after=False)
     assert not together(calm, calm, 10, worse_after=True)  # the machine did not change
+
+
+BUSY = MachineState(load1=3.1, cores=2, others_cpu=1.5)
+
+
+def test_a_repetition_is_loaded_when_any_of_its_hosts_was_and_says_which() -> None:
+    assert not repetition_loaded({"dut": QUIET, "sink": QUIET})
+    assert not repetition_loaded({})
+    assert repetition_loaded({"dut": QUIET, "sink": BUSY})
+    assert why_repetition_loaded({"dut": QUIET, "sink": QUIET}) == ""
+    assert why_repetition_loaded({"source": QUIET, "sink": MachineState(load1=3.1, cores=2)}) == (
+        "sink: load 3.10 > 2 cores"
+    )
+    both = why_repetition_loaded({"sink": BUSY, "dut": MachineState(steal=0.2)})
+    assert both == "dut: steal 20%; sink: load 3.10 > 2 cores; others used 1.50 CPUs"
+
+
+def test_each_host_is_compared_with_itself_and_the_one_that_explains_is_named() -> None:
+    calm = [{"dut": QUIET, "sink": QUIET}] * 6
+    sink_busy = [{"dut": QUIET, "sink": BUSY}] * 6
+    before, after = host_sides(calm), host_sides(sink_busy)
+    assert sorted(after) == ["dut", "sink"]
+    assert (after["sink"].loaded, after["dut"].loaded) == (6, 0)
+    why = suspect_hosts(before, after, worse_after=True)
+    assert why.startswith("machine load: sink: before 0 of 6 repetitions loaded")
+    assert not suspect_hosts(before, after, worse_after=False)  # faster under load
+    assert not suspect_hosts(before, host_sides(calm), worse_after=True)
+    # a host seen on one side only tells nothing
+    assert not suspect_hosts(before, host_sides([{"other": BUSY}] * 6), worse_after=True)
+    # of two hosts that explain it, the one whose state moved the most
+    both = host_sides([{"dut": MachineState(load1=1.0, cores=2, others_cpu=0.6), "sink": BUSY}] * 6)
+    assert suspect_hosts(before, both, worse_after=True).startswith("machine load: sink: ")
+    slightly = host_sides(
+        [{"dut": QUIET, "sink": MachineState(load1=1.0, cores=2, others_cpu=0.4)}] * 6
+    )
+    assert together_hosts(before, slightly, machine.MANY_METRICS, worse_after=True).startswith(
+        "machine load: 3 metrics moved together while the machine's state of sink changed"
+    )
+    assert not together_hosts(before, slightly, machine.MANY_METRICS - 1, worse_after=True)

@@ -1,7 +1,7 @@
 import io
 
 from perfwalk.cli.progress import ProgressBar
-from perfwalk.orchestrate.walk import Progress
+from perfwalk.orchestrate.walk_progress import Progress
 
 
 def test_bar_draws_counts_and_eta_on_a_terminal() -> None:

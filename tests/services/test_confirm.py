@@ -25,6 +25,7 @@ from perfwalk.services.publish import detected_changes
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.services.walks import walk_config
 
 #: each run appends "CHECKOUT REPETITION" to {order}, then prints a value with a seeded
 #: noise of ±0.2 around its level: the machine's (100, from the 16th run on 110) for
@@ -41,25 +42,6 @@ awk -v n="$n" -v level="$level" 'BEGIN {{
   if (level == "time") level = (n > 15) ? 110 : 100
   printf "VALUE %.4f ms latency\n", level + (rand() - 0.5) * 0.4
 }}'
-"""
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[build]
-steps = ["true"]
-
-[run]
-step = "commit"
-repetitions = 3
-confirm = true
-
-[[test]]
-name = "latency"
-command = "sh {bench}"
-parser = "value"
-timeout = 30
 """
 
 
@@ -89,7 +71,8 @@ def _project(tmp_path: Path, levels: list[int], level: str = "repo") -> Path:
         encoding="utf-8",
     )
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=tmp_path / "repo", bench=bench), encoding="utf-8")
+    text = walk_config(tmp_path / "repo", f"sh {bench}", run="confirm = true")
+    path.write_text(text, encoding="utf-8")
     return path
 
 

@@ -20,6 +20,7 @@ from perfwalk.services.publish import detected_changes
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.services.walks import walk_config
 
 #: the machine, not the commit: the 16th run and every later one is 10 % slower
 TIMED_BENCH = r"""#!/bin/sh
@@ -30,24 +31,6 @@ awk -v n="$n" 'BEGIN {{
   level = (n > 15) ? 110 : 100
   printf "VALUE %.4f ms latency\n", level + (rand() - 0.5) * 0.4
 }}'
-"""
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[build]
-steps = ["true"]
-
-[run]
-step = "commit"
-repetitions = 3
-
-[[test]]
-name = "latency"
-command = "sh {bench}"
-parser = "value"
-timeout = 30
 """
 
 
@@ -66,7 +49,7 @@ def walked(tmp_path: Path) -> Path:
     bench = tmp_path / "timed.sh"
     bench.write_text(TIMED_BENCH.format(counter=tmp_path / "runs"), encoding="utf-8")
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=tmp_path / "repo", bench=bench), encoding="utf-8")
+    path.write_text(walk_config(tmp_path / "repo", f"sh {bench}"), encoding="utf-8")
     run_series(load_config(path), RunOptions())
     return path
 

@@ -1,6 +1,8 @@
 """A walk on a machine that the test makes busy for part of the walk: the repetitions
 measured while the load ran are marked loaded, the step the load produced is
-"suspect: machine load" and does not fail CI, and the walk warns of them.
+"suspect: machine load" and does not fail CI, and the walk warns of them. A walk on
+two hosts records the state of both: a loaded sink marks the repetition loaded,
+naming the sink.
 
 The load is real: two CPU-bound processes started by the test (outside the walk's
 process tree, as another job's would be), each kept by its PID and stopped by it.
@@ -24,36 +26,26 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.analysis.machine import is_loaded
+from perfwalk.analysis.machine import repetition_loaded, why_repetition_loaded
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk import Progress
+from perfwalk.git.worktree import Worktrees
+from perfwalk.hosts import FakeHost, LocalHost, Rule
+from perfwalk.hosts.machine_state import snapshot_command
+from perfwalk.orchestrate.plan import RunOptions, plan_walk
+from perfwalk.orchestrate.provenance import walk_series
+from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.orchestrate.walk import Walk
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.services.walks import walk_config
 
 HOG_MARK = "perfwalk-test-hog"
 CHECKOUTS = 15
 LOADED = range(5, 10)  # the checkouts measured while the load runs
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[build]
-steps = ["true"]
-
-[run]
-step = "commit"
-repetitions = 2
-{run}
-[[test]]
-name = "bench"
-command = "sleep 0.3; echo VALUE $(cat {level}) ms latency"
-parser = "value"
-"""
 
 
 class Hogs:
@@ -105,7 +97,9 @@ def hogs() -> Iterator[Hogs]:
         found.stop()
 
 
-def _project(tmp_path: Path, run: str = "", checkouts: int = CHECKOUTS) -> tuple[Path, Path]:
+def _project(
+    tmp_path: Path, run: str = "", checkouts: int = CHECKOUTS, extra: str = ""
+) -> tuple[Path, Path]:
     start = datetime(2024, 1, 1, tzinfo=UTC)
     make_repo(
         tmp_path / "repo",
@@ -117,7 +111,11 @@ def _project(tmp_path: Path, run: str = "", checkouts: int = CHECKOUTS) -> tuple
     level = tmp_path / "level"
     level.write_text("100\n")
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=tmp_path / "repo", level=level, run=run), "utf-8")
+    command = f"sleep 0.3; echo VALUE $(cat {level}) ms latency"
+    text = walk_config(
+        tmp_path / "repo", command, test="bench", repetitions=2, run=run, timeout=None, extra=extra
+    )
+    path.write_text(text, "utf-8")
     return path, level
 
 
@@ -148,7 +146,7 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
     under_load = {key: state for key, state in states.items() if key[0] in LOADED}
     assert len(under_load) == len(LOADED) * 2
     for key, state in under_load.items():
-        assert is_loaded(state), (key, state)
+        assert repetition_loaded(state), (key, state)
     assert result.loaded >= len(under_load)
 
     code = main(["changes", "-c", str(path), "--format", "json"])
@@ -192,3 +190,68 @@ def test_the_walk_warns_on_its_last_line_and_exclude_loaded_leaves_them_out(
         (series,) = store.list_series()
         assert len(series_table(store, counting, series).cells) == 2
         assert series_table(store, excluding, series).cells == {}  # every one was loaded
+
+
+SINK = """
+[test.roles.sink]
+startup = ["echo sink ready"]
+
+[hosts.sink]
+target = "local"
+roles = ["sink"]
+"""
+#: what the snapshot script prints on a sink that runs more than it has CPUs for
+SINK_SNAPSHOT = "@uptime\n1000.0 0\n@loadavg\n3.10 2.50 2.00 4/300 999\n@cores\n2\n@end\n"
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_a_loaded_sink_marks_the_repetition_loaded_and_is_named(tmp_path: Path) -> None:
+    path, _level = _project(tmp_path, checkouts=2, extra=SINK)
+    config = load_config(path)
+    sink = FakeHost(
+        [
+            Rule(
+                lambda argv: list(argv) == snapshot_command(argv[-1]),
+                stdout=SINK_SNAPSHOT,
+            ),
+            Rule("mktemp -d", stdout="/tmp/perfwalk.sink\n"),
+            Rule(lambda _argv: True),  # its role's commands, the fingerprint: answered
+        ],
+        name="sink",
+    )
+    topology = Topology(
+        {
+            "local": Member("local", LocalHost("local"), local=True),
+            "sink": Member("sink", sink, local=False, roles=("sink",)),
+        },
+        "local",
+    )
+    try:
+        with Store.open(config.store.url) as store:
+            plan = plan_walk(store, config, topology, RunOptions())
+            series_id = store.create_series(walk_series(config, topology, plan, datetime.now(UTC)))
+            worktrees = Worktrees.for_series(
+                plan.repo, config.store.worktrees, store.store_id(), series_id
+            )
+            walk = Walk(series_id, config, store, worktrees, topology, plan.quirks, plan.between)
+            with worktrees.held("a walk on two hosts"):
+                walk.run(plan)
+            states = store.machine_states(series_id)
+            packs = store.site.packs(series_id, 0, 1)
+    finally:
+        topology.close()
+    assert sorted(states) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for key, found in states.items():
+        assert sorted(found) == ["local", "sink"], key  # the [run] host's and the sink's
+        assert (found["sink"].load1, found["sink"].cores) == (3.1, 2)
+        assert repetition_loaded(found), key
+        assert "sink: load 3.10 > 2 cores" in why_repetition_loaded(found), key
+    # each repetition read the sink before its role's commands there and after them
+    kinds = ["state" if "perfwalk-machine" in argv else argv[-1] for argv in sink.commands]
+    run = [kind for kind in kinds if kind in ("state", "echo sink ready")]
+    assert run == ["state", "echo sink ready", "state"] * 4
+    for pack in packs:
+        assert json.loads(pack.head)["loaded"] == [0, 1]
+        for rep in json.loads(pack.detail)["reps"]:
+            assert "sink: load 3.10 > 2 cores" in rep[4]["loaded"]
+            assert [h["host"] for h in rep[4]["hosts"]] == ["local", "sink"]

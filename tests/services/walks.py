@@ -1,7 +1,9 @@
-"""Helpers for tests that start real ``perfwalk`` processes and stop them."""
+"""Helpers for tests that walk a project: the configuration of a walk commit by
+commit, and real ``perfwalk`` processes started and stopped."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -16,6 +18,39 @@ from perfwalk.store import Store
 
 #: (checkout index, commit, repetition, test, status, values): what must survive a fault
 Row = tuple[int, str, int, str, str, tuple[tuple[str, float], ...]]
+
+
+def walk_config(
+    repo: Path,
+    command: str,
+    *,
+    test: str = "latency",
+    repetitions: int = 3,
+    run: str = "",
+    timeout: float | None = 30,
+    extra: str = "",
+) -> str:
+    """The text of a perfwalk.toml that walks ``repo`` commit by commit (nothing to
+    build), ``repetitions`` of one test ``test`` that runs ``command`` and parses it
+    with the ``value`` parser (``timeout``: its timeout, None for the default); ``run``
+    adds lines to [run], ``extra`` tables after the test."""
+    limit = "" if timeout is None else f"timeout = {timeout}\n"
+    return f"""\
+[project]
+repo = {json.dumps(str(repo))}
+
+[build]
+steps = ["true"]
+
+[run]
+step = "commit"
+repetitions = {repetitions}
+{run}
+[[test]]
+name = {json.dumps(test)}
+command = {json.dumps(command)}
+parser = "value"
+{limit}{extra}"""
 
 
 def perfwalk(*args: str, capture: bool = True) -> subprocess.Popen[bytes]:

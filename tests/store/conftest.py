@@ -18,6 +18,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 
 from perfwalk.store import Store
+from perfwalk.store.connect import Database
 
 PG_ENV = "PERFWALK_TEST_PG_URL"
 PG_MISSING = "PostgreSQL not started: run `make test` or scripts/pg-server start"
@@ -81,6 +82,16 @@ def raw(store_url: str) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
+
+
+@pytest.fixture
+def db(store_url: str) -> Iterator[Database]:
+    """The store's database as the migrations see it (to migrate it step by step)."""
+    database = Database(store_url)
+    try:
+        yield database
+    finally:
+        database.dispose()
 
 
 @pytest.fixture

@@ -34,6 +34,31 @@ def new_series(**changes: Any) -> NewSeries:
     return NewSeries(**fields)
 
 
+def older_series_row(**changes: Any) -> dict[str, Any]:
+    """The columns of a ``series`` row that every schema version has (step 1), to
+    insert into an older store behind the Store's back."""
+    row: dict[str, Any] = {
+        "name": "older",
+        "project": "p",
+        "repo": "/r",
+        "from_spec": "",
+        "to_spec": "HEAD",
+        "step": "1day",
+        "repetitions": 3,
+        "between_mode": "keep",
+        "host": "local",
+        "state": "finished",
+        "started_at": datetime(2024, 1, 1, tzinfo=UTC),
+        "config_hash": "c",
+        "config_text": "",
+        "commands": {},
+        "fingerprint": {},
+        "kind": "walk",
+    }
+    row.update(changes)
+    return row
+
+
 def commit(n: int, project_day: int = 0) -> Commit:
     return Commit(
         id=f"{n:040x}",

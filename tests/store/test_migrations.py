@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
-
 import pytest
 from sqlalchemy import Column, Connection, Engine, Integer, MetaData, Table, inspect, select, text
 
@@ -15,21 +12,12 @@ from perfwalk.store.connect import Database
 from perfwalk.store.migrations import MIGRATIONS, Migration, check_sequence, migrate
 from perfwalk.store.records import Measuring
 
-from .factories import new_series
+from .factories import new_series, older_series_row
 
 
 def _version(raw: Engine) -> str | None:
     with raw.connect() as conn:
         return conn.scalar(select(schema.meta.c.value).where(schema.meta.c.key == "schema_version"))
-
-
-@pytest.fixture
-def db(store_url: str) -> Iterator[Database]:
-    database = Database(store_url)
-    try:
-        yield database
-    finally:
-        database.dispose()
 
 
 def _extra_table(conn: Connection) -> None:
@@ -144,26 +132,7 @@ def test_step_7_gives_older_series_the_checkout_order(
     assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:6]) == 6
     with raw.begin() as conn:
         older = Table("series", MetaData(), autoload_with=conn)
-        conn.execute(
-            older.insert().values(
-                name="older",
-                project="p",
-                repo="/r",
-                from_spec="",
-                to_spec="HEAD",
-                step="1day",
-                repetitions=3,
-                between_mode="keep",
-                host="local",
-                state="finished",
-                started_at=datetime(2024, 1, 1, tzinfo=UTC),
-                config_hash="c",
-                config_text="",
-                commands={},
-                fingerprint={},
-                kind="walk",
-            )
-        )
+        conn.execute(older.insert().values(older_series_row()))
     with Store.open(store_url) as store:
         (series,) = store.list_series()
         assert (series.measuring, series.order, series.adaptive) == (None, "checkout", False)

@@ -4,11 +4,12 @@ machine, and which changes the machine's state explains better than a commit.
 Two rules, each defined here and nowhere else (docs/analysis.md, "The machine's
 state", says the same in words):
 
-- a repetition is **loaded** (:func:`is_loaded`) when the 1-minute load average at
-  its end exceeded the host's cores by more than :data:`LOAD_MARGIN`, or the other
-  processes of the host (the test's own excluded) used more than
+- a host is **loaded** over a repetition (:func:`is_loaded`) when the 1-minute load
+  average at its end exceeded the host's cores by more than :data:`LOAD_MARGIN`, or
+  the other processes of the host (the test's own excluded) used more than
   :data:`OTHERS_SHARE` of a CPU over its run, or a hypervisor stole more than
-  :data:`STEAL_SHARE` of the CPU time;
+  :data:`STEAL_SHARE` of the CPU time; a repetition is loaded when any host it ran
+  on was (:func:`repetition_loaded`, :func:`why_repetition_loaded` names the host);
 - a change is **suspect: machine load** (:func:`suspect`) when its two sides were
   measured under different load (:func:`differs`): the shares of loaded repetitions
   differ by :data:`SHARE_DIFFERENCE` or more, or the CPU the others used differs by
@@ -19,14 +20,17 @@ state", says the same in words):
   the side measured under more load is the
   worse one (a load slows a test down; it does not speed it up). Many metrics that
   moved together at one checkout (:data:`MANY_METRICS`, in the same sense) while
-  the machine's state changed by half those differences are all suspect.
+  the machine's state changed by half those differences are all suspect. Each host
+  of a repetition is compared with itself (:func:`host_sides`): the change is
+  suspect when any host's state explains it (:func:`suspect_hosts`,
+  :func:`together_hosts`, naming that host).
 
 Pure: states in, verdicts out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from perfwalk.model import MachineState
@@ -51,13 +55,17 @@ MIN_STATES = 2
 MANY_METRICS = 3
 
 
+#: the states of the hosts of one repetition, by host name
+HostStates = Mapping[str, MachineState]
+
+
 def is_loaded(state: MachineState) -> bool:
-    """True when ``state`` says the repetition ran on a loaded machine."""
+    """True when ``state`` says the host was loaded over the repetition."""
     return bool(why_loaded(state))
 
 
 def why_loaded(state: MachineState) -> str:
-    """Why the repetition counts as loaded, in a few words ("" when it does not)."""
+    """Why the host counts as loaded, in a few words ("" when it does not)."""
     reasons = []
     if state.load1 is not None and state.cores and state.load1 > state.cores + LOAD_MARGIN:
         reasons.append(f"load {state.load1:.2f} > {state.cores} cores")
@@ -67,6 +75,18 @@ def why_loaded(state: MachineState) -> str:
     if state.steal is not None and state.steal > STEAL_SHARE:
         reasons.append(f"steal {state.steal:.0%}")
     return "; ".join(reasons)
+
+
+def repetition_loaded(states: HostStates) -> bool:
+    """True when any host of the repetition was loaded."""
+    return any(is_loaded(state) for state in states.values())
+
+
+def why_repetition_loaded(states: HostStates) -> str:
+    """Why the repetition counts as loaded, each loaded host named ("sink: load 3.10 >
+    2 cores"); "" when no host was."""
+    found = ((host, why_loaded(state)) for host, state in sorted(states.items()))
+    return "; ".join(f"{host}: {why}" for host, why in found if why)
 
 
 @dataclass(frozen=True)
@@ -120,6 +140,15 @@ def side(states: Iterable[MachineState]) -> Side:
     )
 
 
+def host_sides(repetitions: Iterable[HostStates]) -> dict[str, Side]:
+    """The :class:`Side` of each host over the repetitions measured in ``repetitions``."""
+    by_host: dict[str, list[MachineState]] = {}
+    for states in repetitions:
+        for host, state in states.items():
+            by_host.setdefault(host, []).append(state)
+    return {host: side(found) for host, found in sorted(by_host.items())}
+
+
 def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
     """True when the two sides were measured under different load (``scale`` < 1:
     smaller differences count)."""
@@ -133,22 +162,61 @@ def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
     )
 
 
-def suspect(before: Side, after: Side, *, worse_after: bool, scale: float = 1.0) -> str:
+def suspect(
+    before: Side, after: Side, *, worse_after: bool, scale: float = 1.0, host: str = ""
+) -> str:
     """Why a change from ``before`` to ``after`` (``worse_after``: a regression) looks
-    like the machine's doing ("" when it does not)."""
+    like the machine's doing ("" when it does not); ``host`` names the host."""
     if not differs(before, after, scale=scale) or before.pressure == after.pressure:
         return ""
     if (after.pressure > before.pressure) != worse_after:
         return ""  # the more loaded side is the better one: load does not explain it
-    return f"machine load: before {before.describe()}; after {after.describe()}"
+    on = f"{host}: " if host else ""
+    return f"machine load: {on}before {before.describe()}; after {after.describe()}"
 
 
-def together(before: Side, after: Side, moved: int, *, worse_after: bool) -> str:
+def together(before: Side, after: Side, moved: int, *, worse_after: bool, host: str = "") -> str:
     """Why ``moved`` metrics changing in the same sense (``worse_after``: all got worse)
     at one checkout look like the machine's doing ("" when they do not)."""
     if moved < MANY_METRICS or not suspect(before, after, worse_after=worse_after, scale=0.5):
         return ""
+    of = f" of {host}" if host else ""
     return (
-        f"machine load: {moved} metrics moved together while the machine's state changed "
-        f"(before {before.describe()}; after {after.describe()})"
+        f"machine load: {moved} metrics moved together while the machine's state{of} "
+        f"changed (before {before.describe()}; after {after.describe()})"
+    )
+
+
+def suspect_hosts(
+    before: Mapping[str, Side], after: Mapping[str, Side], *, worse_after: bool
+) -> str:
+    """:func:`suspect` on the host whose state moved the most among those that explain
+    the change, naming it ("" when no host's does)."""
+    host = _most_moved(before, after, lambda b, a: suspect(b, a, worse_after=worse_after))
+    if host is None:
+        return ""
+    return suspect(before[host], after[host], worse_after=worse_after, host=host)
+
+
+def together_hosts(
+    before: Mapping[str, Side], after: Mapping[str, Side], moved: int, *, worse_after: bool
+) -> str:
+    """:func:`together` on the host whose state moved the most among those that explain
+    the ``moved`` metrics, naming it ("" when no host's does)."""
+    host = _most_moved(before, after, lambda b, a: together(b, a, moved, worse_after=worse_after))
+    if host is None:
+        return ""
+    return together(before[host], after[host], moved, worse_after=worse_after, host=host)
+
+
+def _most_moved(
+    before: Mapping[str, Side], after: Mapping[str, Side], why: Callable[[Side, Side], str]
+) -> str | None:
+    """The host seen on both sides for which ``why`` says something, whose pressure
+    moved the most (the first by name among equals); None when there is none."""
+    found = [
+        host for host in sorted(before.keys() & after.keys()) if why(before[host], after[host])
+    ]
+    return max(
+        found, key=lambda host: abs(after[host].pressure - before[host].pressure), default=None
     )

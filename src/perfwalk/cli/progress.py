@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from perfwalk.orchestrate.walk import Progress
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.untrusted import show_controls
 
 

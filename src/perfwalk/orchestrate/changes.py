@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
@@ -17,10 +17,11 @@ from typing import Literal
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
+from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
-from perfwalk.model import Commit, Direction, MachineState, Status
+from perfwalk.model import Commit, Direction, Status
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
@@ -264,7 +265,7 @@ def series_findings(
     states = store.machine_states(series.id)
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
-        left_out = {key for key, state in states.items() if machine.is_loaded(state)}
+        left_out = {key for key, found in states.items() if machine.repetition_loaded(found)}
         states = {key: state for key, state in states.items() if key not in left_out}
     planned = series.planned_repetitions
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
@@ -285,7 +286,7 @@ def series_findings(
         if policy.ignore:
             continue
         sets: list[list[float]] = [[] for _ in checkouts]
-        measured: list[list[MachineState]] = [[] for _ in checkouts]
+        measured: list[list[HostStates]] = [[] for _ in checkouts]
         for row in rows:
             sets[position[row.checkout_idx]].append(row.value)
             state = states.get((row.checkout_idx, row.repetition_idx))
@@ -326,7 +327,7 @@ def series_findings(
                     checkouts_after=change.points_after,
                     regression=worse,
                     edge=change.edge,
-                    suspect=machine.suspect(left, right, worse_after=worse),
+                    suspect=machine.suspect_hosts(left, right, worse_after=worse),
                 )
             )
     every = _every_state(checkouts, states)
@@ -420,29 +421,29 @@ def _ruled_out(store: Store) -> dict[tuple[int, str], int]:
 
 def _side(
     sets: Sequence[Sequence[float]],
-    measured: Sequence[Sequence[MachineState]],
+    measured: Sequence[Sequence[HostStates]],
     start: int,
     step: int,
     points: int,
-) -> machine.Side:
-    """The machine's state over the ``points`` measured checkouts from ``start`` on,
-    going ``step`` (-1: back), of one metric."""
-    found: list[MachineState] = []
+) -> dict[str, machine.Side]:
+    """The machine's state of each host over the ``points`` measured checkouts from
+    ``start`` on, going ``step`` (-1: back), of one metric."""
+    found: list[HostStates] = []
     at = start
     while points > 0 and 0 <= at < len(sets):
         if sets[at]:
             found.extend(measured[at])
             points -= 1
         at += step
-    return machine.side(found)
+    return machine.host_sides(found)
 
 
 def _every_state(
-    checkouts: Sequence[CheckoutRow], states: dict[tuple[int, int], MachineState]
-) -> list[list[MachineState]]:
+    checkouts: Sequence[CheckoutRow], states: Mapping[tuple[int, int], HostStates]
+) -> list[list[HostStates]]:
     """The states of every repetition, by checkout position."""
     position = {c.idx: i for i, c in enumerate(checkouts)}
-    found: list[list[MachineState]] = [[] for _ in checkouts]
+    found: list[list[HostStates]] = [[] for _ in checkouts]
     for (checkout_idx, _rep), state in states.items():
         if checkout_idx in position:
             found[position[checkout_idx]].append(state)
@@ -451,7 +452,7 @@ def _every_state(
 
 def _together(
     metrics: list[MetricChange],
-    every: list[list[MachineState]],
+    every: list[list[HostStates]],
     *,
     before: int,
     after: int,
@@ -464,11 +465,13 @@ def _together(
         same = [m for m in metrics if m.regression is worse]
         if len(same) < machine.MANY_METRICS:
             continue
-        left = machine.side(
+        left = machine.host_sides(
             s for states in every[max(before - points_before + 1, 0) : before + 1] for s in states
         )
-        right = machine.side(s for states in every[after : after + points_after] for s in states)
-        why = machine.together(left, right, len(same), worse_after=worse)
+        right = machine.host_sides(
+            s for states in every[after : after + points_after] for s in states
+        )
+        why = machine.together_hosts(left, right, len(same), worse_after=worse)
         if why:
             return [
                 replace(m, suspect=m.suspect or why) if m.regression is worse else m

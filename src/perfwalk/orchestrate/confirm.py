@@ -22,7 +22,8 @@ from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.orchestrate.changes import MetricChange, find_changes
 from perfwalk.orchestrate.plan import WalkPlan
-from perfwalk.orchestrate.walk import Remeasured, Walk
+from perfwalk.orchestrate.remeasure import Remeasured
+from perfwalk.orchestrate.walk import Walk
 from perfwalk.store import Store
 from perfwalk.store.records import NewResult
 

@@ -56,3 +56,14 @@ def run_steps(
             log = Log(b"".join(parts), total=total, truncated=truncated)
             return StepsOutcome(failure, seconds, log, step)
     return StepsOutcome(Status.PASS, seconds, Log(b"".join(parts), total, truncated), None)
+
+
+def joined(first: StepsOutcome, then: StepsOutcome) -> StepsOutcome:
+    """Two outcomes as one: the worse status, the time and the logs of both."""
+    log = Log(
+        data=first.log.data + then.log.data,
+        total=first.log.total + then.log.total,
+        truncated=first.log.truncated or then.log.truncated,
+    )
+    status = Status.worst([first.status, then.status])
+    return StepsOutcome(status, first.seconds + then.seconds, log, first.failed or then.failed)

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from perfwalk.analysis.machine import is_loaded
+from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.analysis.summary import Summary, summarize
 from perfwalk.config.model import Config
 from perfwalk.config.policy import metric_policy
@@ -43,7 +43,7 @@ def series_table(store: Store, config: Config | None, series: SeriesRow) -> Seri
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
         states = store.machine_states(series.id)
-        left_out = {key for key, state in states.items() if is_loaded(state)}
+        left_out = {key for key, found in states.items() if repetition_loaded(found)}
     grouped: dict[MetricKey, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in store.values(series.id):
         if row.status is Status.PASS and (row.checkout_idx, row.repetition_idx) not in left_out:

@@ -15,7 +15,7 @@ from perfwalk.demo.project import DemoProject, KnownEvent, create_project
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk import Progress
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series

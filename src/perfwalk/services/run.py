@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from perfwalk.analysis.machine import is_loaded
+from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
@@ -22,7 +22,8 @@ from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
 from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
-from perfwalk.orchestrate.walk import Progress, Walk
+from perfwalk.orchestrate.walk import Walk
+from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
 
@@ -36,7 +37,7 @@ class RunResult:
     resumed: bool
     stability: Stability  # its unstable repetition sets and outliers
     parent: int | None = None  # the series it zooms into
-    loaded: int = 0  # repetitions measured on a loaded machine (perfwalk.analysis.machine)
+    loaded: int = 0  # repetitions with a loaded host (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
     repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
     #: ``[run] confirm``: the changes of the series after their re-measures (None: off)
@@ -118,7 +119,7 @@ def _walk(
         worst=_worst(store, series_id),
         resumed=plan.resumed is not None,
         parent=plan.parent,
-        loaded=sum(1 for state in states.values() if is_loaded(state)),
+        loaded=sum(1 for found in states.values() if repetition_loaded(found)),
         watched=len(states),
         repetitions_max=plan.measuring.repetitions_max,
         confirmed=confirmed,

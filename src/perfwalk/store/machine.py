@@ -1,5 +1,6 @@
-"""The machine's state of each repetition in the ``machine_state`` table: written with
-its repetition, read back by series for the analysis and by checkout for the pages."""
+"""The machine's state of each repetition in the ``machine_state`` table, one row per
+host the repetition ran on: written with its repetition, read back by series for the
+analysis and by checkout for the pages."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ _ck = schema.checkout
 
 
 def insert_state(conn: Connection, repetition_id: int, host: str, state: MachineState) -> None:
-    """Store the state of one repetition (measured on ``host``)."""
+    """Store the state of ``host`` over one repetition."""
     conn.execute(
         _ms.insert().values(
             repetition_id=repetition_id,
@@ -38,9 +39,11 @@ def insert_state(conn: Connection, repetition_id: int, host: str, state: Machine
     )
 
 
-def series_states(conn: Connection, series_id: int) -> dict[tuple[int, int], MachineState]:
-    """The state of every repetition of a series that has one, by (checkout idx,
-    repetition idx)."""
+def series_states(
+    conn: Connection, series_id: int
+) -> dict[tuple[int, int], dict[str, MachineState]]:
+    """The states of every repetition of a series that has one, by (checkout idx,
+    repetition idx): each host's, by host name."""
     query = (
         select(_ck.c.idx.label("checkout_idx"), _rp.c.idx.label("repetition_idx"), _ms)
         .select_from(_ms)
@@ -48,20 +51,27 @@ def series_states(conn: Connection, series_id: int) -> dict[tuple[int, int], Mac
         .join(_ck, _rp.c.checkout_id == _ck.c.id)
         .where(_ck.c.series_id == series_id)
     )
-    return {(row.checkout_idx, row.repetition_idx): state_of(row) for row in conn.execute(query)}
+    found: dict[tuple[int, int], dict[str, MachineState]] = {}
+    for row in conn.execute(query.order_by(_ms.c.host)):
+        found.setdefault((row.checkout_idx, row.repetition_idx), {})[row.host] = state_of(row)
+    return found
 
 
 def checkout_states(
     conn: Connection, checkout_ids: Sequence[int]
-) -> dict[int, tuple[str, MachineState]]:
-    """The host and state of every repetition of ``checkout_ids`` that has one, by
-    repetition id."""
+) -> dict[int, dict[str, MachineState]]:
+    """The states of every repetition of ``checkout_ids`` that has one, by repetition
+    id: each host's, by host name."""
     query = (
         select(_ms)
         .join(_rp, _ms.c.repetition_id == _rp.c.id)
         .where(_rp.c.checkout_id.in_(list(checkout_ids)))
+        .order_by(_ms.c.host)
     )
-    return {row.repetition_id: (row.host, state_of(row)) for row in conn.execute(query)}
+    found: dict[int, dict[str, MachineState]] = {}
+    for row in conn.execute(query):
+        found.setdefault(row.repetition_id, {})[row.host] = state_of(row)
+    return found
 
 
 def state_of(row: Any) -> MachineState:

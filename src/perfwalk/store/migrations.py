@@ -40,6 +40,9 @@ History:
    again: its two checkouts, the repetition added at each, whether it held and, per
    metric, the levels and the values measured again; see
    perfwalk.store.confirmations).
+10. machine state of every host: machine_state is keyed by (repetition, host): a
+    repetition keeps the state of each host it ran on (the [run] host and those of
+    the roles its tests play), not of the [run] host only; its rows are kept.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from sqlalchemy import (
     Connection,
     Double,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -450,6 +454,26 @@ def _v9_confirmation(conn: Connection) -> None:
     md.create_all(conn, tables=[confirmation])
 
 
+def _v10_machine_state_hosts(conn: Connection) -> None:
+    key = inspect(conn).get_pk_constraint("machine_state")["constrained_columns"]
+    if key == ["repetition_id", "host"]:
+        return  # keyed so already (a store put back to an older version by hand)
+    old = Table("machine_state", MetaData(), autoload_with=conn)
+    md = MetaData()
+    Table("repetition", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    hosts = Table(
+        "machine_state_hosts",  # the same columns (step 8), another key
+        md,
+        *(Column(column.name, column.type, nullable=column.nullable) for column in old.columns),
+        ForeignKeyConstraint(["repetition_id"], ["repetition.id"]),
+        PrimaryKeyConstraint("repetition_id", "host", name="pk_machine_state"),
+    )
+    md.create_all(conn, tables=[hosts])
+    conn.execute(hosts.insert().from_select(list(old.columns.keys()), select(old)))
+    conn.execute(text("DROP TABLE machine_state"))
+    conn.execute(text("ALTER TABLE machine_state_hosts RENAME TO machine_state"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -472,6 +496,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(8, "machine state: machine_state per repetition", _v8_machine_state),
     Migration(9, "re-measures: confirmation per change measured again", _v9_confirmation),
+    Migration(
+        10,
+        "machine state of every host: machine_state by (repetition, host)",
+        _v10_machine_state_hosts,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -12,9 +12,12 @@ each time a repetition is stored. Publishing a series of 10 000 checkouts then r
 - ``detail``: JSON ``{"reps": [[idx, id, between status, between log id, machine]…],
   "results": [[id, repetition idx, test, status, message, duration, exit code,
   stdout log id, stderr log id]…], "nan": [[metric, rep]…]}`` (statuses by name):
-  what a checkout's page shows besides its values; ``machine`` is null or
-  ``{"host", "load", "cores", "others", "busy": [[name, %]…], "steal", "mem",
-  "freq", "governor", "turbo", "runnable", "loaded": why (or "")}``;
+  what a checkout's page shows besides its values; ``machine`` is null or the
+  state of one host of the repetition (the first loaded one, else the first by
+  name) ``{"host", "load", "cores", "others", "busy": [[name, %]…], "steal", "mem",
+  "freq", "governor", "turbo", "runnable", "loaded": why the repetition is loaded,
+  naming each loaded host (or ""), "hosts": [the same for every host of the
+  repetition, by name, each "loaded" saying why that host was (or "")]}``;
 - ``vals``: float64, metric by metric, one per repetition (in ``reps`` order): every
   value, NaN where there is none (``nan`` lists the stored NaNs);
 - ``passed``: the same grid with the values of PASS results only (NaN elsewhere);
@@ -31,12 +34,12 @@ import json
 import math
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, select
 
-from perfwalk.analysis.machine import why_loaded
+from perfwalk.analysis.machine import why_loaded, why_repetition_loaded
 from perfwalk.analysis.summary import moments
 from perfwalk.model import MachineState, Status
 from perfwalk.numbers import finite_or_none
@@ -44,7 +47,7 @@ from perfwalk.store import schema
 from perfwalk.store.machine import checkout_states
 
 #: bump when the content of a pack changes: older packs are rebuilt when read
-PACK_FORMAT = 2
+PACK_FORMAT = 3
 #: float64 per metric in ``stats``
 STATS = 6
 #: checkouts per bulk read when many packs are built at once
@@ -127,7 +130,7 @@ def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[s
     states = checkout_states(conn, ids)
     for checkout_id, own in reps.items():
         machine = {
-            rep_id: _machine(*states[rep_id]) for _idx, rep_id, *_rest in own if rep_id in states
+            rep_id: _machine(states[rep_id]) for _idx, rep_id, *_rest in own if rep_id in states
         }
         yield checkout_id, _pack(checkout_id, own, results.get(checkout_id, []), values, machine)
 
@@ -217,8 +220,16 @@ def _loaded(machine: dict[int, dict[str, Any]], rep_id: int) -> bool:
     return bool(found and found["loaded"])
 
 
-def _machine(host: str, state: MachineState) -> dict[str, Any]:
-    """A repetition's machine state as its page shows it."""
+def _machine(states: Mapping[str, MachineState]) -> dict[str, Any]:
+    """A repetition's machine state as its page shows it: one host's (the first
+    loaded), why the repetition is loaded, and every host's."""
+    hosts = [_host(host, state) for host, state in sorted(states.items())]
+    shown = next((found for found in hosts if found["loaded"]), hosts[0])
+    return {**shown, "loaded": why_repetition_loaded(states), "hosts": hosts}
+
+
+def _host(host: str, state: MachineState) -> dict[str, Any]:
+    """The state of one host over a repetition."""
     return {
         "host": host,
         "load": state.load1,

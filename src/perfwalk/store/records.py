@@ -9,7 +9,7 @@ the offset git recorded.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
@@ -206,8 +206,8 @@ class NewRepetition:
     between_status: Status | None = None
     between_log: Log | None = None
     steps: tuple[NewStep, ...] = ()
-    machine: MachineState | None = None  # the state of the host it ran on, if read
-    machine_host: str = ""  # that host
+    #: the state of each host it ran on that could be read, by host name
+    machines: Mapping[str, MachineState] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -164,13 +164,14 @@ repetition = Table(
     UniqueConstraint("checkout_id", "idx", name="uq_repetition_checkout_idx"),
 )
 
-# The machine's state of a repetition (migration step 7): read on the host where it
-# ran, over its run (perfwalk.hosts.machine_state); NULL / "unknown": not readable.
+# The machine's state of a repetition (migration steps 8 and 10): read on each host
+# it ran on, over its run (perfwalk.hosts.machine_state), one row per host; NULL /
+# "unknown": not readable.
 
 machine_state = Table(
     "machine_state",
     metadata,
-    Column("repetition_id", ID, ForeignKey("repetition.id"), primary_key=True),
+    Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=False),
     Column("host", SafeText, nullable=False),
     Column("seconds", Double, nullable=True),
     Column("load1", Double, nullable=True),
@@ -183,6 +184,7 @@ machine_state = Table(
     Column("governor", SafeText, nullable=False),
     Column("turbo", String(16), nullable=False),
     Column("runnable", Double, nullable=True),  # other processes running or waiting
+    PrimaryKeyConstraint("repetition_id", "host", name="pk_machine_state"),
 )
 
 result = Table(

@@ -539,14 +539,14 @@ class Store(Connected):
                 if value_params:
                     conn.execute(_v.insert(), value_params)
             insert_steps(conn, rep.steps, secrets, repetition_id=repetition_id)
-            if rep.machine is not None:
-                insert_state(conn, repetition_id, rep.machine_host, rep.machine)
+            for host, state in sorted(rep.machines.items()):
+                insert_state(conn, repetition_id, host, state)
             packs.refresh(conn, checkout_id)
         return repetition_id
 
-    def machine_states(self, series_id: int) -> dict[tuple[int, int], MachineState]:
+    def machine_states(self, series_id: int) -> dict[tuple[int, int], dict[str, MachineState]]:
         """The machine's state of every repetition of a series that has one, by
-        (checkout idx, repetition idx)."""
+        (checkout idx, repetition idx): the state of each of its hosts, by host name."""
         with self._read(f"read the machine states of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
             return series_states(conn, series_id)

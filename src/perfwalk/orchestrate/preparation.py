@@ -1,0 +1,173 @@
+"""Prepare a checkout of a walk for its repetitions: its worktree at the commit, the
+quirks that hold there (patches) and those the walk crosses to reach it (commands,
+reboots), the build steps (a quirk's, where one replaces them) and the install; and
+the action between two repetitions (nothing, a reboot, a rebuild or a command).
+
+Builds and commands between repetitions run on the [run] host, in the worktree; a
+reboot reboots every ssh host of the run that has a reboot command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfwalk.git.worktree import apply_patch
+from perfwalk.model import Checkout, Log, Status
+from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
+from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.plan import PlannedCheckout
+from perfwalk.orchestrate.quirks import PlannedQuirk, applying, build_steps, describe_holding
+from perfwalk.orchestrate.reboot import RebootOutcome, reboot
+from perfwalk.orchestrate.shell_steps import StepsOutcome, joined, run_steps
+from perfwalk.orchestrate.together import run_together
+from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.walk_setup import WalkSetup
+from perfwalk.store.records import NewStep
+
+#: what happens between two repetitions besides a command
+BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
+
+
+@dataclass
+class Preparation:
+    """Prepares the checkouts of a walk (their builds stored as they end) and runs the
+    action between two repetitions."""
+
+    setup: WalkSetup
+    #: the steps of the reboots since the last repetition, for the next one to keep
+    pending_steps: list[NewStep] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._host = self.setup.topology.member("").host
+        self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
+        self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
+
+    def holding(self, checkout: Checkout) -> Sequence[PlannedQuirk]:
+        """The quirks that hold at ``checkout`` (once it was prepared)."""
+        return self._holding.get(checkout.commit, ())
+
+    def prepare_once(
+        self, checkout_id: int, planned: PlannedCheckout, prior: int | None
+    ) -> tuple[Path, StepsOutcome]:
+        """:meth:`prepare` in the ``build`` worktree, unless this checkout is the one
+        built last there."""
+        if self._ready is not None and self._ready[0] == checkout_id:
+            return self._ready[1], self._ready[2]
+        worktree, build = self.prepare(checkout_id, planned, prior)
+        self._ready = (checkout_id, worktree, build) if build.status is Status.PASS else None
+        return worktree, build
+
+    def prepare(
+        self, checkout_id: int, planned: PlannedCheckout, prior: int | None, slot: str = "build"
+    ) -> tuple[Path, StepsOutcome]:
+        """Worktree ``slot`` at the commit, the quirks that hold (patches) and those
+        crossed (commands, reboots), then the build steps (a quirk's, where one replaces
+        them)."""
+        checkout = planned.checkout
+        worktree = self.setup.worktrees.checkout(checkout.commit, slot=slot)
+        holding, crossed = applying(self.setup.quirks, prior, planned.position)
+        self._holding[checkout.commit] = holding
+        env = checkout_env(dict(self.setup.config.build.env), checkout, None, self.setup.marker)
+        # a resumed walk does not run again what already ran here: the machine has it
+        done = self._quirks_done(checkout_id) if crossed else set()
+        runs: dict[str, StepsOutcome] = {}
+        for quirk in holding:
+            ran = StepsOutcome(Status.PASS, 0.0, Log.of(describe_holding(quirk).encode()), None)
+            if quirk.patch is not None:
+                status, log = _apply_patch(worktree, quirk.patch)
+                failed = None if status is Status.PASS else f"patch of quirk {quirk.letter}"
+                ran = joined(StepsOutcome(status, 0.0, log, failed), ran)
+            if ran.status is not Status.PASS:
+                self.setup.store.add_quirk_run(checkout_id, quirk.letter, ran.status, ran.log)
+                self.setup.store.set_build(checkout_id, Status.NOEXIST, None, ran.log)
+                return worktree, StepsOutcome(Status.NOEXIST, 0.0, ran.log, ran.failed)
+            runs[quirk.letter] = ran
+        for quirk in crossed:
+            if quirk.letter in done:
+                runs.pop(quirk.letter, None)  # its stored run says what ran
+                continue
+            ran = self._steps(quirk.commands, worktree, env, Status.NOEXIST)
+            if ran.status is Status.PASS and quirk.config.reboot:
+                ran = joined(ran, self._reboot_all("quirk"))
+            runs[quirk.letter] = joined(runs[quirk.letter], ran) if quirk.letter in runs else ran
+        for letter, ran in runs.items():
+            self.setup.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
+        steps = build_steps(holding, self.setup.config.build.steps)
+        build = self._steps(steps, worktree, env, Status.NOEXIST)
+        if build.status is Status.PASS and self.setup.config.install:
+            installed = install_checkout(
+                self.setup.config.install,
+                self.setup.topology,
+                worktree,
+                env=env,
+                values=checkout_values(checkout, worktree, None),
+                output_limit=self.setup.config.store.log_limit,
+            )
+            build = joined(build, installed)
+        self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
+        return worktree, build
+
+    def between_repetitions(
+        self, worktree: Path, checkout: Checkout, rep: int
+    ) -> StepsOutcome | None:
+        """The action before repetition ``rep``: nothing, a reboot, a rebuild or a command."""
+        if self.setup.between == "keep":
+            return None
+        if self.setup.between == "reboot":
+            return self._reboot_all("between")
+        env = checkout_env(dict(self.setup.config.build.env), checkout, rep, self.setup.marker)
+        if self.setup.between == "rebuild":
+            steps = build_steps(self.holding(checkout), self.setup.config.build.steps)
+            return self._steps(steps, worktree, env, Status.NOCLEAN)
+        return self._steps([self.setup.between], worktree, env, Status.NOCLEAN)
+
+    def _quirks_done(self, checkout_id: int) -> set[str]:
+        """The letters of the quirks that already ran (PASS) at a checkout."""
+        return {
+            run.letter
+            for row in self.setup.store.checkouts(self.setup.series_id)
+            if row.id == checkout_id
+            for run in row.quirk_runs
+            if run.status is Status.PASS
+        }
+
+    def _steps(
+        self, steps: Sequence[str], worktree: Path, env: Mapping[str, str], failure: Status
+    ) -> StepsOutcome:
+        return run_steps(
+            self._host,
+            steps,
+            cwd=str(worktree),
+            timeout=self.setup.config.build.timeout,
+            env=env,
+            output_limit=self.setup.config.store.log_limit,
+            failure=failure,
+        )
+
+    def _reboot_all(self, phase: str) -> StepsOutcome:
+        """Reboot every ssh host of the run that has a reboot command, all at once."""
+        members = [m for m in self.setup.topology if not m.local and m.reboot]
+
+        def job(member: Member) -> Callable[[object], RebootOutcome]:
+            return lambda _cancel: reboot(member, phase=phase)
+
+        outcomes = run_together([job(m) for m in members]) if members else []
+        for outcome in outcomes:
+            if outcome.status is Status.PASS:
+                self.setup.topology.restore_workdir(outcome.host)
+        self.pending_steps.extend(step for o in outcomes for step in o.steps)
+        text = "".join(f"[{o.message}]\n" for o in outcomes) or "[no ssh host to reboot]\n"
+        status = Status.worst([o.status for o in outcomes])
+        seconds = max((o.up_after or o.down_after or 0.0 for o in outcomes), default=0.0)
+        failed = next((o.message for o in outcomes if o.status is not Status.PASS), None)
+        return StepsOutcome(status, seconds, Log.of(text.encode()), failed)
+
+
+def _apply_patch(worktree: Path, patch: Path) -> tuple[Status, Log]:
+    try:
+        apply_patch(worktree, patch)
+    except Exception as error:  # a patch that does not apply is NOEXIST, not a crash
+        return Status.NOEXIST, Log.of(f"patch {patch} failed: {error}\n".encode())
+    return Status.PASS, Log.of(f"applied {patch}\n".encode())

@@ -1,0 +1,149 @@
+"""Run one repetition of a checkout and store it as soon as it finishes: the
+checkout's warm-up runs before its first repetition of the walk's call, the action
+between repetitions, every test through its four phases on the hosts of the run's
+topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
+around it (:mod:`perfwalk.orchestrate.machine`).
+
+Each test run carries its own marker (``PERFWALK_RUN_ID``) besides the walk's: what
+a test leaves running is stopped and reported (:mod:`perfwalk.orchestrate.containment`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from perfwalk.config.model import TestConfig
+from perfwalk.git.worktree import verify_checkout
+from perfwalk.hosts.leftovers import RUN_MARKER
+from perfwalk.model import Checkout
+from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
+from perfwalk.orchestrate.containment import Containment
+from perfwalk.orchestrate.machine import MachineWatch, playing
+from perfwalk.orchestrate.phases import TestContext, run_test
+from perfwalk.orchestrate.preparation import Preparation
+from perfwalk.orchestrate.shell_steps import StepsOutcome
+from perfwalk.orchestrate.walk_parsers import WalkParsers
+from perfwalk.orchestrate.walk_progress import ProgressCount
+from perfwalk.orchestrate.walk_setup import WalkSetup
+from perfwalk.store.records import NewRepetition, NewResult, NewStep
+
+
+@dataclass
+class Repetitions:
+    """Runs and stores the repetitions of the checkouts ``preparation`` prepared."""
+
+    setup: WalkSetup
+    preparation: Preparation
+    parsers: WalkParsers
+    progress: ProgressCount
+    #: the checkouts whose warm-up runs ran in this call of the walk
+    warm: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self._machine = MachineWatch(
+            playing(self.setup.config, self.setup.topology), self.setup.marker
+        )
+
+    def measure(
+        self, checkout_id: int, worktree: Path, checkout: Checkout, rep: int
+    ) -> tuple[NewResult, ...]:
+        """Repetition ``rep`` (after the checkout's warm-up runs, the first time)."""
+        if checkout.index not in self.warm:
+            self.warm.add(checkout.index)
+            self._warm_up(worktree, checkout, rep)
+        between = self.preparation.between_repetitions(worktree, checkout, rep) if rep > 0 else None
+        ran = self._repetition(checkout_id, worktree, checkout, rep, between)
+        self.progress.done += 1
+        self.progress.report(checkout, f"repetition {rep + 1}")
+        return ran
+
+    def _warm_up(self, worktree: Path, checkout: Checkout, rep: int) -> None:
+        """Each test's warm-up runs: run, never counted; each kept as a ``warmup`` step
+        of the checkout's next repetition (with its output), its values nowhere."""
+        for test in self.setup.config.tests:
+            runs = test.warmups(self.setup.config.run)
+            for number in range(runs):
+                self.progress.report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
+                started = datetime.now(UTC)
+                result, _steps = self._test(test, worktree, checkout, rep, warmup=number + 1)
+                self.preparation.pending_steps.append(
+                    NewStep(
+                        phase="warmup",
+                        role=result.role,
+                        host=result.host,
+                        kind="command",
+                        name=f"warm-up {number + 1}/{runs}",
+                        command=result.command,
+                        status=result.status,
+                        started_at=started,
+                        finished_at=datetime.now(UTC),
+                        test=test.name,
+                        message=result.message,
+                        exit_code=result.exit_code,
+                        stdout=result.stdout,
+                        stderr=result.stderr,
+                    )
+                )
+
+    def _repetition(
+        self,
+        checkout_id: int,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        between: StepsOutcome | None,
+    ) -> tuple[NewResult, ...]:
+        started = datetime.now(UTC)
+        first = self._machine.begin()
+        steps = list(self.preparation.pending_steps)
+        self.preparation.pending_steps.clear()
+        results = []
+        for test in self.setup.config.tests:
+            result, test_steps = self._test(test, worktree, checkout, rep)
+            results.append(result)
+            steps.extend(test_steps)
+        self.setup.store.add_repetition(
+            checkout_id,
+            NewRepetition(
+                idx=rep,
+                started_at=started,
+                finished_at=datetime.now(UTC),
+                between_status=None if between is None else between.status,
+                between_log=None if between is None else between.log,
+                results=tuple(results),
+                steps=tuple(steps),
+                machines=self._machine.end(first),
+            ),
+        )
+        return tuple(results)
+
+    def _test(
+        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int, warmup: int = 0
+    ) -> tuple[NewResult, tuple[NewStep, ...]]:
+        """Run ``test`` once: repetition ``rep``, or (``warmup`` > 0, in the environment as
+        ``PERFWALK_WARMUP``) that warm-up run before it."""
+        verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
+        test, parser = self.parsers.here(test, self.preparation.holding(checkout))
+        run_id = secrets.token_hex(8)
+        extra = {RUN_MARKER: run_id}
+        if warmup:
+            extra["PERFWALK_WARMUP"] = str(warmup)
+        context = TestContext(
+            topology=self.setup.topology,
+            worktree=worktree,
+            values={**checkout_values(checkout, worktree, rep), "test": test.name},
+            env=checkout_env(extra, checkout, rep, self.setup.marker),
+            output_limit=self.setup.config.store.log_limit,
+            artifact_limit=self.setup.config.store.artifact_limit,
+            cpus=test.pinned(self.setup.config.run),
+        )
+        contained = Containment(self.setup.topology, self.setup.marker, run_id)
+        try:
+            outcome = run_test(test, parser, self.parsers.roles(test.name), context)
+        finally:
+            leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
+        outcome = contained.report(outcome, leftovers)
+        return outcome.result, outcome.steps
