@@ -33,15 +33,21 @@ echo "VALUE $v ms latency"
 """
 
 
+@pytest.fixture
+def bench(tmp_path: Path) -> Path:
+    """The noisy test's script."""
+    path = tmp_path / "noisy-bench.sh"
+    path.write_text(NOISY_BENCH, encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize(
     ("order", "repetitions", "least"),
     [("checkout", "2", ""), ("rounds", "2", ""), ("checkout", '"auto"', "repetitions_min = 2")],
 )
 def test_quiet_checkouts_stop_at_the_least_noisy_ones_at_the_most(
-    make_config: MakeConfig, tmp_path: Path, order: str, repetitions: str, least: str
+    make_config: MakeConfig, bench: Path, order: str, repetitions: str, least: str
 ) -> None:
-    bench = tmp_path / "noisy-bench.sh"
-    bench.write_text(NOISY_BENCH, encoding="utf-8")
     config = make_config(
         command=f"sh {bench}",
         repetitions=repetitions,
@@ -65,7 +71,7 @@ def test_quiet_checkouts_stop_at_the_least_noisy_ones_at_the_most(
     if order == "rounds":  # rounds 3 to 7 hold only the checkouts not precise yet
         assert {idx for _id, idx in stored[2 * 10 :]} == {1, 5, 7, 9}
 
-    site = tmp_path / "site"
+    site = config.path.parent / "site"
     publish_site(config, site)
     page = (site / series_page(result.series_id)).read_text(encoding="utf-8")
     assert "2 to 7 repetitions per checkout" in page
@@ -80,10 +86,8 @@ def test_a_count_above_the_most_is_refused(make_config: MakeConfig) -> None:
 
 
 def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
-    make_config: MakeConfig, tmp_path: Path
+    make_config: MakeConfig, bench: Path
 ) -> None:
-    bench = tmp_path / "noisy-bench.sh"
-    bench.write_text(NOISY_BENCH, encoding="utf-8")
     config = make_config(command=f"sh {bench}; sleep 0.2", run="repetitions_max = 7")
     db = config.path.parent / "perfwalk.db"
     kill_walk_once_stored(config.path, db, 4)  # 2 + 2 of 7
@@ -104,10 +108,8 @@ def test_a_resumed_adaptive_walk_counts_the_values_stored_before(
 
 
 def test_a_walk_warns_of_its_unstable_sets_on_its_last_lines(
-    make_config: MakeConfig, tmp_path: Path
+    make_config: MakeConfig, bench: Path
 ) -> None:
-    bench = tmp_path / "noisy-bench.sh"
-    bench.write_text(NOISY_BENCH, encoding="utf-8")
     config = make_config(command=f"sh {bench}", repetitions="3")
     status, out, err = finished("run", "-c", str(config.path))
     assert status == 1, err  # 1: the broken build
