@@ -92,6 +92,8 @@ _JUMP = 4.0
 _NEIGHBOURS = 4
 #: Half-width of the median a marked point is compared with.
 _REFERENCE = 6
+#: a point is no spike when more than 1 / _DENSE of the points around it are marked
+_DENSE = 2
 #: The smallest moving-sum window.
 _FIRST_WINDOW = 5
 #: Positions apart at which the smallest windows are evaluated.
@@ -348,6 +350,9 @@ def _despike(
             marked.add(0 if i == 0 else n - 1)
     replaced = []
     for i in sorted(marked):
+        around = range(max(0, i - _REFERENCE), min(n, i + _REFERENCE + 1))
+        if sum(1 for j in around if j in marked) * _DENSE > len(around):
+            continue  # jumps everywhere around it: noise of two modes, not a spike
         ref = _median(x[max(0, i - _REFERENCE) : i + _REFERENCE + 1])
         if (x[i] - ref) ** 2 > clip * clip * variances[i]:
             y[i] = ref
