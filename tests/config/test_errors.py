@@ -322,6 +322,43 @@ CASES = {
         "invalid date",
         "quirks_since",
     ),
+    "duplicate walk names": (
+        MINIMAL + "[[walk]]\nname = 'nightly'\n[[walk]]\nname = 'weekly'\n"
+        "[[walk]]\nname = 'nightly'\nstep = '1week'\n",
+        "walk[2].name",
+        "duplicate walk name 'nightly' (walk[0]",
+        "its own",
+    ),
+    "walk without a name": (
+        MINIMAL + "[[walk]]\nstep = '1day'\n",
+        "walk[0].name",
+        "missing required key 'name'",
+        "nightly",
+    ),
+    "walk name not an identifier": (
+        MINIMAL + "[[walk]]\nname = 'every night'\n",
+        "walk[0].name",
+        "a letter, then letters, digits",
+        "name = ",
+    ),
+    "unknown key in a walk": (
+        MINIMAL + "[[walk]]\nname = 'nightly'\nstpe = '1day'\n",
+        "walk[0].stpe",
+        "unknown key",
+        "'step'",
+    ),
+    "bad step of a walk": (
+        MINIMAL + "[[walk]]\nname = 'nightly'\nstep = '1fortnight'\n",
+        "walk[0].step",
+        "1fortnight",
+        "step",
+    ),
+    "zero repetitions of a walk": (
+        MINIMAL + "[[walk]]\nname = 'nightly'\nrepetitions = 0\n",
+        "walk[0].repetitions",
+        "expected 1 to",
+        "repetitions",
+    ),
 }
 
 

@@ -42,7 +42,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     text = re.sub(
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
-        rf"\[quirk\.test\.git-log\]$|(?:{keys}) = )",
+        rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
         flags=re.M,
@@ -55,6 +55,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     assert len(config.quirks) == 1
     assert config.quirks[0].tests["git-log"].command.startswith("time -p git log")
     assert len(config.regress.tests) == 1
+    assert [walk.name for walk in config.walks] == ["nightly"]
     assert config.hosts["dut"].roles == ("dut",)
     assert config.tests[0].services[0].role == "dut"
     assert config.tests[0].metrics["real"].unit == "s"

@@ -88,6 +88,7 @@ def test_sections_of_the_file() -> None:
         "analysis",
         "test",
         "quirk",
+        "walk",
         "regress",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED

@@ -54,6 +54,16 @@ def test_a_series_walked_by_a_live_process_is_not_taken(store: Store) -> None:
     assert f"kill -TERM {os.getpid()}" in (info.value.hint or "")
 
 
+def test_a_series_its_live_walker_finished_is_taken_again(store: Store) -> None:
+    """A named walk continued a second time by the same process (``watch``)."""
+    series_id = store.create_series(new_series())
+    take_series(store, series_id, this_walker("the first walk"), NOW)
+    store.set_series_state(series_id, "finished", NOW)
+    again = this_walker("the walk continued")
+    take_series(store, series_id, again, NOW)
+    assert store.walkers.of([series_id])[series_id].token == again.token
+
+
 def test_a_series_whose_walker_is_gone_is_taken_over(store: Store) -> None:
     series_id = store.create_series(new_series())
     gone = _gone_walker()

@@ -140,3 +140,38 @@ def test_step_7_gives_older_series_the_checkout_order(
         again = store.create_series(new_series(measuring=rounds))
         assert store.series(again).measuring == rounds
         assert (store.series(again).order, store.series(again).adaptive) == ("rounds", True)
+
+
+def test_step_11_keeps_the_series_of_an_older_store_with_no_walk(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:10]) == 10
+    with raw.begin() as conn:
+        older = Table("series", MetaData(), autoload_with=conn)
+        conn.execute(older.insert().values(older_series_row(project="netstack")))
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        (series,) = store.list_series()
+        assert (series.name, series.project, series.state, series.walk) == (
+            "older",
+            "netstack",
+            "finished",
+            None,
+        )
+        assert store.find_walk("netstack", "nightly") is None
+        named = store.create_series(new_series(walk="nightly"))
+        assert store.series(named).walk == "nightly"
+        found = store.find_walk("netstack", "nightly")
+        assert found is not None
+        assert found.id == named
+        assert store.find_walk("other", "nightly") is None  # another project's walk
+
+
+def test_a_named_walk_series_is_extended(store_url: str) -> None:
+    with Store.open(store_url) as store:
+        series_id = store.create_series(new_series(walk="nightly", planned_checkouts=3))
+        store.extend_series(series_id, "f00d", 5)
+        series = store.series(series_id)
+        assert (series.to_spec, series.planned_checkouts, series.walk) == ("f00d", 5, "nightly")
+        with pytest.raises(StoreError, match="no series with id 99"):
+            store.extend_series(99, "f00d", 5)

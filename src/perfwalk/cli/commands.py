@@ -54,6 +54,12 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="continue the newest unfinished walk made with this configuration",
     )
+    p.add_argument(
+        "--walk",
+        metavar="NAME",
+        help="continue the named walk ([[walk]] name = NAME) with what landed since its last "
+        "checkout (its from, to and step come from the configuration)",
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -76,17 +82,35 @@ def cmd_run(args: argparse.Namespace) -> int:
                 between=args.between,
                 resume=args.resume,
                 name=args.name,
+                walk=args.walk,
             ),
             bar,
             say=print,
         )
     finally:
         bar.close()
-    verb = "resumed and finished" if result.resumed else "finished"
-    print(
-        f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
-        f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
-    )
+    named = result.named
+    if named is not None and result.nothing_new and named.last is not None:
+        last = named.last
+        print(
+            f"walk {named.name}: nothing new on {show_controls(named.branch)} since "
+            f"{last.sha[:12]} ({last.date:%Y-%m-%d %H:%M}); series {result.series_id} "
+            "is unchanged"
+        )
+        return exits.OK
+    if named is not None and named.last is not None:
+        print(
+            f"walk {named.name}: series {result.series_id} continued with "
+            f"{result.new_checkouts} new checkouts × {result.per_checkout()} repetitions; "
+            f"worst status {result.worst.name}"
+        )
+    else:
+        verb = "resumed and finished" if result.resumed else "finished"
+        walk = f"walk {named.name}: " if named is not None else ""
+        print(
+            f"{walk}series {result.series_id} {verb}: {result.checkouts} checkouts × "
+            f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
+        )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
     print(f"see `perfwalk show {result.series_id}`")

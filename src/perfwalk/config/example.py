@@ -43,8 +43,8 @@ _NAMES: dict[str, str] = {
     "quirk.test": "git-log",
 }
 
-#: The sections the template shows commented out: they need a lab or a suite.
-_COMMENTED = ("quirk", "regress", "hosts", "install", "test.service", "test.roles")
+#: The sections the template shows commented out: they need a lab, a suite or a name.
+_COMMENTED = ("quirk", "walk", "regress", "hosts", "install", "test.service", "test.roles")
 
 #: A line of advice after a setting.
 _NOTES: dict[str, str] = {

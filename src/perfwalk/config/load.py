@@ -3,7 +3,7 @@
 The checks walk the declarations of :mod:`perfwalk.config.settings`: unknown keys
 (with a "did you mean"), missing required keys, wrong types and disallowed values
 are found the same way for every setting. Only what involves several settings at
-once (unique test names, parser options, ``until`` without a range, a quirk's
+once (unique test and walk names, parser options, ``until`` without a range, a quirk's
 test replacements) is checked by name here. Every problem is a
 :class:`~perfwalk.errors.ConfigError` naming the file, the dotted key
 (``test[2].metrics.sender.direction``) and a remedy.
@@ -41,6 +41,7 @@ from perfwalk.config.model import (
     ServiceConfig,
     StoreConfig,
     TestConfig,
+    WalkConfig,
 )
 from perfwalk.config.settings import (
     AUTO,
@@ -80,6 +81,7 @@ _CLASSES: Mapping[str, type] = {
     "install": InstallConfig,
     "quirk": QuirkConfig,
     "quirk.test": QuirkTestConfig,
+    "walk": WalkConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
 }
@@ -101,6 +103,7 @@ def load_config(path: Path) -> Config:
     values = checker.root(checker.parse(text))
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
+    _check_walks(checker, values["walk"])
     _check_topology(checker, values)
     _check_run(checker, values)
     project = values["project"]
@@ -316,6 +319,20 @@ def _check_tests(checker: _Checker, tests: list[dict[str, Any]]) -> None:
             )
         seen[name] = index
         _check_parser(checker, test["parser"], test["parser_options"], where)
+
+
+def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
+    """Walk names are unique: each names one series in the store."""
+    seen: dict[str, int] = {}
+    for index, found in enumerate(walks):
+        name = found["name"]
+        if name in seen:
+            checker.fail(
+                f"walk[{index}].name",
+                f"duplicate walk name {name!r} (walk[{seen[name]}] has it too)",
+                hint="a walk's name finds its series in the store; give each walk its own",
+            )
+        seen[name] = index
 
 
 def _check_parser(

@@ -303,6 +303,19 @@ class QuirkConfig:
 
 
 @dataclass(frozen=True)
+class WalkConfig:
+    """``[[walk]]``: a named walk that ``perfwalk run --walk <name>`` continues; what is
+    None is taken from ``[run]`` and ``[project]`` when the walk is planned."""
+
+    name: str
+    from_: str | None = None
+    to: str | None = None
+    step: str | None = None
+    repetitions: int | None = None
+    branch: str | None = None
+
+
+@dataclass(frozen=True)
 class RegressTestConfig:
     """``[[regress.test]]``: a test directory or a command of the regress suite."""
 
@@ -351,6 +364,7 @@ class Config:
     analysis: AnalysisConfig
     tests: tuple[TestConfig, ...]
     quirks: tuple[QuirkConfig, ...] = ()
+    walks: tuple[WalkConfig, ...] = ()
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)

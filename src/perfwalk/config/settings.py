@@ -1429,6 +1429,80 @@ _QUIRK = Section(
 )
 
 
+#: A named walk's name: it names its series in the store and on the command line.
+WALK_NAME = rule(
+    "a letter, then letters, digits, _ and - (at most 64)",
+    lambda value: re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,63}", value) is not None,
+)
+
+_WALK = Section(
+    "walk",
+    Form.ARRAY,
+    "A named walk: `perfwalk run --walk <name>` continues it, from the last checkout it "
+    "measured to the newest commit of its branch at its step (a walk that never ran starts "
+    "at `from`); its checkouts are appended to one series, found in the store by the walk's "
+    "name, and nothing measured already is measured again. What is not set is taken from "
+    "[run] and [project].",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the walk's name, unique in this file",
+            rules=(WALK_NAME,),
+            example="nightly",
+        ),
+        Setting(
+            "from",
+            WHEN,
+            "where the walk starts the first time it runs: a date or a commit-ish",
+            default=None,
+            rules=(DATE_OR_REV,),
+            field="from_",
+            default_doc="run.from",
+            example="2024-01-01",
+        ),
+        Setting(
+            "to",
+            WHEN,
+            "where each run of the walk ends: a date or a commit-ish (HEAD is the tip of its "
+            "branch)",
+            default=None,
+            rules=(NOT_EMPTY, DATE_OR_REV),
+            default_doc="run.to",
+            example="HEAD",
+        ),
+        Setting(
+            "step",
+            STRING,
+            "the distance between checkouts: a duration (1day, 1week…), commit or commit/N",
+            default=None,
+            rules=(STEP,),
+            default_doc="run.step",
+            example="1day",
+        ),
+        Setting(
+            "repetitions",
+            INTEGER,
+            "how many times the tests run at each checkout",
+            default=None,
+            rules=(COUNT,),
+            default_doc="run.repetitions",
+            example=5,
+        ),
+        Setting(
+            "branch",
+            STRING,
+            "the line whose first-parent history the walk follows",
+            default=None,
+            rules=(NOT_EMPTY, REVISION),
+            default_doc="project.branch",
+            example="main",
+        ),
+    ),
+    field="walks",
+)
+
+
 def _source_url_problem(value: str) -> str | None:
     if value == "":
         return None
@@ -1611,6 +1685,7 @@ SECTIONS: tuple[Section, ...] = (
     _ANALYSIS,
     _TEST,
     _QUIRK,
+    _WALK,
     _REGRESS,
 )
 

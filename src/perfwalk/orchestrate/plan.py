@@ -1,6 +1,7 @@
 """The plan of a walk, made before anything is measured: which checkouts, the quirks
 they cross, how many repetitions and what between them, on which hosts, and the
-series it starts, continues (``--resume``) or zooms into.
+series it starts, continues (``--resume``, or ``--walk`` for a named walk) or zooms
+into.
 
 :func:`plan_walk` checks what can be checked before a lease is taken or a series
 stored (the step, the ends, the repetitions, the placeholders of the tests), and
@@ -18,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from perfwalk.config.model import Config, QuirkConfig
+from perfwalk.config.model import Config, QuirkConfig, WalkConfig
 from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
+from perfwalk.git.history import Timeline
 from perfwalk.git.repo import Repo
 from perfwalk.git.walk_steps import looks_like_date, parse_date, parse_step
 from perfwalk.limits import MAX_COUNT
@@ -36,7 +38,7 @@ from perfwalk.orchestrate.quirks import (
 )
 from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.store import Store
-from perfwalk.store.records import Measuring, SeriesRow
+from perfwalk.store.records import CheckoutRow, Measuring, SeriesRow
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class RunOptions:
     resume: bool = False
     parent: int | None = None
     name: str | None = None
+    walk: str | None = None  # a named walk ([[walk]]) to continue
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,23 @@ class PlannedCheckout:
 
 
 @dataclass(frozen=True)
+class NamedWalk:
+    """A named walk (``[[walk]]``) being continued: its name, the branch it follows
+    and the last checkout it had measured before (None: it never ran)."""
+
+    name: str
+    branch: str
+    last: CheckoutRow | None
+
+
+@dataclass(frozen=True)
 class WalkPlan:
     """What a walk will measure: its checkouts and the quirks they cross, how often,
     between what, on which hosts, and which series it is.
 
-    ``resumed`` is the unfinished series a ``--resume`` continues (None: a new series
-    named ``name``); ``parent`` the series this walk zooms into.
+    ``resumed`` is the series a ``--resume`` or a named walk continues (None: a new
+    series named ``name``); ``parent`` the series this walk zooms into; ``named`` the
+    named walk it continues (None: a walk with no name).
     """
 
     repo: Repo
@@ -87,10 +101,31 @@ class WalkPlan:
     resumed: SeriesRow | None
     parent: int | None
     measuring: Measuring = field(default_factory=Measuring)  # the order, how many
+    named: NamedWalk | None = None
+
+    @property
+    def new_checkouts(self) -> int:
+        """How many checkouts of a named walk's plan its series does not have yet."""
+        last = self.named.last if self.named is not None else None
+        if last is None:
+            return len(self.checkouts)
+        return sum(1 for planned in self.checkouts if planned.checkout.index > last.idx)
+
+    @property
+    def nothing_new(self) -> bool:
+        """A named walk whose series is finished and whose branch has nothing new."""
+        return (
+            self.named is not None
+            and self.resumed is not None
+            and self.resumed.state == "finished"
+            and self.new_checkouts == 0
+        )
 
 
 def plan_walk(store: Store, config: Config, topology: Topology, options: RunOptions) -> WalkPlan:
     """The plan of a walk of ``config`` on ``topology`` (or of the walk it resumes)."""
+    if options.walk is not None:
+        return plan_named_walk(store, config, topology, options)
     repo = Repo(config.project.repo)
     resumed = None
     if options.resume:
@@ -100,6 +135,9 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
                 "nothing to resume: no unfinished series was made with this configuration",
                 hint="start a new walk with `perfwalk run` (a changed config starts anew)",
             )
+        if resumed.walk is not None:  # a named walk resumes as it continues
+            again = dataclasses.replace(options, resume=False, walk=resumed.walk)
+            return plan_named_walk(store, config, topology, again)
         spec = (resumed.from_spec, resumed.to_spec, resumed.step)
         repetitions, between = resumed.repetitions, resumed.between
         measuring = resumed.measuring or Measuring()  # a resume keeps its rounds' order
@@ -112,22 +150,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         repetitions = config.run.repetitions if options.repetitions is None else options.repetitions
         between = options.between or config.run.between
         measuring = new_measuring(config, repetitions)
-    if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
-        where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"
-        raise UsageError(
-            f"{where} {repetitions} repetitions per checkout: 1 to {MAX_COUNT} are allowed",
-            hint="start a new walk with fewer repetitions (run.repetitions or -n)",
-        )
-    if between == "reboot" and not any(not m.local and m.reboot for m in topology):
-        raise ConfigError(
-            "between = reboot would reboot this machine",
-            key="run.between",
-            hint="reboot needs ssh hosts (with a reboot command); use keep, rebuild or a "
-            "command with the local host",
-        )
-    check_placeholders(config.tests, config.install, topology)
-    _check_quirk_placeholders(config, topology)
-    check_pinning(config, topology)
+    _check_walk(config, topology, repetitions, between, resumed)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
@@ -153,6 +176,137 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         parent=parent,
         measuring=measuring,
     )
+
+
+def _check_walk(
+    config: Config,
+    topology: Topology,
+    repetitions: int,
+    between: str,
+    resumed: SeriesRow | None,
+) -> None:
+    """What can be checked of a walk before anything is stored: its repetitions, the
+    action between them, the placeholders of its commands and the CPUs it pins."""
+    if not 1 <= repetitions <= MAX_COUNT:  # a series stored before the bound had none
+        where = f"series {resumed.id} asks for" if resumed is not None else "--repetitions:"
+        raise UsageError(
+            f"{where} {repetitions} repetitions per checkout: 1 to {MAX_COUNT} are allowed",
+            hint="start a new walk with fewer repetitions (run.repetitions or -n)",
+        )
+    if between == "reboot" and not any(not m.local and m.reboot for m in topology):
+        raise ConfigError(
+            "between = reboot would reboot this machine",
+            key="run.between",
+            hint="reboot needs ssh hosts (with a reboot command); use keep, rebuild or a "
+            "command with the local host",
+        )
+    check_placeholders(config.tests, config.install, topology)
+    _check_quirk_placeholders(config, topology)
+    check_pinning(config, topology)
+
+
+def named_walk(config: Config, name: str) -> tuple[int, WalkConfig]:
+    """The ``[[walk]]`` called ``name`` and its index; a UsageError naming the walks
+    there are when none is."""
+    for index, found in enumerate(config.walks):
+        if found.name == name:
+            return index, found
+    known = ", ".join(w.name for w in config.walks)
+    raise UsageError(
+        f"--walk {name}: no walk of that name in {config.path}"
+        + (f" (its walks: {known})" if known else " (it has no [[walk]])"),
+        hint=f'add [[walk]] name = "{name}" (with its from, step…) to {config.path}'
+        if not known
+        else f"name one of its walks: {known}",
+    )
+
+
+def plan_named_walk(
+    store: Store, config: Config, topology: Topology, options: RunOptions
+) -> WalkPlan:
+    """The plan that continues the named walk ``options.walk``: from the last checkout
+    its series has (measured again only as far as it is not yet) to the newest commit
+    of its branch, at its step, indexes continuing; from its ``from`` when it never ran.
+    """
+    assert options.walk is not None
+    index, walk = named_walk(config, options.walk)
+    given = [f"--{flag}" for flag, value in _ends(options) if value is not None]
+    if given or options.resume or options.name is not None:
+        flags = ", ".join(given or (["--resume"] if options.resume else ["--name"]))
+        raise UsageError(
+            f"--walk {walk.name} takes its from, to, step and series from [[walk]] "
+            f"{walk.name}: {flags} cannot be given with it",
+            hint=f"change walk[{index}] in {config.path}, or walk without --walk",
+        )
+    key = f"walk[{index}]"
+    repo = Repo(config.project.repo)
+    branch = walk.branch or config.project.branch
+    step = walk.step or config.run.step
+    to = walk.to or config.run.to
+    tip = to if looks_like_date(to) else walk_tip(repo, config, to, branch=branch, key=f"{key}.to")
+    line = branch if looks_like_date(tip) else tip
+    history = repo.first_parent(line)
+    series = store.find_walk(config.project.name, walk.name)
+    stored = store.checkouts(series.id) if series is not None else []
+    last = stored[-1] if stored else None
+    first_index = 0
+    if series is None or last is None:
+        from_ = walk.from_ if walk.from_ is not None else config.run.from_
+    else:
+        where = {commit: pos for pos, (commit, _) in enumerate(history)}
+        if last.sha not in where:
+            raise UsageError(
+                f"walk {walk.name}: the last checkout of its series {series.id}, "
+                f"{last.sha[:12]}, is not on the first-parent line of {branch} any more",
+                hint=f"the branch was rewritten; give the walk another name in {config.path} "
+                "to start a new series",
+            )
+        from_, first_index = last.sha, last.idx
+        end = repo.resolve_point(tip, history, branch=line)
+        end_at = end if isinstance(end, int) else Timeline(history).head_at(end)
+        if end_at <= where[last.sha]:  # nothing after its last checkout
+            tip = last.sha
+    planned, quirks = plan_checkouts(
+        repo, config, history, from_spec=from_, to_spec=tip, step=step, branch=line
+    )
+    if first_index:
+        planned = [_shifted(p, first_index) for p in planned]
+    if series is not None:
+        repetitions, between = series.repetitions, series.between
+        measuring = series.measuring or Measuring()
+    else:
+        repetitions = walk.repetitions or config.run.repetitions
+        between = config.run.between
+        measuring = new_measuring(config, repetitions)
+    if options.repetitions is not None:
+        repetitions = options.repetitions
+    between = options.between or between
+    _check_walk(config, topology, repetitions, between, series)
+    return WalkPlan(
+        repo=repo,
+        checkouts=tuple(planned),
+        quirks=quirks,
+        spec=(from_ if series is None else series.from_spec, tip, step),
+        repetitions=repetitions,
+        between=between,
+        hosts=tuple(member.name for member in topology),
+        name=series.name if series is not None else f"{config.project.name} {walk.name}",
+        resumed=series,
+        parent=series.parent_id if series is not None else None,
+        measuring=measuring,
+        named=NamedWalk(walk.name, branch, last),
+    )
+
+
+def _ends(options: RunOptions) -> tuple[tuple[str, str | None], ...]:
+    return (("from", options.from_), ("to", options.to), ("step", options.step))
+
+
+def _shifted(planned: PlannedCheckout, by: int) -> PlannedCheckout:
+    """``planned`` with its index moved on by ``by`` (a named walk's checkouts follow
+    those of its series)."""
+    moved = dataclasses.replace(planned.checkout, index=planned.checkout.index + by)
+    return dataclasses.replace(planned, checkout=moved)
 
 
 def new_measuring(config: Config, repetitions: int) -> Measuring:
@@ -195,16 +349,25 @@ def check_pinning(config: Config, topology: Topology) -> None:
             )
 
 
-def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:
+def walk_tip(
+    repo: Repo,
+    config: Config,
+    to: str,
+    options: RunOptions | None = None,
+    *,
+    branch: str | None = None,
+    key: str = "run.to",
+) -> str:
     """The last commit of a walk that ends at the commit-ish ``to``.
 
-    ``HEAD`` (the default of ``[run] to``) is the tip of ``[project] branch``; any
-    other commit-ish must be on that branch's first-parent line, or the walk would
-    measure another line than the configured one: a ConfigError naming ``run.to``
-    (a UsageError naming ``--to`` when the command line gave it). With the default
-    branch, ``HEAD``, any commit-ish ends a walk along its own first-parent line.
+    ``HEAD`` (the default of ``[run] to``) is the tip of ``branch`` (``[project]
+    branch`` unless given); any other commit-ish must be on that branch's
+    first-parent line, or the walk would measure another line than the configured
+    one: a ConfigError naming ``key`` (a UsageError naming ``--to`` when the command
+    line gave it). With the default branch, ``HEAD``, any commit-ish ends a walk
+    along its own first-parent line.
     """
-    branch = config.project.branch
+    branch = branch or config.project.branch
     if branch == "HEAD":
         return repo.resolve(to)
     if to == "HEAD":
@@ -214,9 +377,9 @@ def walk_tip(repo: Repo, config: Config, to: str, options: RunOptions) -> str:
         repo.resolve_point(to, history, branch=branch)
     except GitError as error:
         hint = f"{error.hint}; or set [project] branch to the line you mean to walk"
-        if options.to is not None:
+        if options is not None and options.to is not None:
             raise UsageError(f"--to: {error.message}", hint=hint) from error
-        raise ConfigError(error.message, path=str(config.path), key="run.to", hint=hint) from error
+        raise ConfigError(error.message, path=str(config.path), key=key, hint=hint) from error
     return repo.resolve(to)
 
 

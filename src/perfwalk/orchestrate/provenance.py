@@ -31,6 +31,7 @@ def describe_series(
     kind: SeriesKind = "walk",
     planned_checkouts: int | None = None,
     measuring: Measuring | None = None,
+    walk: str | None = None,
 ) -> NewSeries:
     """A new series of ``config`` walked on ``topology``, with its provenance."""
     return NewSeries(
@@ -53,6 +54,7 @@ def describe_series(
         started_at=started_at,
         planned_checkouts=planned_checkouts,
         measuring=measuring,
+        walk=walk,
     )
 
 
@@ -133,4 +135,5 @@ def walk_series(
         started_at=started_at,
         planned_checkouts=len(plan.checkouts),
         measuring=plan.measuring,
+        walk=plan.named.name if plan.named is not None else None,
     )

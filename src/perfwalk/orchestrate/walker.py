@@ -60,10 +60,17 @@ def this_walker(purpose: str) -> Holder:
 
 
 def take_series(store: Store, series_id: int, holder: Holder, now: datetime) -> None:
-    """``holder`` walks ``series_id`` from now on; a UsageError when another process
-    of this machine still walks it."""
+    """``holder`` walks ``series_id`` from now on; a UsageError when another walker
+    of this machine still walks it (the series is running and its process alive: a
+    walker that finished or left it, such as the process that continues a named walk
+    again, does not)."""
     previous = store.walkers.of([series_id]).get(series_id)
-    if previous is not None and previous.token != holder.token and previous.liveness() == "alive":
+    if (
+        previous is not None
+        and previous.token != holder.token
+        and previous.liveness() == "alive"
+        and store.series(series_id).state == "running"
+    ):
         raise UsageError(
             f"series {series_id} is being walked by {previous.describe()}",
             hint=f"wait until it ends, or stop it as Ctrl-C would: kill -TERM {previous.pid}",

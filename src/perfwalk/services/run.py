@@ -1,4 +1,5 @@
-"""The walk use case: plan the checkouts of a series (or resume one) and measure them.
+"""The walk use case: plan the checkouts of a series (or resume one, or continue a
+named walk) and measure them.
 
 The run opens a session (:mod:`perfwalk.orchestrate.session`): its store and hosts,
 a lease on the hosts while it walks, every connection closed at the end, whatever
@@ -19,7 +20,7 @@ from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
-from perfwalk.orchestrate.plan import RunOptions, WalkPlan, plan_walk
+from perfwalk.orchestrate.plan import NamedWalk, RunOptions, WalkPlan, plan_walk
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.walk import Walk
@@ -42,6 +43,9 @@ class RunResult:
     repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
     #: ``[run] confirm``: the changes of the series after their re-measures (None: off)
     confirmed: Confirmed | None = None
+    named: NamedWalk | None = None  # the named walk it continued (``--walk``)
+    new_checkouts: int = 0  # how many checkouts it added to the series
+    nothing_new: bool = False  # a named walk with nothing new: nothing was measured
 
     def per_checkout(self) -> str:
         """``5``, or ``2 to 8`` with adaptive repetitions."""
@@ -68,6 +72,8 @@ def run_series(
     purpose = f"a walk of {config.project.name} ({config.path})"
     with config_session(config, purpose, clock) as session:
         plan = plan_walk(session.store, config, session.topology, options)
+        if plan.nothing_new and plan.resumed is not None:
+            return _nothing_new(session.store, plan, plan.resumed.id)
         with session.holding():
             session.sweep(say)
             return _walk(session, config, plan, progress)
@@ -92,7 +98,9 @@ def _walk(
     with session.walking(series_id, walker):
         if plan.resumed is not None:
             store.set_series_state(series_id, "running")
-            if plan.resumed.planned_checkouts is None:
+            if plan.named is not None and plan.new_checkouts:  # a named walk goes on
+                store.extend_series(series_id, plan.spec[1], plan.checkouts[-1].checkout.index + 1)
+            elif plan.resumed.planned_checkouts is None:
                 store.set_planned_checkouts(series_id, len(plan.checkouts))
         walk = Walk(
             series_id=series_id,
@@ -124,6 +132,23 @@ def _walk(
         repetitions_max=plan.measuring.repetitions_max,
         confirmed=confirmed,
         stability=stability_of(store, series_id, Policies(config)),
+        named=plan.named,
+        new_checkouts=plan.new_checkouts,
+    )
+
+
+def _nothing_new(store: Store, plan: WalkPlan, series_id: int) -> RunResult:
+    """A named walk whose branch has no commit to measure since its last checkout."""
+    return RunResult(
+        series_id=series_id,
+        checkouts=0,
+        repetitions=plan.repetitions,
+        worst=_worst(store, series_id),
+        resumed=True,
+        stability=Stability(0, 0, 0, 0),
+        parent=plan.parent,
+        named=plan.named,
+        nothing_new=True,
     )
 
 

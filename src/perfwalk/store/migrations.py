@@ -43,6 +43,8 @@ History:
 10. machine state of every host: machine_state is keyed by (repetition, host): a
     repetition keeps the state of each host it ran on (the [run] host and those of
     the roles its tests play), not of the [run] host only; its rows are kept.
+11. named walks: series gets walk (the name of the ``[[walk]]`` that `run --walk`
+    continues in it; NULL for the other series, and for every older one), indexed.
 """
 
 from __future__ import annotations
@@ -474,6 +476,11 @@ def _v10_machine_state_hosts(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE machine_state_hosts RENAME TO machine_state"))
 
 
+def _v11_named_walks(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE series ADD COLUMN walk VARCHAR(64)"))
+    conn.execute(text("CREATE INDEX ix_series_walk ON series (walk)"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -501,6 +508,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "machine state of every host: machine_state by (repetition, host)",
         _v10_machine_state_hosts,
     ),
+    Migration(11, "named walks: series.walk", _v11_named_walks),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -72,6 +72,7 @@ class NewSeries:
     quirks: tuple[QuirkInfo, ...] = ()
     planned_checkouts: int | None = None  # how many checkouts the walk plans
     measuring: Measuring | None = None  # None: checkout order, fixed repetitions
+    walk: str | None = None  # the [[walk]] continued in this series (None: none)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +101,7 @@ class SeriesRow:
     quirks: tuple[QuirkInfo, ...] = ()
     planned_checkouts: int | None = None  # None: not known (a drill, an older series)
     measuring: Measuring | None = None  # None: checkout order, fixed repetitions
+    walk: str | None = None  # the [[walk]] continued in this series (None: none)
 
     @property
     def order(self) -> str:

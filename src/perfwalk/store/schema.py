@@ -72,8 +72,10 @@ series = Table(
     Column("seed", ID, nullable=True),  # NULL: checkout order
     Column("repetitions_max", Integer, nullable=True),  # NULL: a fixed count
     Column("rse_target", Double, nullable=True),
+    Column("walk", String(64), nullable=True),  # the [[walk]] it continues; NULL: none
     Index("ix_series_state_started", "state", "started_at"),
     Index("ix_series_parent", "parent_id"),
+    Index("ix_series_walk", "walk"),
 )
 
 quirk = Table(

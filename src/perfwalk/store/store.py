@@ -193,6 +193,7 @@ class Store(Connected):
                         parent_id=new.parent_id,
                         kind=new.kind,
                         planned_checkouts=new.planned_checkouts,
+                        walk=new.walk,
                         **_measuring_columns(new.measuring),
                     )
                     .returning(_s.c.id)
@@ -225,6 +226,31 @@ class Store(Connected):
         with self._read("find an unfinished series") as conn:
             rows = self._series_rows(conn, conn.execute(query).all())
         return rows[0] if rows else None
+
+    def find_walk(self, project: str, walk: str) -> SeriesRow | None:
+        """The series in which the named walk ``walk`` of ``project`` is continued (the
+        newest, should there be several); None when the walk never ran."""
+        query = (
+            select(_s)
+            .where(_s.c.walk == walk, _s.c.project == project, _s.c.kind == "walk")
+            .order_by(_s.c.started_at.desc(), _s.c.id.desc())
+            .limit(1)
+        )
+        with self._read(f"find the series of walk {walk!r}") as conn:
+            rows = self._series_rows(conn, conn.execute(query).all())
+        return rows[0] if rows else None
+
+    def extend_series(self, series_id: int, to_spec: str, planned_checkouts: int) -> None:
+        """A named walk continues series ``series_id``: it now ends at ``to_spec`` with
+        ``planned_checkouts`` checkouts in all."""
+        with self._write(f"extend series {series_id}") as conn:
+            done = conn.execute(
+                _s.update()
+                .where(_s.c.id == series_id)
+                .values(to_spec=to_spec, planned_checkouts=planned_checkouts)
+            )
+            if done.rowcount == 0:
+                raise self._unknown("series", series_id)
 
     def set_series_state(
         self, series_id: int, state: SeriesState, finished_at: datetime | None = None
@@ -295,6 +321,7 @@ class Store(Connected):
                 quirks=tuple(quirks.get(row.id, ())),
                 planned_checkouts=row.planned_checkouts,
                 measuring=_measuring(row),
+                walk=row.walk,
             )
             for row in rows
         ]
