@@ -185,3 +185,26 @@ def test_config_with_walks_loads(tmp_path: Path, make_config: MakeConfig) -> Non
         "main",
     )
     assert load_config(config.path).walks == config.walks
+
+
+@pytest.mark.slow
+def test_resume_of_an_interrupted_named_walk_continues_the_walk(
+    make_config: MakeConfig, known_values_repo_copy: KnownHistory
+) -> None:
+    walks = NIGHTLY.replace('from = "2024-01-07"', 'from = "2024-01-10"')
+    config = make_config(extra=walks)
+    first = run_series(config, RunOptions(walk="nightly"))
+    with Store.open(config.store.url) as store:
+        store.set_series_state(first.series_id, "interrupted")
+        before = _measured(store, first.series_id)
+    new = _add_commits(known_values_repo_copy.path, 1, 100)
+    resumed = run_series(config, RunOptions(resume=True))
+    assert (resumed.series_id, resumed.new_checkouts, resumed.nothing_new) == (
+        first.series_id,
+        1,
+        False,
+    )
+    with Store.open(config.store.url) as store:
+        after = _measured(store, first.series_id)
+        assert store.series(first.series_id).state == "finished"
+    assert after == [*before, (len(before) // 2, new[0], 0), (len(before) // 2, new[0], 1)]

@@ -477,8 +477,11 @@ def _v10_machine_state_hosts(conn: Connection) -> None:
 
 
 def _v11_named_walks(conn: Connection) -> None:
-    conn.execute(text("ALTER TABLE series ADD COLUMN walk VARCHAR(64)"))
-    conn.execute(text("CREATE INDEX ix_series_walk ON series (walk)"))
+    inspector = inspect(conn)  # a store put back to an older version by hand has them
+    if "walk" not in {column["name"] for column in inspector.get_columns("series")}:
+        conn.execute(text("ALTER TABLE series ADD COLUMN walk VARCHAR(64)"))
+    if "ix_series_walk" not in {index["name"] for index in inspector.get_indexes("series")}:
+        conn.execute(text("CREATE INDEX ix_series_walk ON series (walk)"))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
