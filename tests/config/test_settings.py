@@ -89,6 +89,7 @@ def test_sections_of_the_file() -> None:
         "test",
         "quirk",
         "regress",
+        "report",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 

@@ -36,6 +36,7 @@ from perfwalk.config.model import (
     QuirkTestConfig,
     RegressConfig,
     RegressTestConfig,
+    ReportConfig,
     RoleConfig,
     RunConfig,
     ServiceConfig,
@@ -82,6 +83,7 @@ _CLASSES: Mapping[str, type] = {
     "quirk.test": QuirkTestConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
+    "report": ReportConfig,
 }
 
 _ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")
