@@ -22,6 +22,7 @@ from perfwalk.config import (
     TestConfig,
     load_config,
 )
+from perfwalk.errors import ConfigError
 from perfwalk.model import Direction
 from tests.config.conftest import MINIMAL, WriteConfig
 
@@ -317,3 +318,17 @@ def test_a_hand_made_test_config_has_the_declared_defaults() -> None:
     test = TestConfig(name="t", command="true", parser="value")
     assert (test.timeout, dict(test.env), dict(test.parser_options)) == (600.0, {}, {})
     assert test.metric("x", "ops/s").unstable_rsd == 0.025
+
+
+def test_report_base_url_loses_its_trailing_slash_and_must_be_a_web_address(
+    write_config: WriteConfig,
+) -> None:
+    def loaded(value: str) -> str:
+        return load_config(
+            write_config(f'[report]\nbase_url = "{value}"\n' + MINIMAL)
+        ).report.base_url
+
+    assert load_config(write_config(MINIMAL)).report.base_url == ""
+    assert loaded("https://perf.example.org/demo/") == "https://perf.example.org/demo"
+    with pytest.raises(ConfigError, match=r"report\.base_url"):
+        loaded("javascript:alert(1)")

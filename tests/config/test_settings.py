@@ -90,6 +90,7 @@ def test_sections_of_the_file() -> None:
         "quirk",
         "walk",
         "regress",
+        "report",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.analysis.changepoints import ChangePoint, Detection
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
+    from perfwalk.config.model import Config
     from perfwalk.orchestrate.changes import (
         ChangeEvent,
         CheckoutRef,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
         MetricEpisode,
         Remeasure,
     )
+    from perfwalk.report.change_list import ListedChange, ListedEpisode
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
@@ -72,8 +74,8 @@ def tuning(args: argparse.Namespace) -> Thresholds:
     return Thresholds(args.threshold, args.min_size, args.min_change)
 
 
-def format_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=FORMATS, default="text", help="default: text")
+def format_arg(p: argparse.ArgumentParser, choices: tuple[str, ...] = FORMATS) -> None:
+    p.add_argument("--format", choices=choices, default="text", help="default: text")
 
 
 # -- compare --------------------------------------------------------------------------
@@ -365,7 +367,13 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
         help="a series to analyse (repeatable; default: every series)",
     )
     tuning_args(p)
-    format_arg(p)
+    p.add_argument(
+        "--format",
+        choices=(*FORMATS, "markdown"),
+        default="text",
+        help="default: text; markdown: a report to post as a pull-request comment (links "
+        "with [project] commit_url and [report] base_url)",
+    )
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
@@ -373,12 +381,16 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.changes import find_all
     from perfwalk.services.inspect import opened
+    from perfwalk.services.publish import listed_findings
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         found = find_all(store, config, args.series, tuning=tuning(args))
+        store_listing = listed_findings(store, found) if args.format == "markdown" else None
     events = found.changes
-    if args.format == "json":
+    if args.format == "markdown":
+        sys.stdout.write(_changes_markdown(store_listing, config))
+    elif args.format == "json":
         listed = {
             "changes": [_event_json(e) for e in events],
             "episodes": [_episode_json(e) for e in found.episodes],
@@ -391,6 +403,16 @@ def cmd_changes(args: argparse.Namespace) -> int:
         print("\n\n".join(texts))
     # a known cause, a drill or the machine's state explains the others: they do not fail
     return exits.FOUND if any(e.to_act_on for e in events) else exits.OK
+
+
+def _changes_markdown(
+    listing: tuple[list[ListedChange], list[ListedEpisode]] | None, config: Config
+) -> str:
+    from perfwalk.report.markdown import Links, changes_markdown
+
+    changes, episodes = listing or ([], [])
+    links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
+    return changes_markdown(config.project.name, changes, episodes, links)
 
 
 def _event_text(event: ChangeEvent) -> str:

@@ -36,6 +36,7 @@ from perfwalk.config.model import (
     QuirkTestConfig,
     RegressConfig,
     RegressTestConfig,
+    ReportConfig,
     RoleConfig,
     RunConfig,
     ServiceConfig,
@@ -84,6 +85,7 @@ _CLASSES: Mapping[str, type] = {
     "walk": WalkConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
+    "report": ReportConfig,
 }
 
 _ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")

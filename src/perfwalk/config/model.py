@@ -347,6 +347,17 @@ class RegressConfig:
 
 
 @dataclass(frozen=True)
+class ReportConfig:
+    """``[report]``: the published site, as others link to it."""
+
+    base_url: str = default_of("report.base_url")  # no trailing slash; "" = not given
+
+    def page_link(self, relative: str) -> str | None:
+        """The address of the site's page at ``relative``; None without ``base_url``."""
+        return f"{self.base_url}/{relative}" if self.base_url else None
+
+
+@dataclass(frozen=True)
 class Config:
     """A loaded ``perfwalk.toml``: where it is, its text, its hash and its sections.
 
@@ -368,3 +379,4 @@ class Config:
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)

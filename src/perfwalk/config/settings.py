@@ -1674,6 +1674,40 @@ _REGRESS = Section(
     sections=(_REGRESS_TEST,),
 )
 
+
+def _base_url_problem(value: str) -> str | None:
+    if value == "":
+        return None
+    if not value.isprintable() or not re.fullmatch(r"https?://[^\s\"'<>]+", value):
+        return f"expected an http:// or https:// address without spaces or quotes, got {value!r}"
+    return None
+
+
+def _without_slash(value: str, _base: Path) -> str:
+    return value.rstrip("/")
+
+
+BASE_URL = Rule("an http:// or https:// address", _base_url_problem)
+
+_REPORT = Section(
+    "report",
+    Form.TABLE,
+    "The published site, as others link to it.",
+    (
+        Setting(
+            "base_url",
+            STRING,
+            "the address the site is served at: links in `perfwalk changes --format "
+            'markdown` and in the feed changes.xml point to its pages; "" = the feed\'s '
+            "links are relative and the Markdown report has none to the site",
+            default="",
+            rules=(BASE_URL,),
+            finish=_without_slash,
+            example="https://perf.example.org/demo",
+        ),
+    ),
+)
+
 #: The file's sections, in the order the loader checks them and the docs list them.
 SECTIONS: tuple[Section, ...] = (
     _PROJECT,
@@ -1687,6 +1721,7 @@ SECTIONS: tuple[Section, ...] = (
     _QUIRK,
     _WALK,
     _REGRESS,
+    _REPORT,
 )
 
 

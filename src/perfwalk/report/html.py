@@ -51,10 +51,12 @@ def page(
     crumbs: Sequence[tuple[str, str]] = (),
     plots: bool = False,
     drawn: bool = False,
+    feed: str | None = None,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
     title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
-    loads the script that draws the page from the site's data files."""
+    loads the script that draws the page from the site's data files; ``feed`` (a site
+    path) is announced as the page's Atom feed."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
@@ -65,6 +67,12 @@ def page(
     if drawn:
         scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
 
+    alternate = (
+        '<link rel="alternate" type="application/atom+xml" title="changes" '
+        f'href="{esc(layout.href(at, feed))}">\n'
+        if feed
+        else ""
+    )
     nav = (
         '<nav class="crumbs">'
         + " › ".join(link(layout.href(at, path), label) for path, label in crumbs)
@@ -78,7 +86,7 @@ def page(
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n"
         '<link rel="icon" href="data:,">\n'
-        f'<link rel="stylesheet" href="{esc(up)}">\n{scripts}'
+        f'<link rel="stylesheet" href="{esc(up)}">\n{alternate}{scripts}'
         f"</head>\n<body>\n{nav}<h1>{esc(title)}</h1>\n{body}\n</body>\n</html>\n"
     )
 

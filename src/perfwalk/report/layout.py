@@ -27,6 +27,8 @@ SEAL = 10
 STATE_DIR = ".perfwalk"
 
 INDEX = "index.html"
+#: the Atom feed of the changes (report.feed)
+FEED = "changes.xml"
 #: the functional-regression matrix (report.matrix writes it under regress/)
 MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"

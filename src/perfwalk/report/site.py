@@ -32,9 +32,11 @@ from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
+from perfwalk.report.change_list import ListedChange
 from perfwalk.report.changes import ChangeMark, EpisodeMark, by_series, episodes_by_series
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
+from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.forked import in_forks
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
@@ -54,18 +56,21 @@ from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 
 #: bump when pages change shape: a site written by another format is rewritten whole
-SITE_FORMAT = 3
+SITE_FORMAT = 4
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
 @dataclass(frozen=True)
 class PublishOptions:
-    """``changes`` to mark and ``episodes`` (excursions, drifts) to show; ``full``
+    """``changes`` to mark and ``episodes`` (excursions, drifts) to show; ``listed``
+    for the feed ``changes.xml``; ``full``
     rewrites every page; ``workers`` > 1 renders blocks in that many processes, each
     opening the store at ``store_url``."""
 
     changes: Sequence[ChangeMark] = ()
     episodes: Sequence[EpisodeMark] = ()
+    #: the changes as the feed lists them (one per metric, with its culprit)
+    listed: Sequence[ListedChange] = ()
     full: bool = False
     workers: int = 1
     store_url: str | None = None
@@ -204,6 +209,7 @@ def publish(
             )
         )
     site = files.site
+    _write_feed(files, config, options.listed)
     matrix = site.exists(layout.MATRIX_INDEX)
     changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
     if files.written or changed or not site.exists(layout.INDEX):
@@ -576,6 +582,17 @@ def _write_shells(files: SiteWriter, ctx: SeriesContext, full: bool) -> None:
     for at, render in shells.items():
         if full or not files.site.exists(at):
             files.write(at, render(ctx))
+
+
+def _write_feed(files: SiteWriter, config: Config | None, listed: Sequence[ListedChange]) -> None:
+    """The Atom feed of the changes, written when its bytes differ from the site's."""
+    text = atom_feed(
+        config.project.name if config is not None else "",
+        listed,
+        base_url=config.report.base_url if config is not None else "",
+    ).encode()
+    if files.site.read(layout.FEED) != text:
+        files.write(layout.FEED, text)
 
 
 def _write_assets(files: SiteWriter, full: bool) -> None:

@@ -14,7 +14,14 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
-from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, MetricEpisode, find_all
+from perfwalk.orchestrate.changes import (
+    ChangeEvent,
+    Findings,
+    MetricChange,
+    MetricEpisode,
+    find_all,
+)
+from perfwalk.report.change_list import Culprit, ListedChange, ListedEpisode
 from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
@@ -30,7 +37,10 @@ def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
 def detected_findings(store: Store, config: Config) -> tuple[list[ChangeMark], list[EpisodeMark]]:
     """The changes the analysis finds in every series, and the excursions and drifts
     of their metrics, as the site marks and shows them."""
-    found = find_all(store, config)
+    return _marks(find_all(store, config))
+
+
+def _marks(found: Findings) -> tuple[list[ChangeMark], list[EpisodeMark]]:
     changes = [
         ChangeMark(
             series_id=metric.series_id,
@@ -64,6 +74,91 @@ def _episode_mark(episode: MetricEpisode) -> EpisodeMark:
     )
 
 
+def listed_findings(
+    store: Store, found: Findings
+) -> tuple[list[ListedChange], list[ListedEpisode]]:
+    """The changes of ``found`` as a list to post or to subscribe to (one per metric,
+    with the culprit a drill named for it, else for another metric of the same
+    commit range), and the excursions and drifts."""
+    culprits = _culprits(store)
+    changes = []
+    for event in found.changes:
+        for metric in event.metrics:
+            ends = (event.before.sha, event.after.sha)
+            drill = culprits.get((*ends, metric.test, metric.name)) or culprits.get(ends)
+            changes.append(
+                ListedChange(
+                    series_id=event.series_id,
+                    series_name=event.series_name,
+                    test=metric.test,
+                    name=metric.name,
+                    unit=metric.unit,
+                    regression=metric.regression,
+                    before=metric.before,
+                    after=metric.after,
+                    size=metric.size,
+                    low=metric.low,
+                    high=metric.high,
+                    confidence=metric.confidence,
+                    before_idx=event.before.idx,
+                    after_idx=event.after.idx,
+                    before_sha=event.before.sha,
+                    after_sha=event.after.sha,
+                    date=event.after.date,
+                    commits=len(event.commits),
+                    note=_not_to_act_on(event, metric),
+                    culprit=None if drill is None else _culprit(event, *drill),
+                )
+            )
+    episodes = [
+        ListedEpisode(
+            series_id=e.series_id,
+            series_name=e.series_name,
+            test=e.test,
+            name=e.name,
+            kind=e.kind,
+            first_idx=e.first.idx,
+            last_idx=e.last.idx,
+            size=e.size,
+            worse=e.worse,
+        )
+        for e in found.episodes
+    ]
+    return changes, episodes
+
+
+def _culprits(store: Store) -> dict[tuple[str, ...], tuple[str, int]]:
+    """(before, after, test, name) and (before, after) → the culprit commit and drill
+    series of the newest drill across those two commits that named one."""
+    found: dict[tuple[str, ...], tuple[str, int]] = {}
+    for drill in store.drills.all():  # oldest first: the newest wins
+        culprit = (drill.answer or {}).get("culprit")
+        ends = (drill.change.get("before_sha"), drill.change.get("after_sha"))
+        if drill.verdict != "culprit" or not isinstance(culprit, str):
+            continue
+        if isinstance(ends[0], str) and isinstance(ends[1], str):
+            found[(ends[0], ends[1], drill.test, drill.name)] = (culprit, drill.series_id)
+            found[(ends[0], ends[1])] = (culprit, drill.series_id)
+    return found
+
+
+def _culprit(event: ChangeEvent, sha: str, drill: int) -> Culprit:
+    commit = next((c for c in event.commits if c.id == sha), None)
+    if commit is None:
+        return Culprit(sha, "", "", drill)
+    return Culprit(sha, commit.subject, commit.author, drill)
+
+
+def _not_to_act_on(event: ChangeEvent, metric: MetricChange) -> str:
+    """Why a metric's change is not one to act on: a quirk explains it, or as the
+    site says (:func:`_unconfirmed`); "" when it is."""
+    if event.known_causes:
+        letters = ", ".join(q.letter for q in event.known_causes)
+        return f"known cause: quirk {letters}"
+    why = _unconfirmed(event, metric)
+    return f"suspect: {why}" if why == metric.suspect and why else why
+
+
 def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
     """Why a metric's change is not to act on though detected ("" when it is)."""
     if event.ruled_out_by is not None:
@@ -87,10 +182,12 @@ def store_state(store: Store) -> list[tuple[int, str, int, int]]:
 def publish_store(store: Store, config: Config, out: Path, *, full: bool = False) -> PublishReport:
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
     ``full``), using every core for a long series."""
-    changes, episodes = detected_findings(store, config)
+    found = find_all(store, config)
+    changes, episodes = _marks(found)
     options = PublishOptions(
         changes=tuple(changes),
         episodes=tuple(episodes),
+        listed=tuple(listed_findings(store, found)[0]),
         full=full,
         workers=os.cpu_count() or 1,
         store_url=config.store.url,

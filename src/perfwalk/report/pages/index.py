@@ -71,6 +71,7 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
             at,
             "perfwalk: all series",
             nav + "<p>No series yet: run <code>perfwalk run</code>.</p>",
+            feed=layout.FEED,
         )
     tests = sorted({t for s in every for t in s.worst})
 
@@ -156,4 +157,4 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
         + legend
         + status_legend()
     )
-    return page(at, "perfwalk: all series", nav + body, plots=bool(specs))
+    return page(at, "perfwalk: all series", nav + body, plots=bool(specs), feed=layout.FEED)

@@ -1,0 +1,110 @@
+"""The changes as a list to post or to subscribe to: one :class:`ListedChange` per
+metric that stepped, with its commit range and, when a drill found one, its culprit;
+one :class:`ListedEpisode` per excursion or drift. Plain records: the analysis and
+the drills fill them in, the Markdown report (:mod:`perfwalk.report.markdown`) and
+the Atom feed (:mod:`perfwalk.report.feed`) only render them.
+
+Every text in them (series names, metric names, commit subjects and authors) is
+untrusted and escaped by whatever renders it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The commit a drill of the change named: the first one at the new level."""
+
+    sha: str
+    subject: str  # "" when the drill's commit is not among the change's commits
+    author: str
+    drill: int  # the drill's series
+
+
+@dataclass(frozen=True)
+class ListedChange:
+    """A step in one metric of one series between checkouts ``before_idx`` and
+    ``after_idx`` (commits ``before_sha`` exclusive … ``after_sha`` inclusive).
+
+    ``size`` is relative (-0.12 for 12 % less, ±inf from a level of 0) with its 95 %
+    interval ``low`` … ``high``; ``date`` the date of the checkout after the step;
+    ``note`` why it is not to act on though detected ("not confirmed by drill 7",
+    "suspect: …", "known cause: quirk A"), "" when it is.
+    """
+
+    series_id: int
+    series_name: str
+    test: str
+    name: str
+    unit: str
+    regression: bool
+    before: float
+    after: float
+    size: float
+    low: float
+    high: float
+    confidence: float
+    before_idx: int
+    after_idx: int
+    before_sha: str
+    after_sha: str
+    date: datetime
+    commits: int
+    note: str = ""
+    culprit: Culprit | None = None
+
+    @property
+    def kind(self) -> Literal["regression", "improvement"]:
+        return "regression" if self.regression else "improvement"
+
+    @property
+    def metric(self) -> str:
+        return f"{self.test}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ListedEpisode:
+    """An excursion (away from the level and back) or a drift (a slow move) of one
+    metric over checkouts ``first_idx`` … ``last_idx``: shown, never a regression."""
+
+    series_id: int
+    series_name: str
+    test: str
+    name: str
+    kind: Literal["excursion", "drift"]
+    first_idx: int
+    last_idx: int
+    size: float
+    worse: bool
+
+    @property
+    def metric(self) -> str:
+        return f"{self.test}.{self.name}"
+
+
+def percent(value: float) -> str:
+    """ "+79 %", "-12.3 %": three significant digits; a move from 0 has no percentage."""
+    if not math.isfinite(value):
+        return "from 0 " + ("up" if value > 0 else "down")
+    shown = value * 100
+    return f"{shown:+.0f} %" if abs(shown) >= 100 else f"{shown:+.3g} %"
+
+
+def confidence(value: float) -> str:
+    return "> 99.99 %" if value > 0.9999 else f"{value * 100:.2f} %"
+
+
+def counted(changes: list[ListedChange]) -> str:
+    """ "2 regressions, 1 improvement, 1 not confirmed"; "no changes"."""
+    words = [
+        ("regression", "regressions", sum(c.regression and not c.note for c in changes)),
+        ("improvement", "improvements", sum(not c.regression and not c.note for c in changes)),
+        ("not to act on", "not to act on", sum(bool(c.note) for c in changes)),
+    ]
+    told = [f"{n} {one if n == 1 else many}" for one, many, n in words if n]
+    return ", ".join(told) or "no changes"

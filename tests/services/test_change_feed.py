@@ -1,0 +1,117 @@
+"""The changes for CI and feeds, from a real SQLite store: ``perfwalk changes --format
+markdown`` and the site's Atom feed changes.xml, with the culprit a drill named,
+hostile names escaped, and a second publish that changes no byte."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.model import Direction
+from perfwalk.report import layout
+from perfwalk.services.publish import publish_site
+from perfwalk.store import Store
+from tests.report.test_feed import ATOM, checked_feed
+from tests.report.test_markdown import rendered
+from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step
+from tests.store.factories import new_series
+
+#: a metric whose name a hostile test output chose
+HOSTILE_METRIC = ("t|me <b>x</b> `y` [z](javascript:1)", "ms", Direction.LOWER)
+LINKS = """
+[report]
+base_url = "https://perf.example.org/demo/"
+"""
+
+
+@dataclass(frozen=True)
+class Stored:
+    config: Config
+    path: Path
+    slower: int
+    drill: int
+
+
+@pytest.fixture
+def stored(tmp_path: Path) -> Stored:
+    """A walk 30 % slower from checkout 8 (the drill named the second commit before it
+    the culprit), and one whose hostile metric got faster."""
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(
+        CONFIG.replace(
+            'repo = "."',
+            'name = "demo"\nrepo = "."\ncommit_url = "https://git.example.org/{commit}"',
+        )
+        + LINKS,
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    with Store.open(config.store.url) as store:
+        slower = add_series(store, {TIME: step(10, 13, 8)})
+        add_series(store, {HOSTILE_METRIC: step(10, 8, 8)}, seed="hostile")
+        drill = store.create_series(new_series(kind="drill", parent_id=slower, step="drill"))
+        ends = {"before_sha": commit(7, 1).id, "after_sha": commit(8, 1).id}
+        store.drills.start(drill, "bench", "time", {"id": f"{slower}:8", **ends})
+        culprit = commit(8, 0).id
+        answer = {"verdict": "culprit", "reason": "a step", "culprit": culprit}
+        store.drills.finish(drill, "culprit", {**answer, "lo": ends["before_sha"], "hi": culprit})
+    return Stored(config, path, slower, drill)
+
+
+def test_changes_as_markdown_for_a_pull_request(
+    stored: Stored, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["changes", "-c", str(stored.path), "--format", "markdown"])
+    text = capsys.readouterr().out
+    assert code == 1  # the same exit status as the text: a regression to act on
+    assert text.startswith("### perfwalk: demo: 1 regression, 1 improvement\n")
+    html = rendered(text)
+    head, *rows = html.rows
+    assert len(rows) == 2
+    assert all(len(row) == len(head) == 7 for row in rows)
+    (regression,) = [row for row in rows if row[0] == "regression"]
+    culprit = commit(8, 0)
+    assert regression[2] == "bench.time [ms]"
+    assert regression[6] == f"{culprit.id[:10]} {culprit.subject} (drill {stored.drill})"
+    assert f"https://git.example.org/{culprit.id}" in html.hrefs
+    assert f"https://perf.example.org/demo/series-{stored.drill}.html" in html.hrefs
+    assert f"https://perf.example.org/demo/series-{stored.slower}.html" in html.hrefs
+    (improvement,) = [row for row in rows if row[0] == "improvement"]
+    assert improvement[2] == "bench.t|me <b>x</b> `y` [z](javascript:1) [ms]"  # text, one cell
+    assert not [href for href in html.hrefs if "javascript" in href]
+
+
+def test_the_site_publishes_a_valid_feed_linked_from_the_index(stored: Stored) -> None:
+    out = stored.path.parent / "site"
+    publish_site(stored.config, out)
+    feed = (out / layout.FEED).read_bytes()
+    root = checked_feed(feed.decode())
+    entries = root.findall(f"{ATOM}entry")
+    titles = [e.findtext(f"{ATOM}title") for e in entries]
+    assert len(titles) == 2
+    slower, faster = sorted(titles, key=lambda title: title.startswith("improvement"))
+    assert re.fullmatch(r"regression: bench\.time \+(29|30|31)(\.\d)? % in netstack weekly", slower)
+    hostile = re.escape("bench.t|me <b>x</b> `y` [z](javascript:1)")
+    assert re.fullmatch(rf"improvement: {hostile} -(19|20|21)(\.\d)? % in netstack weekly", faster)
+    assert b"<b>" not in feed
+    hrefs = {link.get("href") for e in entries for link in e.findall(f"{ATOM}link")}
+    assert f"https://perf.example.org/demo/series-{stored.slower}.html" in hrefs
+    index = (out / layout.INDEX).read_text(encoding="utf-8")
+    head = index.split("</head>", 1)[0]
+    assert '<link rel="alternate" type="application/atom+xml" title="changes" ' in head
+    assert 'href="changes.xml">' in head
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    report = publish_site(stored.config, out)
+    assert report.written == 0
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+    full = publish_site(stored.config, out, full=True)  # rewritten whole: the same bytes
+    assert full.written > 0
+    assert (out / layout.FEED).read_bytes() == feed
+    ET.fromstring(feed)  # still one XML document
