@@ -18,7 +18,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
@@ -309,32 +309,33 @@ def _rule_hint(rule: Rule, value: object, setting: Setting) -> str:
 
 def _check_tests(checker: _Checker, tests: list[dict[str, Any]]) -> None:
     """Test names are unique; each parser accepts its options."""
-    seen: dict[str, int] = {}
-    for index, test in enumerate(tests):
-        where = f"test[{index}]"
-        name = test["name"]
-        if name in seen:
-            checker.fail(
-                f"{where}.name",
-                f"duplicate test name {name!r} (test[{seen[name]}] has it too)",
-                hint="a test's name is its id in the store; give each test its own",
-            )
-        seen[name] = index
-        _check_parser(checker, test["parser"], test["parser_options"], where)
+    hint = "a test's name is its id in the store; give each test its own"
+    for index, test in _uniquely_named(checker, tests, "test", hint):
+        _check_parser(checker, test["parser"], test["parser_options"], f"test[{index}]")
 
 
 def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
     """Walk names are unique: each names one series in the store."""
+    hint = "a walk's name finds its series in the store; give each walk its own"
+    list(_uniquely_named(checker, walks, "walk", hint))  # each table, checked as taken
+
+
+def _uniquely_named(
+    checker: _Checker, tables: list[dict[str, Any]], section: str, hint: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The ``[[section]]`` tables with their indexes, each after the check that no
+    table before it has its name."""
     seen: dict[str, int] = {}
-    for index, found in enumerate(walks):
-        name = found["name"]
+    for index, table in enumerate(tables):
+        name = table["name"]
         if name in seen:
             checker.fail(
-                f"walk[{index}].name",
-                f"duplicate walk name {name!r} (walk[{seen[name]}] has it too)",
-                hint="a walk's name finds its series in the store; give each walk its own",
+                f"{section}[{index}].name",
+                f"duplicate {section} name {name!r} ({section}[{seen[name]}] has it too)",
+                hint=hint,
             )
         seen[name] = index
+        yield index, table
 
 
 def _check_parser(
