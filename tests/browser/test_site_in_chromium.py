@@ -29,6 +29,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
 
 
 def _wait_for_plots(page: Any) -> None:
+    """Until the first plot is painted; plots paint as they come into view, and a page
+    taken back from the history may be scrolled away from it."""
+    page.locator("div.plot").first.scroll_into_view_if_needed()
     page.wait_for_function(
         "() => [...document.querySelectorAll('div.plot')].slice(0, 1)"
         ".every(el => el.dataset.painted)",
