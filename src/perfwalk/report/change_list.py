@@ -27,6 +27,36 @@ class Culprit:
 
 
 @dataclass(frozen=True)
+class DrillMark:
+    """What the newest finished drill across a change's commits answered: its verdict
+    ("culprit", "range", "undecided", "no-change"), the range ``lo`` (exclusive) …
+    ``hi`` (inclusive) it narrowed the change to, and why it stopped."""
+
+    drill: int  # the drill's series
+    verdict: str
+    lo: str
+    hi: str
+    reason: str = ""
+
+
+TriageState = Literal["acknowledged", "expected", "invalid", "fixed"]
+TRIAGE_STATES: tuple[TriageState, ...] = ("acknowledged", "expected", "invalid", "fixed")
+
+
+@dataclass(frozen=True)
+class TriageMark:
+    """A person's word on a change, the newest of its history: what it is, who said
+    it, when and why (and the bug that tracks it). A change without one is
+    "untriaged"."""
+
+    state: TriageState
+    reason: str
+    who: str
+    at: datetime
+    bug: str = ""
+
+
+@dataclass(frozen=True)
 class ListedChange:
     """A step in one metric of one series between checkouts ``before_idx`` and
     ``after_idx`` (commits ``before_sha`` exclusive … ``after_sha`` inclusive).
@@ -57,6 +87,19 @@ class ListedChange:
     commits: int
     note: str = ""
     culprit: Culprit | None = None
+    drill: DrillMark | None = None  # the newest finished drill across its commits
+    triage: TriageMark | None = None  # None: untriaged
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        """What names the change across walks continued and analyses rerun: its series
+        and commit range. Triage and notifications are stored under it, so a change
+        detected again on the same range keeps them."""
+        return (self.series_id, self.before_sha, self.after_sha)
+
+    @property
+    def triage_state(self) -> str:
+        return "untriaged" if self.triage is None else self.triage.state
 
     @property
     def kind(self) -> Literal["regression", "improvement"]:

@@ -21,7 +21,7 @@ from perfwalk.orchestrate.changes import (
     MetricEpisode,
     find_all,
 )
-from perfwalk.report.change_list import Culprit, ListedChange, ListedEpisode
+from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode
 from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
@@ -81,11 +81,13 @@ def listed_findings(
     with the culprit a drill named for it, else for another metric of the same
     commit range), and the excursions and drifts."""
     culprits = _culprits(store)
+    drills = _drills(store)
     changes = []
     for event in found.changes:
         for metric in event.metrics:
             ends = (event.before.sha, event.after.sha)
             drill = culprits.get((*ends, metric.test, metric.name)) or culprits.get(ends)
+            answer = drills.get((*ends, metric.test, metric.name)) or drills.get(ends)
             changes.append(
                 ListedChange(
                     series_id=event.series_id,
@@ -108,6 +110,7 @@ def listed_findings(
                     commits=len(event.commits),
                     note=_not_to_act_on(event, metric),
                     culprit=None if drill is None else _culprit(event, *drill),
+                    drill=answer,
                 )
             )
     episodes = [
@@ -139,6 +142,27 @@ def _culprits(store: Store) -> dict[tuple[str, ...], tuple[str, int]]:
         if isinstance(ends[0], str) and isinstance(ends[1], str):
             found[(ends[0], ends[1], drill.test, drill.name)] = (culprit, drill.series_id)
             found[(ends[0], ends[1])] = (culprit, drill.series_id)
+    return found
+
+
+def _drills(store: Store) -> dict[tuple[str, ...], DrillMark]:
+    """(before, after, test, name) and (before, after) → what the newest finished drill
+    across those two commits answered."""
+    found: dict[tuple[str, ...], DrillMark] = {}
+    for drill in store.drills.all():  # oldest first: the newest wins
+        ends = (drill.change.get("before_sha"), drill.change.get("after_sha"))
+        answer = drill.answer or {}
+        if drill.verdict is None or not (isinstance(ends[0], str) and isinstance(ends[1], str)):
+            continue
+        mark = DrillMark(
+            drill=drill.series_id,
+            verdict=drill.verdict,
+            lo=str(answer.get("lo") or ends[0]),
+            hi=str(answer.get("hi") or ends[1]),
+            reason=str(answer.get("reason") or ""),
+        )
+        found[(ends[0], ends[1], drill.test, drill.name)] = mark
+        found[(ends[0], ends[1])] = mark
     return found
 
 
