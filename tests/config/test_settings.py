@@ -89,6 +89,7 @@ def test_sections_of_the_file() -> None:
         "test",
         "quirk",
         "walk",
+        "watch",
         "regress",
         "report",
     ]

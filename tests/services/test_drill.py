@@ -7,7 +7,6 @@ position and the repetition: the same drill sees the same values every time.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,27 +21,9 @@ from perfwalk.services.demo import run_demo
 from perfwalk.services.drill import between_target, run_drill
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
-from tests.fixtures.synthetic_repo import CommitSpec, KnownHistory, make_repo
+from tests.fixtures.noisy_repo import noisy_history
+from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.conftest import MakeConfig
-
-NOISY_BENCH = r"""#!/bin/sh
-# One value of this commit's level with seeded noise (sd 1), bimodal on demand.
-cd "$(dirname "$0")" || exit 1
-awk -v base="$(cat value.txt)" -v at="$(cat commit.txt)" -v salt="$(cat salt.txt)" \
-    -v shape="$(cat shape.txt)" -v rep="${PERFWALK_REPETITION:-0}" 'BEGIN {
-  srand(salt * 1000003 + at * 1009 + rep)
-  u = rand(); if (u < 1e-12) u = 1e-12
-  v = base + sqrt(-2 * log(u)) * cos(6.283185307179586 * rand())
-  if (shape == "bimodal" && rand() < 0.5) v += 3
-  printf "VALUE %.4f ms latency\n", v
-}'
-"""
-
-BUILD = """#!/bin/sh
-cd "$(dirname "$0")" || exit 1
-if [ -e broken ]; then echo "this commit does not build" >&2; exit 1; fi
-mkdir -p out && cat commit.txt > out/build.stamp
-"""
 
 CONFIG = """\
 [project]
@@ -62,40 +43,6 @@ command = "sh bench.sh"
 parser = "value"
 timeout = 30
 """
-
-
-def noisy_history(
-    path: Path,
-    *,
-    commits: int,
-    step_at: int,
-    size: float,
-    salt: int,
-    shape: str = "gaussian",
-    broken: frozenset[int] = frozenset(),
-) -> list[str]:
-    """A line of ``commits`` commits at 100 ms, then 100 + ``size`` from ``step_at`` on."""
-    start = datetime(2025, 3, 1, tzinfo=UTC)
-    spec = []
-    for i in range(commits):
-        files: dict[str, str | bytes | None] = {
-            "value.txt": f"{100 + (size if i >= step_at else 0)}\n",
-            "commit.txt": f"{i}\n",
-            "broken": "yes\n" if i in broken else None,
-        }
-        if i == 0:
-            files |= {
-                "bench.sh": NOISY_BENCH,
-                "build.sh": BUILD,
-                "salt.txt": f"{salt}\n",
-                "shape.txt": f"{shape}\n",
-                ".gitignore": "out/\n",
-            }
-        if i not in broken and i - 1 not in broken:
-            files.pop("broken")
-        message = "Make it slower" if i == step_at else f"Commit {i}"
-        spec.append(CommitSpec(date=start + i * timedelta(hours=1), message=message, files=files))
-    return make_repo(path, spec)
 
 
 def _config(tmp_path: Path, repo: Path) -> Config:

@@ -9,6 +9,7 @@ from perfwalk.cli import (
     lab_commands,
     regress_commands,
     report_commands,
+    watch_commands,
 )
 from perfwalk.cli.spec import Command
 
@@ -22,6 +23,7 @@ def all_commands() -> dict[str, Command]:
         report_commands,
         lab_commands,
         regress_commands,
+        watch_commands,
     ):
         for name, command in area.COMMANDS.items():
             if name in merged:

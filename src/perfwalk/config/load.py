@@ -43,6 +43,7 @@ from perfwalk.config.model import (
     StoreConfig,
     TestConfig,
     WalkConfig,
+    WatchConfig,
 )
 from perfwalk.config.settings import (
     AUTO,
@@ -83,6 +84,7 @@ _CLASSES: Mapping[str, type] = {
     "quirk": QuirkConfig,
     "quirk.test": QuirkTestConfig,
     "walk": WalkConfig,
+    "watch": WatchConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
     "report": ReportConfig,

@@ -123,6 +123,7 @@ class AnalysisConfig:
     min_change: float = default_of("analysis.min_change")
     threshold: float = default_of("analysis.threshold")
     min_size: int = default_of("analysis.min_size")
+    suspect_load: bool = default_of("analysis.suspect_load")
 
 
 @dataclass(frozen=True)
@@ -313,6 +314,17 @@ class WalkConfig:
     step: str | None = None
     repetitions: int | None = None
     branch: str | None = None
+    host: str | None = None
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    """``[watch]``: the daily loop's site, interval and drill budget per cycle."""
+
+    site: Path = Path(default_of("watch.site"))  # resolved against the file when loaded
+    interval: float = default_of("watch.interval")
+    drill_builds: int = default_of("watch.drill_builds")
+    drill_repetitions: int = default_of("watch.drill_repetitions")
 
 
 @dataclass(frozen=True)
@@ -376,6 +388,7 @@ class Config:
     tests: tuple[TestConfig, ...]
     quirks: tuple[QuirkConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
+    watch: WatchConfig = field(default_factory=WatchConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)

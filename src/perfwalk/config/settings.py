@@ -1024,6 +1024,15 @@ _ANALYSIS = Section(
             default=DEFAULT_MIN_SIZE,
             rules=(COUNT,),
         ),
+        Setting(
+            "suspect_load",
+            BOOLEAN,
+            "mark a change suspect (shown, not to act on) when the machine's recorded state "
+            "differs between its two sides in the sense that explains it; false = a "
+            "benchmark known not to feel the machine's load (a simulator, a count of "
+            "instructions) is judged on its values alone, the state still recorded and shown",
+            default=True,
+        ),
     ),
 )
 
@@ -1498,8 +1507,60 @@ _WALK = Section(
             default_doc="project.branch",
             example="main",
         ),
+        Setting(
+            "host",
+            STRING,
+            "where this walk's tests without a role run: local, a host of [hosts], or an ssh "
+            "destination; `perfwalk watch` runs walks on disjoint hosts at the same time and "
+            "queues those that share one",
+            default=None,
+            rules=(HOST,),
+            default_doc="run.host",
+            example="bench-2",
+        ),
     ),
     field="walks",
+)
+
+_WATCH = Section(
+    "watch",
+    Form.TABLE,
+    "The daily loop: `perfwalk watch --once` continues every [[walk]], finds the changes, "
+    "drills the new ones within a budget, publishes the site and notifies; `perfwalk "
+    "watch` repeats it every `interval`.",
+    (
+        Setting(
+            "site",
+            STRING,
+            "where the site is published, relative to this file",
+            default="site",
+            rules=(NOT_EMPTY,),
+            finish=_path,
+        ),
+        Setting(
+            "interval",
+            NUMBER,
+            "seconds from the start of one cycle of `perfwalk watch` to the start of the next",
+            default=86400,
+            rules=(SECONDS,),
+            example=3600,
+        ),
+        Setting(
+            "drill_builds",
+            INTEGER,
+            "the builds all the drills of one cycle may spend together; a change left "
+            "undrilled is drilled by the next cycle; 0 = drill nothing",
+            default=20,
+            rules=(rule("0 to 10000", lambda value: 0 <= value <= 10_000),),
+        ),
+        Setting(
+            "drill_repetitions",
+            INTEGER,
+            "the repetitions all the drills of one cycle may run together",
+            default=200,
+            rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+    ),
 )
 
 
@@ -1720,6 +1781,7 @@ SECTIONS: tuple[Section, ...] = (
     _TEST,
     _QUIRK,
     _WALK,
+    _WATCH,
     _REGRESS,
     _REPORT,
 )

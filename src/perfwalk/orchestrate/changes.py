@@ -267,6 +267,8 @@ def series_findings(
     if config is not None and config.run.exclude_loaded:
         left_out = {key for key, found in states.items() if machine.repetition_loaded(found)}
         states = {key: state for key, state in states.items() if key not in left_out}
+    if config is not None and not config.analysis.suspect_load:  # kept, not weighed
+        states = {}
     planned = series.planned_repetitions
     grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
     for row in store.values(series.id):

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 
 from perfwalk.config.model import HostConfig
-from perfwalk.errors import HostError
+from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.store import Store
 from perfwalk.store.leases import Holder, LeaseRow
 
@@ -50,6 +50,7 @@ class HeldLeases:
         wait: float,
         expiry: float,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        refused: Callable[[list[LeaseRow], datetime, float], PerfwalkError] | None = None,
     ) -> None:
         self._store = store
         self.hosts = sorted(set(hosts))
@@ -60,6 +61,7 @@ class HeldLeases:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.broken: list[str] = []
+        self._refused = refused or _held_error
 
     def __enter__(self) -> HeldLeases:
         deadline = time.monotonic() + self._wait
@@ -70,7 +72,7 @@ class HeldLeases:
             if not blocking:
                 break
             if time.monotonic() >= deadline:
-                raise _held_error(blocking, self._clock(), self._wait)
+                raise self._refused(blocking, self._clock(), self._wait)
             time.sleep(LEASE_POLL)
         self._thread = threading.Thread(target=self._beat, name="perfwalk-lease", daemon=True)
         self._thread.start()
@@ -109,7 +111,7 @@ class HeldLeases:
             )
 
 
-def _held_error(blocking: list[LeaseRow], now: datetime, waited: float) -> HostError:
+def _held_error(blocking: list[LeaseRow], now: datetime, waited: float) -> PerfwalkError:
     by_holder: dict[str, list[LeaseRow]] = {}
     for row in blocking:
         by_holder.setdefault(row.token, []).append(row)

@@ -221,6 +221,19 @@ def named_walk(config: Config, name: str) -> tuple[int, WalkConfig]:
     )
 
 
+def walk_config(config: Config, name: str) -> Config:
+    """``config`` as the named walk ``name`` runs it: on its host (``[[walk]] host``,
+    what its tests without a role run on and lease) and along its branch (what its
+    drills search)."""
+    _index, walk = named_walk(config, name)
+    run, project = config.run, config.project
+    if walk.host is not None:
+        run = dataclasses.replace(run, host=walk.host)
+    if walk.branch is not None:
+        project = dataclasses.replace(project, branch=walk.branch)
+    return dataclasses.replace(config, run=run, project=project)
+
+
 def plan_named_walk(
     store: Store, config: Config, topology: Topology, options: RunOptions
 ) -> WalkPlan:

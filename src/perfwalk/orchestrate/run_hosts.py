@@ -8,7 +8,7 @@ import contextlib
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 
 from perfwalk.config.model import Config, HostConfig
@@ -101,3 +101,30 @@ def control_directory() -> Iterator[Path]:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def sharing_groups(leases: Mapping[str, Collection[str]]) -> list[list[str]]:
+    """The runs of ``leases`` (run → the lease names it takes) in groups that share no
+    lease with each other: two runs that share a host, directly or through a third,
+    are in one group (and queue behind each other); groups may run at the same time.
+    Runs keep their order within a group, groups are ordered by their first run."""
+    group_of: dict[str, int] = {}
+    groups: list[list[str]] = []
+    for run, names in leases.items():
+        joined = sorted({group_of[n] for n in names if n in group_of})
+        if not joined:
+            groups.append([run])
+            target = len(groups) - 1
+        else:
+            target = joined[0]
+            for other in joined[1:]:  # this run bridges them: one group
+                groups[target].extend(groups[other])
+                for name, index in group_of.items():
+                    if index == other:
+                        group_of[name] = target
+                groups[other] = []
+            groups[target].append(run)
+        for name in names:
+            group_of[name] = target
+    order = {run: position for position, run in enumerate(leases)}
+    return [sorted(g, key=order.__getitem__) for g in groups if g]

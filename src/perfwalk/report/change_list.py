@@ -91,6 +91,11 @@ class ListedChange:
     triage: TriageMark | None = None  # None: untriaged
 
     @property
+    def id(self) -> str:
+        """How ``perfwalk changes`` names it: SERIES:CHECKOUT (the one after the step)."""
+        return f"{self.series_id}:{self.after_idx}"
+
+    @property
     def key(self) -> tuple[int, str, str]:
         """What names the change across walks continued and analyses rerun: its series
         and commit range. Triage and notifications are stored under it, so a change

@@ -203,10 +203,13 @@ def store_state(store: Store) -> list[tuple[int, str, int, int]]:
     return state
 
 
-def publish_store(store: Store, config: Config, out: Path, *, full: bool = False) -> PublishReport:
+def publish_store(
+    store: Store, config: Config, out: Path, *, full: bool = False, found: Findings | None = None
+) -> PublishReport:
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
-    ``full``), using every core for a long series."""
-    found = find_all(store, config)
+    ``full``), using every core for a long series; ``found`` is what the analysis
+    found in it, when the caller has it already."""
+    found = find_all(store, config) if found is None else found
     changes, episodes = _marks(found)
     options = PublishOptions(
         changes=tuple(changes),

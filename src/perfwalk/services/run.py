@@ -20,7 +20,7 @@ from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
-from perfwalk.orchestrate.plan import NamedWalk, RunOptions, WalkPlan, plan_walk
+from perfwalk.orchestrate.plan import NamedWalk, RunOptions, WalkPlan, plan_walk, walk_config
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.walk import Walk
@@ -69,6 +69,8 @@ def run_series(
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
     --resume`` continues it).
     """
+    if options.walk is not None:  # on the walk's own host and branch
+        config = walk_config(config, options.walk)
     purpose = f"a walk of {config.project.name} ({config.path})"
     with config_session(config, purpose, clock) as session:
         plan = plan_walk(session.store, config, session.topology, options)

@@ -484,6 +484,21 @@ def _v11_named_walks(conn: Connection) -> None:
         conn.execute(text("CREATE INDEX ix_series_walk ON series (walk)"))
 
 
+def _v12_seen_changes(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    seen = Table(
+        "seen_change",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("before_sha", String(64), nullable=False),
+        Column("after_sha", String(64), nullable=False),
+        Column("first_seen_at", UTCDateTime, nullable=False),
+        PrimaryKeyConstraint("series_id", "before_sha", "after_sha", name="pk_seen_change"),
+    )
+    md.create_all(conn, tables=[seen])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -512,6 +527,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v10_machine_state_hosts,
     ),
     Migration(11, "named walks: series.walk", _v11_named_walks),
+    Migration(12, "watch: seen_change, the changes watch cycles have seen", _v12_seen_changes),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -383,3 +383,16 @@ checkout_pack = Table(
     Column("passed", LargeBinary, nullable=False),  # the same, PASS values only
     Column("stats", LargeBinary, nullable=False),  # float64 metric × (n, mean, median, …)
 )
+
+# Changes `perfwalk watch` has seen (migration step 12): a change is new in a watch
+# cycle when its series and commit range are not here yet (perfwalk.store.seen).
+
+seen_change = Table(
+    "seen_change",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("before_sha", String(64), nullable=False),  # the change's commit range
+    Column("after_sha", String(64), nullable=False),
+    Column("first_seen_at", UTCDateTime, nullable=False),
+    PrimaryKeyConstraint("series_id", "before_sha", "after_sha", name="pk_seen_change"),
+)

@@ -53,6 +53,7 @@ from perfwalk.store.records import (
     stored_commit,
 )
 from perfwalk.store.regress import RegressRecords
+from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.walkers import Walkers
 
@@ -144,6 +145,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def seen(self) -> SeenChanges:
+        """The changes watch cycles have seen (:mod:`perfwalk.store.seen`)."""
+        return SeenChanges(self._db, self._check_open)
 
     @property
     def confirmations(self) -> Confirmations:

@@ -1,0 +1,91 @@
+"""The daily loop's command: ``perfwalk watch`` (a cycle every [watch] interval) and
+``perfwalk watch --once`` (one cycle, for cron or a systemd timer)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from perfwalk.cli import exits
+from perfwalk.cli.spec import Command
+from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.services.watch import WatchCycle
+
+
+def _watch_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="one cycle, then exit: 1 when it found a new regression nobody triaged, 2 when "
+        "a walk failed, 0 otherwise (for cron or a systemd timer)",
+    )
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.watch import watch_forever, watch_once
+
+    config = load_config(args.config)
+
+    def say(line: str) -> None:
+        print(show_controls(line), flush=True)
+
+    if args.once:
+        return _told(watch_once(config, say=say))
+    say(
+        f"watching {len(config.walks)} walk{'' if len(config.walks) == 1 else 's'} of "
+        f"{config.project.name}: a cycle every {config.watch.interval:g} s (Ctrl-C stops)"
+    )
+    watch_forever(config, _told, say=say)
+    return exits.OK
+
+
+def _told(cycle: WatchCycle) -> int:
+    """Print what a cycle did; its exit status."""
+    from perfwalk.report.feed import summary, title
+
+    for change in cycle.new:
+        print(f"new {show_controls(title(change))} ({change.id}): {show_controls(summary(change))}")
+    for drill in cycle.drills:
+        if drill.error is not None:
+            print(f"drill of {drill.target.metric} failed: {show_controls(str(drill.error))}")
+    if cycle.undrilled:
+        ids = ", ".join(str(t.change.get("id")) for t in cycle.undrilled)
+        print(
+            f"left for the next cycle (the drill budget, [watch] drill_builds and "
+            f"drill_repetitions, is spent): {ids}"
+        )
+    if not cycle.new:
+        print("no new changes")
+    print(f"site: {cycle.site.index.resolve()}")
+    print(f"cycle took {cycle.seconds:.1f} s")
+    for walk in cycle.failed:
+        print(
+            f"perfwalk: walk {walk.name} failed: {show_controls(str(walk.error))}", file=sys.stderr
+        )
+    alarms = cycle.alarms
+    if alarms:
+        first = alarms[0]
+        print(
+            f"{len(alarms)} new regression{'' if len(alarms) == 1 else 's'} nobody triaged; "
+            f"once looked at: perfwalk triage {first.id} "
+            '--state acknowledged --reason "…"'
+        )
+    if cycle.failed:
+        return exits.USER
+    return exits.FOUND if alarms else exits.OK
+
+
+COMMANDS: dict[str, Command] = {
+    "watch": Command(
+        "the daily loop: continue every [[walk]], drill the new changes, publish, notify; "
+        "a cycle every [watch] interval, or one with --once",
+        _watch_args,
+        cmd_watch,
+        when_interrupted="the walk that was measuring is marked interrupted; the next "
+        "cycle continues it",
+    ),
+}
