@@ -91,6 +91,7 @@ def test_sections_of_the_file() -> None:
         "walk",
         "regress",
         "report",
+        "notify",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 
