@@ -28,6 +28,7 @@ from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
 from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
+from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.records import (
     SERIES_KINDS,
@@ -144,6 +145,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def outbox(self) -> Outbox:
+        """The messages telling new changes (:mod:`perfwalk.store.outbox`)."""
+        return Outbox(self._db, self._check_open)
 
     @property
     def confirmations(self) -> Confirmations:
