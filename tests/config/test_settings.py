@@ -92,6 +92,7 @@ def test_sections_of_the_file() -> None:
         "watch",
         "regress",
         "report",
+        "notify",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 

@@ -1,14 +1,16 @@
-"""A walkable project: the known-values repository and a config beside it."""
+"""A walkable project: the known-values repository and a config beside it; real
+receivers of notifications."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
+from tests.fixtures.receivers import Hook, Mailbox, free_port, smtp_server
 from tests.fixtures.synthetic_repo import KnownHistory
 
 BASE = """\
@@ -61,3 +63,17 @@ def make_config(tmp_path: Path, known_values_repo_copy: KnownHistory) -> MakeCon
         return load_config(path)
 
     return make
+
+
+@pytest.fixture
+def mailbox() -> Iterator[Mailbox]:
+    """A real SMTP server on 127.0.0.1 that keeps the mails it receives."""
+    with smtp_server() as box:
+        yield box
+
+
+@pytest.fixture
+def hook() -> Iterator[Hook]:
+    """A real HTTP receiver of JSON webhooks on 127.0.0.1."""
+    with Hook(free_port()).running() as running:
+        yield running

@@ -20,6 +20,7 @@ from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.store import Store
 from tests.fixtures.noisy_repo import add_noisy_commits, noisy_history
+from tests.fixtures.receivers import Hook, Mailbox
 
 #: A walk every 4th commit of a noisy line (sd 1 around 100 ms), drilled within a
 #: budget. Its values come from a seed, not from the machine: whatever else loads the
@@ -81,10 +82,19 @@ def _walked(config: Config) -> list[str]:
 
 @pytest.mark.slow
 def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mailbox: Mailbox, hook: Hook
 ) -> None:
     ids = noisy_history(tmp_path / "repo", commits=24, step_at=10**6, size=0, salt=3)
-    config = _config(tmp_path, ids)
+    receivers = [
+        f"mailto://127.0.0.1:{mailbox.port}?from=perfwalk@localhost&to=dev@localhost",
+        f"json://127.0.0.1:{hook.port}/perf",
+    ]
+    config = _config(
+        tmp_path,
+        ids,
+        '\n[report]\nbase_url = "https://perf.example.org"\n\n'
+        f"[notify]\nurls = {json.dumps(receivers)}\n",
+    )
     watch = ["watch", "--once", "-c", str(config.path)]
 
     assert main(watch) == 0
@@ -118,6 +128,15 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert f"culprit found by drill {drill.series_id}: {ids[26][:10]} Make it slower" in out
     assert "perfwalk triage 1:7 --state acknowledged" in out
     assert f'href="series-{drill.series_id}.html"' in site.read_text(encoding="utf-8")
+    # one mail and one webhook, each naming the culprit
+    assert "notify: 2 queued, 2 sent, 0 failed" in out
+    (mail,) = mailbox.texts()
+    (post,) = hook.posts
+    for told in (mail, json.dumps(post)):
+        assert ids[26][:10] in told
+        assert "Make it slower" in told
+        assert "latency.latency" in told
+        assert "https://perf.example.org/series-1.html" in told
 
     # a night with nothing new: nothing measured, nothing drilled, nothing new to tell
     assert main(watch) == 0
@@ -127,6 +146,8 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert _measured(config) == after
     with Store.open(config.store.url) as store:
         assert len(store.drills.all()) == 1
+    assert "notify: 0 queued, 0 sent, 0 failed" in out
+    assert (len(mailbox.mails), len(hook.posts)) == (1, 1)  # nothing sent again
 
 
 def test_watch_needs_a_named_walk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

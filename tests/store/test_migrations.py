@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import Column, Connection, Engine, Integer, MetaData, Table, inspect, select, text
 
@@ -10,9 +12,10 @@ from perfwalk.errors import StoreError
 from perfwalk.store import LATEST_VERSION, Store, schema
 from perfwalk.store.connect import Database
 from perfwalk.store.migrations import MIGRATIONS, Migration, check_sequence, migrate
+from perfwalk.store.outbox import NewMessage
 from perfwalk.store.records import Measuring
 
-from .factories import new_series, older_series_row
+from .factories import T0, new_series, older_series_row
 
 
 def _version(raw: Engine) -> str | None:
@@ -175,3 +178,48 @@ def test_a_named_walk_series_is_extended(store_url: str) -> None:
         assert (series.to_spec, series.planned_checkouts, series.walk) == ("f00d", 5, "nightly")
         with pytest.raises(StoreError, match="no series with id 99"):
             store.extend_series(99, "f00d", 5)
+
+
+def test_step_13_gives_an_older_store_an_empty_outbox(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:12]) == 12
+    with raw.begin() as conn:
+        older = Table("series", MetaData(), autoload_with=conn)
+        conn.execute(older.insert().values(older_series_row()))
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        assert store.outbox.all() == []
+        (series,) = store.list_series()
+        message = NewMessage(
+            series_id=series.id,
+            before_sha="a" * 40,
+            after_sha="b" * 40,
+            test="t",
+            metric="v",
+            receiver="0123456789abcdef",
+            receiver_shown="json://localhost/hook",
+            title="title",
+            text="text",
+            markdown="markdown",
+        )
+        assert store.outbox.enqueue([message], T0) == 1
+        assert [row.series_id for row in store.outbox.due(T0)] == [series.id]
+
+
+def test_step_12_gives_an_older_store_no_seen_changes(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:11]) == 11
+    with raw.begin() as conn:
+        older = Table("series", MetaData(), autoload_with=conn)
+        conn.execute(older.insert().values(older_series_row()))
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        assert store.seen.keys() == set()
+        (series,) = store.list_series()
+        at = datetime(2026, 11, 25, tzinfo=UTC)
+        key = (series.id, "a" * 40, "b" * 40)
+        assert store.seen.add([key, key], at) == 1
+        assert store.seen.add([key, (series.id, "a" * 40, "c" * 40)], at) == 1
+        assert store.seen.keys() == {key, (series.id, "a" * 40, "c" * 40)}

@@ -1,4 +1,5 @@
-"""Sub-commands of the report area: publish the site, serve it while a run goes on."""
+"""Sub-commands of the report area: publish the site, serve it while a run goes on,
+send the notifications of new changes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from perfwalk.errors import PerfwalkError
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.orchestrate.notify import Attempt, NotifyReport
     from perfwalk.report.site import PublishReport
 
 
@@ -112,6 +114,51 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return exits.OK
 
 
+def _notify_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--test",
+        action="store_true",
+        help="send one test message to each receiver of [notify] urls and say which worked "
+        "(exit 1 when one did not)",
+    )
+
+
+def _told(attempt: Attempt) -> str:
+    why = f": {show_controls(attempt.error)}" if attempt.error else ""
+    return f"{show_controls(attempt.receiver)}: {show_controls(attempt.title)}{why}"
+
+
+def notify_lines(report: NotifyReport) -> list[str]:
+    """What a delivery did, a line per message sent, failed or given up, then counts."""
+    lines = [f"sent      {_told(a)}" for a in report.sent]
+    lines += [f"failed    {_told(a)} (tried again later)" for a in report.failed]
+    lines += [f"given up  {_told(a)}" for a in report.given_up]
+    counts = (
+        f"{report.queued} queued, {len(report.sent)} sent, {len(report.failed)} failed, "
+        f"{len(report.given_up)} given up, {report.pending} waiting"
+    )
+    if report.unknown:
+        counts += f", {report.unknown} for receivers no longer in [notify] urls"
+    return [*lines, counts]
+
+
+def cmd_notify(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.notify import notify_due, notify_test
+
+    config = load_config(args.config)
+    if args.test:
+        attempts = notify_test(config)
+        for attempt in attempts:
+            mark = "FAILED" if attempt.error else "ok"
+            why = f": {show_controls(attempt.error)}" if attempt.error else ""
+            print(f"{mark:6} {show_controls(attempt.receiver)}{why}")
+        return exits.FOUND if any(attempt.error for attempt in attempts) else exits.OK
+    for line in notify_lines(notify_due(config)):
+        print(line)
+    return exits.OK
+
+
 COMMANDS: dict[str, Command] = {
     "report": Command(
         "publish the static site (incrementally: only pages that changed)", _out_arg, cmd_report
@@ -120,5 +167,11 @@ COMMANDS: dict[str, Command] = {
         "serve the site on 127.0.0.1 and rebuild the affected pages as results arrive",
         _serve_args,
         cmd_serve,
+    ),
+    "notify": Command(
+        "send the notifications of new changes that are due (failed before: a receiver "
+        "was down), or a test message to each receiver",
+        _notify_args,
+        cmd_notify,
     ),
 }

@@ -61,6 +61,11 @@ def _told(cycle: WatchCycle) -> int:
     if not cycle.new:
         print("no new changes")
     print(f"site: {cycle.site.index.resolve()}")
+    if cycle.notified is not None:
+        from perfwalk.cli.report_commands import notify_lines
+
+        for line in notify_lines(cycle.notified):
+            print(f"notify: {show_controls(line)}")
     print(f"cycle took {cycle.seconds:.1f} s")
     for walk in cycle.failed:
         print(

@@ -31,6 +31,7 @@ from perfwalk.config.model import (
     HostConfig,
     InstallConfig,
     MetricConfig,
+    NotifyConfig,
     ProjectConfig,
     QuirkConfig,
     QuirkTestConfig,
@@ -88,6 +89,7 @@ _CLASSES: Mapping[str, type] = {
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
     "report": ReportConfig,
+    "notify": NotifyConfig,
 }
 
 _ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")
@@ -113,6 +115,7 @@ def load_config(path: Path) -> Config:
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
     hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}
+    del hashed["notify"]  # where changes are told is not how they are measured
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}

@@ -370,11 +370,24 @@ class ReportConfig:
 
 
 @dataclass(frozen=True)
+class NotifyConfig:
+    """``[notify]``: the receivers of new changes (Apprise URLs, not shown: they may hold
+    tokens) and how long a message that cannot be sent is tried again."""
+
+    urls: tuple[str, ...] = field(default=default_of("notify.urls"), repr=False)
+    retry_after: float = default_of("notify.retry_after")
+    give_up_after: float = default_of("notify.give_up_after")
+    timeout: float = default_of("notify.timeout")
+
+
+@dataclass(frozen=True)
 class Config:
     """A loaded ``perfwalk.toml``: where it is, its text, its hash and its sections.
 
     ``hash`` is the sha256 of the validated settings as canonical JSON: two files
-    that differ only in comments or layout have the same hash.
+    that differ only in comments or layout have the same hash. ``[notify]`` is left
+    out: where changes are told is not how they are measured (and its URLs hold
+    tokens).
     """
 
     path: Path
@@ -393,3 +406,4 @@ class Config:
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
+    notify: NotifyConfig = field(default_factory=NotifyConfig)

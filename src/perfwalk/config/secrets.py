@@ -1,7 +1,8 @@
 """The secrets of a configuration file, and its text with them masked.
 
-The secrets are the password (and secret query parameters) of ``[store] url`` and
-the secret values of the environment tables (:mod:`perfwalk.config.env`). The text
+The secrets are the password (and secret query parameters) of ``[store] url``, the
+secret values of the environment tables (:mod:`perfwalk.config.env`) and each URL of
+``[notify] urls``, whole (an Apprise URL may hold a token anywhere in it). The text
 of the file is kept with each series and shown on its setup page, so it is kept
 masked: every string of the file that is a secret becomes ``"***"``, whatever
 quotes or escapes it was written with; a secret of at least
@@ -21,7 +22,17 @@ from typing import Any
 
 from perfwalk.config.env import entry as env_entry
 from perfwalk.config.model import Config
-from perfwalk.config.settings import ENV, SECTIONS, STORE_URL, Form, Section, Setting, toml_value
+from perfwalk.config.receivers import receiver_secrets
+from perfwalk.config.settings import (
+    ENV,
+    RECEIVERS,
+    SECTIONS,
+    STORE_URL,
+    Form,
+    Section,
+    Setting,
+    toml_value,
+)
 from perfwalk.secret_text import FREE_TEXT_MIN, MASK, hide_password, mask_text, url_secrets
 
 _URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][\w+.-]*://[^\s:/@'\"]*:)(?P<password>[^\s@'\"]+)@")
@@ -36,6 +47,8 @@ _REWRITTEN = (
 def config_secrets(config: Config) -> list[str]:
     """Every secret of a loaded configuration."""
     found = url_secrets(config.store.url)
+    for url in config.notify.urls:
+        found += [url, *receiver_secrets(url)]
     for env in (config.build.env, config.regress.env, *(t.env for t in config.tests)):
         found += env.secrets()
     return sorted(set(found))
@@ -80,9 +93,13 @@ def _holders(
     for section in sections:
         for table in _tables(section, data.get(section.key)):
             for setting in section.settings:
-                if setting.key in table and (setting.kind is ENV or STORE_URL in setting.rules):
+                if setting.key in table and _may_hold_secrets(setting):
                     yield setting, table
             yield from _holders(table, section.sections)
+
+
+def _may_hold_secrets(setting: Setting) -> bool:
+    return setting.kind is ENV or STORE_URL in setting.rules or RECEIVERS in setting.rules
 
 
 def _env_secret(name: str, item: object) -> str | None:
@@ -102,6 +119,9 @@ def _secrets(data: Mapping[str, Any]) -> list[str]:
         value = table[setting.key]
         if setting.kind is ENV and isinstance(value, dict):
             found += [s for n, item in value.items() if (s := _env_secret(n, item)) is not None]
+        elif RECEIVERS in setting.rules and isinstance(value, list):
+            for url in (item for item in value if isinstance(item, str)):
+                found += [url, *receiver_secrets(url)]
         elif isinstance(value, str):
             found += url_secrets(value)
     return sorted(set(found) - {MASK})

@@ -1769,6 +1769,74 @@ _REPORT = Section(
     ),
 )
 
+
+def _receivers_problem(value: tuple[str, ...]) -> str | None:
+    """The first URL of ``[notify] urls`` that Apprise cannot use, by its index (the URL
+    is not repeated: it may hold a token)."""
+    from perfwalk.config.receivers import receiver_problem  # imports Apprise: only if used
+
+    for index, url in enumerate(value):
+        problem = receiver_problem(url)
+        if problem is not None:
+            return f"item {index} (urls[{index}]): {problem}"
+    if len(set(value)) != len(value):
+        return "a URL is given twice: each receiver would get every message twice"
+    return None
+
+
+#: ``[notify] urls``: Apprise URLs, each a secret as a whole (it may hold a token).
+RECEIVERS = Rule(
+    "Apprise URLs (https://github.com/caronc/apprise/wiki), each once", _receivers_problem
+)
+#: The longest pause between two attempts to send a message (seconds): a day.
+LONGEST_RETRY = 86400
+
+_NOTIFY = Section(
+    "notify",
+    Form.TABLE,
+    "Where new changes are told: one message per change and metric (regression or "
+    "improvement, its size with the 95 % interval, confidence, series, host, culprit "
+    "commit or commit range, the link to its page) to each receiver, through Apprise. "
+    "Messages wait in the store until sent: a receiver that is down is tried again "
+    "later, with a growing pause, until `give_up_after`.",
+    (
+        Setting(
+            "urls",
+            STRINGS,
+            "the receivers, as Apprise URLs: mailto://, slack://, matrix://, mmost://, "
+            "json:// (a generic webhook)… (https://github.com/caronc/apprise/wiki); they may "
+            "hold tokens, so they are masked (***) wherever the configuration is shown; "
+            "[] = no notifications",
+            default=[],
+            rules=(RECEIVERS,),
+            example=["mailto://user:password@mail.example.org?to=perf@example.org"],
+        ),
+        Setting(
+            "retry_after",
+            NUMBER,
+            "seconds before a message that could not be sent is tried again; the pause "
+            f"doubles with each failure, up to {LONGEST_RETRY // 3600} hours",
+            default=60,
+            rules=(SECONDS,),
+        ),
+        Setting(
+            "give_up_after",
+            NUMBER,
+            "seconds after which a message still not sent is given up: kept in the store "
+            "and shown by `perfwalk notify`, never tried again",
+            default=7 * 86400,
+            rules=(SECONDS,),
+        ),
+        Setting(
+            "timeout",
+            NUMBER,
+            "seconds to connect to a receiver and to wait for its answer",
+            default=30,
+            rules=(SECONDS,),
+        ),
+    ),
+)
+
 #: The file's sections, in the order the loader checks them and the docs list them.
 SECTIONS: tuple[Section, ...] = (
     _PROJECT,
@@ -1784,6 +1852,7 @@ SECTIONS: tuple[Section, ...] = (
     _WATCH,
     _REGRESS,
     _REPORT,
+    _NOTIFY,
 )
 
 

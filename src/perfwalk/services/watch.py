@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from perfwalk.config.model import Config
@@ -29,11 +29,13 @@ from perfwalk.drill import Budget
 from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.orchestrate.leases import HeldLeases
+from perfwalk.orchestrate.notify import NotifyReport
 from perfwalk.orchestrate.plan import RunOptions, walk_config
 from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
+from perfwalk.services.notify import notify_changes
 from perfwalk.services.publish import listed_findings, publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
@@ -79,7 +81,7 @@ class WatchCycle:
     undrilled: tuple[DrillTarget, ...]  # new changes the budget left for the next cycle
     site: PublishReport
     seconds: float
-    notified: object | None = field(default=None)
+    notified: NotifyReport | None = None  # None: no [notify] urls
 
     @property
     def alarms(self) -> list[ListedChange]:
@@ -178,6 +180,10 @@ def _cycle(
         listed = listed_findings(store, found)[0]
     new = tuple(c for c in listed if c.key in new_keys)
     site = publish_store(store, config, config.watch.site, found=found)
+    notified = None
+    if config.notify.urls:  # the changes to act on, and what earlier cycles could not send
+        told = [c for c in new if not c.note]
+        notified = notify_changes(store, config, told, now=clock())
     store.seen.add(new_keys, clock())
     return WatchCycle(
         started_at=started_at,
@@ -187,6 +193,7 @@ def _cycle(
         undrilled=undrilled,
         site=site,
         seconds=time.monotonic() - began,
+        notified=notified,
     )
 
 

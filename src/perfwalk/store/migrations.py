@@ -45,6 +45,14 @@ History:
     the roles its tests play), not of the [run] host only; its rows are kept.
 11. named walks: series gets walk (the name of the ``[[walk]]`` that `run --walk`
     continues in it; NULL for the other series, and for every older one), indexed.
+12. watch: seen_change (a change's series and commit range, when a watch cycle first
+    saw it: a change is new in a cycle when it is not there yet; see
+    perfwalk.store.seen).
+13. notifications: outbox (one message per change, metric and receiver: the
+    change's series and commit range, the metric, the receiver's hash and redacted
+    URL, the title and the plain and Markdown bodies, when it was made, attempts,
+    when to try next, when sent, the last error, whether given up; see
+    perfwalk.store.outbox).
 """
 
 from __future__ import annotations
@@ -499,6 +507,43 @@ def _v12_seen_changes(conn: Connection) -> None:
     md.create_all(conn, tables=[seen])
 
 
+def _v13_outbox(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    outbox = Table(
+        "outbox",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("before_sha", String(64), nullable=False),
+        Column("after_sha", String(64), nullable=False),
+        Column("test", SafeText, nullable=False),
+        Column("metric", SafeText, nullable=False),
+        Column("receiver", String(64), nullable=False),
+        Column("receiver_shown", SafeText, nullable=False),
+        Column("title", SafeText, nullable=False),
+        Column("text", SafeText, nullable=False),
+        Column("markdown", SafeText, nullable=False),
+        Column("created_at", UTCDateTime, nullable=False),
+        Column("attempts", Integer, nullable=False),
+        Column("next_attempt_at", UTCDateTime, nullable=False),
+        Column("sent_at", UTCDateTime, nullable=True),
+        Column("last_error", SafeText, nullable=False),
+        Column("given_up", Boolean, nullable=False),
+        UniqueConstraint(
+            "series_id",
+            "before_sha",
+            "after_sha",
+            "test",
+            "metric",
+            "receiver",
+            name="uq_outbox_message",
+        ),
+        Index("ix_outbox_due", "sent_at", "given_up", "next_attempt_at"),
+    )
+    md.create_all(conn, tables=[outbox], checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -528,6 +573,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(11, "named walks: series.walk", _v11_named_walks),
     Migration(12, "watch: seen_change, the changes watch cycles have seen", _v12_seen_changes),
+    Migration(
+        13, "notifications: outbox, one message per change, metric and receiver", _v13_outbox
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

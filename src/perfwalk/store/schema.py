@@ -396,3 +396,40 @@ seen_change = Table(
     Column("first_seen_at", UTCDateTime, nullable=False),
     PrimaryKeyConstraint("series_id", "before_sha", "after_sha", name="pk_seen_change"),
 )
+
+# Notifications (migration step 13): the messages telling new changes, one per change
+# (its series and commit range), metric and receiver, kept once sent or given up
+# (perfwalk.store.outbox). The receiver is its URL's hash and its redacted form: an
+# Apprise URL may hold a token, which the store does not keep.
+
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("before_sha", String(64), nullable=False),  # the change's commit range
+    Column("after_sha", String(64), nullable=False),
+    Column("test", SafeText, nullable=False),  # the metric: test and value name
+    Column("metric", SafeText, nullable=False),
+    Column("receiver", String(64), nullable=False),  # perfwalk.config.receivers.receiver_id
+    Column("receiver_shown", SafeText, nullable=False),  # its URL, tokens masked
+    Column("title", SafeText, nullable=False),
+    Column("text", SafeText, nullable=False),  # the body as plain text
+    Column("markdown", SafeText, nullable=False),  # the body as Markdown
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("attempts", Integer, nullable=False),  # failed attempts so far
+    Column("next_attempt_at", UTCDateTime, nullable=False),
+    Column("sent_at", UTCDateTime, nullable=True),  # None: not sent (yet)
+    Column("last_error", SafeText, nullable=False),  # why the last attempt failed
+    Column("given_up", Boolean, nullable=False),  # not sent within [notify] give_up_after
+    UniqueConstraint(
+        "series_id",
+        "before_sha",
+        "after_sha",
+        "test",
+        "metric",
+        "receiver",
+        name="uq_outbox_message",
+    ),
+    Index("ix_outbox_due", "sent_at", "given_up", "next_attempt_at"),
+)

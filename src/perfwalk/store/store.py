@@ -28,6 +28,7 @@ from perfwalk.store.drills import DrillRecords
 from perfwalk.store.leases import Leases
 from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
+from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.records import (
     SERIES_KINDS,
@@ -150,6 +151,11 @@ class Store(Connected):
     def seen(self) -> SeenChanges:
         """The changes watch cycles have seen (:mod:`perfwalk.store.seen`)."""
         return SeenChanges(self._db, self._check_open)
+
+    @property
+    def outbox(self) -> Outbox:
+        """The messages telling new changes (:mod:`perfwalk.store.outbox`)."""
+        return Outbox(self._db, self._check_open)
 
     @property
     def confirmations(self) -> Confirmations:

@@ -1,0 +1,189 @@
+"""Sending the messages of the outbox (:mod:`perfwalk.store.outbox`) through Apprise.
+
+Each receiver of ``[notify] urls`` gets its own Apprise object: one that is down
+does not keep the others from their messages. A message that could not be sent
+stays in the outbox with the reason Apprise logged (its secrets masked) and is tried
+again after ``retry_after`` × 2^(attempts before), at most a day later; once
+``give_up_after`` has passed since it was queued, a failure gives it up (kept,
+marked). A receiver that failed is not tried again in the same delivery: its other
+messages wait as long as the one that failed.
+
+A receiver whose service takes Markdown by default (Slack, Rocket.Chat; any other
+given ``?format=markdown`` in its URL) gets the Markdown body; the others (mail,
+Matrix, Mattermost, generic JSON webhooks) the plain body, which Apprise escapes into
+HTML where the service wants HTML (mail).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from perfwalk.config.model import Config, NotifyConfig
+from perfwalk.config.receivers import (
+    load_apprise,
+    masked,
+    new_plugin,
+    quiet_apprise,
+    receiver_id,
+    redacted,
+)
+from perfwalk.config.settings import LONGEST_RETRY
+from perfwalk.store import Store
+from perfwalk.store.outbox import MessageRow
+
+#: What a test message says.
+TEST_TITLE = "perfwalk: test notification"
+TEST_BODY = "This is a test of perfwalk's [notify] settings: this receiver works.\n"
+#: The lines of Apprise's log kept as an attempt's error: its warnings and errors, and
+#: the debug lines that carry the cause (a socket's or a server's exception).
+_CAUSES = ("Exception", "Response Details", "Error", "error")
+_CAPTURE = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One message (``title``) to one receiver (its URL redacted), and why it failed
+    ("" when sent)."""
+
+    receiver: str
+    title: str
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class NotifyReport:
+    """What one delivery did: messages ``queued`` (new ones, by the caller), ``sent``,
+    ``failed`` (to be tried again), ``given_up``; how many are still ``pending`` after
+    it (waiting for their next attempt), and how many are for ``unknown`` receivers
+    (no longer in ``[notify] urls``: never sent until they are again)."""
+
+    queued: int
+    sent: tuple[Attempt, ...]
+    failed: tuple[Attempt, ...]
+    given_up: tuple[Attempt, ...]
+    pending: int
+    unknown: int
+
+
+def deliver(store: Store, config: Config, now: datetime, *, queued: int = 0) -> NotifyReport:
+    """Send every message of the outbox due at ``now``, receiver by receiver."""
+    urls = {receiver_id(url): url for url in config.notify.urls}
+    sent: list[Attempt] = []
+    failed: list[Attempt] = []
+    given_up: list[Attempt] = []
+    down: dict[str, str] = {}  # receivers that failed in this delivery, with why
+    for message in store.outbox.due(now):
+        url = urls.get(message.receiver)
+        if url is None:
+            continue
+        error = down.get(message.receiver)
+        if error is None:
+            error = send(url, message.title, message.text, message.markdown, config.notify)
+        if error is None:
+            store.outbox.mark_sent(message.id, now)
+            sent.append(Attempt(message.receiver_shown, message.title))
+            continue
+        down[message.receiver] = error
+        next_at, give_up = next_attempt(message, config.notify, now)
+        store.outbox.mark_failed(message.id, error, next_at, give_up=give_up)
+        (given_up if give_up else failed).append(
+            Attempt(message.receiver_shown, message.title, error)
+        )
+    waiting = store.outbox.pending()
+    return NotifyReport(
+        queued=queued,
+        sent=tuple(sent),
+        failed=tuple(failed),
+        given_up=tuple(given_up),
+        pending=sum(m.receiver in urls for m in waiting),
+        unknown=sum(m.receiver not in urls for m in waiting),
+    )
+
+
+def next_attempt(message: MessageRow, notify: NotifyConfig, now: datetime) -> tuple[datetime, bool]:
+    """When to try ``message`` again after a failure at ``now``, and whether to give it
+    up instead (``give_up_after`` has passed since it was queued)."""
+    deadline = message.created_at + timedelta(seconds=notify.give_up_after)
+    if now >= deadline:
+        return now, True
+    longest = max(float(LONGEST_RETRY), notify.retry_after)
+    wait = min(notify.retry_after * 2.0 ** min(message.attempts, 60), longest)
+    return min(now + timedelta(seconds=wait), deadline), False
+
+
+def send(url: str, title: str, text: str, markdown: str, notify: NotifyConfig) -> str | None:
+    """Send one message to the receiver ``url``; None when it was sent, else why not
+    (what Apprise logged, the URL's secrets masked)."""
+    apprise = load_apprise()
+    with _captured() as said:
+        service = new_plugin(url)
+        if service is None:
+            return f"Apprise cannot use {redacted(url)}"
+        service.socket_connect_timeout = notify.timeout
+        service.socket_read_timeout = notify.timeout
+        plain = service.resolve_format(None) != apprise.NotifyFormat.MARKDOWN
+        sender = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))
+        sender.add(service)
+        try:
+            done = sender.notify(
+                title=title,
+                body=text if plain else markdown,
+                body_format=apprise.NotifyFormat.TEXT if plain else apprise.NotifyFormat.MARKDOWN,
+            )
+        except Exception as error:
+            said.append(f"{type(error).__name__}: {error}")
+            done = False
+    if done:
+        return None
+    reason = "; ".join(dict.fromkeys(said)) or "Apprise reported a failure without a reason"
+    return masked(reason, url)
+
+
+def test_receivers(config: Config) -> list[Attempt]:
+    """Send a test message to each receiver of ``[notify] urls``; one attempt each."""
+    return [
+        Attempt(
+            redacted(url),
+            TEST_TITLE,
+            send(url, TEST_TITLE, TEST_BODY, TEST_BODY, config.notify) or "",
+        )
+        for url in config.notify.urls
+    ]
+
+
+class _Said(logging.Handler):
+    """The lines Apprise logs that say why a message failed (Apprise may send from a
+    thread of its own: sends are one at a time, see :func:`_captured`)."""
+
+    def __init__(self, found: list[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.found = found
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = record.getMessage()
+        if record.levelno >= logging.WARNING or any(word in line for word in _CAUSES):
+            self.found.append(" ".join(line.split()))
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[list[str]]:
+    """Apprise's log of what runs inside, captured (and kept from the program's own
+    handlers): its warnings and the causes of failures. One send at a time in this
+    process, so that each failure gets its own reasons."""
+    logger = logging.getLogger("apprise")
+    found: list[str] = []
+    handler = _Said(found)
+    with _CAPTURE, quiet_apprise():
+        level = logger.level
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        try:
+            yield found
+        finally:
+            logger.setLevel(level)
+            logger.removeHandler(handler)

@@ -1,0 +1,152 @@
+"""The message that tells one new change (``[notify]``): a one-line title, and a body
+as plain text (mail, generic webhooks) and as Markdown (Slack, Matrix, Mattermost),
+each saying whether it is a regression or an improvement, its size with the 95 %
+interval, the confidence, the metric and its levels, the series, the host, the
+culprit commit (id, subject, author) or the commit range, and the link to the
+series' page on the site (``[report] base_url``).
+
+Every text from outside (series and metric names, host names, commit subjects and
+authors) is untrusted: in the plain text its controls are shown as ``\\xNN`` and its
+line breaks become spaces (a subject cannot add a line that looks like ours); in the
+Markdown it is escaped as in the Markdown report (:func:`perfwalk.report.markdown.md`:
+no markup, no HTML, no mention of anyone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perfwalk.report import layout
+from perfwalk.report.change_list import ListedChange, confidence, percent
+from perfwalk.report.feed import title as feed_title
+from perfwalk.report.markdown import Links, link, md
+from perfwalk.untrusted import show_controls
+
+#: The longest title (characters): a subject can be long, a mail subject should not be.
+TITLE_MOST = 200
+_SHA = re.compile(r"[0-9a-f]{4,64}")
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One change told: ``title`` and ``text`` are plain text, ``markdown`` the same
+    body in Markdown."""
+
+    title: str
+    text: str
+    markdown: str
+
+
+def one_line(text: str) -> str:
+    """Untrusted ``text`` as plain text on one line, its controls visible."""
+    return " ".join(show_controls(text.replace("\t", " ")).split())
+
+
+def notice(change: ListedChange, *, project: str, host: str, links: Links) -> Notice:
+    """The message telling ``change`` of ``project``, measured on ``host``; ``links``
+    (``[project] commit_url``, ``[report] base_url``) say where commits and pages are."""
+    title = one_line(f"perfwalk {project}: {feed_title(change)} on {host}")
+    if len(title) > TITLE_MOST:
+        title = title[: TITLE_MOST - 1] + "…"
+    return Notice(
+        title=title,
+        text=_text(change, project, host, links),
+        markdown=_markdown(change, project, host, links),
+    )
+
+
+def _size(change: ListedChange) -> str:
+    return (
+        f"{percent(change.size)} (95 % interval {percent(change.low)} … {percent(change.high)}), "
+        f"confidence {confidence(change.confidence)}"
+    )
+
+
+def _levels(change: ListedChange) -> str:
+    return f"{change.before:.6g} → {change.after:.6g} {change.unit}".rstrip()
+
+
+def _commits(change: ListedChange) -> str:
+    many = "commit" if change.commits == 1 else "commits"
+    return (
+        f"{change.commits} {many} after {one_line(change.before_sha)} up to "
+        f"{one_line(change.after_sha)} (checkouts {change.before_idx} → {change.after_idx})"
+    )
+
+
+def _text(change: ListedChange, project: str, host: str, links: Links) -> str:
+    lines = [
+        f"{change.kind} in {one_line(project)}: {one_line(change.metric)} {_size(change)}",
+        "",
+        f"series: {change.series_id}: {one_line(change.series_name)}",
+        f"host: {one_line(host)}",
+        f"metric: {one_line(change.metric)}: {one_line(_levels(change))}",
+    ]
+    culprit = change.culprit
+    if culprit is not None:
+        subject = f" {one_line(culprit.subject)}" if culprit.subject else ""
+        author = f" ({one_line(culprit.author)})" if culprit.author else ""
+        lines.append(
+            f"culprit: {one_line(culprit.sha)}{subject}{author}, found by drill {culprit.drill}"
+        )
+        if commit := _commit_link(culprit.sha, links):
+            lines.append(f"commit: {commit}")
+    lines.append(f"commits: {_commits(change)}")
+    if culprit is None and change.drill is not None:
+        lines.append(f"drill {change.drill.drill}: {_drill(change)}")
+    if change.note:
+        lines.append(f"not to act on: {one_line(change.note)}")
+    if page := links.page(layout.series_page(change.series_id)):
+        lines += ["", f"page: {page}"]
+    return "\n".join(lines) + "\n"
+
+
+def _drill(change: ListedChange) -> str:
+    drill = change.drill
+    assert drill is not None
+    told = f"{one_line(drill.verdict)}, narrowed to {one_line(drill.lo)}…{one_line(drill.hi)}"
+    return f"{told} ({one_line(drill.reason)})" if drill.reason else told
+
+
+def _commit_link(sha: str, links: Links) -> str | None:
+    return links.commit(sha) if _SHA.fullmatch(sha) else None
+
+
+def _sha(sha: str, links: Links) -> str:
+    shown = f"`{sha}`" if _SHA.fullmatch(sha) else md(sha)
+    return link(shown, _commit_link(sha, links))
+
+
+def _markdown(change: ListedChange, project: str, host: str, links: Links) -> str:
+    kind = f"**{change.kind}**" if change.regression else change.kind
+    series = link(
+        md(f"{change.series_id}: {change.series_name}"),
+        links.page(layout.series_page(change.series_id)),
+    )
+    lines = [
+        f"{kind} in {md(project)}: {md(change.metric)} {md(_size(change))}",
+        "",
+        f"- series: {series}",
+        f"- host: {md(host)}",
+        f"- metric: {md(change.metric)}: {md(_levels(change))}",
+    ]
+    culprit = change.culprit
+    if culprit is not None:
+        subject = f" {md(culprit.subject)}" if culprit.subject else ""
+        author = f" \\({md(culprit.author)}\\)" if culprit.author else ""
+        drill = link(f"drill {culprit.drill}", links.page(layout.series_page(culprit.drill)))
+        lines.append(f"- culprit: {_sha(culprit.sha, links)}{subject}{author}, found by {drill}")
+    many = "commit" if change.commits == 1 else "commits"
+    lines.append(
+        f"- commits: {change.commits} {many} after {_sha(change.before_sha, links)} up to "
+        f"{_sha(change.after_sha, links)} \\(checkouts {change.before_idx} → "
+        f"{change.after_idx}\\)"
+    )
+    if culprit is None and change.drill is not None:
+        lines.append(f"- drill {change.drill.drill}: {md(_drill(change))}")
+    if change.note:
+        lines.append(f"- not to act on: {md(change.note)}")
+    if page := links.page(layout.series_page(change.series_id)):
+        lines += ["", link(md(page), page)]
+    return "\n".join(lines) + "\n"
