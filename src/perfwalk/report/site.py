@@ -32,8 +32,12 @@ from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
-from perfwalk.report.change_list import ListedChange
-from perfwalk.report.changes import ChangeMark, EpisodeMark, by_series, episodes_by_series
+from perfwalk.report.change_list import (
+    ListedChange,
+    ListedEpisode,
+    by_series,
+    episodes_by_series,
+)
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
 from perfwalk.report.feed import atom_feed
@@ -62,15 +66,14 @@ MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 @dataclass(frozen=True)
 class PublishOptions:
-    """``changes`` to mark and ``episodes`` (excursions, drifts) to show; ``listed``
-    for the feed ``changes.xml``; ``full``
-    rewrites every page; ``workers`` > 1 renders blocks in that many processes, each
-    opening the store at ``store_url``."""
+    """``changes`` to list (the index's "Changes", the feed ``changes.xml``) and mark
+    (tables, plots, checkout pages), one per metric with its culprit and triage;
+    ``episodes`` (excursions, drifts) to show; ``full`` rewrites every page;
+    ``workers`` > 1 renders blocks in that many processes, each opening the store at
+    ``store_url``."""
 
-    changes: Sequence[ChangeMark] = ()
-    episodes: Sequence[EpisodeMark] = ()
-    #: the changes as the feed lists them (one per metric, with its culprit)
-    listed: Sequence[ListedChange] = ()
+    changes: Sequence[ListedChange] = ()
+    episodes: Sequence[ListedEpisode] = ()
     full: bool = False
     workers: int = 1
     store_url: str | None = None
@@ -209,7 +212,7 @@ def publish(
             )
         )
     site = files.site
-    _write_feed(files, config, options.listed)
+    _write_feed(files, config, options.changes)
     matrix = site.exists(layout.MATRIX_INDEX)
     changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
     if files.written or changed or not site.exists(layout.INDEX):

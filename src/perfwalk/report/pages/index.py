@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from perfwalk.model import Status
 from perfwalk.report import layout
-from perfwalk.report.changes import ChangeMark, EpisodeMark
+from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
@@ -28,8 +28,8 @@ class SeriesSummary:
     checkouts: int
     worst: dict[str, Status]
     specs: tuple[PlotSpec, ...]
-    changes: tuple[ChangeMark, ...] = ()
-    episodes: tuple[EpisodeMark, ...] = ()
+    changes: tuple[ListedChange, ...] = ()
+    episodes: tuple[ListedEpisode, ...] = ()
 
 
 def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
@@ -41,7 +41,7 @@ def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
     return " · ".join(told) or "none"
 
 
-def changes_text(changes: Iterable[ChangeMark]) -> str:
+def changes_text(changes: Iterable[ListedChange]) -> str:
     """How many metric changes a series has, by kind."""
     return _counted(
         ("not confirmed" if c.unconfirmed else c.word for c in changes),
@@ -53,7 +53,7 @@ def changes_text(changes: Iterable[ChangeMark]) -> str:
     )
 
 
-def episodes_text(episodes: Iterable[EpisodeMark]) -> str:
+def episodes_text(episodes: Iterable[ListedEpisode]) -> str:
     """How many excursions and drifts a series has: shown, never a regression."""
     return _counted((e.kind for e in episodes), (("excursion", "excursions"), ("drift", "drifts")))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perfwalk.report import layout
-from perfwalk.report.changes import EpisodeMark, relative_size
+from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
@@ -98,12 +98,12 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
             return esc(str(idx))  # not a checkout of the series (any more)
         return link(layout.href(at, layout.checkout_page(ctx.id, idx)), f"{idx}{date}")
 
-    def where(e: EpisodeMark) -> str:
+    def where(e: ListedEpisode) -> str:
         if e.first_idx == e.last_idx:
             return f"at checkout {checkout(e.first_idx)}"
         return f"over checkouts {checkout(e.first_idx)} to {checkout(e.last_idx)}"
 
-    def item(e: EpisodeMark) -> str:
+    def item(e: ListedEpisode) -> str:
         unit = units.get((e.test, e.name))
         metric = f"{e.test}.{e.name}" + (f" [{unit}]" if unit else "")
         way = "worse" if e.worse else "better"
