@@ -1,5 +1,6 @@
-"""One series: what was walked, its plots, its other findings (excursions, drifts),
-and its checkouts as columns (the newest table page shown, the others linked)."""
+"""One series: what was walked, its plots, its changes (as the index lists them),
+its other findings (excursions, drifts), and its checkouts as columns (the newest
+table page shown, the others linked)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
+from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
 
@@ -141,6 +143,7 @@ def series_page(
         + plot_divs([ctx.id], specs)
         + "\n"
         + (findings_key(changes=bool(ctx.changes), episodes=bool(ctx.episodes)) if specs else "")
+        + (changes_section(at, ctx.changes) if ctx.changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + "<h2>Checkouts</h2>\n"
         + paging
