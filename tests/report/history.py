@@ -9,6 +9,7 @@ every run: the golden pages compare them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +23,7 @@ from perfwalk.config.model import (
     StoreConfig,
 )
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
-from perfwalk.report.changes import ChangeMark, EpisodeMark
+from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode, TriageMark
 from perfwalk.store import NewRepetition, NewResult, NewSeries, QuirkInfo, Store
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -40,8 +41,8 @@ class FixedStore:
     url: str
     daily: int  # series ids
     fine: int
-    changes: tuple[ChangeMark, ...]
-    episodes: tuple[EpisodeMark, ...] = ()
+    changes: tuple[ListedChange, ...]
+    episodes: tuple[ListedEpisode, ...] = ()
 
 
 def config_for(url: str, folder: Path) -> Config:
@@ -213,14 +214,59 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
             for rep in range(2):
                 store.add_repetition(checkout_id, _repetition(idx, rep, 1.0 if idx < 1 else 0.8))
         store.set_series_state(fine, "finished", T0 + timedelta(days=3))
-    changes = (
-        ChangeMark(daily, "iperf", "sender", 2, 3, -0.2, True),
-        ChangeMark(daily, "make", "real", 2, 3, 0.25, True),
-    )
+    changes = fixed_changes(daily, fine)
+    name = f"daily {HOSTILE}"
     episodes = (
-        EpisodeMark(daily, "make", "user", "excursion", 3, 4, 0.031, True, 162.0, 167.0),
-        EpisodeMark(daily, "iperf", "retransmits", "drift", 0, 5, 0.05, True, 5.0, 5.25),
+        ListedEpisode(daily, name, "make", "user", "excursion", 3, 4, 0.031, True, 162.0, 167.0),
+        ListedEpisode(daily, name, "iperf", "retransmits", "drift", 0, 5, 0.05, True, 5.0, 5.25),
         # one whose test name is hostile text: listed, escaped
-        EpisodeMark(daily, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
+        ListedEpisode(daily, name, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
     )
     return FixedStore(url, daily, fine, changes, episodes)
+
+
+def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:
+    """The regression at checkout 3 of the daily series, in two metrics: iperf.sender,
+    drilled (by ``fine``, standing in for a drill) to its hostile culprit and triaged
+    "expected"; make.real, drilled to a range and untriaged."""
+    before, lo, after = f"{21:040x}", f"{30:040x}", f"{31:040x}"  # 31: the hostile commit
+    sender = ListedChange(
+        series_id=daily,
+        series_name=f"daily {HOSTILE}",
+        test="iperf",
+        name="sender",
+        unit="bits/sec",
+        regression=True,
+        before=940e6,
+        after=752e6,
+        size=-0.2,
+        low=-0.21,
+        high=-0.19,
+        confidence=0.99999,
+        before_idx=2,
+        after_idx=3,
+        before_sha=before,
+        after_sha=after,
+        date=T0 + timedelta(days=3),
+        commits=2,
+        culprit=Culprit(after, f"Fix {HOSTILE}", f"{HOSTILE} <x@example.org>", fine),
+        drill=DrillMark(fine, "culprit", lo, after),
+        triage=TriageMark(
+            "expected", f"the new toolchain {HOSTILE}", "ann", T0 + timedelta(days=4), "BUG-1"
+        ),
+    )
+    real = dataclasses.replace(
+        sender,
+        test="make",
+        name="real",
+        unit="sec",
+        before=85.0,
+        after=106.25,
+        size=0.25,
+        low=0.24,
+        high=0.26,
+        culprit=None,
+        drill=DrillMark(fine, "range", before, after, "the commits between did not build"),
+        triage=None,
+    )
+    return sender, real

@@ -119,6 +119,6 @@ def test_the_plot_data_carry_both(site: Published) -> None:
 def test_the_index_counts_them_apart_from_changes(site: Published) -> None:
     out = site.out
     index = (out / layout.INDEX).read_text(encoding="utf-8")
-    assert '<tr><th class="name">changes</th><td>none</td></tr>' in index
-    assert '<tr><th class="name">other findings</th><td>1 excursion · 1 drift</td></tr>' in index
+    assert '<p class="no-changes">no changes found</p>' in index
+    assert '<td class="changes">none</td><td class="findings">1 excursion · 1 drift</td>' in index
     assert "regression" not in index.split("<h2>Plots</h2>")[0]

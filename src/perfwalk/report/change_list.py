@@ -1,8 +1,11 @@
-"""The changes as a list to post or to subscribe to: one :class:`ListedChange` per
-metric that stepped, with its commit range and, when a drill found one, its culprit;
-one :class:`ListedEpisode` per excursion or drift. Plain records: the analysis and
-the drills fill them in, the Markdown report (:mod:`perfwalk.report.markdown`) and
-the Atom feed (:mod:`perfwalk.report.feed`) only render them.
+"""The changes the analysis found: one :class:`ListedChange` per metric that
+stepped, with its commit range and, when a drill found one, its culprit; one
+:class:`ListedEpisode` per excursion or drift. Plain records: the analysis and the
+drills fill them in; the site (its "Changes" table, the marks on its tables and
+plots, the banners of its checkout pages), the Markdown report
+(:mod:`perfwalk.report.markdown`) and the Atom feed (:mod:`perfwalk.report.feed`)
+only render them. A site can be published with or without an analysis (an empty
+list marks nothing).
 
 Every text in them (series names, metric names, commit subjects and authors) is
 untrusted and escaped by whatever renders it.
@@ -11,6 +14,8 @@ untrusted and escaped by whatever renders it.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -64,7 +69,10 @@ class ListedChange:
     ``size`` is relative (-0.12 for 12 % less, ±inf from a level of 0) with its 95 %
     interval ``low`` … ``high``; ``date`` the date of the checkout after the step;
     ``note`` why it is not to act on though detected ("not confirmed by drill 7",
-    "suspect: …", "known cause: quirk A"), "" when it is.
+    "suspect: …", "known cause: quirk A"), "" when it is; ``unconfirmed`` the part of
+    it the tables and plots shade grey (what the machine or a re-measure or a drill
+    said, not a quirk); ``confirmed`` when a re-measure at the end of its walk
+    (``[run] confirm``) found it held.
     """
 
     series_id: int
@@ -89,6 +97,8 @@ class ListedChange:
     culprit: Culprit | None = None
     drill: DrillMark | None = None  # the newest finished drill across its commits
     triage: TriageMark | None = None  # None: untriaged
+    unconfirmed: str = ""
+    confirmed: bool = False
 
     @property
     def id(self) -> str:
@@ -111,8 +121,23 @@ class ListedChange:
         return "regression" if self.regression else "improvement"
 
     @property
+    def word(self) -> str:
+        """How its table cell is marked: "regression", "improvement"."""
+        return self.kind
+
+    @property
     def metric(self) -> str:
         return f"{self.test}.{self.name}"
+
+    def describe(self) -> str:
+        """Its table cell's tooltip: "regression: -20.0 % between checkouts 2 and 3"."""
+        told = (
+            f"{self.word}: {self.size:+.1%} between checkouts {self.before_idx} "
+            f"and {self.after_idx}"
+        )
+        if self.unconfirmed:
+            return f"{told} ({self.unconfirmed})"
+        return f"{told} (confirmed by a re-measure)" if self.confirmed else told
 
 
 @dataclass(frozen=True)
@@ -127,12 +152,30 @@ class ListedEpisode:
     kind: Literal["excursion", "drift"]
     first_idx: int
     last_idx: int
-    size: float
-    worse: bool
+    size: float  # relative, e.g. -0.12 for 12 % less (±inf from a level of 0)
+    worse: bool  # moved the metric's worse way
+    #: the levels: an excursion's surroundings and its own; a drift's at its first
+    #: and at its last checkout (the ends of the line the plot draws); NaN: unknown
+    before: float = math.nan
+    after: float = math.nan
 
     @property
     def metric(self) -> str:
         return f"{self.test}.{self.name}"
+
+    def spans(self, idx: int) -> bool:
+        return self.first_idx <= idx <= self.last_idx
+
+    def describe(self) -> str:
+        """Its tooltip: "excursion: -12.3 % over checkouts 5–7, recovered", "drift: +5.0 %
+        over checkouts 0–199"."""
+        where = (
+            f"at checkout {self.first_idx}"
+            if self.first_idx == self.last_idx
+            else f"over checkouts {self.first_idx}–{self.last_idx}"
+        )
+        told = f"{self.kind}: {relative_size(self.size)} {where}"
+        return f"{told}, recovered" if self.kind == "excursion" else told
 
 
 def percent(value: float) -> str:
@@ -156,3 +199,30 @@ def counted(changes: list[ListedChange]) -> str:
     ]
     told = [f"{n} {one if n == 1 else many}" for one, many, n in words if n]
     return ", ".join(told) or "no changes"
+
+
+def relative_size(size: float) -> str:
+    """ "+5.0 %", "-12.3 %"; a move from a level of 0 has no relative size."""
+    if not math.isfinite(size):
+        return "from 0 " + ("up" if size > 0 else "down")
+    return f"{size * 100:+.1f} %"
+
+
+def by_series(changes: Iterable[ListedChange]) -> dict[int, list[ListedChange]]:
+    found: dict[int, list[ListedChange]] = defaultdict(list)
+    for change in changes:
+        found[change.series_id].append(change)
+    return {
+        sid: sorted(marks, key=lambda c: (c.test, c.name, c.after_idx))
+        for sid, marks in found.items()
+    }
+
+
+def episodes_by_series(episodes: Iterable[ListedEpisode]) -> dict[int, list[ListedEpisode]]:
+    found: dict[int, list[ListedEpisode]] = defaultdict(list)
+    for episode in episodes:
+        found[episode.series_id].append(episode)
+    return {
+        sid: sorted(marks, key=lambda e: (e.test, e.name, e.first_idx, e.kind))
+        for sid, marks in found.items()
+    }

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from perfwalk.report import layout
-from perfwalk.report.changes import ChangeMark, EpisodeMark
+from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.store import CheckoutRow, SeriesRow
 
 
@@ -29,8 +29,8 @@ class SeriesContext:
     checkouts: Sequence[CheckoutRow]
     commit_url: str = ""
     zooms: dict[int, tuple[Zoom, ...]] = field(default_factory=dict)  # checkout idx → zooms
-    changes: Sequence[ChangeMark] = ()
-    episodes: Sequence[EpisodeMark] = ()
+    changes: Sequence[ListedChange] = ()
+    episodes: Sequence[ListedEpisode] = ()
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

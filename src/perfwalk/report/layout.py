@@ -89,8 +89,14 @@ def logs_page(series_id: int, idx: int, to: str | None = None) -> str:
     return _at(logs_shell(series_id), "c", idx, to)
 
 
-def commits_page(series_id: int, idx: int) -> str:
-    return _at(commits_shell(series_id), "c", idx, None)
+def commits_page(series_id: int, idx: int, to: str | None = None) -> str:
+    """The link to the commits up to checkout ``idx`` (``to``: a commit's anchor)."""
+    return _at(commits_shell(series_id), "c", idx, to)
+
+
+def commit_anchor(sha: str) -> str:
+    """The id of a commit on the commits page (pages.js gives it the same)."""
+    return "commit-" + "".join(ch for ch in sha.lower() if ch in "0123456789abcdef")
 
 
 def log_page(series_id: int, log_id: int) -> str:

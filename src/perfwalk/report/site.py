@@ -32,13 +32,18 @@ from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
-from perfwalk.report.change_list import ListedChange
-from perfwalk.report.changes import ChangeMark, EpisodeMark, by_series, episodes_by_series
+from perfwalk.report.change_list import (
+    ListedChange,
+    ListedEpisode,
+    by_series,
+    episodes_by_series,
+)
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.forked import in_forks
+from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
 from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
 from perfwalk.report.pages.drill import drill_sections
@@ -56,21 +61,20 @@ from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 
 #: bump when pages change shape: a site written by another format is rewritten whole
-SITE_FORMAT = 4
+SITE_FORMAT = 5
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
 @dataclass(frozen=True)
 class PublishOptions:
-    """``changes`` to mark and ``episodes`` (excursions, drifts) to show; ``listed``
-    for the feed ``changes.xml``; ``full``
-    rewrites every page; ``workers`` > 1 renders blocks in that many processes, each
-    opening the store at ``store_url``."""
+    """``changes`` to list (the index's "Changes", the feed ``changes.xml``) and mark
+    (tables, plots, checkout pages), one per metric with its culprit and triage;
+    ``episodes`` (excursions, drifts) to show; ``full`` rewrites every page;
+    ``workers`` > 1 renders blocks in that many processes, each opening the store at
+    ``store_url``."""
 
-    changes: Sequence[ChangeMark] = ()
-    episodes: Sequence[EpisodeMark] = ()
-    #: the changes as the feed lists them (one per metric, with its culprit)
-    listed: Sequence[ListedChange] = ()
+    changes: Sequence[ListedChange] = ()
+    episodes: Sequence[ListedEpisode] = ()
     full: bool = False
     workers: int = 1
     store_url: str | None = None
@@ -209,11 +213,11 @@ def publish(
             )
         )
     site = files.site
-    _write_feed(files, config, options.listed)
+    _write_feed(files, config, options.changes)
     matrix = site.exists(layout.MATRIX_INDEX)
     changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
     if files.written or changed or not site.exists(layout.INDEX):
-        files.write(layout.INDEX, index_page(summaries, matrix=matrix))
+        files.write(layout.INDEX, index_page(summaries, options.changes, matrix=matrix))
     manifest_text = json.dumps(
         {"settings": settings, "series": new_series, "matrix": matrix},
         sort_keys=True,
@@ -262,13 +266,18 @@ def _checkout_sig(row: CheckoutRow, marks: dict[int, tuple[int, int]]) -> list[A
     ]
 
 
-def _facts(series: SeriesRow, drill: str, episodes: list[list[Any]]) -> str:
-    """What the series page shows besides its checkouts: ``drill`` (the drill
-    section) and ``episodes`` (the other findings, listed)."""
+def _facts(
+    series: SeriesRow, drill: str, episodes: list[list[Any]], changes: list[dict[str, Any]]
+) -> str:
+    """What the series page and its plot metadata show besides its checkouts:
+    ``drill`` (the drill section), ``episodes`` (the other findings, listed) and
+    ``changes`` (what the plots' tooltips and the checkout pages' banners tell of
+    each change: its culprit, triage…)."""
     text = json.dumps(
         [
             drill,
             episodes,
+            changes,
             series.name,
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
@@ -343,7 +352,8 @@ def _plan(
     pages = (len(rows) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS
     if old.get("tables") not in (None, pages) and pages > 0:
         dirty_tables.add(min(int(old["tables"]), pages) - 1)  # gains a "newer" link
-    facts = _facts(ctx.series, drill, episode_list)
+    told = [change_facts(layout.INDEX, c) for c in ctx.changes]
+    facts = _facts(ctx.series, drill, episode_list, told)
     per_block = layout.PLOT_BLOCK // layout.TABLE_COLUMNS
     blocks_needed = {t // per_block for t in dirty_tables}
     last_block = (len(rows) - 1) // layout.PLOT_BLOCK if rows else None

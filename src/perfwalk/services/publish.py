@@ -14,64 +14,25 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
-from perfwalk.orchestrate.changes import (
-    ChangeEvent,
-    Findings,
-    MetricChange,
-    MetricEpisode,
-    find_all,
-)
+from perfwalk.orchestrate.changes import ChangeEvent, Findings, MetricChange, find_all
 from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode
-from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
 from perfwalk.store import Store
 
 
-def detected_changes(store: Store, config: Config) -> list[ChangeMark]:
-    """The changes the analysis finds in every series, as the site marks them."""
+def detected_changes(store: Store, config: Config) -> list[ListedChange]:
+    """The changes the analysis finds in every series, as the site lists and marks them."""
     return detected_findings(store, config)[0]
 
 
-def detected_findings(store: Store, config: Config) -> tuple[list[ChangeMark], list[EpisodeMark]]:
+def detected_findings(
+    store: Store, config: Config
+) -> tuple[list[ListedChange], list[ListedEpisode]]:
     """The changes the analysis finds in every series, and the excursions and drifts
-    of their metrics, as the site marks and shows them."""
-    return _marks(find_all(store, config))
-
-
-def _marks(found: Findings) -> tuple[list[ChangeMark], list[EpisodeMark]]:
-    changes = [
-        ChangeMark(
-            series_id=metric.series_id,
-            test=metric.test,
-            name=metric.name,
-            before_idx=metric.before_idx,
-            after_idx=metric.after_idx,
-            size=metric.size,
-            regression=metric.regression,
-            unconfirmed=_unconfirmed(event, metric),
-            confirmed=metric.remeasured is not None and metric.remeasured.held,
-        )
-        for event in found.changes
-        for metric in event.metrics
-    ]
-    return changes, [_episode_mark(episode) for episode in found.episodes]
-
-
-def _episode_mark(episode: MetricEpisode) -> EpisodeMark:
-    return EpisodeMark(
-        series_id=episode.series_id,
-        test=episode.test,
-        name=episode.name,
-        kind=episode.kind,
-        first_idx=episode.first.idx,
-        last_idx=episode.last.idx,
-        size=episode.size,
-        worse=episode.worse,
-        before=episode.before,
-        after=episode.after,
-    )
+    of their metrics, as the site lists, marks and shows them."""
+    return listed_findings(store, find_all(store, config))
 
 
 def listed_findings(
@@ -111,6 +72,8 @@ def listed_findings(
                     note=_not_to_act_on(event, metric),
                     culprit=None if drill is None else _culprit(event, *drill),
                     drill=answer,
+                    unconfirmed=_unconfirmed(event, metric),
+                    confirmed=metric.remeasured is not None and metric.remeasured.held,
                 )
             )
     episodes = [
@@ -124,6 +87,8 @@ def listed_findings(
             last_idx=e.last.idx,
             size=e.size,
             worse=e.worse,
+            before=e.before,
+            after=e.after,
         )
         for e in found.episodes
     ]
@@ -210,11 +175,10 @@ def publish_store(
     ``full``), using every core for a long series; ``found`` is what the analysis
     found in it, when the caller has it already."""
     found = find_all(store, config) if found is None else found
-    changes, episodes = _marks(found)
+    changes, episodes = listed_findings(store, found)
     options = PublishOptions(
         changes=tuple(changes),
         episodes=tuple(episodes),
-        listed=tuple(listed_findings(store, found)[0]),
         full=full,
         workers=os.cpu_count() or 1,
         store_url=config.store.url,

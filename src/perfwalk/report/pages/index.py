@@ -1,7 +1,10 @@
-"""All series: one column per series, newest first: host and cores, setup, first
-and last checkout, steps, repetitions, the changes found and, apart, the other
-findings (excursions, drifts: never counted as regressions); per test its worst
-status; the plots of all series; the quirk and status legends."""
+"""The index: first the "Changes" (every change found, newest first, with its
+culprit and triage: see :mod:`perfwalk.report.pages.change_table`); then the walks,
+one row per series, newest first, each drill and zoom nested under the walk it
+came from: host and cores, setup, first and last checkout, steps, repetitions,
+state, the changes found and, apart, the other findings (excursions, drifts: never
+counted as regressions); per test its worst status; then the plots of all series
+and the quirk and status legends."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from dataclasses import dataclass
 
 from perfwalk.model import Status
 from perfwalk.report import layout
-from perfwalk.report.changes import ChangeMark, EpisodeMark
+from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
+from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.store import CheckoutRow, SeriesRow
@@ -28,8 +32,8 @@ class SeriesSummary:
     checkouts: int
     worst: dict[str, Status]
     specs: tuple[PlotSpec, ...]
-    changes: tuple[ChangeMark, ...] = ()
-    episodes: tuple[EpisodeMark, ...] = ()
+    changes: tuple[ListedChange, ...] = ()
+    episodes: tuple[ListedEpisode, ...] = ()
 
 
 def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
@@ -41,7 +45,7 @@ def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
     return " · ".join(told) or "none"
 
 
-def changes_text(changes: Iterable[ChangeMark]) -> str:
+def changes_text(changes: Iterable[ListedChange]) -> str:
     """How many metric changes a series has, by kind."""
     return _counted(
         ("not confirmed" if c.unconfirmed else c.word for c in changes),
@@ -53,14 +57,58 @@ def changes_text(changes: Iterable[ChangeMark]) -> str:
     )
 
 
-def episodes_text(episodes: Iterable[EpisodeMark]) -> str:
+def episodes_text(episodes: Iterable[ListedEpisode]) -> str:
     """How many excursions and drifts a series has: shown, never a regression."""
     return _counted((e.kind for e in episodes), (("excursion", "excursions"), ("drift", "drifts")))
 
 
-def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
-    """The index: every series as a column; ``matrix`` links the regress matrix."""
+def nested(every: Sequence[SeriesSummary]) -> list[tuple[SeriesSummary, int]]:
+    """The series in their order, each followed by those that came from it (drills and
+    zooms: ``parent_id``), with their depth; a series whose parent is not shown is a
+    root."""
+    ids = {s.series.id for s in every}
+    children: dict[int, list[SeriesSummary]] = {}
+    roots = []
+    for s in every:
+        parent = s.series.parent_id
+        if parent is not None and parent in ids and parent != s.series.id:
+            children.setdefault(parent, []).append(s)
+        else:
+            roots.append(s)
+    ordered: list[tuple[SeriesSummary, int]] = []
+    seen: set[int] = set()
+
+    def visit(s: SeriesSummary, depth: int) -> None:
+        if s.series.id in seen:  # a loop of parents: each shown once
+            return
+        seen.add(s.series.id)
+        ordered.append((s, depth))
+        for child in children.get(s.series.id, ()):
+            visit(child, depth + 1)
+
+    for s in roots:
+        visit(s, 0)
+    for s in every:  # only in a loop of parents: shown at the top
+        visit(s, 0)
+    return ordered
+
+
+def _kind(s: SeriesSummary) -> str:
+    if s.series.kind == "drill":
+        return "drill"
+    return "zoom" if s.series.parent_id is not None else "walk"
+
+
+def index_page(
+    every: Sequence[SeriesSummary],
+    changes: Sequence[ListedChange] = (),
+    *,
+    matrix: bool = False,
+) -> str:
+    """The index: the ``changes`` table, then every series as a row (drills and zooms
+    under their walk); ``matrix`` links the regress matrix."""
     at = layout.INDEX
+    title = "perfwalk: all series"
     nav = (
         f"<p>{link(layout.href(at, layout.MATRIX_INDEX), 'functional regression matrix')}</p>\n"
         if matrix
@@ -69,63 +117,60 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
     if not every:
         return page(
             at,
-            "perfwalk: all series",
+            title,
             nav + "<p>No series yet: run <code>perfwalk run</code>.</p>",
             feed=layout.FEED,
         )
     tests = sorted({t for s in every for t in s.worst})
 
-    def row(label: str, cells: list[str]) -> list[str]:
-        return [f'<th class="name">{esc(label)}</th>', *cells]
-
     def day(c: CheckoutRow | None) -> str:
         return f"<td>{esc(f'{c.date:%Y-%m-%d %H:%M}') if c else '-'}</td>"
 
-    head = ['<th class="name">series</th>'] + [
-        f"<th>{link(layout.series_page(s.series.id), f'{s.series.id}: {s.series.name}')}</th>"
-        for s in every
+    head = [
+        '<th class="name">walk</th>',
+        "<th>kind</th>",
+        "<th>host/cores</th>",
+        "<th>setup</th>",
+        "<th>first checkout</th>",
+        "<th>last checkout</th>",
+        "<th>steps</th>",
+        "<th>repetitions</th>",
+        "<th>state</th>",
+        "<th>changes</th>",
+        "<th>other findings</th>",
+        *(f"<th>{esc(test)}</th>" for test in tests),
     ]
-    rows = [
-        row(
-            "host/cores",
-            [
-                f"<td>{esc(s.series.host)}/{esc(s.series.fingerprint.get('cores', '?'))}</td>"
-                for s in every
-            ],
-        ),
-        row(
-            "setup",
-            [
-                "<td>"
-                + link(layout.setup_page(s.series.id), s.series.config_hash[:10] or "setup")
-                + "</td>"
-                for s in every
-            ],
-        ),
-        row("first checkout", [day(s.first) for s in every]),
-        row("last checkout", [day(s.last) for s in every]),
-        row("steps", [f"<td>{s.checkouts}/{esc(s.series.step)}</td>" for s in every]),
-        row(
-            "repetitions",
-            [f"<td>{s.series.repetitions}/{esc(s.series.between)}</td>" for s in every],
-        ),
-        row("state", [f"<td>{esc(s.series.state)}</td>" for s in every]),
-        row("changes", [f"<td>{esc(changes_text(s.changes))}</td>" for s in every]),
-        row("other findings", [f"<td>{esc(episodes_text(s.episodes))}</td>" for s in every]),
-    ]
-    for test in tests:
-        rows.append(
-            row(
-                test,
-                [
-                    status_cell(
-                        s.worst.get(test),
-                        layout.series_page(s.series.id) + "#" + row_anchor(test),
-                    )
-                    for s in every
-                ],
-            )
-        )
+    rows = []
+    for s, depth in nested(every):
+        sid = s.series.id
+        name = link(layout.series_page(sid), f"{sid}: {s.series.name}")
+        cells = [
+            f'<td class="name depth-{min(depth, 3)}">{"↳ " if depth else ""}{name}</td>',
+            f"<td>{_kind(s)}</td>",
+            f"<td>{esc(s.series.host)}/{esc(s.series.fingerprint.get('cores', '?'))}</td>",
+            "<td>" + link(layout.setup_page(sid), s.series.config_hash[:10] or "setup") + "</td>",
+            day(s.first),
+            day(s.last),
+            f"<td>{s.checkouts}/{esc(s.series.step)}</td>",
+            f"<td>{s.series.repetitions}/{esc(s.series.between)}</td>",
+            f"<td>{esc(s.series.state)}</td>",
+            f'<td class="changes">{esc(changes_text(s.changes))}</td>',
+            f'<td class="findings">{esc(episodes_text(s.episodes))}</td>',
+            *(
+                status_cell(s.worst.get(test), layout.series_page(sid) + "#" + row_anchor(test))
+                for test in tests
+            ),
+        ]
+        css = "top" if depth == 0 else "nested"
+        rows.append(f'<tr class="{css}" data-series="{sid}">' + "".join(cells) + "</tr>")
+    walks = (
+        "<h2>Walks</h2>\n"
+        + '<table class="series">\n<thead><tr>'
+        + "".join(head)
+        + "</tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>\n"
+    )
     quirks = [
         [
             f"<td>{link(layout.series_page(s.series.id), str(s.series.id))}</td>",
@@ -149,7 +194,8 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
     specs = [spec for s in every for spec in s.specs]
     shown = [s for s in every if s.specs]
     body = (
-        table(head, rows, css="series")
+        changes_section(at, changes)
+        + walks
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
             changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
@@ -157,4 +203,4 @@ def index_page(every: Sequence[SeriesSummary], *, matrix: bool = False) -> str:
         + legend
         + status_legend()
     )
-    return page(at, "perfwalk: all series", nav + body, plots=bool(specs), feed=layout.FEED)
+    return page(at, title, nav + body, plots=bool(specs), feed=layout.FEED)

@@ -4,8 +4,9 @@ on a page where plots go.
 A plot shows one test's values of one unit: x is the checkout date (or commit
 order), every repetition a point, each checkout's summary a line, one colour per
 series and value name; quirks are lettered vertical lines, detected changes shaded
-red or green, excursions shaded blue and drifts drawn as a dashed blue line from
-their first to their last checkout (neither is a change).
+red or green (a click opens the culprit's drill, else the checkout after the step;
+its tooltip tells the change), excursions shaded blue and drifts drawn as a dashed
+blue line from their first to their last checkout (neither is a change).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc
+from perfwalk.report.pages.change_table import change_facts
 from perfwalk.store.packs import little_endian
 
 
@@ -168,6 +170,10 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
                 "size": c.size if math.isfinite(c.size) else None,
                 "regression": c.regression,
                 "unconfirmed": c.unconfirmed,
+                **change_facts(layout.INDEX, c),  # links from the site's root
+                "open": layout.series_page(c.culprit.drill)
+                if c.culprit is not None
+                else layout.checkout_page(ctx.id, c.after_idx),
             }
             for c in ctx.changes
             if _known(ctx, c.before_idx) and _known(ctx, c.after_idx)

@@ -1,14 +1,16 @@
-"""One series: what was walked, its plots, its other findings (excursions, drifts),
-and its checkouts as columns (the newest table page shown, the others linked)."""
+"""One series: what was walked, its plots, its changes (as the index lists them),
+its other findings (excursions, drifts), and its checkouts as columns (the newest
+table page shown, the others linked)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from perfwalk.report import layout
-from perfwalk.report.changes import EpisodeMark, relative_size
+from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
+from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
 
@@ -98,12 +100,12 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
             return esc(str(idx))  # not a checkout of the series (any more)
         return link(layout.href(at, layout.checkout_page(ctx.id, idx)), f"{idx}{date}")
 
-    def where(e: EpisodeMark) -> str:
+    def where(e: ListedEpisode) -> str:
         if e.first_idx == e.last_idx:
             return f"at checkout {checkout(e.first_idx)}"
         return f"over checkouts {checkout(e.first_idx)} to {checkout(e.last_idx)}"
 
-    def item(e: EpisodeMark) -> str:
+    def item(e: ListedEpisode) -> str:
         unit = units.get((e.test, e.name))
         metric = f"{e.test}.{e.name}" + (f" [{unit}]" if unit else "")
         way = "worse" if e.worse else "better"
@@ -141,6 +143,7 @@ def series_page(
         + plot_divs([ctx.id], specs)
         + "\n"
         + (findings_key(changes=bool(ctx.changes), episodes=bool(ctx.episodes)) if specs else "")
+        + (changes_section(at, ctx.changes) if ctx.changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + "<h2>Checkouts</h2>\n"
         + paging

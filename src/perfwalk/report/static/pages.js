@@ -208,10 +208,67 @@
     ]);
     if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
-    var parts = [facts, build, c.need ? el("p", {}, c.need) : null, quirks(meta, c)];
+    var parts = [changeBanner(meta, idx), facts, build, c.need ? el("p", {}, c.need) : null, quirks(meta, c)];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     parts.push(host(meta));
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
+  }
+
+  /* -- the changes found at a checkout (it is the first after the step) ----------- */
+
+  function changesAt(meta, idx) {
+    return (meta.changes || []).filter(function (ch) { return ch.after_idx === idx; });
+  }
+
+  function anchorOf(sha) {
+    return "commit-" + String(sha).toLowerCase().replace(/[^0-9a-f]/g, "");
+  }
+
+  /* "../series-2.html": a link of the metadata (from the site's root) from here */
+  function fromRoot(href) {
+    return "../" + href;
+  }
+
+  function answer(ch) {
+    if (ch.culprit) {
+      var k = ch.culprit;
+      return [
+        "culprit ",
+        link(at("commits", ch.after_idx, anchorOf(k.sha)), k.sha.slice(0, 12), "the culprit among the commits"),
+        " " + visible(k.subject),
+        k.author ? " (" + visible(k.author) + ")" : "",
+        ", found by ",
+        link(fromRoot(k.href), "drill " + k.drill),
+      ];
+    }
+    if (ch.range) {
+      var r = ch.range;
+      return [
+        link(fromRoot(r.href), "drill " + r.drill), ": " + visible(r.verdict) + " ",
+        link(at("commits", ch.after_idx), r.lo.slice(0, 10) + ".." + r.hi.slice(0, 10)),
+        r.reason ? " (" + visible(r.reason) + ")" : "",
+      ];
+    }
+    return ["not drilled"];
+  }
+
+  function changeBanner(meta, idx) {
+    var found = changesAt(meta, idx);
+    if (!found.length) return null;
+    var items = found.map(function (ch) {
+      var kind = ch.regression ? "regression" : "improvement";
+      var triage = el("span", { class: "triage " + ch.triage, title: ch.triage_why ? visible(ch.triage_why) : null },
+        visible(ch.triage));
+      return el("li", { class: ch.note ? "noted " + kind : kind },
+        el("b", {}, kind), " of " + visible(ch.metric) + " since ",
+        link(at("checkout", ch.before_idx), "checkout " + ch.before_idx),
+        ": " + visible(ch.levels) + ", \u0394 " + visible(ch.delta) + ", confidence " + visible(ch.confidence),
+        ch.note ? el("span", { class: "note" }, " \u2014 " + visible(ch.note)) : null,
+        el("br"), answer(ch), " \u00b7 triage: ", triage);
+    });
+    return el("div", { class: "pw-banner", id: "changes" },
+      el("h2", {}, found.length === 1 ? "A change here" : found.length + " changes here"),
+      el("ul", {}, items));
   }
 
   function quirks(meta, c) {
@@ -471,10 +528,21 @@
       : ["up to the first checkout"];
     var parts = [el("p", {}, el("strong", {}, String(entry[3].length)), " commits ", since, " to ",
       link(at("checkout", idx), "checkout " + idx), " (" + entry[2].slice(0, 10) + ")")];
+    var culprits = {};
+    changesAt(meta, idx).forEach(function (ch) {
+      if (ch.culprit) (culprits[ch.culprit.sha] = culprits[ch.culprit.sha] || []).push(ch);
+    });
     entry[3].slice().reverse().forEach(function (c) {
       var url = commitUrl(meta, c[0]);
       var name = url ? external(url, c[0].slice(0, 12), c[0]) : el("code", {}, c[0].slice(0, 12));
-      parts.push(el("article", { class: "commit" },
+      var blamed = culprits[c[0]];
+      var mark = blamed
+        ? el("span", { class: "culprit-mark", title: "named by a drill as the first commit at the new level" },
+            "\u2691 culprit of " + blamed.map(function (ch) { return visible(ch.metric); }).join(", ") + " ",
+            link(fromRoot(blamed[0].culprit.href), "drill " + blamed[0].culprit.drill))
+        : null;
+      parts.push(el("article", { class: blamed ? "commit culprit" : "commit", id: anchorOf(c[0]) },
+        mark,
         el("h3", {}, name, " " + visible(c[3])),
         el("p", {}, c[1] + " \u00b7 " + visible(c[2])),
         c[4].trim() ? el("pre", {}, visible(c[4])) : null,

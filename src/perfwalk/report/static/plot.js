@@ -245,27 +245,27 @@
         .filter(function (q) {
           return q !== null;
         });
-      var changes = line.meta.changes
-        .filter(function (c) {
-          return c.key === el.dataset.key && c.name === line.name;
-        })
-        .map(function (c) {
-          var tint = c.unconfirmed
-            ? "rgba(128, 128, 128, 0.15)" // not to act on: grey, whichever way it went
-            : c.regression
-              ? "rgba(220, 40, 40, 0.18)"
-              : "rgba(40, 160, 60, 0.18)";
-          var size = percentText(c.size);
-          var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
-          return [
-            {
-              xAxis: byOrder ? c.from_pos : c.from,
-              name: (c.regression ? "▼ " : "▲ ") + size + note,
-              itemStyle: { color: tint },
-            },
-            { xAxis: byOrder ? c.to_pos : c.to },
-          ];
-        });
+      var changes = [];
+      line.meta.changes.forEach(function (c, at) {
+        if (c.key !== el.dataset.key || c.name !== line.name) return;
+        var tint = c.unconfirmed
+          ? "rgba(128, 128, 128, 0.15)" // not to act on: grey, whichever way it went
+          : c.regression
+            ? "rgba(220, 40, 40, 0.18)"
+            : "rgba(40, 160, 60, 0.18)";
+        var size = percentText(c.size);
+        var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
+        changes.push([
+          {
+            xAxis: byOrder ? c.from_pos : c.from,
+            name: (c.regression ? "\u25bc " : "\u25b2 ") + size + note,
+            itemStyle: { color: tint },
+            pwChange: at, // its tooltip and its click: meta.changes[at]
+            cursor: c.open ? "pointer" : "default",
+          },
+          { xAxis: byOrder ? c.to_pos : c.to },
+        ]);
+      });
       var episodes = episodesOf(el, line, byOrder);
       var areas = changes.concat(episodes.spans);
       var marks = quirks.concat(episodes.drifts);
@@ -276,7 +276,8 @@
         data: summary,
         sampling: "lttb",
         showSymbol: false,
-        silent: true, // the points under it answer hovers and clicks
+        /* not silent, for its change bands answer hovers and clicks (a series' silence
+         * is its marks'); the points above it answer theirs */
         symbolSize: 4,
         color: colour,
         lineStyle: { width: 1.5 },
@@ -290,7 +291,7 @@
               data: marks,
             }
           : undefined,
-        markArea: areas.length ? { silent: true, label: { position: "top" }, data: areas } : undefined,
+        markArea: areas.length ? { silent: false, label: { position: "top" }, data: areas } : undefined,
       });
       series.push({
         id: "p|" + line.sid + "|" + line.name,
@@ -376,6 +377,24 @@
     return [low === lo ? null : low, high === hi ? null : high];
   }
 
+  /* A change band's tooltip: Δ with its interval, confidence, culprit, triage. */
+  function changeTip(line, c) {
+    var told = [
+      "<b>" + encode((c.regression ? "regression " : "improvement ") + (c.metric || "")) + "</b>",
+      encode(c.levels || "") + "",
+      "\u0394 " + encode(c.delta || percentText(c.size)),
+      "confidence " + encode(c.confidence || ""),
+    ];
+    if (c.culprit) told.push("culprit " + encode(c.culprit.sha.slice(0, 12) + " " + c.culprit.subject));
+    else if (c.range) told.push(encode("drill " + c.range.drill + ": " + c.range.verdict + " " +
+      c.range.lo.slice(0, 10) + ".." + c.range.hi.slice(0, 10)));
+    else told.push("not drilled");
+    if (c.note) told.push(encode(c.note));
+    if (c.triage) told.push("triage: " + encode(c.triage) + (c.triage_why ? " (" + encode(c.triage_why) + ")" : ""));
+    told.push("<i>click: " + (c.culprit ? "the culprit's drill" : "the checkout after it") + "</i>");
+    return told.join("<br>");
+  }
+
   function tooltip(lines, several, byOrder) {
     return function (p) {
       var parts = String(p.seriesId).split("|");
@@ -383,6 +402,10 @@
         return l.sid === parts[1] && l.name === parts.slice(2).join("|");
       })[0];
       if (!line || !p.data) return "";
+      if (p.componentType === "markArea") {
+        var change = p.data.pwChange !== undefined ? line.meta.changes[p.data.pwChange] : null;
+        return change ? changeTip(line, change) : encode(p.name || "");
+      }
       var d = p.data;
       var when = byOrder ? d[4] : d[0];
       var what = parts[0] === "s" ? "summary" : "repetition " + ("00" + d[3]).slice(-3);
@@ -451,6 +474,13 @@
     });
     chart.off("click");
     chart.on("click", function (p) {
+      if (p.componentType === "markArea" && p.data && p.data.pwChange !== undefined) {
+        var parts = String(p.seriesId).split("|");
+        var meta = metas[parts[1]];
+        var change = meta && meta.changes[p.data.pwChange];
+        if (change && change.open) window.location.href = el.dataset.base + change.open;
+        return;
+      }
       if (!p.data || p.componentType !== "series") return;
       var sid = String(p.seriesId).split("|")[1];
       window.location.href = el.dataset.base + "series-" + sid + "/checkout.html#c=" + p.data[2];

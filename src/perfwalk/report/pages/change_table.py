@@ -1,0 +1,165 @@
+"""The changes as the site tells them: the index's "Changes" table (newest first:
+date, walk, metric, before → after, Δ with its 95 % interval, confidence, culprit or
+range, triage state) and the words every page uses for a change's culprit and
+triage, in HTML here and as data for the plots' tooltips and the checkout pages'
+banners (see :func:`change_facts`).
+
+Commit subjects, authors, series names and triage reasons are untrusted: every one
+goes through :func:`esc` here, and stays text in the data (pages.js and plot.js
+put it into the page as text)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from perfwalk.report import layout
+from perfwalk.report.change_list import ListedChange, confidence, percent
+from perfwalk.report.html import esc, link, number
+
+#: how a drill's verdict reads when it named no culprit
+DRILL_WORDS = {
+    "range": "narrowed to",
+    "undecided": "undecided between",
+    "no-change": "not confirmed between",
+}
+
+
+def levels(change: ListedChange) -> str:
+    """ "940 → 752 Mbit/s": the levels before and after, with the unit."""
+    unit = f" {change.unit}" if change.unit else ""
+    return f"{number(change.before)} → {number(change.after)}{unit}"
+
+
+def delta(change: ListedChange) -> str:
+    """ "-20.0 % (-21.0 % … -19.0 %)": the size with its 95 % interval."""
+    if not math.isfinite(change.size):
+        return percent(change.size)
+    return f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})"
+
+
+def triage_title(change: ListedChange) -> str:
+    """Why, who and when of its triage ("" when untriaged)."""
+    mark = change.triage
+    if mark is None:
+        return ""
+    told = f"{mark.reason} — {mark.who}, {mark.at:%Y-%m-%d %H:%M}" if mark.reason else mark.who
+    return f"{told} ({mark.bug})" if mark.bug else told
+
+
+def culprit_html(at: str, change: ListedChange) -> str:
+    """The culprit (short sha and subject, linked to its drill's page), else the range
+    the drill narrowed it to (linked to the commits between the two checkouts), else
+    "not drilled"."""
+    culprit, drill = change.culprit, change.drill
+    if culprit is not None:
+        text = f"{culprit.sha[:12]} {culprit.subject}".strip()
+        title = f"culprit found by drill {culprit.drill}" + (
+            f"; by {culprit.author}" if culprit.author else ""
+        )
+        return link(
+            layout.href(at, layout.series_page(culprit.drill)), text, title=title, css="culprit"
+        )
+    if drill is not None:
+        commits = layout.href(at, layout.commits_page(change.series_id, change.after_idx))
+        word = DRILL_WORDS.get(drill.verdict, drill.verdict)
+        drilled = link(layout.href(at, layout.series_page(drill.drill)), f"drill {drill.drill}")
+        reason = f" ({esc(drill.reason)})" if drill.reason else ""
+        return (
+            f"{drilled}: {esc(word)} "
+            + link(commits, f"{drill.lo[:10]}..{drill.hi[:10]}", css="range")
+            + reason
+        )
+    return '<span class="undrilled">not drilled</span>'
+
+
+def triage_html(change: ListedChange) -> str:
+    state = change.triage_state
+    title = triage_title(change)
+    tip = f' title="{esc(title)}"' if title else ""
+    return f'<span class="triage {esc(state)}"{tip}>{esc(state)}</span>'
+
+
+def newest_first(changes: Sequence[ListedChange]) -> list[ListedChange]:
+    ordered = sorted(changes, key=lambda c: (c.series_id, c.test, c.name))
+    return sorted(ordered, key=lambda c: c.date, reverse=True)
+
+
+def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
+    """The "Changes" section of the index: the table, or "no changes found"."""
+    head = "<h2>Changes</h2>\n"
+    if not changes:
+        return head + '<p class="no-changes">no changes found</p>\n'
+    header = [
+        "<th>date</th>",
+        '<th class="name">walk</th>',
+        '<th class="name">metric</th>',
+        "<th>before → after</th>",
+        "<th>Δ (95 % interval)</th>",
+        "<th>confidence</th>",
+        '<th class="name">culprit</th>',
+        "<th>triage</th>",
+    ]
+    rows = []
+    for c in newest_first(changes):
+        note = f'<br><span class="note">{esc(c.note)}</span>' if c.note else ""
+        checkout = layout.href(at, layout.checkout_page(c.series_id, c.after_idx))
+        walk = layout.href(at, layout.series_page(c.series_id))
+        css = f"noted {c.word}" if c.note else c.word  # not to act on: greyed
+        cells = [
+            f"<td>{link(checkout, f'{c.date:%Y-%m-%d %H:%M}')}</td>",
+            f'<td class="name">{link(walk, f"{c.series_id}: {c.series_name}")}</td>',
+            f'<td class="name">{esc(c.metric)}{note}</td>',
+            f"<td>{esc(levels(c))}</td>",
+            f'<td class="delta">{"▼" if c.regression else "▲"} {esc(delta(c))}</td>',
+            f"<td>{esc(confidence(c.confidence))}</td>",
+            f'<td class="name">{culprit_html(at, c)}</td>',
+            f"<td>{triage_html(c)}</td>",
+        ]
+        rows.append(f'<tr class="{css}">' + "".join(cells) + "</tr>")
+    return (
+        head
+        + '<table class="changes">\n<thead><tr>'
+        + "".join(header)
+        + "</tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>\n"
+    )
+
+
+def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
+    """What the plots' tooltips and the checkout pages' banners say of a change, as
+    data (texts stay text: the scripts never put them in as HTML); links relative to
+    the series' folder's pages (``at``)."""
+    facts: dict[str, Any] = {
+        "metric": change.metric,
+        "before_idx": change.before_idx,
+        "after_idx": change.after_idx,
+        "levels": levels(change),
+        "delta": delta(change),
+        "confidence": confidence(change.confidence),
+        "note": change.note,
+        "triage": change.triage_state,
+        "triage_why": triage_title(change),
+    }
+    culprit, drill = change.culprit, change.drill
+    if culprit is not None:
+        facts["culprit"] = {
+            "sha": culprit.sha,
+            "subject": culprit.subject,
+            "author": culprit.author,
+            "drill": culprit.drill,
+            "href": layout.href(at, layout.series_page(culprit.drill)),
+            "anchor": layout.commit_anchor(culprit.sha),
+        }
+    elif drill is not None:
+        facts["range"] = {
+            "verdict": DRILL_WORDS.get(drill.verdict, drill.verdict),
+            "lo": drill.lo,
+            "hi": drill.hi,
+            "reason": drill.reason,
+            "drill": drill.drill,
+            "href": layout.href(at, layout.series_page(drill.drill)),
+        }
+    return facts

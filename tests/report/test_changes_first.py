@@ -1,0 +1,230 @@
+"""The index opens on its "Changes": newest first, each with its culprit (to its
+drill), its range (to the commits) or "not drilled", its triage; greyed when not to
+act on; then the walks, drills and zooms nested under their walk. The plots'
+metadata, the checkout pages' banners and the commit log get the same facts as
+data. Commit subjects and authors stay text everywhere."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from datetime import timedelta
+from pathlib import Path
+
+from perfwalk.report import layout
+from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, TriageMark
+from perfwalk.report.pages.change_table import changes_section
+from perfwalk.report.pages.index import SeriesSummary, index_page, nested
+from perfwalk.report.site import PublishOptions, publish
+from perfwalk.store import Store
+from tests.report.conftest import Published
+from tests.report.history import HOSTILE, T0, config_for, make_fixed_store
+from tests.report.site_data import read_data
+
+EVIL = "<script>alert(1)</script> \"'&"
+EVIL_HTML = "&lt;script&gt;alert(1)&lt;/script&gt; &quot;&#x27;&amp;"
+
+
+def _change(**changed: object) -> ListedChange:
+    base = ListedChange(
+        series_id=1,
+        series_name="nightly",
+        test="bench",
+        name="time",
+        unit="ms",
+        regression=True,
+        before=10.0,
+        after=13.0,
+        size=0.3,
+        low=0.28,
+        high=0.32,
+        confidence=0.999,
+        before_idx=4,
+        after_idx=5,
+        before_sha="a" * 40,
+        after_sha="b" * 40,
+        date=T0,
+        commits=3,
+    )
+    return dataclasses.replace(base, **changed)  # type: ignore[arg-type]
+
+
+def _rows(html: str) -> list[str]:
+    body = html.split('<table class="changes">', 1)[1].split("</table>", 1)[0]
+    return re.findall(r"<tr class=[^\n]*</tr>", body)
+
+
+def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> None:
+    culprit = _change(
+        date=T0 + timedelta(days=2),
+        culprit=Culprit("c" * 40, f"Fix {EVIL}", f"{EVIL} <e@example.org>", 7),
+        drill=DrillMark(7, "culprit", "b" * 40, "c" * 40),
+    )
+    narrowed = _change(
+        name="rss",
+        unit="KiB",
+        date=T0 + timedelta(days=1),
+        drill=DrillMark(8, "range", "d" * 40, "e" * 40, "a commit between did not build"),
+    )
+    undrilled = _change(name="cpu", regression=False, size=-0.1, low=-0.12, high=-0.08)
+    html = changes_section(layout.INDEX, [undrilled, culprit, narrowed])
+    first, second, third = _rows(html)
+    assert first.startswith('<tr class="regression"><td><a href="series-1/checkout.html#c=5">')
+    assert (
+        f'<a href="series-7.html" title="culprit found by drill 7; by {EVIL_HTML} '
+        f'&lt;e@example.org&gt;" class="culprit">cccccccccccc Fix {EVIL_HTML}</a>'
+    ) in first
+    assert "<td>10 → 13 ms</td>" in first
+    assert '<td class="delta">▼ +30 % (+28 % … +32 %)</td>' in first
+    assert "<td>99.90 %</td>" in first
+    assert '<span class="triage untriaged">untriaged</span>' in first
+    assert "bench.rss" in second
+    assert (
+        '<a href="series-8.html">drill 8</a>: narrowed to '
+        '<a href="series-1/commits.html#c=5" class="range">dddddddddd..eeeeeeeeee</a> '
+        "(a commit between did not build)"
+    ) in second
+    assert third.startswith('<tr class="improvement">')
+    assert '<td class="delta">▲ -10 % (-12 % … -8 %)</td>' in third
+    assert '<span class="undrilled">not drilled</span>' in third
+    assert "<script>" not in html
+
+
+def test_a_change_not_to_act_on_is_greyed_with_its_reason() -> None:
+    (row,) = _rows(changes_section(layout.INDEX, [_change(note=f"suspect: {EVIL}")]))
+    assert row.startswith('<tr class="noted regression">')
+    assert f'bench.time<br><span class="note">suspect: {EVIL_HTML}</span>' in row
+
+
+def test_no_changes_says_so() -> None:
+    assert '<p class="no-changes">no changes found</p>' in changes_section(layout.INDEX, [])
+
+
+def test_each_triage_state_shows_with_who_when_why() -> None:
+    for state in ("acknowledged", "expected", "invalid", "fixed"):
+        mark = TriageMark(state, f"because {EVIL}", "ann", T0, "BUG-9")  # type: ignore[arg-type]
+        (row,) = _rows(changes_section(layout.INDEX, [_change(triage=mark)]))
+        assert (
+            f'<span class="triage {state}" title="because {EVIL_HTML} — ann, 2024-03-01 12:00 '
+            f'(BUG-9)">{state}</span>'
+        ) in row
+
+
+def test_the_index_opens_on_the_changes_then_nests_zooms_and_drills(
+    published: Published,
+) -> None:
+    index = (published.site / layout.INDEX).read_text(encoding="utf-8")
+    body = index.split("<body>", 1)[1]
+    assert body.index("<h2>Changes</h2>") < body.index("<table") < body.index("<h2>Walks</h2>")
+    first = body.split("<table", 1)[1].split("</table>", 1)[0]
+    assert first.startswith(' class="changes">')
+    sender, real = _rows(index)
+    assert "iperf.sender" in sender  # the same date: by series and metric
+    assert f"000000000000 Fix {_hostile_html()}</a>" in sender
+    assert '<span class="triage expected" title="the new toolchain' in sender
+    assert "make.real" in real
+    assert '<span class="triage untriaged">untriaged</span>' in real
+    walks = body.split('<table class="series">', 1)[1].split("</table>", 1)[0]
+    daily, fine = re.findall(r"<tr class=[^\n]*</tr>", walks)
+    assert daily.startswith(f'<tr class="top" data-series="{published.fixed.daily}">')
+    assert fine.startswith(f'<tr class="nested" data-series="{published.fixed.fine}">')
+    assert '<td class="name depth-1">↳ <a href="series-2.html">' in fine
+    assert "<td>zoom</td>" in fine
+
+
+def _hostile_html() -> str:
+    return (
+        HOSTILE.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+    )
+
+
+def test_drills_and_zooms_sit_under_their_walk_in_any_order(published: Published) -> None:
+    with Store.open(published.fixed.url, read_only=True) as store:
+        walk, fine = (store.series(published.fixed.daily), store.series(published.fixed.fine))
+    assert walk is not None
+    assert fine is not None
+    drill = dataclasses.replace(fine, id=9, parent_id=fine.id, kind="drill")
+    orphan = dataclasses.replace(fine, id=10, parent_id=99)  # its walk is gone: at the top
+
+    def summary(series: object) -> SeriesSummary:
+        return SeriesSummary(series, None, None, 0, {}, ())  # type: ignore[arg-type]
+
+    every = [summary(s) for s in (drill, fine, orphan, walk)]  # newest first
+    assert [(s.series.id, depth) for s, depth in nested(every)] == [
+        (10, 0),
+        (walk.id, 0),
+        (fine.id, 1),
+        (9, 2),
+    ]
+    html = index_page(every)
+    assert '<td class="name depth-2">↳ <a href="series-9.html">' in html
+    assert "<td>drill</td>" in html
+
+
+def test_plots_and_banners_get_the_facts_as_data(published: Published) -> None:
+    daily = published.fixed.daily
+    _call, meta = read_data(published.site / layout.series_meta(daily))
+    sender = next(c for c in meta["changes"] if c["name"] == "sender")
+    assert sender["delta"] == "-20 % (-21 % … -19 %)"
+    assert sender["confidence"] == "> 99.99 %"
+    assert sender["after_idx"] == 3
+    assert sender["culprit"]["subject"].startswith("Fix <script>window.pwned=1")  # text
+    assert sender["culprit"]["href"] == layout.series_page(published.fixed.fine)
+    assert sender["culprit"]["anchor"] == layout.commit_anchor(f"{31:040x}")
+    assert sender["open"] == layout.series_page(published.fixed.fine)  # the drill
+    assert sender["triage"] == "expected"
+    real = next(c for c in meta["changes"] if c["name"] == "real")
+    assert real["range"]["verdict"] == "narrowed to"
+    assert real["open"] == layout.checkout_page(daily, 3)  # no culprit: the checkout
+    assert real["triage"] == "untriaged"
+
+
+def _digests(site: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in site.rglob("*")
+        if p.is_file() and ".perfwalk" not in p.parts
+    }
+
+
+def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
+    tmp_path: Path,
+) -> None:
+    fixed = make_fixed_store(tmp_path / "store.db")
+    config = config_for(fixed.url, tmp_path)
+    site = tmp_path / "site"
+    sender, real = fixed.changes
+    said = TriageMark("acknowledged", "looking", "bob", T0 + timedelta(days=5))
+    triaged = (sender, dataclasses.replace(real, triage=said))
+    with Store.open(fixed.url) as store:
+        publish(store, config, site, PublishOptions(changes=fixed.changes))
+        before = _digests(site)
+        report = publish(store, config, site, PublishOptions(changes=triaged))
+        after = _digests(site)
+        publish(store, config, tmp_path / "scratch", PublishOptions(changes=triaged))
+    assert not report.full
+    changed = {name for name in after if before.get(name) != after[name]}
+    assert {layout.INDEX, layout.series_meta(fixed.daily)} <= changed
+    assert not any(name.startswith("series-2") for name in changed)
+    index = (site / layout.INDEX).read_text(encoding="utf-8")
+    assert '<span class="triage acknowledged" title="looking — bob, 2024-03-06 12:00">' in index
+    assert "untriaged" not in index
+    _call, meta = read_data(site / layout.series_meta(fixed.daily))
+    assert {c["name"]: c["triage"] for c in meta["changes"]} == {
+        "sender": "expected",
+        "real": "acknowledged",
+    }
+    assert _digests(tmp_path / "scratch") == after  # incremental = from scratch
+
+
+def test_the_commit_log_data_keeps_hostile_subjects_as_text(published: Published) -> None:
+    """The commits page draws from this data with textContent (the browser test shows
+    it): the subject arrives as written, inside JSON, never as markup of the file."""
+    _call, data = read_data(published.site / layout.commits_data(published.fixed.daily, 0))
+    (hostile,) = [c for c in data["3"][3] if c[0] == f"{31:040x}"]
+    assert hostile[3].startswith("Fix <script>window.pwned=1</script>")
