@@ -21,7 +21,14 @@ from perfwalk.orchestrate.changes import (
     MetricEpisode,
     find_all,
 )
-from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode
+from perfwalk.report.change_list import (
+    TRIAGE_STATES,
+    Culprit,
+    DrillMark,
+    ListedChange,
+    ListedEpisode,
+    TriageMark,
+)
 from perfwalk.report.changes import ChangeMark, EpisodeMark
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
@@ -79,9 +86,11 @@ def listed_findings(
 ) -> tuple[list[ListedChange], list[ListedEpisode]]:
     """The changes of ``found`` as a list to post or to subscribe to (one per metric,
     with the culprit a drill named for it, else for another metric of the same
-    commit range), and the excursions and drifts."""
+    commit range, and the current triage of its series and commit range), and the
+    excursions and drifts."""
     culprits = _culprits(store)
     drills = _drills(store)
+    triaged = triage_marks(store)
     changes = []
     for event in found.changes:
         for metric in event.metrics:
@@ -111,6 +120,7 @@ def listed_findings(
                     note=_not_to_act_on(event, metric),
                     culprit=None if drill is None else _culprit(event, *drill),
                     drill=answer,
+                    triage=triaged.get((event.series_id, *ends)),
                 )
             )
     episodes = [
@@ -164,6 +174,17 @@ def _drills(store: Store) -> dict[tuple[str, ...], DrillMark]:
         found[(ends[0], ends[1], drill.test, drill.name)] = mark
         found[(ends[0], ends[1])] = mark
     return found
+
+
+def triage_marks(store: Store) -> dict[tuple[int, str, str], TriageMark]:
+    """The current word on every triaged change, by its key (series and commit range;
+    a state this perfwalk does not know, from a newer one, is left out)."""
+    return {
+        key: TriageMark(state=state, reason=row.reason, who=row.who, at=row.at, bug=row.bug)
+        for key, row in store.triage.current().items()
+        for state in TRIAGE_STATES
+        if row.state == state
+    }
 
 
 def _culprit(event: ChangeEvent, sha: str, drill: int) -> Culprit:

@@ -45,6 +45,9 @@ History:
     the roles its tests play), not of the [run] host only; its rows are kept.
 11. named walks: series gets walk (the name of the ``[[walk]]`` that `run --walk`
     continues in it; NULL for the other series, and for every older one), indexed.
+12. triage: triage (a person's word on a change, keyed by its series and commit
+    range: state, reason, bug, who and when; every word a new row, never changed,
+    the newest the current one; see perfwalk.store.triage).
 """
 
 from __future__ import annotations
@@ -484,6 +487,27 @@ def _v11_named_walks(conn: Connection) -> None:
         conn.execute(text("CREATE INDEX ix_series_walk ON series (walk)"))
 
 
+def _v12_triage(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    triage = Table(
+        "triage",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("before_sha", String(64), nullable=False),
+        Column("after_sha", String(64), nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("reason", SafeText, nullable=False),
+        Column("bug", SafeText, nullable=False),
+        Column("who", SafeText, nullable=False),
+        Column("at", UTCDateTime, nullable=False),
+        Index("ix_triage_change", "series_id", "before_sha", "after_sha"),
+        sqlite_autoincrement=True,
+    )
+    md.create_all(conn, tables=[triage])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -512,6 +536,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v10_machine_state_hosts,
     ),
     Migration(11, "named walks: series.walk", _v11_named_walks),
+    Migration(12, "triage: triage, a person's word on a change, with its history", _v12_triage),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

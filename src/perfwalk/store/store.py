@@ -54,6 +54,7 @@ from perfwalk.store.records import (
 )
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.site_reads import SiteReads
+from perfwalk.store.triage import TriageRecords
 from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
@@ -144,6 +145,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def triage(self) -> TriageRecords:
+        """The triage of the changes, with its history (:mod:`perfwalk.store.triage`)."""
+        return TriageRecords(self._db, self._check_open)
 
     @property
     def confirmations(self) -> Confirmations:
