@@ -181,6 +181,22 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
 
     code, (change,) = _changes_json(capsys, walked)
     assert code == 0
+    assert list(change) == [  # as docs/analysis.md lists them
+        "id",
+        "series",
+        "series_name",
+        "kind",
+        "before",
+        "after",
+        "metrics",
+        "known_causes",
+        "not_confirmed_by",
+        "confirmed_by_remeasure",
+        "triage",
+        "drill",
+        "commits",
+    ]
+    assert set(change["triage"]) == {"state", "reason", "bug", "who", "at"}
     assert change["triage"]["state"] == "acknowledged"
     assert change["triage"]["bug"] == BUG
     assert change["triage"]["who"] == user_at_machine()
