@@ -6,13 +6,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
+import pytest
 from markdown_it import MarkdownIt
 
-from perfwalk.report.change_list import Culprit, ListedChange, ListedEpisode
-from perfwalk.report.markdown import Links, changes_markdown
+from perfwalk.report.change_list import (
+    Culprit,
+    DrillMark,
+    ListedChange,
+    ListedEpisode,
+    TriageMark,
+)
+from perfwalk.report.markdown import Links, changes_markdown, md
 
 HOSTILE = (
     "a|b `tick` <script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) "
@@ -91,7 +98,8 @@ def test_a_regression_with_its_culprit_and_links() -> None:
             base_url="https://perf.example.org/demo",
         ),
     )
-    assert text.startswith("### perfwalk: demo: 1 regression, 1 improvement\n")
+    # one change (series and commit range) of two metrics: one regression, not two
+    assert text.startswith("### perfwalk: demo: 1 regression (2 metrics)\n")
     html = rendered(text)
     head, first, second = html.rows
     assert head == [
@@ -102,6 +110,7 @@ def test_a_regression_with_its_culprit_and_links() -> None:
         "Δ (95 % interval)",
         "confidence",
         "culprit or commits",
+        "triage",
     ]
     assert first == [
         "regression",
@@ -111,9 +120,10 @@ def test_a_regression_with_its_culprit_and_links() -> None:
         "+79 % (+75 % … +83 %)",
         "> 99.99 %",
         f"{CULPRIT[:10]} Slow down the checksum (drill 5)",
+        "untriaged",
     ]
     assert second[0] == "improvement"
-    assert second[-1] == f"{BEFORE[:10]}…{AFTER[:10]} (3 commits)"
+    assert second[-2] == f"{BEFORE[:10]}…{AFTER[:10]} (3 commits)"
     assert html.hrefs == [
         "https://perf.example.org/demo/series-1.html",
         "https://perf.example.org/demo/series-1/checkout.html#c=8",
@@ -151,12 +161,92 @@ def test_hostile_names_and_subjects_stay_text_in_their_cell() -> None:
     assert all(href.startswith("https://") for href in html.hrefs)
     assert not [href for href in html.hrefs if "javascript" in href]
     _head, row = html.rows  # one row: the line break did not end it
-    assert len(row) == 7  # the pipes did not add cells
+    assert len(row) == 8  # the pipes did not add cells
     shown = HOSTILE.replace("\n", " ").replace("\r", "\\x0d").replace("\x1b", "\\x1b")
     assert row[1] == f"1: {shown}".replace("@", "@\u2060").replace("#", "#\u2060")
     assert row[6].startswith(f"{CULPRIT[:10]} a|b `tick` <script>")  # shown as it was written
     assert "@everyone" not in text  # no one is mentioned
     assert not re.search(r"#\d", text)  # no issue is referenced
     assert len([line for line in text.splitlines() if line.startswith("|")]) == 3
-    assert text.splitlines()[-1].startswith("- excursion in [1\\: a\\|b")
+    assert text.splitlines()[-1].startswith("- excursion in [1: a\\|b")
     assert html.tags.count("li") == 1
+
+
+def test_numbers_and_plain_words_are_written_as_they_are() -> None:
+    text = changes_markdown(
+        "demo 1.2: net",
+        [change(before=80.755, after=97.1234, size=0.2027, low=0.19, high=0.21)],
+    )
+    row = text.splitlines()[-1]
+    assert row.startswith("| **regression** | 1: checksum 1day | checksum.time \\[ms\\] | ")
+    assert "| 80.755 → 97.1234 | +20.3 % (+19 % … +21 %) | > 99.99 % |" in row
+    assert text.startswith("### perfwalk: demo 1.2: net: 1 regression\n")
+    assert rendered(text).rows[1][:4] == [
+        "regression",
+        "1: checksum 1day",
+        "checksum.time [ms]",
+        "80.755 → 97.1234",
+    ]
+
+
+@pytest.mark.parametrize(
+    "said", ["# not a heading", "1. not a list", "12) nor this", "- nor this", "+ nor this"]
+)
+def test_a_text_that_would_start_a_block_stays_text(said: str) -> None:
+    html = rendered(f"{md(said)}\n")
+    assert set(html.tags) == {"p"}
+    shown = MarkdownIt("commonmark").render(md(said)).replace("\u2060", "")  # after "#"
+    assert shown == f"<p>{said}</p>\n"
+
+
+def test_no_address_becomes_a_link_by_itself() -> None:
+    said = md("see https://evil.example/x, mailto:a@b.example and www.evil.example")
+    assert "https://" not in said
+    assert "mailto:" not in said
+    assert "www." not in said
+    html = MarkdownIt("commonmark").render(said)
+    assert html == (
+        "<p>see https://evil.example/x, mailto:a@\u2060b.example and www.evil.example</p>\n"
+    )
+
+
+def test_a_change_counts_once_however_many_of_its_metrics_moved() -> None:
+    other = {"before_sha": "4" * 40, "after_sha": "5" * 40, "after_idx": 12}
+    two = [change(), change(name="rss", unit="kB"), change(regression=False, **other)]
+    assert changes_markdown("demo", two).startswith(
+        "### perfwalk: demo: 1 regression, 1 improvement (3 metrics)\n"
+    )
+
+
+def test_the_triage_and_the_drills_answer_of_each_change() -> None:
+    at = datetime(2024, 3, 4, 9, 30, tzinfo=UTC)
+    word = TriageMark("expected", "slower by *design*", "ada@lab", at, "https://bugs.example.org/7")
+    lo, hi = "6" * 40, "7" * 40
+    ranged = DrillMark(7, "range", lo, hi, "the commits between could not be placed")
+    gone = DrillMark(8, "no-change", BEFORE, AFTER, "the two ends do not differ")
+    stuck = DrillMark(9, "undecided", BEFORE, AFTER, "the budget ran out")
+    text = changes_markdown(
+        "demo",
+        [
+            change(triage=word, drill=ranged),
+            change(series_id=2, drill=gone, note="not confirmed by drill 8"),
+            change(series_id=3, drill=stuck),
+        ],
+        links=Links(base_url="https://perf.example.org"),
+    )
+    assert text.startswith("### perfwalk: demo: 2 regressions (1 triaged), 1 not to act on\n")
+    html = rendered(text)
+    _head, first, second, third = html.rows
+    assert first[0] == "regression"  # triaged: no longer shown as one to act on
+    assert (
+        first[6]
+        == f"{BEFORE[:10]}…{AFTER[:10]} (3 commits), narrowed to {lo[:10]}…{hi[:10]} by drill 7"
+    )
+    assert first[7] == "expected: slower by *design* (ada@\u2060lab, 2024-03-04, bug)"
+    assert "https://bugs.example.org/7" in html.hrefs
+    assert "https://perf.example.org/series-7.html" in html.hrefs
+    assert second[0] == "regression (not confirmed by drill 8)"
+    assert second[6].endswith("; drill 8: not confirmed: the two ends do not differ")
+    assert second[7] == "untriaged"
+    assert third[6].endswith("; drill 9: undecided: the budget ran out")
+    assert html.tags.count("strong") == 2  # the untriaged regression, the state "expected"

@@ -75,7 +75,7 @@ def test_changes_as_markdown_for_a_pull_request(
     html = rendered(text)
     head, *rows = html.rows
     assert len(rows) == 2
-    assert all(len(row) == len(head) == 7 for row in rows)
+    assert all(len(row) == len(head) == 8 for row in rows)
     (regression,) = [row for row in rows if row[0] == "regression"]
     culprit = commit(8, 0)
     assert regression[2] == "bench.time [ms]"

@@ -25,9 +25,14 @@ from tests.fixtures.noisy_repo import noisy_history
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.conftest import MakeConfig
 
+#: the values come from a seed, not from the machine: its load must not make a
+#: change suspect here (what it does: test_machine_load.py)
 CONFIG = """\
 [project]
 repo = "{repo}"
+
+[analysis]
+suspect_load = false
 
 [build]
 steps = ["sh build.sh"]

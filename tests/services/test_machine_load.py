@@ -165,6 +165,13 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
     assert "REGRESSION (suspect: machine load)" in text
     assert "suspect: machine load  " in text  # in the confidence column, not >99.99%
 
+    # a benchmark known not to feel the load: judged on its values alone
+    path.write_text(path.read_text("utf-8") + "\n[analysis]\nsuspect_load = false\n", "utf-8")
+    code = main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    assert code == 1, events
+    assert [[m["suspect"] for m in e["metrics"]] for e in events] == [[None], [None]]
+
 
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_the_walk_warns_on_its_last_line_and_exclude_loaded_leaves_them_out(

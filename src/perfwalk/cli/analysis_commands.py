@@ -4,7 +4,8 @@ change points of a file of numbers, list the changes of every stored series.
 Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
 proven at the confidence level, ``detect``: a change point, ``changes``: a
 regression without a known cause, not suspect of being the machine's load, not
-ruled out by a drill or a re-measure; 2 a user error.
+ruled out by a drill or a re-measure, and not triaged (``perfwalk triage``); 2 a
+user error.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +33,13 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
         MetricEpisode,
         Remeasure,
     )
-    from perfwalk.report.change_list import ListedChange, ListedEpisode
+    from perfwalk.report.change_list import (
+        Culprit,
+        DrillMark,
+        ListedChange,
+        ListedEpisode,
+        TriageMark,
+    )
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
@@ -386,36 +394,75 @@ def cmd_changes(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         found = find_all(store, config, args.series, tuning=tuning(args))
-        store_listing = listed_findings(store, found) if args.format == "markdown" else None
+        listing = listed_findings(store, found)
     events = found.changes
+    marks = _marks(listing[0])
     if args.format == "markdown":
-        sys.stdout.write(_changes_markdown(store_listing, config))
+        sys.stdout.write(_changes_markdown(listing, config))
     elif args.format == "json":
         listed = {
-            "changes": [_event_json(e) for e in events],
+            "changes": [_event_json(e, marks.get(_key(e))) for e in events],
             "episodes": [_episode_json(e) for e in found.episodes],
         }
         print(json_text(listed, indent=2))
     else:
-        texts = [_event_text(e) for e in events] or ["no changes found"]
+        texts = [_event_text(e, marks.get(_key(e))) for e in events] or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
         print("\n\n".join(texts))
-    # a known cause, a drill or the machine's state explains the others: they do not fail
-    return exits.FOUND if any(e.to_act_on for e in events) else exits.OK
+    # a known cause, a drill, the machine's state or a person's triage explains the
+    # others: they do not fail
+    untriaged = [e for e in events if (mark := marks.get(_key(e))) is None or mark.triage is None]
+    return exits.FOUND if any(e.to_act_on for e in untriaged) else exits.OK
+
+
+@dataclass(frozen=True)
+class _Marks:
+    """What a change carries besides its analysis: the current triage of its commit
+    range, the newest finished drill across it, and the culprit that drill named."""
+
+    triage: TriageMark | None
+    drill: DrillMark | None
+    culprit: Culprit | None
+
+
+def _key(event: ChangeEvent) -> tuple[int, str, str]:
+    return (event.series_id, event.before.sha, event.after.sha)
+
+
+def _marks(listed: list[ListedChange]) -> dict[tuple[int, str, str], _Marks]:
+    """Per change (series and commit range), from its metrics' listed rows: the
+    triage (the same for all of them) and the newest drill's answer of any of them."""
+    rows: dict[tuple[int, str, str], list[ListedChange]] = {}
+    for change in listed:
+        rows.setdefault(change.key, []).append(change)
+    marks = {}
+    for key, metrics in rows.items():
+        drills = [c.drill for c in metrics if c.drill is not None]
+        drill = max(drills, key=lambda d: d.drill) if drills else None
+        culprit = next(
+            (
+                c.culprit
+                for c in metrics
+                if c.culprit is not None and (drill is None or c.culprit.drill == drill.drill)
+            ),
+            None,
+        )
+        marks[key] = _Marks(metrics[0].triage, drill, culprit)
+    return marks
 
 
 def _changes_markdown(
-    listing: tuple[list[ListedChange], list[ListedEpisode]] | None, config: Config
+    listing: tuple[list[ListedChange], list[ListedEpisode]], config: Config
 ) -> str:
     from perfwalk.report.markdown import Links, changes_markdown
 
-    changes, episodes = listing or ([], [])
+    changes, episodes = listing
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
     return changes_markdown(config.project.name, changes, episodes, links)
 
 
-def _event_text(event: ChangeEvent) -> str:
+def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
@@ -429,6 +476,9 @@ def _event_text(event: ChangeEvent) -> str:
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
         f"commit{'' if len(event.commits) == 1 else 's'}"
     ]
+    lines.append(f"  triage: {_triage_text(None if marks is None else marks.triage)}")
+    if marks is not None and marks.drill is not None:
+        lines.append(f"  {_drill_text(marks.drill, marks.culprit)}")
     rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
@@ -452,6 +502,32 @@ def _event_text(event: ChangeEvent) -> str:
         author, subject = show_controls(commit.author), show_controls(commit.subject)
         lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
     return "\n".join(lines)
+
+
+def _triage_text(mark: TriageMark | None) -> str:
+    """ "untriaged", or "expected by ada@lab on 2024-03-04 09:30 UTC: why (bug: URL)"."""
+    if mark is None:
+        return "untriaged"
+    bug = f" (bug: {show_controls(mark.bug)})" if mark.bug else ""
+    return (
+        f"{mark.state} by {show_controls(mark.who)} on {mark.at:%Y-%m-%d %H:%M} UTC: "
+        f"{show_controls(mark.reason)}{bug}"
+    )
+
+
+def _drill_text(drill: DrillMark, culprit: Culprit | None) -> str:
+    """What the newest drill across the change answered: its culprit, the range it
+    narrowed the change to, or why it named no commit."""
+    head = f"drill {drill.drill}:"
+    if drill.verdict == "culprit":
+        sha = drill.hi if culprit is None else culprit.sha
+        subject = f" {show_controls(culprit.subject)!r}" if culprit and culprit.subject else ""
+        return f"{head} culprit {sha[:10]}{subject}"
+    if drill.verdict == "range":
+        return f"{head} narrowed to after {drill.lo[:10]} up to {drill.hi[:10]}"
+    word = "not confirmed" if drill.verdict == "no-change" else drill.verdict
+    why = f": {show_controls(drill.reason)}" if drill.reason else ""
+    return f"{head} {word}{why}"
 
 
 def _remeasure_word(confirmed: bool) -> str:
@@ -529,7 +605,44 @@ def _metric_row(m: MetricChange) -> list[str]:
     ]
 
 
-def _event_json(event: ChangeEvent) -> dict[str, Any]:
+def _triage_json(mark: TriageMark | None) -> dict[str, Any] | None:
+    if mark is None:
+        return None
+    return {
+        "state": mark.state,
+        "reason": mark.reason,
+        "bug": mark.bug,
+        "who": mark.who,
+        "at": mark.at.isoformat(),
+    }
+
+
+def _drill_json(marks: _Marks | None) -> dict[str, Any] | None:
+    if marks is None or marks.drill is None:
+        return None
+    drill, culprit = marks.drill, marks.culprit
+    named = None
+    if drill.verdict == "culprit":
+        named = (
+            {"commit": drill.hi, "subject": None, "author": None}
+            if culprit is None
+            else {
+                "commit": culprit.sha,
+                "subject": culprit.subject or None,
+                "author": culprit.author or None,
+            }
+        )
+    return {
+        "drill": drill.drill,
+        "verdict": drill.verdict,
+        "lo": drill.lo,
+        "hi": drill.hi,
+        "reason": drill.reason,
+        "culprit": named,
+    }
+
+
+def _event_json(event: ChangeEvent, marks: _Marks | None) -> dict[str, Any]:
     from perfwalk.numbers import finite_or_none
 
     ref = _ref_json
@@ -581,6 +694,8 @@ def _event_json(event: ChangeEvent) -> dict[str, Any]:
         ],
         "not_confirmed_by": event.ruled_out_by,
         "confirmed_by_remeasure": event.confirmed,
+        "triage": _triage_json(None if marks is None else marks.triage),
+        "drill": _drill_json(marks),
         "commits": [
             {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
             for c in event.commits
@@ -605,9 +720,9 @@ COMMANDS: dict[str, Command] = {
     ),
     "changes": Command(
         "regressions and improvements of every stored series, with their commits, then "
-        "the excursions and drifts (shown, never a failure); exit 1 for a regression "
-        "without a known cause that no drill or re-measure ruled out and the machine's "
-        "load does not explain",
+        "the excursions and drifts (shown, never a failure), each change with its triage "
+        "and its drill's answer; exit 1 for an untriaged regression without a known cause "
+        "that no drill or re-measure ruled out and the machine's load does not explain",
         _changes_args,
         cmd_changes,
     ),

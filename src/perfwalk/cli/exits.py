@@ -25,7 +25,7 @@ MEANINGS: dict[int, str] = {
     FOUND: "the command worked and found something to look at: a walk finished with "
     "builds or tests that are not PASS, compare proved a difference, detect found a "
     "change, changes found a regression without a known cause (not suspect: machine "
-    "load, not ruled out by a drill or a re-measure), drill left a change "
+    "load, not ruled out by a drill or a re-measure, not triaged), drill left a change "
     "undecided, regress found a failing test, lab is not up (or not fully down), a "
     "Conductor run had a step that is not PASS, notify --test found a receiver that "
     "does not work (each command's --help and "

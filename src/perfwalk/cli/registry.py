@@ -9,6 +9,7 @@ from perfwalk.cli import (
     lab_commands,
     regress_commands,
     report_commands,
+    triage_commands,
     watch_commands,
 )
 from perfwalk.cli.spec import Command
@@ -20,6 +21,7 @@ def all_commands() -> dict[str, Command]:
         commands,
         analysis_commands,
         drill_commands,
+        triage_commands,
         report_commands,
         lab_commands,
         regress_commands,

@@ -191,14 +191,33 @@ def confidence(value: float) -> str:
 
 
 def counted(changes: list[ListedChange]) -> str:
-    """ "2 regressions, 1 improvement, 1 not confirmed"; "no changes"."""
-    words = [
-        ("regression", "regressions", sum(c.regression and not c.note for c in changes)),
-        ("improvement", "improvements", sum(not c.regression and not c.note for c in changes)),
-        ("not to act on", "not to act on", sum(bool(c.note) for c in changes)),
-    ]
-    told = [f"{n} {one if n == 1 else many}" for one, many, n in words if n]
-    return ", ".join(told) or "no changes"
+    """ "2 regressions (1 triaged), 1 improvement, 1 not to act on (5 metrics)"; "no
+    changes". A change is a series and commit range (:attr:`ListedChange.key`), however
+    many of its metrics moved: a regression when one of them got worse and is to act
+    on, else an improvement when one is to act on, else not to act on. The metrics
+    are told when there are more of them than changes."""
+    kinds: dict[tuple[int, str, str], str] = {}
+    triaged: set[tuple[int, str, str]] = set()
+    for c in changes:
+        kind = "not to act on" if c.note else c.kind
+        order = ("regression", "improvement", "not to act on")
+        known = kinds.get(c.key, kind)
+        kinds[c.key] = min(kind, known, key=order.index)
+        if c.triage is not None:
+            triaged.add(c.key)
+    told = []
+    for one, many in (
+        ("regression", "regressions"),
+        ("improvement", "improvements"),
+        ("not to act on", "not to act on"),
+    ):
+        keys = [key for key, kind in kinds.items() if kind == one]
+        if keys:
+            done = sum(key in triaged for key in keys)
+            said = f" ({done} triaged)" if done else ""
+            told.append(f"{len(keys)} {one if len(keys) == 1 else many}{said}")
+    metrics = f" ({len(changes)} metrics)" if len(changes) > len(kinds) else ""
+    return ", ".join(told) + metrics if told else "no changes"
 
 
 def relative_size(size: float) -> str:

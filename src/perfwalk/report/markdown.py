@@ -1,14 +1,19 @@
 """The changes as Markdown, to post as a pull-request comment (``perfwalk changes
---format markdown``): a heading with the project and the count of regressions and
-improvements, a table of the changes (culprit or commit range, linked to the web
-viewer with ``[project] commit_url`` and to the site with ``[report] base_url``),
-then the excursions and drifts in a short list.
+--format markdown``): a heading with the project and the count of changes (commit
+ranges) by kind, a table of the changes (one row per metric: the drill's answer,
+culprit or narrowed range, else the commit range, linked to the web viewer with
+``[project] commit_url`` and to the site with ``[report] base_url``; and the
+triage), then the excursions and drifts in a short list.
 
-Every text from outside (series and metric names, commit subjects and authors) is
-escaped: Markdown's punctuation is backslashed, ``<``, ``>`` and ``&`` become
-entities (no HTML gets through), line breaks become spaces (a table row stays one
-row), controls are shown as ``\\xNN``, and ``@`` and ``#`` are followed by a word
-joiner so that a subject neither mentions anyone nor references an issue.
+Every text from outside (series and metric names, commit subjects and authors,
+triage reasons) is escaped, and only as much as Markdown needs: the characters that
+start inline markup (``\\ ` * _ [ ] | ~ $``) are backslashed, ``<``, ``>`` and
+``&`` become entities (no HTML gets through), a first character that would start a
+block (a heading, a list) is backslashed, ``:`` after a letter and ``.`` after
+``www`` are backslashed (no address becomes a link by itself), line breaks become
+spaces (a table row stays one row), controls are shown as ``\\xNN``, and ``@`` and
+``#`` are followed by a word joiner so that a subject neither mentions anyone nor
+references an issue. perfwalk's own numbers are written as they are.
 """
 
 from __future__ import annotations
@@ -28,13 +33,19 @@ from perfwalk.report.change_list import (
 )
 from perfwalk.untrusted import show_controls
 
-_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~:$])")
+#: inline markup (code, emphasis, links, table cells, strikethrough, math), and what
+#: would make an address a link by itself (a scheme's ``:``, ``www.``)
+_INLINE = re.compile(r"[\\`*_\[\]|~$]|(?<=[A-Za-z]):|(?<=[wW]{3})\.")
+#: a first character that would start a block: a heading, a list, an ordered list
+_BLOCK_START = re.compile(r"^(?:(\d+)([.)])|([#+\-]))")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _WORD_JOINER = "\u2060"
 _SHA = re.compile(r"[0-9a-f]{4,64}")
 #: what a link's address may hold as it is; anything else is %-encoded (a space or a
 #: parenthesis would end the link)
 _URL_SAFE = ":/?#@!$&'*+,;=%~-._"
+#: how a drill that named no commit is told
+_DRILL_WORDS = {"no-change": "not confirmed", "undecided": "undecided"}
 
 
 @dataclass(frozen=True)
@@ -53,10 +64,11 @@ class Links:
 
 
 def md(text: str) -> str:
-    """``text`` as literal Markdown text, safe in a table cell."""
+    """``text`` as literal Markdown text, safe in a table cell and at a line's start."""
     text = show_controls(text)
     text = re.sub(r"[\t\n]", " ", text)
-    text = _PUNCTUATION.sub(r"\\\1", text)
+    text = _INLINE.sub(lambda m: "\\" + m.group(), text)
+    text = _BLOCK_START.sub(lambda m: f"{m.group(1) or ''}\\{m.group(2) or m.group(3)}", text)
     text = re.sub(r"[&<>]", lambda m: _ENTITIES[m.group()], text)
     return text.replace("@", "@" + _WORD_JOINER).replace("#", "#" + _WORD_JOINER)
 
@@ -71,22 +83,45 @@ def _sha(sha: str, links: Links) -> str:
     return link(shown, links.commit(sha) if _SHA.fullmatch(sha) else None)
 
 
+def _drill(series: int, links: Links) -> str:
+    return link(f"drill {series}", links.page(layout.series_page(series)))
+
+
 def _where(change: ListedChange, links: Links) -> str:
-    """The culprit (with its drill) or the commit range."""
-    culprit = change.culprit
-    if culprit is not None:
-        drill = link(f"drill {culprit.drill}", links.page(layout.series_page(culprit.drill)))
+    """The drill's answer (the culprit, the range it narrowed the change to, or why
+    it named no commit) or, never drilled, the commit range."""
+    culprit, drill = change.culprit, change.drill
+    if culprit is not None and (drill is None or drill.drill == culprit.drill):
         subject = f" {md(culprit.subject)}" if culprit.subject else ""
-        return f"{_sha(culprit.sha, links)}{subject} ({drill})"
+        return f"{_sha(culprit.sha, links)}{subject} ({_drill(culprit.drill, links)})"
     many = "commit" if change.commits == 1 else "commits"
-    return (
+    commits = (
         f"{_sha(change.before_sha, links)}…{_sha(change.after_sha, links)} "
         f"({change.commits} {many})"
     )
+    if drill is None:
+        return commits
+    if drill.verdict == "range":
+        narrowed = f"{_sha(drill.lo, links)}…{_sha(drill.hi, links)}"
+        return f"{commits}, narrowed to {narrowed} by {_drill(drill.drill, links)}"
+    word = md(_DRILL_WORDS.get(drill.verdict, drill.verdict))
+    why = f": {md(drill.reason)}" if drill.reason else ""
+    return f"{commits}; {_drill(drill.drill, links)}: {word}{why}"
+
+
+def _triage(change: ListedChange) -> str:
+    """``untriaged``, or the current word: state, reason, who, when, the bug."""
+    mark = change.triage
+    if mark is None:
+        return "untriaged"
+    web = mark.bug.startswith(("https://", "http://"))
+    bug = f", {link('bug', mark.bug) if web else md(mark.bug)}" if mark.bug else ""
+    return f"**{mark.state}**: {md(mark.reason)} ({md(mark.who)}, {mark.at:%Y-%m-%d}{bug})"
 
 
 def _row(change: ListedChange, links: Links) -> str:
-    kind = f"**{change.kind}**" if change.regression and not change.note else change.kind
+    to_act_on = change.regression and not change.note and change.triage is None
+    kind = f"**{change.kind}**" if to_act_on else change.kind
     if change.note:
         kind += f" ({md(change.note)})"
     series = link(
@@ -94,17 +129,18 @@ def _row(change: ListedChange, links: Links) -> str:
         links.page(layout.series_page(change.series_id)),
     )
     after = link(
-        md(f"{change.after:.6g}"),
+        f"{change.after:.6g}",
         links.page(layout.checkout_page(change.series_id, change.after_idx)),
     )
     cells = [
         kind,
         series,
         f"{md(change.metric)} \\[{md(change.unit)}\\]" if change.unit else md(change.metric),
-        f"{md(f'{change.before:.6g}')} → {after}",
-        f"{md(percent(change.size))} ({md(percent(change.low))} … {md(percent(change.high))})",
-        md(confidence(change.confidence)),
+        f"{change.before:.6g} → {after}",
+        f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})",
+        confidence(change.confidence),
         _where(change, links),
+        _triage(change),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -121,7 +157,7 @@ def _episode(episode: ListedEpisode, links: Links) -> str:
     )
     what = "away and back" if episode.kind == "excursion" else "a slow move, no step"
     return (
-        f"- {episode.kind} in {series}: {md(episode.metric)} {md(percent(episode.size))} "
+        f"- {episode.kind} in {series}: {md(episode.metric)} {percent(episode.size)} "
         f"({'worse' if episode.worse else 'better'}) over {where}, {what}"
     )
 
@@ -138,8 +174,8 @@ def changes_markdown(
     if listed:
         lines += [
             "| change | series | metric | before → after | Δ (95 % interval) | confidence "
-            "| culprit or commits |",
-            "|---|---|---|---|---|---|---|",
+            "| culprit or commits | triage |",
+            "|---|---|---|---|---|---|---|---|",
             *(_row(change, links) for change in listed),
         ]
     else:

@@ -15,7 +15,14 @@ from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
 from perfwalk.orchestrate.changes import ChangeEvent, Findings, MetricChange, find_all
-from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode
+from perfwalk.report.change_list import (
+    TRIAGE_STATES,
+    Culprit,
+    DrillMark,
+    ListedChange,
+    ListedEpisode,
+    TriageMark,
+)
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
@@ -40,9 +47,11 @@ def listed_findings(
 ) -> tuple[list[ListedChange], list[ListedEpisode]]:
     """The changes of ``found`` as a list to post or to subscribe to (one per metric,
     with the culprit a drill named for it, else for another metric of the same
-    commit range), and the excursions and drifts."""
+    commit range, and the current triage of its series and commit range), and the
+    excursions and drifts."""
     culprits = _culprits(store)
     drills = _drills(store)
+    triaged = triage_marks(store)
     changes = []
     for event in found.changes:
         for metric in event.metrics:
@@ -74,6 +83,7 @@ def listed_findings(
                     drill=answer,
                     unconfirmed=_unconfirmed(event, metric),
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
+                    triage=triaged.get((event.series_id, *ends)),
                 )
             )
     episodes = [
@@ -131,6 +141,17 @@ def _drills(store: Store) -> dict[tuple[str, ...], DrillMark]:
     return found
 
 
+def triage_marks(store: Store) -> dict[tuple[int, str, str], TriageMark]:
+    """The current word on every triaged change, by its key (series and commit range;
+    a state this perfwalk does not know, from a newer one, is left out)."""
+    return {
+        key: TriageMark(state=state, reason=row.reason, who=row.who, at=row.at, bug=row.bug)
+        for key, row in store.triage.current().items()
+        for state in TRIAGE_STATES
+        if row.state == state
+    }
+
+
 def _culprit(event: ChangeEvent, sha: str, drill: int) -> Culprit:
     commit = next((c for c in event.commits if c.id == sha), None)
     if commit is None:
@@ -159,12 +180,15 @@ def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
 
 def store_state(store: Store) -> list[tuple[int, str, int, int]]:
     """What a publish depends on in the store, cheaply: per series its state, number
-    of checkouts with repetitions and newest repetition; equal states, equal sites."""
+    of checkouts with repetitions and newest repetition, then the triage (how many
+    changes have a word, the newest word's id); equal states, equal sites."""
     state: list[tuple[int, str, int, int]] = []
     for series in store.list_series():
         marks = store.site.repetition_marks(series.id)
         newest = max((top for _n, top in marks.values()), default=0)
         state.append((series.id, series.state, len(store.checkouts(series.id)), newest))
+    words = store.triage.current()
+    state.append((0, "triage", len(words), max((w.id for w in words.values()), default=0)))
     return state
 
 

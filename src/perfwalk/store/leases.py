@@ -31,6 +31,16 @@ _lease = schema.host_lease
 _PG_LEASE_KEY = 0x6C656173  # "leas"
 
 
+def user_at_machine() -> str:
+    """Who this process runs for, as leases and triage name a person: user@machine
+    (the numeric uid when the user has no name)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = str(os.getuid())
+    return f"{user}@{socket.gethostname()}"
+
+
 @dataclass(frozen=True)
 class Holder:
     """Who takes a lease: this process, with a token that identifies its leases."""
@@ -44,16 +54,11 @@ class Holder:
 
     @classmethod
     def this_process(cls, purpose: str) -> Holder:
-        machine = socket.gethostname()
-        try:
-            user = getpass.getuser()
-        except (KeyError, OSError):
-            user = str(os.getuid())
         pid = os.getpid()
         return cls(
-            owner=f"{user}@{machine}",
+            owner=user_at_machine(),
             purpose=purpose,
-            machine=machine,
+            machine=socket.gethostname(),
             pid=pid,
             process_start=process_start(pid),
             token=secrets.token_hex(16),

@@ -53,6 +53,9 @@ History:
     URL, the title and the plain and Markdown bodies, when it was made, attempts,
     when to try next, when sent, the last error, whether given up; see
     perfwalk.store.outbox).
+14. triage: triage (a person's word on a change, keyed by its series and commit
+    range: state, reason, bug, who and when; every word a new row, never changed,
+    the newest the current one; see perfwalk.store.triage).
 """
 
 from __future__ import annotations
@@ -544,6 +547,27 @@ def _v13_outbox(conn: Connection) -> None:
     md.create_all(conn, tables=[outbox], checkfirst=True)
 
 
+def _v14_triage(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    triage = Table(
+        "triage",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("before_sha", String(64), nullable=False),
+        Column("after_sha", String(64), nullable=False),
+        Column("state", String(16), nullable=False),
+        Column("reason", SafeText, nullable=False),
+        Column("bug", SafeText, nullable=False),
+        Column("who", SafeText, nullable=False),
+        Column("at", UTCDateTime, nullable=False),
+        Index("ix_triage_change", "series_id", "before_sha", "after_sha"),
+        sqlite_autoincrement=True,
+    )
+    md.create_all(conn, tables=[triage])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -576,6 +600,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         13, "notifications: outbox, one message per change, metric and receiver", _v13_outbox
     ),
+    Migration(14, "triage: triage, a person's word on a change, with its history", _v14_triage),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

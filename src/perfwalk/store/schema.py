@@ -433,3 +433,24 @@ outbox = Table(
     ),
     Index("ix_outbox_due", "sent_at", "given_up", "next_attempt_at"),
 )
+
+# Triage (migration step 14): a person's word on a change (acknowledged, expected,
+# invalid, fixed), keyed by the change's series and commit range, so that a change
+# found again on the same range keeps it. Every word is a new row, never changed:
+# the history; the newest (highest id) is the current word (perfwalk.store.triage).
+
+triage = Table(
+    "triage",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),  # the order words were said in
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("before_sha", String(64), nullable=False),  # the change: after before_sha …
+    Column("after_sha", String(64), nullable=False),  # … up to after_sha
+    Column("state", String(16), nullable=False),
+    Column("reason", SafeText, nullable=False),
+    Column("bug", SafeText, nullable=False),  # "" when no bug tracks it
+    Column("who", SafeText, nullable=False),  # user@machine
+    Column("at", UTCDateTime, nullable=False),
+    Index("ix_triage_change", "series_id", "before_sha", "after_sha"),
+    sqlite_autoincrement=True,  # ids are the order of the words: never reused
+)

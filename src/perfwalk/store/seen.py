@@ -15,11 +15,9 @@ from sqlalchemy import select
 
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
+from perfwalk.store.triage import ChangeKey
 
 _s = schema.seen_change
-
-#: A change's key: its series and commit range (before exclusive, after inclusive).
-ChangeKey = tuple[int, str, str]
 
 
 class SeenChanges(StorePart):

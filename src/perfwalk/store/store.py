@@ -56,6 +56,7 @@ from perfwalk.store.records import (
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
+from perfwalk.store.triage import TriageRecords
 from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
@@ -156,6 +157,11 @@ class Store(Connected):
     def outbox(self) -> Outbox:
         """The messages telling new changes (:mod:`perfwalk.store.outbox`)."""
         return Outbox(self._db, self._check_open)
+
+    @property
+    def triage(self) -> TriageRecords:
+        """The triage of the changes, with its history (:mod:`perfwalk.store.triage`)."""
+        return TriageRecords(self._db, self._check_open)
 
     @property
     def confirmations(self) -> Confirmations:

@@ -1,0 +1,119 @@
+"""Sub-command of the triage area: a person's word on a change, stored with its
+history (``perfwalk triage CHANGE --state … --reason …``; ``--history`` prints it)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from perfwalk.cli import exits
+from perfwalk.cli.analysis_commands import tuning, tuning_args
+from perfwalk.cli.spec import Command
+from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.store.triage import TriageRow
+
+
+def _triage_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.report.change_list import TRIAGE_STATES
+
+    p.add_argument(
+        "change",
+        metavar="CHANGE",
+        help="the change, as `perfwalk changes` names it (SERIES:CHECKOUT, e.g. 3:14)",
+    )
+    p.add_argument(
+        "--state",
+        choices=TRIAGE_STATES,
+        help="acknowledged: a real change, being looked at; expected: meant to happen; "
+        "invalid: not a change (noise, the machine); fixed: a later commit undid it. "
+        "Any of them stops `perfwalk changes` from failing for the change",
+    )
+    p.add_argument(
+        "--reason",
+        metavar="TEXT",
+        help="why (required with --state): what the next person reads",
+    )
+    p.add_argument(
+        "--bug", default="", metavar="URL", help="the http(s) address of the bug that tracks it"
+    )
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="print every word on the change, oldest first, instead of adding one",
+    )
+    tuning_args(p)
+
+
+def cmd_triage(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.errors import UsageError
+    from perfwalk.services.inspect import opened
+    from perfwalk.services.triage import checked_word, triage_change, triage_history
+
+    if args.history:
+        if args.state or args.reason or args.bug:
+            raise UsageError(
+                "--history prints the triage of a change: it takes no --state, --reason or --bug",
+                hint=f"`perfwalk triage {args.change} --history`, or leave --history out "
+                "to add a word",
+            )
+        config = load_config(args.config)
+        with opened(config, read_only=True) as store:
+            event, rows = triage_history(store, config, args.change, tuning=tuning(args))
+        print(_history_text(event, rows))
+        return exits.OK
+    if args.state is None:
+        raise UsageError(
+            f"what is change {args.change!r}? --state is missing",
+            hint="give --state acknowledged, expected, invalid or fixed with --reason TEXT, "
+            "or --history to read what was said",
+        )
+    word = checked_word(args.state, args.reason or "", args.bug)  # before the store opens
+    config = load_config(args.config)
+    with opened(config) as store:
+        done = triage_change(store, config, args.change, word, tuning=tuning(args))
+    was = "untriaged" if done.previous is None else done.previous.state
+    print(f"{_title(done.change)}: {done.word.state} (was {was})")
+    print(_word_text(done.word))
+    return exits.OK
+
+
+def _title(event: ChangeEvent) -> str:
+    return (
+        f"change {event.id} ({event.kind} in series {event.series_id} "
+        f"{show_controls(event.series_name)!r}, after {event.before.sha[:10]} up to "
+        f"{event.after.sha[:10]})"
+    )
+
+
+def _word_text(row: TriageRow, indent: str = "  ") -> str:
+    lines = [f"{indent}reason: {show_controls(row.reason)}"]
+    if row.bug:
+        lines.append(f"{indent}bug: {show_controls(row.bug)}")
+    lines.append(f"{indent}by {show_controls(row.who)} at {row.at:%Y-%m-%d %H:%M:%S} UTC")
+    return "\n".join(lines)
+
+
+def _history_text(event: ChangeEvent, rows: list[TriageRow]) -> str:
+    if not rows:
+        return f"{_title(event)}: untriaged, nobody said a word on it yet"
+    count = f"{len(rows)} word{'' if len(rows) == 1 else 's'}"
+    lines = [f"{_title(event)}: {rows[-1].state} ({count}, the last is the current one)"]
+    for row in rows:
+        lines.append(f"  {row.state}")
+        lines.append(_word_text(row, indent="    "))
+    return "\n".join(lines)
+
+
+COMMANDS: dict[str, Command] = {
+    "triage": Command(
+        "say what a change is (acknowledged, expected, invalid, fixed) and why; kept with "
+        "its history under the change's commit range; a triaged regression no longer "
+        "fails `perfwalk changes`",
+        _triage_args,
+        cmd_triage,
+    ),
+}

@@ -1,0 +1,131 @@
+"""Triage: a person's word on a change (``perfwalk triage``), stored with its history.
+
+The change is named as ``perfwalk changes`` names it (SERIES:CHECKOUT) and resolved
+against the changes found now to its key: its series and commit range. The word is
+stored under that key (:mod:`perfwalk.store.triage`), so a walk continued or an
+analysis rerun that finds the change again on the same range keeps it. A word is
+checked before anything is written: a state of :data:`TRIAGE_STATES`, a reason (why
+the triage matters), and a bug that is an http(s) address when there is one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
+from perfwalk.config.model import Config
+from perfwalk.errors import UsageError
+from perfwalk.orchestrate.changes import ChangeEvent, find_changes
+from perfwalk.report.change_list import TRIAGE_STATES
+from perfwalk.store import Store
+from perfwalk.store.leases import user_at_machine
+from perfwalk.store.triage import ChangeKey, TriageRow
+
+_ID = re.compile(r"(\d{1,18}):(\d{1,9})")
+
+
+@dataclass(frozen=True)
+class Word:
+    """What a person says of a change, checked (:func:`checked_word`)."""
+
+    state: str
+    reason: str
+    bug: str = ""
+
+
+@dataclass(frozen=True)
+class Triaged:
+    """A word stored on ``change``: ``word`` the new current one, ``previous`` the one
+    it follows (None: the change was untriaged)."""
+
+    change: ChangeEvent
+    word: TriageRow
+    previous: TriageRow | None
+
+
+def change_key(event: ChangeEvent) -> ChangeKey:
+    """What names a change across walks and analyses: its series and commit range."""
+    return (event.series_id, event.before.sha, event.after.sha)
+
+
+def checked_word(state: str, reason: str, bug: str = "") -> Word:
+    """The word, or a :class:`UsageError` that says what is wrong with it."""
+    if state not in TRIAGE_STATES:
+        raise UsageError(
+            f"triage state {state!r} is not one of {', '.join(TRIAGE_STATES)}",
+            hint="acknowledged: a real change, being looked at; expected: meant to happen; "
+            "invalid: not a change (noise, the machine); fixed: a later commit undid it",
+        )
+    reason = reason.strip()
+    if not reason:
+        raise UsageError(
+            "a triage needs a reason (--reason): it was given empty",
+            hint="say why the change is what you say it is, e.g. --reason 'the new "
+            "checksum is slower by design': it is what the next person reads",
+        )
+    bug = bug.strip()
+    if bug:
+        parts = urlsplit(bug)
+        if parts.scheme not in ("http", "https") or not parts.netloc or re.search(r"\s", bug):
+            raise UsageError(
+                f"--bug {bug!r} is not an http(s) address",
+                hint="give the address of the bug that tracks the change, e.g. "
+                "--bug https://bugs.example.org/1234, or leave --bug out",
+            )
+    return Word(state, reason, bug)
+
+
+def find_change(
+    store: Store, config: Config, change_id: str, *, tuning: Thresholds = CONFIGURED
+) -> ChangeEvent:
+    """The change ``change_id`` (SERIES:CHECKOUT) among the changes found now."""
+    matched = _ID.fullmatch(change_id.strip())
+    series = {s.id for s in store.list_series()}
+    if matched is not None and int(matched.group(1)) in series:
+        events = find_changes(store, config, [int(matched.group(1))], tuning=tuning)
+        found = [e for e in events if e.id == change_id.strip()]
+        if found:
+            return found[0]
+    known = ", ".join(e.id for e in find_changes(store, config, tuning=tuning)) or "none"
+    what = "no change" if matched is not None else "not a change id (SERIES:CHECKOUT):"
+    raise UsageError(
+        f"{what} {change_id!r} among the changes found in the store {store.url} (known: {known})",
+        hint="`perfwalk changes` lists the changes with their ids (SERIES:CHECKOUT); "
+        "give the same thresholds as there, if any",
+    )
+
+
+def triage_change(
+    store: Store,
+    config: Config,
+    change_id: str,
+    word: Word,
+    *,
+    tuning: Thresholds = CONFIGURED,
+    now: datetime | None = None,
+) -> Triaged:
+    """Store ``word`` as the current word on the change ``change_id`` (the earlier ones
+    stay, its history)."""
+    event = find_change(store, config, change_id, tuning=tuning)
+    key = change_key(event)
+    history = store.triage.history(key)
+    stored = store.triage.add(
+        key,
+        state=word.state,
+        reason=word.reason,
+        bug=word.bug,
+        who=user_at_machine(),
+        at=now or datetime.now(UTC),
+    )
+    return Triaged(event, stored, history[-1] if history else None)
+
+
+def triage_history(
+    store: Store, config: Config, change_id: str, *, tuning: Thresholds = CONFIGURED
+) -> tuple[ChangeEvent, list[TriageRow]]:
+    """The change ``change_id`` and every word on it, oldest first."""
+    event = find_change(store, config, change_id, tuning=tuning)
+    return event, store.triage.history(change_key(event))
