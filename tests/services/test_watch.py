@@ -138,9 +138,27 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
         assert "latency.latency" in told
         assert "https://perf.example.org/series-1.html" in told
 
+    # the index opens on the changes: the culprit, linked to its drill's page
+    index = site.read_text(encoding="utf-8")
+    first = index[index.index("<table") : index.index("</table>")]
+    assert 'class="changes"' in first
+    assert ids[26][:12] in first
+    assert f'href="series-{drill.series_id}.html"' in first
+    assert "untriaged" in first
+
+    # a person's word: expected; `changes` passes, the next cycle's site says so
+    triage = ["triage", "1:7", "-c", str(config.path), "--state", "expected"]
+    assert main([*triage, "--reason", "the new checksum is slower by design"]) == 0
+    assert main(["changes", "-c", str(config.path)]) == 0
+    capsys.readouterr()
+
     # a night with nothing new: nothing measured, nothing drilled, nothing new to tell
     assert main(watch) == 0
     out = capsys.readouterr().out
+    index = site.read_text(encoding="utf-8")
+    first = index[index.index("<table") : index.index("</table>")]
+    assert "expected" in first
+    assert "untriaged" not in first
     assert "walk nightly: nothing new" in out
     assert "no new changes" in out
     assert _measured(config) == after
