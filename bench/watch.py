@@ -156,13 +156,15 @@ def move_branch(repo: Path, commit: str) -> None:
 
 def run(
     argv: list[str], cwd: Path, env: dict[str, str] | None = None, codes: tuple[int, ...] = (0,)
-) -> None:
+) -> str:
+    """Run a command; what it printed."""
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     if done.returncode not in codes:
         raise SystemExit(
             f"{shlex.join(argv)} (in {cwd}) exited {done.returncode}:\n{done.stdout[-2000:]}"
             f"{done.stderr[-4000:]}"
         )
+    return done.stdout
 
 
 def copy_state(source: Path, target: Path, names: tuple[str, ...]) -> None:
@@ -221,18 +223,20 @@ class Cycle:
     recorded: float  # seconds the store recorded for the new builds and repetitions
     steps: tuple[float, ...]  # seconds of each command of CYCLE
     checkouts: int  # new checkouts stored
+    said: str = ""  # what the cycle said of its publish
 
 
 def perfwalk_cycle(work: Path, shape: Shape) -> Cycle:
     copy_state(work / "base", work, STATE)
     words = {"perfwalk": PERFWALK, "walk": WALK, "config": "perfwalk.toml", "site": "site"}
     commands = [shlex.split(line.format(**words)) for line in CYCLE]
-    steps = []
+    steps, said = [], []
     started = time.perf_counter()
     for argv in commands:
         begun = time.perf_counter()
-        run(argv, work, codes=(0, 1))  # 1: the command worked and found something to look at
+        out = run(argv, work, codes=(0, 1))  # 1: it worked and found something to look at
         steps.append(time.perf_counter() - begun)
+        said += [line for line in out.splitlines() if "publish:" in line]
     whole = time.perf_counter() - started
     recorded, checkouts = 0.0, 0
     with Store.open(f"sqlite:///{work / 'store.db'}") as store:
@@ -245,7 +249,7 @@ def perfwalk_cycle(work: Path, shape: Shape) -> Cycle:
             recorded += checkout.build_seconds or 0.0
             for repetition in store.repetitions(checkout.id):
                 recorded += (repetition.finished_at - repetition.started_at).total_seconds()
-    return Cycle(whole, recorded, tuple(steps), checkouts)
+    return Cycle(whole, recorded, tuple(steps), checkouts, said[-1] if said else "")
 
 
 # -- asv ----------------------------------------------------------------------------------
@@ -459,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
         name = line.split(" -c ")[0].replace("{perfwalk} ", "").format(walk=WALK)
         print(show(f"  perfwalk {name}", [c.steps[i] for c in ours]))
     checkouts = {c.checkouts for c in ours}
+    if ours[-1].said:
+        print(f"  (its site, last run: {ours[-1].said})")
     if theirs:
         asv_whole = [c.whole for c in theirs]
         asv_excluded = [c.whole - c.recorded for c in theirs]
