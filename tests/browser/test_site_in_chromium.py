@@ -80,7 +80,7 @@ def test_demo_site_from_the_index_to_a_log_line(demo: DemoResult, watched: Watch
     page.goto((demo_site / layout.INDEX).as_uri())
     _wait_for_plots(page)
     watched.shot("1-index")
-    page.click("table.series tr.top a >> text=demo: checksum by day")  # the walk, not a drill
+    page.click("table.series tr.top a >> text=checksum nightly")  # the walk, not a drill
     found = re.search(r"series-(\d+)\.html$", page.url)
     assert found, page.url
     sid = int(found.group(1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
 import tomllib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -12,10 +13,11 @@ import pytest
 
 from perfwalk.config.load import load_config
 from perfwalk.demo import DemoError, DemoProject, create_project, story
-from perfwalk.demo.project import commit_date
+from perfwalk.demo.project import add_night, commit_date
 from perfwalk.demo.story import CHANGES
 from perfwalk.errors import UsageError
-from tests.demo.conftest import git
+from perfwalk.parsers import value
+from tests.demo.conftest import export, git
 
 
 def history(demo: DemoProject) -> list[tuple[str, datetime]]:
@@ -189,3 +191,60 @@ def test_a_failing_git_is_a_demo_error(tmp_path: Path, monkeypatch: pytest.Monke
 
     with pytest.raises(DemoError, match="git"):
         create_project(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoProject, DemoProject]:
+    """A demo project before and after its extra night."""
+    before = create_project(tmp_path_factory.mktemp("night"))
+    after, _event = add_night(before)
+    return before, after
+
+
+def test_the_night_lands_on_the_history_with_its_slowdown_known(
+    night: tuple[DemoProject, DemoProject], tmp_path: Path
+) -> None:
+    before, after = night
+    new = after.commits[len(before.commits) :]
+    assert after.commits[: len(before.commits)] == before.commits
+    assert len(new) == len(story.NIGHT)
+    assert [c for c, _ in history(after)] == list(after.commits)  # one line, on the old tip
+    assert git(after, "rev-parse", "HEAD").strip() == after.commits[-1]  # checked out
+    event = after.events[-1]
+    assert (event.direction, event.commit) == ("slower", new[1])
+    assert git(after, "log", "-1", "--format=%s", event.commit).strip() == (
+        "cksum: count every byte value"
+    )
+    assert min(commit_date(c) for c in story.NIGHT) > max(commit_date(c) for c in CHANGES)
+    entries = json.loads(after.known_changes.read_text(encoding="utf-8"))
+    assert [e["commit"] for e in entries] == [e.commit for e in after.events]
+    again, _ = add_night(create_project(tmp_path / "again"))
+    assert again.commits == after.commits  # the same ids on every run
+
+
+@pytest.mark.slow
+def test_the_night_makes_the_benchmark_slower(
+    night: tuple[DemoProject, DemoProject], tmp_path: Path
+) -> None:
+    """Best of 5 runs on each side, in turns, as for the six weeks' known changes."""
+    _before, after = night
+    event = after.events[-1]
+    sides = (after.commits[after.commits.index(event.commit) - 1], event.commit)
+    folders = {}
+    for commit in sides:
+        folders[commit] = tmp_path / commit[:12]
+        export(after, commit, folders[commit])
+        made = subprocess.run(
+            ["make", "-s"], cwd=folders[commit], capture_output=True, text=True, check=False
+        )
+        assert made.returncode == 0, made.stderr
+    times: dict[str, list[float]] = {commit: [] for commit in sides}
+    for _ in range(5):
+        for commit in sides:
+            run = subprocess.run(
+                ["./bench"], cwd=folders[commit], capture_output=True, text=True, check=True
+            )
+            found = {v.name: v.value for v in value.parse(run.stdout)}
+            times[commit].append(found["checksum"])
+    ratio = min(times[sides[1]]) / min(times[sides[0]])
+    assert 1.15 < ratio < 2.0, times

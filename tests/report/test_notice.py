@@ -70,6 +70,17 @@ def test_a_notice_names_everything_a_person_acts_on() -> None:
             assert words in plain, (words, shown)
 
 
+def test_the_metrics_of_one_change_are_told_in_one_message() -> None:
+    rate = replace(
+        CASES["culprit"], test="checksum", name="rate", unit="MB/s", size=-0.44, low=-0.46
+    )
+    told = notice(CASES["culprit"], project="demo", host="local", links=LINKS, others=[rate])
+    assert told.title.endswith("checksum.time +79 % in checksum 1day and 1 more metric on local")
+    for shown in (told.text, _rendered_text(told.markdown)):
+        assert "also across these commits:" in shown
+        assert "regression: checksum.rate: 10 → 17.9 MB/s, -44 % (95 % interval -46 %" in shown
+
+
 def _rendered_text(markdown: str) -> str:
     """What a reader sees of ``markdown``: its text, tags and word joiners left out."""
     return _strip_tags(MarkdownIt("commonmark").render(markdown))

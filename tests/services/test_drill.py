@@ -114,7 +114,18 @@ def test_a_bimodal_noisy_metric_gives_the_right_commit_or_says_undecided(
 def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -> None:
     result = run_demo(tmp_path / "demo")
     speed = [e for e in result.project.events if e.direction != "broken-build"]
-    assert len(speed) == 2
+    assert len(speed) == 3  # the six weeks' two, and the extra night's
+    assert (result.found, result.known) == (4, 4)
+    # the night: one watch cycle told one message, about the night's slowdown only
+    night = result.night
+    assert night is not None
+    assert night.event == speed[-1]
+    (message,) = night.messages
+    assert night.event.commit in message["message"]
+    assert "cksum: count every byte value" in message["message"]
+    assert {c.after_sha for c in night.cycle.alarms} == {c.after_sha for c in night.cycle.new}
+    assert all(c.culprit is not None for c in night.cycle.new)
+    assert {c.culprit.sha for c in night.cycle.new if c.culprit} == {night.event.commit}
     assert [d.event for d in result.drills] == speed  # one answer per known change
     assert all(d.exact for d in result.drills), [d.detail for d in result.drills]
     config = load_config(result.project.config)

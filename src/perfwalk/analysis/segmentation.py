@@ -333,31 +333,58 @@ def _despike(
     x: list[float], squares: list[float], variances: list[float], clip: float
 ) -> tuple[list[float], list[int]]:
     """``x`` without its spikes: the points between two jumps larger than 4 local noise
-    units at most 4 points apart (``squares[i] = (x[i+1] - x[i])²``, ``variances`` the
-    local noise variance of each point), and a first or last point beyond such a jump,
-    are replaced by the median of their 13 neighbours when they lie more than ``clip``
-    local noise units from it. A lone step has one jump and is left alone. Returns the
-    points and the indexes replaced."""
+    units at most 4 points apart that come back (:func:`_comes_back`), and a first or
+    last point beyond such a jump that carries it (:func:`_carried`), are replaced by
+    the median of their 13 neighbours when they lie more than ``clip`` local noise
+    units from it (``squares[i] = (x[i+1] - x[i])²``, ``variances`` the local noise
+    variance of each point). A lone step has one jump and is left alone, and so is a
+    step followed by a smaller wobble at its new level; a spike whose own neighbours
+    (the two points on each side of it, the three next to an end) hold a level farther
+    from that median than the spike is from them is replaced by their level: just
+    after a step, most of its 13 neighbours are still at the old one."""
     n = len(x)
     y = list(x)
     limits = map(mul, variances, repeat(_JUMP * _JUMP))
     at = list(compress(count(), map(gt, squares, limits)))
-    marked: set[int] = set()
+    marked: dict[int, float] = {}  # a spike's index → the level around it
     for j, i in enumerate(at):
-        if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS:
-            marked.update(range(i + 1, at[j + 1] + 1))
+        if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS and _comes_back(x, i, at[j + 1]):
+            k = at[j + 1]
+            level = _median([x[m] for m in (i - 1, i, k + 1, k + 2) if 0 <= m < n])
+            marked.update(dict.fromkeys(range(i + 1, k + 1), level))
         if i in (0, n - 2):  # a spike at either end has a jump on one side only
-            marked.add(0 if i == 0 else n - 1)
+            end, inner = (0, range(1, 4)) if i == 0 else (n - 1, range(n - 4, n - 1))
+            level = _median([x[m] for m in inner if 0 <= m < n])
+            if _carried(x[end], x[1 if end == 0 else n - 2], level):
+                marked[end] = level
     replaced = []
-    for i in sorted(marked):
+    for i, level in sorted(marked.items()):
         around = range(max(0, i - _REFERENCE), min(n, i + _REFERENCE + 1))
         if sum(1 for j in around if j in marked) * _DENSE > len(around):
             continue  # jumps everywhere around it: noise of two modes, not a spike
         ref = _median(x[max(0, i - _REFERENCE) : i + _REFERENCE + 1])
+        if abs(level - ref) > abs(x[i] - level):  # its neighbours are at a new level
+            ref = level
         if (x[i] - ref) ** 2 > clip * clip * variances[i]:
             y[i] = ref
             replaced.append(i)
     return y, replaced
+
+
+def _carried(end: float, inner: float, level: float) -> bool:
+    """Whether the jump from its neighbour ``inner`` carries the end point ``end`` at
+    least half of its way from the ``level`` next to it: the last point of a step
+    that began just before, a little off its new level, is no spike."""
+    return abs(end - inner) >= abs(end - level) / 2
+
+
+def _comes_back(x: list[float], first: int, second: int) -> bool:
+    """Whether the points between the jumps after ``first`` and after ``second`` are
+    an excursion: the point after them lies nearer the point before them than they do
+    (a step followed by a smaller wobble at its new level is no spike)."""
+    before, after = x[first], x[second + 1]
+    away = max(abs(v - before) for v in x[first + 1 : second + 1])
+    return abs(after - before) < away / 2
 
 
 class _Side(NamedTuple):

@@ -14,6 +14,7 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.orchestrate.confirm import Confirmed
+    from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
 
 
@@ -297,15 +298,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
         result = run_demo(args.dir, bar, say=print)
     finally:
         bar.close()
+    config = _shown(result.project.config)
+    night = result.night
+    if night is not None:
+        _told_night(night, f"{_own_command()} triage", config)
     print(f"site: {result.site / 'index.html'}")
     print(f"known changes found: {result.found} of {result.known}")
     print(f"exact commits found by drilling: {result.exact} of {len(result.drills)}")
     print(f"changes found that are not known: {len(result.others)}")
     for other in result.others:
         print(f"  {other.detail}")
-    config = _shown(result.project.config)
     print(f"every change, with its commits: {_own_command()} changes -c {config}")
     return exits.OK
+
+
+def _told_night(night: Night, triage: str, config: str) -> None:
+    """What the demo's night did: the messages its receiver got, and how to triage."""
+    got = len(night.messages)
+    print(f"the night's notifications: {got} message{'' if got == 1 else 's'} arrived")
+    for body in night.messages:
+        print(f"  {show_controls(str(body.get('title', '')))}")
+        for line in str(body.get("message", "")).splitlines():
+            print(f"    {show_controls(line)}")
+    for change in {c.id: c for c in night.cycle.alarms}.values():
+        print(
+            f"once looked at: {triage} {change.id} -c {config} --state acknowledged "
+            '--reason "…" (then `changes` passes)'
+        )
 
 
 def _own_command() -> str:

@@ -18,12 +18,13 @@ no git configuration read (no user identity needed).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib import resources
@@ -43,6 +44,8 @@ RATE_METRIC = "throughput"  # bytes/sec, higher is better
 #: standard deviation, depending on the machine's load).
 SLOWER_SIZE = 0.33
 FASTER_SIZE = -0.25
+#: the slowdown of the demo's extra night (:func:`add_night`): +39 % on that machine
+NIGHT_SLOWER_SIZE = 0.4
 
 PATCH = Path("quirks") / "old-build.patch"
 CONFIG = "perfwalk.toml"
@@ -146,11 +149,57 @@ def create_project(root: Path) -> DemoProject:
     )
 
 
+def add_night(project: DemoProject) -> tuple[DemoProject, KnownEvent]:
+    """Commit the story's :data:`~perfwalk.demo.story.NIGHT` on the project's branch
+    (its working tree follows) and add its slowdown to ``known-changes.json``: the
+    project as it is now, and that event."""
+    tree: dict[str, str] = {}
+    for change in story.CHANGES:
+        for op in change.ops:
+            _apply(tree, op)
+    labels = {c.label: project.commits[i] for i, c in enumerate(story.CHANGES) if c.label}
+    night = _import(project.repo, story.NIGHT, tree, parent=project.commits[-1], labels=labels)
+    _git(project.repo, "reset", "-q", "--hard", BRANCH)
+    at = next(i for i, change in enumerate(story.NIGHT) if change.label == "night-slower")
+    change = story.NIGHT[at]
+    event = KnownEvent(
+        direction="slower",
+        commit=night[at],
+        date=commit_date(change),
+        subject=change.subject,
+        description=(
+            "cksum_update() counts every byte value in a second pass over each block:"
+            f" bench takes about {NIGHT_SLOWER_SIZE:.0%} more time"
+        ),
+        test=TEST,
+        metric=TIME_METRIC,
+        size=NIGHT_SLOWER_SIZE,
+    )
+    events = (*project.events, event)
+    project.known_changes.write_text(_known_changes_text(events), encoding="utf-8")
+    grown = dataclasses.replace(project, commits=(*project.commits, *night), events=events)
+    return grown, event
+
+
 # The history.
 
 
 def _import_history(repo: Path) -> list[str]:
     """Commit every change of the story with one fast-import; the ids, oldest first."""
+    return _import(repo, story.CHANGES, {}, parent=None, labels={})
+
+
+def _import(
+    repo: Path,
+    changes: Sequence[story.Change],
+    tree: dict[str, str],
+    *,
+    parent: str | None,
+    labels: Mapping[str, str],
+) -> list[str]:
+    """Commit ``changes`` on :data:`BRANCH` with one fast-import, the first on
+    ``parent`` whose files are ``tree`` (None: a new history); the ids, oldest first.
+    ``labels`` are the commits earlier changes may name in their messages."""
     argv = ["git", "-C", str(repo), "fast-import", "--quiet", "--done", "--date-format=raw"]
     with tempfile.TemporaryFile() as stderr:
         with subprocess.Popen(
@@ -159,7 +208,9 @@ def _import_history(repo: Path) -> list[str]:
             assert process.stdin is not None
             assert process.stdout is not None
             try:
-                commits = _feed(process.stdin, process.stdout)
+                commits = _feed(
+                    process.stdin, process.stdout, changes, tree, parent=parent, known=labels
+                )
                 process.stdin.write(b"done\n")
                 process.stdin.close()
             except (BrokenPipeError, _Stopped):
@@ -167,7 +218,7 @@ def _import_history(repo: Path) -> list[str]:
             status = process.wait()
         stderr.seek(0)
         message = stderr.read().decode("utf-8", errors="replace").strip()
-    if status != 0 or len(commits) != len(story.CHANGES):
+    if status != 0 or len(commits) != len(changes):
         raise DemoError(f"git fast-import failed in {repo}: {message or f'exit status {status}'}")
     return commits
 
@@ -176,12 +227,19 @@ class _Stopped(Exception):
     """git fast-import stopped answering (it wrote why on its standard error)."""
 
 
-def _feed(stdin: IO[bytes], stdout: IO[bytes]) -> list[str]:
-    tree: dict[str, str] = {}
+def _feed(
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    changes: Sequence[story.Change],
+    tree: dict[str, str],
+    *,
+    parent: str | None,
+    known: Mapping[str, str],
+) -> list[str]:
     commits: list[str] = []
-    labels: dict[str, str] = {}
+    labels = dict(known)
     last = datetime.min.replace(tzinfo=UTC)
-    for mark, change in enumerate(story.CHANGES, start=1):
+    for mark, change in enumerate(changes, start=1):
         before = dict(tree)
         for op in change.ops:
             _apply(tree, op)
@@ -194,6 +252,8 @@ def _feed(stdin: IO[bytes], stdout: IO[bytes]) -> list[str]:
         out = [f"commit refs/heads/{BRANCH}\nmark :{mark}\n".encode()]
         out.append(f"author {ident}\ncommitter {ident}\n".encode())
         out.append(_data(_message(change, labels)))
+        if mark == 1 and parent is not None:
+            out.append(f"from {parent}\n".encode())
         for path in sorted(tree):
             if before.get(path) != tree[path]:
                 mode = "100755" if path.endswith(".sh") else "100644"
@@ -400,6 +460,21 @@ summary = "median"
 [test.metrics.{RATE_METRIC}]
 direction = "higher"
 summary = "median"
+
+# The walk that `perfwalk watch --once` continues every night with what landed,
+# then drills the new changes, publishes the site and notifies.
+[[walk]]
+name = "nightly"
+from = "2026-01-06"
+to = "HEAD"
+step = "1day"
+
+[watch]
+site = "site"
+
+# `perfwalk serve --out site` serves the site there: notifications link to it
+[report]
+base_url = "http://127.0.0.1:8000"
 
 [[quirk]]
 at = {q(quirk.first)}

@@ -1794,3 +1794,88 @@ CHANGES: tuple[Change, ...] = (
         (usage("which makes it usable at the end of a pipe", "so that it can end a pipe"),),
     ),
 )
+
+#: One more night (Monday 2026-02-16 to Wednesday 02-18), after the walk of the six
+#: weeks: ``perfwalk demo`` adds these commits and runs one ``perfwalk watch --once``.
+#: ``night-slower`` counts every byte value in a second pass over each block, for a
+#: coming ``-H``: ``bench`` takes about half as long again.
+NIGHT: tuple[Change, ...] = (
+    Change(
+        42,
+        "09:40",
+        "ada",
+        "docs/usage.md: exit status",
+        "",
+        (
+            usage(
+                "so that it can end a pipe",
+                "so that it can end a pipe (its exit status is 1 when a file cannot be read)",
+            ),
+        ),
+    ),
+    Change(
+        42,
+        "14:20",
+        "tomas",
+        "cksum: count every byte value",
+        "For the coming -H (a histogram of the bytes of a file): struct cksum\n"
+        "gets the number of times each byte value occurs, counted by\n"
+        "cksum_update() in count_bytes().",
+        (
+            Edit(
+                "cksum.h",
+                "\tuint64_t\tlines;\t/* number of newline characters so far */\n",
+                "\tuint64_t\tlines;\t/* number of newline characters so far */\n"
+                "\tuint64_t\tbytes[256];\t/* occurrences of each byte value */\n",
+            ),
+            Edit(
+                "crc32.c",
+                "void\ncksum_init(struct cksum *c)\n",
+                "/* Add the occurrences of each byte value in buf[0..len) to counts. */\n"
+                "static void\ncount_bytes(uint64_t counts[256], const unsigned char *p, "
+                "size_t len)\n{\n\twhile (len-- > 0)\n\t\tcounts[*p++]++;\n}\n\n"
+                "void\ncksum_init(struct cksum *c)\n",
+            ),
+            Edit(
+                "crc32.c",
+                "\tc->lines = 0;\n}\n",
+                "\tc->lines = 0;\n\tmemset(c->bytes, 0, sizeof c->bytes);\n}\n",
+            ),
+            Edit(
+                "crc32.c",
+                "\tc->size += len;\n}\n",
+                "\tc->size += len;\n\tcount_bytes(c->bytes, buf, len);\n}\n",
+            ),
+        ),
+        label="night-slower",
+    ),
+    Change(
+        42,
+        "17:05",
+        "priya",
+        "README: where to report bugs",
+        "",
+        (
+            readme(
+                "## Output\n",
+                "## Bugs\n\nReport them at https://bugs.example.org/checksum.\n\n## Output\n",
+            ),
+        ),
+    ),
+    Change(
+        43,
+        "11:30",
+        "ada",
+        "docs/benchmark.md: say which compiler",
+        "",
+        (bench_md("Other remarks:\n", "Other remarks:\n\n- The numbers above are GCC 12's.\n"),),
+    ),
+    Change(
+        44,
+        "10:15",
+        "tomas",
+        "checksum.1: BUGS",
+        "",
+        (man(".Sh EXIT STATUS\n", ".Sh BUGS\nNone known.\n.Sh EXIT STATUS\n"),),
+    ),
+)

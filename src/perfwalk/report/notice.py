@@ -15,6 +15,7 @@ no markup, no HTML, no mention of anyone).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfwalk.report import layout
@@ -43,17 +44,34 @@ def one_line(text: str) -> str:
     return " ".join(show_controls(text.replace("\t", " ")).split())
 
 
-def notice(change: ListedChange, *, project: str, host: str, links: Links) -> Notice:
-    """The message telling ``change`` of ``project``, measured on ``host``; ``links``
-    (``[project] commit_url``, ``[report] base_url``) say where commits and pages are."""
-    title = one_line(f"perfwalk {project}: {feed_title(change)} on {host}")
+def notice(
+    change: ListedChange,
+    *,
+    project: str,
+    host: str,
+    links: Links,
+    others: Sequence[ListedChange] = (),
+) -> Notice:
+    """The message telling ``change`` of ``project``, measured on ``host``, with the
+    ``others`` metrics that moved across the same commits (one message per change);
+    ``links`` (``[project] commit_url``, ``[report] base_url``) say where commits and
+    pages are."""
+    more = f" and {len(others)} more metric{'' if len(others) == 1 else 's'}" if others else ""
+    title = one_line(f"perfwalk {project}: {feed_title(change)}{more} on {host}")
     if len(title) > TITLE_MOST:
         title = title[: TITLE_MOST - 1] + "…"
-    return Notice(
-        title=title,
-        text=_text(change, project, host, links),
-        markdown=_markdown(change, project, host, links),
-    )
+    text = _text(change, project, host, links)
+    markdown = _markdown(change, project, host, links)
+    if others:
+        text += "\nalso across these commits:\n" + "".join(
+            f"{other.kind}: {one_line(other.metric)}: {one_line(_levels(other))}, {_size(other)}\n"
+            for other in others
+        )
+        markdown += "\nalso across these commits:\n\n" + "".join(
+            f"- {other.kind}: {md(other.metric)}: {md(_levels(other))}, {md(_size(other))}\n"
+            for other in others
+        )
+    return Notice(title=title, text=text, markdown=markdown)
 
 
 def _size(change: ListedChange) -> str:

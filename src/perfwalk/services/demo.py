@@ -3,15 +3,20 @@ its history, analyse, publish, and check what was found against the known events
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfwalk.analysis.changepoints import find_change_points
 from perfwalk.config import load_config
-from perfwalk.demo.project import DemoProject, KnownEvent, create_project
+from perfwalk.config.model import Config
+from perfwalk.demo import story
+from perfwalk.demo.project import DemoProject, KnownEvent, add_night, create_project
+from perfwalk.demo.receiver import webhook_receiver
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.plan import RunOptions
@@ -19,8 +24,12 @@ from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series
+from perfwalk.services.watch import WatchCycle, seen_now, watch_once
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, ValueRow
+
+#: the named walk of the demo's perfwalk.toml, continued by its extra night
+WALK = "nightly"
 
 #: written into a demo folder so that a later demo may replace it, and nothing else
 MARKER = ".perfwalk-demo"
@@ -54,13 +63,24 @@ class OtherChange:
 
 
 @dataclass(frozen=True)
+class Night:
+    """The demo's extra night: the slowdown that landed, what the watch cycle did and
+    the messages its notification receiver got."""
+
+    event: KnownEvent
+    cycle: WatchCycle
+    messages: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
 class DemoResult:
     project: DemoProject
     series_id: int
     site: Path
-    findings: tuple[Finding, ...]
+    findings: tuple[Finding, ...]  # the night's slowdown last
     drills: tuple[DrillFinding, ...] = ()
     others: tuple[OtherChange, ...] = ()
+    night: Night | None = None
 
     @property
     def exact(self) -> int:
@@ -95,7 +115,7 @@ def run_demo(
         f"walking its history by {config.run.step} from {config.run.from_} to {config.run.to}, "
         f"{config.run.repetitions} repetitions per checkout"
     )
-    result = run_series(config, RunOptions(name="demo: checksum by day"), progress)
+    result = run_series(config, RunOptions(walk=WALK), progress)
     with Store.open(config.store.url) as store:
         findings = evaluate(
             project.events,
@@ -120,12 +140,47 @@ def run_demo(
     others = other_changes(project.events, answers, project.commits)
     for other in others:
         say(f"  not a known change: {other.detail}")
-    site = directory / "site"
+    site = config.watch.site
     with Store.open(config.store.url) as store:
         publish_store(store, config, site)
+    project, night = _night(project, config, say)
+    answers = [d.result for d in night.cycle.drills if d.result is not None]
+    with Store.open(config.store.url) as store:
+        findings += evaluate(
+            [night.event],
+            store.checkouts(result.series_id),
+            store.values(result.series_id),
+            project.commits,
+        )
+    drills += drill_findings([night.event], answers, project.commits)
+    others += other_changes(project.events, answers, project.commits)
     return DemoResult(
-        project, result.series_id, site, tuple(findings), tuple(drills), tuple(others)
+        project,
+        result.series_id,
+        site,
+        tuple(findings),
+        tuple(drills),
+        tuple(others),
+        night,
     )
+
+
+def _night(
+    project: DemoProject, config: Config, say: Callable[[str], None]
+) -> tuple[DemoProject, Night]:
+    """One more night: the story's next commits land, one of them a known slowdown,
+    and one ``watch --once`` cycle continues the walk, drills what is new, publishes
+    and tells a webhook receiver the demo starts and stops itself."""
+    seen_now(config)  # the six weeks were drilled and told above: the night tells what is new
+    project, event = add_night(project)
+    say(
+        f"one more night: {len(story.NIGHT)} commits land on {config.project.branch}, one of"
+        f" them a known slowdown ({event.commit[:12]} {event.subject!r}); watch --once"
+    )
+    with webhook_receiver() as hook:
+        notify = dataclasses.replace(config.notify, urls=(hook.url,))
+        cycle = watch_once(dataclasses.replace(config, notify=notify), say=say)
+    return project, Night(event, cycle, tuple(hook.bodies))
 
 
 def drill_findings(

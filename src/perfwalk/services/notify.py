@@ -66,11 +66,20 @@ def _messages(store: Store, config: Config, changes: Sequence[ListedChange]) -> 
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
     hosts: dict[int, str] = {}
     messages = []
-    for change in changes:
+    groups: dict[tuple[int, str, str], list[ListedChange]] = {}
+    for change in changes:  # one message per change: its metrics together
+        groups.setdefault(change.key, []).append(change)
+    for group in groups.values():
+        # the regressions first, the largest first: the one the title names
+        change, *others = sorted(group, key=lambda c: (not c.regression, -abs(c.size)))
         if change.series_id not in hosts:
             hosts[change.series_id] = _host(store, change.series_id)
         told = notice(
-            change, project=config.project.name, host=hosts[change.series_id], links=links
+            change,
+            project=config.project.name,
+            host=hosts[change.series_id],
+            links=links,
+            others=others,
         )
         messages += [
             NewMessage(

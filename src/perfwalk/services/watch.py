@@ -127,6 +127,25 @@ def watch_forever(
                 sleep(max(0.0, config.watch.interval - (time.monotonic() - began)))
 
 
+def seen_now(config: Config) -> int:
+    """Record the changes the named walks show now as seen (how many were not): the
+    next cycle drills, tells and counts only what is new after them. For a store that
+    has a history already (the demo's six weeks) and people who know it."""
+    with Store.open(config.store.url) as store:
+        walks = _watched(store, config)
+        listed = listed_findings(store, find_all(store, config, walks))[0]
+        return store.seen.add({c.key for c in listed}, datetime.now(UTC))
+
+
+def _watched(store: Store, config: Config) -> dict[int, str]:
+    """The series of the named walks of ``config``'s project, with their walk's name."""
+    return {
+        s.id: s.walk
+        for s in store.list_series()
+        if s.kind == "walk" and s.walk is not None and s.project == config.project.name
+    }
+
+
 @contextmanager
 def watching(config: Config, clock: Callable[[], datetime]) -> Iterator[Store]:
     """The store, with its watch lease held (a UsageError naming the holder when
@@ -165,11 +184,7 @@ def _cycle(
 ) -> WatchCycle:
     started_at, began = clock(), time.monotonic()
     walks = _continue_walks(config, say)
-    watched = {
-        s.id: s.walk
-        for s in store.list_series()
-        if s.kind == "walk" and s.walk is not None and s.project == config.project.name
-    }
+    watched = _watched(store, config)
     seen = store.seen.keys()
     found = find_all(store, config)
     listed = listed_findings(store, found)[0]
