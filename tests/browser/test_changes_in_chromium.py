@@ -16,10 +16,7 @@ import pytest
 
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
-from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report import layout
-from perfwalk.services.publish import publish_site
-from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.browser.test_site_in_chromium import (
     PAINT_TIMEOUT_MS,
@@ -29,7 +26,7 @@ from tests.browser.test_site_in_chromium import (
 )
 from tests.fixtures.chromium import Watched
 from tests.fixtures.noisy_repo import BUILD, NOISY_BENCH
-from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.fixtures.synthetic_repo import CommitSpec, add_commits, make_repo
 from tests.report.conftest import Published, publish_fixed
 from tests.services.test_drill import CONFIG
 
@@ -48,7 +45,8 @@ class Drilled:
 @pytest.fixture(scope="module")
 def drilled(tmp_path_factory: pytest.TempPathFactory) -> Drilled:
     """28 commits at 100 ms, 106 ms from commit 13 (the culprit) on, walked every 4th
-    commit, the change drilled and the site published."""
+    commit by two nights of `perfwalk watch --once`: the second finds the change,
+    drills it and publishes the site."""
     folder = tmp_path_factory.mktemp("drilled")
     start = datetime(2025, 3, 1, tzinfo=UTC)
     spec = []
@@ -74,18 +72,22 @@ def drilled(tmp_path_factory: pytest.TempPathFactory) -> Drilled:
                 author=f"{AUTHOR} <m@example.org>" if culprit else "Dev <dev@example.org>",
             )
         )
-    ids = make_repo(folder / "repo", spec)
+    # the first night knows 12 commits; the next 16 land, the culprit among them, and
+    # the second night's watch finds the change, drills it and publishes
+    ids = make_repo(folder / "repo", spec[:12])
     path = folder / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=folder / "repo"), encoding="utf-8")
+    nightly = f'\n[[walk]]\nname = "nightly"\nfrom = "{ids[0]}"\nstep = "commit/4"\n'
+    path.write_text(CONFIG.format(repo=folder / "repo") + nightly, encoding="utf-8")
     config = load_config(path)
-    walk = run_series(config, RunOptions(step="commit/4", repetitions=3)).series_id
-    assert main(["drill", "-c", str(path)]) == 0
+    assert main(["watch", "--once", "-c", str(path)]) == 0
+    ids += add_commits(folder / "repo", spec[12:])
+    assert main(["watch", "--once", "-c", str(path)]) == 1  # a new untriaged regression
     with Store.open(config.store.url, read_only=True) as store:
         (drill,) = [row for row in store.drills.all() if row.verdict == "culprit"]
+        (walk,) = [s.id for s in store.list_series() if s.walk == "nightly"]
     assert drill.answer is not None
     assert drill.answer["culprit"] == ids[13]
-    publish_site(config, folder / "site")
-    return Drilled(folder / "site", walk, drill.series_id, ids[13])
+    return Drilled(config.watch.site, walk, drill.series_id, ids[13])
 
 
 def _band(page: Any) -> tuple[float, float]:
