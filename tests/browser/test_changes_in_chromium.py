@@ -25,10 +25,9 @@ from tests.browser.test_site_in_chromium import (
     _wait_for_plots,
 )
 from tests.fixtures.chromium import Watched
-from tests.fixtures.noisy_repo import BUILD, NOISY_BENCH
+from tests.fixtures.noisy_repo import BUILD, CONFIG, NOISY_BENCH
 from tests.fixtures.synthetic_repo import CommitSpec, add_commits, make_repo
 from tests.report.conftest import Published, publish_fixed
-from tests.services.test_drill import CONFIG
 
 SUBJECT = "<script>alert(1)</script> \"'& make it slower"
 AUTHOR = "Mallory 'O\"Brien' & co"  # git drops < and > from names

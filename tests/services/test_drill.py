@@ -21,33 +21,9 @@ from perfwalk.services.demo import run_demo
 from perfwalk.services.drill import between_target, run_drill
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
-from tests.fixtures.noisy_repo import noisy_history
+from tests.fixtures.noisy_repo import CONFIG, noisy_history
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.conftest import MakeConfig
-
-#: the values come from a seed, not from the machine: its load must not make a
-#: change suspect here (what it does: test_machine_load.py)
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[analysis]
-suspect_load = false
-
-[build]
-steps = ["sh build.sh"]
-timeout = 30
-
-[run]
-step = "commit"
-repetitions = 3
-
-[[test]]
-name = "latency"
-command = "sh bench.sh"
-parser = "value"
-timeout = 30
-"""
 
 
 def _config(tmp_path: Path, repo: Path) -> Config:
@@ -115,11 +91,13 @@ def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -
     result = run_demo(tmp_path / "demo")
     speed = [e for e in result.project.events if e.direction != "broken-build"]
     assert len(speed) == 3  # the six weeks' two, and the extra night's
-    assert (result.found, result.known) == (4, 4)
+    assert (result.found, result.known) == (4, 4), [f.detail for f in result.findings]
     # the night: one watch cycle told one message, about the night's slowdown only
     night = result.night
     assert night is not None
     assert night.event == speed[-1]
+    told = [(c.id, c.metric, c.note) for c in night.cycle.new]
+    assert len(night.messages) == 1, (told, night.messages)
     (message,) = night.messages
     assert night.event.commit in message["message"]
     assert "cksum: count every byte value" in message["message"]

@@ -4,6 +4,7 @@ second watch on the same store stops at once; walks on disjoint hosts run togeth
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -18,33 +19,17 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
+from perfwalk.services.watch import WatchCycle, watch_forever
 from perfwalk.store import Store
+from tests.fixtures.noisy_repo import CONFIG as NOISY_CONFIG
 from tests.fixtures.noisy_repo import add_noisy_commits, noisy_history
 from tests.fixtures.receivers import Hook, Mailbox
 
 #: A walk every 4th commit of a noisy line (sd 1 around 100 ms), drilled within a
-#: budget. Its values come from a seed, not from the machine: whatever else loads the
-#: machine while the suite runs must not make a change suspect here.
-CONFIG = """\
-[project]
-repo = "{repo}"
-
-[analysis]
-suspect_load = false
-
-[build]
-steps = ["sh build.sh"]
-timeout = 30
-
-[run]
-repetitions = 3
-
-[[test]]
-name = "latency"
-command = "sh bench.sh"
-parser = "value"
-timeout = 30
-
+#: budget.
+CONFIG = (
+    NOISY_CONFIG
+    + """
 [[walk]]
 name = "nightly"
 from = "{first}"
@@ -55,6 +40,7 @@ site = "site"
 drill_builds = 12
 drill_repetitions = 300
 """
+)
 
 
 def _config(tmp_path: Path, ids: list[str], extra: str = "") -> Config:
@@ -267,3 +253,19 @@ lease = "bench-b"
         for mark in meet.iterdir():
             mark.unlink()
         meet.rmdir()
+
+
+def test_watch_runs_a_cycle_every_interval_from_start_to_start(tmp_path: Path) -> None:
+    ids = noisy_history(tmp_path / "repo", commits=3, step_at=10**6, size=0, salt=3)
+    config = _config(tmp_path, ids)
+    config = dataclasses.replace(config, watch=dataclasses.replace(config.watch, interval=3600.0))
+    cycles: list[WatchCycle] = []
+    slept: list[float] = []
+    watch_forever(config, cycles.append, sleep=slept.append, cycles=2)
+    assert [len(c.walks) for c in cycles] == [1, 1]
+    first, second = (c.walks[0].run for c in cycles)
+    assert first is not None
+    assert second is not None
+    assert (first.nothing_new, second.nothing_new) == (False, True)
+    (pause,) = slept  # between the two cycles only
+    assert 3600 - cycles[0].seconds - 5 < pause <= 3600 - cycles[0].seconds

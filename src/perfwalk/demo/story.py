@@ -1795,8 +1795,9 @@ CHANGES: tuple[Change, ...] = (
     ),
 )
 
-#: One more night (Monday 2026-02-16 to Wednesday 02-18), after the walk of the six
-#: weeks: ``perfwalk demo`` adds these commits and runs one ``perfwalk watch --once``.
+#: What lands after the walk of the six weeks (Monday 2026-02-16 to Saturday 02-21,
+#: a week the nightly watch did not run): ``perfwalk demo`` adds these commits and
+#: runs one ``perfwalk watch --once``.
 #: ``night-slower`` counts every byte value in a second pass over each block, for a
 #: coming ``-H``: ``bench`` takes about half as long again.
 NIGHT: tuple[Change, ...] = (
@@ -1877,5 +1878,27 @@ NIGHT: tuple[Change, ...] = (
         "checksum.1: BUGS",
         "",
         (man(".Sh EXIT STATUS\n", ".Sh BUGS\nNone known.\n.Sh EXIT STATUS\n"),),
+    ),
+    Change(
+        45,
+        "16:40",
+        "priya",
+        "CONTRIBUTING: run the tests before sending a patch",
+        "",
+        (
+            Edit(
+                "CONTRIBUTING.md",
+                "## Security\n",
+                "## Tests\n\nRun `make check` before sending a patch.\n\n## Security\n",
+            ),
+        ),
+    ),
+    Change(
+        46,
+        "11:20",
+        "ada",
+        "docs/usage.md: wording",
+        "",
+        (usage("its exit status is 1", "it exits with 1"),),
     ),
 )

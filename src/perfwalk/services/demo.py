@@ -174,8 +174,9 @@ def _night(
     seen_now(config)  # the six weeks were drilled and told above: the night tells what is new
     project, event = add_night(project)
     say(
-        f"one more night: {len(story.NIGHT)} commits land on {config.project.branch}, one of"
-        f" them a known slowdown ({event.commit[:12]} {event.subject!r}); watch --once"
+        f"one more night, after a week the watch did not run: {len(story.NIGHT)} commits"
+        f" landed on {config.project.branch}, one of them a known slowdown"
+        f" ({event.commit[:12]} {event.subject!r}); perfwalk watch --once"
     )
     with webhook_receiver() as hook:
         notify = dataclasses.replace(config.notify, urls=(hook.url,))
