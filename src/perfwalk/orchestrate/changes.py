@@ -21,10 +21,10 @@ from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
-from perfwalk.model import Commit, Direction, Status
+from perfwalk.model import Commit, Direction
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
-from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
+from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
@@ -270,30 +270,38 @@ def series_findings(
     if config is not None and not config.analysis.suspect_load:  # kept, not weighed
         states = {}
     planned = series.planned_repetitions
-    grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
-    for row in store.values(series.id):
-        if row.status is not Status.PASS:
+    grouped: dict[tuple[str, str], _Metric] = {}
+    for (
+        checkout_idx,
+        repetition_idx,
+        test,
+        name,
+        unit,
+        value,
+        direction_name,
+    ) in store.passed_values(series.id):
+        if planned is not None and repetition_idx >= planned:  # a re-measure
             continue
-        if (row.checkout_idx, row.repetition_idx) in left_out:
+        key = (checkout_idx, repetition_idx)
+        if left_out and key in left_out:
             continue
-        if planned is not None and row.repetition_idx >= planned:  # a re-measure
-            continue
-        grouped[(row.test, row.name)].append(row)
+        metric = grouped.get((test, name))
+        if metric is None:  # its unit and direction: those of its first value
+            metric = grouped[(test, name)] = _Metric(unit, direction_name, len(checkouts))
+        at = position[checkout_idx]
+        metric.sets[at].append(value)
+        state = states.get(key)
+        if state is not None:
+            metric.measured[at].append(state)
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
-    for (test, name), rows in sorted(grouped.items()):
-        unit, direction = rows[0].unit, Direction(rows[0].direction)
+    for (test, name), metric in sorted(grouped.items()):
+        unit, direction = metric.unit, Direction(metric.direction)
         policy = metric_policy(config, test, name, unit, direction)
         if policy.ignore:
             continue
-        sets: list[list[float]] = [[] for _ in checkouts]
-        measured: list[list[HostStates]] = [[] for _ in checkouts]
-        for row in rows:
-            sets[position[row.checkout_idx]].append(row.value)
-            state = states.get((row.checkout_idx, row.repetition_idx))
-            if state is not None:
-                measured[position[row.checkout_idx]].append(state)
+        sets, measured = metric.sets, metric.measured
         reduce = summary_of(policy.detection_summary, direction)
         detection = find_change_points(sets, tuning=tuning.tuning(policy), reduce=reduce)
         for episode in (*detection.excursions, *detection.drifts):
@@ -358,6 +366,19 @@ def series_findings(
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
     return events, episodes
+
+
+class _Metric:
+    """A metric's values as detection reads them: its PASS values by checkout position,
+    and the machine's state of the repetition of each."""
+
+    __slots__ = ("direction", "measured", "sets", "unit")
+
+    def __init__(self, unit: str, direction: str, checkouts: int) -> None:
+        self.unit = unit
+        self.direction = direction
+        self.sets: list[list[float]] = [[] for _ in range(checkouts)]
+        self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
 
 
 def _episode(

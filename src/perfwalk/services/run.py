@@ -126,7 +126,7 @@ def _walk(
         series_id=series_id,
         checkouts=len(plan.checkouts),
         repetitions=plan.repetitions,
-        worst=_worst(store, series_id),
+        worst=store.worst_status(series_id),  # of the earlier walks too
         resumed=plan.resumed is not None,
         parent=plan.parent,
         loaded=sum(1 for found in states.values() if repetition_loaded(found)),
@@ -145,20 +145,10 @@ def _nothing_new(store: Store, plan: WalkPlan, series_id: int) -> RunResult:
         series_id=series_id,
         checkouts=0,
         repetitions=plan.repetitions,
-        worst=_worst(store, series_id),
+        worst=store.worst_status(series_id),  # of the earlier walks too
         resumed=True,
         stability=Stability(0, 0, 0, 0),
         parent=plan.parent,
         named=plan.named,
         nothing_new=True,
     )
-
-
-def _worst(store: Store, series_id: int) -> Status:
-    """The worst status of the whole series (a resumed one: of the earlier walks too)."""
-    checkouts = store.checkouts(series_id)
-    statuses = [row.build_status for row in checkouts if row.build_status]
-    statuses += [row.status for row in store.results(series_id)]
-    for checkout in checkouts:  # what happened between repetitions (a reboot that failed)
-        statuses += [r.between_status for r in store.repetitions(checkout.id) if r.between_status]
-    return Status.worst([Status(s) for s in statuses])

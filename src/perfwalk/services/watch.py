@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from perfwalk.config.model import Config
 from perfwalk.drill import Budget
 from perfwalk.errors import PerfwalkError, UsageError
-from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.changes import Findings, find_all
 from perfwalk.orchestrate.leases import HeldLeases
 from perfwalk.orchestrate.notify import NotifyReport
 from perfwalk.orchestrate.plan import RunOptions, walk_config
@@ -174,7 +174,7 @@ def _cycle(
     found = find_all(store, config)
     listed = listed_findings(store, found)[0]
     new_keys = {c.key for c in listed if c.series_id in watched and c.key not in seen}
-    drills, undrilled = _drill_new(store, config, new_keys, watched, listed, say=say)
+    drills, undrilled = _drill_new(store, config, new_keys, watched, listed, found=found, say=say)
     if drills:  # a drill names a culprit, or rules the change out
         found = find_all(store, config)
         listed = listed_findings(store, found)[0]
@@ -254,14 +254,18 @@ def _drill_new(
     watched: dict[int, str],
     listed: Sequence[ListedChange],
     *,
+    found: Findings,
     say: Callable[[str], None],
 ) -> tuple[tuple[DrillCycle, ...], tuple[DrillTarget, ...]]:
     """Drill the new changes to act on that no drill answered yet, strongest first,
-    as far as the cycle's budget goes; the rest wait for the next cycle."""
+    as far as the cycle's budget goes; the rest wait for the next cycle. ``found`` and
+    ``listed``: the changes the cycle found, as found and as listed."""
     to_act_on = {c.key for c in listed if c.key in new_keys and not c.note and c.drill is None}
+    if not to_act_on:
+        return (), ()
     targets = [
         t
-        for t in change_targets(store, config)
+        for t in change_targets(store, config, found=found.changes)
         if t.parent is not None and (t.parent, t.before, t.after) in to_act_on
     ]
     targets.sort(key=lambda t: -abs(float(t.change.get("relative") or 0.0)))

@@ -40,6 +40,7 @@ from perfwalk.store.records import (
     NewRepetition,
     NewResult,
     NewSeries,
+    PassedValue,
     QuirkInfo,
     QuirkRunRow,
     RepetitionRow,
@@ -742,6 +743,34 @@ class Store(Connected):
             ) in rows
         ]
 
+    def passed_values(self, series_id: int) -> list[PassedValue]:
+        """The values of the PASS results of a series, in the order of :meth:`values`,
+        each ``(checkout idx, repetition idx, test, name, unit, value, direction)``:
+        what change detection reads, the driver's rows as they come (they unpack and
+        compare as tuples), without a record per value (a long series has hundreds of
+        thousands)."""
+        query = (
+            select(
+                _ck.c.idx,
+                _rp.c.idx,
+                _rs.c.test,
+                _v.c.name,
+                _v.c.unit,
+                _v.c.value,
+                _v.c.direction,
+            )
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, _rs.c.status == int(Status.PASS))
+            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
+        )
+        with self._read(f"read the values of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            rows = conn.execute(query).all()
+        return cast(list[PassedValue], rows)
+
     def results(self, series_id: int) -> list[ResultSummaryRow]:
         """Every result of a series (with or without values), flat, in stored order."""
         query = (
@@ -781,6 +810,26 @@ class Store(Connected):
             )
             for row in rows
         ]
+
+    def worst_status(self, series_id: int) -> Status:
+        """The worst status of a series: of its builds, its results and what ran between
+        its repetitions (PASS when there is none). Three aggregates, whatever its length."""
+        builds = select(func.max(_ck.c.build_status)).where(_ck.c.series_id == series_id)
+        results = (
+            select(func.max(_rs.c.status))
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        between = (
+            select(func.max(_rp.c.between_status))
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        with self._read(f"read the worst status of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            found = [conn.scalar(query) for query in (builds, results, between)]
+        return Status.worst([Status(code) for code in found if code])
 
     def log(self, log_id: int) -> Log:
         """The log ``log_id``, decompressed; an unknown id is a StoreError naming it."""
