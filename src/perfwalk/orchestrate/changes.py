@@ -296,6 +296,7 @@ def series_findings(
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
     for (test, name), metric in sorted(grouped.items()):
         unit, direction = metric.unit, Direction(metric.direction)
         policy = metric_policy(config, test, name, unit, direction)
@@ -314,8 +315,8 @@ def series_findings(
                 if direction is Direction.HIGHER
                 else change.after > change.before
             )
-            left = _side(sets, measured, change.previous, -1, change.points_before)
-            right = _side(sets, measured, change.index, 1, change.points_after)
+            left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
+            right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
             sides[(before.idx, after.idx)].append((change.points_before, change.points_after))
             found[(before.idx, after.idx)].append(
                 MetricChange(
@@ -448,9 +449,13 @@ def _side(
     start: int,
     step: int,
     points: int,
+    *,
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
 ) -> dict[str, machine.Side]:
     """The machine's state of each host over the ``points`` measured checkouts from
-    ``start`` on, going ``step`` (-1: back), of one metric."""
+    ``start`` on, going ``step`` (-1: back), of one metric. ``weighed`` keeps the sides
+    of the repetitions already weighed (by the identities of their states, which live
+    as long as the series' analysis): the metrics of a change mostly share them."""
     found: list[HostStates] = []
     at = start
     while points > 0 and 0 <= at < len(sets):
@@ -458,7 +463,11 @@ def _side(
             found.extend(measured[at])
             points -= 1
         at += step
-    return machine.host_sides(found)
+    key = tuple(map(id, found))
+    sides = weighed.get(key)
+    if sides is None:
+        sides = weighed[key] = machine.host_sides(found)
+    return sides
 
 
 def _every_state(

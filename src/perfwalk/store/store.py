@@ -7,6 +7,7 @@ row at a time, so a series of 50 000 values is one query.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -745,10 +746,11 @@ class Store(Connected):
 
     def passed_values(self, series_id: int) -> list[PassedValue]:
         """The values of the PASS results of a series, in the order of :meth:`values`,
-        each ``(checkout idx, repetition idx, test, name, unit, value, direction)``:
-        what change detection reads, the driver's rows as they come (they unpack and
-        compare as tuples), without a record per value (a long series has hundreds of
-        thousands)."""
+        each a tuple ``(checkout idx, repetition idx, test, name, unit, value,
+        direction)`` (NaN as :class:`~perfwalk.store.coltypes.Real` reads it): what
+        change detection reads. A long series has hundreds of thousands: they are
+        fetched through the driver's cursor, without a record or SQLAlchemy's result
+        processing per value (which cost more than the read itself)."""
         query = (
             select(
                 _ck.c.idx,
@@ -768,8 +770,19 @@ class Store(Connected):
         )
         with self._read(f"read the values of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
-            rows = conn.execute(query).all()
-        return cast(list[PassedValue], rows)
+            # two integers bound as literals: the statement needs no parameters, in
+            # whichever style the driver takes them
+            sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+            cursor = conn.connection.cursor()
+            try:
+                cursor.execute(sql)
+                rows = cast(list[PassedValue], cursor.fetchall())
+            finally:
+                cursor.close()
+        for at, (checkout_idx, rep_idx, test, name, unit, value, direction) in enumerate(rows):
+            if value is None:  # NaN (SQLite cannot store it)
+                rows[at] = (checkout_idx, rep_idx, test, name, unit, math.nan, direction)
+        return rows
 
     def results(self, series_id: int) -> list[ResultSummaryRow]:
         """Every result of a series (with or without values), flat, in stored order."""
