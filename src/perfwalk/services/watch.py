@@ -23,23 +23,24 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from perfwalk.config.model import Config
-from perfwalk.drill import Budget
 from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.orchestrate.changes import Findings, find_all
 from perfwalk.orchestrate.leases import HeldLeases
-from perfwalk.orchestrate.notify import NotifyReport
 from perfwalk.orchestrate.plan import RunOptions, walk_config
 from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
-from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
-from perfwalk.services.notify import notify_changes
 from perfwalk.services.publish import listed_findings, publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+
+if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
+    from perfwalk.orchestrate.notify import NotifyReport
+    from perfwalk.services.drill import DrillResult, DrillTarget
 
 #: The name of the lease a watch holds on its store (not a host name: no ssh
 #: destination or host of [hosts] is written with parentheses).
@@ -182,6 +183,8 @@ def _cycle(
     site = publish_store(store, config, config.watch.site, found=found)
     notified = None
     if config.notify.urls:  # the changes to act on, and what earlier cycles could not send
+        from perfwalk.services.notify import notify_changes
+
         told = [c for c in new if not c.note]
         notified = notify_changes(store, config, told, now=clock())
     store.seen.add(new_keys, clock())
@@ -263,6 +266,9 @@ def _drill_new(
     to_act_on = {c.key for c in listed if c.key in new_keys and not c.note and c.drill is None}
     if not to_act_on:
         return (), ()
+    from perfwalk.drill import Budget
+    from perfwalk.services.drill import change_targets, run_drill
+
     targets = [
         t
         for t in change_targets(store, config, found=found.changes)

@@ -15,13 +15,12 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Row, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
 from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
-from perfwalk.store.bulk import chunks, insert_returning_ids
+from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids, plain_rows
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
@@ -117,7 +116,7 @@ class Store(Connected):
         if found:
             return str(found)
         with self._write("give the store its id") as conn:
-            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            insert = insert_or_keep(conn)
             conn.execute(
                 insert(_meta)
                 .values(key=STORE_ID_KEY, value=uuid.uuid4().hex)
@@ -403,7 +402,7 @@ class Store(Connected):
         self, conn: Connection, project: str, commits: Sequence[Commit]
     ) -> dict[str, int]:
         """Insert the commits a project does not have yet; return the id of every sha."""
-        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        insert = insert_or_keep(conn)
         unique = {commit.id: commit for commit in commits}
         for chunk in chunks(list(unique.values())):
             conn.execute(
@@ -770,15 +769,7 @@ class Store(Connected):
         )
         with self._read(f"read the values of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
-            # two integers bound as literals: the statement needs no parameters, in
-            # whichever style the driver takes them
-            sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
-            cursor = conn.connection.cursor()
-            try:
-                cursor.execute(sql)
-                rows = cast(list[PassedValue], cursor.fetchall())
-            finally:
-                cursor.close()
+            rows = cast(list[PassedValue], plain_rows(conn, query))
         for at, (checkout_idx, rep_idx, test, name, unit, value, direction) in enumerate(rows):
             if value is None:  # NaN (SQLite cannot store it)
                 rows[at] = (checkout_idx, rep_idx, test, name, unit, math.nan, direction)
