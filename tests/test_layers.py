@@ -148,6 +148,8 @@ def test_the_bottom_packages_do_not_import_each_other() -> None:
 COMPOSED_SERVICES: dict[str, str] = {
     # the demo is the main job end to end: walk, drill each change, publish
     "perfwalk.services.demo": "runs the run, drill and publish use cases in turn",
+    # the daily loop is its cycle of use cases: continue the walks, drill, publish, notify
+    "perfwalk.services.watch": "runs the run, drill, publish and notify use cases in a cycle",
 }
 
 

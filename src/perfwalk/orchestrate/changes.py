@@ -12,16 +12,18 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import pairwise
-from typing import Literal
+from itertools import pairwise, zip_longest
+from typing import Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
-from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
+from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
 from perfwalk.analysis.machine import HostStates
+from perfwalk.analysis.segmentation import Tuning
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Commit, Direction
+from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow
@@ -297,14 +299,17 @@ def series_findings(
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
     weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
+    searches: list[_Search] = []
     for (test, name), metric in sorted(grouped.items()):
-        unit, direction = metric.unit, Direction(metric.direction)
-        policy = metric_policy(config, test, name, unit, direction)
-        if policy.ignore:
-            continue
-        sets, measured = metric.sets, metric.measured
-        reduce = summary_of(policy.detection_summary, direction)
-        detection = find_change_points(sets, tuning=tuning.tuning(policy), reduce=reduce)
+        direction = Direction(metric.direction)
+        policy = metric_policy(config, test, name, metric.unit, direction)
+        if not policy.ignore:
+            reduce = summary_of(policy.detection_summary, direction)
+            searches.append(_Search(test, name, metric, tuning.tuning(policy), reduce))
+    for search, detection in zip(searches, _detect(searches, len(checkouts)), strict=True):
+        test, name, unit = search.test, search.name, search.metric.unit
+        direction = Direction(search.metric.direction)
+        sets, measured = search.metric.sets, search.metric.measured
         for episode in (*detection.excursions, *detection.drifts):
             episodes.append(_episode(series, checkouts, (test, name, unit, direction), episode))
         for change in (*detection.changes, *detection.edges):
@@ -380,6 +385,45 @@ class _Metric:
         self.direction = direction
         self.sets: list[list[float]] = [[] for _ in range(checkouts)]
         self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
+
+
+class _Search(NamedTuple):
+    """The change-point search of one metric: its values and how to search them."""
+
+    test: str
+    name: str
+    metric: _Metric
+    tuning: Tuning
+    reduce: Callable[[Sequence[float]], float]
+
+    def run(self) -> Detection:
+        return find_change_points(self.metric.sets, tuning=self.tuning, reduce=self.reduce)
+
+
+#: checkouts × metrics from which a series' searches are shared by forked processes
+#: (when the machine has a second core and forking is safe): below it, forking
+#: costs more than it saves
+FORK_FROM = 20_000
+
+
+def _detect(searches: Sequence[_Search], checkouts: int) -> list[Detection]:
+    """The detections of ``searches``, in their order: each process of two does every
+    other one (the searches are pure: the same numbers in, the same out)."""
+    if len(searches) < 2 or checkouts * len(searches) < FORK_FROM or not can_fork():
+        return [search.run() for search in searches]
+    parts = in_forks(
+        lambda part: [search.run() for search in searches[part::2]],
+        2,
+        2,
+        what="the change-point searches' results",
+        hint="run it again",
+    )
+    found: list[Detection] = []
+    for first, second in zip_longest(*parts):
+        found.append(first)
+        if second is not None:
+            found.append(second)
+    return found
 
 
 def _episode(

@@ -46,11 +46,12 @@ def in_forks(
     *,
     what: str,
     start: Callable[[], None] | None = None,
+    hint: str = "publish again; if it keeps failing, publish with --full",
 ) -> list[_R]:
     """``[work(0), …, work(count - 1)]``, computed by up to ``workers`` forked
     processes (by this one when ``workers`` or ``count`` is below 2). ``start`` runs
     first in each forked process (to open its own connections); ``what`` names the
-    work in the error of a process that died."""
+    work in the error of a process that died, ``hint`` what to do then."""
     global _WORK, _START  # noqa: PLW0603 (what the forked workers inherit)
     workers = min(workers, count)
     if workers <= 1:
@@ -69,7 +70,7 @@ def in_forks(
     except BrokenProcessPool:
         raise PerfwalkError(
             f"a process writing {what} ended before it was done",
-            hint="publish again; if it keeps failing, publish with --full",
+            hint=hint,
         ) from None
     finally:
         _WORK = _START = None

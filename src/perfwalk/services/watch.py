@@ -236,7 +236,8 @@ def _continue(
     config: Config, name: str, say: Callable[[str], None], progress: Callable[[object], None]
 ) -> WalkCycle:
     try:
-        result = run_series(config, RunOptions(walk=name), progress, say=say)
+        # the cycle does not tell the series' loaded repetitions and unstable sets
+        result = run_series(config, RunOptions(walk=name), progress, say=say, tallies=False)
     except PerfwalkError as error:
         say(f"walk {name}: {error}")
         return WalkCycle(name, error=error)
