@@ -12,13 +12,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import pairwise, zip_longest
+from itertools import pairwise
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
 from perfwalk.analysis.machine import HostStates
-from perfwalk.analysis.segmentation import Tuning
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
@@ -26,7 +26,7 @@ from perfwalk.model import Commit, Direction
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
-from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow
+from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
@@ -260,8 +260,6 @@ def series_findings(
     sides the machine's state tells apart is marked suspect
     (:mod:`perfwalk.analysis.machine`).
     """
-    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
-
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     states = store.machine_states(series.id)
@@ -271,81 +269,25 @@ def series_findings(
         states = {key: state for key, state in states.items() if key not in left_out}
     if config is not None and not config.analysis.suspect_load:  # kept, not weighed
         states = {}
-    planned = series.planned_repetitions
-    grouped: dict[tuple[str, str], _Metric] = {}
-    for (
-        checkout_idx,
-        repetition_idx,
-        test,
-        name,
-        unit,
-        value,
-        direction_name,
-    ) in store.passed_values(series.id):
-        if planned is not None and repetition_idx >= planned:  # a re-measure
-            continue
-        key = (checkout_idx, repetition_idx)
-        if left_out and key in left_out:
-            continue
-        metric = grouped.get((test, name))
-        if metric is None:  # its unit and direction: those of its first value
-            metric = grouped[(test, name)] = _Metric(unit, direction_name, len(checkouts))
-        at = position[checkout_idx]
-        metric.sets[at].append(value)
-        state = states.get(key)
-        if state is not None:
-            metric.measured[at].append(state)
+    reading = _Reading(
+        config=config,
+        tuning=tuning,
+        series=series,
+        checkouts=checkouts,
+        rows=store.passed_values(series.id),
+        position=position,
+        states=states,
+        left_out=left_out,
+    )
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
-    weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
-    searches: list[_Search] = []
-    for (test, name), metric in sorted(grouped.items()):
-        direction = Direction(metric.direction)
-        policy = metric_policy(config, test, name, metric.unit, direction)
-        if not policy.ignore:
-            reduce = summary_of(policy.detection_summary, direction)
-            searches.append(_Search(test, name, metric, tuning.tuning(policy), reduce))
-    for search, detection in zip(searches, _detect(searches, len(checkouts)), strict=True):
-        test, name, unit = search.test, search.name, search.metric.unit
-        direction = Direction(search.metric.direction)
-        sets, measured = search.metric.sets, search.metric.measured
-        for episode in (*detection.excursions, *detection.drifts):
-            episodes.append(_episode(series, checkouts, (test, name, unit, direction), episode))
-        for change in (*detection.changes, *detection.edges):
-            before, after = checkouts[change.previous], checkouts[change.index]
-            size, low, high = _relative(change)
-            worse = (
-                change.after < change.before
-                if direction is Direction.HIGHER
-                else change.after > change.before
-            )
-            left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
-            right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
-            sides[(before.idx, after.idx)].append((change.points_before, change.points_after))
-            found[(before.idx, after.idx)].append(
-                MetricChange(
-                    series_id=series.id,
-                    test=test,
-                    name=name,
-                    unit=unit,
-                    direction=direction,
-                    before_idx=before.idx,
-                    after_idx=after.idx,
-                    before=change.before,
-                    after=change.after,
-                    size=size,
-                    low=low,
-                    high=high,
-                    z=change.z,
-                    confidence=change.confidence,
-                    checkouts_before=change.points_before,
-                    checkouts_after=change.points_after,
-                    regression=worse,
-                    edge=change.edge,
-                    suspect=machine.suspect_hosts(left, right, worse_after=worse),
-                )
-            )
+    for metric_episodes, metric_changes in _each_metric(reading):
+        episodes.extend(metric_episodes)
+        for change in metric_changes:
+            at = (change.before_idx, change.after_idx)
+            sides[at].append((change.checkouts_before, change.checkouts_after))
+            found[at].append(change)
     every = _every_state(checkouts, states)
     for (before_idx, after_idx), metrics in found.items():
         counts = sides[(before_idx, after_idx)]
@@ -374,6 +316,22 @@ def series_findings(
     return events, episodes
 
 
+class _Reading(NamedTuple):
+    """What the search of a series' metrics reads: its PASS values (rows of
+    :meth:`Store.passed_values <perfwalk.store.Store.passed_values>`), where each
+    checkout stands, the machine's state of each repetition and the repetitions
+    left out."""
+
+    config: Config | None
+    tuning: Thresholds
+    series: SeriesRow
+    checkouts: Sequence[CheckoutRow]
+    rows: Sequence[PassedValue]
+    position: Mapping[int, int]
+    states: Mapping[tuple[int, int], HostStates]
+    left_out: set[tuple[int, int]]
+
+
 class _Metric:
     """A metric's values as detection reads them: its PASS values by checkout position,
     and the machine's state of the repetition of each."""
@@ -387,43 +345,137 @@ class _Metric:
         self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
 
 
-class _Search(NamedTuple):
-    """The change-point search of one metric: its values and how to search them."""
+#: what the search found in one metric: its episodes and its changes
+_MetricFindings = tuple[list[MetricEpisode], list[MetricChange]]
 
-    test: str
-    name: str
-    metric: _Metric
-    tuning: Tuning
-    reduce: Callable[[Sequence[float]], float]
-
-    def run(self) -> Detection:
-        return find_change_points(self.metric.sets, tuning=self.tuning, reduce=self.reduce)
-
-
-#: checkouts × metrics from which a series' searches are shared by forked processes
-#: (when the machine has a second core and forking is safe): below it, forking
-#: costs more than it saves
+#: checkouts × metrics from which the metrics of a series are searched by two forked
+#: processes (when the machine has a second core and forking is safe): below it,
+#: forking costs more than it saves
 FORK_FROM = 20_000
 
 
-def _detect(searches: Sequence[_Search], checkouts: int) -> list[Detection]:
-    """The detections of ``searches``, in their order: each process of two does every
-    other one (the searches are pure: the same numbers in, the same out)."""
-    if len(searches) < 2 or checkouts * len(searches) < FORK_FROM or not can_fork():
-        return [search.run() for search in searches]
+def _each_metric(reading: _Reading) -> list[_MetricFindings]:
+    """What the search found in each metric, by test and name: each process of two
+    searches every other metric when the series is long (the search is pure: the same
+    numbers in, the same out)."""
+    keys = sorted({(row[2], row[3]) for row in reading.rows})
+    if len(keys) < 2 or len(reading.checkouts) * len(keys) < FORK_FROM or not can_fork():
+        return [found for _key, found in _metrics_found(reading, None)]
     parts = in_forks(
-        lambda part: [search.run() for search in searches[part::2]],
+        lambda part: _metrics_found(reading, set(keys[part::2])),
         2,
         2,
         what="the change-point searches' results",
         hint="run it again",
     )
-    found: list[Detection] = []
-    for first, second in zip_longest(*parts):
-        found.append(first)
-        if second is not None:
-            found.append(second)
-    return found
+    return [found for _key, found in sorted(parts[0] + parts[1], key=itemgetter(0))]
+
+
+def _metrics_found(
+    reading: _Reading, keys: set[tuple[str, str]] | None
+) -> list[tuple[tuple[str, str], _MetricFindings]]:
+    """What the search found in each metric of ``keys`` (None: every metric)."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
+    grouped = _grouped(reading, keys)
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
+    out = []
+    for (test, name), metric in sorted(grouped.items()):
+        direction = Direction(metric.direction)
+        policy = metric_policy(reading.config, test, name, metric.unit, direction)
+        if policy.ignore:
+            continue
+        detection = find_change_points(
+            metric.sets,
+            tuning=reading.tuning.tuning(policy),
+            reduce=summary_of(policy.detection_summary, direction),
+        )
+        found = _metric_found(
+            reading, (test, name, metric.unit, direction), metric, detection, weighed
+        )
+        out.append(((test, name), found))
+    return out
+
+
+def _grouped(
+    reading: _Reading, keys: set[tuple[str, str]] | None
+) -> dict[tuple[str, str], _Metric]:
+    """The values of the metrics of ``keys`` (None: every metric), by test and name,
+    without the re-measures (``[run] confirm``) and the repetitions left out."""
+    planned = reading.series.planned_repetitions
+    position, states, left_out = reading.position, reading.states, reading.left_out
+    count = len(reading.checkouts)
+    grouped: dict[tuple[str, str], _Metric] = {}
+    for checkout_idx, repetition_idx, test, name, unit, value, direction_name in reading.rows:
+        if planned is not None and repetition_idx >= planned:  # a re-measure
+            continue
+        if keys is not None and (test, name) not in keys:
+            continue
+        key = (checkout_idx, repetition_idx)
+        if left_out and key in left_out:
+            continue
+        metric = grouped.get((test, name))
+        if metric is None:  # its unit and direction: those of its first value
+            metric = grouped[(test, name)] = _Metric(unit, direction_name, count)
+        at = position[checkout_idx]
+        metric.sets[at].append(value)
+        state = states.get(key)
+        if state is not None:
+            metric.measured[at].append(state)
+    return grouped
+
+
+def _metric_found(
+    reading: _Reading,
+    described: tuple[str, str, str, Direction],
+    metric: _Metric,
+    detection: Detection,
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
+) -> _MetricFindings:
+    """The episodes and changes of one metric, each change weighed against the
+    machine's state of its two sides."""
+    series, checkouts = reading.series, reading.checkouts
+    test, name, unit, direction = described
+    sets, measured = metric.sets, metric.measured
+    episodes = [
+        _episode(series, checkouts, described, episode)
+        for episode in (*detection.excursions, *detection.drifts)
+    ]
+    changes = []
+    for change in (*detection.changes, *detection.edges):
+        before, after = checkouts[change.previous], checkouts[change.index]
+        size, low, high = _relative(change)
+        worse = (
+            change.after < change.before
+            if direction is Direction.HIGHER
+            else change.after > change.before
+        )
+        left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
+        right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
+        changes.append(
+            MetricChange(
+                series_id=series.id,
+                test=test,
+                name=name,
+                unit=unit,
+                direction=direction,
+                before_idx=before.idx,
+                after_idx=after.idx,
+                before=change.before,
+                after=change.after,
+                size=size,
+                low=low,
+                high=high,
+                z=change.z,
+                confidence=change.confidence,
+                checkouts_before=change.points_before,
+                checkouts_after=change.points_after,
+                regression=worse,
+                edge=change.edge,
+                suspect=machine.suspect_hosts(left, right, worse_after=worse),
+            )
+        )
+    return episodes, changes
 
 
 def _episode(
