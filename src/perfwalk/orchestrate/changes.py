@@ -348,21 +348,31 @@ class _Metric:
 #: what the search found in one metric: its episodes and its changes
 _MetricFindings = tuple[list[MetricEpisode], list[MetricChange]]
 
-#: checkouts × metrics from which the metrics of a series are searched by two forked
-#: processes (when the machine has a second core and forking is safe): below it,
-#: forking costs more than it saves
-FORK_FROM = 20_000
+#: values from which the metrics of a series are searched by two forked processes
+#: (when the machine has a second core and forking is safe): below it, forking costs
+#: more than it saves
+FORK_FROM = 40_000
 
 
 def _each_metric(reading: _Reading) -> list[_MetricFindings]:
-    """What the search found in each metric, by test and name: each process of two
-    searches every other metric when the series is long (the search is pure: the same
-    numbers in, the same out)."""
-    keys = sorted({(row[2], row[3]) for row in reading.rows})
-    if len(keys) < 2 or len(reading.checkouts) * len(keys) < FORK_FROM or not can_fork():
-        return [found for _key, found in _metrics_found(reading, None)]
+    """What the search found in each metric, by test and name. In a long series, two
+    forked processes search half the metrics each, given their values (the search is
+    pure: the same numbers in, the same out)."""
+    rows = reading.rows
+    halves: tuple[list[PassedValue], list[PassedValue]] = ([], [])
+    half: dict[tuple[str, str], int] = {}
+    forking = len(rows) >= FORK_FROM and can_fork()
+    if forking:  # the metrics in turn as they first come, their rows with them
+        for row in rows:
+            key = (row[2], row[3])
+            at = half.get(key)
+            if at is None:
+                at = half[key] = len(half) % 2
+            halves[at].append(row)
+    if not forking or len(half) < 2:
+        return [found for _key, found in _metrics_found(reading, rows)]
     parts = in_forks(
-        lambda part: _metrics_found(reading, set(keys[part::2])),
+        lambda part: _metrics_found(reading, halves[part]),
         2,
         2,
         what="the change-point searches' results",
@@ -372,12 +382,12 @@ def _each_metric(reading: _Reading) -> list[_MetricFindings]:
 
 
 def _metrics_found(
-    reading: _Reading, keys: set[tuple[str, str]] | None
+    reading: _Reading, rows: Sequence[PassedValue]
 ) -> list[tuple[tuple[str, str], _MetricFindings]]:
-    """What the search found in each metric of ``keys`` (None: every metric)."""
+    """What the search found in each metric of ``rows``, by test and name."""
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
-    grouped = _grouped(reading, keys)
+    grouped = _grouped(reading, rows)
     weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
     out = []
     for (test, name), metric in sorted(grouped.items()):
@@ -390,26 +400,20 @@ def _metrics_found(
             tuning=reading.tuning.tuning(policy),
             reduce=summary_of(policy.detection_summary, direction),
         )
-        found = _metric_found(
-            reading, (test, name, metric.unit, direction), metric, detection, weighed
-        )
-        out.append(((test, name), found))
+        described = (test, name, metric.unit, direction)
+        out.append(((test, name), _metric_found(reading, described, metric, detection, weighed)))
     return out
 
 
-def _grouped(
-    reading: _Reading, keys: set[tuple[str, str]] | None
-) -> dict[tuple[str, str], _Metric]:
-    """The values of the metrics of ``keys`` (None: every metric), by test and name,
-    without the re-measures (``[run] confirm``) and the repetitions left out."""
+def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, str], _Metric]:
+    """The values of ``rows`` by metric (test and name), without the re-measures
+    (``[run] confirm``) and the repetitions left out."""
     planned = reading.series.planned_repetitions
     position, states, left_out = reading.position, reading.states, reading.left_out
     count = len(reading.checkouts)
     grouped: dict[tuple[str, str], _Metric] = {}
-    for checkout_idx, repetition_idx, test, name, unit, value, direction_name in reading.rows:
+    for checkout_idx, repetition_idx, test, name, unit, value, direction_name in rows:
         if planned is not None and repetition_idx >= planned:  # a re-measure
-            continue
-        if keys is not None and (test, name) not in keys:
             continue
         key = (checkout_idx, repetition_idx)
         if left_out and key in left_out:
