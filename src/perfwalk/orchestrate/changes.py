@@ -361,7 +361,7 @@ def _each_metric(reading: _Reading) -> list[_MetricFindings]:
     rows = reading.rows
     halves: tuple[list[PassedValue], list[PassedValue]] = ([], [])
     half: dict[tuple[str, str], int] = {}
-    forking = len(rows) >= FORK_FROM and can_fork()
+    forking = len(rows) >= FORK_FROM and can_fork(computing=True)  # the search is pure
     if forking:  # the metrics in turn as they first come, their rows with them
         for row in rows:
             key = (row[2], row[3])

@@ -28,13 +28,16 @@ _WORK: Callable[[int], object] | None = None
 _START: Callable[[], None] | None = None
 
 
-def can_fork() -> bool:
+def can_fork(*, computing: bool = False) -> bool:
     """Whether forking is safe (one thread: no lock held by another) and worth it
-    (a second core)."""
+    (a second core). ``computing``: the forked work only computes on what it
+    inherits and returns its result (no store, no file, no lock of this process), so
+    that what another thread holds at the fork (a lease's heartbeat writing to the
+    store) cannot stop it: other threads do not matter."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     return (
         cores > 1
-        and threading.active_count() == 1
+        and (computing or threading.active_count() == 1)
         and "fork" in multiprocessing.get_all_start_methods()
     )
 
