@@ -219,7 +219,7 @@ def test_the_searches_of_a_long_series_in_two_processes_find_the_same(
 
     monkeypatch.setattr(changes, "find_change_points", searched)
     monkeypatch.setattr(changes, "FORK_FROM", 0)  # this short series counts as long
-    assert can_fork()  # two cores, one thread: the condition of the forked searches
+    assert can_fork(computing=True)  # two cores: the condition of the forked searches
     forked = changes.find_all(store, config)
     processes = where.read_text().split()
     assert len(processes) == 4
