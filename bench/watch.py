@@ -3,20 +3,24 @@
     .venv/bin/python bench/watch.py [--checkouts 2000] [--metrics 50] [--new 10] [--runs 5]
                                     [--work DIR] [--quick] [--no-peers]
 
-Set-up (not timed; kept in --work and reused while its shape is the same): a git
+Set-up (not timed; kept in --work and reused while its shape is the same): perfwalk's
+bytecode compiled (as pip does when it installs it); a git
 repository of CHECKOUTS + NEW commits (``git fast-import``) whose every commit holds
 the METRICS values of its benchmark in ``values.txt`` (two real steps, at a third and
 at two thirds of the history); a "test" that prints them (``sh bench.sh``: one awk
 call, no real work); a perfwalk config with one ``[[walk]]`` by commit that a real
 ``perfwalk run --walk`` walked over the first CHECKOUTS commits (the branch then
-ends there); the site published once. Then the branch moves on by NEW commits, and
+ends there); one ``watch --once`` cycle on that (it publishes the site and records
+the history's changes as seen, as a daily loop has). Then the branch moves on by NEW
+commits, and
 each run, on a fresh copy of that store and site, times:
 
-1. the perfwalk cycle: continue the walk over the NEW commits (build and
-   measure them), detect changes on every metric, publish the site incrementally,
-   as one step (see ``CYCLE``); its whole wall time, and the same minus the time the
-   store recorded for the new checkouts' builds and repetitions (what the cycle
-   spent outside the builds and test runs themselves);
+1. the perfwalk cycle, ``perfwalk watch --once`` (see ``CYCLE``): continue the walk
+   over the NEW commits (build and measure them), detect changes on every metric,
+   drill what is new, publish the site incrementally, notify; its whole wall time,
+   and the same minus the time the store recorded for the new checkouts' builds and
+   repetitions (what the cycle spent outside the builds and test runs themselves);
+   then, in separate untimed runs, where that time goes (``PHASES``);
 2. the peer: ``asv run NEW`` + ``asv publish`` on the same repository, with asv's
    results of the first CHECKOUTS commits in its results folder (one ``track_``
    benchmark per metric returning the same values); its whole wall time, and the
@@ -42,12 +46,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import perfwalk
 from perfwalk.store import Store
 
 ASV_VERSION = "0.6.6"
 GOAL = 3.0
 #: bump when the set-up changes, so that a kept one is made again
-SETUP_VERSION = 1
+SETUP_VERSION = 2
 PROJECT = "bench"
 WALK = "main"
 T0 = int(datetime(2020, 1, 1, tzinfo=UTC).timestamp())
@@ -55,14 +60,10 @@ BENCH_DIR = Path(__file__).resolve().parent
 PERFWALK = str(Path(sys.executable).with_name("perfwalk"))
 
 # the watch cycle: the commands of one cycle, run in turn in the work folder and timed as
-# one step. Until `perfwalk watch --once` lands they are the commands it does in one
-# process (continue the walk, detect on every metric, publish); with it, this becomes
-# ("{perfwalk} watch --once -c {config}",) (its site: report's default ./site, the same).
-CYCLE = (
-    "{perfwalk} run --walk {walk} -c {config}",
-    "{perfwalk} changes -c {config} --format json",
-    "{perfwalk} report -c {config} --out {site}",
-)
+# one step: one `watch --once` continues the walk, detects on every metric, drills what
+# is new, publishes the site incrementally to [watch] site and notifies (exit 1: it
+# found a new regression nobody triaged, still a cycle that worked)
+CYCLE = ("{perfwalk} watch --once -c {config}",)
 
 CONFIG = """\
 [project]
@@ -91,6 +92,9 @@ name = "{walk}"
 step = "commit"
 repetitions = {repetitions}
 branch = "{walk}"
+
+[watch]
+site = "site"
 """
 
 #: the test: every line of values.txt as a VALUE line, with a 0.1 % jitter per run
@@ -204,10 +208,12 @@ def perfwalk_setup(work: Path, shape: Shape, commits: list[str]) -> None:
     started = time.perf_counter()
     run([PERFWALK, "run", "--walk", WALK, "-c", "perfwalk.toml"], work, codes=(0, 1))
     walked = time.perf_counter() - started
-    run([PERFWALK, "report", "-c", "perfwalk.toml", "--out", "site"], work)
+    # one cycle on what is there: the history's changes seen (and drilled) as a daily
+    # loop would have, the site published to [watch] site
+    run([PERFWALK, "watch", "--once", "-c", "perfwalk.toml"], work, codes=(0, 1))
     print(
         f"  walked in {walked:.0f} s ({1000 * walked / shape.checkouts:.0f} ms a checkout), "
-        "site published",
+        "one watch cycle run, site published",
         flush=True,
     )
     staging = work / "base.new"
@@ -223,20 +229,25 @@ class Cycle:
     recorded: float  # seconds the store recorded for the new builds and repetitions
     steps: tuple[float, ...]  # seconds of each command of CYCLE
     checkouts: int  # new checkouts stored
-    said: str = ""  # what the cycle said of its publish
+    said: str = ""  # what the cycle said of the changes it found
+    timed: float | None = None  # seconds the cycle took, as it said ("cycle took")
 
 
 def perfwalk_cycle(work: Path, shape: Shape) -> Cycle:
     copy_state(work / "base", work, STATE)
     words = {"perfwalk": PERFWALK, "walk": WALK, "config": "perfwalk.toml", "site": "site"}
     commands = [shlex.split(line.format(**words)) for line in CYCLE]
-    steps, said = [], []
+    steps, said, timed = [], [], None
     started = time.perf_counter()
     for argv in commands:
         begun = time.perf_counter()
-        out = run(argv, work, codes=(0, 1))  # 1: it worked and found something to look at
+        out = run(argv, work, codes=(0, 1))  # 1: it worked and found a new regression
         steps.append(time.perf_counter() - begun)
-        said += [line for line in out.splitlines() if "publish:" in line]
+        for line in out.splitlines():
+            if line.startswith(("new ", "no new changes")):
+                said.append(line)
+            elif line.startswith("cycle took "):
+                timed = float(line.split()[2])
     whole = time.perf_counter() - started
     recorded, checkouts = 0.0, 0
     with Store.open(f"sqlite:///{work / 'store.db'}") as store:
@@ -249,7 +260,62 @@ def perfwalk_cycle(work: Path, shape: Shape) -> Cycle:
             recorded += checkout.build_seconds or 0.0
             for repetition in store.repetitions(checkout.id):
                 recorded += (repetition.finished_at - repetition.started_at).total_seconds()
-    return Cycle(whole, recorded, tuple(steps), checkouts, said[-1] if said else "")
+    return Cycle(whole, recorded, tuple(steps), checkouts, "; ".join(said), timed)
+
+
+#: where a cycle's time goes: the same command in one process, in a separate run that
+#: is not timed, with the watch's parts wrapped in timers (its own figures, not the
+#: timed runs'); it prints them as JSON on its last line
+PHASES = """\
+import json, sys, time
+began = time.perf_counter()
+from perfwalk.cli.main import main
+import perfwalk.services.watch as watch
+spent = {"start-up (imports)": time.perf_counter() - began}
+def timed(name, function):
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+    return wrapper
+for name, part in (("walk", "run_series"), ("detection", "find_all"),
+                   ("drills", "_drill_new"), ("publish", "publish_store")):
+    setattr(watch, part, timed(name, getattr(watch, part)))
+code = main(["watch", "--once", "-c", sys.argv[1]])
+spent["whole"] = time.perf_counter() - began
+print(json.dumps({"code": code, **spent}))
+"""
+#: the phases as printed: (label, key)
+PHASE_ROWS = (
+    ("start-up: imports", "start-up (imports)"),
+    ("walk: plan, builds, tests, store", "walk"),
+    ("detection on every metric (find_all)", "detection"),
+    ("drills of new changes", "drills"),
+    ("publish (incremental)", "publish"),
+)
+
+
+def perfwalk_phases(work: Path) -> dict[str, float]:
+    """One cycle's phases, on a fresh copy of the base (see ``PHASES``)."""
+    copy_state(work / "base", work, STATE)
+    out = run([sys.executable, "-c", PHASES, "perfwalk.toml"], work)
+    found: dict[str, float] = json.loads(out.splitlines()[-1])
+    if found.pop("code") not in (0, 1):
+        raise SystemExit(f"the phases' run of the cycle failed:\n{out[-2000:]}")
+    found["other: config, lease, seen, notify, exit"] = found["whole"] - sum(
+        found.get(key, 0.0) for _label, key in PHASE_ROWS
+    )
+    return found
+
+
+def compile_perfwalk() -> None:
+    """perfwalk's bytecode, as pip writes it when it installs perfwalk: an editable
+    install run with PYTHONDONTWRITEBYTECODE=1 would compile its modules from source
+    at each start (some 0.1 to 0.2 s of every command)."""
+    package = Path(perfwalk.__file__).resolve().parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
 
 
 # -- asv ----------------------------------------------------------------------------------
@@ -414,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.runs is None:
         args.runs = 3 if args.quick else 5
     shape = Shape(args.checkouts, args.metrics, args.new, args.repetitions)
+    compile_perfwalk()
     work: Path = args.work / shape.label()
     work.mkdir(parents=True, exist_ok=True)
     if not (work / "repo" / ".git").exists():
@@ -433,6 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         ours.append(perfwalk_cycle(work, shape))
         if python is not None and project is not None:
             theirs.append(asv_cycle(work, python, project, commits[shape.checkouts :]))
+    phases = [perfwalk_phases(work) for _ in range(min(args.runs, 3))]
 
     print()
     print(
@@ -462,9 +530,20 @@ def main(argv: list[str] | None = None) -> int:
     for i, line in enumerate(CYCLE):
         name = line.split(" -c ")[0].replace("{perfwalk} ", "").format(walk=WALK)
         print(show(f"  perfwalk {name}", [c.steps[i] for c in ours]))
+    if all(c.timed is not None for c in ours):
+        print(show("    its cycle, as it timed itself", [c.timed or 0.0 for c in ours]))
+        print(show("    start-up and exit", [c.whole - (c.timed or 0.0) for c in ours]))
+    print(
+        f"  where it goes ({len(phases)} separate untimed run{'s' if len(phases) > 1 else ''}"
+        ", in one process):"
+    )
+    for label, key in (*PHASE_ROWS, ("other: config, lease, seen, notify, exit", "")):
+        print(show(f"    {label}", [p.get(key or label, 0.0) for p in phases]))
     checkouts = {c.checkouts for c in ours}
-    if ours[-1].said:
-        print(f"  (its site, last run: {ours[-1].said})")
+    said = {c.said for c in ours}
+    print(f"  (what the cycle found, last run: {ours[-1].said or 'nothing said'})")
+    if said != {"no new changes"}:
+        print(f"warning: the new commits were to hold no change; the cycles said: {sorted(said)}")
     if theirs:
         asv_whole = [c.whole for c in theirs]
         asv_excluded = [c.whole - c.recorded for c in theirs]

@@ -32,9 +32,9 @@ def test_watch_quick_prints_the_cycle_and_the_verdict(tmp_path: Path) -> None:
         "perfwalk cycle, whole",
         "builds + repetitions the store recorded",
         "perfwalk cycle, excluding builds and tests",
-        "perfwalk run --walk main",
-        "perfwalk changes",
-        "perfwalk report",
+        "perfwalk watch --once",
+        "its cycle, as it timed itself",
+        "start-up and exit",
     ):
         found = re.search(rf"^\s*{re.escape(label)}{SECONDS}", out, re.MULTILINE)
         assert found is not None, (label, out)
@@ -45,6 +45,10 @@ def test_watch_quick_prints_the_cycle_and_the_verdict(tmp_path: Path) -> None:
     assert 0 < recorded < whole
     excluded = figures["perfwalk cycle, excluding builds and tests"]
     assert excluded == pytest.approx(whole - recorded, abs=0.011)
+    assert figures["perfwalk watch --once"] == whole  # the cycle is one command
+    for phase in ("start-up: imports", "detection on every metric (find_all)", "publish"):
+        assert re.search(rf"^\s+{re.escape(phase)}", out, re.MULTILINE), (phase, out)
+    assert "(what the cycle found, last run: no new changes)" in out
     assert "asv" not in out  # --no-peers
     assert "warning" not in out  # each run measured the 10 new checkouts
     verdict = re.search(r"^goal: .* <= 3 s -> (PASS|FAIL) \((\d+\.\d\d) s\)$", out, re.MULTILINE)

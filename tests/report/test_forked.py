@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
 
 import pytest
 
 from perfwalk.errors import PerfwalkError
-from perfwalk.report.forked import in_forks
+from perfwalk.report.forked import can_fork, in_forks
 
 
 def test_forked_workers_return_what_this_process_would_in_order() -> None:
@@ -44,3 +46,21 @@ def test_an_error_in_a_worker_is_raised_here() -> None:
 
     with pytest.raises(ValueError, match="no "):
         in_forks(fail, 2, 2, what="nothing")
+
+
+def test_work_that_only_computes_may_fork_beside_another_thread() -> None:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    possible = cores > 1 and "fork" in multiprocessing.get_all_start_methods()
+    alone = can_fork()
+    stop = threading.Event()
+    beating = threading.Thread(target=stop.wait, name="a lease's heartbeat")
+    beating.start()
+    try:
+        assert not can_fork()  # a lock another thread holds could stop the fork
+        assert can_fork(computing=True) == possible
+        if possible:  # and the work runs forked, its result back
+            assert in_forks(lambda n: (n, os.getpid()), 2, 2, what="x")[1][1] != os.getpid()
+    finally:
+        stop.set()
+        beating.join()
+    assert can_fork() == alone

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,9 @@ from perfwalk.config import load_config
 from perfwalk.config.model import AnalysisConfig, Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
+from perfwalk.orchestrate import changes
 from perfwalk.orchestrate.changes import find_changes
+from perfwalk.report.forked import can_fork
 from perfwalk.services.analyse import detect_file
 from perfwalk.services.compare import ReadOptions, file_sample, store_sample
 from perfwalk.store import NewRepetition, NewResult, QuirkInfo, Store
@@ -185,6 +189,42 @@ def test_only_the_series_asked_for(store: Store, config: Config) -> None:
 
 def test_no_series_no_changes(store: Store, config: Config) -> None:
     assert find_changes(store, config) == []
+
+
+def test_the_searches_of_a_long_series_in_two_processes_find_the_same(
+    store: Store, config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size: Metric = ("size", "KiB", Direction.LOWER)
+    best: Metric = ("best_time", "ms", Direction.LOWER)
+    add_series(
+        store,
+        {
+            TIME: step(10, 13, 8, count=24),
+            RATE: step(1000, 770, 16, count=24),
+            size: [100.0 + (20.0 if 9 <= i < 12 else 0.0) for i in range(24)],  # an excursion
+            best: step(5, 4, 12, count=24),
+        },
+        noise=0.02,
+    )
+    alone = changes.find_all(store, config)
+    assert alone.changes
+    assert alone.episodes  # the excursion
+    where = tmp_path / "searched-in"
+    search = changes.find_change_points
+
+    def searched(*args: Any, **kwargs: Any) -> Any:
+        with where.open("a") as out:  # written by the process that searched
+            out.write(f"{os.getpid()}\n")
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(changes, "find_change_points", searched)
+    monkeypatch.setattr(changes, "FORK_FROM", 0)  # this short series counts as long
+    assert can_fork(computing=True)  # two cores: the condition of the forked searches
+    forked = changes.find_all(store, config)
+    processes = where.read_text().split()
+    assert len(processes) == 4
+    assert str(os.getpid()) not in processes  # forked (one may do both halves, if quicker)
+    assert forked == alone
 
 
 @pytest.mark.parametrize("at", [14, 15, 1, 2])

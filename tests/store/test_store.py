@@ -354,6 +354,31 @@ def test_duplicate_repetition_is_refused(store: Store) -> None:
     assert [r.test for r in row.results] == ["iperf", "ping"]
 
 
+def test_worst_status_of_builds_results_and_betweens_of_one_series(store: Store) -> None:
+    series_id = store.create_series(new_series())
+    other = store.create_series(new_series(name="other"))
+    assert store.worst_status(series_id) is Status.PASS  # nothing stored yet
+    first = store.add_checkout(series_id, checkout(0))
+    second = store.add_checkout(series_id, checkout(1))
+    store.add_repetition(first, repetition(0))
+    store.set_build(second, Status.PASS, 1.0, Log.of(b"built\n"))
+    assert store.worst_status(series_id) is Status.PASS
+    store.add_repetition(second, repetition(0, result("t", 1.0, status=Status.FAIL)))
+    assert store.worst_status(series_id) is Status.FAIL
+    store.add_repetition(
+        first, replace(repetition(1), between_status=Status.NOCLEAN, between_log=Log.of(b"x"))
+    )
+    assert store.worst_status(series_id) is Status.NOCLEAN
+    store.set_build(second, Status.NOEXIST, 2.0, Log.of(b"cc: error\n"))
+    assert store.worst_status(series_id) is Status.NOEXIST
+    # another series' statuses are not this one's
+    elsewhere = store.add_checkout(other, checkout(5))
+    store.add_repetition(elsewhere, repetition(0, result("t", 1.0, status=Status.XPASS)))
+    assert store.worst_status(other) is Status.XPASS
+    with pytest.raises(StoreError, match="no series with id 4242"):
+        store.worst_status(4242)
+
+
 def test_bad_direction_is_a_programming_error(store: Store) -> None:
     series_id = store.create_series(new_series())
     checkout_id = store.add_checkout(series_id, checkout(0))
@@ -413,6 +438,38 @@ def test_values_flat_shape_and_order(store: Store) -> None:
     assert summaries[1].message == "no value found"
 
 
+def test_passed_values_are_the_values_of_pass_results_in_the_same_order(store: Store) -> None:
+    series_id = store.create_series(new_series())
+    other = store.create_series(new_series(name="other"))
+    ids = {idx: store.add_checkout(series_id, checkout(idx)) for idx in (1, 0)}
+    for idx, checkout_id in sorted(ids.items(), reverse=True):
+        for rep in (1, 0):
+            store.add_repetition(
+                checkout_id,
+                repetition(
+                    rep,
+                    result("iperf", 100.0 * idx + rep, 0.5),
+                    result("broken", 7.0, status=Status.FAIL),  # a value, not a PASS
+                    result("ping", 0.25 * rep),
+                ),
+            )
+    store.add_repetition(store.add_checkout(other, checkout(0)), repetition(0))
+    every = store.values(series_id)
+    assert any(row.status is Status.FAIL for row in every)
+    expected = [
+        (r.checkout_idx, r.repetition_idx, r.test, r.name, r.unit, r.value, r.direction)
+        for r in every
+        if r.status is Status.PASS
+    ]
+    passed = store.passed_values(series_id)
+    assert [tuple(row) for row in passed] == expected
+    assert len(passed) == 2 * 2 * 3
+    assert tuple(passed[0]) == (0, 0, "iperf", "iperf.v0", "bits/sec", 0.0, "higher")
+    assert len(store.passed_values(other)) == 3
+    with pytest.raises(StoreError, match="no series with id 4242"):
+        store.passed_values(4242)
+
+
 def test_special_floats_survive(store: Store) -> None:
     series_id = store.create_series(new_series())
     checkout_id = store.add_checkout(series_id, checkout(0))
@@ -424,6 +481,10 @@ def test_special_floats_survive(store: Store) -> None:
     assert values[:2] == [math.inf, -math.inf]
     assert math.isnan(values[2])
     assert values[3:] == [5e-324, 1.7976931348623157e308]
+    passed = [value for *_, value, _direction in store.passed_values(series_id)]
+    assert passed[:2] == [math.inf, -math.inf]
+    assert math.isnan(passed[2])
+    assert passed[3:] == [5e-324, 1.7976931348623157e308]
 
 
 def selects(statements: list[str]) -> list[str]:

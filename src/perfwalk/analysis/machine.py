@@ -60,21 +60,36 @@ HostStates = Mapping[str, MachineState]
 
 
 def is_loaded(state: MachineState) -> bool:
-    """True when ``state`` says the host was loaded over the repetition."""
-    return bool(why_loaded(state))
+    """True when ``state`` says the host was loaded over the repetition (what
+    :func:`why_loaded` tells, without its words: this is asked of every repetition of
+    a series)."""
+    return _overloaded(state) or _others_busy(state) or _stolen(state)
 
 
 def why_loaded(state: MachineState) -> str:
     """Why the host counts as loaded, in a few words ("" when it does not)."""
     reasons = []
-    if state.load1 is not None and state.cores and state.load1 > state.cores + LOAD_MARGIN:
+    if _overloaded(state):
         reasons.append(f"load {state.load1:.2f} > {state.cores} cores")
-    if state.others_cpu is not None and state.others_cpu > OTHERS_SHARE:
+    if _others_busy(state):
         top = ", ".join(f"{name} {share:.0f} %" for name, share in state.busy)
         reasons.append(f"others used {state.others_cpu:.2f} CPUs" + (f" ({top})" if top else ""))
-    if state.steal is not None and state.steal > STEAL_SHARE:
+    if _stolen(state):
         reasons.append(f"steal {state.steal:.0%}")
     return "; ".join(reasons)
+
+
+def _overloaded(state: MachineState) -> bool:
+    load, cores = state.load1, state.cores
+    return load is not None and bool(cores) and load > (cores or 0) + LOAD_MARGIN
+
+
+def _others_busy(state: MachineState) -> bool:
+    return state.others_cpu is not None and state.others_cpu > OTHERS_SHARE
+
+
+def _stolen(state: MachineState) -> bool:
+    return state.steal is not None and state.steal > STEAL_SHARE
 
 
 def repetition_loaded(states: HostStates) -> bool:

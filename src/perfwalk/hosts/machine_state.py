@@ -31,19 +31,31 @@ SNAPSHOT_TIMEOUT = 30.0
 
 # $1 = the marker to look for in environments ("" = none). Each section starts
 # with a line "@name"; what a host lacks leaves its section empty.
+# The small files are read by the shell itself (``lines``: every line of each readable
+# file, starting with a prefix): a snapshot is taken twice per repetition, and each
+# program started costs a millisecond or more.
 SNAPSHOT_SCRIPT = r"""
+lines() {
+  p=$1; shift
+  for f do
+    [ -r "$f" ] || continue
+    while IFS= read -r l || [ -n "$l" ]; do
+      case $l in "$p"*) printf '%s\n' "$l" ;; esac
+    done < "$f"
+  done 2>/dev/null
+}
 echo "@self $$"
-echo @uptime; cat /proc/uptime 2>/dev/null
-echo @loadavg; cat /proc/loadavg 2>/dev/null
-echo @cpu; grep '^cpu ' /proc/stat 2>/dev/null
-echo @mem; grep '^MemAvailable:' /proc/meminfo 2>/dev/null
+echo @uptime; lines '' /proc/uptime
+echo @loadavg; lines '' /proc/loadavg
+echo @cpu; lines 'cpu ' /proc/stat
+echo @mem; lines 'MemAvailable:' /proc/meminfo
 echo @cores; getconf _NPROCESSORS_ONLN 2>/dev/null
 echo @ticks; getconf CLK_TCK 2>/dev/null
 c=/sys/devices/system/cpu
-echo @freq; cat $c/cpu[0-9]*/cpufreq/scaling_cur_freq 2>/dev/null
-echo @governor; cat $c/cpu[0-9]*/cpufreq/scaling_governor 2>/dev/null
-echo @no_turbo; cat $c/intel_pstate/no_turbo 2>/dev/null
-echo @boost; cat $c/cpufreq/boost 2>/dev/null
+echo @freq; lines '' $c/cpu[0-9]*/cpufreq/scaling_cur_freq
+echo @governor; lines '' $c/cpu[0-9]*/cpufreq/scaling_governor
+echo @no_turbo; lines '' $c/intel_pstate/no_turbo
+echo @boost; lines '' $c/cpufreq/boost
 echo @marked
 [ -n "$1" ] && grep -l -s -a -F -e "$1" /proc/[0-9]*/environ 2>/dev/null
 echo @stat; cat /proc/[0-9]*/stat 2>/dev/null

@@ -13,18 +13,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
-from typing import Literal
+from operator import itemgetter
+from typing import Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
-from perfwalk.analysis.changepoints import ChangePoint, Episode, find_change_points
+from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
-from perfwalk.model import Commit, Direction, Status
+from perfwalk.model import Commit, Direction
+from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
-from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow, ValueRow
+from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
@@ -258,8 +260,6 @@ def series_findings(
     sides the machine's state tells apart is marked suspect
     (:mod:`perfwalk.analysis.machine`).
     """
-    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
-
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     states = store.machine_states(series.id)
@@ -269,69 +269,25 @@ def series_findings(
         states = {key: state for key, state in states.items() if key not in left_out}
     if config is not None and not config.analysis.suspect_load:  # kept, not weighed
         states = {}
-    planned = series.planned_repetitions
-    grouped: dict[tuple[str, str], list[ValueRow]] = defaultdict(list)
-    for row in store.values(series.id):
-        if row.status is not Status.PASS:
-            continue
-        if (row.checkout_idx, row.repetition_idx) in left_out:
-            continue
-        if planned is not None and row.repetition_idx >= planned:  # a re-measure
-            continue
-        grouped[(row.test, row.name)].append(row)
+    reading = _Reading(
+        config=config,
+        tuning=tuning,
+        series=series,
+        checkouts=checkouts,
+        rows=store.passed_values(series.id),
+        position=position,
+        states=states,
+        left_out=left_out,
+    )
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
-    for (test, name), rows in sorted(grouped.items()):
-        unit, direction = rows[0].unit, Direction(rows[0].direction)
-        policy = metric_policy(config, test, name, unit, direction)
-        if policy.ignore:
-            continue
-        sets: list[list[float]] = [[] for _ in checkouts]
-        measured: list[list[HostStates]] = [[] for _ in checkouts]
-        for row in rows:
-            sets[position[row.checkout_idx]].append(row.value)
-            state = states.get((row.checkout_idx, row.repetition_idx))
-            if state is not None:
-                measured[position[row.checkout_idx]].append(state)
-        reduce = summary_of(policy.detection_summary, direction)
-        detection = find_change_points(sets, tuning=tuning.tuning(policy), reduce=reduce)
-        for episode in (*detection.excursions, *detection.drifts):
-            episodes.append(_episode(series, checkouts, (test, name, unit, direction), episode))
-        for change in (*detection.changes, *detection.edges):
-            before, after = checkouts[change.previous], checkouts[change.index]
-            size, low, high = _relative(change)
-            worse = (
-                change.after < change.before
-                if direction is Direction.HIGHER
-                else change.after > change.before
-            )
-            left = _side(sets, measured, change.previous, -1, change.points_before)
-            right = _side(sets, measured, change.index, 1, change.points_after)
-            sides[(before.idx, after.idx)].append((change.points_before, change.points_after))
-            found[(before.idx, after.idx)].append(
-                MetricChange(
-                    series_id=series.id,
-                    test=test,
-                    name=name,
-                    unit=unit,
-                    direction=direction,
-                    before_idx=before.idx,
-                    after_idx=after.idx,
-                    before=change.before,
-                    after=change.after,
-                    size=size,
-                    low=low,
-                    high=high,
-                    z=change.z,
-                    confidence=change.confidence,
-                    checkouts_before=change.points_before,
-                    checkouts_after=change.points_after,
-                    regression=worse,
-                    edge=change.edge,
-                    suspect=machine.suspect_hosts(left, right, worse_after=worse),
-                )
-            )
+    for metric_episodes, metric_changes in _each_metric(reading):
+        episodes.extend(metric_episodes)
+        for change in metric_changes:
+            at = (change.before_idx, change.after_idx)
+            sides[at].append((change.checkouts_before, change.checkouts_after))
+            found[at].append(change)
     every = _every_state(checkouts, states)
     for (before_idx, after_idx), metrics in found.items():
         counts = sides[(before_idx, after_idx)]
@@ -358,6 +314,172 @@ def series_findings(
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
     return events, episodes
+
+
+class _Reading(NamedTuple):
+    """What the search of a series' metrics reads: its PASS values (rows of
+    :meth:`Store.passed_values <perfwalk.store.Store.passed_values>`), where each
+    checkout stands, the machine's state of each repetition and the repetitions
+    left out."""
+
+    config: Config | None
+    tuning: Thresholds
+    series: SeriesRow
+    checkouts: Sequence[CheckoutRow]
+    rows: Sequence[PassedValue]
+    position: Mapping[int, int]
+    states: Mapping[tuple[int, int], HostStates]
+    left_out: set[tuple[int, int]]
+
+
+class _Metric:
+    """A metric's values as detection reads them: its PASS values by checkout position,
+    and the machine's state of the repetition of each."""
+
+    __slots__ = ("direction", "measured", "sets", "unit")
+
+    def __init__(self, unit: str, direction: str, checkouts: int) -> None:
+        self.unit = unit
+        self.direction = direction
+        self.sets: list[list[float]] = [[] for _ in range(checkouts)]
+        self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
+
+
+#: what the search found in one metric: its episodes and its changes
+_MetricFindings = tuple[list[MetricEpisode], list[MetricChange]]
+
+#: values from which the metrics of a series are searched by two forked processes
+#: (when the machine has a second core and forking is safe): below it, forking costs
+#: more than it saves
+FORK_FROM = 40_000
+
+
+def _each_metric(reading: _Reading) -> list[_MetricFindings]:
+    """What the search found in each metric, by test and name. In a long series, two
+    forked processes search half the metrics each, given their values (the search is
+    pure: the same numbers in, the same out)."""
+    rows = reading.rows
+    halves: tuple[list[PassedValue], list[PassedValue]] = ([], [])
+    half: dict[tuple[str, str], int] = {}
+    forking = len(rows) >= FORK_FROM and can_fork(computing=True)  # the search is pure
+    if forking:  # the metrics in turn as they first come, their rows with them
+        for row in rows:
+            key = (row[2], row[3])
+            at = half.get(key)
+            if at is None:
+                at = half[key] = len(half) % 2
+            halves[at].append(row)
+    if not forking or len(half) < 2:
+        return [found for _key, found in _metrics_found(reading, rows)]
+    parts = in_forks(
+        lambda part: _metrics_found(reading, halves[part]),
+        2,
+        2,
+        what="the change-point searches' results",
+        hint="run it again",
+    )
+    return [found for _key, found in sorted(parts[0] + parts[1], key=itemgetter(0))]
+
+
+def _metrics_found(
+    reading: _Reading, rows: Sequence[PassedValue]
+) -> list[tuple[tuple[str, str], _MetricFindings]]:
+    """What the search found in each metric of ``rows``, by test and name."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
+    grouped = _grouped(reading, rows)
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
+    out = []
+    for (test, name), metric in sorted(grouped.items()):
+        direction = Direction(metric.direction)
+        policy = metric_policy(reading.config, test, name, metric.unit, direction)
+        if policy.ignore:
+            continue
+        detection = find_change_points(
+            metric.sets,
+            tuning=reading.tuning.tuning(policy),
+            reduce=summary_of(policy.detection_summary, direction),
+        )
+        described = (test, name, metric.unit, direction)
+        out.append(((test, name), _metric_found(reading, described, metric, detection, weighed)))
+    return out
+
+
+def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, str], _Metric]:
+    """The values of ``rows`` by metric (test and name), without the re-measures
+    (``[run] confirm``) and the repetitions left out."""
+    planned = reading.series.planned_repetitions
+    position, states, left_out = reading.position, reading.states, reading.left_out
+    count = len(reading.checkouts)
+    grouped: dict[tuple[str, str], _Metric] = {}
+    for checkout_idx, repetition_idx, test, name, unit, value, direction_name in rows:
+        if planned is not None and repetition_idx >= planned:  # a re-measure
+            continue
+        key = (checkout_idx, repetition_idx)
+        if left_out and key in left_out:
+            continue
+        metric = grouped.get((test, name))
+        if metric is None:  # its unit and direction: those of its first value
+            metric = grouped[(test, name)] = _Metric(unit, direction_name, count)
+        at = position[checkout_idx]
+        metric.sets[at].append(value)
+        state = states.get(key)
+        if state is not None:
+            metric.measured[at].append(state)
+    return grouped
+
+
+def _metric_found(
+    reading: _Reading,
+    described: tuple[str, str, str, Direction],
+    metric: _Metric,
+    detection: Detection,
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
+) -> _MetricFindings:
+    """The episodes and changes of one metric, each change weighed against the
+    machine's state of its two sides."""
+    series, checkouts = reading.series, reading.checkouts
+    test, name, unit, direction = described
+    sets, measured = metric.sets, metric.measured
+    episodes = [
+        _episode(series, checkouts, described, episode)
+        for episode in (*detection.excursions, *detection.drifts)
+    ]
+    changes = []
+    for change in (*detection.changes, *detection.edges):
+        before, after = checkouts[change.previous], checkouts[change.index]
+        size, low, high = _relative(change)
+        worse = (
+            change.after < change.before
+            if direction is Direction.HIGHER
+            else change.after > change.before
+        )
+        left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
+        right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
+        changes.append(
+            MetricChange(
+                series_id=series.id,
+                test=test,
+                name=name,
+                unit=unit,
+                direction=direction,
+                before_idx=before.idx,
+                after_idx=after.idx,
+                before=change.before,
+                after=change.after,
+                size=size,
+                low=low,
+                high=high,
+                z=change.z,
+                confidence=change.confidence,
+                checkouts_before=change.points_before,
+                checkouts_after=change.points_after,
+                regression=worse,
+                edge=change.edge,
+                suspect=machine.suspect_hosts(left, right, worse_after=worse),
+            )
+        )
+    return episodes, changes
 
 
 def _episode(
@@ -427,9 +549,13 @@ def _side(
     start: int,
     step: int,
     points: int,
+    *,
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
 ) -> dict[str, machine.Side]:
     """The machine's state of each host over the ``points`` measured checkouts from
-    ``start`` on, going ``step`` (-1: back), of one metric."""
+    ``start`` on, going ``step`` (-1: back), of one metric. ``weighed`` keeps the sides
+    of the repetitions already weighed (by the identities of their states, which live
+    as long as the series' analysis): the metrics of a change mostly share them."""
     found: list[HostStates] = []
     at = start
     while points > 0 and 0 <= at < len(sets):
@@ -437,7 +563,11 @@ def _side(
             found.extend(measured[at])
             points -= 1
         at += step
-    return machine.host_sides(found)
+    key = tuple(map(id, found))
+    sides = weighed.get(key)
+    if sides is None:
+        sides = weighed[key] = machine.host_sides(found)
+    return sides
 
 
 def _every_state(

@@ -28,13 +28,16 @@ _WORK: Callable[[int], object] | None = None
 _START: Callable[[], None] | None = None
 
 
-def can_fork() -> bool:
+def can_fork(*, computing: bool = False) -> bool:
     """Whether forking is safe (one thread: no lock held by another) and worth it
-    (a second core)."""
+    (a second core). ``computing``: the forked work only computes on what it
+    inherits and returns its result (no store, no file, no lock of this process), so
+    that what another thread holds at the fork (a lease's heartbeat writing to the
+    store) cannot stop it: other threads do not matter."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     return (
         cores > 1
-        and threading.active_count() == 1
+        and (computing or threading.active_count() == 1)
         and "fork" in multiprocessing.get_all_start_methods()
     )
 
@@ -46,11 +49,12 @@ def in_forks(
     *,
     what: str,
     start: Callable[[], None] | None = None,
+    hint: str = "publish again; if it keeps failing, publish with --full",
 ) -> list[_R]:
     """``[work(0), …, work(count - 1)]``, computed by up to ``workers`` forked
     processes (by this one when ``workers`` or ``count`` is below 2). ``start`` runs
     first in each forked process (to open its own connections); ``what`` names the
-    work in the error of a process that died."""
+    work in the error of a process that died, ``hint`` what to do then."""
     global _WORK, _START  # noqa: PLW0603 (what the forked workers inherit)
     workers = min(workers, count)
     if workers <= 1:
@@ -69,7 +73,7 @@ def in_forks(
     except BrokenProcessPool:
         raise PerfwalkError(
             f"a process writing {what} ended before it was done",
-            hint="publish again; if it keeps failing, publish with --full",
+            hint=hint,
         ) from None
     finally:
         _WORK = _START = None

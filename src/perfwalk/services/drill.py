@@ -87,13 +87,20 @@ def change_targets(
     test: str | None = None,
     name: str | None = None,
     tuning: Thresholds = CONFIGURED,
+    found: Sequence[ChangeEvent] | None = None,
 ) -> list[DrillTarget]:
     """A drill target per change of the walks of ``config``'s project (or the one
-    change ``chosen``), for its strongest metric (or ``test``.``name``)."""
+    change ``chosen``), for its strongest metric (or ``test``.``name``); ``found``: the
+    changes the caller found already (:func:`perfwalk.orchestrate.changes.find_changes`
+    with ``tuning``, of these walks or more), not looked for again."""
     walks = [
         s.id for s in store.list_series() if s.kind == "walk" and s.project == config.project.name
     ]
-    events = find_changes(store, config, walks, tuning=tuning) if walks else []
+    if found is not None:
+        ours = set(walks)
+        events = [e for e in found if e.series_id in ours]
+    else:
+        events = find_changes(store, config, walks, tuning=tuning) if walks else []
     if chosen is not None:
         picked = [e for e in events if e.id == chosen]
         if not picked:

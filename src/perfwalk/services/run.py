@@ -36,7 +36,10 @@ class RunResult:
     repetitions: int
     worst: Status
     resumed: bool
-    stability: Stability  # its unstable repetition sets and outliers
+    #: its unstable repetition sets and outliers; with ``loaded`` and ``watched``,
+    #: counted over the whole series unless the caller did not ask for them
+    #: (``run_series(tallies=False)``: zeros)
+    stability: Stability
     parent: int | None = None  # the series it zooms into
     loaded: int = 0  # repetitions with a loaded host (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
@@ -61,9 +64,12 @@ def run_series(
     *,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     say: Callable[[str], None] = lambda _s: None,
+    tallies: bool = True,
 ) -> RunResult:
     """Walk (or resume) a series and return what it measured; ``say`` hears what the
-    walk did besides measuring (processes of killed walks it stopped first).
+    walk did besides measuring (processes of killed walks it stopped first);
+    ``tallies=False`` leaves out the counts of loaded repetitions, unstable sets and
+    outliers of the whole series (what ``perfwalk run`` warns of; they read all of it).
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
@@ -78,11 +84,16 @@ def run_series(
             return _nothing_new(session.store, plan, plan.resumed.id)
         with session.holding():
             session.sweep(say)
-            return _walk(session, config, plan, progress)
+            return _walk(session, config, plan, progress, tallies=tallies)
 
 
 def _walk(
-    session: Session, config: Config, plan: WalkPlan, progress: Callable[[Progress], None]
+    session: Session,
+    config: Config,
+    plan: WalkPlan,
+    progress: Callable[[Progress], None],
+    *,
+    tallies: bool,
 ) -> RunResult:
     store, clock = session.store, session.clock
     walker = session.walker()
@@ -121,19 +132,21 @@ def _walk(
             if config.run.confirm:  # every change found, measured again before it is told
                 confirmed = confirm_changes(walk, store, config, plan, clock)
             worktrees.remove()
-    states = store.machine_states(series_id)
+    states = store.machine_states(series_id) if tallies else {}
     return RunResult(
         series_id=series_id,
         checkouts=len(plan.checkouts),
         repetitions=plan.repetitions,
-        worst=_worst(store, series_id),
+        worst=store.worst_status(series_id),  # of the earlier walks too
         resumed=plan.resumed is not None,
         parent=plan.parent,
         loaded=sum(1 for found in states.values() if repetition_loaded(found)),
         watched=len(states),
         repetitions_max=plan.measuring.repetitions_max,
         confirmed=confirmed,
-        stability=stability_of(store, series_id, Policies(config)),
+        stability=(
+            stability_of(store, series_id, Policies(config)) if tallies else Stability(0, 0, 0, 0)
+        ),
         named=plan.named,
         new_checkouts=plan.new_checkouts,
     )
@@ -145,20 +158,10 @@ def _nothing_new(store: Store, plan: WalkPlan, series_id: int) -> RunResult:
         series_id=series_id,
         checkouts=0,
         repetitions=plan.repetitions,
-        worst=_worst(store, series_id),
+        worst=store.worst_status(series_id),  # of the earlier walks too
         resumed=True,
         stability=Stability(0, 0, 0, 0),
         parent=plan.parent,
         named=plan.named,
         nothing_new=True,
     )
-
-
-def _worst(store: Store, series_id: int) -> Status:
-    """The worst status of the whole series (a resumed one: of the earlier walks too)."""
-    checkouts = store.checkouts(series_id)
-    statuses = [row.build_status for row in checkouts if row.build_status]
-    statuses += [row.status for row in store.results(series_id)]
-    for checkout in checkouts:  # what happened between repetitions (a reboot that failed)
-        statuses += [r.between_status for r in store.repetitions(checkout.id) if r.between_status]
-    return Status.worst([Status(s) for s in statuses])

@@ -23,23 +23,24 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from perfwalk.config.model import Config
-from perfwalk.drill import Budget
 from perfwalk.errors import PerfwalkError, UsageError
-from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.changes import Findings, find_all
 from perfwalk.orchestrate.leases import HeldLeases
-from perfwalk.orchestrate.notify import NotifyReport
 from perfwalk.orchestrate.plan import RunOptions, walk_config
 from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
-from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
-from perfwalk.services.notify import notify_changes
 from perfwalk.services.publish import listed_findings, publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+
+if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
+    from perfwalk.orchestrate.notify import NotifyReport
+    from perfwalk.services.drill import DrillResult, DrillTarget
 
 #: The name of the lease a watch holds on its store (not a host name: no ssh
 #: destination or host of [hosts] is written with parentheses).
@@ -189,7 +190,7 @@ def _cycle(
     found = find_all(store, config)
     listed = listed_findings(store, found)[0]
     new_keys = {c.key for c in listed if c.series_id in watched and c.key not in seen}
-    drills, undrilled = _drill_new(store, config, new_keys, watched, listed, say=say)
+    drills, undrilled = _drill_new(store, config, new_keys, watched, listed, found=found, say=say)
     if drills:  # a drill names a culprit, or rules the change out
         found = find_all(store, config)
         listed = listed_findings(store, found)[0]
@@ -197,6 +198,8 @@ def _cycle(
     site = publish_store(store, config, config.watch.site, found=found)
     notified = None
     if config.notify.urls:  # the changes to act on, and what earlier cycles could not send
+        from perfwalk.services.notify import notify_changes
+
         told = [c for c in new if not c.note]
         notified = notify_changes(store, config, told, now=clock())
     store.seen.add(new_keys, clock())
@@ -248,7 +251,8 @@ def _continue(
     config: Config, name: str, say: Callable[[str], None], progress: Callable[[object], None]
 ) -> WalkCycle:
     try:
-        result = run_series(config, RunOptions(walk=name), progress, say=say)
+        # the cycle does not tell the series' loaded repetitions and unstable sets
+        result = run_series(config, RunOptions(walk=name), progress, say=say, tallies=False)
     except PerfwalkError as error:
         say(f"walk {name}: {error}")
         return WalkCycle(name, error=error)
@@ -269,14 +273,21 @@ def _drill_new(
     watched: dict[int, str],
     listed: Sequence[ListedChange],
     *,
+    found: Findings,
     say: Callable[[str], None],
 ) -> tuple[tuple[DrillCycle, ...], tuple[DrillTarget, ...]]:
     """Drill the new changes to act on that no drill answered yet, strongest first,
-    as far as the cycle's budget goes; the rest wait for the next cycle."""
+    as far as the cycle's budget goes; the rest wait for the next cycle. ``found`` and
+    ``listed``: the changes the cycle found, as found and as listed."""
     to_act_on = {c.key for c in listed if c.key in new_keys and not c.note and c.drill is None}
+    if not to_act_on:
+        return (), ()
+    from perfwalk.drill import Budget
+    from perfwalk.services.drill import change_targets, run_drill
+
     targets = [
         t
-        for t in change_targets(store, config)
+        for t in change_targets(store, config, found=found.changes)
         if t.parent is not None and (t.parent, t.before, t.after) in to_act_on
     ]
     targets.sort(key=lambda t: -abs(float(t.change.get("relative") or 0.0)))

@@ -3,7 +3,7 @@ and rows straight from the driver for the reads of many rows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection
@@ -38,3 +38,16 @@ def plain_rows(conn: Connection, query: Any) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
     finally:
         cursor.close()
+
+
+def insert_or_keep(conn: Connection) -> Callable[..., Any]:
+    """The ``insert`` of the connection's back-end, the one with ``on_conflict_do_nothing``.
+    Its dialect is imported when it is used: PostgreSQL's costs every command on an
+    SQLite store some 50 ms of start-up."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert

@@ -297,6 +297,12 @@ class ValueRow:
     direction: DirectionName
 
 
+#: a value of a PASS result, as change detection reads a whole series
+#: (:meth:`perfwalk.store.Store.passed_values`): (checkout idx, repetition idx, test,
+#: name, unit, value, direction)
+PassedValue = tuple[int, int, str, str, str, float, DirectionName]
+
+
 @dataclass(frozen=True, kw_only=True)
 class ResultSummaryRow:
     """One result of a series, flat, without values (status matrices)."""

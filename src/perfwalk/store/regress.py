@@ -20,12 +20,11 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from sqlalchemy import Connection, bindparam, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Log, Status
 from perfwalk.store import logs, schema
-from perfwalk.store.bulk import chunks, insert_returning_ids
+from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids
 from perfwalk.store.coltypes import safe_text
 from perfwalk.store.connect import StorePart
 
@@ -222,7 +221,7 @@ class RegressRecords(StorePart):
 
     def _test_ids(self, conn: Connection, results: Sequence[NewRegressResult]) -> dict[str, int]:
         """The id of every test name, new names inserted; newer sources replace older."""
-        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        insert = insert_or_keep(conn)
         names = [result.test for result in results]
         for chunk in chunks(names):
             conn.execute(

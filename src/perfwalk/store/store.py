@@ -7,6 +7,7 @@ row at a time, so a series of 50 000 values is one query.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -14,13 +15,12 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Row, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
 from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
-from perfwalk.store.bulk import chunks, insert_returning_ids
+from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids, plain_rows
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
@@ -40,6 +40,7 @@ from perfwalk.store.records import (
     NewRepetition,
     NewResult,
     NewSeries,
+    PassedValue,
     QuirkInfo,
     QuirkRunRow,
     RepetitionRow,
@@ -115,7 +116,7 @@ class Store(Connected):
         if found:
             return str(found)
         with self._write("give the store its id") as conn:
-            insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+            insert = insert_or_keep(conn)
             conn.execute(
                 insert(_meta)
                 .values(key=STORE_ID_KEY, value=uuid.uuid4().hex)
@@ -401,7 +402,7 @@ class Store(Connected):
         self, conn: Connection, project: str, commits: Sequence[Commit]
     ) -> dict[str, int]:
         """Insert the commits a project does not have yet; return the id of every sha."""
-        insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+        insert = insert_or_keep(conn)
         unique = {commit.id: commit for commit in commits}
         for chunk in chunks(list(unique.values())):
             conn.execute(
@@ -742,6 +743,38 @@ class Store(Connected):
             ) in rows
         ]
 
+    def passed_values(self, series_id: int) -> list[PassedValue]:
+        """The values of the PASS results of a series, in the order of :meth:`values`,
+        each a tuple ``(checkout idx, repetition idx, test, name, unit, value,
+        direction)`` (NaN as :class:`~perfwalk.store.coltypes.Real` reads it): what
+        change detection reads. A long series has hundreds of thousands: they are
+        fetched through the driver's cursor, without a record or SQLAlchemy's result
+        processing per value (which cost more than the read itself)."""
+        query = (
+            select(
+                _ck.c.idx,
+                _rp.c.idx,
+                _rs.c.test,
+                _v.c.name,
+                _v.c.unit,
+                _v.c.value,
+                _v.c.direction,
+            )
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, _rs.c.status == int(Status.PASS))
+            .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
+        )
+        with self._read(f"read the values of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            rows = cast(list[PassedValue], plain_rows(conn, query))
+        for at, (checkout_idx, rep_idx, test, name, unit, value, direction) in enumerate(rows):
+            if value is None:  # NaN (SQLite cannot store it)
+                rows[at] = (checkout_idx, rep_idx, test, name, unit, math.nan, direction)
+        return rows
+
     def results(self, series_id: int) -> list[ResultSummaryRow]:
         """Every result of a series (with or without values), flat, in stored order."""
         query = (
@@ -781,6 +814,26 @@ class Store(Connected):
             )
             for row in rows
         ]
+
+    def worst_status(self, series_id: int) -> Status:
+        """The worst status of a series: of its builds, its results and what ran between
+        its repetitions (PASS when there is none). Three aggregates, whatever its length."""
+        builds = select(func.max(_ck.c.build_status)).where(_ck.c.series_id == series_id)
+        results = (
+            select(func.max(_rs.c.status))
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        between = (
+            select(func.max(_rp.c.between_status))
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        with self._read(f"read the worst status of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            found = [conn.scalar(query) for query in (builds, results, between)]
+        return Status.worst([Status(code) for code in found if code])
 
     def log(self, log_id: int) -> Log:
         """The log ``log_id``, decompressed; an unknown id is a StoreError naming it."""
