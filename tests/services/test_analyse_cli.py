@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,67 @@ def test_compare_exit_status_and_options(
     assert data["student_t"]["difference"] == 18.5
     assert data["mann_whitney"]["exact"] is True
     assert data["cliffs_delta"]["magnitude"] == "large"
+
+
+@pytest.mark.skipif(shutil.which("ministat") is None, reason="ministat is not installed")
+@pytest.mark.parametrize(
+    "operands",
+    [["a"], ["a", "b", "same"], ["-", "b"], [], ["a", "b", "same", "a", "b", "same", "b"]],
+    ids=["one", "three", "stdin-and-b", "stdin-alone", "seven"],
+)
+def test_compare_quiet_prints_exactly_what_ministat_prints(
+    files: tuple[Path, Path, Path], operands: list[str]
+) -> None:
+    """As people use ministat: one file (a summary), up to seven (each against the
+    first), the standard input as - or as nothing; a real process, a real pipe."""
+    a, b, same = files
+    paths = {"a": str(a), "b": str(b), "same": str(same), "-": "-"}
+    argv = [paths[o] for o in operands]
+    stdin = a.read_text(encoding="utf-8")
+
+    def output(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(command), input=stdin, capture_output=True, text=True, check=False
+        )
+
+    ministat = output("ministat", *argv)
+    ours = output(sys.executable, "-m", "perfwalk", "compare", "-q", *argv)
+    assert (ours.returncode, ours.stdout) == (0, ministat.stdout), ours.stderr
+    assert ministat.returncode == 0
+
+
+def test_compare_more_samples_rank_each_against_the_first(
+    capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path]
+) -> None:
+    a, b, same = files
+    code, out, _ = run(capsys, "compare", str(a), str(same), str(b))
+    assert code == 1  # b differs from a
+    assert out.count("against x: Mann-Whitney U") == 2
+    assert "* against x: Cliff's delta = +1.000 (large): P(* > x) - P(* < x)" in out
+    code, out, _ = run(capsys, "compare", "--format", "json", str(a), str(same), str(b))
+    data = json.loads(out)
+    assert [s["name"] for s in data["samples"]] == [str(a), str(same), str(b)]
+    assert [(c["sample"], c["student_t"]["difference_proven"]) for c in data["comparisons"]] == [
+        (2, False),
+        (3, True),
+    ]
+    assert "a" not in data  # the two-sample keys are for two samples only
+    code, out, _ = run(capsys, "compare", "-q", str(a), str(b))
+    assert code == 0  # as ministat: the verdict is in the text
+    assert "Difference at 95.0% confidence" in out
+    assert "Mann-Whitney" not in out
+
+
+def test_compare_refuses_eight_samples_and_two_standard_inputs(
+    capsys: pytest.CaptureFixture[str], files: tuple[Path, Path, Path]
+) -> None:
+    a, _, _ = files
+    code, _, err = run(capsys, "compare", *[str(a)] * 8)
+    assert code == 2
+    assert "8 samples to compare: ministat compares 1 to 7" in err
+    code, _, err = run(capsys, "compare", "-", "-")
+    assert code == 2
+    assert "the standard input (-) given more than once" in err
 
 
 def test_compare_errors_name_the_file_and_what_to_do(

@@ -93,12 +93,20 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
     from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE, DEFAULT_WIDTH
 
     p.add_argument(
-        "a",
-        metavar="A",
-        help="a file of numbers (one per line, # comments), or SERIES:CHECKOUT of the "
-        "store, e.g. 3:14 or 3:1a2b3c (no series: the newest)",
+        "samples",
+        nargs="*",
+        metavar="SAMPLE",
+        help="1 to 7 samples, each compared with the first: a file of numbers (one per "
+        "line, # comments), - for the standard input (none given: the standard input), "
+        "or SERIES:CHECKOUT of the store, e.g. 3:14 or 3:1a2b3c (no series: the newest)",
     )
-    p.add_argument("b", metavar="B", help="the same, compared with A")
+    p.add_argument(
+        "-q",
+        "--ministat-only",
+        dest="ministat_only",
+        action="store_true",
+        help="print exactly what ministat prints (no rank test) and exit 0, as ministat does",
+    )
     p.add_argument(
         "-c",
         dest="confidence",
@@ -153,48 +161,54 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from perfwalk.analysis.ministat import report
+    from perfwalk.analysis.ministat import SYMBOLS, report
     from perfwalk.numbers import json_text
     from perfwalk.services.compare import ReadOptions, compare
 
     found = compare(
-        args.a,
-        args.b,
+        args.samples,
         confidence=args.confidence,
         read=ReadOptions(column=args.column, delimiters=args.delimiters),
         metric=args.metric,
         config_file=args.config,
+        stdin=sys.stdin.read,
     )
     if args.format == "json":
         print(json_text(_comparison_json(found), indent=2))
-    else:
-        text = report(
-            found.samples,
-            confidence=args.confidence,
-            plot=not (args.no_plot or args.stats_only),
-            compare=not args.stats_only,
-            width=args.width,
-            separate_bars=args.separate,
-        )
-        sys.stdout.write(show_controls(text))  # sample names: file names, value names
-        if not args.stats_only:
-            print(_ranks_text(found.ranks))
-    return exits.FOUND if found.difference.proven else exits.OK
+        return exits.FOUND if found.proven else exits.OK
+    text = report(
+        found.samples,
+        confidence=args.confidence,
+        plot=not (args.no_plot or args.stats_only),
+        compare=not args.stats_only,
+        width=args.width,
+        separate_bars=args.separate,
+    )
+    sys.stdout.write(show_controls(text))  # sample names: file names, value names
+    if args.ministat_only:
+        return exits.OK  # as ministat: the verdict is in the text
+    if not args.stats_only:
+        many = len(found.ranks) > 1
+        for symbol, ranks in zip(SYMBOLS[2:], found.ranks, strict=False):
+            print(_ranks_text(ranks, symbol, f"{symbol} against x: " if many else ""))
+    return exits.FOUND if found.proven else exits.OK
 
 
-def _ranks_text(ranks: RankTest) -> str:
+def _ranks_text(ranks: RankTest, symbol: str = "+", which: str = "") -> str:
     how = "exact" if ranks.exact else "normal approximation"
     return (
-        f"Mann-Whitney U = {ranks.u:g}, z = {ranks.z:.3g}, p = {ranks.p:.3g} ({how}, two-sided)\n"
-        f"Cliff's delta = {ranks.delta:+.3f} ({ranks.magnitude}): P(+ > x) - P(+ < x)"
+        f"{which}Mann-Whitney U = {ranks.u:g}, z = {ranks.z:.3g}, p = {ranks.p:.3g} "
+        f"({how}, two-sided)\n"
+        f"{which}Cliff's delta = {ranks.delta:+.3f} ({ranks.magnitude}): "
+        f"P({symbol} > x) - P({symbol} < x)"
     )
 
 
 def _comparison_json(found: Comparison) -> dict[str, Any]:
-    from perfwalk.analysis.ministat import Sample
+    """Every sample, and each after the first against the first; with two samples,
+    also ``a``, ``b`` and B against A at the top, as before there could be more."""
+    from perfwalk.analysis.ministat import Difference, Sample
     from perfwalk.numbers import finite_or_none
-
-    diff, ranks = found.difference, found.ranks
 
     def vitals(s: Sample) -> dict[str, Any]:
         return {
@@ -207,21 +221,33 @@ def _comparison_json(found: Comparison) -> dict[str, Any]:
             "stddev": finite_or_none(s.stddev),
         }
 
-    return {
-        "a": vitals(found.a),
-        "b": vitals(found.b),
-        "student_t": {
-            "confidence": diff.confidence,
-            "difference_proven": diff.proven,
-            "difference": diff.difference,
-            "half_width": finite_or_none(diff.half_width),
-            "percent": finite_or_none(diff.percent),
-            "percent_half_width": finite_or_none(diff.percent_half_width),
-            "pooled_s": finite_or_none(diff.pooled_s),
-        },
-        "mann_whitney": {"u": ranks.u, "z": ranks.z, "p": ranks.p, "exact": ranks.exact},
-        "cliffs_delta": {"delta": ranks.delta, "magnitude": ranks.magnitude},
+    def against(diff: Difference, ranks: RankTest) -> dict[str, Any]:
+        return {
+            "student_t": {
+                "confidence": diff.confidence,
+                "difference_proven": diff.proven,
+                "difference": diff.difference,
+                "half_width": finite_or_none(diff.half_width),
+                "percent": finite_or_none(diff.percent),
+                "percent_half_width": finite_or_none(diff.percent_half_width),
+                "pooled_s": finite_or_none(diff.pooled_s),
+            },
+            "mann_whitney": {"u": ranks.u, "z": ranks.z, "p": ranks.p, "exact": ranks.exact},
+            "cliffs_delta": {"delta": ranks.delta, "magnitude": ranks.magnitude},
+        }
+
+    pairs = list(zip(found.differences, found.ranks, strict=True))
+    told: dict[str, Any] = {
+        "samples": [vitals(s) for s in found.samples],
+        "comparisons": [
+            {"sample": number, **against(diff, ranks)}
+            for number, (diff, ranks) in enumerate(pairs, start=2)
+        ],
     }
+    if len(found.samples) == 2:
+        told |= {"a": vitals(found.samples[0]), "b": vitals(found.samples[1])}
+        told |= against(*pairs[0])
+    return told
 
 
 # -- detect ---------------------------------------------------------------------------

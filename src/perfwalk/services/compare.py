@@ -1,19 +1,21 @@
-"""``perfwalk compare``: two samples, each a file of numbers or a checkout of the
-store, compared as ministat does (Student's t at a confidence level, pooled sd)
-and by their ranks (Mann-Whitney U, Cliff's delta).
+"""``perfwalk compare``: one to seven samples, each a file of numbers, the standard
+input or a checkout of the store, each compared with the first as ministat does
+(Student's t at a confidence level, pooled sd) and by their ranks (Mann-Whitney U,
+Cliff's delta). One sample is summarised only.
 
 The store is opened, and imported, only when an operand names a checkout.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfwalk.analysis.ministat import (
     DEFAULT_CONFIDENCE,
+    MAX_SAMPLES,
     Difference,
     Sample,
     difference,
@@ -29,38 +31,57 @@ if TYPE_CHECKING:
     from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
 
 
+#: What stands for the standard input among the operands, and the name ministat
+#: gives its sample.
+STDIN, STDIN_NAME = "-", "<stdin>"
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """A and B, B's difference from A (Student's t) and their rank test."""
+    """The samples, and each after the first against the first: its difference
+    (Student's t) and their rank test (in the order of the samples)."""
 
-    a: Sample
-    b: Sample
-    difference: Difference
-    ranks: RankTest
+    samples: tuple[Sample, ...]
+    differences: tuple[Difference, ...] = ()
+    ranks: tuple[RankTest, ...] = ()
 
     @property
-    def samples(self) -> list[Sample]:
-        return [self.a, self.b]
+    def proven(self) -> bool:
+        """A difference from the first sample is proven for one of the others."""
+        return any(d.proven for d in self.differences)
 
 
 def compare(
-    a: str,
-    b: str,
+    operands: Sequence[str],
     *,
     confidence: float = DEFAULT_CONFIDENCE,
     read: ReadOptions | None = None,
     metric: str | None = None,
     config_file: Path = Path("perfwalk.toml"),
+    stdin: Callable[[], str] | None = None,
 ) -> Comparison:
-    """Compare the operands ``a`` and ``b``: a file of numbers each (read by ``read``),
-    or ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks
-    the metric there). A path that exists is a file even when it holds a colon."""
+    """Compare each operand with the first: a file of numbers (read by ``read``),
+    ``-`` for the text ``stdin`` reads (the command's standard input; no operand at
+    all is ``-``), or
+    ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks the
+    metric there). A path that exists is a file even when it holds a colon."""
+    operands = list(operands) or [STDIN]
+    if not 1 <= len(operands) <= MAX_SAMPLES:
+        raise UsageError(
+            f"{len(operands)} samples to compare: ministat compares 1 to {MAX_SAMPLES}",
+            hint="give at most seven files; each is compared with the first",
+        )
+    if operands.count(STDIN) > 1:
+        raise UsageError(
+            "the standard input (-) given more than once: it can be read once",
+            hint="save it to a file and give the file's name",
+        )
     options = read or ReadOptions()
     samples: list[Sample | None] = [
-        file_sample(Path(operand), options)
-        if Path(operand).exists() or ":" not in operand
+        _file_or_stdin(operand, options, stdin)
+        if operand == STDIN or Path(operand).exists() or ":" not in operand
         else None
-        for operand in (a, b)
+        for operand in operands
     ]
     if any(sample is None for sample in samples):
         from perfwalk.config.load import load_config
@@ -70,15 +91,25 @@ def compare(
         with Store.open(config.store.url, read_only=True) as store:
             samples = [
                 sample if sample is not None else store_sample(store, operand, metric)
-                for sample, operand in zip(samples, (a, b), strict=True)
+                for sample, operand in zip(samples, operands, strict=True)
             ]
-    first, second = (sample for sample in samples if sample is not None)
+    found = [sample for sample in samples if sample is not None]
+    first, others = found[0], found[1:]
     return Comparison(
-        a=first,
-        b=second,
-        difference=difference(second, first, confidence),
-        ranks=mann_whitney(first.values, second.values),
+        samples=tuple(found),
+        differences=tuple(difference(other, first, confidence) for other in others),
+        ranks=tuple(mann_whitney(first.values, other.values) for other in others),
     )
+
+
+def _file_or_stdin(operand: str, options: ReadOptions, stdin: Callable[[], str] | None) -> Sample:
+    if operand != STDIN:
+        return file_sample(Path(operand), options)
+    if stdin is None:
+        raise UsageError("no standard input to read (-)", hint="pipe the numbers in")
+    text = stdin()
+    values = parse_column(text, STDIN_NAME, column=options.column, delimiters=options.delimiters)
+    return Sample(STDIN_NAME, tuple(values))
 
 
 @dataclass(frozen=True)
