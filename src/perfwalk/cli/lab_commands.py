@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.conduct import MasterConfig
     from perfwalk.lab import LabStatus
     from perfwalk.orchestrate.trial import TrialOutcome
     from perfwalk.store import NewStep
@@ -121,7 +123,18 @@ def cmd_hosts(args: argparse.Namespace) -> int:
 
 
 def _conduct_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("master", type=Path, help="the Conductor master file ([Test], [Clients])")
+    p.add_argument(
+        "master",
+        type=Path,
+        nargs="?",
+        help="the Conductor master file ([Test], [Clients]); not with --parse",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only read the master file and its player files and say what they hold "
+        "(nothing is connected or run); unknown [Test] keys are warnings",
+    )
     p.add_argument(
         "--map",
         action="append",
@@ -152,9 +165,16 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
+    from perfwalk.errors import UsageError
     from perfwalk.model import Status
     from perfwalk.services import conduct as conduct_service
 
+    if args.master is None:
+        raise UsageError(
+            "conduct: no master file", hint="give the Conductor master file: conduct MASTER.cfg"
+        )
+    if args.check:
+        return _check(conduct_service.check(args.master))
     options = conduct_service.ConductOptions(
         mapping=conduct_service.parse_mapping(args.map),
         ssh_config=args.ssh_config,
@@ -163,13 +183,30 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         store_url=args.store,
         lease_wait=args.wait,
     )
-    result = conduct_service.conduct(args.master, options, on_trial=_print_trial)
+    result = conduct_service.conduct(
+        args.master,
+        options,
+        on_trial=_print_trial,
+        on_warning=lambda warning: print(f"perfwalk: warning: {warning}", file=sys.stderr),
+    )
     players = ", ".join(f"{p.name}={p.target}" for p in result.players)
     print(
         f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
         f"worst status {result.worst.name}; stored in {result.store}"
     )
     return exits.OK if result.worst is Status.PASS else exits.FOUND
+
+
+def _check(master: MasterConfig) -> int:
+    for warning in master.warnings:
+        print(f"perfwalk: warning: {warning}", file=sys.stderr)
+    print(f"{master.path}: {master.trials} trials, {len(master.players)} players")
+    rows = [["player", "address", "file", "startup", "run", "collect", "reset"]]
+    for player in master.players:
+        counts = [str(len(player.steps(phase))) for phase in ("Startup", "Run", "Collect", "Reset")]
+        rows.append([player.name, player.address, str(player.file), *counts])
+    print(format_table(rows))
+    return exits.OK
 
 
 def _print_trial(outcome: TrialOutcome) -> None:

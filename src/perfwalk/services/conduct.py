@@ -77,13 +77,22 @@ def parse_mapping(items: list[str]) -> dict[str, str]:
     return mapping
 
 
+def check(master_path: Path) -> MasterConfig:
+    """Read the master file and its player files, connecting nothing: a mistake is a
+    ConfigError naming the file, section and key; unknown [Test] keys are warnings."""
+    return read_master(master_path)
+
+
 def conduct(
     master_path: Path,
     options: ConductOptions,
     on_trial: Callable[[TrialOutcome], None] = lambda _trial: None,
+    on_warning: Callable[[str], None] = lambda _warning: None,
 ) -> ConductResult:
     """Play every trial of the configuration and store it; see the module's doc."""
     master = read_master(master_path)
+    for warning in master.warnings:
+        on_warning(warning)
     players = _player_hosts(master, options.mapping)
     url = options.store_url or f"sqlite:///{master.path.resolve().parent / 'perfwalk.db'}"
     trials = options.trials or master.trials
