@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.config.conduct import MasterConfig
     from perfwalk.lab import LabStatus
     from perfwalk.orchestrate.trial import TrialOutcome
+    from perfwalk.services.conduct import Parsed
     from perfwalk.store import NewStep
 
 
@@ -162,6 +163,26 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="wait this long for players another run holds (default: stop at once)",
     )
+    p.add_argument(
+        "--parser",
+        metavar="NAME",
+        help="parse every trial's run-phase outputs with this parser (iperf3, value, "
+        "regex, ...) and store the values per trial, for `compare conduct:ID`",
+    )
+    p.add_argument(
+        "--parser-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the parser, e.g. pattern=... for regex (repeatable)",
+    )
+    p.add_argument(
+        "--parse",
+        type=options.COUNT,
+        metavar="ID",
+        help="parse the stored conductor run ID with --parser (in --store, or "
+        "perfwalk.db next to MASTER) instead of playing",
+    )
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
@@ -169,6 +190,21 @@ def cmd_conduct(args: argparse.Namespace) -> int:
     from perfwalk.model import Status
     from perfwalk.services import conduct as conduct_service
 
+    parser = None
+    if args.parser is not None:
+        parser = conduct_service.make_parser(args.parser, args.parser_option)
+    elif args.parser_option:
+        raise UsageError("--parser-option without --parser", hint="add --parser NAME")
+    if args.parse is not None:
+        if parser is None:
+            raise UsageError("--parse ID needs --parser NAME", hint="e.g. --parser iperf3")
+        if args.store is None and args.master is None:
+            raise UsageError(
+                "--parse ID: which store?",
+                hint="give --store URL, or the master file (its perfwalk.db)",
+            )
+        url = args.store or f"sqlite:///{args.master.resolve().parent / 'perfwalk.db'}"
+        return _print_parsed(conduct_service.parse_stored(url, args.parse, parser))
     if args.master is None:
         raise UsageError(
             "conduct: no master file", hint="give the Conductor master file: conduct MASTER.cfg"
@@ -182,6 +218,7 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         trials=args.trials,
         store_url=args.store,
         lease_wait=args.wait,
+        parser=parser,
     )
     result = conduct_service.conduct(
         args.master,
@@ -194,7 +231,28 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
         f"worst status {result.worst.name}; stored in {result.store}"
     )
-    return exits.OK if result.worst is Status.PASS else exits.FOUND
+    worst = result.worst
+    if result.parsed is not None:
+        _print_parsed(result.parsed)
+        if result.parsed.missing:
+            worst = Status.worst([worst, Status.FAIL])
+    return exits.OK if worst is Status.PASS else exits.FOUND
+
+
+def _print_parsed(parsed: Parsed) -> int:
+    rows = [["trial", "name", "value", "unit"]]
+    for trial, values in parsed.values.items():
+        rows += [[str(trial), v.name, f"{v.value:g}", v.unit] for v in values]
+    if len(rows) > 1:
+        print(format_table(rows))
+    for trial, why in parsed.missing.items():
+        print(f"trial {trial}: no value: {why}")
+    print(
+        f"conductor run {parsed.conduct_id}: {parsed.count} values from "
+        f"{len(parsed.values)} trials stored; compare them with "
+        f"`perfwalk compare conduct:{parsed.conduct_id} conduct:OTHER`"
+    )
+    return exits.FOUND if parsed.missing else exits.OK
 
 
 def _check(master: MasterConfig) -> int:
