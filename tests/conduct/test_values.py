@@ -3,6 +3,8 @@ parser (``conduct --parser``, ``conduct --parse ID``) and stored with the run.""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,58 @@ def test_parser_mistakes_are_user_errors() -> None:
     with pytest.raises(UsageError, match="expected KEY=VALUE"):
         make_parser("regex", ["pattern"])
     assert main(["conduct", "--parse", "1"]) == 2  # no --parser
+
+
+A = (941.2, 940.7, 942.0, 939.9, 941.5, 940.3)
+B = (912.4, 915.0, 910.8, 913.7, 911.9)
+
+
+def test_two_conductor_runs_compare_exactly_as_ministat_compares_their_numbers(
+    tmp_path: Path,
+) -> None:
+    """Conductor run → values → compare → ministat's own table, as the 2015 paper's."""
+    url = f"sqlite:///{tmp_path / 'perfwalk.db'}"
+    with Store.open(url) as store:
+        first = store_run(store, [{"source.timeout20": f"VALUE {v} Mbit/s rate\n"} for v in A])
+        second = store_run(store, [{"source.timeout20": f"VALUE {v} Mbit/s rate\n"} for v in B])
+    for conduct_id in (first, second):
+        assert (
+            main(["conduct", "--parse", str(conduct_id), "--parser", "value", "--store", url]) == 0
+        )
+    numbers = tmp_path / "numbers"  # the same numbers as files named as the operands
+    numbers.mkdir()
+    operands = [f"conduct:{first}", f"conduct:{second}"]
+    for operand, values in zip(operands, (A, B), strict=True):
+        (numbers / operand).write_text("".join(f"{v!r}\n" for v in values))
+    ministat = subprocess.run(
+        ["ministat", *operands], cwd=numbers, capture_output=True, text=True, check=False
+    )
+    ours = subprocess.run(
+        [sys.executable, "-m", "perfwalk", "compare", "-q", *operands, "--store", url],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ministat.returncode == 0
+    assert "Difference at 95.0% confidence" in ministat.stdout
+    assert (ours.returncode, ours.stdout) == (0, ministat.stdout), ours.stderr
+
+
+def test_compare_conduct_mistakes_are_user_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'perfwalk.db'}"
+    with Store.open(url) as store:
+        unparsed = store_run(
+            store, [{"source.step1": f"VALUE 1 s a\nVALUE {n} s b\n"} for n in (2, 3, 5)]
+        )
+    assert main(["compare", f"conduct:{unparsed}", "--store", url]) == 2
+    assert f"perfwalk conduct --parse {unparsed} --parser NAME" in capsys.readouterr().err
+    main(["conduct", "--parse", str(unparsed), "--parser", "value", "--store", url])
+    capsys.readouterr()
+    assert main(["compare", f"conduct:{unparsed}", "--store", url]) == 2
+    assert "pick one with --metric: a, b" in capsys.readouterr().err
+    assert main(["compare", f"conduct:{unparsed}", "--metric", "b", "--store", url]) == 0
+    assert main(["compare", "conduct:99", "--store", url]) == 2
+    assert "no conductor run with id 99" in capsys.readouterr().err
