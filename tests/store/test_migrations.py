@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 
 import pytest
@@ -9,7 +10,9 @@ from sqlalchemy import Column, Connection, Engine, Integer, MetaData, Table, ins
 
 from perfwalk import __version__
 from perfwalk.errors import StoreError
+from perfwalk.model import Value
 from perfwalk.store import LATEST_VERSION, Store, schema
+from perfwalk.store.conduct import ConductValue
 from perfwalk.store.connect import Database
 from perfwalk.store.migrations import MIGRATIONS, Migration, check_sequence, migrate
 from perfwalk.store.outbox import NewMessage
@@ -223,3 +226,34 @@ def test_step_12_gives_an_older_store_no_seen_changes(
         assert store.seen.add([key, key], at) == 1
         assert store.seen.add([key, (series.id, "a" * 40, "c" * 40)], at) == 1
         assert store.seen.keys() == {key, (series.id, "a" * 40, "c" * 40)}
+
+
+def test_step_15_gives_an_older_conductor_run_no_values(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:14]) == 14
+    with raw.begin() as conn:
+        older = Table("conduct_run", MetaData(), autoload_with=conn)
+        conn.execute(
+            older.insert().values(
+                name="m.cfg",
+                master="/lab/m.cfg",
+                config_text="[Test]\n",
+                players={},
+                trials=2,
+                state="finished",
+                started_at=T0,
+                finished_at=T0,
+            )
+        )
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        (run,) = store.conduct.runs()
+        assert store.conduct.values(run.id) == []
+        values = {1: (Value("rate", 940.5, "Mbit/s"),), 2: (Value("rate", math.nan, "Mbit/s"),)}
+        assert store.conduct.set_values(run.id, values) == 2
+        first, second = store.conduct.values(run.id)
+        assert first == ConductValue(1, "rate", 940.5, "Mbit/s")
+        assert (second.trial, second.name, math.isnan(second.value)) == (2, "rate", True)
+        assert store.conduct.set_values(run.id, {}) == 0
+        assert store.conduct.values(run.id) == []

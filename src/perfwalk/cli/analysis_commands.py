@@ -98,7 +98,8 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         metavar="SAMPLE",
         help="1 to 7 samples, each compared with the first: a file of numbers (one per "
         "line, # comments), - for the standard input (none given: the standard input), "
-        "or SERIES:CHECKOUT of the store, e.g. 3:14 or 3:1a2b3c (no series: the newest)",
+        "SERIES:CHECKOUT of the store, e.g. 3:14 or 3:1a2b3c (no series: the newest), "
+        "or conduct:ID, a conductor run's value per trial",
     )
     p.add_argument(
         "-q",
@@ -148,7 +149,15 @@ def _compare_args(p: argparse.ArgumentParser) -> None:
         help="plot width (default 74)",
     )
     p.add_argument(
-        "--metric", metavar="TEST.NAME", help="for SERIES:CHECKOUT: the metric to compare"
+        "--metric",
+        metavar="TEST.NAME",
+        help="for SERIES:CHECKOUT: the metric to compare; for conduct:ID: the value name",
+    )
+    p.add_argument(
+        "--store",
+        metavar="URL",
+        help="for SERIES:CHECKOUT and conduct:ID: the result store (default: the "
+        "configuration's; a conductor run's is perfwalk.db next to its master file)",
     )
     p.add_argument(
         "--config",
@@ -172,6 +181,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         metric=args.metric,
         config_file=args.config,
         stdin=sys.stdin.read,
+        store_url=args.store,
     )
     if args.format == "json":
         print(json_text(_comparison_json(found), indent=2))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,8 +13,10 @@ from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.conduct import MasterConfig
     from perfwalk.lab import LabStatus
     from perfwalk.orchestrate.trial import TrialOutcome
+    from perfwalk.services.conduct import Parsed
     from perfwalk.store import NewStep
 
 
@@ -121,7 +124,18 @@ def cmd_hosts(args: argparse.Namespace) -> int:
 
 
 def _conduct_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("master", type=Path, help="the Conductor master file ([Test], [Clients])")
+    p.add_argument(
+        "master",
+        type=Path,
+        nargs="?",
+        help="the Conductor master file ([Test], [Clients]); not with --parse",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only read the master file and its player files and say what they hold "
+        "(nothing is connected or run); unknown [Test] keys are warnings",
+    )
     p.add_argument(
         "--map",
         action="append",
@@ -149,12 +163,54 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="wait this long for players another run holds (default: stop at once)",
     )
+    p.add_argument(
+        "--parser",
+        metavar="NAME",
+        help="parse every trial's run-phase outputs with this parser (iperf3, value, "
+        "regex, ...) and store the values per trial, for `compare conduct:ID`",
+    )
+    p.add_argument(
+        "--parser-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the parser, e.g. pattern=... for regex (repeatable)",
+    )
+    p.add_argument(
+        "--parse",
+        type=options.COUNT,
+        metavar="ID",
+        help="parse the stored conductor run ID with --parser (in --store, or "
+        "perfwalk.db next to MASTER) instead of playing",
+    )
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
+    from perfwalk.errors import UsageError
     from perfwalk.model import Status
     from perfwalk.services import conduct as conduct_service
 
+    parser = None
+    if args.parser is not None:
+        parser = conduct_service.make_parser(args.parser, args.parser_option)
+    elif args.parser_option:
+        raise UsageError("--parser-option without --parser", hint="add --parser NAME")
+    if args.parse is not None:
+        if parser is None:
+            raise UsageError("--parse ID needs --parser NAME", hint="e.g. --parser iperf3")
+        if args.store is None and args.master is None:
+            raise UsageError(
+                "--parse ID: which store?",
+                hint="give --store URL, or the master file (its perfwalk.db)",
+            )
+        url = args.store or f"sqlite:///{args.master.resolve().parent / 'perfwalk.db'}"
+        return _print_parsed(conduct_service.parse_stored(url, args.parse, parser))
+    if args.master is None:
+        raise UsageError(
+            "conduct: no master file", hint="give the Conductor master file: conduct MASTER.cfg"
+        )
+    if args.check:
+        return _check(conduct_service.check(args.master))
     options = conduct_service.ConductOptions(
         mapping=conduct_service.parse_mapping(args.map),
         ssh_config=args.ssh_config,
@@ -162,14 +218,53 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         trials=args.trials,
         store_url=args.store,
         lease_wait=args.wait,
+        parser=parser,
     )
-    result = conduct_service.conduct(args.master, options, on_trial=_print_trial)
+    result = conduct_service.conduct(
+        args.master,
+        options,
+        on_trial=_print_trial,
+        on_warning=lambda warning: print(f"perfwalk: warning: {warning}", file=sys.stderr),
+    )
     players = ", ".join(f"{p.name}={p.target}" for p in result.players)
     print(
         f"conductor run {result.conduct_id}: {len(result.trials)} trials on {players}; "
         f"worst status {result.worst.name}; stored in {result.store}"
     )
-    return exits.OK if result.worst is Status.PASS else exits.FOUND
+    worst = result.worst
+    if result.parsed is not None:
+        _print_parsed(result.parsed)
+        if result.parsed.missing:
+            worst = Status.worst([worst, Status.FAIL])
+    return exits.OK if worst is Status.PASS else exits.FOUND
+
+
+def _print_parsed(parsed: Parsed) -> int:
+    rows = [["trial", "name", "value", "unit"]]
+    for trial, values in parsed.values.items():
+        rows += [[str(trial), v.name, f"{v.value:g}", v.unit] for v in values]
+    if len(rows) > 1:
+        print(format_table(rows))
+    for trial, why in parsed.missing.items():
+        print(f"trial {trial}: no value: {why}")
+    print(
+        f"conductor run {parsed.conduct_id}: {parsed.count} values from "
+        f"{len(parsed.values)} trials stored; compare them with "
+        f"`perfwalk compare conduct:{parsed.conduct_id} conduct:OTHER`"
+    )
+    return exits.FOUND if parsed.missing else exits.OK
+
+
+def _check(master: MasterConfig) -> int:
+    for warning in master.warnings:
+        print(f"perfwalk: warning: {warning}", file=sys.stderr)
+    print(f"{master.path}: {master.trials} trials, {len(master.players)} players")
+    rows = [["player", "address", "file", "startup", "run", "collect", "reset"]]
+    for player in master.players:
+        counts = [str(len(player.steps(phase))) for phase in ("Startup", "Run", "Collect", "Reset")]
+        rows.append([player.name, player.address, str(player.file), *counts])
+    print(format_table(rows))
+    return exits.OK
 
 
 def _print_trial(outcome: TrialOutcome) -> None:

@@ -29,8 +29,10 @@ is not special. A key containing ``spawn`` or a value starting with ``spawn:``
 starts the step in the background; a key ``timeout<N>`` or a value prefix
 ``timeout<N>:`` sets its timeout (in every phase, not only Run). Unlike
 Conductor, a duplicate key, a duplicate or unknown section, an unknown key of
-[Test] or [Master], a bad number or a missing player file is a
+[Master], a bad number or a missing player file is a
 :class:`~perfwalk.errors.ConfigError` naming the file, the line and the remedy.
+An unknown key of [Test] is ignored, as Conductor ignores it, with a warning
+(:attr:`MasterConfig.warnings`) naming the file, the section and the key.
 Inline comments (``player = 10.0.1.20  # web server``) are stripped from the
 [Test] and [Master] values, where they cannot be part of the value; never from
 steps, which are shell commands.
@@ -98,6 +100,8 @@ class MasterConfig:
     text: str
     format: str = ""
     output: str = ""
+    #: What is read but ignored (unknown keys of [Test]), each naming file, section, key.
+    warnings: tuple[str, ...] = ()
 
 
 def read_master(path: Path) -> MasterConfig:
@@ -110,9 +114,9 @@ def read_master(path: Path) -> MasterConfig:
     if not parser.has_section("Test"):
         _fail(path, "no [Test] section", "a master file starts with [Test] and trials: N")
     test = {key: _strip(value) for key, value in parser.items("Test")}
-    for key in test:
-        if key not in _TEST_KEYS:
-            _unknown_key(path, "Test", key, _TEST_KEYS)
+    warnings = tuple(
+        _ignored_key(path, "Test", key, _TEST_KEYS) for key in test if key not in _TEST_KEYS
+    )
     trials = _integer(path, "Test", "trials", test.get("trials", "1"), minimum=1)
     if trials > MAX_COUNT:
         _fail(path, f"[Test] trials: at most {MAX_COUNT}, not {trials}", "trials: 5")
@@ -147,6 +151,7 @@ def read_master(path: Path) -> MasterConfig:
         text="\n".join(texts),
         format=test.get("format", ""),
         output=test.get("output", ""),
+        warnings=warnings,
     )
 
 
@@ -319,6 +324,15 @@ def _unknown_key(path: Path, section: str, key: str, known: tuple[str, ...]) -> 
     close = difflib.get_close_matches(key, known, 1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     _fail(path, f"[{section}] unknown key {key!r}", f"{hint}known keys: {', '.join(known)}")
+
+
+def _ignored_key(path: Path, section: str, key: str, known: tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(key, known, 1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return (
+        f"{path}: [{section}] unknown key {key!r} ignored, as Conductor ignores it "
+        f"({hint}known keys: {', '.join(known)})"
+    )
 
 
 def _fail(path: Path, message: str, hint: str) -> NoReturn:

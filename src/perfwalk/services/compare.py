@@ -1,5 +1,6 @@
 """``perfwalk compare``: one to seven samples, each a file of numbers, the standard
-input or a checkout of the store, each compared with the first as ministat does
+input, a checkout of the store or a conductor run's per-trial values
+(``conduct:ID``), each compared with the first as ministat does
 (Student's t at a confidence level, pooled sd) and by their ranks (Mann-Whitney U,
 Cliff's delta). One sample is summarised only.
 
@@ -59,12 +60,15 @@ def compare(
     metric: str | None = None,
     config_file: Path = Path("perfwalk.toml"),
     stdin: Callable[[], str] | None = None,
+    store_url: str | None = None,
 ) -> Comparison:
     """Compare each operand with the first: a file of numbers (read by ``read``),
-    ``-`` for the text ``stdin`` reads (the command's standard input; no operand at
-    all is ``-``), or
-    ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks the
-    metric there). A path that exists is a file even when it holds a colon."""
+        ``-`` for the text ``stdin`` reads (the command's standard input; no operand at
+        all is ``-``), or
+        ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks the
+        metric there), or ``conduct:ID``, the values of each trial of a conductor run
+    (``metric`` picks the value name). ``store_url``, when given, is the store instead
+    of the configuration's. A path that exists is a file even when it holds a colon."""
     operands = list(operands) or [STDIN]
     if not 1 <= len(operands) <= MAX_SAMPLES:
         raise UsageError(
@@ -87,8 +91,8 @@ def compare(
         from perfwalk.config.load import load_config
         from perfwalk.store import Store
 
-        config = load_config(config_file)
-        with Store.open(config.store.url, read_only=True) as store:
+        url = store_url or load_config(config_file).store.url
+        with Store.open(url, read_only=True) as store:
             samples = [
                 sample if sample is not None else store_sample(store, operand, metric)
                 for sample, operand in zip(samples, operands, strict=True)
@@ -133,11 +137,19 @@ def file_sample(path: Path, options: ReadOptions = ReadOptions()) -> Sample:
     )
 
 
+#: The prefix of an operand that names a conductor run.
+CONDUCT = "conduct:"
+
+
 def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
-    """The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
+    """A sample of the store: ``conduct:ID`` (see :func:`conduct_sample`), else a checkout.
+
+    The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
     checkout index or the start of its commit id; no series id: the newest series).
     ``metric`` is ``TEST.NAME``, or a value name that only one test has; it may be
     left out when the checkout has one metric."""
+    if operand.startswith(CONDUCT):
+        return conduct_sample(store, operand, metric)
     series_part, _, checkout_part = operand.partition(":")
     if not checkout_part:
         raise UsageError(
@@ -156,6 +168,36 @@ def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
     values = tuple(r.value for r in rows if (r.test, r.name) == (test, name))
     label = f"series {series.id} checkout {checkout.idx} ({checkout.sha[:10]}) {test}.{name}"
     return Sample(label, values)
+
+
+def conduct_sample(store: Store, operand: str, metric: str | None) -> Sample:
+    """The values of one name, a value per trial, of the conductor run ``conduct:ID``
+    (NaN left out); the sample is named by the operand, as ministat names a file."""
+    part = operand[len(CONDUCT) :]
+    if not part.isdigit():
+        raise UsageError(
+            f"{operand}: {part!r} is not a conductor run id",
+            hint="give conduct:ID, the id `perfwalk conduct` printed, e.g. conduct:3",
+        )
+    stored = store.conduct.values(store.conduct.run(int(part)).id)
+    names = sorted({v.name for v in stored})
+    if not names:
+        raise UsageError(
+            f"{operand}: the conductor run has no values",
+            hint=f"parse its outputs: perfwalk conduct --parse {part} --parser NAME",
+        )
+    if metric is None and len(names) > 1:
+        raise UsageError(
+            f"{operand}: several values per trial",
+            hint=f"pick one with --metric: {', '.join(names)}",
+        )
+    name = names[0] if metric is None else metric
+    if name not in names:
+        raise UsageError(
+            f"{operand}: no value {name!r} in this conductor run",
+            hint=f"values: {', '.join(names)}",
+        )
+    return Sample(operand, tuple(v.value for v in stored if v.name == name and v.value == v.value))
 
 
 def _series(store: Store, part: str, operand: str) -> SeriesRow:

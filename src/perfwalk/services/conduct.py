@@ -6,6 +6,12 @@ means this machine too). Every player is connected before the first trial: an
 unreachable one stops the run with its name, address and ssh's reason. The run
 holds a lease on the players' hosts, and stores every step of every trial and
 phase (stdout, stderr, exit status, start and end) as soon as the trial ends.
+
+With a parser (``--parser iperf3``), the output of every run-phase command of a
+trial is given to it when the run ends, and the values it finds are stored with
+the run, per trial (``compare conduct:ID`` reads them); ``--parse ID`` does the
+same for a run already stored. A value's name is the parser's, or
+``PLAYER.STEP.NAME`` when more than one run-phase step of the run gives values.
 """
 
 from __future__ import annotations
@@ -17,15 +23,17 @@ from pathlib import Path
 
 from perfwalk.config.conduct import MasterConfig, read_master
 from perfwalk.config.model import HostConfig
-from perfwalk.errors import HostError, UsageError
+from perfwalk.errors import HostError, ParseError, UsageError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Reconnecting
-from perfwalk.model import Status
+from perfwalk.model import Status, Value
 from perfwalk.orchestrate.ending import Ending
 from perfwalk.orchestrate.leases import lease_name
 from perfwalk.orchestrate.run_hosts import open_host
 from perfwalk.orchestrate.session import Leasing, Session, open_session
 from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.orchestrate.trial import TrialOutcome, play_trial
+from perfwalk.parsers import Parser, get_parser
+from perfwalk.store import Store
 from perfwalk.store.conduct import NewConductRun
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -42,6 +50,7 @@ class ConductOptions:
     store_url: str | None = None
     connect_timeout: float = 10.0
     lease_wait: float = 0.0
+    parser: Parser | None = None  # see make_parser
 
 
 @dataclass(frozen=True)
@@ -57,10 +66,81 @@ class ConductResult:
     store: str
     players: tuple[PlayerHost, ...]
     trials: tuple[TrialOutcome, ...]
+    parsed: Parsed | None = None
 
     @property
     def worst(self) -> Status:
         return Status.worst([s for t in self.trials for s in t.worst.values()])
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a parser found in a conductor run: the values of each trial (trials
+    without a value left out) and, for each trial without one, why."""
+
+    conduct_id: int
+    values: dict[int, tuple[Value, ...]]
+    missing: dict[int, str]
+
+    @property
+    def count(self) -> int:
+        return sum(len(found) for found in self.values.values())
+
+
+def make_parser(name: str, items: list[str]) -> Parser:
+    """The parser ``name`` with its ``--parser-option KEY=VALUE`` items."""
+    options: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(
+                f"--parser-option {item!r}: expected KEY=VALUE",
+                hint="e.g. --parser regex --parser-option pattern='([0-9.]+) Mbit/s' "
+                "--parser-option name=rate",
+            )
+        options[key.strip()] = value
+    return get_parser(name, options or None)
+
+
+def parse_run(store: Store, conduct_id: int, parser: Parser) -> Parsed:
+    """Parse the run-phase command outputs of every trial of a stored conductor run
+    and store the values found with it (in place of those stored before)."""
+    run = store.conduct.run(conduct_id)
+    found: dict[int, list[tuple[str, str, tuple[Value, ...]]]] = {}
+    missing: dict[int, str] = {}
+    for step in store.conduct.steps(run.id):
+        if step.phase != "run" or step.kind != "command" or step.trial is None:
+            continue
+        text = store.log(step.stdout_log_id).data.decode("utf-8", errors="replace")
+        try:
+            values = parser(text)
+        except ParseError as error:
+            missing.setdefault(step.trial, f"{step.role} {step.name}: {error.message}")
+            found.setdefault(step.trial, [])
+            continue
+        found.setdefault(step.trial, []).append((step.role, step.name, values))
+    producers = {(role, name) for steps in found.values() for role, name, _ in steps}
+    qualify = len(producers) > 1
+    per_trial: dict[int, tuple[Value, ...]] = {}
+    for trial, steps in sorted(found.items()):
+        values = tuple(
+            Value(f"{role}.{name}.{v.name}", v.value, v.unit) if qualify else v
+            for role, name, got in steps
+            for v in got
+        )
+        if values:
+            per_trial[trial] = values
+            missing.pop(trial, None)
+        else:
+            missing.setdefault(trial, "no run-phase command output")
+    store.conduct.set_values(run.id, per_trial)
+    return Parsed(run.id, per_trial, dict(sorted(missing.items())))
+
+
+def parse_stored(store_url: str, conduct_id: int, parser: Parser) -> Parsed:
+    """``conduct --parse ID``: parse a run already stored in ``store_url``."""
+    with Store.open(store_url) as store:
+        return parse_run(store, conduct_id, parser)
 
 
 def parse_mapping(items: list[str]) -> dict[str, str]:
@@ -77,13 +157,22 @@ def parse_mapping(items: list[str]) -> dict[str, str]:
     return mapping
 
 
+def check(master_path: Path) -> MasterConfig:
+    """Read the master file and its player files, connecting nothing: a mistake is a
+    ConfigError naming the file, section and key; unknown [Test] keys are warnings."""
+    return read_master(master_path)
+
+
 def conduct(
     master_path: Path,
     options: ConductOptions,
     on_trial: Callable[[TrialOutcome], None] = lambda _trial: None,
+    on_warning: Callable[[str], None] = lambda _warning: None,
 ) -> ConductResult:
     """Play every trial of the configuration and store it; see the module's doc."""
     master = read_master(master_path)
+    for warning in master.warnings:
+        on_warning(warning)
     players = _player_hosts(master, options.mapping)
     url = options.store_url or f"sqlite:///{master.path.resolve().parent / 'perfwalk.db'}"
     trials = options.trials or master.trials
@@ -99,7 +188,14 @@ def conduct(
         ) as session,
         session.holding(connect=lambda topology: _connect(topology, players)),
     ):
-        return _play(session, master, players=players, trials=trials, on_trial=on_trial)
+        return _play(
+            session,
+            master,
+            players=players,
+            trials=trials,
+            on_trial=on_trial,
+            parser=options.parser,
+        )
 
 
 def _play(
@@ -109,6 +205,7 @@ def _play(
     players: tuple[PlayerHost, ...],
     trials: int,
     on_trial: Callable[[TrialOutcome], None],
+    parser: Parser | None,
 ) -> ConductResult:
     records = session.store.conduct
     conduct_id = records.create(
@@ -138,7 +235,8 @@ def _play(
             records.add_trial(conduct_id, trial, outcome.steps)
             done.append(outcome)
             on_trial(outcome)
-    return ConductResult(conduct_id, session.store.url, players, tuple(done))
+        parsed = None if parser is None else parse_run(session.store, conduct_id, parser)
+    return ConductResult(conduct_id, session.store.url, players, tuple(done), parsed)
 
 
 def _player_hosts(master: MasterConfig, mapping: Mapping[str, str]) -> tuple[PlayerHost, ...]:

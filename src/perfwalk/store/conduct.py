@@ -1,5 +1,6 @@
 """Conductor runs in the store: one ``conduct_run`` row per ``perfwalk conduct``, and
-every step of every trial (phase, player, output, status, start and end) in ``step``.
+every step of every trial (phase, player, output, status, start and end) in ``step``,
+and the values a parser found in each trial's run-phase outputs in ``conduct_value``.
 
 Each trial is written in one transaction when it ends: a run stopped in the
 middle keeps every finished trial.
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, delete, select
 
 from perfwalk.errors import StoreError
+from perfwalk.model import Value
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
 from perfwalk.store.phase_steps import insert_steps, read_steps
@@ -24,6 +26,17 @@ ConductState = Literal["running", "finished", "interrupted"]
 
 _run = schema.conduct_run
 _st = schema.step
+_val = schema.conduct_value
+
+
+@dataclass(frozen=True)
+class ConductValue:
+    """A value of one trial of a conductor run, as its parser named it."""
+
+    trial: int
+    name: str
+    value: float
+    unit: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +121,36 @@ class ConductRecords(StorePart):
         """Every step of a conductor run, trial by trial, in the order they ran."""
         with self._read(f"read the steps of conductor run {conduct_id}") as conn:
             return read_steps(conn, _st.c.conduct_id == conduct_id)
+
+    def set_values(self, conduct_id: int, values: Mapping[int, Sequence[Value]]) -> int:
+        """Store the values of each trial (trial -> values), in place of those stored
+        before for the run; how many were stored."""
+        rows = [
+            {
+                "conduct_id": conduct_id,
+                "trial": trial,
+                "name": v.name,
+                "value": v.value,
+                "unit": v.unit,
+            }
+            for trial, found in values.items()
+            for v in found
+        ]
+        with self._write(f"store the values of conductor run {conduct_id}") as conn:
+            conn.execute(delete(_val).where(_val.c.conduct_id == conduct_id))
+            if rows:
+                conn.execute(_val.insert(), rows)
+        return len(rows)
+
+    def values(self, conduct_id: int) -> list[ConductValue]:
+        """The values of a conductor run, by trial then name."""
+        with self._read(f"read the values of conductor run {conduct_id}") as conn:
+            query = (
+                select(_val)
+                .where(_val.c.conduct_id == conduct_id)
+                .order_by(_val.c.trial, _val.c.name)
+            )
+            return [ConductValue(r.trial, r.name, r.value, r.unit) for r in conn.execute(query)]
 
 
 def _row(row: Row[Any]) -> ConductRunRow:

@@ -56,6 +56,9 @@ History:
 14. triage: triage (a person's word on a change, keyed by its series and commit
     range: state, reason, bug, who and when; every word a new row, never changed,
     the newest the current one; see perfwalk.store.triage).
+15. conductor values: conduct_value (per conductor run, trial and name, the value
+    and unit the run's parser found in the trial's run-phase outputs; see
+    perfwalk.store.conduct).
 """
 
 from __future__ import annotations
@@ -568,6 +571,22 @@ def _v14_triage(conn: Connection) -> None:
     md.create_all(conn, tables=[triage])
 
 
+def _v15_conduct_value(conn: Connection) -> None:
+    md = MetaData()
+    Table("conduct_run", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    values = Table(
+        "conduct_value",
+        md,
+        Column("conduct_id", ID, ForeignKey("conduct_run.id"), nullable=False),
+        Column("trial", Integer, nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("value", Real, nullable=True),
+        Column("unit", SafeText, nullable=False),
+        PrimaryKeyConstraint("conduct_id", "trial", "name", name="pk_conduct_value"),
+    )
+    md.create_all(conn, tables=[values])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -601,6 +620,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         13, "notifications: outbox, one message per change, metric and receiver", _v13_outbox
     ),
     Migration(14, "triage: triage, a person's word on a change, with its history", _v14_triage),
+    Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -286,6 +286,17 @@ conduct_run = Table(
     Column("finished_at", UTCDateTime, nullable=True),
 )
 
+conduct_value = Table(
+    "conduct_value",
+    metadata,
+    Column("conduct_id", ID, ForeignKey("conduct_run.id"), nullable=False),
+    Column("trial", Integer, nullable=False),
+    Column("name", SafeText, nullable=False),  # as the parser named it
+    Column("value", Real, nullable=True),  # NULL is NaN
+    Column("unit", SafeText, nullable=False),
+    PrimaryKeyConstraint("conduct_id", "trial", "name", name="pk_conduct_value"),
+)
+
 step = Table(
     "step",
     metadata,
