@@ -63,12 +63,12 @@ def compare(
     store_url: str | None = None,
 ) -> Comparison:
     """Compare each operand with the first: a file of numbers (read by ``read``),
-        ``-`` for the text ``stdin`` reads (the command's standard input; no operand at
-        all is ``-``), or
-        ``SERIES:CHECKOUT`` of the store that ``config_file`` names (``metric`` picks the
-        metric there), or ``conduct:ID``, the values of each trial of a conductor run
-    (``metric`` picks the value name). ``store_url``, when given, is the store instead
-    of the configuration's. A path that exists is a file even when it holds a colon."""
+    ``-`` for the text ``stdin`` reads (the command's standard input; no operand at
+    all is ``-``), ``SERIES:CHECKOUT`` of the store that ``config_file`` names
+    (``metric`` picks the metric there), or ``conduct:ID``, the values of each trial
+    of a conductor run (``metric`` picks the value name). ``store_url``, when given,
+    is the store instead of the configuration's. A path that exists is a file even
+    when it holds a colon."""
     operands = list(operands) or [STDIN]
     if not 1 <= len(operands) <= MAX_SAMPLES:
         raise UsageError(
