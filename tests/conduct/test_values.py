@@ -134,4 +134,6 @@ def test_compare_conduct_mistakes_are_user_errors(
     assert "pick one with --metric: a, b" in capsys.readouterr().err
     assert main(["compare", f"conduct:{unparsed}", "--metric", "b", "--store", url]) == 0
     assert main(["compare", "conduct:99", "--store", url]) == 2
-    assert "no conductor run with id 99" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no conductor run with id 99" in err
+    assert f"hint: the conductor runs stored there: {unparsed}\n" in err

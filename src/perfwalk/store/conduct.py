@@ -111,9 +111,10 @@ class ConductRecords(StorePart):
         with self._read(f"read conductor run {conduct_id}") as conn:
             row = conn.execute(select(_run).where(_run.c.id == conduct_id)).first()
         if row is None:
+            known = ", ".join(str(run.id) for run in reversed(self.runs())) or "none"
             raise StoreError(
                 f"result store {self._db.shown}: no conductor run with id {conduct_id}",
-                hint="`perfwalk conduct --list` shows the stored runs",
+                hint=f"the conductor runs stored there: {known}",
             )
         return _row(row)
 
