@@ -49,8 +49,7 @@ def listed_findings(
     with the culprit a drill named for it, else for another metric of the same
     commit range, and the current triage of its series and commit range), and the
     excursions and drifts."""
-    culprits = _culprits(store)
-    drills = _drills(store)
+    culprits, drills = _drill_answers(store)
     triaged = triage_marks(store)
     changes = []
     for event in found.changes:
@@ -105,40 +104,34 @@ def listed_findings(
     return changes, episodes
 
 
-def _culprits(store: Store) -> dict[tuple[str, ...], tuple[str, int]]:
-    """(before, after, test, name) and (before, after) → the culprit commit and drill
-    series of the newest drill across those two commits that named one."""
-    found: dict[tuple[str, ...], tuple[str, int]] = {}
-    for drill in store.drills.all():  # oldest first: the newest wins
-        culprit = (drill.answer or {}).get("culprit")
-        ends = (drill.change.get("before_sha"), drill.change.get("after_sha"))
-        if drill.verdict != "culprit" or not isinstance(culprit, str):
+def _drill_answers(
+    store: Store,
+) -> tuple[dict[tuple[str, ...], tuple[str, int]], dict[tuple[str, ...], DrillMark]]:
+    """In one read of the drills, oldest first (the newest wins), by (before, after,
+    test, name) and by (before, after): the culprit commit and drill series of the
+    newest drill across those two commits that named one, and what the newest
+    finished drill across them answered."""
+    culprits: dict[tuple[str, ...], tuple[str, int]] = {}
+    answers: dict[tuple[str, ...], DrillMark] = {}
+    for drill in store.drills.all():
+        before, after = drill.change.get("before_sha"), drill.change.get("after_sha")
+        if drill.verdict is None or not (isinstance(before, str) and isinstance(after, str)):
             continue
-        if isinstance(ends[0], str) and isinstance(ends[1], str):
-            found[(ends[0], ends[1], drill.test, drill.name)] = (culprit, drill.series_id)
-            found[(ends[0], ends[1])] = (culprit, drill.series_id)
-    return found
-
-
-def _drills(store: Store) -> dict[tuple[str, ...], DrillMark]:
-    """(before, after, test, name) and (before, after) → what the newest finished drill
-    across those two commits answered."""
-    found: dict[tuple[str, ...], DrillMark] = {}
-    for drill in store.drills.all():  # oldest first: the newest wins
-        ends = (drill.change.get("before_sha"), drill.change.get("after_sha"))
         answer = drill.answer or {}
-        if drill.verdict is None or not (isinstance(ends[0], str) and isinstance(ends[1], str)):
-            continue
+        keys = ((before, after, drill.test, drill.name), (before, after))
         mark = DrillMark(
             drill=drill.series_id,
             verdict=drill.verdict,
-            lo=str(answer.get("lo") or ends[0]),
-            hi=str(answer.get("hi") or ends[1]),
+            lo=str(answer.get("lo") or before),
+            hi=str(answer.get("hi") or after),
             reason=str(answer.get("reason") or ""),
         )
-        found[(ends[0], ends[1], drill.test, drill.name)] = mark
-        found[(ends[0], ends[1])] = mark
-    return found
+        culprit = answer.get("culprit")
+        for key in keys:
+            answers[key] = mark
+            if drill.verdict == "culprit" and isinstance(culprit, str):
+                culprits[key] = (culprit, drill.series_id)
+    return culprits, answers
 
 
 def triage_marks(store: Store) -> dict[tuple[int, str, str], TriageMark]:
@@ -193,13 +186,17 @@ def store_state(store: Store) -> list[tuple[int, str, int, int]]:
 
 
 def publish_store(
-    store: Store, config: Config, out: Path, *, full: bool = False, found: Findings | None = None
+    store: Store,
+    config: Config,
+    out: Path,
+    *,
+    full: bool = False,
+    listed: tuple[list[ListedChange], list[ListedEpisode]] | None = None,
 ) -> PublishReport:
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
-    ``full``), using every core for a long series; ``found`` is what the analysis
-    found in it, when the caller has it already."""
-    found = find_all(store, config) if found is None else found
-    changes, episodes = listed_findings(store, found)
+    ``full``), using every core for a long series; ``listed`` is what
+    :func:`listed_findings` made of the analysis, when the caller has it already."""
+    changes, episodes = listed or listed_findings(store, find_all(store, config))
     options = PublishOptions(
         changes=tuple(changes),
         episodes=tuple(episodes),

@@ -188,14 +188,13 @@ def _cycle(
     watched = _watched(store, config)
     seen = store.seen.keys()
     found = find_all(store, config)
-    listed = listed_findings(store, found)[0]
+    listed, episodes = listed_findings(store, found)
     new_keys = {c.key for c in listed if c.series_id in watched and c.key not in seen}
     drills, undrilled = _drill_new(store, config, new_keys, watched, listed, found=found, say=say)
     if drills:  # a drill names a culprit, or rules the change out
-        found = find_all(store, config)
-        listed = listed_findings(store, found)[0]
+        listed, episodes = listed_findings(store, find_all(store, config))
     new = tuple(c for c in listed if c.key in new_keys)
-    site = publish_store(store, config, config.watch.site, found=found)
+    site = publish_store(store, config, config.watch.site, listed=(listed, episodes))
     notified = None
     if config.notify.urls:  # the changes to act on, and what earlier cycles could not send
         from perfwalk.services.notify import notify_changes
