@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
@@ -26,18 +26,13 @@ class SeenChanges(StorePart):
     def keys(self) -> set[ChangeKey]:
         """Every change seen so far."""
         with self._read("read the changes watch cycles saw") as conn:
-            rows = conn.execute(select(_s.c.series_id, _s.c.before_sha, _s.c.after_sha))
-            return {(row.series_id, row.before_sha, row.after_sha) for row in rows}
+            return _keys(conn)
 
     def add(self, keys: Iterable[ChangeKey], at: datetime) -> int:
         """Record ``keys`` as seen at ``at`` (those seen before keep their first time);
         return how many were new."""
         with self._write("store the changes a watch cycle saw") as conn:
-            known = {
-                (row.series_id, row.before_sha, row.after_sha)
-                for row in conn.execute(select(_s.c.series_id, _s.c.before_sha, _s.c.after_sha))
-            }
-            new = sorted(set(keys) - known)
+            new = sorted(set(keys) - _keys(conn))
             if new:
                 conn.execute(
                     _s.insert(),
@@ -47,3 +42,8 @@ class SeenChanges(StorePart):
                     ],
                 )
             return len(new)
+
+
+def _keys(conn: Connection) -> set[ChangeKey]:
+    rows = conn.execute(select(_s.c.series_id, _s.c.before_sha, _s.c.after_sha))
+    return {(row.series_id, row.before_sha, row.after_sha) for row in rows}
