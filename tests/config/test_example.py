@@ -42,7 +42,8 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     text = re.sub(
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
-        rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|(?:{keys}) = )",
+        rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|\[\[variant\]\]$|\[\[variant\.modifier\]\]$|"
+        rf"(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
         flags=re.M,
@@ -51,11 +52,16 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     path.write_text(text, encoding="utf-8")
     (tmp_path / "patches").mkdir()
     (tmp_path / "patches" / "fix-build.diff").write_text("")
+    (tmp_path / "patches" / "fast-path.diff").write_text("")
     config = load_config(path)
     assert len(config.quirks) == 1
     assert config.quirks[0].tests["git-log"].command.startswith("time -p git log")
     assert len(config.regress.tests) == 1
     assert [walk.name for walk in config.walks] == ["nightly"]
+    [variant] = config.variants
+    assert variant.patches == (tmp_path / "patches" / "fast-path.diff",)
+    assert variant.modifiers[0].role == "dut"
+    assert variant.own_build
     assert config.hosts["dut"].roles == ("dut",)
     assert config.tests[0].services[0].role == "dut"
     assert config.tests[0].metrics["real"].unit == "s"

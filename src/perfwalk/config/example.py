@@ -44,7 +44,16 @@ _NAMES: dict[str, str] = {
 }
 
 #: The sections the template shows commented out: they need a lab, a suite or a name.
-_COMMENTED = ("quirk", "walk", "regress", "hosts", "install", "test.service", "test.roles")
+_COMMENTED = (
+    "quirk",
+    "walk",
+    "variant",
+    "regress",
+    "hosts",
+    "install",
+    "test.service",
+    "test.roles",
+)
 
 #: A line of advice after a setting.
 _NOTES: dict[str, str] = {

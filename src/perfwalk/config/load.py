@@ -31,6 +31,7 @@ from perfwalk.config.model import (
     HostConfig,
     InstallConfig,
     MetricConfig,
+    ModifierConfig,
     NotifyConfig,
     ProjectConfig,
     QuirkConfig,
@@ -43,6 +44,7 @@ from perfwalk.config.model import (
     ServiceConfig,
     StoreConfig,
     TestConfig,
+    VariantConfig,
     WalkConfig,
     WatchConfig,
 )
@@ -85,6 +87,8 @@ _CLASSES: Mapping[str, type] = {
     "quirk": QuirkConfig,
     "quirk.test": QuirkTestConfig,
     "walk": WalkConfig,
+    "variant": VariantConfig,
+    "variant.modifier": ModifierConfig,
     "watch": WatchConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
@@ -110,6 +114,7 @@ def load_config(path: Path) -> Config:
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
     _check_walks(checker, values["walk"])
+    _check_variants(checker, values["variant"])
     _check_topology(checker, values)
     _check_run(checker, values)
     project = values["project"]
@@ -325,6 +330,12 @@ def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
     list(_uniquely_named(checker, walks, "walk", hint))  # each table, checked as taken
 
 
+def _check_variants(checker: _Checker, variants: list[dict[str, Any]]) -> None:
+    """Variant names are unique: each names its series and its columns."""
+    hint = "a variant's name names its series and columns; give each variant its own"
+    list(_uniquely_named(checker, variants, "variant", hint))
+
+
 def _uniquely_named(
     checker: _Checker, tables: list[dict[str, Any]], section: str, hint: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -383,6 +394,9 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
 
     for role in values["install"]:
         check_role(role, f"install.{role}")
+    for index, variant in enumerate(values["variant"]):
+        for number, modifier in enumerate(variant["modifiers"]):
+            check_role(modifier["role"], f"variant[{index}].modifier[{number}].role")
     for index, test in enumerate(values["test"]):
         where = f"test[{index}]"
         check_role(test["role"], f"{where}.role")

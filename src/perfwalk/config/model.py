@@ -318,6 +318,35 @@ class WalkConfig:
 
 
 @dataclass(frozen=True)
+class ModifierConfig:
+    """``[[variant.modifier]]``: commands put in place on a role's host in a test's
+    startup and undone in its reset ("" = the [run] host)."""
+
+    apply: tuple[str, ...]
+    undo: tuple[str, ...]
+    role: str = default_of("variant.modifier.role")
+
+
+@dataclass(frozen=True)
+class VariantConfig:
+    """``[[variant]]``: an A/B variant of every checkout: patches before its build, a
+    build of its own, runtime modifiers around each test."""
+
+    name: str
+    comment: str = default_of("variant.comment")
+    patches: tuple[Path, ...] = ()
+    build_env: Env = field(default_factory=Env)
+    build_steps: tuple[str, ...] = default_of("variant.build_steps")
+    modifiers: tuple[ModifierConfig, ...] = ()
+
+    @property
+    def own_build(self) -> bool:
+        """Whether the variant is built apart from the plain checkout (its tree or its
+        build differ); without, it runs on the plain checkout's build."""
+        return bool(self.patches) or bool(self.build_env) or bool(self.build_steps)
+
+
+@dataclass(frozen=True)
 class WatchConfig:
     """``[watch]``: the daily loop's site, interval and drill budget per cycle."""
 
@@ -401,6 +430,7 @@ class Config:
     tests: tuple[TestConfig, ...]
     quirks: tuple[QuirkConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
+    variants: tuple[VariantConfig, ...] = ()
     watch: WatchConfig = field(default_factory=WatchConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))

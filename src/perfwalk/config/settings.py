@@ -475,6 +475,11 @@ def _existing_file(value: str, base: Path) -> Path | None:
     return path
 
 
+def _existing_files(values: tuple[str, ...], base: Path) -> tuple[Path, ...]:
+    """Patch files, each resolved against ``base`` and checked to exist."""
+    return tuple(path for value in values if (path := _existing_file(value, base)) is not None)
+
+
 def _existing_file_or_none(what: str) -> Callable[[str, Path], Path | None]:
     """A finish that resolves an optional file and checks that it exists."""
 
@@ -1522,6 +1527,103 @@ _WALK = Section(
     field="walks",
 )
 
+#: A variant's name: the plain checkout is "base".
+BASE_VARIANT = "base"
+
+_MODIFIER = Section(
+    "modifier",
+    Form.ARRAY,
+    "A runtime modifier of the variant: commands run on a role's host in the startup "
+    "phase of each of its tests (before the test's own startup steps) and undone in the "
+    "reset phase (after the test's own reset steps), which always runs: after a failure, "
+    "a timeout or Ctrl-C too. A modifier that fails to apply makes the test NOEXIST; one "
+    "that fails to undo makes it NOCLEAN.",
+    (
+        Setting(
+            "role",
+            STRING,
+            'the role whose host the commands run on; "" = the [run] host',
+            default="",
+            rules=(ROLE_OR_NONE,),
+            example="dut",
+        ),
+        Setting(
+            "apply",
+            STRINGS,
+            "shell commands that put the modifier in place",
+            rules=(NOT_EMPTY, NO_EMPTY_ITEM),
+            example=["sysctl -w net.ipv4.tcp_congestion_control=reno"],
+        ),
+        Setting(
+            "undo",
+            STRINGS,
+            "shell commands that take it away again",
+            rules=(NOT_EMPTY, NO_EMPTY_ITEM),
+            example=["sysctl -w net.ipv4.tcp_congestion_control=cubic"],
+        ),
+    ),
+    field="modifiers",
+)
+
+_VARIANT = Section(
+    "variant",
+    Form.ARRAY,
+    "An A/B variant of every checkout, measured beside the plain one in the same walk "
+    "(`perfwalk run --variants NAME,…`, `perfwalk try --variant NAME`): patches applied "
+    "to the checkout before its build, build environment or steps of its own, and "
+    "runtime modifiers undone after each test. Each variant's repetitions are "
+    "interleaved with those of the plain checkout, the variant `base`, in a seeded "
+    "shuffled order. A variant named `base` says what the plain checkout is (e.g. a "
+    "modifier every walk runs with). A variant with patches, build_env or build_steps "
+    "is built in a worktree of its own; a patch that does not apply marks that "
+    "variant's checkout NOEXIST (with git's reject), the other variants go on.",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the variant's name, unique in this file; `base` is the plain checkout",
+            rules=(WALK_NAME,),
+            example="notso",
+        ),
+        Setting(
+            "comment",
+            STRING,
+            "what the variant is, shown on the pages",
+            default="",
+            example="TSO off on the dut",
+        ),
+        Setting(
+            "patches",
+            STRINGS,
+            "patch files (relative to this file) applied in order to the checkout before "
+            "its build, after the patches of the quirks that hold there",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            finish=_existing_files,
+            example=["patches/fast-path.diff"],
+        ),
+        Setting(
+            "build_env",
+            ENV,
+            "environment variables added to [build] env for this variant's build",
+            default={},
+            rules=(ENV_NAMES,),
+            example={"CFLAGS": "-O3"},
+        ),
+        Setting(
+            "build_steps",
+            STRINGS,
+            "shell commands that replace [build] steps for this variant; [] = the [build] "
+            "steps (or a quirk's)",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["make CFLAGS=-O3"],
+        ),
+    ),
+    sections=(_MODIFIER,),
+    field="variants",
+)
+
 _WATCH = Section(
     "watch",
     Form.TABLE,
@@ -1849,6 +1951,7 @@ SECTIONS: tuple[Section, ...] = (
     _TEST,
     _QUIRK,
     _WALK,
+    _VARIANT,
     _WATCH,
     _REGRESS,
     _REPORT,

@@ -59,6 +59,9 @@ History:
 15. conductor values: conduct_value (per conductor run, trial and name, the value
     and unit the run's parser found in the trial's run-phase outputs; see
     perfwalk.store.conduct).
+16. variants and tries: series gets variant (a series of kind variant measures the
+    [[variant]] of that name beside its parent walk); try_run (per series of kind
+    try: its two sides, the patches, the verdict per metric; see perfwalk.store.tries).
 """
 
 from __future__ import annotations
@@ -587,6 +590,28 @@ def _v15_conduct_value(conn: Connection) -> None:
     md.create_all(conn, tables=[values])
 
 
+def _v16_variants_tries(conn: Connection) -> None:
+    inspector = inspect(conn)
+    if "variant" not in {column["name"] for column in inspector.get_columns("series")}:
+        conn.execute(text("ALTER TABLE series ADD COLUMN variant VARCHAR(64)"))
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    tries = Table(
+        "try_run",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("base_sha", String(64), nullable=False),
+        Column("head_sha", String(64), nullable=False),
+        Column("patches", JSON, nullable=False),
+        Column("variant", String(64), nullable=True),
+        Column("confidence", Double, nullable=False),
+        Column("max_repetitions", Integer, nullable=False),
+        Column("verdicts", JSON, nullable=False),
+        Column("stopped", SafeText, nullable=False),
+    )
+    md.create_all(conn, tables=[tries])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -621,6 +646,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(14, "triage: triage, a person's word on a change, with its history", _v14_triage),
     Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
+    Migration(16, "variants and tries: series.variant, try_run", _v16_variants_tries),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -16,11 +16,11 @@ from typing import Any, Literal
 from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Status, Value
 
 SeriesState = Literal["running", "finished", "interrupted"]
-SeriesKind = Literal["walk", "drill"]
+SeriesKind = Literal["walk", "drill", "variant", "try"]
 DirectionName = Literal["higher", "lower"]
 
 SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
-SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill")
+SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try")
 UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
 
 
@@ -73,6 +73,7 @@ class NewSeries:
     planned_checkouts: int | None = None  # how many checkouts the walk plans
     measuring: Measuring | None = None  # None: checkout order, fixed repetitions
     walk: str | None = None  # the [[walk]] continued in this series (None: none)
+    variant: str | None = None  # kind variant: the [[variant]] it measures
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +103,12 @@ class SeriesRow:
     planned_checkouts: int | None = None  # None: not known (a drill, an older series)
     measuring: Measuring | None = None  # None: checkout order, fixed repetitions
     walk: str | None = None  # the [[walk]] continued in this series (None: none)
+    variant: str | None = None  # kind variant: the [[variant]] it measures (None: base)
+
+    @property
+    def variant_name(self) -> str:
+        """The variant the series measures: ``base`` for the plain checkout."""
+        return self.variant or "base"
 
     @property
     def order(self) -> str:
@@ -118,7 +125,7 @@ class SeriesRow:
         """How many repetitions a walk plans at a checkout (the most, when adaptive): a
         repetition beyond them is a re-measure of a change (``[run] confirm``, stored
         with the next free numbers). None for a drill (it asks for more as it goes)."""
-        if self.kind != "walk":
+        if self.kind not in ("walk", "variant"):
             return None
         if self.measuring is not None and self.measuring.repetitions_max is not None:
             return self.measuring.repetitions_max

@@ -73,6 +73,7 @@ series = Table(
     Column("repetitions_max", Integer, nullable=True),  # NULL: a fixed count
     Column("rse_target", Double, nullable=True),
     Column("walk", String(64), nullable=True),  # the [[walk]] it continues; NULL: none
+    Column("variant", String(64), nullable=True),  # kind variant: its [[variant]]; NULL: base
     Index("ix_series_state_started", "state", "started_at"),
     Index("ix_series_parent", "parent_id"),
     Index("ix_series_walk", "walk"),
@@ -464,4 +465,24 @@ triage = Table(
     Column("at", UTCDateTime, nullable=False),
     Index("ix_triage_change", "series_id", "before_sha", "after_sha"),
     sqlite_autoincrement=True,  # ids are the order of the words: never reused
+)
+
+# Tries (migration step 16): a try is a series of kind "try" with two checkouts, A
+# (index 0, the base commit) and B (index 1: the head commit, or the base commit with
+# patches or a variant), their repetitions alternated A B B A…; this row says what B is
+# and what the sequential test decided (perfwalk.store.tries). A variant's series is
+# a series of kind "variant" whose parent is the walk's own (series.variant).
+
+try_run = Table(
+    "try_run",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+    Column("base_sha", String(64), nullable=False),
+    Column("head_sha", String(64), nullable=False),
+    Column("patches", JSON, nullable=False),  # [[file name, text]…] applied to B
+    Column("variant", String(64), nullable=True),  # B's [[variant]]; NULL: none
+    Column("confidence", Double, nullable=False),
+    Column("max_repetitions", Integer, nullable=False),  # per side
+    Column("verdicts", JSON, nullable=False),  # per metric, see perfwalk.store.tries
+    Column("stopped", SafeText, nullable=False),  # why it stopped; "" while it runs
 )

@@ -213,6 +213,7 @@ class Store(Connected):
                         kind=new.kind,
                         planned_checkouts=new.planned_checkouts,
                         walk=new.walk,
+                        variant=new.variant,
                         **_measuring_columns(new.measuring),
                     )
                     .returning(_s.c.id)
@@ -341,6 +342,7 @@ class Store(Connected):
                 planned_checkouts=row.planned_checkouts,
                 measuring=_measuring(row),
                 walk=row.walk,
+                variant=row.variant,
             )
             for row in rows
         ]
