@@ -90,6 +90,7 @@ def test_sections_of_the_file() -> None:
         "quirk",
         "walk",
         "variant",
+        "try",
         "watch",
         "regress",
         "report",

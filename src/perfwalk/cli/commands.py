@@ -61,6 +61,15 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         help="continue the named walk ([[walk]] name = NAME) with what landed since its last "
         "checkout (its from, to and step come from the configuration)",
     )
+    p.add_argument(
+        "--variants",
+        metavar="NAME,…",
+        type=options.names_list,
+        default=(),
+        help="measure every checkout also as each of these [[variant]]s (patches, build, "
+        "runtime modifiers), their repetitions interleaved with the plain checkout's in a "
+        "seeded shuffled order; each variant is a series of its own",
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -84,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 resume=args.resume,
                 name=args.name,
                 walk=args.walk,
+                variants=args.variants,
             ),
             bar,
             say=print,

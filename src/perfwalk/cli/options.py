@@ -129,3 +129,12 @@ INTERVAL = number(_between(MIN_INTERVAL, 86400, also=" (a day)"))
 WIDTH = integer(_rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH))
 #: a column of a file, from 1
 COLUMN = integer(_named("COUNT"))
+
+
+def names_list(word: str) -> tuple[str, ...]:
+    """``a,b``: names separated by commas (blanks around them ignored); an empty name
+    is refused."""
+    names = tuple(part.strip() for part in word.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"expected names separated by commas, got {word[:40]!r}")
+    return names

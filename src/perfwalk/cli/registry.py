@@ -10,6 +10,7 @@ from perfwalk.cli import (
     regress_commands,
     report_commands,
     triage_commands,
+    try_commands,
     watch_commands,
 )
 from perfwalk.cli.spec import Command
@@ -21,6 +22,7 @@ def all_commands() -> dict[str, Command]:
         commands,
         analysis_commands,
         drill_commands,
+        try_commands,
         triage_commands,
         report_commands,
         lab_commands,

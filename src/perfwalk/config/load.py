@@ -44,6 +44,7 @@ from perfwalk.config.model import (
     ServiceConfig,
     StoreConfig,
     TestConfig,
+    TryConfig,
     VariantConfig,
     WalkConfig,
     WatchConfig,
@@ -52,6 +53,7 @@ from perfwalk.config.settings import (
     AUTO,
     AUTO_MAX,
     AUTO_MIN,
+    BASE_VARIANT,
     SECTIONS,
     Form,
     Invalid,
@@ -89,6 +91,7 @@ _CLASSES: Mapping[str, type] = {
     "walk": WalkConfig,
     "variant": VariantConfig,
     "variant.modifier": ModifierConfig,
+    "try": TryConfig,
     "watch": WatchConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
@@ -114,7 +117,7 @@ def load_config(path: Path) -> Config:
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
     _check_walks(checker, values["walk"])
-    _check_variants(checker, values["variant"])
+    _check_variants(checker, values["variant"], values["walk"])
     _check_topology(checker, values)
     _check_run(checker, values)
     project = values["project"]
@@ -330,10 +333,29 @@ def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
     list(_uniquely_named(checker, walks, "walk", hint))  # each table, checked as taken
 
 
-def _check_variants(checker: _Checker, variants: list[dict[str, Any]]) -> None:
-    """Variant names are unique: each names its series and its columns."""
+def _check_variants(
+    checker: _Checker, variants: list[dict[str, Any]], walks: list[dict[str, Any]]
+) -> None:
+    """Variant names are unique (each names its series and its columns); a walk's
+    variants are variants of the file, other than base."""
     hint = "a variant's name names its series and columns; give each variant its own"
     list(_uniquely_named(checker, variants, "variant", hint))
+    known = [v["name"] for v in variants if v["name"] != BASE_VARIANT]
+    for index, named in enumerate(walks):
+        for number, name in enumerate(named["variants"]):
+            if name not in known:
+                what = (
+                    "base is the plain checkout, always measured"
+                    if name == BASE_VARIANT
+                    else (f"no [[variant]] is named {name!r}")
+                )
+                checker.fail(
+                    f"walk[{index}].variants[{number}]",
+                    what,
+                    hint=f"name one of: {', '.join(known)}"
+                    if known
+                    else f'add [[variant]] name = "{name}" with its patches or modifiers',
+                )
 
 
 def _uniquely_named(

@@ -315,6 +315,7 @@ class WalkConfig:
     repetitions: int | None = None
     branch: str | None = None
     host: str | None = None
+    variants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -344,6 +345,14 @@ class VariantConfig:
         """Whether the variant is built apart from the plain checkout (its tree or its
         build differ); without, it runs on the plain checkout's build."""
         return bool(self.patches) or bool(self.build_env) or bool(self.build_steps)
+
+
+@dataclass(frozen=True)
+class TryConfig:
+    """``[try]``: the confidence of ``perfwalk try`` and its most repetitions per side."""
+
+    confidence: float = default_of("try.confidence")
+    max_repetitions: int = default_of("try.max_repetitions")
 
 
 @dataclass(frozen=True)
@@ -431,6 +440,7 @@ class Config:
     quirks: tuple[QuirkConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
     variants: tuple[VariantConfig, ...] = ()
+    try_: TryConfig = field(default_factory=TryConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))

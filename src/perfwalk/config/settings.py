@@ -1523,6 +1523,15 @@ _WALK = Section(
             default_doc="run.host",
             example="bench-2",
         ),
+        Setting(
+            "variants",
+            STRINGS,
+            "the [[variant]]s measured at each checkout besides the plain one, each in a "
+            "series of its own (as `perfwalk run --variants`)",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["notso"],
+        ),
     ),
     field="walks",
 )
@@ -1622,6 +1631,40 @@ _VARIANT = Section(
     ),
     sections=(_MODIFIER,),
     field="variants",
+)
+
+#: The confidence levels of ministat's Student's t table, which a try decides at.
+TRY_CONFIDENCES = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
+
+_TRY = Section(
+    "try",
+    Form.TABLE,
+    "`perfwalk try`: how sure it must be before it stops, and how long it may go on. A "
+    "try builds its two sides once, then alternates their repetitions A B B A … and "
+    "stops as soon as a sequential test decides every metric (a difference either way, "
+    "or equivalence within the metric's min_change) or at max_repetitions per side.",
+    (
+        Setting(
+            "confidence",
+            NUMBER,
+            "the confidence (%) of its verdicts, corrected for looking after every pair",
+            default=95.0,
+            rules=(
+                rule(
+                    "one of ministat's levels: 80, 90, 95, 98, 99, 99.5",
+                    lambda value: value in TRY_CONFIDENCES,
+                ),
+            ),
+        ),
+        Setting(
+            "max_repetitions",
+            INTEGER,
+            "the most repetitions per side before it stops undecided",
+            default=30,
+            rules=(rule("3 to 1000", lambda value: 3 <= value <= 1000),),
+        ),
+    ),
+    field="try_",
 )
 
 _WATCH = Section(
@@ -1952,6 +1995,7 @@ SECTIONS: tuple[Section, ...] = (
     _QUIRK,
     _WALK,
     _VARIANT,
+    _TRY,
     _WATCH,
     _REGRESS,
     _REPORT,

@@ -14,13 +14,16 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from perfwalk.analysis.precision import wants_more
+from perfwalk.config.settings import BASE_VARIANT
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.repetition import Repetitions
+from perfwalk.orchestrate.shell_steps import StepsOutcome
+from perfwalk.orchestrate.variants import WalkVariant, base_variant, variant_order
 from perfwalk.orchestrate.walk_progress import ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewResult
@@ -49,7 +52,8 @@ class Measured:
 
 @dataclass
 class MeasuringOrder:
-    """Measures checkouts of series ``series_id`` in the order ``measuring`` asks for."""
+    """Measures checkouts of series ``series_id`` (and of its variants' series) in the
+    order ``measuring`` asks for."""
 
     setup: WalkSetup
     preparation: Preparation
@@ -58,89 +62,175 @@ class MeasuringOrder:
 
     def __post_init__(self) -> None:
         self._tests = {test.name: test for test in self.setup.config.tests}
+        base = WalkVariant(BASE_VARIANT, base_variant(self.setup.config), self.setup.series_id)
+        self._variants = (base, *self.setup.variants)
 
     def measure(
         self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring
     ) -> Measured:
         """Measure every repetition of ``checkouts`` not stored yet (``repetitions`` of
-        each, or adaptive ones as ``measuring`` says): checkout after checkout, or, in
-        rounds, every checkout built first, then one repetition of each per round."""
+        each, or adaptive ones as ``measuring`` says), for the plain checkout and each
+        variant: checkout after checkout (the variants' repetitions interleaved), or,
+        in rounds, every checkout built first, then one repetition of each per round.
+        What it returns is the plain checkout's."""
         count = _Count(repetitions, measuring)
         tallies = self._tallies(checkouts, count)
         built = {
-            row.idx: row.build_status for row in self.setup.store.checkouts(self.setup.series_id)
+            (variant.name, row.idx): row.build_status
+            for variant in self._variants
+            for row in self.setup.store.checkouts(variant.series_id)
         }
         done = sum(min(len(t.done), count.most) for t in tallies.values())
-        self.progress.start(done, len(checkouts) * count.most, len(checkouts))
+        units = len(checkouts) * len(self._variants)
+        self.progress.start(done, units * count.most, len(checkouts))
         self.repetitions.warm = set()
         builds: dict[int, Status] = {}
         results: dict[int, list[NewResult]] = {}
         rounds = count.measuring.order == "rounds"
-        ready: dict[int, tuple[int, Path]] = {}  # checkout index -> its id, its worktree
+        ready: dict[_Unit, tuple[int, Path]] = {}  # its checkout id, its worktree
         previous: int | None = None
         for planned in checkouts:
             checkout = planned.checkout
-            checkout_id = self.setup.store.add_checkout(self.setup.series_id, checkout)
-            tally = tallies[checkout.index]
             prior = previous if previous is not None else planned.since
             previous = planned.position
-            before = built.get(checkout.index)
-            if count.next(tally) is None or before is Status.NOEXIST:
-                if before is not None:
+            here: list[tuple[WalkVariant, int]] = []
+            for variant in self._variants:
+                checkout_id = self.setup.store.add_checkout(variant.series_id, checkout)
+                before = built.get((variant.name, checkout.index))
+                wants = count.next(tallies[(variant.name, checkout.index)]) is not None
+                if wants and before is not Status.NOEXIST:
+                    here.append((variant, checkout_id))
+                elif before is not None and variant.name == BASE_VARIANT:
                     builds[checkout.index] = before
+            if not here:
                 continue
             self.progress.report(checkout, f"building {checkout.commit[:12]}")
-            if rounds:  # each checkout in a worktree of its own, kept for every round
-                worktree, build = self.preparation.prepare(
-                    checkout_id, planned, prior, slot=f"checkout-{checkout.index}"
-                )
-            else:
-                worktree, build = self.preparation.prepare_once(checkout_id, planned, prior)
-            builds[checkout.index] = build.status
-            if build.status is not Status.PASS:
-                self.progress.done += count.most - len(tally.done)
-                self.progress.report(checkout, f"build failed: {build.failed}")
-                continue
+            shared = f"checkout-{checkout.index}" if rounds else "build"
+            trees = self._build(
+                planned, prior, here, shared, builds=builds, count=count, tallies=tallies
+            )
             if rounds:
-                ready[checkout.index] = (checkout_id, worktree)
+                ready.update(trees)
                 continue
-            ran = results.setdefault(checkout.index, [])
-            while (rep := count.next(tally)) is not None:
-                ran.extend(self._measure(checkout_id, worktree, planned, rep, tally))
-            self.progress.done += count.most - len(tally.done)  # adaptive: those not needed
+            self._interleaved(planned, trees, count, tallies, results)
         if rounds:
             self._rounds(checkouts, count, tallies, ready, results)
         return Measured(builds, {index: tuple(found) for index, found in results.items()})
+
+    def _build(
+        self,
+        planned: PlannedCheckout,
+        prior: int | None,
+        here: Sequence[tuple[WalkVariant, int]],
+        shared: str,
+        *,
+        builds: dict[int, Status],
+        count: _Count,
+        tallies: Mapping[_Unit, _Tally],
+    ) -> dict[_Unit, tuple[int, Path]]:
+        """Build the checkout for each variant of ``here`` (the plain build once, for
+        every variant without a build of its own: the first build crosses the quirks,
+        the others find them crossed); the variants that built, with their worktrees."""
+        checkout = planned.checkout
+        trees: dict[_Unit, tuple[int, Path]] = {}
+        plain: tuple[Path, StepsOutcome] | None = None
+        for variant, checkout_id in here:
+            crossing = prior if not trees and plain is None else planned.position
+            if variant.own_build:
+                slot = variant.slot(shared)
+                worktree, build = self.preparation.prepare(
+                    checkout_id, planned, crossing, slot=slot, variant=variant.config
+                )
+            elif plain is None:
+                if shared == "build":
+                    plain = self.preparation.prepare_once(checkout_id, planned, crossing)
+                else:  # each checkout in a worktree of its own, kept for every round
+                    plain = self.preparation.prepare(checkout_id, planned, crossing, slot=shared)
+                worktree, build = plain
+            else:  # the plain checkout's build serves this variant too
+                worktree, build = plain
+                self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
+            if variant.name == BASE_VARIANT:
+                builds[checkout.index] = build.status
+            unit = (variant.name, checkout.index)
+            if build.status is not Status.PASS:
+                self.progress.done += count.most - len(tallies[unit].done)
+                self.progress.report(checkout, f"build failed ({variant.name}): {build.failed}")
+                continue
+            trees[unit] = (checkout_id, worktree)
+        return trees
+
+    def _interleaved(
+        self,
+        planned: PlannedCheckout,
+        trees: Mapping[_Unit, tuple[int, Path]],
+        count: _Count,
+        tallies: Mapping[_Unit, _Tally],
+        results: dict[int, list[NewResult]],
+    ) -> None:
+        """The repetitions of one checkout's variants, interleaved: repetition ``r`` of
+        every variant that still wants one, in a seeded shuffled order, before any
+        variant's repetition ``r + 1``."""
+        index = planned.checkout.index
+        variants = [v for v in self._variants if (v.name, index) in trees]
+        while True:
+            wanting = [v for v in variants if count.next(tallies[(v.name, index)]) is not None]
+            if not wanting:
+                break
+            number = min(cast(int, count.next(tallies[(v.name, index)])) for v in wanting)
+            for variant in variant_order(wanting, count.measuring.seed, index, number):
+                tally = tallies[(variant.name, index)]
+                rep = count.next(tally)
+                if rep is None:
+                    continue
+                checkout_id, worktree = trees[(variant.name, index)]
+                ran = self._measure(checkout_id, worktree, planned, rep, tally, variant=variant)
+                if variant.name == BASE_VARIANT:
+                    results.setdefault(index, []).extend(ran)
+        for variant in variants:  # adaptive: those not needed
+            self.progress.done += count.most - len(tallies[(variant.name, index)].done)
 
     def _rounds(
         self,
         checkouts: Sequence[PlannedCheckout],
         count: _Count,
-        tallies: Mapping[int, _Tally],
-        ready: Mapping[int, tuple[int, Path]],
+        tallies: Mapping[_Unit, _Tally],
+        ready: Mapping[_Unit, tuple[int, Path]],
         results: dict[int, list[NewResult]],
     ) -> None:
-        """Round ``r`` measures repetition ``r`` of every built checkout that still
-        wants one, in the round's shuffled order (the same again on a resume)."""
+        """Round ``r`` measures repetition ``r`` of every built checkout (and variant)
+        that still wants one, in the round's shuffled order (the same again on a
+        resume)."""
+        # every checkout of every variant shuffled together (without variants, the
+        # same order as the checkouts alone: a shuffle depends only on their number)
+        units = [(planned, variant) for planned in checkouts for variant in self._variants]
         for number in range(count.most):
-            for planned in round_order(checkouts, count.measuring.seed, number):
-                checkout = planned.checkout
-                if checkout.index not in ready:
+            for planned, variant in round_order(units, count.measuring.seed, number):
+                unit = (variant.name, planned.checkout.index)
+                if unit not in ready:
                     continue
-                tally = tallies[checkout.index]
+                tally = tallies[unit]
                 if count.next(tally) != number:  # done already, or needs no more
                     continue
-                checkout_id, worktree = ready[checkout.index]
-                ran = results.setdefault(checkout.index, [])
-                ran.extend(self._measure(checkout_id, worktree, planned, number, tally))
-        for index in ready:
-            self.progress.done += count.most - len(tallies[index].done)  # adaptive: not needed
+                checkout_id, worktree = ready[unit]
+                ran = self._measure(checkout_id, worktree, planned, number, tally, variant=variant)
+                if variant.name == BASE_VARIANT:
+                    results.setdefault(planned.checkout.index, []).extend(ran)
+        for unit in ready:
+            self.progress.done += count.most - len(tallies[unit].done)  # adaptive: not needed
 
     def _measure(
-        self, checkout_id: int, worktree: Path, planned: PlannedCheckout, rep: int, tally: _Tally
+        self,
+        checkout_id: int,
+        worktree: Path,
+        planned: PlannedCheckout,
+        rep: int,
+        tally: _Tally,
+        *,
+        variant: WalkVariant,
     ) -> tuple[NewResult, ...]:
         """One repetition, counted in the checkout's tally."""
-        ran = self.repetitions.measure(checkout_id, worktree, planned.checkout, rep)
+        ran = self.repetitions.measure(checkout_id, worktree, planned.checkout, rep, variant.config)
         tally.done.add(rep)
         for result in ran:
             if result.status is Status.PASS:
@@ -148,17 +238,20 @@ class MeasuringOrder:
                     tally.add(self._counted, result.test, value.name, value.value)
         return ran
 
-    def _tallies(self, checkouts: Sequence[PlannedCheckout], count: _Count) -> dict[int, _Tally]:
-        """What each checkout has stored already: its repetitions, and (adaptive
-        repetitions) its counted values."""
-        tallies = {planned.checkout.index: _Tally() for planned in checkouts}
-        for index, rep in self.setup.store.done_repetitions(self.setup.series_id):
-            if index in tallies:
-                tallies[index].done.add(rep)
-        if count.measuring.repetitions_max is not None and any(t.done for t in tallies.values()):
-            for row in self.setup.store.values(self.setup.series_id):
-                if row.checkout_idx in tallies and row.status is Status.PASS:
-                    tallies[row.checkout_idx].add(self._counted, row.test, row.name, row.value)
+    def _tallies(self, checkouts: Sequence[PlannedCheckout], count: _Count) -> dict[_Unit, _Tally]:
+        """What each checkout of each variant has stored already: its repetitions, and
+        (adaptive repetitions) its counted values."""
+        tallies: dict[_Unit, _Tally] = {}
+        for variant in self._variants:
+            mine = {planned.checkout.index: _Tally() for planned in checkouts}
+            for index, rep in self.setup.store.done_repetitions(variant.series_id):
+                if index in mine:
+                    mine[index].done.add(rep)
+            if count.measuring.repetitions_max is not None and any(t.done for t in mine.values()):
+                for row in self.setup.store.values(variant.series_id):
+                    if row.checkout_idx in mine and row.status is Status.PASS:
+                        mine[row.checkout_idx].add(self._counted, row.test, row.name, row.value)
+            tallies.update(((variant.name, index), tally) for index, tally in mine.items())
         return tallies
 
     def _counted(self, test: str, name: str) -> bool:
@@ -167,6 +260,10 @@ class MeasuringOrder:
         found = self._tests.get(test)
         configured = found.metrics.get(name) if found is not None else None
         return configured is None or not configured.ignore
+
+
+#: A checkout of one variant: the variant's name, the checkout's index.
+_Unit = tuple[str, int]
 
 
 @dataclass

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from perfwalk.config.model import Config, QuirkConfig, WalkConfig
+from perfwalk.config.model import Config, QuirkConfig, VariantConfig, WalkConfig
 from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.history import Timeline
@@ -37,6 +37,7 @@ from perfwalk.orchestrate.quirks import (
     plan_quirks,
 )
 from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.orchestrate.variants import check_modifiers, chosen_variants
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, Measuring, SeriesRow
 
@@ -54,6 +55,7 @@ class RunOptions:
     parent: int | None = None
     name: str | None = None
     walk: str | None = None  # a named walk ([[walk]]) to continue
+    variants: tuple[str, ...] = ()  # the [[variant]]s measured besides the plain checkout
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ class WalkPlan:
     parent: int | None
     measuring: Measuring = field(default_factory=Measuring)  # the order, how many
     named: NamedWalk | None = None
+    #: the variants measured besides the plain checkout, each in a series of its own
+    variants: tuple[VariantConfig, ...] = ()
 
     @property
     def new_checkouts(self) -> int:
@@ -128,6 +132,11 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         return plan_named_walk(store, config, topology, options)
     repo = Repo(config.project.repo)
     resumed = None
+    if options.resume and options.variants:
+        raise UsageError(
+            "--variants cannot be given with --resume",
+            hint="a resumed walk measures the variants it started with; leave out --variants",
+        )
     if options.resume:
         resumed = store.find_unfinished(config.hash)
         if resumed is None:
@@ -141,6 +150,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         spec = (resumed.from_spec, resumed.to_spec, resumed.step)
         repetitions, between = resumed.repetitions, resumed.between
         measuring = resumed.measuring or Measuring()  # a resume keeps its rounds' order
+        variants = _stored_variants(store, config, resumed)
     else:
         step = options.step or config.run.step
         parse_step(step)  # a bad step is a usage error before anything is stored
@@ -149,8 +159,10 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
         repetitions = config.run.repetitions if options.repetitions is None else options.repetitions
         between = options.between or config.run.between
-        measuring = new_measuring(config, repetitions)
+        variants = chosen_variants(config, options.variants)
+        measuring = new_measuring(config, repetitions, variants=bool(variants))
     _check_walk(config, topology, repetitions, between, resumed)
+    check_modifiers(config.variants, topology)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
@@ -175,7 +187,15 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         resumed=resumed,
         parent=parent,
         measuring=measuring,
+        variants=variants,
     )
+
+
+def _stored_variants(store: Store, config: Config, series: SeriesRow) -> tuple[VariantConfig, ...]:
+    """The variants a stored walk measures (its variant series), as ``config`` says
+    what they are."""
+    names = tuple(row.variant_name for row in store.variant_series(series.id))
+    return chosen_variants(config, names)
 
 
 def _check_walk(
@@ -244,6 +264,7 @@ def plan_named_walk(
     assert options.walk is not None
     index, walk = named_walk(config, options.walk)
     given = [f"--{flag}" for flag, value in _ends(options) if value is not None]
+    given += ["--variants"] if options.variants else []
     if given or options.resume or options.name is not None:
         flags = ", ".join(given or (["--resume"] if options.resume else ["--name"]))
         raise UsageError(
@@ -284,17 +305,19 @@ def plan_named_walk(
     )
     if first_index:
         planned = [_shifted(p, first_index) for p in planned]
+    variants = chosen_variants(config, walk.variants)
     if series is not None:
         repetitions, between = series.repetitions, series.between
         measuring = series.measuring or Measuring()
     else:
         repetitions = walk.repetitions or config.run.repetitions
         between = config.run.between
-        measuring = new_measuring(config, repetitions)
+        measuring = new_measuring(config, repetitions, variants=bool(variants))
     if options.repetitions is not None:
         repetitions = options.repetitions
     between = options.between or between
     _check_walk(config, topology, repetitions, between, series)
+    check_modifiers(config.variants, topology)
     return WalkPlan(
         repo=repo,
         checkouts=tuple(planned),
@@ -308,6 +331,7 @@ def plan_named_walk(
         parent=series.parent_id if series is not None else None,
         measuring=measuring,
         named=NamedWalk(walk.name, branch, last),
+        variants=variants,
     )
 
 
@@ -322,10 +346,11 @@ def _shifted(planned: PlannedCheckout, by: int) -> PlannedCheckout:
     return dataclasses.replace(planned, checkout=moved)
 
 
-def new_measuring(config: Config, repetitions: int) -> Measuring:
-    """How a new walk orders and counts its repetitions: ``[run] order`` (rounds get a
-    new seed, stored with the series) and adaptive repetitions from ``repetitions`` up
-    to ``[run] repetitions_max``."""
+def new_measuring(config: Config, repetitions: int, *, variants: bool = False) -> Measuring:
+    """How a new walk orders and counts its repetitions: ``[run] order`` (rounds, and
+    walks with variants, get a new seed, stored with the series: the order of their
+    shuffles) and adaptive repetitions from ``repetitions`` up to ``[run]
+    repetitions_max``."""
     run = config.run
     most = run.repetitions_max or None
     if most is not None and repetitions > most:
@@ -336,7 +361,7 @@ def new_measuring(config: Config, repetitions: int) -> Measuring:
         )
     return Measuring(
         order=run.order,
-        seed=secrets.randbits(62) if run.order == "rounds" else None,
+        seed=secrets.randbits(62) if run.order == "rounds" or variants else None,
         repetitions_max=most,
         rse_target=run.rse_target if most is not None else None,
     )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfwalk.config.model import VariantConfig
 from perfwalk.git.worktree import apply_patch
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
@@ -23,6 +24,7 @@ from perfwalk.orchestrate.reboot import RebootOutcome, reboot
 from perfwalk.orchestrate.shell_steps import StepsOutcome, joined, run_steps
 from perfwalk.orchestrate.together import run_together
 from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.variants import base_variant
 from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import NewStep
 
@@ -43,6 +45,7 @@ class Preparation:
         self._host = self.setup.topology.member("").host
         self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
+        self._base = base_variant(self.setup.config)
 
     def holding(self, checkout: Checkout) -> Sequence[PlannedQuirk]:
         """The quirks that hold at ``checkout`` (once it was prepared)."""
@@ -60,16 +63,22 @@ class Preparation:
         return worktree, build
 
     def prepare(
-        self, checkout_id: int, planned: PlannedCheckout, prior: int | None, slot: str = "build"
+        self,
+        checkout_id: int,
+        planned: PlannedCheckout,
+        prior: int | None,
+        slot: str = "build",
+        variant: VariantConfig | None = None,
     ) -> tuple[Path, StepsOutcome]:
         """Worktree ``slot`` at the commit, the quirks that hold (patches) and those
-        crossed (commands, reboots), then the build steps (a quirk's, where one replaces
-        them)."""
+        crossed (commands, reboots), the patches of ``variant``, then the build steps
+        (the variant's, or a quirk's, where one replaces them) with its environment."""
         checkout = planned.checkout
+        variant = variant or self._base
         worktree = self.setup.worktrees.checkout(checkout.commit, slot=slot)
         holding, crossed = applying(self.setup.quirks, prior, planned.position)
         self._holding[checkout.commit] = holding
-        env = checkout_env(dict(self.setup.config.build.env), checkout, None, self.setup.marker)
+        env = checkout_env(self._build_env(variant), checkout, None, self.setup.marker)
         # a resumed walk does not run again what already ran here: the machine has it
         done = self._quirks_done(checkout_id) if crossed else set()
         runs: dict[str, StepsOutcome] = {}
@@ -84,6 +93,13 @@ class Preparation:
                 self.setup.store.set_build(checkout_id, Status.NOEXIST, None, ran.log)
                 return worktree, StepsOutcome(Status.NOEXIST, 0.0, ran.log, ran.failed)
             runs[quirk.letter] = ran
+        if variant is not None:
+            patched = _apply_patches(worktree, variant)
+            if patched.status is not Status.PASS:
+                for letter, ran in runs.items():
+                    self.setup.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
+                self.setup.store.set_build(checkout_id, Status.NOEXIST, None, patched.log)
+                return worktree, patched
         for quirk in crossed:
             if quirk.letter in done:
                 runs.pop(quirk.letter, None)  # its stored run says what ran
@@ -94,8 +110,9 @@ class Preparation:
             runs[quirk.letter] = joined(runs[quirk.letter], ran) if quirk.letter in runs else ran
         for letter, ran in runs.items():
             self.setup.store.add_quirk_run(checkout_id, letter, ran.status, ran.log)
-        steps = build_steps(holding, self.setup.config.build.steps)
-        build = self._steps(steps, worktree, env, Status.NOEXIST)
+        build = self._steps(self._build_steps(holding, variant), worktree, env, Status.NOEXIST)
+        if variant is not None and variant.patches:
+            build = joined(patched, build)
         if build.status is Status.PASS and self.setup.config.install:
             installed = install_checkout(
                 self.setup.config.install,
@@ -110,18 +127,35 @@ class Preparation:
         return worktree, build
 
     def between_repetitions(
-        self, worktree: Path, checkout: Checkout, rep: int
+        self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None = None
     ) -> StepsOutcome | None:
-        """The action before repetition ``rep``: nothing, a reboot, a rebuild or a command."""
+        """The action before repetition ``rep``: nothing, a reboot, a rebuild (as
+        ``variant`` is built) or a command."""
         if self.setup.between == "keep":
             return None
         if self.setup.between == "reboot":
             return self._reboot_all("between")
-        env = checkout_env(dict(self.setup.config.build.env), checkout, rep, self.setup.marker)
+        variant = variant or self._base
+        env = checkout_env(self._build_env(variant), checkout, rep, self.setup.marker)
         if self.setup.between == "rebuild":
-            steps = build_steps(self.holding(checkout), self.setup.config.build.steps)
+            steps = self._build_steps(self.holding(checkout), variant)
             return self._steps(steps, worktree, env, Status.NOCLEAN)
         return self._steps([self.setup.between], worktree, env, Status.NOCLEAN)
+
+    def _build_env(self, variant: VariantConfig | None) -> dict[str, str]:
+        """[build] env, with the variant's build_env over it."""
+        env = dict(self.setup.config.build.env)
+        if variant is not None:
+            env.update(variant.build_env)
+        return env
+
+    def _build_steps(
+        self, holding: Sequence[PlannedQuirk], variant: VariantConfig | None
+    ) -> Sequence[str]:
+        """The variant's build steps, or a holding quirk's, or [build] steps."""
+        if variant is not None and variant.build_steps:
+            return variant.build_steps
+        return build_steps(holding, self.setup.config.build.steps)
 
     def _quirks_done(self, checkout_id: int) -> set[str]:
         """The letters of the quirks that already ran (PASS) at a checkout."""
@@ -163,6 +197,19 @@ class Preparation:
         seconds = max((o.up_after or o.down_after or 0.0 for o in outcomes), default=0.0)
         failed = next((o.message for o in outcomes if o.status is not Status.PASS), None)
         return StepsOutcome(status, seconds, Log.of(text.encode()), failed)
+
+
+def _apply_patches(worktree: Path, variant: VariantConfig) -> StepsOutcome:
+    """The patches of ``variant``, in order: NOEXIST with git's reject at the first that
+    does not apply."""
+    said: list[bytes] = []
+    for patch in variant.patches:
+        status, log = _apply_patch(worktree, patch)
+        said.append(log.data)
+        if status is not Status.PASS:
+            failed = f"patch {patch.name} of variant {variant.name}"
+            return StepsOutcome(status, 0.0, Log.of(b"".join(said)), failed)
+    return StepsOutcome(Status.PASS, 0.0, Log.of(b"".join(said)), None)
 
 
 def _apply_patch(worktree: Path, patch: Path) -> tuple[Status, Log]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import TestConfig
+from perfwalk.config.model import TestConfig, VariantConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout
@@ -25,6 +25,7 @@ from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.phases import TestContext, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.shell_steps import StepsOutcome
+from perfwalk.orchestrate.variants import base_variant, with_modifiers
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
@@ -39,28 +40,42 @@ class Repetitions:
     preparation: Preparation
     parsers: WalkParsers
     progress: ProgressCount
-    #: the checkouts whose warm-up runs ran in this call of the walk
+    #: the checkouts (ids) whose warm-up runs ran in this call of the walk
     warm: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self._machine = MachineWatch(
             playing(self.setup.config, self.setup.topology), self.setup.marker
         )
+        self._base = base_variant(self.setup.config)
 
     def measure(
-        self, checkout_id: int, worktree: Path, checkout: Checkout, rep: int
+        self,
+        checkout_id: int,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        variant: VariantConfig | None = None,
     ) -> tuple[NewResult, ...]:
-        """Repetition ``rep`` (after the checkout's warm-up runs, the first time)."""
-        if checkout.index not in self.warm:
-            self.warm.add(checkout.index)
-            self._warm_up(worktree, checkout, rep)
-        between = self.preparation.between_repetitions(worktree, checkout, rep) if rep > 0 else None
-        ran = self._repetition(checkout_id, worktree, checkout, rep, between)
+        """Repetition ``rep`` of the checkout as ``variant`` (None: the plain checkout)
+        changes it, after the checkout's warm-up runs, the first time."""
+        variant = variant or self._base
+        if checkout_id not in self.warm:
+            self.warm.add(checkout_id)
+            self._warm_up(worktree, checkout, rep, variant)
+        between = (
+            self.preparation.between_repetitions(worktree, checkout, rep, variant)
+            if rep > 0
+            else None
+        )
+        ran = self._repetition(checkout_id, worktree, checkout, rep, between, variant=variant)
         self.progress.done += 1
         self.progress.report(checkout, f"repetition {rep + 1}")
         return ran
 
-    def _warm_up(self, worktree: Path, checkout: Checkout, rep: int) -> None:
+    def _warm_up(
+        self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None
+    ) -> None:
         """Each test's warm-up runs: run, never counted; each kept as a ``warmup`` step
         of the checkout's next repetition (with its output), its values nowhere."""
         for test in self.setup.config.tests:
@@ -68,7 +83,9 @@ class Repetitions:
             for number in range(runs):
                 self.progress.report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
                 started = datetime.now(UTC)
-                result, _steps = self._test(test, worktree, checkout, rep, warmup=number + 1)
+                result, _steps = self._test(
+                    test, worktree, checkout, rep, variant=variant, warmup=number + 1
+                )
                 self.preparation.pending_steps.append(
                     NewStep(
                         phase="warmup",
@@ -95,6 +112,8 @@ class Repetitions:
         checkout: Checkout,
         rep: int,
         between: StepsOutcome | None,
+        *,
+        variant: VariantConfig | None,
     ) -> tuple[NewResult, ...]:
         started = datetime.now(UTC)
         first = self._machine.begin()
@@ -102,7 +121,7 @@ class Repetitions:
         self.preparation.pending_steps.clear()
         results = []
         for test in self.setup.config.tests:
-            result, test_steps = self._test(test, worktree, checkout, rep)
+            result, test_steps = self._test(test, worktree, checkout, rep, variant=variant)
             results.append(result)
             steps.extend(test_steps)
         self.setup.store.add_repetition(
@@ -121,12 +140,21 @@ class Repetitions:
         return tuple(results)
 
     def _test(
-        self, test: TestConfig, worktree: Path, checkout: Checkout, rep: int, warmup: int = 0
+        self,
+        test: TestConfig,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        *,
+        variant: VariantConfig | None,
+        warmup: int = 0,
     ) -> tuple[NewResult, tuple[NewStep, ...]]:
-        """Run ``test`` once: repetition ``rep``, or (``warmup`` > 0, in the environment as
-        ``PERFWALK_WARMUP``) that warm-up run before it."""
+        """Run ``test`` once, with the runtime modifiers of ``variant``: repetition
+        ``rep``, or (``warmup`` > 0, in the environment as ``PERFWALK_WARMUP``) that
+        warm-up run before it."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
+        test = with_modifiers(test, variant)
         run_id = secrets.token_hex(8)
         extra = {RUN_MARKER: run_id}
         if warmup:

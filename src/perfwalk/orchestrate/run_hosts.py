@@ -24,8 +24,8 @@ def run_hosts(config: Config) -> dict[str, HostConfig]:
     """The hosts a run of ``config`` needs, by name.
 
     The [run] host is a host of [hosts], ``local``, or an ssh destination (then a
-    host of that name); the others are the hosts of the roles the tests and the
-    installs name.
+    host of that name); the others are the hosts of the roles the tests, the installs
+    and the variants' runtime modifiers name (a walk may measure any variant).
     """
     hosts = dict(config.hosts)
     default = config.run.host
@@ -37,6 +37,8 @@ def run_hosts(config: Config) -> dict[str, HostConfig]:
         wanted = {test.role, *(s.role for s in test.services), *test.roles}
         used.update(roles[role] for role in wanted if role)
     used.update(roles[role] for role in config.install)
+    modified = {m.role for variant in config.variants for m in variant.modifiers}
+    used.update(roles[role] for role in modified if role)
     return {name: hosts[name] for name in hosts if name in used}
 
 

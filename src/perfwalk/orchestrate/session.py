@@ -106,15 +106,18 @@ class Session:
         return this_walker(self.purpose)
 
     @contextmanager
-    def walking(self, series_id: int, walker: Holder) -> Iterator[None]:
-        """``walker`` walks ``series_id`` during the block: marked ``finished`` when the
-        block returns; when it raises, every process that carries the walker's marker
-        is stopped and the series marked ``interrupted`` (``run --resume`` continues
-        it)."""
+    def walking(self, series_id: int, walker: Holder, also: Sequence[int] = ()) -> Iterator[None]:
+        """``walker`` walks ``series_id`` (and the series ``also`` walked with it: its
+        variants') during the block: marked ``finished`` when the block returns; when
+        it raises, every process that carries the walker's marker is stopped and the
+        series marked ``interrupted`` (``run --resume`` continues them)."""
         take_series(self.store, series_id, walker, self.clock())
-        with interrupted_on_error(self.store, series_id, walker.token):
+        for walked in also:
+            self.store.set_series_state(walked, "running")
+        with interrupted_on_error(self.store, series_id, walker.token, also):
             yield
-        self.store.set_series_state(series_id, "finished", self.clock())
+        for walked in (*also, series_id):
+            self.store.set_series_state(walked, "finished", self.clock())
 
 
 @contextmanager

@@ -11,6 +11,7 @@ from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.orchestrate.quirks import PlannedQuirk
 from perfwalk.orchestrate.topology import Topology
+from perfwalk.orchestrate.variants import WalkVariant
 from perfwalk.store import Store
 
 
@@ -27,3 +28,5 @@ class WalkSetup:
     quirks: Sequence[PlannedQuirk]
     between: str  # keep, reboot, rebuild or a command
     marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
+    #: the variants measured besides the plain checkout, each in its own series
+    variants: Sequence[WalkVariant] = ()

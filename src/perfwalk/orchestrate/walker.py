@@ -17,7 +17,7 @@ left running before it measures anything, and marks the series when it stops.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -93,17 +93,21 @@ def sweep_gone(store: Store) -> list[Swept]:
         for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{walker.token}-"):
             mine += tuple(cgroup.members())
             cgroup.end()
-        if store.series(walker.series_id).state == "running":
-            store.set_series_state(walker.series_id, "interrupted")
+        for walked in (walker.series_id, *(v.id for v in store.variant_series(walker.series_id))):
+            if store.series(walked).state == "running":
+                store.set_series_state(walked, "interrupted")
         if mine:
             swept.append(Swept(walker, mine))
     return swept
 
 
 @contextmanager
-def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iterator[None]:
+def interrupted_on_error(
+    store: Store, series_id: int, marker: str = "", also: Sequence[int] = ()
+) -> Iterator[None]:
     """When the block raises (Ctrl-C included): stop the processes that carry the
-    walk's ``marker``, mark ``series_id`` interrupted, and raise that error again; a
+    walk's ``marker``, mark ``series_id`` (and the series ``also`` walked with it: its
+    variants') interrupted, and raise that error again; a
     failure to do so becomes a note on that error. In any case, at the end, remove
     the cgroups of the walk's tests that could not be removed when each ended (a
     killed process the machine's init had not reaped yet)."""
@@ -113,7 +117,8 @@ def interrupted_on_error(store: Store, series_id: int, marker: str = "") -> Iter
             return
         if marker:
             stop(marked(WALK_MARKER, [marker]), WALK_MARKER, [marker])
-        store.set_series_state(series_id, "interrupted")
+        for walked in (series_id, *also):
+            store.set_series_state(walked, "interrupted")
 
     try:
         with recorded_end(record, f"series {series_id}"):

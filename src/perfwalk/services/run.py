@@ -11,6 +11,7 @@ tells a walk that runs from one that is gone.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
 from perfwalk.orchestrate.plan import NamedWalk, RunOptions, WalkPlan, plan_walk, walk_config
 from perfwalk.orchestrate.provenance import walk_series
 from perfwalk.orchestrate.session import Session, config_session
+from perfwalk.orchestrate.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.walk import Walk
 from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
@@ -106,13 +108,17 @@ def _walk(
         session.check()
         progress(step)
 
+    variants = _variant_series(store, config, session, plan, series_id)
     worktrees = Worktrees.for_series(plan.repo, config.store.worktrees, store.store_id(), series_id)
     purpose = f"series {series_id} of {store.url}, {session.purpose}"
-    with session.walking(series_id, walker):
+    with session.walking(series_id, walker, [v.series_id for v in variants]):
         if plan.resumed is not None:
             store.set_series_state(series_id, "running")
             if plan.named is not None and plan.new_checkouts:  # a named walk goes on
-                store.extend_series(series_id, plan.spec[1], plan.checkouts[-1].checkout.index + 1)
+                for extended in (series_id, *(v.series_id for v in variants)):
+                    store.extend_series(
+                        extended, plan.spec[1], plan.checkouts[-1].checkout.index + 1
+                    )
             elif plan.resumed.planned_checkouts is None:
                 store.set_planned_checkouts(series_id, len(plan.checkouts))
         walk = Walk(
@@ -125,6 +131,7 @@ def _walk(
             between=plan.between,
             progress=report,
             marker=walker.token,
+            variants=variants,
         )
         confirmed = None
         with worktrees.held(purpose):
@@ -150,6 +157,32 @@ def _walk(
         named=plan.named,
         new_checkouts=plan.new_checkouts,
     )
+
+
+def _variant_series(
+    store: Store, config: Config, session: Session, plan: WalkPlan, series_id: int
+) -> tuple[WalkVariant, ...]:
+    """The series of each variant the walk measures besides its own (the plain
+    checkout's): those it has already, and a new one for each variant it measures for
+    the first time (a resume, a named walk going on)."""
+    stored = {row.variant_name: row.id for row in store.variant_series(series_id)}
+    walked: list[WalkVariant] = []
+    for variant in plan.variants:
+        found = stored.get(variant.name)
+        if found is None:
+            new = walk_series(config, session.topology, plan, session.clock())
+            found = store.create_series(
+                dataclasses.replace(
+                    new,
+                    name=variant_series_name(new.name, variant.name),
+                    kind="variant",
+                    parent_id=series_id,
+                    variant=variant.name,
+                    walk=None,
+                )
+            )
+        walked.append(WalkVariant(variant.name, variant, found))
+    return tuple(walked)
 
 
 def _nothing_new(store: Store, plan: WalkPlan, series_id: int) -> RunResult:

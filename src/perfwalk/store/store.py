@@ -58,6 +58,7 @@ from perfwalk.store.regress import RegressRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.triage import TriageRecords
+from perfwalk.store.tries import TryRecords
 from perfwalk.store.walkers import Walkers
 
 _STATUS_OF: dict[int, Status] = {int(status): status for status in Status}
@@ -148,6 +149,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def tries(self) -> TryRecords:
+        """The tries of this store (:mod:`perfwalk.store.tries`)."""
+        return TryRecords(self._db, self._check_open)
 
     @property
     def seen(self) -> SeenChanges:
@@ -301,6 +307,14 @@ class Store(Connected):
         if not rows:
             raise self._unknown("series", series_id)
         return rows[0]
+
+    def variant_series(self, series_id: int) -> list[SeriesRow]:
+        """The series of the variants measured beside walk ``series_id``, oldest first."""
+        query = (
+            select(_s).where(_s.c.parent_id == series_id, _s.c.kind == "variant").order_by(_s.c.id)
+        )
+        with self._read(f"read the variants of series {series_id}") as conn:
+            return self._series_rows(conn, conn.execute(query).all())
 
     def list_series(self) -> list[SeriesRow]:
         """Every series, newest first."""
@@ -911,9 +925,9 @@ def _measuring_columns(measuring: Measuring | None) -> dict[str, object]:
 
 
 def _measuring(row: Row[Any]) -> Measuring | None:
-    """The series' order and adaptive repetitions; None for the default (checkout order,
-    a fixed count)."""
-    if row.order_mode == "checkout" and row.repetitions_max is None:
+    """The series' order, the seed of its shuffles and adaptive repetitions; None for the
+    default (checkout order, no shuffle, a fixed count)."""
+    if row.order_mode == "checkout" and row.repetitions_max is None and row.seed is None:
         return None
     return Measuring(
         order=row.order_mode,

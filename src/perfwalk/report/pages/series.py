@@ -56,6 +56,8 @@ def measuring_facts(series: SeriesRow) -> str:
         return ""
     if measuring.order == "rounds":
         words.append(f"in rounds, shuffled with seed {measuring.seed}")
+    elif measuring.seed is not None:
+        words.append(f"variants interleaved, shuffled with seed {measuring.seed}")
     if measuring.repetitions_max is not None:
         target = percent(measuring.rse_target or 0.0)
         words.append(

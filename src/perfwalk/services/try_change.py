@@ -1,0 +1,336 @@
+"""The try use case: is a change (a commit, a patch, a variant) faster or slower than
+its base, before it lands?
+
+``perfwalk try BASE [HEAD] [--patch FILE…] [--variant NAME]`` builds both sides once
+(A: BASE; B: HEAD, or BASE, with the patches and the variant), then measures them in
+turns, A B B A A B B A …, on the same host(s), each repetition stored as it ends in a
+series of kind ``try``. After every pair it asks the sequential test
+(:mod:`perfwalk.analysis.sequential`) about every metric, and stops as soon as each is
+decided (a difference beyond ``min_change`` either way, or equivalence within it) or
+when a side reached ``[try] max_repetitions``. The verdicts are stored with the try
+(:mod:`perfwalk.store.tries`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from perfwalk.analysis.ranks import RankTest, mann_whitney
+from perfwalk.analysis.sequential import FIRST_LOOK, Decision, Verdict, decide, side
+from perfwalk.config.model import Config, VariantConfig
+from perfwalk.errors import UsageError
+from perfwalk.git.repo import Repo
+from perfwalk.git.worktree import Worktrees
+from perfwalk.model import Checkout, Direction, Status
+from perfwalk.orchestrate.alternation import Alternation, BuiltSide, TrySide
+from perfwalk.orchestrate.provenance import describe_series
+from perfwalk.orchestrate.session import config_session
+from perfwalk.orchestrate.variants import chosen_variants
+from perfwalk.store.records import NewResult
+from perfwalk.store.tries import NewTry
+
+#: the step a try's series shows where a walk shows 1day or commit
+TRY_STEP = "try"
+
+
+@dataclass(frozen=True)
+class TryOptions:
+    """What the command line asks of a try; None takes ``[try]``'s value."""
+
+    base: str
+    head: str | None = None
+    patches: tuple[Path, ...] = ()
+    variant: str | None = None
+    max_repetitions: int | None = None
+    confidence: float | None = None
+
+
+@dataclass
+class MetricSides:
+    """One metric's values on each side, in the order measured."""
+
+    test: str
+    name: str
+    unit: str
+    direction: Direction
+    min_change: float
+    a: list[float] = field(default_factory=list)
+    b: list[float] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.test}.{self.name}"
+
+    def ranks(self) -> RankTest | None:
+        """Mann–Whitney U of B against A (None without values on both sides)."""
+        return mann_whitney(self.a, self.b) if self.a and self.b else None
+
+
+@dataclass(frozen=True)
+class TryResult:
+    """A finished try: its series, what it compared, the decision per metric, the
+    repetitions it used and why it stopped."""
+
+    series_id: int
+    base: str
+    head: str
+    described: str  # "0123abcd + fast.diff", "0123abcd as variant notso", a commit
+    metrics: tuple[MetricSides, ...]
+    decisions: dict[str, Decision]
+    repetitions: tuple[int, int]  # A, B
+    stopped: str
+    confidence: float
+
+    @property
+    def worse(self) -> tuple[MetricSides, ...]:
+        """The metrics B made worse beyond their min_change."""
+        return tuple(m for m in self.metrics if self.decisions[m.key].verdict is Verdict.WORSE)
+
+
+def run_try(
+    config: Config,
+    options: TryOptions,
+    *,
+    say: Callable[[str], None] = lambda _s: None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> TryResult:
+    """Build both sides, measure them in turns until every metric is decided or the
+    most repetitions are spent; every repetition is stored as it ends."""
+    most = options.max_repetitions or config.try_.max_repetitions
+    confidence = options.confidence or config.try_.confidence
+    repo = Repo(config.project.repo)
+    base = repo.commit(options.base)
+    head = repo.commit(options.head) if options.head is not None else base
+    variant = _b_variant(config, options)
+    if options.head is None and variant is None:
+        raise UsageError(
+            f"try {options.base}: nothing to compare it with",
+            hint="give a second commit (HEAD), --patch FILE or --variant NAME",
+        )
+    described = head.id[:12] if options.head is not None else base.id[:12]
+    if options.patches:
+        described += " + " + ", ".join(p.name for p in options.patches)
+    if options.variant is not None:
+        described += f" as variant {options.variant}"
+    sides = (
+        TrySide("A", Checkout(0, base.id, base.date, since=(base,))),
+        TrySide("B", Checkout(1, head.id, head.date, since=(head,)), variant),
+    )
+    purpose = f"a try of {described} against {base.id[:12]} in {config.project.name}"
+    with config_session(config, purpose, clock) as session, session.holding():
+        session.sweep(say)
+        store, topology = session.store, session.topology
+        series_id = store.create_series(
+            describe_series(
+                config,
+                topology,
+                name=f"try {described} vs {base.id[:12]}",
+                spec=(base.id, head.id, TRY_STEP),
+                repetitions=most,
+                between=config.run.between,
+                quirks=(),
+                kind="try",
+                started_at=clock(),
+            )
+        )
+        store.tries.start(
+            series_id,
+            NewTry(
+                base_sha=base.id,
+                head_sha=head.id,
+                confidence=confidence,
+                max_repetitions=most,
+                patches=tuple((p.name, p.read_text(errors="replace")) for p in options.patches),
+                variant=options.variant,
+            ),
+        )
+        say(f"try {series_id}: {described} (B) against {base.id[:12]} (A)")
+        walker = session.walker()
+        worktrees = Worktrees.for_series(repo, config.store.worktrees, store.store_id(), series_id)
+        with session.walking(series_id, walker), worktrees.held(purpose):
+            alternation = Alternation(
+                series_id=series_id,
+                config=config,
+                store=store,
+                worktrees=worktrees,
+                topology=topology,
+                quirks=(),
+                between=config.run.between,
+                progress=lambda _p: session.check(),
+                marker=walker.token,
+            )
+            try:
+                turns = _Turns(config, alternation, most, confidence, say)
+                stopped = turns.run(sides)
+            finally:
+                alternation.close()
+            worktrees.remove()
+            decisions = turns.decisions()
+            store.tries.finish(
+                series_id, [verdict_json(m, decisions[m.key]) for m in turns.metrics()], stopped
+            )
+    return TryResult(
+        series_id=series_id,
+        base=base.id,
+        head=head.id,
+        described=described,
+        metrics=turns.metrics(),
+        decisions=decisions,
+        repetitions=(turns.count["A"], turns.count["B"]),
+        stopped=stopped,
+        confidence=confidence,
+    )
+
+
+def _b_variant(config: Config, options: TryOptions) -> VariantConfig | None:
+    """What B is besides its commit: the named variant, with the patches after its own."""
+    variant = None
+    if options.variant is not None:
+        [variant] = chosen_variants(config, (options.variant,))
+    for patch in options.patches:
+        if not patch.is_file():
+            raise UsageError(f"--patch {patch}: no such file", hint="give a patch file's path")
+    if options.patches:
+        variant = variant or VariantConfig(name="patch")
+        variant = dataclasses.replace(
+            variant, patches=(*variant.patches, *(p.resolve() for p in options.patches))
+        )
+    return variant
+
+
+@dataclass
+class _Turns:
+    """The loop of a try: the sides in turns, a look after every pair."""
+
+    config: Config
+    alternation: Alternation
+    most: int
+    confidence: float
+    say: Callable[[str], None]
+    count: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
+    _metrics: dict[str, MetricSides] = field(default_factory=dict)
+    _last: dict[str, Decision] = field(default_factory=dict)
+
+    def run(self, sides: Sequence[TrySide]) -> str:
+        """Measure until decided; why it stopped."""
+        built: dict[str, BuiltSide] = {}
+        for one in sides:
+            self.say(f"building {one.name}: {one.checkout.commit[:12]}")
+            done = self.alternation.build(one)
+            if done.build.status is not Status.PASS:
+                raise UsageError(
+                    f"try: side {one.name} ({one.checkout.commit[:12]}) did not build: "
+                    f"{done.build.failed}",
+                    hint=f"see its build log: perfwalk show {self.alternation.series_id}",
+                )
+            built[one.name] = done
+        position = 0
+        while True:
+            turn = side(position)
+            ran = self.alternation.measure(built[turn], self.count[turn])
+            self.count[turn] += 1
+            self._add(turn, ran)
+            position += 1
+            if position % 2:
+                continue
+            pairs = position // 2
+            missing = [s for s in ("A", "B") if not self._has_values(s)]
+            if pairs >= FIRST_LOOK and missing:
+                raise UsageError(
+                    f"try: side {missing[0]} gave no value in {pairs} repetitions "
+                    f"(statuses: {self._statuses(ran)})",
+                    hint=f"see its logs: perfwalk show {self.alternation.series_id}",
+                )
+            decisions = self._look()
+            if decisions and all(d.final for d in decisions.values()):
+                if min(self.count.values()) >= self.most:
+                    return f"the maximum of {self.most} repetitions per side was reached"
+                return f"every metric was decided after {pairs} + {pairs} repetitions"
+            if pairs >= self.most:
+                return f"the maximum of {self.most} repetitions per side was reached"
+
+    def _add(self, turn: str, ran: Sequence[NewResult]) -> None:
+        tests = {test.name: test for test in self.config.tests}
+        for result in ran:
+            if result.status is not Status.PASS:
+                continue
+            for value, _direction in result.values:
+                resolved = tests[result.test].metric(value.name, value.unit)
+                if resolved.ignore:
+                    continue
+                key = f"{result.test}.{value.name}"
+                metric = self._metrics.setdefault(
+                    key,
+                    MetricSides(
+                        result.test,
+                        value.name,
+                        resolved.unit,
+                        resolved.direction,
+                        resolved.min_change,
+                    ),
+                )
+                (metric.a if turn == "A" else metric.b).append(value.value)
+
+    def _has_values(self, turn: str) -> bool:
+        return any(m.a if turn == "A" else m.b for m in self._metrics.values())
+
+    def _look(self) -> dict[str, Decision]:
+        """Each metric's decision now; a decided one keeps its verdict (the intervals of
+        all looks hold together, so a later look cannot overturn it)."""
+        for key, metric in self._metrics.items():
+            before = self._last.get(key)
+            if before is None or not before.final:
+                self._last[key] = self._decide(metric)
+        return dict(self._last)
+
+    def _decide(self, metric: MetricSides) -> Decision:
+        return decide(
+            metric.a,
+            metric.b,
+            higher_is_better=metric.direction is Direction.HIGHER,
+            confidence=self.confidence,
+            min_change=metric.min_change,
+            most=self.most,
+        )
+
+    def decisions(self) -> dict[str, Decision]:
+        """The decision per metric (one never looked at is decided now)."""
+        for key, metric in self._metrics.items():
+            if key not in self._last:
+                self._last[key] = self._decide(metric)
+        return dict(self._last)
+
+    def metrics(self) -> tuple[MetricSides, ...]:
+        return tuple(self._metrics.values())
+
+    @staticmethod
+    def _statuses(ran: Sequence[NewResult]) -> str:
+        return ", ".join(f"{r.test} {r.status.name}" for r in ran) or "no test ran"
+
+
+def verdict_json(metric: MetricSides, decision: Decision) -> dict[str, Any]:
+    ranks = metric.ranks()
+    return {
+        "test": metric.test,
+        "name": metric.name,
+        "unit": metric.unit,
+        "direction": metric.direction.value,
+        "verdict": decision.verdict.value,
+        "change": _finite(decision.change),
+        "low": _finite(decision.low),
+        "high": _finite(decision.high),
+        "count_a": decision.count_a,
+        "count_b": decision.count_b,
+        "reason": decision.reason,
+        "mann_whitney_p": None if ranks is None else ranks.p,
+    }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
