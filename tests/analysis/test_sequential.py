@@ -296,6 +296,9 @@ def test_between_looks_nothing_is_decided() -> None:
     uneven = decide(a[:4], b[:3], higher_is_better=False, most=30)
     assert not uneven.look
     assert uneven.reason.endswith("after 4 + 3 repetitions; the next look is at 4 + 4")
+    beyond = decide(a * 7, b, higher_is_better=False, most=30)  # A ran ahead of most
+    assert not beyond.final
+    assert beyond.reason.endswith("after 35 + 5 repetitions; the next look is at 30 + 30")
 
 
 def test_too_few_values_decide_nothing() -> None:

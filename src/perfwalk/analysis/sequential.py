@@ -23,12 +23,13 @@ sides, ``slot`` being the value's place in the A B B A order. The change is
   neighbouring pair differences correlated, so their variance is underestimated.
 * The drift term ``β·slot`` in the model above removes a linear drift from the
   estimate and from the residual variance exactly, at the cost of one degree of
-  freedom out of ``2n - 1``: the power of the unpaired test without drift, all of it
+  freedom out of ``2n - 2``: the power of the unpaired test without drift, all of it
   with drift. What the line does not capture (AR(1) noise, a loaded stretch, a bend)
   stays in the residuals: the ABBA contrast cancels slow wander, so its true variance
   is smaller than the residuals say (for AR(1) noise, by ``1 / (1 + φ²)``), and the
   test errs on the safe side. The simulations in tests/analysis/test_sequential.py
-  and bench/try.py measure that.
+  and bench/try.py measure that (bench/try.py: 0.9 % false WORSE at no change on a
+  machine drifting by 0.25 % a repetition with AR(1) noise, 1.6 % on a steady one).
 
 Repeated looks. The try looks at the data only at ``n = 3, 4, 6, 8, 11, 16, 23,
 32, …`` repetitions per side (about ×√2 each, :func:`looks`), the last look at
@@ -41,11 +42,11 @@ loop may keep measuring after a metric is decided (for another metric) and read 
 later looks without breaking that promise. Why not an alpha-spending function
 (Pocock, O'Brien–Fleming) or an anytime-valid confidence sequence: the spending
 boundaries come from the joint normal distribution of the looks, which the t of a
-handful of values and autocorrelated noise do not follow; Pocock's level for 8 looks
-would make the intervals only about 4 % narrower than Bonferroni's. Confidence
-sequences valid at every single value are wider still at the 3 to 10 repetitions
-where a try should stop on a large change. The geometric schedule keeps K small
-(8 looks up to 30 repetitions) while looking early.
+handful of values and autocorrelated noise do not follow, for a gain of about 7 %
+(Pocock's constant boundary on these 8 looks, normal case: z = 2.55 against
+Bonferroni's 2.73). Confidence sequences valid at every single value are wider
+still at the 3 to 10 repetitions where a try should stop on a large change. The
+geometric schedule keeps K small (8 looks up to 30 repetitions) while looking early.
 
 The verdict at a look, with the change ``c`` of B against A and its interval
 ``[low, high]``:
@@ -57,8 +58,10 @@ The verdict at a look, with the change ``c`` of B against A and its interval
 * else (including a certain change smaller than ``min_change`` whose interval
   still reaches beyond ``±min_change``): UNDECIDED, final only at ``most``.
 
-Values are logged when all are positive; otherwise the same model runs on the
-values themselves and the change is relative to the mean of A.
+The values of a side are taken in the order measured, its ``i``-th value at that
+side's ``i``-th place in the order (:func:`slot`). Their logarithms are compared when
+all values are positive; otherwise the same model runs on the values themselves and
+the change is relative to the mean of A.
 
 Pure: numbers in, typed results out. No I/O, no clock, no randomness.
 """
@@ -243,14 +246,9 @@ def decide(
     def decision(verdict: Verdict, final: bool, reason: str) -> Decision:
         return Decision(verdict, final, change, low, high, count_a, count_b, reason, level, look)
 
-    upcoming = (
-        next(
-            n
-            for n in (*schedule, most)
-            if n >= max(count_a, count_b) and (n, n) != (count_a, count_b)
-        )
-        if not last
-        else most
+    upcoming = next(
+        (n for n in schedule if n >= max(count_a, count_b) and (n, n) != (count_a, count_b)),
+        most,
     )
     then = f"the next look is at {upcoming} + {upcoming}"
     if not look:
@@ -260,8 +258,8 @@ def decide(
     certain = low > 0 or high < 0
     if certain and abs(change) > min_change:
         worse = (change < 0) if higher_is_better else (change > 0)
-        # the size in the direction of the verdict, and its interval
-        up = (low, high) if worse != higher_is_better else (-high, -low)
+        # the size of the change and its interval, as magnitudes
+        up = (low, high) if change > 0 else (-high, -low)
         size = ", ".join(_percent(v, sign=False) for v in up)
         size = f"{_percent(abs(change), sign=False)} [{size}]"
         if worse:
