@@ -17,6 +17,7 @@ import pytest
 from perfwalk.analysis.sequential import Verdict, side
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
+from perfwalk.orchestrate.changes import find_changes
 from perfwalk.services.try_change import TryOptions, run_try
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
@@ -122,6 +123,8 @@ def test_a_patch_ten_percent_slower_is_worse_and_a_comment_is_the_same(
         assert [v["verdict"] for v in row.verdicts] == ["worse"]
         assert row.stopped == slower.stopped
         assert store.series(slower.series_id).kind == "try"
+        # its two sides are not a history: `changes` finds nothing in a try
+        assert find_changes(store, config) == []
 
 
 def test_the_sides_are_measured_in_turns_a_b_b_a(tmp_path: Path) -> None:

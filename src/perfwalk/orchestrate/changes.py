@@ -225,7 +225,10 @@ def find_all(
 ) -> Findings:
     """:func:`find_changes` and the excursions and drifts of the same metrics (by
     series, test, metric and first checkout)."""
-    chosen = store.list_series() if series_ids is None else [store.series(i) for i in series_ids]
+    if series_ids is None:  # a try's two sides are not a history: it has its verdicts
+        chosen = [s for s in store.list_series() if s.kind != "try"]
+    else:
+        chosen = [store.series(i) for i in series_ids]
     found = Findings([], [])
     ruled_out = _ruled_out(store)
     for series in sorted(chosen, key=lambda s: s.id):
