@@ -59,6 +59,9 @@ History:
 15. conductor values: conduct_value (per conductor run, trial and name, the value
     and unit the run's parser found in the trial's run-phase outputs; see
     perfwalk.store.conduct).
+16. conductor parsers: conduct_run gets parser (the parser that found the run's
+    values, with its options, as given; NULL when the run was never parsed, or was
+    parsed before this step).
 """
 
 from __future__ import annotations
@@ -587,6 +590,12 @@ def _v15_conduct_value(conn: Connection) -> None:
     md.create_all(conn, tables=[values])
 
 
+def _v16_conduct_parser(conn: Connection) -> None:
+    inspector = inspect(conn)  # a store put back to an older version by hand has it
+    if "parser" not in {column["name"] for column in inspector.get_columns("conduct_run")}:
+        conn.execute(text("ALTER TABLE conduct_run ADD COLUMN parser TEXT"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -621,6 +630,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(14, "triage: triage, a person's word on a change, with its history", _v14_triage),
     Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
+    Migration(16, "conductor parsers: conduct_run.parser", _v16_conduct_parser),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

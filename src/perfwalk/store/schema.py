@@ -284,6 +284,8 @@ conduct_run = Table(
     Column("state", String(16), nullable=False),
     Column("started_at", UTCDateTime, nullable=False),
     Column("finished_at", UTCDateTime, nullable=True),
+    # the parser of its values, with its options (step 16); NULL: never parsed
+    Column("parser", SafeText, nullable=True),
 )
 
 conduct_value = Table(
