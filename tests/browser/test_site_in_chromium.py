@@ -219,3 +219,44 @@ def test_excursions_and_drifts_are_drawn_apart_from_changes(
     assert iperf["retransmits"]["areas"] == []
     watched.shot("findings")
     assert not watched.errors, watched.errors
+
+
+def test_conductor_run_pages_open_from_the_index_without_errors(
+    hostile: Published, watched: Watched
+) -> None:
+    """From the index's "Conductor runs" to each run's page: no console error, every
+    output unfolded shows the hostile text as text, the long output's link opens it
+    whole."""
+    page = watched.page
+    page.goto(_uri(hostile.site, layout.INDEX))
+    page.wait_for_load_state("load")
+    parsed, broken = hostile.fixed.conduct
+    rows = page.locator("table.conduct tbody tr")
+    assert [rows.nth(i).get_attribute("data-conduct") for i in range(rows.count())] == [
+        str(broken),
+        str(parsed),
+    ]
+    page.locator(f'tr[data-conduct="{broken}"] td.name a').click()
+    page.wait_for_load_state("load")
+    assert page.url.endswith(layout.conduct_page(broken))
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    text = page.inner_text("body")
+    assert f"conductor run {broken}: {HOSTILE}.cfg" in text  # the title, as written
+    assert "<script>window.pwned=3</script>" in text  # an output
+    assert "\\x1b[31mred\\x1b[0m <b onmouseover='x'>" in text  # ANSI codes visible
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    watched.shot("conduct-broken")
+    with page.expect_navigation():
+        page.locator("td.output a").first.click()
+    assert "pps line 1199: 1488095" in page.inner_text("body")  # the whole output
+    page.goto(_uri(hostile.site, layout.conduct_page(parsed)))
+    page.wait_for_load_state("load")
+    summary = page.inner_text("table.conduct-summary")
+    assert f"x {HOSTILE}" in summary  # a value's name, as written
+    assert page.locator("table.conduct-summary tr.unstable").count() == 1
+    page.locator('table.conduct-trials a[href="#trial-2-run"]').click()
+    assert page.evaluate("location.hash") == "#trial-2-run"
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    watched.shot("conduct-parsed")
+    assert not watched.dialogs
+    assert not watched.errors, watched.errors

@@ -1,7 +1,8 @@
 """A fixed store for the site's tests: two series (a daily walk and a finer walk
 inside one of its intervals), quirks, a broken build, failing and timed-out tests,
 an outlier, an unstable set, a large log, changes, an excursion and a drift to show,
-and hostile text everywhere it can be.
+two conductor runs (one parsed, one interrupted with a failed step and a long
+output), and hostile text everywhere it can be.
 
 Everything is fixed (dates, values, order), so the pages are the same bytes on
 every run: the golden pages compare them.
@@ -24,7 +25,8 @@ from perfwalk.config.model import (
 )
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
 from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode, TriageMark
-from perfwalk.store import NewRepetition, NewResult, NewSeries, QuirkInfo, Store
+from perfwalk.store import NewRepetition, NewResult, NewSeries, NewStep, QuirkInfo, Store
+from perfwalk.store.conduct import NewConductRun
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'q\' "dq" &amp;'
@@ -34,6 +36,7 @@ HOSTILE_LOG = (
 )
 COMMIT_URL = "https://git.example.org/c/{commit}"
 LARGE_LINES = 1200
+PHASES = ("startup", "run", "collect", "reset")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class FixedStore:
     fine: int
     changes: tuple[ListedChange, ...]
     episodes: tuple[ListedEpisode, ...] = ()
+    conduct: tuple[int, ...] = ()  # conductor run ids: parsed, interrupted
 
 
 def config_for(url: str, folder: Path) -> Config:
@@ -214,6 +218,7 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
             for rep in range(2):
                 store.add_repetition(checkout_id, _repetition(idx, rep, 1.0 if idx < 1 else 0.8))
         store.set_series_state(fine, "finished", T0 + timedelta(days=3))
+        conduct = add_conduct_runs(store)
     changes = fixed_changes(daily, fine)
     name = f"daily {HOSTILE}"
     episodes = (
@@ -222,7 +227,159 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
         # one whose test name is hostile text: listed, escaped
         ListedEpisode(daily, name, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
     )
-    return FixedStore(url, daily, fine, changes, episodes)
+    return FixedStore(url, daily, fine, changes, episodes, conduct)
+
+
+def _step(
+    trial: int,
+    phase: str,
+    player: str,
+    name: str,
+    command: str,
+    *,
+    kind: str = "command",
+    status: Status = Status.PASS,
+    exit_code: int | None = 0,
+    seconds: float = 1.25,
+    message: str = "",
+    stdout: bytes = b"",
+    stderr: bytes = b"",
+) -> NewStep:
+    """A step of a conductor trial, at a fixed moment of its phase."""
+    at = T0 + timedelta(days=10, minutes=trial * 5 + PHASES.index(phase))
+    return NewStep(
+        phase=phase,
+        role=player,
+        host=f"lab-{player}",
+        kind=kind,
+        name=name,
+        command=command,
+        status=status,
+        started_at=at,
+        finished_at=at + timedelta(seconds=seconds),
+        exit_code=exit_code,
+        message=message,
+        stdout=Log.of(stdout),
+        stderr=Log.of(stderr),
+    )
+
+
+#: the rates of the parsed conductor run's trials (Mbit/s)
+RATES = (941.2, 940.7, 942.0)
+
+
+def add_conduct_runs(store: Store) -> tuple[int, int]:
+    """A finished conductor run of three trials over three players, parsed (a rate and
+    a value of a hostile name per trial); then an interrupted one with one trial of
+    two: a step that exits 3, one that timed out, hostile and very long outputs."""
+    players = {
+        "source": {"address": "10.0.0.2", "target": "lab-source", "file": "source.cfg"},
+        "sink": {"address": "10.0.0.3", "target": "lab-sink", "file": "sink.cfg"},
+        "dut": {"address": "10.0.0.4", "target": "local", "file": "dut.cfg"},
+    }
+    parsed = store.conduct.create(
+        NewConductRun(
+            name="forwarding.cfg",
+            master="/lab/netperf/forwarding.cfg",
+            config_text=f"[Test]\ntrials: 3\n# {HOSTILE}\n[Clients]\nsource: source.cfg\n",
+            players=players,
+            trials=3,
+            started_at=T0 + timedelta(days=10),
+        )
+    )
+    for trial, rate in enumerate(RATES, start=1):
+        out = f"[SUM] 0.00-10.00 sec {rate} Mbits/sec receiver\nVALUE {rate} Mbit/s rate\n"
+        steps = [
+            _step(
+                trial,
+                "startup",
+                "dut",
+                "step1",
+                "sysctl -n net.ipv4.ip_forward",
+                stdout=b"1\n",
+            ),
+            _step(trial, "run", "sink", "spawn1", "iperf3 -s", kind="service", exit_code=None),
+            _step(
+                trial,
+                "run",
+                "source",
+                "timeout20",
+                "iperf3 -c 10.0.2.3 -t 10",
+                seconds=10.5,
+                stdout=out.encode() + (HOSTILE_LOG if trial == 2 else b""),
+                stderr=b"iperf3: warning\n" if trial == 1 else b"",
+            ),
+            _step(
+                trial,
+                "collect",
+                "dut",
+                "step1",
+                "netstat -s",
+                stdout=b"Ip:\n  42 forwarded\n",
+            ),
+            _step(trial, "reset", "sink", "step1", "true"),
+        ]
+        store.conduct.add_trial(parsed, trial, steps)
+    store.conduct.set_values(
+        parsed,
+        {
+            trial: (Value("rate", rate, "Mbit/s"), Value(f"x {HOSTILE}", trial, f"u {HOSTILE}"))
+            for trial, rate in enumerate(RATES, start=1)
+        },
+        parser="value",
+    )
+    store.conduct.finish(parsed, "finished", T0 + timedelta(days=10, minutes=20))
+    broken = store.conduct.create(
+        NewConductRun(
+            name=f"{HOSTILE}.cfg",
+            master=f"/lab/{HOSTILE}.cfg",
+            config_text="[Test]\ntrials: 2\n",
+            players={f"p {HOSTILE}": {"address": "10.0.0.9", "target": "local", "file": "p.cfg"}},
+            trials=2,
+            started_at=T0 + timedelta(days=11),
+        )
+    )
+    player = f"p {HOSTILE}"
+    long = b"".join(f"pps line {i}: 1488095\n".encode() for i in range(LARGE_LINES))
+    store.conduct.add_trial(
+        broken,
+        1,
+        [
+            _step(
+                1,
+                "startup",
+                player,
+                f"step {HOSTILE}",
+                f"echo {HOSTILE}",
+                stdout=HOSTILE_LOG,
+            ),
+            _step(
+                1,
+                "run",
+                player,
+                "step1",
+                "sh -c 'exit 3'",
+                status=Status.NOEXIT,
+                exit_code=3,
+                stderr=HOSTILE.encode(),
+            ),
+            _step(
+                1,
+                "run",
+                player,
+                "timeout5",
+                "pkt-gen -f tx",
+                status=Status.NOTERM,
+                exit_code=None,
+                seconds=5.0,
+                message="timed out after 5 s; its process group was killed",
+                stdout=long,
+            ),
+            _step(1, "reset", player, "step1", "true"),
+        ],
+    )
+    store.conduct.finish(broken, "interrupted", T0 + timedelta(days=11, minutes=3))
+    return parsed, broken
 
 
 def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:

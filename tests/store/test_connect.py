@@ -27,11 +27,16 @@ def _closed_port() -> int:
         ("mysql://user@host/db", "unsupported database 'mysql'"),
         ("postgresql+asyncpg://user@host/db", "unsupported PostgreSQL driver 'asyncpg'"),
         ("sqlite+aiosqlite:///x.db", "unsupported SQLite driver"),
+        # no such dialect in SQLAlchemy: told as the others, not its ImportError
+        ("nosuch://user@host/db", "unsupported database 'nosuch'"),
+        ("sqlite+nosuch:///x.db", "unsupported SQLite driver"),
+        ("postgresql+nosuch://user@host/db", "unsupported PostgreSQL driver 'nosuch'"),
     ],
 )
-def test_bad_urls(url: str, message: str) -> None:
+@pytest.mark.parametrize("read_only", [False, True])
+def test_bad_urls(url: str, message: str, read_only: bool) -> None:
     with pytest.raises(StoreError, match=message) as info:
-        Store.open(url)
+        Store.open(url, read_only=read_only)
     assert info.value.hint is not None
     assert "sqlite:///" in info.value.hint or "psycopg" in info.value.hint
 

@@ -251,9 +251,44 @@ def test_step_15_gives_an_older_conductor_run_no_values(
         (run,) = store.conduct.runs()
         assert store.conduct.values(run.id) == []
         values = {1: (Value("rate", 940.5, "Mbit/s"),), 2: (Value("rate", math.nan, "Mbit/s"),)}
-        assert store.conduct.set_values(run.id, values) == 2
+        assert store.conduct.set_values(run.id, values, parser="value") == 2
         first, second = store.conduct.values(run.id)
         assert first == ConductValue(1, "rate", 940.5, "Mbit/s")
         assert (second.trial, second.name, math.isnan(second.value)) == (2, "rate", True)
-        assert store.conduct.set_values(run.id, {}) == 0
+        assert store.conduct.set_values(run.id, {}, parser="value") == 0
         assert store.conduct.values(run.id) == []
+
+
+def test_step_16_keeps_an_older_parsed_conductor_run_with_no_parser(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    """A run parsed before step 16 keeps its values; its parser is not known (None)
+    until it is parsed again."""
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:15]) == 15
+    with raw.begin() as conn:
+        older = Table("conduct_run", MetaData(), autoload_with=conn)
+        assert "parser" not in older.columns
+        run_id = conn.execute(
+            older.insert()
+            .values(
+                name="m.cfg",
+                master="/lab/m.cfg",
+                config_text="[Test]\n",
+                players={},
+                trials=1,
+                state="finished",
+                started_at=T0,
+                finished_at=T0,
+            )
+            .returning(older.c.id)
+        ).scalar_one()
+        values = Table("conduct_value", MetaData(), autoload_with=conn)
+        conn.execute(
+            values.insert().values(conduct_id=run_id, trial=1, name="rate", value=940.5, unit="x")
+        )
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        (summary,) = store.conduct.summaries()
+        assert (summary.run.parser, summary.values) == (None, 1)
+        store.conduct.set_values(run_id, {1: (Value("rate", 941.0, "x"),)}, parser="value")
+        assert store.conduct.run(run_id).parser == "value"

@@ -6,7 +6,7 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.orchestrate.trial import TrialOutcome
     from perfwalk.services.conduct import Parsed
     from perfwalk.store import NewStep
+    from perfwalk.store.conduct import ConductSummary
 
 
 def _lab_args(p: argparse.ArgumentParser) -> None:
@@ -128,7 +129,8 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
         "master",
         type=Path,
         nargs="?",
-        help="the Conductor master file ([Test], [Clients]); not with --parse",
+        help="the Conductor master file ([Test], [Clients]); with --parse or --list, only "
+        "where the store is (perfwalk.db next to it)",
     )
     p.add_argument(
         "--check",
@@ -183,6 +185,17 @@ def _conduct_args(p: argparse.ArgumentParser) -> None:
         help="parse the stored conductor run ID with --parser (in --store, or "
         "perfwalk.db next to MASTER) instead of playing",
     )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the conductor runs stored in --store (or perfwalk.db next to MASTER), "
+        "newest first: trials, players, worst status, values and their parser",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        help="of --list: text (default) or json",
+    )
 
 
 def cmd_conduct(args: argparse.Namespace) -> int:
@@ -190,6 +203,14 @@ def cmd_conduct(args: argparse.Namespace) -> int:
     from perfwalk.model import Status
     from perfwalk.services import conduct as conduct_service
 
+    if args.format is not None and not args.list:
+        raise UsageError("--format is for --list", hint="add --list, or leave --format out")
+    if args.list:
+        for given, option in ((args.check, "--check"), (args.parse is not None, "--parse")):
+            if given:
+                raise UsageError(f"--list and {option} do not go together", hint="give one")
+        url = _store_url(args, "--list")
+        return _print_runs(*conduct_service.stored_runs(url), json=args.format == "json")
     parser = None
     if args.parser is not None:
         parser = conduct_service.make_parser(args.parser, args.parser_option)
@@ -198,12 +219,7 @@ def cmd_conduct(args: argparse.Namespace) -> int:
     if args.parse is not None:
         if parser is None:
             raise UsageError("--parse ID needs --parser NAME", hint="e.g. --parser iperf3")
-        if args.store is None and args.master is None:
-            raise UsageError(
-                "--parse ID: which store?",
-                hint="give --store URL, or the master file (its perfwalk.db)",
-            )
-        url = args.store or f"sqlite:///{args.master.resolve().parent / 'perfwalk.db'}"
+        url = _store_url(args, "--parse ID")
         return _print_parsed(conduct_service.parse_stored(url, args.parse, parser))
     if args.master is None:
         raise UsageError(
@@ -237,6 +253,91 @@ def cmd_conduct(args: argparse.Namespace) -> int:
         if result.parsed.missing:
             worst = Status.worst([worst, Status.FAIL])
     return exits.OK if worst is Status.PASS else exits.FOUND
+
+
+def _store_url(args: argparse.Namespace, option: str) -> str:
+    """The store of ``--store``, else the perfwalk.db next to the master file (where
+    `conduct MASTER` stores its runs)."""
+    from perfwalk.errors import UsageError
+
+    if args.store is not None:
+        return str(args.store)
+    if args.master is None:
+        raise UsageError(
+            f"{option}: which store?",
+            hint="give --store URL, or the master file (its perfwalk.db)",
+        )
+    return f"sqlite:///{args.master.resolve().parent / 'perfwalk.db'}"
+
+
+def _print_runs(store: str, runs: list[ConductSummary], *, json: bool) -> int:
+    """``conduct --list``: one row per run, newest first (or a JSON document)."""
+    from perfwalk.report.pages.conduct import values_text
+
+    if json:
+        from perfwalk.numbers import json_text
+
+        print(json_text({"store": store, "runs": [_run_json(r) for r in runs]}, indent=2))
+        return exits.OK
+    if not runs:
+        print(f"no conductor runs in {store} yet; play one with `perfwalk conduct MASTER.cfg`")
+        return exits.OK
+    rows = [
+        [
+            "id",
+            "name",
+            "master",
+            "started",
+            "finished",
+            "state",
+            "trials",
+            "players",
+            "worst",
+            "values",
+        ]
+    ]
+    for summary in runs:
+        run = summary.run
+        rows.append(
+            [
+                str(run.id),
+                run.name,
+                run.master,
+                f"{run.started_at:%Y-%m-%d %H:%M}",
+                f"{run.finished_at:%Y-%m-%d %H:%M}" if run.finished_at else "-",
+                run.state,
+                f"{summary.trials_done}/{run.trials}",
+                ",".join(f"{name}={_target(p)}" for name, p in run.players.items()),
+                summary.worst.name if summary.worst is not None else "-",
+                values_text(summary),
+            ]
+        )
+    print(format_table(rows))
+    return exits.OK
+
+
+def _target(player: object) -> str:
+    """Where a stored player ran (its ssh target, or local)."""
+    return str(player.get("target", "?")) if isinstance(player, dict) else "?"
+
+
+def _run_json(summary: ConductSummary) -> dict[str, Any]:
+    run = summary.run
+    return {
+        "id": run.id,
+        "name": run.name,
+        "master": run.master,
+        "state": run.state,
+        "started_at": run.started_at.isoformat(),
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "trials": run.trials,
+        "trials_done": summary.trials_done,
+        "players": run.players,
+        "steps": summary.steps,
+        "worst": summary.worst.name if summary.worst is not None else None,
+        "values": summary.values,
+        "parser": run.parser,
+    }
 
 
 def _print_parsed(parsed: Parsed) -> int:

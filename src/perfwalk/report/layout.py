@@ -142,6 +142,16 @@ def series_meta(series_id: int) -> str:
     return f"series-{series_id}/data/meta.js"
 
 
+def conduct_page(conduct_id: int) -> str:
+    """The page of a conductor run: its values, its trials' steps and outputs."""
+    return f"conduct-{conduct_id}.html"
+
+
+def conduct_output(conduct_id: int, log_id: int) -> str:
+    """An output of a conductor run's step too long for its page, whole, as plain text."""
+    return f"conduct-{conduct_id}/output-{log_id}.txt"
+
+
 def log_anchor(log_id: int, line: int | None = None) -> str:
     return f"log-{log_id}" if line is None else f"log-{log_id}-L{line}"
 

@@ -11,7 +11,9 @@ Publishing is incremental: ``.perfwalk/manifest.json`` in the site remembers wha
 each checkout looked like when its pages were written (build, quirk runs,
 repetitions, commits, zoom links, changes, excursions), so a publish after one new checkout
 rewrites the data files and the table page of the block it falls in, the series
-page, its plot metadata and the index, and nothing else. Blocks are independent: a
+page, its plot metadata and the index, and nothing else. A conductor run's page
+(:mod:`perfwalk.report.pages.conduct`) is rewritten when its state, trials or values
+changed. Blocks are independent: a
 full publish of a long series spreads them over worker processes.
 """
 
@@ -46,6 +48,7 @@ from perfwalk.report.forked import in_forks
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
 from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
+from perfwalk.report.pages.conduct import ConductData, conduct_page
 from perfwalk.report.pages.drill import drill_sections
 from perfwalk.report.pages.index import SeriesSummary, index_page
 from perfwalk.report.pages.logs import (
@@ -59,6 +62,7 @@ from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.store import CheckoutRow, SeriesRow, Store
+from perfwalk.store.conduct import ConductSummary
 
 #: bump when pages change shape: a site written by another format is rewritten whole
 SITE_FORMAT = 5
@@ -212,14 +216,22 @@ def publish(
                 episodes=tuple(ctx.episodes),
             )
         )
+    runs = store.conduct.summaries()
+    old_conduct: dict[str, Any] = manifest.get("conduct", {})
+    new_conduct = _write_conduct(store, files, runs, old_conduct, full=full)
     site = files.site
     _write_feed(files, config, options.changes)
     matrix = site.exists(layout.MATRIX_INDEX)
-    changed = set(old_series) != set(new_series) or matrix != manifest.get("matrix", False)
+    changed = (
+        set(old_series) != set(new_series)
+        or set(old_conduct) != set(new_conduct)
+        or matrix != manifest.get("matrix", False)
+    )
     if files.written or changed or not site.exists(layout.INDEX):
-        files.write(layout.INDEX, index_page(summaries, options.changes, matrix=matrix))
+        index = index_page(summaries, options.changes, matrix=matrix, conduct=runs)
+        files.write(layout.INDEX, index)
     manifest_text = json.dumps(
-        {"settings": settings, "series": new_series, "matrix": matrix},
+        {"settings": settings, "series": new_series, "matrix": matrix, "conduct": new_conduct},
         sort_keys=True,
         allow_nan=False,
     )
@@ -592,6 +604,54 @@ def _write_shells(files: SiteWriter, ctx: SeriesContext, full: bool) -> None:
     for at, render in shells.items():
         if full or not files.site.exists(at):
             files.write(at, render(ctx))
+
+
+def _conduct_sig(summary: ConductSummary) -> list[Any]:
+    """What the page of a conductor run shows that can change: its end, its trials
+    (their steps: a stored step never changes) and its values (those a parser finds
+    in the same outputs are the same)."""
+    run = summary.run
+    return [
+        run.name,
+        run.state,
+        run.finished_at.isoformat() if run.finished_at else None,
+        run.trials,
+        summary.steps,
+        summary.newest_step,
+        summary.values,
+        run.parser,
+    ]
+
+
+def _write_conduct(
+    store: Store,
+    files: SiteWriter,
+    runs: Sequence[ConductSummary],
+    old: dict[str, Any],
+    *,
+    full: bool,
+) -> dict[str, Any]:
+    """The page of each conductor run that is new or changed since the last publish
+    (every one when ``full``), with its long outputs; the manifest's entry."""
+    state: dict[str, Any] = {}
+    for summary in runs:
+        conduct_id = summary.run.id
+        sig = state[str(conduct_id)] = _conduct_sig(summary)
+        at = layout.conduct_page(conduct_id)
+        if not full and old.get(str(conduct_id)) == sig and files.site.exists(at):
+            continue
+        data = ConductData(
+            summary=summary,
+            steps=store.conduct.steps(conduct_id),
+            outputs=store.conduct.logs(conduct_id),
+            values=store.conduct.values(conduct_id),
+        )
+        text, outputs = conduct_page(data)
+        for path, content in outputs.items():  # a stored output never changes
+            if full or not files.site.exists(path):
+                files.write(path, content)
+        files.write(at, text)
+    return state
 
 
 def _write_feed(files: SiteWriter, config: Config | None, listed: Sequence[ListedChange]) -> None:

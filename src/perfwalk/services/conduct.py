@@ -12,10 +12,12 @@ trial is given to it when the run ends, and the values it finds are stored with
 the run, per trial (``compare conduct:ID`` reads them); ``--parse ID`` does the
 same for a run already stored. A value's name is the parser's, or
 ``PLAYER.STEP.NAME`` when more than one run-phase step of the run gives values.
+``--list`` lists the runs of a store.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,7 +36,7 @@ from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.orchestrate.trial import TrialOutcome, play_trial
 from perfwalk.parsers import Parser, get_parser
 from perfwalk.store import Store
-from perfwalk.store.conduct import NewConductRun
+from perfwalk.store.conduct import ConductSummary, NewConductRun
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -50,7 +52,7 @@ class ConductOptions:
     store_url: str | None = None
     connect_timeout: float = 10.0
     lease_wait: float = 0.0
-    parser: Parser | None = None  # see make_parser
+    parser: RunParser | None = None  # see make_parser
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,16 @@ class Parsed:
         return sum(len(found) for found in self.values.values())
 
 
-def make_parser(name: str, items: list[str]) -> Parser:
+@dataclass(frozen=True)
+class RunParser:
+    """A parser for the values of a conductor run, and how it was given (its name and
+    options, as a command line would give them), stored with the values it finds."""
+
+    shown: str
+    parse: Parser
+
+
+def make_parser(name: str, items: list[str]) -> RunParser:
     """The parser ``name`` with its ``--parser-option KEY=VALUE`` items."""
     options: dict[str, object] = {}
     for item in items:
@@ -99,10 +110,10 @@ def make_parser(name: str, items: list[str]) -> Parser:
                 "--parser-option name=rate",
             )
         options[key.strip()] = value
-    return get_parser(name, options or None)
+    return RunParser(shlex.join([name, *items]), get_parser(name, options or None))
 
 
-def parse_run(store: Store, conduct_id: int, parser: Parser) -> Parsed:
+def parse_run(store: Store, conduct_id: int, parser: RunParser) -> Parsed:
     """Parse the run-phase command outputs of every trial of a stored conductor run
     and store the values found with it (in place of those stored before)."""
     run = store.conduct.run(conduct_id)
@@ -113,7 +124,7 @@ def parse_run(store: Store, conduct_id: int, parser: Parser) -> Parsed:
             continue
         text = store.log(step.stdout_log_id).data.decode("utf-8", errors="replace")
         try:
-            values = parser(text)
+            values = parser.parse(text)
         except ParseError as error:
             missing.setdefault(step.trial, f"{step.role} {step.name}: {error.message}")
             found.setdefault(step.trial, [])
@@ -133,14 +144,21 @@ def parse_run(store: Store, conduct_id: int, parser: Parser) -> Parsed:
             missing.pop(trial, None)
         else:
             missing.setdefault(trial, "no run-phase command output")
-    store.conduct.set_values(run.id, per_trial)
+    store.conduct.set_values(run.id, per_trial, parser=parser.shown)
     return Parsed(run.id, per_trial, dict(sorted(missing.items())))
 
 
-def parse_stored(store_url: str, conduct_id: int, parser: Parser) -> Parsed:
+def parse_stored(store_url: str, conduct_id: int, parser: RunParser) -> Parsed:
     """``conduct --parse ID``: parse a run already stored in ``store_url``."""
     with Store.open(store_url) as store:
         return parse_run(store, conduct_id, parser)
+
+
+def stored_runs(store_url: str) -> tuple[str, list[ConductSummary]]:
+    """``conduct --list``: the store's URL as shown (no password) and its conductor
+    runs, newest first; only read (the store may be a colleague's)."""
+    with Store.open(store_url, read_only=True) as store:
+        return store.url, store.conduct.summaries()
 
 
 def parse_mapping(items: list[str]) -> dict[str, str]:
@@ -205,7 +223,7 @@ def _play(
     players: tuple[PlayerHost, ...],
     trials: int,
     on_trial: Callable[[TrialOutcome], None],
-    parser: Parser | None,
+    parser: RunParser | None,
 ) -> ConductResult:
     records = session.store.conduct
     conduct_id = records.create(

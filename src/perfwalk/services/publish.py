@@ -171,17 +171,22 @@ def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
     return metric.suspect
 
 
-def store_state(store: Store) -> list[tuple[int, str, int, int]]:
+def store_state(store: Store) -> list[tuple[object, ...]]:
     """What a publish depends on in the store, cheaply: per series its state, number
     of checkouts with repetitions and newest repetition, then the triage (how many
-    changes have a word, the newest word's id); equal states, equal sites."""
-    state: list[tuple[int, str, int, int]] = []
+    changes have a word, the newest word's id), then per conductor run its state,
+    newest step and values; equal states, equal sites."""
+    state: list[tuple[object, ...]] = []
     for series in store.list_series():
         marks = store.site.repetition_marks(series.id)
         newest = max((top for _n, top in marks.values()), default=0)
         state.append((series.id, series.state, len(store.checkouts(series.id)), newest))
     words = store.triage.current()
     state.append((0, "triage", len(words), max((w.id for w in words.values()), default=0)))
+    state += [
+        ("conduct", s.run.id, s.run.state, s.newest_step, s.values, s.run.parser)
+        for s in store.conduct.summaries()
+    ]
     return state
 
 

@@ -3,7 +3,8 @@ every step of every trial (phase, player, output, status, start and end) in ``st
 and the values a parser found in each trial's run-phase outputs in ``conduct_value``.
 
 Each trial is written in one transaction when it ends: a run stopped in the
-middle keeps every finished trial.
+middle keeps every finished trial. The parser that found a run's values is kept with
+the run (store step 16).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from sqlalchemy import Row, delete, select
+from sqlalchemy import Row, delete, func, select, union_all
 
 from perfwalk.errors import StoreError
-from perfwalk.model import Value
-from perfwalk.store import schema
+from perfwalk.model import Log, Status, Value
+from perfwalk.store import logs, schema
+from perfwalk.store.bulk import plain_rows
 from perfwalk.store.connect import StorePart
 from perfwalk.store.phase_steps import insert_steps, read_steps
 from perfwalk.store.records import NewStep, StepRow
@@ -27,6 +29,7 @@ ConductState = Literal["running", "finished", "interrupted"]
 _run = schema.conduct_run
 _st = schema.step
 _val = schema.conduct_value
+_log = schema.log
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,19 @@ class ConductRunRow:
     state: ConductState
     started_at: datetime
     finished_at: datetime | None
+    parser: str | None = None  # that found its values, as given; None: never parsed
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConductSummary:
+    """A stored conductor run with what its steps and values add up to."""
+
+    run: ConductRunRow
+    trials_done: int  # trials with stored steps
+    steps: int
+    worst: Status | None  # of every step; None: no step stored
+    values: int  # values stored
+    newest_step: int  # the id of its newest step (0: none): grows when a trial is stored
 
 
 class ConductRecords(StorePart):
@@ -107,6 +123,45 @@ class ConductRecords(StorePart):
             query = select(_run).order_by(_run.c.started_at.desc(), _run.c.id.desc())
             return [_row(row) for row in conn.execute(query)]
 
+    def summaries(self) -> list[ConductSummary]:
+        """Every conductor run with its trials done, steps, worst status and values,
+        newest first."""
+        steps = (
+            select(
+                _st.c.conduct_id,
+                func.count(func.distinct(_st.c.trial)),
+                func.count(_st.c.id),
+                func.max(_st.c.status),
+                func.max(_st.c.id),
+            )
+            .where(_st.c.conduct_id.is_not(None))
+            .group_by(_st.c.conduct_id)
+        )
+        values = select(_val.c.conduct_id, func.count()).group_by(_val.c.conduct_id)
+        with self._read("list the conductor runs") as conn:
+            runs = [
+                _row(row)
+                for row in conn.execute(
+                    select(_run).order_by(_run.c.started_at.desc(), _run.c.id.desc())
+                )
+            ]
+            done = {int(row[0]): row[1:] for row in plain_rows(conn, steps)}
+            counted = {int(run): int(n) for run, n in plain_rows(conn, values)}
+        summaries = []
+        for run in runs:
+            trials, count, worst, newest = done.get(run.id, (0, 0, None, 0))
+            summaries.append(
+                ConductSummary(
+                    run=run,
+                    trials_done=int(trials),
+                    steps=int(count),
+                    worst=None if worst is None else Status(int(worst)),
+                    values=counted.get(run.id, 0),
+                    newest_step=int(newest or 0),
+                )
+            )
+        return summaries
+
     def run(self, conduct_id: int) -> ConductRunRow:
         with self._read(f"read conductor run {conduct_id}") as conn:
             row = conn.execute(select(_run).where(_run.c.id == conduct_id)).first()
@@ -123,9 +178,32 @@ class ConductRecords(StorePart):
         with self._read(f"read the steps of conductor run {conduct_id}") as conn:
             return read_steps(conn, _st.c.conduct_id == conduct_id)
 
-    def set_values(self, conduct_id: int, values: Mapping[int, Sequence[Value]]) -> int:
+    def logs(self, conduct_id: int) -> dict[int, Log]:
+        """The outputs (stdout and stderr) of every step of a conductor run, by log id."""
+        ids = union_all(
+            select(_st.c.stdout_log_id).where(_st.c.conduct_id == conduct_id),
+            select(_st.c.stderr_log_id).where(_st.c.conduct_id == conduct_id),
+        )
+        query = select(_log).where(_log.c.id.in_(ids.scalar_subquery()))
+        with self._read(f"read the outputs of conductor run {conduct_id}") as conn:
+            return {
+                row.id: logs.unpack(
+                    row.id,
+                    compression=row.compression,
+                    data=row.data,
+                    size=row.size,
+                    total=row.total,
+                    truncated=row.truncated,
+                )
+                for row in conn.execute(query)
+            }
+
+    def set_values(
+        self, conduct_id: int, values: Mapping[int, Sequence[Value]], *, parser: str
+    ) -> int:
         """Store the values of each trial (trial -> values), in place of those stored
-        before for the run; how many were stored."""
+        before for the run, and ``parser``, what found them (its name and options);
+        how many were stored."""
         rows = [
             {
                 "conduct_id": conduct_id,
@@ -139,6 +217,7 @@ class ConductRecords(StorePart):
         ]
         with self._write(f"store the values of conductor run {conduct_id}") as conn:
             conn.execute(delete(_val).where(_val.c.conduct_id == conduct_id))
+            conn.execute(_run.update().where(_run.c.id == conduct_id).values(parser=parser))
             if rows:
                 conn.execute(_val.insert(), rows)
         return len(rows)
@@ -165,4 +244,5 @@ def _row(row: Row[Any]) -> ConductRunRow:
         state=cast(ConductState, row.state),
         started_at=row.started_at,
         finished_at=row.finished_at,
+        parser=row.parser,
     )

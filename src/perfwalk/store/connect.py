@@ -152,22 +152,23 @@ def _parse(url: str) -> URL:
         parsed = make_url(url)
     except (ArgumentError, ValueError) as err:
         raise StoreError(f"not a store URL: {hide_password(url)!r}", hint=_URL_HINT) from err
-    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
     shown = hide_password(parsed.render_as_string(hide_password=True))
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):  # before SQLAlchemy looks for its dialect
+        raise StoreError(f"unsupported database {backend!r} in {shown}", hint=_URL_HINT)
+    driver = parsed.get_driver_name()
     if backend == "sqlite":
         if "+" in parsed.drivername and driver != "pysqlite":
             raise StoreError(f"unsupported SQLite driver in {shown}", hint=_URL_HINT)
         return parsed
-    if backend == "postgresql":
-        if "+" not in parsed.drivername:
-            return parsed.set(drivername="postgresql+psycopg")
-        if driver != "psycopg":
-            raise StoreError(
-                f"unsupported PostgreSQL driver {driver!r} in {shown}",
-                hint="use postgresql+psycopg:// (psycopg 3 is what perfwalk installs)",
-            )
-        return parsed
-    raise StoreError(f"unsupported database {backend!r} in {shown}", hint=_URL_HINT)
+    if "+" not in parsed.drivername:
+        return parsed.set(drivername="postgresql+psycopg")
+    if driver != "psycopg":
+        raise StoreError(
+            f"unsupported PostgreSQL driver {driver!r} in {shown}",
+            hint="use postgresql+psycopg:// (psycopg 3 is what perfwalk installs)",
+        )
+    return parsed
 
 
 def _sqlite_file(parsed: URL) -> Path | None:

@@ -59,7 +59,10 @@ History:
 15. conductor values: conduct_value (per conductor run, trial and name, the value
     and unit the run's parser found in the trial's run-phase outputs; see
     perfwalk.store.conduct).
-16. variants and tries: series gets variant (a series of kind variant measures the
+16. conductor parsers: conduct_run gets parser (the parser that found the run's
+    values, with its options, as given; NULL when the run was never parsed, or was
+    parsed before this step).
+17. variants and tries: series gets variant (a series of kind variant measures the
     [[variant]] of that name beside its parent walk); try_run (per series of kind
     try: its two sides, the patches, the verdict per metric; see perfwalk.store.tries).
 """
@@ -590,7 +593,13 @@ def _v15_conduct_value(conn: Connection) -> None:
     md.create_all(conn, tables=[values])
 
 
-def _v16_variants_tries(conn: Connection) -> None:
+def _v16_conduct_parser(conn: Connection) -> None:
+    inspector = inspect(conn)  # a store put back to an older version by hand has it
+    if "parser" not in {column["name"] for column in inspector.get_columns("conduct_run")}:
+        conn.execute(text("ALTER TABLE conduct_run ADD COLUMN parser TEXT"))
+
+
+def _v17_variants_tries(conn: Connection) -> None:
     inspector = inspect(conn)
     if "variant" not in {column["name"] for column in inspector.get_columns("series")}:
         conn.execute(text("ALTER TABLE series ADD COLUMN variant VARCHAR(64)"))
@@ -646,7 +655,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(14, "triage: triage, a person's word on a change, with its history", _v14_triage),
     Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
-    Migration(16, "variants and tries: series.variant, try_run", _v16_variants_tries),
+    Migration(16, "conductor parsers: conduct_run.parser", _v16_conduct_parser),
+    Migration(17, "variants and tries: series.variant, try_run", _v17_variants_tries),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -285,6 +285,8 @@ conduct_run = Table(
     Column("state", String(16), nullable=False),
     Column("started_at", UTCDateTime, nullable=False),
     Column("finished_at", UTCDateTime, nullable=True),
+    # the parser of its values, with its options (step 16); NULL: never parsed
+    Column("parser", SafeText, nullable=True),
 )
 
 conduct_value = Table(
@@ -467,7 +469,7 @@ triage = Table(
     sqlite_autoincrement=True,  # ids are the order of the words: never reused
 )
 
-# Tries (migration step 16): a try is a series of kind "try" with two checkouts, A
+# Tries (migration step 17): a try is a series of kind "try" with two checkouts, A
 # (index 0, the base commit) and B (index 1: the head commit, or the base commit with
 # patches or a variant), their repetitions alternated A B B A…; this row says what B is
 # and what the sequential test decided (perfwalk.store.tries). A variant's series is

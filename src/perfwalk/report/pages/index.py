@@ -3,8 +3,9 @@ culprit and triage: see :mod:`perfwalk.report.pages.change_table`); then the wal
 one row per series, newest first, each drill and zoom nested under the walk it
 came from: host and cores, setup, first and last checkout, steps, repetitions,
 state, the changes found and, apart, the other findings (excursions, drifts: never
-counted as regressions); per test its worst status; then the plots of all series
-and the quirk and status legends."""
+counted as regressions); per test its worst status; then the conductor runs (see
+:mod:`perfwalk.report.pages.conduct`), the plots of all series and the quirk and
+status legends."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
 from perfwalk.report.pages.change_table import changes_section
+from perfwalk.report.pages.conduct import conduct_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.store import CheckoutRow, SeriesRow
+from perfwalk.store.conduct import ConductSummary
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,10 @@ def index_page(
     changes: Sequence[ListedChange] = (),
     *,
     matrix: bool = False,
+    conduct: Sequence[ConductSummary] = (),
 ) -> str:
     """The index: the ``changes`` table, then every series as a row (drills and zooms
-    under their walk); ``matrix`` links the regress matrix."""
+    under their walk), then the ``conduct`` runs; ``matrix`` links the regress matrix."""
     at = layout.INDEX
     title = "perfwalk: all series"
     nav = (
@@ -114,11 +118,12 @@ def index_page(
         if matrix
         else ""
     )
+    runs = conduct_section(at, conduct)
     if not every:
         return page(
             at,
             title,
-            nav + "<p>No series yet: run <code>perfwalk run</code>.</p>",
+            nav + "<p>No series yet: run <code>perfwalk run</code>.</p>\n" + runs,
             feed=layout.FEED,
         )
     tests = sorted({t for s in every for t in s.worst})
@@ -196,6 +201,7 @@ def index_page(
     body = (
         changes_section(at, changes)
         + walks
+        + runs
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
             changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
