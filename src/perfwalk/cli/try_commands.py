@@ -4,13 +4,13 @@ lands? Exit 1 when a metric got worse beyond its min_change (for CI), 0 otherwis
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg
 from perfwalk.cli.spec import Command
+from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -76,7 +76,7 @@ def cmd_try(args: argparse.Namespace) -> int:
         say=say,
     )
     if args.format == "json":
-        print(json.dumps(try_json(result), indent=2))
+        print(json_text(try_json(result), indent=2))
     else:
         print(try_text(result), end="")
     return exits.FOUND if result.worse else exits.OK

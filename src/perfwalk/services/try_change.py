@@ -14,7 +14,6 @@ when a side reached ``[try] max_repetitions``. The verdicts are stored with the 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Direction, Status
+from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.alternation import Alternation, BuiltSide, TrySide
 from perfwalk.orchestrate.provenance import describe_series
 from perfwalk.orchestrate.session import config_session
@@ -322,15 +322,11 @@ def verdict_json(metric: MetricSides, decision: Decision) -> dict[str, Any]:
         "unit": metric.unit,
         "direction": metric.direction.value,
         "verdict": decision.verdict.value,
-        "change": _finite(decision.change),
-        "low": _finite(decision.low),
-        "high": _finite(decision.high),
+        "change": finite_or_none(decision.change),
+        "low": finite_or_none(decision.low),
+        "high": finite_or_none(decision.high),
         "count_a": decision.count_a,
         "count_b": decision.count_b,
         "reason": decision.reason,
         "mann_whitney_p": None if ranks is None else ranks.p,
     }
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
