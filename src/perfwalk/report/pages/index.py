@@ -3,8 +3,9 @@ culprit and triage: see :mod:`perfwalk.report.pages.change_table`); then the wal
 one row per series, newest first, each drill and zoom nested under the walk it
 came from: host and cores, setup, first and last checkout, steps, repetitions,
 state, the changes found and, apart, the other findings (excursions, drifts: never
-counted as regressions); per test its worst status; then the plots of all series
-and the quirk and status legends."""
+counted as regressions); per test its worst status; then the tries, apart (see
+:mod:`perfwalk.report.pages.tries`); then the plots of all series and the quirk and
+status legends."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from perfwalk.report.html import esc, link, page, status_cell, status_legend, ta
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
+from perfwalk.report.pages.tries import TryListing, tries_section
 from perfwalk.store import CheckoutRow, SeriesRow
 
 
@@ -104,9 +106,11 @@ def index_page(
     changes: Sequence[ListedChange] = (),
     *,
     matrix: bool = False,
+    tries: Sequence[TryListing] = (),
 ) -> str:
     """The index: the ``changes`` table, then every series as a row (drills and zooms
-    under their walk); ``matrix`` links the regress matrix."""
+    under their walk), then the ``tries`` (their series are not in ``every``);
+    ``matrix`` links the regress matrix."""
     at = layout.INDEX
     title = "perfwalk: all series"
     nav = (
@@ -114,11 +118,13 @@ def index_page(
         if matrix
         else ""
     )
+    tried = tries_section(at, tries)
     if not every:
         return page(
             at,
             title,
-            nav + "<p>No series yet: run <code>perfwalk run</code>.</p>",
+            nav + f"<p>No {'walk' if tries else 'series'} yet: run <code>perfwalk run</code>."
+            "</p>\n" + tried,
             feed=layout.FEED,
         )
     tests = sorted({t for s in every for t in s.worst})
@@ -196,6 +202,7 @@ def index_page(
     body = (
         changes_section(at, changes)
         + walks
+        + tried
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
             changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
