@@ -14,6 +14,7 @@ import pytest
 
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
+from perfwalk.errors import UsageError
 from perfwalk.report import layout
 from perfwalk.report.pages.tries import metric_anchor
 from perfwalk.report.site import PublishOptions, publish
@@ -189,3 +190,20 @@ def test_a_real_try_is_published_and_listed_as_a_try(
     header, row = capsys.readouterr().out.splitlines()[:2]
     assert header.split()[:3] == ["id", "name", "kind"]
     assert re.match(rf"{done.series_id}\s+try .+ vs [0-9a-f]{{12}}\s+try\s+finished", row), row
+
+
+def test_a_try_whose_b_did_not_build_has_a_page_without_verdict(tmp_path: Path) -> None:
+    config = load_config(_project(tmp_path, 8))
+    bad = tmp_path / "bad.diff"
+    bad.write_text(SLOWER.replace("factor=1.00", "factor=9.99"), encoding="utf-8")
+    with pytest.raises(UsageError, match="did not build"):
+        run_try(config, TryOptions("HEAD", patches=(bad,)))
+    publish_site(config, tmp_path / "site")
+    with Store.open(config.store.url) as store:
+        [series] = store.list_series()
+    text, page = _read(tmp_path / "site" / layout.series_page(series.id))
+    assert f"No verdict: the try ended ({series.state}) before it decided." in text
+    sides = page.tables["try-sides"]
+    assert [row[4] for row in sides[1:]] == ["PASS", "NOEXIST"]  # B's build, to its log
+    _text, index = _read(tmp_path / "site" / layout.INDEX)
+    assert index.tables["tries"][1][3] == series.state

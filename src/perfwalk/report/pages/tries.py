@@ -147,7 +147,7 @@ def try_section(ctx: SeriesContext, row: TryRow, sides: Sequence[TrySide]) -> st
     return (
         _facts(at, ctx, row)
         + _sides(at, ctx, row, sides)
-        + _verdicts(row)
+        + _verdicts(ctx.series, row)
         + _metrics(row, sides)
         + _patches(row)
     )
@@ -245,10 +245,13 @@ def verdict_css(verdict: object) -> str:
     return f"verdict {verdict}" if verdict in VERDICTS else "verdict unknown"
 
 
-def _verdicts(row: TryRow) -> str:
+def _verdicts(series: SeriesRow, row: TryRow) -> str:
     if not row.verdicts:
-        why = f": {row.stopped}" if row.stopped else ""
-        return f"<h2>Verdicts</h2>\n<p>No verdict yet{esc(why)}.</p>\n"
+        if series.state == "running":
+            told = "No verdict yet: the try is running."
+        else:  # a side that did not build, a test without values, Ctrl-C
+            told = f"No verdict: the try ended ({series.state}) before it decided."
+        return f"<h2>Verdicts</h2>\n<p>{esc(told)}</p>\n"
     rows = []
     for v in row.verdicts:
         test, name, verdict = str(v.get("test")), str(v.get("name")), v.get("verdict")
