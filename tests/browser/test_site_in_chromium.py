@@ -258,5 +258,31 @@ def test_conductor_run_pages_open_from_the_index_without_errors(
     assert page.evaluate("location.hash") == "#trial-2-run"
     assert page.evaluate("typeof window.pwned") == "undefined"
     watched.shot("conduct-parsed")
+
+
+def test_the_try_page_opens_from_the_index_without_errors(
+    hostile: Published, watched: Watched
+) -> None:
+    """From the index's "Tries" to the try's page and on to B's build log: no console
+    error, the folded patch unfolded shows the hostile text as text."""
+    page = watched.page
+    tried = hostile.fixed.tried
+    page.goto(_uri(hostile.site, layout.INDEX))
+    _wait_for_plots(page)
+    with page.expect_navigation():
+        page.locator("table.tries td.name a").first.click()
+    assert page.url.endswith(layout.series_page(tried)), page.url
+    page.wait_for_load_state("load")
+    assert page.locator("table.try-verdicts td.verdict.worse").inner_text() == "B worse"
+    page.locator("details > summary").first.click()
+    assert f"-/* {HOSTILE} */" in page.inner_text("details pre.patch")
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    watched.shot("try")
+    with page.expect_navigation():
+        page.locator("table.try-sides tr:has(th:text-is('B')) td.PASS a").click()
+    _wait_for_drawing(page)
+    assert "built side B" in page.inner_text("body")
+    assert page.evaluate("typeof window.pwned") == "undefined"
+    watched.shot("try-build-log")
     assert not watched.dialogs
     assert not watched.errors, watched.errors

@@ -2,7 +2,8 @@
 inside one of its intervals), quirks, a broken build, failing and timed-out tests,
 an outlier, an unstable set, a large log, changes, an excursion and a drift to show,
 two conductor runs (one parsed, one interrupted with a failed step and a long
-output), and hostile text everywhere it can be.
+output), a try (a patch against a commit, decided worse, a hostile patch and metric),
+and hostile text everywhere it can be.
 
 Everything is fixed (dates, values, order), so the pages are the same bytes on
 every run: the golden pages compare them.
@@ -27,6 +28,7 @@ from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
 from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, ListedEpisode, TriageMark
 from perfwalk.store import NewRepetition, NewResult, NewSeries, NewStep, QuirkInfo, Store
 from perfwalk.store.conduct import NewConductRun
+from perfwalk.store.tries import NewTry
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 HOSTILE = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> \'q\' "dq" &amp;'
@@ -47,6 +49,7 @@ class FixedStore:
     changes: tuple[ListedChange, ...]
     episodes: tuple[ListedEpisode, ...] = ()
     conduct: tuple[int, ...] = ()  # conductor run ids: parsed, interrupted
+    tried: int = 0  # the try's series id
 
 
 def config_for(url: str, folder: Path) -> Config:
@@ -219,6 +222,7 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
                 store.add_repetition(checkout_id, _repetition(idx, rep, 1.0 if idx < 1 else 0.8))
         store.set_series_state(fine, "finished", T0 + timedelta(days=3))
         conduct = add_conduct_runs(store)
+        tried = add_try(store)
     changes = fixed_changes(daily, fine)
     name = f"daily {HOSTILE}"
     episodes = (
@@ -227,7 +231,7 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
         # one whose test name is hostile text: listed, escaped
         ListedEpisode(daily, name, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
     )
-    return FixedStore(url, daily, fine, changes, episodes, conduct)
+    return FixedStore(url, daily, fine, changes, episodes, conduct, tried)
 
 
 def _step(
@@ -380,6 +384,102 @@ def add_conduct_runs(store: Store) -> tuple[int, int]:
     )
     store.conduct.finish(broken, "interrupted", T0 + timedelta(days=11, minutes=3))
     return parsed, broken
+
+
+#: the try's patch: hostile text in a diff, long enough to be folded
+TRY_PATCH = (
+    "--- a/src/tcp.c\n+++ b/src/tcp.c\n@@ -1,3 +1,3 @@\n"
+    + "".join(f" context line {n}\n" for n in range(60))
+    + f"-/* {HOSTILE} */\n+/* \x1b[31m{HOSTILE}\x1b[0m */\n"
+)
+#: a metric of the try whose test and value names are hostile text
+TRY_HOSTILE_TEST = f"t {HOSTILE}"
+
+
+def add_try(store: Store) -> int:
+    """A try of a patch (and a variant) against commit 600: 4 + 4 repetitions in turns
+    A B B A, iperf's sender 10 % lower on B (worse), a hostile test's value the same, a
+    failed repetition of B without values; the hostile commit is A's."""
+    base = _commit(600, 8, hostile=True)
+    series = dataclasses.replace(
+        _series(f"try {base.id[:12]} + <fast>.diff vs {base.id[:12]}", "try", None, ()),
+        kind="try",
+        from_spec=base.id,
+        to_spec=base.id,
+        repetitions=30,
+        started_at=T0 + timedelta(days=8),
+    )
+    sid = store.create_series(series)
+    store.tries.start(
+        sid,
+        NewTry(
+            base_sha=base.id,
+            head_sha=base.id,
+            confidence=95.0,
+            max_repetitions=30,
+            patches=((f"<fast>{HOSTILE}.diff", TRY_PATCH), ("small.diff", "-a\n+b\n")),
+            variant=f"notso {HOSTILE}",
+        ),
+    )
+    spread = (0.0, 0.004, -0.003, 0.002)
+    for idx, level in ((0, 1.0), (1, 0.9)):
+        at = T0 + timedelta(days=8)
+        checkout_id = store.add_checkout(
+            sid, Checkout(index=idx, commit=base.id, date=base.date, since=(base,))
+        )
+        store.set_build(
+            checkout_id, Status.PASS, 12.0, Log.of(f"built side {'AB'[idx]}\n".encode())
+        )
+        for rep in range(4):
+            turn = 2 * rep + (idx if rep % 2 == 0 else 1 - idx)  # A B B A A B B A
+            results = [
+                _result("iperf", (("sender", 940e6 * level * (1 + spread[rep]), "bits/sec"),)),
+                _result(TRY_HOSTILE_TEST, ((f"v {HOSTILE}", 2.0 + spread[rep], "s"),)),
+            ]
+            if idx == 1 and rep == 2:
+                results = [_result("iperf", (), status=Status.FAIL, message=HOSTILE)]
+            store.add_repetition(
+                checkout_id,
+                NewRepetition(
+                    idx=rep,
+                    started_at=at + timedelta(minutes=turn),
+                    finished_at=at + timedelta(minutes=turn, seconds=30),
+                    results=tuple(results),
+                ),
+            )
+    verdicts = [
+        {
+            "test": "iperf",
+            "name": "sender",
+            "unit": "bits/sec",
+            "direction": "higher",
+            "verdict": "worse",
+            "change": -0.1,
+            "low": -0.104,
+            "high": -0.096,
+            "count_a": 4,
+            "count_b": 3,
+            "reason": "B is worse by 10.0 % [9.6 %, 10.4 %] at 95 % after 4 + 3 repetitions",
+            "mann_whitney_p": 0.0286,
+        },
+        {
+            "test": TRY_HOSTILE_TEST,
+            "name": f"v {HOSTILE}",
+            "unit": f"s {HOSTILE}",
+            "direction": "lower",
+            "verdict": "same",
+            "change": 0.0,
+            "low": -0.003,
+            "high": 0.003,
+            "count_a": 4,
+            "count_b": 3,
+            "reason": f"equivalent within ±1 % {HOSTILE}",
+            "mann_whitney_p": None,
+        },
+    ]
+    store.tries.finish(sid, verdicts, f"every metric was decided {HOSTILE}")
+    store.set_series_state(sid, "finished", T0 + timedelta(days=8, hours=1))
+    return sid
 
 
 def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:

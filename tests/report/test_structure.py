@@ -66,7 +66,10 @@ def _drawn_target(site: Path, page: Path, anchor: str) -> None:
     results = {f"result-{r[0]}" for r in (checkout["d"] or {"results": []})["results"]}
     _, logs = read_data(series / "data" / f"logs-{block}.js")
     log_ids = {f"log-{i}" for i in [*logs["ids"], *map(int, logs["large"])]}
+    _, commits = read_data(series / "data" / f"commits-{block}.js")
+    shas = [c[0] for c in commits[str(number)][3]]
     known = set(data["anchors"].values()) | results | log_ids
+    known |= {layout.commit_anchor(sha) for sha in shas}  # pages.js gives commits these ids
     assert to in known or to.rpartition("-L")[0] in log_ids, (page, anchor)
 
 
@@ -136,9 +139,14 @@ def test_every_test_and_checkout_has_its_pages(published: Published) -> None:
 
 def test_every_plot_has_its_data(published: Published) -> None:
     site = published.site
+    tried = site / layout.series_page(published.fixed.tried)
     for page in (site / "index.html", *site.glob("series-*.html")):
         text = page.read_text(encoding="utf-8")
         plots = re.findall(r'data-series="([^"]+)" data-key="([^"]+)"', text)
+        if page == tried:  # a try: no plot of its two checkouts
+            assert not plots, page
+            assert 'class="plot"' not in text, page
+            continue
         assert plots, page
         for members, key in plots:
             found = False

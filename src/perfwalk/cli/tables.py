@@ -30,11 +30,12 @@ def series_rows(
 ) -> list[list[str]]:
     """One row per series; ``states`` overrides the stored states (a walk that is gone)."""
     shown = states or {}
-    rows = [["id", "name", "state", "from", "to", "step", "reps", "zoom of", "started"]]
+    rows = [["id", "name", "kind", "state", "from", "to", "step", "reps", "zoom of", "started"]]
     rows += [
         [
             str(s.id),
             s.name,
+            s.kind,
             shown.get(s.id, s.state),
             _spec(s.from_spec) or "-",
             _spec(s.to_spec),

@@ -15,6 +15,10 @@ page, its plot metadata and the index, and nothing else. A conductor run's page
 (:mod:`perfwalk.report.pages.conduct`) is rewritten when its state, trials or values
 changed. Blocks are independent: a
 full publish of a long series spreads them over worker processes.
+
+A try (a series of kind ``try``) has a page of its own in place of the series page
+(:mod:`perfwalk.report.pages.tries`), listed apart on the index: no plots of two
+checkouts, and not among the walks.
 """
 
 from __future__ import annotations
@@ -61,11 +65,12 @@ from perfwalk.report.pages.plots import PlotSpec, block_files, meta_file
 from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.pages.table import checkout_table, worst_of
+from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 from perfwalk.store.conduct import ConductSummary
 
 #: bump when pages change shape: a site written by another format is rewritten whole
-SITE_FORMAT = 5
+SITE_FORMAT = 6
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -174,10 +179,11 @@ def publish(
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
     drills = drill_sections(store, contexts)
+    tried = {row.series_id: row for row in store.tries.all()}
+    tries = try_sections(store, contexts, list(tried.values()))
     for s in every:
-        state, series_jobs = _plan(
-            store, contexts[s.id], old_series.get(str(s.id)), drills.get(s.id, "")
-        )
+        section = drills.get(s.id, "") + tries.get(s.id, "")
+        state, series_jobs = _plan(store, contexts[s.id], old_series.get(str(s.id)), section)
         new_series[str(s.id)] = state
         jobs.extend(series_jobs)
     shared = _Shared(out, contexts, Policies(config), store, options.store_url, full)
@@ -194,16 +200,22 @@ def publish(
         files.add(outcome.written)
         if outcome.newest is not None:
             newest[outcome.series_id] = outcome.newest
-    summaries = []
+    summaries, listed = [], []
     for s in every:
         ctx, state = contexts[s.id], new_series[str(s.id)]
         specs = _sealed_specs(_specs(state), state)
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
             files.write(layout.setup_page(s.id), setup_page(s))
             files.write(layout.series_meta(s.id), meta_file(ctx, specs))
-            page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
+            if s.kind == "try" and s.id in tried:
+                page_text = try_page(ctx, tried[s.id], tries[s.id], newest.get(s.id, ""))
+            else:
+                page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
             files.write(layout.series_page(s.id), page_text)
         _write_shells(files, ctx, full)
+        if s.kind == "try" and s.id in tried:
+            listed.append(TryListing(s, tried[s.id]))
+            continue
         summaries.append(
             SeriesSummary(
                 series=s,
@@ -228,7 +240,7 @@ def publish(
         or matrix != manifest.get("matrix", False)
     )
     if files.written or changed or not site.exists(layout.INDEX):
-        index = index_page(summaries, options.changes, matrix=matrix, conduct=runs)
+        index = index_page(summaries, options.changes, matrix=matrix, conduct=runs, tries=listed)
         files.write(layout.INDEX, index)
     manifest_text = json.dumps(
         {"settings": settings, "series": new_series, "matrix": matrix, "conduct": new_conduct},
@@ -304,7 +316,7 @@ def _plan(
     store: Store, ctx: SeriesContext, old: dict[str, Any] | None, drill: str
 ) -> tuple[dict[str, Any], list[tuple[BlockJob, ...]]]:
     """The manifest entry of a series and the blocks to render for it (``drill``: the
-    drill section of its page, for a drill)."""
+    drill or try section of its page, for a drill or a try)."""
     old = old or {}
     marks = store.site.repetition_marks(ctx.id)
     rows = ctx.checkouts

@@ -3,7 +3,8 @@ culprit and triage: see :mod:`perfwalk.report.pages.change_table`); then the wal
 one row per series, newest first, each drill and zoom nested under the walk it
 came from: host and cores, setup, first and last checkout, steps, repetitions,
 state, the changes found and, apart, the other findings (excursions, drifts: never
-counted as regressions); per test its worst status; then the conductor runs (see
+counted as regressions); per test its worst status; then the tries, apart (see
+:mod:`perfwalk.report.pages.tries`), the conductor runs (see
 :mod:`perfwalk.report.pages.conduct`), the plots of all series and the quirk and
 status legends."""
 
@@ -21,6 +22,7 @@ from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.conduct import conduct_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
+from perfwalk.report.pages.tries import TryListing, tries_section
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.conduct import ConductSummary
 
@@ -108,9 +110,11 @@ def index_page(
     *,
     matrix: bool = False,
     conduct: Sequence[ConductSummary] = (),
+    tries: Sequence[TryListing] = (),
 ) -> str:
     """The index: the ``changes`` table, then every series as a row (drills and zooms
-    under their walk), then the ``conduct`` runs; ``matrix`` links the regress matrix."""
+    under their walk), then the ``tries`` (their series are not in ``every``), the
+    ``conduct`` runs; ``matrix`` links the regress matrix."""
     at = layout.INDEX
     title = "perfwalk: all series"
     nav = (
@@ -119,11 +123,13 @@ def index_page(
         else ""
     )
     runs = conduct_section(at, conduct)
+    tried = tries_section(at, tries)
     if not every:
         return page(
             at,
             title,
-            nav + "<p>No series yet: run <code>perfwalk run</code>.</p>\n" + runs,
+            nav + f"<p>No {'walk' if tries else 'series'} yet: run <code>perfwalk run</code>."
+            "</p>\n" + tried + runs,
             feed=layout.FEED,
         )
     tests = sorted({t for s in every for t in s.worst})
@@ -201,6 +207,7 @@ def index_page(
     body = (
         changes_section(at, changes)
         + walks
+        + tried
         + runs
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
