@@ -11,7 +11,7 @@ from perfwalk.report.export import CSV_COLUMNS, render
 
 DOCUMENT: dict[str, Any] = {
     "format": "perfwalk-export",
-    "version": 1,
+    "version": 2,
     "series": [
         {
             "id": 7,
@@ -35,6 +35,7 @@ DOCUMENT: dict[str, Any] = {
                                             "unit": "bits/sec",
                                             "value": 9.4e9 + rep,
                                             "direction": "higher",
+                                            "variant": "base",
                                         },
                                     ],
                                 }
@@ -62,8 +63,8 @@ def test_csv_has_a_row_per_value() -> None:
 
 def test_gnuplot_is_the_lab_format_with_pass_values_only() -> None:
     lines = render(DOCUMENT, "gnuplot").splitlines()
-    assert lines[0] == "# test subtest run checkout repeat value unit host"
+    assert lines[0] == "# test subtest run checkout repeat value unit host variant"
     assert lines[1:] == [
-        "iperf_tcp receiver 1768046400 1767603600 000 9400000000.0 bits/sec lab_host",
-        "iperf_tcp receiver 1768046400 1767603600 002 9400000002.0 bits/sec lab_host",
+        "iperf_tcp receiver 1768046400 1767603600 000 9400000000.0 bits/sec lab_host base",
+        "iperf_tcp receiver 1768046400 1767603600 002 9400000002.0 bits/sec lab_host base",
     ]
