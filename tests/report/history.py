@@ -278,7 +278,7 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6, variant: bool = Tr
             for idx in range(daily_checkouts):
                 add_fast_checkout(store, fast, idx)
             store.set_series_state(fast, "finished", T0 + timedelta(days=7))
-    changes = fixed_changes(daily, fine)
+    changes: tuple[ListedChange, ...] = fixed_changes(daily, fine)
     if fast is not None:
         changes = (*changes, fast_change(fast))
     name = f"daily {HOSTILE}"
