@@ -145,3 +145,20 @@ def test_compare_takes_the_newest_walk_not_its_variant(walked: Walked, store: St
     assert newest.values == walk.values
     fast = store_sample(store, f"{walked.fast}:3", "bench.time")  # by its id
     assert max(fast.values) < min(walk.values)
+
+
+def test_a_variants_change_is_triaged_under_its_own_series(
+    walked: Walked, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chosen = f"{walked.fast}:8"
+    argv = ["triage", chosen, "-c", str(walked.path), "--state", "expected", "--reason", "r"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(
+        f"change {chosen} (regression in series {walked.fast} 'netstack weekly' "
+        f"(variant fast of series {walked.walk}), after "
+    )
+    assert main(["changes", "-c", str(walked.path), "--format", "json"]) == 1  # the walk's
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    states = {c["id"]: (c["triage"] or {}).get("state") for c in changes}
+    assert states == {f"{walked.walk}:8": None, chosen: "expected", f"{walked.fast}:16": None}

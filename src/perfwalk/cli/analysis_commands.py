@@ -507,7 +507,7 @@ def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
         suspect += f" ({_remeasure_word(event.confirmed)})"
     lines = [
         f"{event.kind.upper()}{suspect} {event.id} in series {event.series_id} "
-        f"{show_controls(event.series_name)!r}{_variant_text(event.variant, event.variant_of)}"
+        f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
         f": between checkout {b.idx} "
         f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
@@ -541,7 +541,7 @@ def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
     return "\n".join(lines)
 
 
-def _variant_text(variant: str | None, walk: int | None) -> str:
+def variant_text(variant: str | None, walk: int | None) -> str:
     """ " (variant fast of series 4)" for a walk's variant's series; "" otherwise."""
     if variant is None:
         return ""
@@ -602,7 +602,7 @@ def _episode_text(e: MetricEpisode) -> str:
     )
     return (
         f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}"
-        f"{_variant_text(e.variant, None)}: "
+        f"{variant_text(e.variant, None)}: "
         f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
         f"{e.before:.6g} -> {e.after:.6g} ({_percent(e.size)} "
         f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
