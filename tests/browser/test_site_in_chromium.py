@@ -289,4 +289,11 @@ def test_a_walks_plots_draw_a_line_per_variant_and_open_its_checkouts(
         page.mouse.click(x, y)
     assert page.url.endswith(layout.checkout_page(fast, checkout)), page.url
     _wait_for_drawing(page)
+    assert page.inner_text("p.pw-variants") == "variants: base · fast"
+    with page.expect_navigation():  # the same checkout, measured plain
+        page.click("p.pw-variants a >> text=base")
+    assert page.url.endswith(layout.checkout_page(daily, checkout)), page.url
+    _wait_for_drawing(page)
+    assert page.inner_text("p.pw-variants") == "variants: base · fast"
+    assert page.locator("p.pw-variants b").inner_text() == "base"
     assert not watched.errors, watched.errors

@@ -93,6 +93,9 @@ def test_changes_names_the_variant_in_text_and_json(
         (walked.fast, 8): ("fast", walked.walk),
         (walked.fast, 16): ("fast", walked.walk),
     }
+    assert main(["changes", "-c", str(walked.path), "--format", "markdown"]) == 1
+    markdown = capsys.readouterr().out
+    assert f"| {walked.fast}: netstack weekly · variant fast |" in markdown
 
 
 def test_a_drill_of_the_walk_does_not_answer_its_variants_change(

@@ -35,6 +35,9 @@ class SeriesContext:
     #: a walk's variants (``[[variant]]``, measured beside it): their series (kind
     #: ``variant``, this one their parent) in the order their columns are shown
     variants: Sequence[SeriesContext] = ()
+    #: a walk with variants and each of them: (variant, series id) of each of the walk's
+    #: columns, the plain checkout's (``base``) first; () for any other series
+    columns: tuple[tuple[str, int], ...] = ()
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

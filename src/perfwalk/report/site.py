@@ -170,8 +170,11 @@ def publish(
         for s in every
     }
     for walk, variants in variants_of(every).items():  # shown beside the walk's checkouts
+        columns = tuple((s.variant_name, s.id) for s in (contexts[walk].series, *variants))
+        for v in variants:
+            contexts[v.id] = dataclasses.replace(contexts[v.id], columns=columns)
         contexts[walk] = dataclasses.replace(
-            contexts[walk], variants=tuple(contexts[v.id] for v in variants)
+            contexts[walk], variants=tuple(contexts[v.id] for v in variants), columns=columns
         )
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
@@ -303,6 +306,7 @@ def _facts(ctx: SeriesContext, drill: str) -> tuple[str, list[Any], list[Any]]:
             series.finished_at.isoformat() if series.finished_at else None,
             [[q.letter, q.at_date.isoformat(), q.comment] for q in series.quirks],
             [[v.id, v.variant_name, _facts(v, "")[0]] for v in ctx.variants],
+            [list(column) for column in ctx.columns],  # its checkouts link the others
         ],
         allow_nan=False,
     )

@@ -205,6 +205,8 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
     }
     if ctx.variants or is_variant(series):  # its lines on its walk's plots are named by it
         meta["variant"] = series.variant_name
+    if ctx.columns:  # a checkout page links the same checkout in the other variants
+        meta["pages"]["variants"] = [[name, sid] for name, sid in ctx.columns]
     payload = json.dumps(meta, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return f"perfwalk.meta({ctx.id},{payload});\n"
 
