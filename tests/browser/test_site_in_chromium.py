@@ -208,15 +208,16 @@ def test_excursions_and_drifts_are_drawn_apart_from_changes(
     page = watched.page
     page.goto(_uri(hostile.site, layout.series_page(hostile.fixed.daily)))
     _wait_for_plots(page)
-    make = _drawn_marks(page, "make [sec]")
-    (change,) = make["real"]["areas"]
+    make = _drawn_marks(page, "make [sec]")  # the walk's lines: its variant "base"
+    (change,) = make["base: real"]["areas"]
     assert change[0].startswith("▼ +25.0 %")
-    (excursion,) = make["user"]["areas"]
+    (excursion,) = make["base: user"]["areas"]
     assert excursion[0] == "excursion +3.1 %"
     assert excursion[1] != change[1]  # a colour of its own, not a regression's
+    assert make["fast: real"]["areas"] == []  # the variant's own findings: none there
     iperf = _drawn_marks(page, "iperf [count]")
-    assert iperf["retransmits"]["lines"] == [["drift +5.0 %", 5.0, 5.25]]
-    assert iperf["retransmits"]["areas"] == []
+    assert iperf["base: retransmits"]["lines"] == [["drift +5.0 %", 5.0, 5.25]]
+    assert iperf["base: retransmits"]["areas"] == []
     watched.shot("findings")
     assert not watched.errors, watched.errors
 
@@ -285,4 +286,80 @@ def test_the_try_page_opens_from_the_index_without_errors(
     assert page.evaluate("typeof window.pwned") == "undefined"
     watched.shot("try-build-log")
     assert not watched.dialogs
+
+
+def test_a_walks_plots_draw_a_line_per_variant_and_open_its_checkouts(
+    hostile: Published, watched: Watched
+) -> None:
+    """The daily walk (series 1) and its variant ``fast`` (series 3): each plot of the
+    walk's page draws each variant's lines, named by the variant, a variant's colour
+    the same in every plot; a click on a point of the variant opens its checkout."""
+    page = watched.page
+    daily, fast = hostile.fixed.daily, hostile.fixed.fast
+    assert fast is not None
+    page.goto(_uri(hostile.site, layout.series_page(daily)))
+    _wait_for_plots(page)
+    page.evaluate("document.querySelectorAll('div.plot').forEach(el => el.scrollIntoView())")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('div.plot')].every(el => el.dataset.painted)",
+        timeout=PAINT_TIMEOUT_MS,
+    )
+    drawn: dict[str, list[list[str]]] = page.evaluate(
+        """() => {
+          const out = {};
+          document.querySelectorAll('div.plot').forEach(el => {
+            out[el.dataset.title] = echarts.getInstanceByDom(el).getOption().series
+              .filter(s => s.type === 'line')
+              .map(s => [s.name, s.color, s.id.split('|')[1]]);
+          });
+          return out;
+        }"""
+    )
+    assert [name for name, _c, _s in drawn["iperf [bits/sec]"]] == [
+        "base: sender",
+        "base: receiver",
+        "fast: sender",
+        "fast: receiver",
+    ]
+    assert [name for name, _c, _s in drawn["make [sec]"]] == [
+        "base: real",
+        "base: user",
+        "fast: real",  # the variant measures no make.user
+    ]
+    colours: dict[str, set[str]] = {}
+    for lines in drawn.values():
+        for _name, colour, sid in lines:
+            colours.setdefault(sid, set()).add(colour)
+    assert set(colours) == {str(daily), str(fast)}
+    assert all(len(c) == 1 for c in colours.values())  # one colour per variant everywhere
+    assert colours[str(daily)] != colours[str(fast)]
+    found = page.evaluate(
+        """(sid) => {
+          const el = document.querySelector('div.plot');
+          el.scrollIntoView();
+          const chart = echarts.getInstanceByDom(el);
+          const series = chart.getOption().series;
+          const at = series.findIndex(s => s.type === 'scatter' && s.id.split('|')[1] === sid);
+          const point = series[at].data[0];
+          const [x, y] = chart.convertToPixel({seriesIndex: at}, [point[0], point[1]]);
+          const box = el.getBoundingClientRect();
+          return [box.left + x, box.top + y, point[2]];
+        }""",
+        str(fast),
+    )
+    x, y, checkout = float(found[0]), float(found[1]), int(found[2])
+    page.mouse.move(x, y)
+    page.wait_for_selector("text=fast: sender", timeout=5000)  # the tooltip names it
+    watched.shot("variants")
+    with page.expect_navigation():
+        page.mouse.click(x, y)
+    assert page.url.endswith(layout.checkout_page(fast, checkout)), page.url
+    _wait_for_drawing(page)
+    assert page.inner_text("p.pw-variants") == "variants: base · fast"
+    with page.expect_navigation():  # the same checkout, measured plain
+        page.click("p.pw-variants a >> text=base")
+    assert page.url.endswith(layout.checkout_page(daily, checkout)), page.url
+    _wait_for_drawing(page)
+    assert page.inner_text("p.pw-variants") == "variants: base · fast"
+    assert page.locator("p.pw-variants b").inner_text() == "base"
     assert not watched.errors, watched.errors

@@ -1,9 +1,11 @@
-"""A fixed store for the site's tests: two series (a daily walk and a finer walk
-inside one of its intervals), quirks, a broken build, failing and timed-out tests,
-an outlier, an unstable set, a large log, changes, an excursion and a drift to show,
-two conductor runs (one parsed, one interrupted with a failed step and a long
-output), a try (a patch against a commit, decided worse, a hostile patch and metric),
-and hostile text everywhere it can be.
+"""A fixed store for the site's tests: three series (a daily walk, a finer walk
+inside one of its intervals, and the daily walk's variant ``fast`` measured beside
+it), quirks, a broken build, a variant whose patch did not apply at one checkout,
+failing and timed-out tests, an outlier, an unstable set, a large log, changes (one
+of the variant's), an excursion and a drift to show, two conductor runs (one parsed,
+one interrupted with a failed step and a long output), a try (a patch against a
+commit, decided worse, a hostile patch and metric), and hostile text everywhere it
+can be.
 
 Everything is fixed (dates, values, order), so the pages are the same bytes on
 every run: the golden pages compare them.
@@ -50,6 +52,7 @@ class FixedStore:
     episodes: tuple[ListedEpisode, ...] = ()
     conduct: tuple[int, ...] = ()  # conductor run ids: parsed, interrupted
     tried: int = 0  # the try's series id
+    fast: int | None = None  # the daily walk's variant "fast"
 
 
 def config_for(url: str, folder: Path) -> Config:
@@ -148,7 +151,14 @@ def _repetition(checkout: int, rep: int, level: float) -> NewRepetition:
     )
 
 
-def _series(name: str, step: str, parent: int | None, quirks: tuple[QuirkInfo, ...]) -> NewSeries:
+def _series(
+    name: str,
+    step: str,
+    parent: int | None,
+    quirks: tuple[QuirkInfo, ...],
+    *,
+    variant: str | None = None,
+) -> NewSeries:
     return NewSeries(
         name=name,
         project="netstack",
@@ -166,23 +176,26 @@ def _series(name: str, step: str, parent: int | None, quirks: tuple[QuirkInfo, .
         started_at=T0,
         parent_id=parent,
         quirks=quirks,
+        kind="variant" if variant is not None else "walk",
+        variant=variant,
+    )
+
+
+def _daily_checkout(idx: int) -> Checkout:
+    since = tuple(_commit(idx * 10 + k, idx, hostile=idx == 3 and k == 1) for k in range(2))
+    return Checkout(
+        index=idx,
+        commit=since[-1].id,
+        date=T0 + timedelta(days=idx),
+        since=since,
+        quirks=("A",) if idx >= 2 else (),
     )
 
 
 def add_daily_checkout(store: Store, series_id: int, idx: int) -> None:
     """Checkout ``idx`` of the daily series, with its build and repetitions."""
     level = 1.0 if idx < 3 else 0.8  # a regression at checkout 3
-    since = tuple(_commit(idx * 10 + k, idx, hostile=idx == 3 and k == 1) for k in range(2))
-    checkout_id = store.add_checkout(
-        series_id,
-        Checkout(
-            index=idx,
-            commit=since[-1].id,
-            date=T0 + timedelta(days=idx),
-            since=since,
-            quirks=("A",) if idx >= 2 else (),
-        ),
-    )
+    checkout_id = store.add_checkout(series_id, _daily_checkout(idx))
     if idx == 1:
         store.set_build(checkout_id, Status.NOEXIST, 3.0, Log.of(b"error: " + HOSTILE.encode()))
         return
@@ -193,7 +206,50 @@ def add_daily_checkout(store: Store, series_id: int, idx: int) -> None:
         store.add_repetition(checkout_id, _repetition(idx, rep, level))
 
 
-def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
+#: the checkout where the variant's patch does not apply (the plain checkout builds)
+FAST_UNPATCHED = 4
+
+
+def add_fast_checkout(store: Store, series_id: int, idx: int) -> None:
+    """Checkout ``idx`` of the daily walk's variant ``fast``: the walk's checkout,
+    measured 10 % faster, its build failed where the walk's did and its patch not
+    applied at :data:`FAST_UNPATCHED`."""
+    level = (1.0 if idx < 3 else 0.8) * 1.1
+    checkout_id = store.add_checkout(series_id, _daily_checkout(idx))
+    if idx == 1:
+        store.set_build(checkout_id, Status.NOEXIST, 3.0, Log.of(b"error: " + HOSTILE.encode()))
+        return
+    if idx == FAST_UNPATCHED:
+        log = b"error: patch failed: src/fast-path.c:12\nerror: fast-path.diff does not apply\n"
+        store.set_build(checkout_id, Status.NOEXIST, 0.1, Log.of(log))
+        return
+    store.set_build(checkout_id, Status.PASS, 44.0, Log.of(b"make: done\n"))
+    for rep in range(3):
+        results = (
+            _result(
+                "iperf",
+                (
+                    ("sender", 940e6 * level * (1 + rep / 1000), "bits/sec"),
+                    ("receiver", 930e6 * level * (1 + rep / 1000), "bits/sec"),
+                    ("retransmits", 2.0 + rep, "count"),
+                ),
+            ),
+            _result("make", (("real", 80.0 / level + rep * 0.1, "sec"),)),
+        )
+        store.add_repetition(
+            checkout_id,
+            NewRepetition(
+                idx=rep,
+                started_at=T0 + timedelta(days=idx, minutes=rep, seconds=40),
+                finished_at=T0 + timedelta(days=idx, minutes=rep, seconds=70),
+                results=results,
+                between_status=None if rep == 0 else Status.PASS,
+                between_log=None if rep == 0 else Log.of(b"rebooted\n"),
+            ),
+        )
+
+
+def make_fixed_store(path: Path, *, daily_checkouts: int = 6, variant: bool = True) -> FixedStore:
     url = f"sqlite:///{path}"
     with Store.open(url) as store:
         daily = store.create_series(
@@ -221,9 +277,19 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
             for rep in range(2):
                 store.add_repetition(checkout_id, _repetition(idx, rep, 1.0 if idx < 1 else 0.8))
         store.set_series_state(fine, "finished", T0 + timedelta(days=3))
+        fast = None
+        if variant:
+            fast = store.create_series(
+                _series(f"daily {HOSTILE} (fast)", "1day", daily, (), variant="fast")
+            )
+            for idx in range(daily_checkouts):
+                add_fast_checkout(store, fast, idx)
+            store.set_series_state(fast, "finished", T0 + timedelta(days=7))
         conduct = add_conduct_runs(store)
         tried = add_try(store)
-    changes = fixed_changes(daily, fine)
+    changes: tuple[ListedChange, ...] = fixed_changes(daily, fine)
+    if fast is not None:
+        changes = (*changes, fast_change(fast))
     name = f"daily {HOSTILE}"
     episodes = (
         ListedEpisode(daily, name, "make", "user", "excursion", 3, 4, 0.031, True, 162.0, 167.0),
@@ -231,7 +297,7 @@ def make_fixed_store(path: Path, *, daily_checkouts: int = 6) -> FixedStore:
         # one whose test name is hostile text: listed, escaped
         ListedEpisode(daily, name, f"fs {HOSTILE}", "x", "excursion", 3, 3, -0.5, False, 2.0, 1.0),
     )
-    return FixedStore(url, daily, fine, changes, episodes, conduct, tried)
+    return FixedStore(url, daily, fine, changes, episodes, conduct, tried, fast)
 
 
 def _step(
@@ -527,3 +593,28 @@ def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:
         triage=None,
     )
     return sender, real
+
+
+def fast_change(fast: int) -> ListedChange:
+    """The regression at checkout 3 of the variant ``fast``: iperf.sender, undrilled."""
+    return ListedChange(
+        series_id=fast,
+        series_name=f"daily {HOSTILE} (fast)",
+        test="iperf",
+        name="sender",
+        unit="bits/sec",
+        regression=True,
+        before=1034e6,
+        after=827.2e6,
+        size=-0.2,
+        low=-0.205,
+        high=-0.195,
+        confidence=0.9999,
+        before_idx=2,
+        after_idx=3,
+        before_sha=f"{21:040x}",
+        after_sha=f"{31:040x}",
+        date=T0 + timedelta(days=3),
+        commits=2,
+        variant="fast",
+    )

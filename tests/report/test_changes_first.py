@@ -111,7 +111,7 @@ def test_each_triage_state_shows_with_who_when_why() -> None:
         ) in row
 
 
-def test_the_index_opens_on_the_changes_then_nests_zooms_and_drills(
+def test_the_index_opens_on_the_changes_then_nests_variants_zooms_and_drills(
     published: Published,
 ) -> None:
     index = (published.site / layout.INDEX).read_text(encoding="utf-8")
@@ -119,15 +119,20 @@ def test_the_index_opens_on_the_changes_then_nests_zooms_and_drills(
     assert body.index("<h2>Changes</h2>") < body.index("<table") < body.index("<h2>Walks</h2>")
     first = body.split("<table", 1)[1].split("</table>", 1)[0]
     assert first.startswith(' class="changes">')
-    sender, real = _rows(index)
+    sender, real, fast = _rows(index)
     assert "iperf.sender" in sender  # the same date: by series and metric
     assert f"000000000000 Fix {_hostile_html()}</a>" in sender
     assert '<span class="triage expected" title="the new toolchain' in sender
     assert "make.real" in real
     assert '<span class="triage untriaged">untriaged</span>' in real
+    assert f"{published.fixed.fast}: daily {_hostile_html()} (fast) · variant fast</a>" in fast
+    assert "iperf.sender" in fast
+    assert '<span class="undrilled">not drilled</span>' in fast
     walks = body.split('<table class="series">', 1)[1].split("</table>", 1)[0]
-    daily, fine = re.findall(r"<tr class=[^\n]*</tr>", walks)
+    daily, variant, fine = re.findall(r"<tr class=[^\n]*</tr>", walks)  # its variant first
     assert daily.startswith(f'<tr class="top" data-series="{published.fixed.daily}">')
+    assert variant.startswith(f'<tr class="nested" data-series="{published.fixed.fast}">')
+    assert "<td>variant fast</td>" in variant
     assert fine.startswith(f'<tr class="nested" data-series="{published.fixed.fine}">')
     assert '<td class="name depth-1">↳ <a href="series-2.html">' in fine
     assert "<td>zoom</td>" in fine
@@ -198,9 +203,13 @@ def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
     fixed = make_fixed_store(tmp_path / "store.db")
     config = config_for(fixed.url, tmp_path)
     site = tmp_path / "site"
-    sender, real = fixed.changes
+    sender, real, fast = fixed.changes
     said = TriageMark("acknowledged", "looking", "bob", T0 + timedelta(days=5))
-    triaged = (sender, dataclasses.replace(real, triage=said))
+    triaged = (
+        sender,
+        dataclasses.replace(real, triage=said),
+        dataclasses.replace(fast, triage=said),
+    )
     with Store.open(fixed.url) as store:
         publish(store, config, site, PublishOptions(changes=fixed.changes))
         before = _digests(site)
@@ -210,6 +219,8 @@ def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
     assert not report.full
     changed = {name for name in after if before.get(name) != after[name]}
     assert {layout.INDEX, layout.series_meta(fixed.daily)} <= changed
+    assert fixed.fast is not None
+    assert {layout.series_meta(fixed.fast), layout.series_page(fixed.daily)} <= changed
     assert not any(name.startswith("series-2") for name in changed)
     index = (site / layout.INDEX).read_text(encoding="utf-8")
     assert '<span class="triage acknowledged" title="looking — bob, 2024-03-06 12:00">' in index

@@ -5,13 +5,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 from typing import Any
 
-from perfwalk.report.export import CSV_COLUMNS, render
+from perfwalk.report.export import CSV_COLUMNS, EXPORT_VERSION, render
+from perfwalk.services.export import export
+from perfwalk.store import Store
+from tests.report.history import make_fixed_store
 
 DOCUMENT: dict[str, Any] = {
     "format": "perfwalk-export",
-    "version": 1,
+    "version": 2,
     "series": [
         {
             "id": 7,
@@ -35,6 +39,7 @@ DOCUMENT: dict[str, Any] = {
                                             "unit": "bits/sec",
                                             "value": 9.4e9 + rep,
                                             "direction": "higher",
+                                            "variant": "base",
                                         },
                                     ],
                                 }
@@ -62,8 +67,45 @@ def test_csv_has_a_row_per_value() -> None:
 
 def test_gnuplot_is_the_lab_format_with_pass_values_only() -> None:
     lines = render(DOCUMENT, "gnuplot").splitlines()
-    assert lines[0] == "# test subtest run checkout repeat value unit host"
+    assert lines[0] == "# test subtest run checkout repeat value unit host variant"
     assert lines[1:] == [
-        "iperf_tcp receiver 1768046400 1767603600 000 9400000000.0 bits/sec lab_host",
-        "iperf_tcp receiver 1768046400 1767603600 002 9400000002.0 bits/sec lab_host",
+        "iperf_tcp receiver 1768046400 1767603600 000 9400000000.0 bits/sec lab_host base",
+        "iperf_tcp receiver 1768046400 1767603600 002 9400000002.0 bits/sec lab_host base",
     ]
+
+
+def test_each_series_and_value_carries_its_variant(tmp_path: Path) -> None:
+    """A walk and its variant ``fast`` (the fixed store's series 1 and 3): the same
+    checkouts, told apart by ``variant`` in every series, value and flattened row."""
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=3)
+    assert fixed.fast is not None
+    with Store.open(fixed.url, read_only=True) as store:
+        document = json.loads(export(store, None, "json"))
+        rows = list(csv.DictReader(io.StringIO(export(store, None, "csv"))))
+        gnuplot = export(store, [fixed.daily, fixed.fast], "gnuplot").splitlines()
+    assert (document["format"], document["version"]) == ("perfwalk-export", EXPORT_VERSION)
+    assert EXPORT_VERSION == 2
+    series = {s["id"]: s for s in document["series"]}
+    walk, fast = series[fixed.daily], series[fixed.fast]
+    assert (walk["kind"], walk["variant"], walk["parent"]) == ("walk", "base", None)
+    assert (fast["kind"], fast["variant"], fast["parent"]) == ("variant", "fast", fixed.daily)
+    assert series[fixed.fine]["variant"] == "base"
+    assert [c["commit"] for c in fast["checkouts"]] == [c["commit"] for c in walk["checkouts"]]
+    for s in (walk, fast):
+        values = [
+            v
+            for c in s["checkouts"]
+            for r in c["repetitions"]
+            for t in r["tests"]
+            for v in t["values"]
+        ]
+        assert values
+        assert {v["variant"] for v in values} == {s["variant"]}
+    assert {(r["series"], r["variant"]) for r in rows} == {
+        (str(fixed.daily), "base"),
+        (str(fixed.fine), "base"),
+        (str(fixed.fast), "fast"),
+        (str(fixed.tried), "base"),  # a try is no walk's variant (its B is in the try)
+    }
+    assert gnuplot[0].split()[-1] == "variant"
+    assert {line.split()[-1] for line in gnuplot[1:]} == {"base", "fast"}

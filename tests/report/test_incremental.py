@@ -11,7 +11,12 @@ import pytest
 from perfwalk.report import layout
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
-from tests.report.history import add_daily_checkout, config_for, make_fixed_store
+from tests.report.history import (
+    add_daily_checkout,
+    add_fast_checkout,
+    config_for,
+    make_fixed_store,
+)
 
 
 def _digests(site: Path) -> dict[str, str]:
@@ -146,3 +151,45 @@ def test_new_findings_rewrite_only_the_pages_that_show_them(tmp_path: Path) -> N
     assert not report.full
     assert 'class="excursion"' in (site / layout.table_page(d, 0)).read_text(encoding="utf-8")
     assert _digests(tmp_path / "scratch") == after  # incremental = from scratch
+
+
+def test_a_variants_new_checkout_rewrites_its_walks_table_not_the_walks_data(
+    tmp_path: Path, paging: str
+) -> None:
+    """The walk's table shows its variants' columns: a checkout the variant measured
+    since the last publish rewrites the walk's table and page (and the variant's own
+    files), never the walk's checkout, log or commit data."""
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=5)
+    config = config_for(fixed.url, tmp_path)
+    site = tmp_path / "site"
+    options = PublishOptions(changes=fixed.changes, episodes=fixed.episodes)
+    d, fast = fixed.daily, fixed.fast
+    assert fast is not None
+    with Store.open(fixed.url) as store:
+        add_daily_checkout(store, d, 5)  # the walk is one checkout ahead of its variant
+        publish(store, config, site, options)
+        before = _digests(site)
+        add_fast_checkout(store, fast, 5)
+        report = publish(store, config, site, options)
+    after = _digests(site)
+    changed = {name for name in after if before.get(name) != after[name]}
+    table = layout.table_page(d, 0) if paging == "default" else layout.table_page(d, 5)
+    assert {table, layout.series_page(d), layout.INDEX} <= changed
+    block = 0 if paging == "default" else 2
+    for untouched in (
+        layout.checkout_data(d, block),
+        layout.logs_data(d, block),
+        layout.commits_data(d, block),
+    ):
+        assert untouched not in changed, untouched
+    walks = {name for name in changed if name.startswith(layout.series_dir(d) + "/")}
+    assert walks <= {table} | {n for n in walks if n.startswith("series-1/data/")}
+    assert not {n for n in walks if n.startswith("series-1/data/checkouts")}
+    assert layout.checkout_data(fast, block) in changed
+    assert report.checkouts == 2  # the variant's new one and its neighbour, none of the walk
+    cell = (site / table).read_text(encoding="utf-8")
+    assert f'href="{layout.href(table, layout.checkout_page(fast, 5))}"' in cell
+    scratch = tmp_path / "scratch"
+    with Store.open(fixed.url) as store:
+        publish(store, config, scratch, options)
+    assert _digests(scratch) == after  # incremental = from scratch, byte for byte

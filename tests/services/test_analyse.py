@@ -80,13 +80,19 @@ def add_series(
     noise: float = 0.01,
     quirk_until: int | None = None,
     failed: Sequence[int] = (),
+    variant_of: int | None = None,
+    **fields: Any,
 ) -> int:
     """A series with one checkout per level (None: nothing measured there), ``reps``
     repetitions with ``noise`` relative noise; quirk A applies to the checkouts
-    before ``quirk_until``; the checkouts in ``failed`` did not build."""
+    before ``quirk_until``; the checkouts in ``failed`` did not build. With
+    ``variant_of`` (a walk's id), the variant ``fast`` of that walk, at the same
+    commits; ``fields``: more of the series' (NewSeries)."""
     rng = random.Random(seed)
     quirks = () if quirk_until is None else (QuirkInfo("A", T0, "f00d", "compiler upgraded"),)
-    sid = store.create_series(new_series(repetitions=reps, quirks=quirks))
+    if variant_of is not None:
+        fields = {"kind": "variant", "parent_id": variant_of, "variant": "fast", **fields}
+    sid = store.create_series(new_series(repetitions=reps, quirks=quirks, **fields))
     count = len(next(iter(levels.values())))
     for idx in range(count):
         since = tuple(commit(idx, k) for k in range(2))

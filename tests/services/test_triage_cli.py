@@ -166,6 +166,8 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
         "id",
         "series",
         "series_name",
+        "variant",
+        "variant_of",
         "kind",
         "before",
         "after",

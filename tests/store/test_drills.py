@@ -66,3 +66,16 @@ def test_stored_values_are_reused_from_the_same_project_host_and_configuration(
     assert found == {sha: [10.0, 12.0]}  # not the other host's, config's, nor a FAIL's
     assert store.drills.values_at([sha], "iperf", "iperf.v0", SAME, exclude_series=same) == {}
     assert store.drills.values_at([sha], "iperf", "iperf.v1", SAME) == {}
+
+
+def test_a_drill_reuses_no_value_of_a_walks_variant(store: Store) -> None:
+    """A variant (kind variant) measured the same commit patched or modified, on the
+    same host with the same configuration: its values are not the plain checkout's."""
+    walk = store.create_series(new_series())
+    fast = store.create_series(new_series(kind="variant", parent_id=walk, variant="fast"))
+    sha = _measured(store, walk, 1, 10.0, 12.0)
+    assert _measured(store, fast, 1, 5.0, 6.0) == sha
+    found = store.drills.values_at([sha], "iperf", "iperf.v0", SAME)
+    assert found == {sha: [10.0, 12.0]}  # the walk's, not the variant's 5 and 6
+    only_variant = store.drills.values_at([sha], "iperf", "iperf.v0", SAME, exclude_series=walk)
+    assert only_variant == {}

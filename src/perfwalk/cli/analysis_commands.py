@@ -507,7 +507,8 @@ def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
         suspect += f" ({_remeasure_word(event.confirmed)})"
     lines = [
         f"{event.kind.upper()}{suspect} {event.id} in series {event.series_id} "
-        f"{show_controls(event.series_name)!r}: between checkout {b.idx} "
+        f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
+        f": between checkout {b.idx} "
         f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
         f"commit{'' if len(event.commits) == 1 else 's'}"
@@ -538,6 +539,14 @@ def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
         author, subject = show_controls(commit.author), show_controls(commit.subject)
         lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
     return "\n".join(lines)
+
+
+def variant_text(variant: str | None, walk: int | None) -> str:
+    """ " (variant fast of series 4)" for a walk's variant's series; "" otherwise."""
+    if variant is None:
+        return ""
+    of = f" of series {walk}" if walk is not None else ""
+    return f" (variant {show_controls(variant)}{of})"
 
 
 def _triage_text(mark: TriageMark | None) -> str:
@@ -592,7 +601,8 @@ def _episode_text(e: MetricEpisode) -> str:
         else "a slow drift, no step"
     )
     return (
-        f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}: "
+        f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}"
+        f"{variant_text(e.variant, None)}: "
         f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
         f"{e.before:.6g} -> {e.after:.6g} ({_percent(e.size)} "
         f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
@@ -608,6 +618,7 @@ def _episode_json(e: MetricEpisode) -> dict[str, Any]:
         "kind": e.kind,
         "series": e.series_id,
         "series_name": e.series_name,
+        "variant": e.variant or "base",
         "test": e.test,
         "name": e.name,
         "unit": e.unit,
@@ -686,6 +697,8 @@ def _event_json(event: ChangeEvent, marks: _Marks | None) -> dict[str, Any]:
         "id": event.id,
         "series": event.series_id,
         "series_name": event.series_name,
+        "variant": event.variant or "base",
+        "variant_of": event.variant_of,
         "kind": event.kind,
         "before": ref(event.before),
         "after": ref(event.after),

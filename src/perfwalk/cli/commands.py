@@ -181,6 +181,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         status = series_status(store, pick_series(store, args.series))
     s = status.series
     print(f"series {s.id} {s.name!r}: {_state_line(status)}")
+    if s.kind == "variant":
+        print(
+            f"  variant {show_controls(s.variant_name)} of walk series {s.parent_id}, measured"
+            f" beside it at the same checkouts (`perfwalk status {s.parent_id}`)"
+        )
     print(
         f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
         f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
@@ -204,7 +209,11 @@ def _state_line(status: SeriesStatus) -> str:
     """The state, with who walks the series when it runs (or ran and is gone)."""
     walker = status.walker
     if status.walker_gone and walker is not None:
-        again = "; `perfwalk run --resume` continues it" if status.series.kind == "walk" else ""
+        again = {
+            "walk": "; `perfwalk run --resume` continues it",
+            "variant": f"; `perfwalk run --resume` continues its walk, series "
+            f"{status.series.parent_id}, with it",
+        }.get(status.series.kind, "")
         return f"interrupted: its walk ({walker.describe()}) is gone{again}"
     if status.state != "running" or walker is None:
         return status.state

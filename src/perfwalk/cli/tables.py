@@ -28,14 +28,18 @@ def format_table(rows: Sequence[Sequence[str]]) -> str:
 def series_rows(
     series: Sequence[SeriesRow], states: Mapping[int, str] | None = None
 ) -> list[list[str]]:
-    """One row per series; ``states`` overrides the stored states (a walk that is gone)."""
+    """One row per series, in their order but a walk's variants right after it (kind
+    ``variant NAME``, their walk the parent); ``states`` overrides the stored states
+    (a walk that is gone)."""
+    from perfwalk.report.context import kind_of
+
     shown = states or {}
-    rows = [["id", "name", "kind", "state", "from", "to", "step", "reps", "zoom of", "started"]]
+    rows = [["id", "kind", "name", "state", "from", "to", "step", "reps", "parent", "started"]]
     rows += [
         [
             str(s.id),
+            kind_of(s),
             s.name,
-            s.kind,
             shown.get(s.id, s.state),
             _spec(s.from_spec) or "-",
             _spec(s.to_spec),
@@ -44,9 +48,32 @@ def series_rows(
             "-" if s.parent_id is None else str(s.parent_id),
             f"{s.started_at:%Y-%m-%d %H:%M}",
         ]
-        for s in series
+        for s in variants_after_walks(series)
     ]
     return rows
+
+
+def variants_after_walks(series: Sequence[SeriesRow]) -> list[SeriesRow]:
+    """``series`` in their order, each walk's variants (oldest first) moved right after it."""
+    kinds = {s.id: s.kind for s in series}
+
+    def beside(s: SeriesRow) -> bool:
+        """A variant whose walk is listed (and not itself a variant's)."""
+        parent = s.parent_id
+        return (
+            s.kind == "variant" and parent is not None and kinds.get(parent, "variant") != "variant"
+        )
+
+    variants: dict[int, list[SeriesRow]] = {}
+    for s in sorted(series, key=lambda s: s.id):
+        if beside(s):
+            assert s.parent_id is not None
+            variants.setdefault(s.parent_id, []).append(s)
+    ordered: list[SeriesRow] = []
+    for s in series:
+        if not beside(s):
+            ordered += [s, *variants.get(s.id, ())]
+    return ordered
 
 
 def _spec(text: str) -> str:

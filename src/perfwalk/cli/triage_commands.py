@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits
-from perfwalk.cli.analysis_commands import tuning, tuning_args
+from perfwalk.cli.analysis_commands import tuning, tuning_args, variant_text
 from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 
@@ -84,7 +84,8 @@ def cmd_triage(args: argparse.Namespace) -> int:
 def _title(event: ChangeEvent) -> str:
     return (
         f"change {event.id} ({event.kind} in series {event.series_id} "
-        f"{show_controls(event.series_name)!r}, after {event.before.sha[:10]} up to "
+        f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
+        f", after {event.before.sha[:10]} up to "
         f"{event.after.sha[:10]})"
     )
 

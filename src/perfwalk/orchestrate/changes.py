@@ -3,6 +3,9 @@ range, grouping the metrics that changed there.
 
 :func:`find_changes` is what ``perfwalk changes`` prints, what the report marks on
 its plots and tables, and where a drill finds what to narrow down.
+
+Every series is analysed on its own: a walk's variants (series of kind ``variant``,
+measured beside it) have changes of their own, which name their variant.
 """
 
 from __future__ import annotations
@@ -101,7 +104,9 @@ class ChangeEvent:
     measured the two ends again and found they do not differ: the change is shown
     as "not confirmed", never a regression to act on. A metric's ``remeasured`` is
     what a re-measure at the end of the walk found (``[run] confirm``): a metric
-    whose change did not hold there is not to act on either.
+    whose change did not hold there is not to act on either. A change of a variant's
+    series (a walk's ``[[variant]]``, measured beside it) names the variant
+    (``variant``) and its walk (``variant_of``).
     """
 
     series_id: int
@@ -112,6 +117,8 @@ class ChangeEvent:
     known_causes: tuple[QuirkInfo, ...]
     metrics: tuple[MetricChange, ...]
     ruled_out_by: int | None = None
+    variant: str | None = None  # a variant's series: the [[variant]] it measures
+    variant_of: int | None = None  # … and its walk (the series of the plain checkout)
 
     @property
     def id(self) -> str:
@@ -194,6 +201,7 @@ class MetricEpisode:
     confidence: float
     checkouts: int
     worse: bool
+    variant: str | None = None  # a variant's series: the [[variant]] it measures
 
 
 @dataclass(frozen=True)
@@ -304,6 +312,7 @@ def series_findings(
         )
     by_idx = {c.idx: c for c in checkouts}
     episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
+    variant, variant_of = variant_of_series(series)
     events = [
         ChangeEvent(
             series_id=series.id,
@@ -313,10 +322,20 @@ def series_findings(
             commits=tuple(_commits_between(store, checkouts, before_idx, after_idx)),
             known_causes=_quirks_between(series, checkouts, before_idx, after_idx),
             metrics=tuple(metrics),
+            variant=variant,
+            variant_of=variant_of,
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
     return events, episodes
+
+
+def variant_of_series(series: SeriesRow) -> tuple[str | None, int | None]:
+    """(the variant, its walk) when ``series`` is a variant's (kind ``variant``: it is
+    analysed as a walk of its own); (None, None) for any other series."""
+    if series.kind != "variant":
+        return None, None
+    return series.variant_name, series.parent_id
 
 
 class _Reading(NamedTuple):
@@ -511,6 +530,7 @@ def _episode(
         confidence=episode.confidence,
         checkouts=episode.end - episode.start,
         worse=moved < 0 if direction is Direction.HIGHER else moved > 0,
+        variant=variant_of_series(series)[0],
     )
 
 

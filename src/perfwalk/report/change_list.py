@@ -7,6 +7,9 @@ plots, the banners of its checkout pages), the Markdown report
 only render them. A site can be published with or without an analysis (an empty
 list marks nothing).
 
+A change or finding of a walk's variant (a series of kind ``variant``) carries the
+variant's name, shown with its series' (:attr:`ListedChange.series_label`).
+
 Every text in them (series names, metric names, commit subjects and authors) is
 untrusted and escaped by whatever renders it.
 """
@@ -99,6 +102,12 @@ class ListedChange:
     triage: TriageMark | None = None  # None: untriaged
     unconfirmed: str = ""
     confirmed: bool = False
+    variant: str | None = None  # a walk's variant's series: the variant it measures
+
+    @property
+    def series_label(self) -> str:
+        """Its series as the pages and messages name it: a variant's names its variant."""
+        return series_label(self.series_name, self.variant)
 
     @property
     def id(self) -> str:
@@ -158,6 +167,11 @@ class ListedEpisode:
     #: and at its last checkout (the ends of the line the plot draws); NaN: unknown
     before: float = math.nan
     after: float = math.nan
+    variant: str | None = None  # a walk's variant's series: the variant it measures
+
+    @property
+    def series_label(self) -> str:
+        return series_label(self.series_name, self.variant)
 
     @property
     def metric(self) -> str:
@@ -176,6 +190,12 @@ class ListedEpisode:
         )
         told = f"{self.kind}: {relative_size(self.size)} {where}"
         return f"{told}, recovered" if self.kind == "excursion" else told
+
+
+def series_label(name: str, variant: str | None) -> str:
+    """ "nightly", "nightly (fast) · variant fast": a variant's series is named by its
+    variant whatever its name says."""
+    return f"{name} · variant {variant}" if variant is not None else name
 
 
 def percent(value: float) -> str:

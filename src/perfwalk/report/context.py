@@ -1,6 +1,7 @@
 """What every page of a series needs besides its own checkouts: the series, all its
-checkouts, the commit-link template, zoom links, the changes to mark and the other
-findings (excursions, drifts) to show."""
+checkouts, the commit-link template, zoom links, the changes to mark, the other
+findings (excursions, drifts) to show and, for a walk measured with A/B variants,
+the series of each variant (shown beside its own checkouts)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ class SeriesContext:
     zooms: dict[int, tuple[Zoom, ...]] = field(default_factory=dict)  # checkout idx → zooms
     changes: Sequence[ListedChange] = ()
     episodes: Sequence[ListedEpisode] = ()
+    #: a walk's variants (``[[variant]]``, measured beside it): their series (kind
+    #: ``variant``, this one their parent) in the order their columns are shown
+    variants: Sequence[SeriesContext] = ()
+    #: a walk with variants and each of them: (variant, series id) of each of the walk's
+    #: columns, the plain checkout's (``base``) first; () for any other series
+    columns: tuple[tuple[str, int], ...] = ()
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -44,6 +51,11 @@ class SeriesContext:
         """The checkouts cut into plot blocks (each a whole number of table pages)."""
         size = layout.PLOT_BLOCK
         return [self.checkouts[i : i + size] for i in range(0, len(self.checkouts), size)]
+
+    @property
+    def variant_name(self) -> str:
+        """The variant the series measures: ``base`` for the plain checkout."""
+        return self.series.variant_name
 
     def position(self, idx: int) -> int:
         """The 0-based position of checkout ``idx`` in the series."""
@@ -60,6 +72,8 @@ def zoom_links(
     Series T zooms into checkout c of series S (T ≠ S) when T's checkouts (two or
     more) all lie between S's checkout before c and c itself, or when T is S's
     child (``parent_id``: a finer walk started from S) and overlaps that interval.
+    A variant's series (kind ``variant``) zooms into nothing: it is its walk, measured
+    with the variant, and its page is reached from its walk's columns.
     """
     spans: dict[int, tuple[datetime, datetime]] = {
         s.id: (checkouts[s.id][0].date, checkouts[s.id][-1].date) for s in every if checkouts[s.id]
@@ -68,7 +82,7 @@ def zoom_links(
     for outer in every:
         rows = checkouts[outer.id]
         for inner in every:
-            if inner.id == outer.id or inner.id not in spans:
+            if inner.id == outer.id or inner.id not in spans or is_variant(inner):
                 continue
             first, last = spans[inner.id]
             child = inner.parent_id == outer.id
@@ -81,3 +95,31 @@ def zoom_links(
                     label = f"{first:%Y-%m-%d}/{inner.step}"
                     found[outer.id][after.idx].append(Zoom(inner.id, label))
     return {sid: {idx: tuple(zooms) for idx, zooms in per.items()} for sid, per in found.items()}
+
+
+def is_variant(series: SeriesRow) -> bool:
+    """Whether ``series`` measures a ``[[variant]]`` beside its walk (its parent)."""
+    return series.kind == "variant"
+
+
+def kind_of(series: SeriesRow) -> str:
+    """What a series is, as the index and ``perfwalk list`` say it: walk, zoom (a walk
+    inside another's interval), drill, ``variant NAME`` (a walk's variant)."""
+    if series.kind == "drill":
+        return "drill"
+    if is_variant(series):
+        return f"variant {series.variant_name}"
+    if series.kind != "walk":
+        return series.kind
+    return "zoom" if series.parent_id is not None else "walk"
+
+
+def variants_of(every: Sequence[SeriesRow]) -> dict[int, list[SeriesRow]]:
+    """Walk id → the series of its variants, oldest first (the order a walk creates
+    them: its columns' order); variants whose walk is not in ``every`` are left out."""
+    ids = {s.id for s in every}
+    found: dict[int, list[SeriesRow]] = defaultdict(list)
+    for s in sorted(every, key=lambda s: s.id):
+        if is_variant(s) and s.parent_id is not None and s.parent_id in ids:
+            found[s.parent_id].append(s)
+    return dict(found)

@@ -3,6 +3,9 @@
 The JSON document is the source; CSV and gnuplot are flattened from it, so the
 three always agree. Format history (docs/export.md):
   1  series → checkouts → repetitions → tests → values
+  2  a walk's variants: each series and value has ``variant`` ("base" for the plain
+     checkout; a variant's series is of kind "variant", its walk the parent); CSV and
+     gnuplot rows end with it
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
 EXPORT_FORMAT = "perfwalk-export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
 FORMATS = ("json", "csv", "gnuplot")
 
 Document = Mapping[str, Any]
@@ -47,6 +50,7 @@ def _rows(document: Document) -> Iterator[dict[str, Any]]:
                             "unit": value["unit"],
                             "value": value["value"],
                             "direction": value["direction"],
+                            "variant": value["variant"],
                         }
 
 
@@ -63,6 +67,7 @@ CSV_COLUMNS = (
     "unit",
     "value",
     "direction",
+    "variant",
 )
 
 
@@ -99,8 +104,9 @@ def _word(text: str) -> str:
 
 def to_gnuplot(document: Document) -> str:
     """The lab format: ``# test subtest run checkout repeat value unit host``, one row
-    per PASS value; ``run`` and ``checkout`` are epoch seconds."""
-    lines = ["# test subtest run checkout repeat value unit host"]
+    per PASS value; ``run`` and ``checkout`` are epoch seconds; a last column, the
+    variant (``base`` for the plain checkout), tells a walk's variants apart."""
+    lines = ["# test subtest run checkout repeat value unit host variant"]
     for row in _rows(document):
         if row["status"] != "PASS":
             continue
@@ -115,6 +121,7 @@ def to_gnuplot(document: Document) -> str:
                     repr(float(row["value"])),
                     _word(row["unit"]),
                     _word(row["host"]),
+                    _word(row["variant"]),
                 )
             )
         )

@@ -64,7 +64,7 @@ def _urn(key: str) -> str:
 
 def title(change: ListedChange) -> str:
     """ "regression: checksum.value +79 % in checksum 1day"."""
-    return f"{change.kind}: {change.metric} {percent(change.size)} in {change.series_name}"
+    return f"{change.kind}: {change.metric} {percent(change.size)} in {change.series_label}"
 
 
 def summary(change: ListedChange) -> str:

@@ -125,7 +125,7 @@ def _row(change: ListedChange, links: Links) -> str:
     if change.note:
         kind += f" ({md(change.note)})"
     series = link(
-        md(f"{change.series_id}: {change.series_name}"),
+        md(f"{change.series_id}: {change.series_label}"),
         links.page(layout.series_page(change.series_id)),
     )
     after = link(
@@ -147,7 +147,7 @@ def _row(change: ListedChange, links: Links) -> str:
 
 def _episode(episode: ListedEpisode, links: Links) -> str:
     series = link(
-        md(f"{episode.series_id}: {episode.series_name}"),
+        md(f"{episode.series_id}: {episode.series_label}"),
         links.page(layout.series_page(episode.series_id)),
     )
     where = (

@@ -97,7 +97,7 @@ def _text(change: ListedChange, project: str, host: str, links: Links) -> str:
     lines = [
         f"{change.kind} in {one_line(project)}: {one_line(change.metric)} {_size(change)}",
         "",
-        f"series: {change.series_id}: {one_line(change.series_name)}",
+        f"series: {change.series_id}: {one_line(change.series_label)}",
         f"host: {one_line(host)}",
         f"metric: {one_line(change.metric)}: {one_line(_levels(change))}",
     ]
@@ -139,7 +139,7 @@ def _sha(sha: str, links: Links) -> str:
 def _markdown(change: ListedChange, project: str, host: str, links: Links) -> str:
     kind = f"**{change.kind}**" if change.regression else change.kind
     series = link(
-        md(f"{change.series_id}: {change.series_name}"),
+        md(f"{change.series_id}: {change.series_label}"),
         links.page(layout.series_page(change.series_id)),
     )
     lines = [

@@ -9,12 +9,12 @@ files, not tens of thousands of pages.
 
 Publishing is incremental: ``.perfwalk/manifest.json`` in the site remembers what
 each checkout looked like when its pages were written (build, quirk runs,
-repetitions, commits, zoom links, changes, excursions), so a publish after one new checkout
-rewrites the data files and the table page of the block it falls in, the series
-page, its plot metadata and the index, and nothing else. A conductor run's page
-(:mod:`perfwalk.report.pages.conduct`) is rewritten when its state, trials or values
-changed. Blocks are independent: a
-full publish of a long series spreads them over worker processes.
+repetitions, commits, zoom links, changes, excursions, its variants' columns), so a
+publish after one new checkout rewrites the data files and the table page of the
+block it falls in, the series page, its plot metadata and the index, and nothing
+else. A conductor run's page (:mod:`perfwalk.report.pages.conduct`) is rewritten
+when its state, trials or values changed. Blocks are independent: a full publish of
+a long series spreads them over worker processes.
 
 A try (a series of kind ``try``) has a page of its own in place of the series page
 (:mod:`perfwalk.report.pages.tries`), listed apart on the index: no plots of two
@@ -28,7 +28,7 @@ import hashlib
 import json
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from perfwalk.report.change_list import (
     episodes_by_series,
 )
 from perfwalk.report.collect import CheckoutData, Policies, read_block
-from perfwalk.report.context import SeriesContext, zoom_links
+from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.forked import in_forks
@@ -66,10 +66,13 @@ from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
-from perfwalk.store import CheckoutRow, SeriesRow, Store
+from perfwalk.report.pages.variants import VariantBlock, variant_table, variants_section
+from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.conduct import ConductSummary
 
 #: bump when pages change shape: a site written by another format is rewritten whole
+#: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
+#: a try's page in place of its series page; the conductor runs)
 SITE_FORMAT = 6
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
@@ -175,15 +178,23 @@ def publish(
         )
         for s in every
     }
+    for walk, variants in variants_of(every).items():  # shown beside the walk's checkouts
+        columns = tuple((s.variant_name, s.id) for s in (contexts[walk].series, *variants))
+        for v in variants:
+            contexts[v.id] = dataclasses.replace(contexts[v.id], columns=columns)
+        contexts[walk] = dataclasses.replace(
+            contexts[walk], variants=tuple(contexts[v.id] for v in variants), columns=columns
+        )
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
     drills = drill_sections(store, contexts)
     tried = {row.series_id: row for row in store.tries.all()}
     tries = try_sections(store, contexts, list(tried.values()))
+    marks = {s.id: store.site.repetition_marks(s.id) for s in every}
     for s in every:
         section = drills.get(s.id, "") + tries.get(s.id, "")
-        state, series_jobs = _plan(store, contexts[s.id], old_series.get(str(s.id)), section)
+        state, series_jobs = _plan(contexts[s.id], old_series.get(str(s.id)), section, marks)
         new_series[str(s.id)] = state
         jobs.extend(series_jobs)
     shared = _Shared(out, contexts, Policies(config), store, options.store_url, full)
@@ -200,17 +211,27 @@ def publish(
         files.add(outcome.written)
         if outcome.newest is not None:
             newest[outcome.series_id] = outcome.newest
-    summaries, listed = [], []
+    summaries: list[SeriesSummary] = []
+    listed: list[TryListing] = []
+    state_of = {s.id: new_series[str(s.id)] for s in every}
+    specs_of = {s.id: _sealed_specs(_specs(state_of[s.id]), state_of[s.id]) for s in every}
+    worst_of_series = {s.id: _worst(state_of[s.id]) for s in every}
     for s in every:
-        ctx, state = contexts[s.id], new_series[str(s.id)]
-        specs = _sealed_specs(_specs(state), state)
+        ctx, state, specs = contexts[s.id], state_of[s.id], specs_of[s.id]
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
             files.write(layout.setup_page(s.id), setup_page(s))
             files.write(layout.series_meta(s.id), meta_file(ctx, specs))
             if s.kind == "try" and s.id in tried:
                 page_text = try_page(ctx, tried[s.id], tries[s.id], newest.get(s.id, ""))
             else:
-                page_text = series_page(ctx, specs, newest.get(s.id, ""), drills.get(s.id, ""))
+                page_text = series_page(
+                    ctx,
+                    specs,
+                    newest.get(s.id, ""),
+                    drills.get(s.id, ""),
+                    variants=variants_section(layout.series_page(s.id), ctx, worst_of_series),
+                    variant_specs=[spec for v in ctx.variants for spec in specs_of[v.id]],
+                )
             files.write(layout.series_page(s.id), page_text)
         _write_shells(files, ctx, full)
         if s.kind == "try" and s.id in tried:
@@ -222,7 +243,7 @@ def publish(
                 first=ctx.checkouts[0] if ctx.checkouts else None,
                 last=ctx.checkouts[-1] if ctx.checkouts else None,
                 checkouts=len(ctx.checkouts),
-                worst=_worst(state),
+                worst=worst_of_series[s.id],
                 specs=tuple(specs),
                 changes=tuple(ctx.changes),
                 episodes=tuple(ctx.episodes),
@@ -278,7 +299,7 @@ def _load_manifest(out: Path) -> dict[str, Any]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _checkout_sig(row: CheckoutRow, marks: dict[int, tuple[int, int]]) -> list[Any]:
+def _checkout_sig(row: CheckoutRow, marks: Mapping[int, tuple[int, int]]) -> list[Any]:
     reps = marks.get(row.idx, (0, 0))
     return [
         row.sha,
@@ -290,39 +311,35 @@ def _checkout_sig(row: CheckoutRow, marks: dict[int, tuple[int, int]]) -> list[A
     ]
 
 
-def _facts(
-    series: SeriesRow, drill: str, episodes: list[list[Any]], changes: list[dict[str, Any]]
-) -> str:
-    """What the series page and its plot metadata show besides its checkouts:
-    ``drill`` (the drill section), ``episodes`` (the other findings, listed) and
-    ``changes`` (what the plots' tooltips and the checkout pages' banners tell of
-    each change: its culprit, triage…)."""
+def _facts(ctx: SeriesContext, drill: str) -> tuple[str, list[Any], list[Any]]:
+    """What the series page and its plot metadata show besides its checkouts, as a
+    digest: ``drill`` (the drill section), the changes (what the plots' tooltips and
+    the checkout pages' banners tell of each: its culprit, triage…), the other
+    findings and, for a walk with variants, the same of each variant (its page lists
+    their changes and findings); with the changes and findings as the manifest keeps
+    them (what marks the tables)."""
+    changes, episodes = _change_list(ctx), _episode_list(ctx)
+    series = ctx.series
+    told = [change_facts(layout.INDEX, c) for c in ctx.changes]
     text = json.dumps(
         [
             drill,
             episodes,
-            changes,
+            told,
             series.name,
             series.state,
             series.finished_at.isoformat() if series.finished_at else None,
             [[q.letter, q.at_date.isoformat(), q.comment] for q in series.quirks],
+            [[v.id, v.variant_name, _facts(v, "")[0]] for v in ctx.variants],
+            [list(column) for column in ctx.columns],  # its checkouts link the others
         ],
         allow_nan=False,
     )
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(text.encode()).hexdigest(), changes, episodes
 
 
-def _plan(
-    store: Store, ctx: SeriesContext, old: dict[str, Any] | None, drill: str
-) -> tuple[dict[str, Any], list[tuple[BlockJob, ...]]]:
-    """The manifest entry of a series and the blocks to render for it (``drill``: the
-    drill or try section of its page, for a drill or a try)."""
-    old = old or {}
-    marks = store.site.repetition_marks(ctx.id)
-    rows = ctx.checkouts
-    sigs = {str(r.idx): _checkout_sig(r, marks) for r in rows}
-    zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
-    change_list = sorted(  # the size as text: JSON has no infinity (a step from 0)
+def _change_list(ctx: SeriesContext) -> list[list[Any]]:
+    return sorted(  # the size as text: JSON has no infinity (a step from 0)
         [
             c.test,
             c.name,
@@ -335,7 +352,10 @@ def _plan(
         ]
         for c in ctx.changes
     )
-    episode_list: list[list[Any]] = sorted(
+
+
+def _episode_list(ctx: SeriesContext) -> list[list[Any]]:
+    return sorted(
         [
             e.kind,
             e.test,
@@ -349,7 +369,43 @@ def _plan(
         ]
         for e in ctx.episodes
     )
+
+
+def _variant_sigs(
+    ctx: SeriesContext, marks: Mapping[int, Mapping[int, tuple[int, int]]]
+) -> dict[str, list[Any]]:
+    """Per checkout of a walk with variants, what its variants' columns show of it
+    (each variant's series and checkout signature; None where it has none yet)."""
+    if not ctx.variants:
+        return {}
+    by_idx = [{r.idx: r for r in v.checkouts} for v in ctx.variants]
+    sigs: dict[str, list[Any]] = {}
+    for row in ctx.checkouts:
+        sigs[str(row.idx)] = [
+            [v.id, _checkout_sig(own[row.idx], marks[v.id]) if row.idx in own else None]
+            for v, own in zip(ctx.variants, by_idx, strict=True)
+        ]
+    return sigs
+
+
+def _plan(
+    ctx: SeriesContext,
+    old: dict[str, Any] | None,
+    drill: str,
+    marks: Mapping[int, Mapping[int, tuple[int, int]]],
+) -> tuple[dict[str, Any], list[tuple[BlockJob, ...]]]:
+    """The manifest entry of a series and the blocks to render for it (``drill``: the
+    drill or try section of its page, for a drill or a try; ``marks``: the repetitions of each
+    series, by checkout, as :meth:`SiteReads.repetition_marks` reads them). A table
+    of a walk with variants is rendered again when a variant's column in it changed."""
+    old = old or {}
+    rows = ctx.checkouts
+    sigs = {str(r.idx): _checkout_sig(r, marks[ctx.id]) for r in rows}
+    zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
+    variant_sigs = _variant_sigs(ctx, marks)
+    facts, change_list, episode_list = _facts(ctx, drill)
     old_sigs, old_zoom = old.get("checkouts", {}), old.get("zoom", {})
+    old_variants = old.get("variants", {})
     dirty_checkouts = {r.idx for r in rows if old_sigs.get(str(r.idx)) != sigs[str(r.idx)]}
     # the checkout before a new one gains a "next" link
     for pos in range(1, len(rows)):
@@ -358,7 +414,9 @@ def _plan(
     dirty_tables = {
         layout.table_of(pos)
         for pos, r in enumerate(rows)
-        if r.idx in dirty_checkouts or zoom.get(str(r.idx)) != old_zoom.get(str(r.idx))
+        if r.idx in dirty_checkouts
+        or zoom.get(str(r.idx)) != old_zoom.get(str(r.idx))
+        or variant_sigs.get(str(r.idx)) != old_variants.get(str(r.idx))
     }
     old_changes = {tuple(c) for c in old.get("changes", [])}
     new_changes = {tuple(c) for c in change_list}
@@ -376,8 +434,6 @@ def _plan(
     pages = (len(rows) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS
     if old.get("tables") not in (None, pages) and pages > 0:
         dirty_tables.add(min(int(old["tables"]), pages) - 1)  # gains a "newer" link
-    told = [change_facts(layout.INDEX, c) for c in ctx.changes]
-    facts = _facts(ctx.series, drill, episode_list, told)
     per_block = layout.PLOT_BLOCK // layout.TABLE_COLUMNS
     blocks_needed = {t // per_block for t in dirty_tables}
     last_block = (len(rows) - 1) // layout.PLOT_BLOCK if rows else None
@@ -414,6 +470,7 @@ def _plan(
     state = {
         "checkouts": sigs,
         "zoom": zoom,
+        "variants": variant_sigs,
         "changes": change_list,
         "episodes": episode_list,
         "tables": pages,
@@ -540,17 +597,18 @@ def _render(
     rows = ctx.checkouts[start : start + layout.PLOT_BLOCK]
     data = read_block(store, ctx.id, rows, shared.policies)
     plots = block_files(ctx, job.block, data)
+    variants = _variant_blocks(shared, ctx, rows) if job.tables or job.newest else []
     for number in job.tables:
         first = number * layout.TABLE_COLUMNS - start
         part = data[first : first + layout.TABLE_COLUMNS]
         at = layout.table_page(ctx.id, number)
-        files.write(at, table_page(ctx, number, checkout_table(at, ctx, part)))
+        files.write(at, table_page(ctx, number, _table(at, ctx, part, variants)))
     if job.checkouts:
         _render_checkouts(store, ctx, files, job.block, data, full=shared.full)
     newest = None
     if job.newest:
         last_start = layout.table_of(len(ctx.checkouts) - 1) * layout.TABLE_COLUMNS - start
-        newest = checkout_table(layout.series_page(ctx.id), ctx, data[last_start:])
+        newest = _table(layout.series_page(ctx.id), ctx, data[last_start:], variants)
     outcome = BlockOutcome(
         series_id=ctx.id,
         block=job.block,
@@ -560,6 +618,28 @@ def _render(
         written=0,
     )
     return outcome, {key: text for key, (_t, _u, _n, text) in plots.items()}
+
+
+def _variant_blocks(
+    shared: _Shared, ctx: SeriesContext, rows: Sequence[CheckoutRow]
+) -> list[VariantBlock]:
+    """The checkouts of each variant of the walk ``ctx`` at the checkouts ``rows``."""
+    wanted = {row.idx for row in rows}
+    found = []
+    for variant in ctx.variants:
+        own = [row for row in variant.checkouts if row.idx in wanted]
+        data = read_block(shared.store, variant.id, own, shared.policies)
+        found.append(VariantBlock(variant, {c.row.idx: c for c in data}))
+    return found
+
+
+def _table(
+    at: str, ctx: SeriesContext, part: Sequence[CheckoutData], variants: Sequence[VariantBlock]
+) -> str:
+    """The checkouts' table: with the variants' columns beside the walk's, if it has any."""
+    if ctx.variants:
+        return variant_table(at, ctx, part, variants)
+    return checkout_table(at, ctx, part)
 
 
 def _render_checkouts(

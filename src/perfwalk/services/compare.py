@@ -145,7 +145,8 @@ def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
     """A sample of the store: ``conduct:ID`` (see :func:`conduct_sample`), else a checkout.
 
     The PASS values of one checkout: ``SERIES:CHECKOUT`` (a series id, then a
-    checkout index or the start of its commit id; no series id: the newest series).
+    checkout index or the start of its commit id; no series id: the newest series,
+    a walk's variants left out: they are named by their series id).
     ``metric`` is ``TEST.NAME``, or a value name that only one test has; it may be
     left out when the checkout has one metric."""
     if operand.startswith(CONDUCT):
@@ -201,8 +202,9 @@ def conduct_sample(store: Store, operand: str, metric: str | None) -> Sample:
 
 
 def _series(store: Store, part: str, operand: str) -> SeriesRow:
-    if not part:
-        newest = store.list_series()
+    if not part:  # the newest series of the plain checkout (a variant's is named)
+        every = store.list_series()
+        newest = [s for s in every if s.kind != "variant"] or every
         if not newest:
             raise UsageError(
                 f"{operand}: the store holds no series yet", hint="run `perfwalk run` first"

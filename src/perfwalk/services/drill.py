@@ -92,7 +92,9 @@ def change_targets(
     """A drill target per change of the walks of ``config``'s project (or the one
     change ``chosen``), for its strongest metric (or ``test``.``name``); ``found``: the
     changes the caller found already (:func:`perfwalk.orchestrate.changes.find_changes`
-    with ``tuning``, of these walks or more), not looked for again."""
+    with ``tuning``, of these walks or more), not looked for again. The changes of a
+    walk's variants are not drilled (a drill measures the plain checkout): one
+    ``chosen`` is refused with a UsageError that says what to do instead."""
     walks = [
         s.id for s in store.list_series() if s.kind == "walk" and s.project == config.project.name
     ]
@@ -104,6 +106,7 @@ def change_targets(
     if chosen is not None:
         picked = [e for e in events if e.id == chosen]
         if not picked:
+            _refuse_variant(store, config, chosen, tuning)
             known = ", ".join(e.id for e in events) or "none"
             raise UsageError(
                 f"no change {chosen!r} among the changes of project {config.project.name}"
@@ -121,6 +124,33 @@ def change_targets(
         if metrics:
             targets.append(_event_target(event, max(metrics, key=lambda m: abs(m.z))))
     return targets
+
+
+def _refuse_variant(store: Store, config: Config, chosen: str, tuning: Thresholds) -> None:
+    """A UsageError when ``chosen`` is a change of a walk's variant: a drill builds and
+    measures the plain checkout, and would narrow the walk's values, not the variant's."""
+    series_id, _, after = chosen.partition(":")
+    if not series_id.isdigit() or not after.isdigit():
+        return
+    series = next((s for s in store.list_series() if s.id == int(series_id)), None)
+    if series is None or series.kind != "variant":
+        return
+    events = [e for e in find_changes(store, config, [series.id], tuning=tuning) if e.id == chosen]
+    walk = series.parent_id
+    compare = (
+        f"; `perfwalk compare {series.id}:{events[0].before.idx} {chosen}` compares the "
+        "variant's two checkouts"
+        if events
+        else ""
+    )
+    raise UsageError(
+        f"change {chosen} is a change of the variant {series.variant_name!r} (series "
+        f"{series.id}, beside walk series {walk}): a drill builds and measures the plain "
+        "checkout, so it would narrow the walk's values, not the variant's",
+        hint=f"drilling a variant is not supported yet: if the walk changed there too "
+        f"(`perfwalk changes --series {walk}`), `perfwalk drill {walk}:{after}` drills "
+        f"the plain checkout's change{compare}",
+    )
 
 
 def _event_target(event: ChangeEvent, metric: MetricChange) -> DrillTarget:

@@ -42,6 +42,7 @@ def _commit(commit: Commit) -> dict[str, Any]:
 
 
 def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
+    variant = series.variant_name if series.kind == "variant" else "base"
     checkouts = []
     for row in store.checkouts(series.id):
         repetitions = [
@@ -63,6 +64,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
                                 "unit": v.unit,
                                 "value": v.value,
                                 "direction": v.direction,
+                                "variant": variant,
                             }
                             for v in result.values
                         ],
@@ -91,6 +93,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
         "project": series.project,
         "kind": series.kind,
         "parent": series.parent_id,
+        "variant": variant,
         "from": series.from_spec,
         "to": series.to_spec,
         "step": series.step,

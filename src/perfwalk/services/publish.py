@@ -48,7 +48,8 @@ def listed_findings(
     """The changes of ``found`` as a list to post or to subscribe to (one per metric,
     with the culprit a drill named for it, else for another metric of the same
     commit range, and the current triage of its series and commit range), and the
-    excursions and drifts."""
+    excursions and drifts. A variant's change gets no drill's answer: the drills
+    measured the plain checkout (and a drill of a variant's change is refused)."""
     culprits, drills = _drill_answers(store)
     triaged = triage_marks(store)
     changes = []
@@ -57,6 +58,8 @@ def listed_findings(
             ends = (event.before.sha, event.after.sha)
             drill = culprits.get((*ends, metric.test, metric.name)) or culprits.get(ends)
             answer = drills.get((*ends, metric.test, metric.name)) or drills.get(ends)
+            if event.variant is not None:  # a drill measures the plain checkout, not it
+                drill = answer = None
             changes.append(
                 ListedChange(
                     series_id=event.series_id,
@@ -83,6 +86,7 @@ def listed_findings(
                     unconfirmed=_unconfirmed(event, metric),
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
                     triage=triaged.get((event.series_id, *ends)),
+                    variant=event.variant,
                 )
             )
     episodes = [
@@ -98,6 +102,7 @@ def listed_findings(
             worse=e.worse,
             before=e.before,
             after=e.after,
+            variant=e.variant,
         )
         for e in found.episodes
     ]

@@ -5,7 +5,9 @@ finds the changes of every series, drills the changes that are new within the
 cycle's budget (``[watch] drill_builds``, ``drill_repetitions``), publishes the site
 incrementally (``[watch] site``), tells the people (``[notify]``) and records the
 new changes as seen. A change is new when its series and commit range were not seen
-by an earlier cycle; a cycle that dies before its end sees them again.
+by an earlier cycle; a cycle that dies before its end sees them again. The changes
+of a walk's variants (``perfwalk run --variants``) are new and told as the walk's
+are, never drilled: a drill measures the plain checkout.
 
 Walks whose hosts are disjoint run at the same time, one thread per group of walks
 that share a host (:func:`perfwalk.orchestrate.run_hosts.sharing_groups`); the walks of
@@ -139,12 +141,21 @@ def seen_now(config: Config) -> int:
 
 
 def _watched(store: Store, config: Config) -> dict[int, str]:
-    """The series of the named walks of ``config``'s project, with their walk's name."""
-    return {
+    """The series of the named walks of ``config``'s project, and those of their
+    variants (measured beside them: their changes are new and told like the walk's,
+    never drilled), with their walk's name."""
+    every = store.list_series()
+    walks = {
         s.id: s.walk
-        for s in store.list_series()
+        for s in every
         if s.kind == "walk" and s.walk is not None and s.project == config.project.name
     }
+    variants = {
+        s.id: walks[s.parent_id]
+        for s in every
+        if s.kind == "variant" and s.parent_id is not None and s.parent_id in walks
+    }
+    return {**walks, **variants}
 
 
 @contextmanager

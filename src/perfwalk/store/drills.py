@@ -22,6 +22,9 @@ from perfwalk.model import Status
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
 
+#: the kinds of series whose values a drill reuses: those that measure the plain checkout
+PLAIN_KINDS = ("walk", "drill")
+
 _d = schema.drill
 _s = schema.series
 _ck = schema.checkout
@@ -121,7 +124,9 @@ class DrillRecords(StorePart):
         exclude_series: int | None = None,
     ) -> dict[str, list[float]]:
         """The PASS values of ``test``.``name`` already stored at each of ``shas``, in
-        any series of the same project, host and configuration (walks and drills)."""
+        any series of the same project, host and configuration that measured the plain
+        checkout (walks and drills: a walk's variant, kind ``variant``, measured the
+        same commit patched or modified, and a try's side may be patched)."""
         query = (
             select(_ck.c.sha, _v.c.value)
             .select_from(_v)
@@ -133,6 +138,7 @@ class DrillRecords(StorePart):
                 _s.c.project == provenance.project,
                 _s.c.host == provenance.host,
                 _s.c.config_hash == provenance.config_hash,
+                _s.c.kind.in_(PLAIN_KINDS),
                 _ck.c.sha.in_(list(shas)),
                 _rs.c.test == test,
                 _rs.c.status == int(Status.PASS),

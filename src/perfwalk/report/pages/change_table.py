@@ -109,7 +109,7 @@ def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
         css = f"noted {c.word}" if c.note else c.word  # not to act on: greyed
         cells = [
             f"<td>{link(checkout, f'{c.date:%Y-%m-%d %H:%M}')}</td>",
-            f'<td class="name">{link(walk, f"{c.series_id}: {c.series_name}")}</td>',
+            f'<td class="name">{link(walk, f"{c.series_id}: {c.series_label}")}</td>',
             f'<td class="name">{esc(c.metric)}{note}</td>',
             f"<td>{esc(levels(c))}</td>",
             f'<td class="delta">{"▼" if c.regression else "▲"} {esc(delta(c))}</td>',

@@ -19,7 +19,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import page
-from perfwalk.report.pages.series import needed
+from perfwalk.report.pages.series import needed, series_crumbs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.report.summaries import MetricKey
 from perfwalk.store.packs import little_endian
@@ -33,7 +33,7 @@ def drawn_page(ctx: SeriesContext, kind: str, at: str, title: str) -> str:
         "<noscript>This page is drawn by a script of the site: allow JavaScript.</noscript>"
         "</div>"
     )
-    crumbs = [(layout.INDEX, "all series"), (layout.series_page(ctx.id), f"series {ctx.id}")]
+    crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]
     return page(at, title, body, crumbs=crumbs, drawn=True)
 
 

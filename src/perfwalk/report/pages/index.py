@@ -1,7 +1,7 @@
 """The index: first the "Changes" (every change found, newest first, with its
 culprit and triage: see :mod:`perfwalk.report.pages.change_table`); then the walks,
-one row per series, newest first, each drill and zoom nested under the walk it
-came from: host and cores, setup, first and last checkout, steps, repetitions,
+one row per series, newest first, each variant, drill and zoom nested under the
+walk it came from: host and cores, setup, first and last checkout, steps, repetitions,
 state, the changes found and, apart, the other findings (excursions, drifts: never
 counted as regressions); per test its worst status; then the tries, apart (see
 :mod:`perfwalk.report.pages.tries`), the conductor runs (see
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
+from perfwalk.report.context import is_variant, kind_of
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.conduct import conduct_section
@@ -68,9 +69,9 @@ def episodes_text(episodes: Iterable[ListedEpisode]) -> str:
 
 
 def nested(every: Sequence[SeriesSummary]) -> list[tuple[SeriesSummary, int]]:
-    """The series in their order, each followed by those that came from it (drills and
-    zooms: ``parent_id``), with their depth; a series whose parent is not shown is a
-    root."""
+    """The series in their order, each followed by those that came from it (its
+    variants first, in their columns' order, then its drills and zooms:
+    ``parent_id``), with their depth; a series whose parent is not shown is a root."""
     ids = {s.series.id for s in every}
     children: dict[int, list[SeriesSummary]] = {}
     roots = []
@@ -91,17 +92,13 @@ def nested(every: Sequence[SeriesSummary]) -> list[tuple[SeriesSummary, int]]:
         for child in children.get(s.series.id, ()):
             visit(child, depth + 1)
 
+    for kids in children.values():  # stable: the rest keep their order
+        kids.sort(key=lambda s: (0, s.series.id) if is_variant(s.series) else (1, 0))
     for s in roots:
         visit(s, 0)
     for s in every:  # only in a loop of parents: shown at the top
         visit(s, 0)
     return ordered
-
-
-def _kind(s: SeriesSummary) -> str:
-    if s.series.kind == "drill":
-        return "drill"
-    return "zoom" if s.series.parent_id is not None else "walk"
 
 
 def index_page(
@@ -157,7 +154,7 @@ def index_page(
         name = link(layout.series_page(sid), f"{sid}: {s.series.name}")
         cells = [
             f'<td class="name depth-{min(depth, 3)}">{"↳ " if depth else ""}{name}</td>',
-            f"<td>{_kind(s)}</td>",
+            f"<td>{esc(kind_of(s.series))}</td>",
             f"<td>{esc(s.series.host)}/{esc(s.series.fingerprint.get('cores', '?'))}</td>",
             "<td>" + link(layout.setup_page(sid), s.series.config_hash[:10] or "setup") + "</td>",
             day(s.first),

@@ -3,7 +3,9 @@ on a page where plots go.
 
 A plot shows one test's values of one unit: x is the checkout date (or commit
 order), every repetition a point, each checkout's summary a line, one colour per
-series and value name; quirks are lettered vertical lines, detected changes shaded
+series and value name (on the page of a walk with variants, a line per variant and
+value name, named by its variant, the plain checkout's first: the columns' order);
+quirks are lettered vertical lines, detected changes shaded
 red or green (a click opens the culprit's drill, else the checkout after the step;
 its tooltip tells the change), excursions shaded blue and drifts drawn as a dashed
 blue line from their first to their last checkout (neither is a change).
@@ -19,10 +21,11 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
-from perfwalk.report.context import SeriesContext
+from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.html import esc
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.store.packs import little_endian
@@ -133,8 +136,11 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
 
     series = ctx.series
     blocks = ctx.blocks()
-    meta = {
-        "name": f"series {ctx.id}: {series.name}",
+    name = f"series {ctx.id}: {series.name}"
+    if is_variant(series):  # not from its name: the name is the walk's to choose
+        name = f"series {ctx.id}: variant {series.variant_name} of series {series.parent_id}"
+    meta: dict[str, Any] = {
+        "name": name,
         "pages": {  # what pages.js needs besides a block's data
             "host": series.host,
             "fingerprint": sorted([str(k), str(v)] for k, v in series.fingerprint.items()),
@@ -197,6 +203,10 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
             if _known(ctx, e.first_idx) and _known(ctx, e.last_idx)
         ],
     }
+    if ctx.variants or is_variant(series):  # its lines on its walk's plots are named by it
+        meta["variant"] = series.variant_name
+    if ctx.columns:  # a checkout page links the same checkout in the other variants
+        meta["pages"]["variants"] = [[name, sid] for name, sid in ctx.columns]
     payload = json.dumps(meta, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return f"perfwalk.meta({ctx.id},{payload});\n"
 
@@ -234,8 +244,12 @@ def _unit_of(specs: Sequence[PlotSpec], test: str, name: str) -> str:
     return ""
 
 
-def plot_divs(series_ids: Sequence[int], specs: Sequence[PlotSpec]) -> str:
-    """One lazily drawn plot per spec key (pages at the site's root only)."""
+def plot_divs(
+    series_ids: Sequence[int], specs: Sequence[PlotSpec], *, variants: bool = False
+) -> str:
+    """One lazily drawn plot per spec key (pages at the site's root only); with
+    ``variants`` (a walk and its variants' series, in its columns' order) each line is
+    named by its variant."""
     if not specs:
         return ""
     seen: dict[str, PlotSpec] = {}
@@ -243,10 +257,12 @@ def plot_divs(series_ids: Sequence[int], specs: Sequence[PlotSpec]) -> str:
         seen.setdefault(spec.key, spec)
     ordered = sorted(seen.values(), key=lambda s: (s.test, s.unit))
     members = " ".join(str(i) for i in series_ids)
+    named = ' data-variants="1"' if variants else ""
     divs = [
         f'<div class="plot" data-base="" data-series="{esc(members)}" data-key="{esc(s.key)}" '
         f'data-title="{esc(f"{s.test} [{s.unit}]")}" data-unit="{esc(s.unit)}" '
-        f'data-file="{esc(_file_name(s))}"><noscript>plots need JavaScript</noscript></div>'
+        f'data-file="{esc(_file_name(s))}"{named}><noscript>plots need JavaScript</noscript>'
+        "</div>"
         for s in ordered
     ]
     return '<h2>Plots</h2>\n<div class="plots">\n' + "\n".join(divs) + "\n</div>"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, relative_size
-from perfwalk.report.context import SeriesContext
+from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
@@ -31,12 +31,15 @@ def _facts(at: str, ctx: SeriesContext, *, changing: bool = True) -> str:
     s = ctx.series
     running = f"{len(ctx.checkouts)} checkouts · " if changing else ""
     state = f" · {esc(s.state)}" if changing else ""
-    parent = (
-        " · zoom of "
-        + link(layout.href(at, layout.series_page(s.parent_id)), f"series {s.parent_id}")
-        if s.parent_id
-        else ""
-    )
+    parent = ""
+    if s.parent_id is not None:
+        walk = link(layout.href(at, layout.series_page(s.parent_id)), f"series {s.parent_id}")
+        parent = (
+            f" · variant <b>{esc(s.variant_name)}</b> of {walk} (its page shows the variants "
+            "side by side)"
+            if is_variant(s)
+            else f" · zoom of {walk}"
+        )
     return (
         f"<p>{esc(s.kind)} of {esc(s.project)} from {esc(s.from_spec or 'the first commit')} to "
         f"{esc(s.to_spec)} by {esc(s.step)} · {running}"
@@ -124,10 +127,18 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
 
 
 def series_page(
-    ctx: SeriesContext, specs: Sequence[PlotSpec], newest_table: str, drill: str = ""
+    ctx: SeriesContext,
+    specs: Sequence[PlotSpec],
+    newest_table: str,
+    drill: str = "",
+    *,
+    variants: str = "",
+    variant_specs: Sequence[PlotSpec] = (),
 ) -> str:
     """The page of a series; ``newest_table`` is the table of its newest checkouts
-    rendered for this page, ``drill`` the drill section of a drill."""
+    rendered for this page, ``drill`` the drill section of a drill; for a walk with
+    variants, ``variants`` their section and ``variant_specs`` their plots' specs (the
+    plots draw a line per variant, the changes list theirs too)."""
     at = layout.series_page(ctx.id)
     pages = table_pages(ctx)
     paging = ""
@@ -139,13 +150,18 @@ def series_page(
             )
             + "</p>\n<h2>Newest checkouts</h2>\n"
         )
+    every = (ctx, *ctx.variants)
+    changes = [c for v in every for c in v.changes]
+    episodes = any(v.episodes for v in every)
+    shown = [*specs, *variant_specs]
     body = (
         _facts(at, ctx)
         + drill
-        + plot_divs([ctx.id], specs)
+        + variants
+        + plot_divs([v.id for v in every], shown, variants=bool(ctx.variants))
         + "\n"
-        + (findings_key(changes=bool(ctx.changes), episodes=bool(ctx.episodes)) if specs else "")
-        + (changes_section(at, ctx.changes) if ctx.changes else "")  # the plots' bands, as links
+        + (findings_key(changes=bool(changes), episodes=episodes) if shown else "")
+        + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + "<h2>Checkouts</h2>\n"
         + paging
@@ -154,7 +170,15 @@ def series_page(
         + status_legend()
     )
     title = f"series {ctx.id}: {ctx.series.name}"
-    return page(at, title, body, crumbs=[(layout.INDEX, "all series")], plots=bool(specs))
+    return page(at, title, body, crumbs=series_crumbs(ctx.series), plots=bool(shown))
+
+
+def series_crumbs(series: SeriesRow) -> list[tuple[str, str]]:
+    """The links above a series' page: all series, and a variant's walk."""
+    crumbs = [(layout.INDEX, "all series")]
+    if is_variant(series) and series.parent_id is not None:
+        crumbs.append((layout.series_page(series.parent_id), f"series {series.parent_id}"))
+    return crumbs
 
 
 def table_page(ctx: SeriesContext, number: int, table_html: str) -> str:
@@ -172,6 +196,6 @@ def table_page(ctx: SeriesContext, number: int, table_html: str) -> str:
         + _legend(ctx)
         + status_legend()
     )
-    crumbs = [(layout.INDEX, "all series"), (layout.series_page(ctx.id), f"series {ctx.id}")]
+    crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]
     label = pages[number][1] if number < len(pages) else ""
     return page(at, f"series {ctx.id}: {ctx.series.name}, {label}", body, crumbs=crumbs)

@@ -8,8 +8,9 @@ import json
 
 from perfwalk.config.secrets import mask_config_text
 from perfwalk.report import layout
+from perfwalk.report.context import is_variant
 from perfwalk.report.html import esc, page, table
-from perfwalk.report.pages.series import measuring_facts
+from perfwalk.report.pages.series import measuring_facts, series_crumbs
 from perfwalk.store import SeriesRow
 
 
@@ -33,6 +34,8 @@ def setup_page(series: SeriesRow) -> str:
     ]
     if measuring := measuring_facts(series):
         facts.insert(8, ("measuring", measuring))
+    if is_variant(series):
+        facts.insert(4, ("variant", series.variant_name))
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]
@@ -48,5 +51,5 @@ def setup_page(series: SeriesRow) -> str:
         + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
         + f"<h2>Configuration</h2><pre>{esc(mask_config_text(series.config_text))}</pre>"
     )
-    crumbs = [(layout.INDEX, "all series"), (layout.series_page(series.id), f"series {series.id}")]
+    crumbs = [*series_crumbs(series), (layout.series_page(series.id), f"series {series.id}")]
     return page(at, f"setup of series {series.id}: {series.name}", body, crumbs=crumbs)

@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from perfwalk.analysis.summary import summarize
 from perfwalk.model import Status
 from perfwalk.report import layout
+from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
@@ -39,56 +41,55 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
     head += [f"<th>{h}</th>" for h in STAT_HEADERS]
     pad = ["<td></td>"] * len(STAT_HEADERS)
     rows: list[list[str]] = [
-        ['<td class="name">commit</td>'] + [_commit_cell(ctx, c) for c in block] + pad,
-        ['<td class="name">build</td>']
-        + [
-            status_cell(
-                c.row.build_status,
-                to(layout.logs_page(sid, c.row.idx, layout.log_anchor(c.row.build_log_id)))
-                if c.row.build_log_id
-                else None,
-                f"{c.row.build_seconds:.1f} s" if c.row.build_seconds is not None else "",
-            )
-            for c in block
-        ]
-        + pad,
-        ['<td class="name">commits</td>']
-        + [
-            f"<td>{link(to(layout.commits_page(sid, c.row.idx)), f'commits/{c.row.commit_count}')}"
-            "</td>"
-            for c in block
-        ]
-        + pad,
-        ['<td class="name">quirks</td>']
-        + [
-            f'<td class="quirk">{esc("quirks/" + ",".join(c.row.quirks)) if c.row.quirks else ""}'
-            "</td>"
-            for c in block
-        ]
-        + pad,
+        ['<td class="name">commit</td>'] + [commit_cell(ctx, c) for c in block] + pad,
+        ['<td class="name">build</td>'] + [build_cell(at, ctx, c) for c in block] + pad,
+        ['<td class="name">commits</td>'] + [commits_cell(at, ctx, c) for c in block] + pad,
+        ['<td class="name">quirks</td>'] + [quirks_cell(c) for c in block] + pad,
         ['<td class="name">repetitions</td>']
-        + [_repetitions_cell(ctx, len(c.reps)) for c in block]
+        + [repetitions_cell(ctx, len(c.reps)) for c in block]
         + pad,
-        ['<td class="name">zoom</td>'] + [_zoom_cell(at, ctx, c) for c in block] + pad,
+        ['<td class="name">zoom</td>'] + [zoom_cell(at, ctx, c) for c in block] + pad,
     ]
     metrics = metrics_of(block)
     for test in tests_of(block) or sorted({m.test for m in metrics}):
         rows.append(
             [f'<th class="name" id="{row_anchor(test)}">{esc(test)}</th>']
-            + [
-                status_cell(
-                    c.statuses.get(test),
-                    to(layout.checkout_page(sid, c.row.idx, row_anchor(test))),
-                )
-                for c in block
-            ]
+            + [test_cell(at, ctx, c, test) for c in block]
             + [f"<th>{h}</th>" for h in STAT_HEADERS]
         )
         rows.extend(_metric_row(ctx, block, m) for m in metrics if m.test == test)
     return table(head, rows, css="checkouts")
 
 
-def _repetitions_cell(ctx: SeriesContext, count: int) -> str:
+def build_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
+    """The checkout's build status, linked to its log, with how long it took."""
+    row = c.row
+    return status_cell(
+        row.build_status,
+        layout.href(at, layout.logs_page(ctx.id, row.idx, layout.log_anchor(row.build_log_id)))
+        if row.build_log_id
+        else None,
+        f"{row.build_seconds:.1f} s" if row.build_seconds is not None else "",
+    )
+
+
+def commits_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
+    target = layout.href(at, layout.commits_page(ctx.id, c.row.idx))
+    return f"<td>{link(target, f'commits/{c.row.commit_count}')}</td>"
+
+
+def quirks_cell(c: CheckoutData) -> str:
+    quirks = c.row.quirks
+    return f'<td class="quirk">{esc("quirks/" + ",".join(quirks)) if quirks else ""}</td>'
+
+
+def test_cell(at: str, ctx: SeriesContext, c: CheckoutData, test: str) -> str:
+    """A test's worst status at the checkout, linked to its row on the checkout's page."""
+    target = layout.href(at, layout.checkout_page(ctx.id, c.row.idx, row_anchor(test)))
+    return status_cell(c.statuses.get(test), target)
+
+
+def repetitions_cell(ctx: SeriesContext, count: int) -> str:
     """How many repetitions a checkout has; with adaptive repetitions, what they say
     (as many as needed, or the most allowed: marked ``unstable``)."""
     text = f"{count}/{esc(ctx.series.between)}"
@@ -101,14 +102,14 @@ def _repetitions_cell(ctx: SeriesContext, count: int) -> str:
     return f'<td{css} title="{esc(said)}">{text}</td>'
 
 
-def _commit_cell(ctx: SeriesContext, c: CheckoutData) -> str:
+def commit_cell(ctx: SeriesContext, c: CheckoutData) -> str:
     target = ctx.commit_href(c.row.sha)
     if target:
         return f"<td>{link(target, c.row.sha[:10], title=c.row.sha)}</td>"
     return f'<td><code title="{esc(c.row.sha)}">{esc(c.row.sha[:10])}</code></td>'
 
 
-def _zoom_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
+def zoom_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
     zooms = ctx.zooms.get(c.row.idx, ())
     return (
         "<td>"
@@ -120,78 +121,100 @@ def _zoom_cell(at: str, ctx: SeriesContext, c: CheckoutData) -> str:
 
 
 def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKey) -> list[str]:
-    cells = [
-        f'<td class="name">{esc(key.name)} <small>({esc(key.direction)} is better)</small></td>'
-    ]
+    cells = [metric_name_cell(key)]
+    marks = CellMarks.of(ctx, key)
     shown: list[float] = []
-    changes = [c for c in ctx.changes if c.test == key.test and c.name == key.name]
-    excursions = [
-        e
-        for e in ctx.episodes
-        if e.kind == "excursion" and e.test == key.test and e.name == key.name
-    ]
     for c in block:
-        m = c.index.get(key)
-        value = c.chosen[m] if m is not None else math.nan
-        if value != value:  # noqa: PLR0124 (NaN: no summary)
-            cells.append("<td></td>")
-            continue
-        shown.append(value)
-        change = None
-        if changes:
-            change = next((x for x in changes if x.after_idx == c.row.idx), None)
-        excursion = None
-        if excursions:
-            excursion = next((x for x in excursions if x.spans(c.row.idx)), None)
-        if m not in c.marks and change is None and excursion is None:
-            cells.append(f"<td><em>{number(value)}</em></td>")
-            continue
-        # only marked cells carry a tooltip: pages of 5 000 cells stay small
-        cell = c.cell(key)
-        assert cell is not None
-        classes: list[str] = []
-        tips = [
-            f"n={cell.n} mean={number(cell.mean)} min={number(cell.min)} "
-            f"max={number(cell.max)} sd={number(cell.sd)} relative={percent(cell.rsd)}"
-        ]
-        if cell.unstable:
-            classes.append("unstable")
-            tips.append(f"unstable: relative deviation {percent(cell.rsd)}")
-        if cell.outliers:
-            classes.append("outlier")
-            worst = max(
-                abs(v - cell.summary) / abs(cell.summary) if cell.summary else 0.0
-                for v in (cell.min, cell.max)
-            )
-            tips.append(f"outlier: a value {percent(worst)} from the summary")
-        if change is not None:
-            classes.append("unconfirmed" if change.unconfirmed else change.word)
-            tips.append(change.describe())
-        if excursion is not None:  # not a change: a neutral mark, whichever way it went
-            classes.append("excursion")
-            tips.append(excursion.describe())
-        cells.append(
-            f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
-            f"<em>{number(value)}</em></td>"
-        )
+        cell, value = metric_cell(marks, c, key)
+        cells.append(cell)
+        if value is not None:
+            shown.append(value)
     cells.append(f"<td>{esc(key.unit)}</td>")
     cells.extend(row_statistics(shown))
     return cells
 
 
+def metric_name_cell(key: MetricKey) -> str:
+    return f'<td class="name">{esc(key.name)} <small>({esc(key.direction)} is better)</small></td>'
+
+
+@dataclass(frozen=True)
+class CellMarks:
+    """The changes and excursions of one metric of a series, to mark its cells."""
+
+    changes: Sequence[ListedChange]
+    excursions: Sequence[ListedEpisode]
+
+    @classmethod
+    def of(cls, ctx: SeriesContext, key: MetricKey) -> CellMarks:
+        return cls(
+            [c for c in ctx.changes if c.test == key.test and c.name == key.name],
+            [
+                e
+                for e in ctx.episodes
+                if e.kind == "excursion" and e.test == key.test and e.name == key.name
+            ],
+        )
+
+
+def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str, float | None]:
+    """The cell of ``key`` at checkout ``c`` (its summary, marked), and the summary
+    (None when there is none)."""
+    m = c.index.get(key)
+    value = c.chosen[m] if m is not None else math.nan
+    if value != value:  # noqa: PLR0124 (NaN: no summary)
+        return "<td></td>", None
+    change = None
+    if marks.changes:
+        change = next((x for x in marks.changes if x.after_idx == c.row.idx), None)
+    excursion = None
+    if marks.excursions:
+        excursion = next((x for x in marks.excursions if x.spans(c.row.idx)), None)
+    if m not in c.marks and change is None and excursion is None:
+        return f"<td><em>{number(value)}</em></td>", value
+    # only marked cells carry a tooltip: pages of 5 000 cells stay small
+    cell = c.cell(key)
+    assert cell is not None
+    classes: list[str] = []
+    tips = [
+        f"n={cell.n} mean={number(cell.mean)} min={number(cell.min)} "
+        f"max={number(cell.max)} sd={number(cell.sd)} relative={percent(cell.rsd)}"
+    ]
+    if cell.unstable:
+        classes.append("unstable")
+        tips.append(f"unstable: relative deviation {percent(cell.rsd)}")
+    if cell.outliers:
+        classes.append("outlier")
+        worst = max(
+            abs(v - cell.summary) / abs(cell.summary) if cell.summary else 0.0
+            for v in (cell.min, cell.max)
+        )
+        tips.append(f"outlier: a value {percent(worst)} from the summary")
+    if change is not None:
+        classes.append("unconfirmed" if change.unconfirmed else change.word)
+        tips.append(change.describe())
+    if excursion is not None:  # not a change: a neutral mark, whichever way it went
+        classes.append("excursion")
+        tips.append(excursion.describe())
+    return (
+        f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
+        f"<em>{number(value)}</em></td>",
+        value,
+    )
+
+
 def row_statistics(values: Sequence[float]) -> list[str]:
     """mean, minimum, maximum, deviation, relative of a row's numbers, as cells."""
+    return [f"<td>{text}</td>" for text in statistics_texts(values)]
+
+
+def statistics_texts(values: Sequence[float]) -> list[str]:
+    """mean, minimum, maximum, deviation, relative of a row's numbers ("" for none)."""
     stats = summarize(values)
     if stats is None:
-        return ["<td></td>"] * 5
+        return [""] * 5
     rsd = f"{stats.rsd:.2%}" if math.isfinite(stats.rsd) else ""
-    return [
-        f"<td>{number(stats.mean)}</td>",
-        f"<td>{number(stats.min)}</td>",
-        f"<td>{number(stats.max)}</td>",
-        f"<td>{number(stats.sd)}</td>",
-        f"<td>{rsd}</td>",
-    ]
+    return [number(stats.mean), number(stats.min), number(stats.max), number(stats.sd), rsd]
 
 
 def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:

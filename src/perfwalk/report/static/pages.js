@@ -189,6 +189,25 @@
     return [["table-" + page + ".html", "table " + (page + 1)]];
   }
 
+  /* A walk measured with variants, and each variant: the same checkout measured plain
+   * (base) and with each variant, linked (this one named, not linked). */
+  function variantsAt(meta, idx) {
+    var columns = meta.pages.variants;
+    if (!columns) return null;
+    var p = el("p", { class: "pw-variants" }, "variants: ");
+    columns.forEach(function (column, n) {
+      if (n) p.appendChild(document.createTextNode(" \u00b7 "));
+      var name = column[0];
+      var other = String(column[1]);
+      p.appendChild(
+        other === String(sid)
+          ? el("b", {}, visible(name))
+          : link("../series-" + other + "/" + at("checkout", idx), name)
+      );
+    });
+    return p;
+  }
+
   function drawCheckout(meta, block, c) {
     var idx = c.idx;
     title("checkout " + idx + " of series " + sid, tableCrumb(meta, c));
@@ -208,7 +227,10 @@
     ]);
     if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
-    var parts = [changeBanner(meta, idx), facts, build, c.need ? el("p", {}, c.need) : null, quirks(meta, c)];
+    var parts = [
+      changeBanner(meta, idx), variantsAt(meta, idx), facts, build,
+      c.need ? el("p", {}, c.need) : null, quirks(meta, c),
+    ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     parts.push(host(meta));
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));

@@ -11,6 +11,11 @@
  * float64 little-endian in base64, NaN for none. Every text in them is shown as text:
  * ECharts draws on a canvas and the tooltips go through echarts.format.encodeHTML.
  *
+ * A plot may draw several series (data-series: their ids): on the index every
+ * series, on a walk's page with variants (data-variants) the walk and the series of
+ * each variant, in its columns' order, each line named by its variant (meta.variant)
+ * and a click on a point opening that variant's checkout page.
+ *
  * Level of detail: the summary line is downsampled by ECharts (LTTB); the
  * repetition points are all drawn while at most POINT_LIMIT are in view, else the
  * lowest and highest point of each run of checkouts, so spikes stay visible. Zooming
@@ -207,8 +212,32 @@
     return { spans: spans, drifts: drifts };
   }
 
-  function label(line, several) {
+  /* A line's name in the legend and tooltips: on a walk's page with variants
+   * (data-variants), "variant: value name", the plain checkout's being "base". */
+  function label(line, several, variants) {
+    if (variants) return (line.meta.variant || "base") + ": " + line.name;
     return several ? line.meta.name + ": " + line.name : line.name;
+  }
+
+  /* On a walk's page with variants, each line's look: the colour of its variant (its
+   * place in data-series: the plain checkout's first, then the variants in the
+   * columns' order, the same in every plot), a dash and a symbol per value name. */
+  function variantLooks(el, lines) {
+    var sids = el.dataset.series.split(" ");
+    var names = [];
+    lines.forEach(function (l) {
+      if (names.indexOf(l.name) < 0) names.push(l.name);
+    });
+    var dashes = ["solid", "dashed", "dotted"];
+    var symbols = ["circle", "rect", "triangle", "diamond"];
+    return lines.map(function (l) {
+      var at = names.indexOf(l.name);
+      return {
+        colour: sids.indexOf(l.sid),
+        dash: dashes[at % dashes.length],
+        symbol: symbols[at % symbols.length],
+      };
+    });
   }
 
   function options(el, lines, byOrder) {
@@ -218,6 +247,7 @@
     ];
     var xi = byOrder ? 4 : 0;
     var several = el.dataset.series.split(" ").length > 1;
+    var variants = el.dataset.variants === "1";
     var total = 0;
     lines.forEach(function (l) {
       total += l.points.length;
@@ -225,9 +255,11 @@
     var limit = Math.max(1000, Math.floor(POINT_LIMIT / Math.max(1, lines.length)));
     var reach = quirkReach(lines, xi, byOrder);
     var series = [];
+    var looks = variants ? variantLooks(el, lines) : null;
     lines.forEach(function (line, n) {
-      var colour = palette[n % palette.length];
-      var name = label(line, several);
+      var look = looks ? looks[n] : { colour: n, dash: "solid", symbol: "circle" };
+      var colour = palette[look.colour % palette.length];
+      var name = label(line, several, variants);
       var summary = line.summary.map(function (s) {
         return byOrder ? [s[3], s[1], s[2], null, s[0]] : [s[0], s[1], s[2], null, s[3]];
       });
@@ -280,7 +312,7 @@
          * is its marks'); the points above it answer theirs */
         symbolSize: 4,
         color: colour,
-        lineStyle: { width: 1.5 },
+        lineStyle: { width: 1.5, type: look.dash },
         encode: { x: 0, y: 1 },
         markLine: marks.length
           ? {
@@ -298,6 +330,7 @@
         name: name,
         type: "scatter",
         data: detail(points, -Infinity, Infinity, 0, limit),
+        symbol: look.symbol,
         symbolSize: 4,
         color: colour,
         large: true,
@@ -311,7 +344,11 @@
       title: { text: el.dataset.title, left: "center", textStyle: { fontSize: 14 } },
       grid: { left: 70, right: 30, top: 60, bottom: 80 },
       legend: { type: "scroll", top: 24 },
-      tooltip: { trigger: "item", confine: true, formatter: tooltip(lines, several, byOrder) },
+      tooltip: {
+        trigger: "item",
+        confine: true,
+        formatter: tooltip(lines, several, variants, byOrder),
+      },
       xAxis: byOrder
         ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
         : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
@@ -395,7 +432,7 @@
     return told.join("<br>");
   }
 
-  function tooltip(lines, several, byOrder) {
+  function tooltip(lines, several, variants, byOrder) {
     return function (p) {
       var parts = String(p.seriesId).split("|");
       var line = lines.filter(function (l) {
@@ -410,7 +447,7 @@
       var when = byOrder ? d[4] : d[0];
       var what = parts[0] === "s" ? "summary" : "repetition " + ("00" + d[3]).slice(-3);
       return (
-        "<b>" + encode(label(line, several)) + "</b><br>" +
+        "<b>" + encode(label(line, several, variants)) + "</b><br>" +
         "checkout " + encode(d[2]) + " · " + encode(line.shas[d[2]] || "") + "<br>" +
         encode(isoDate(when)) + "<br>" +
         encode(what) + ": <b>" + encode(d[1]) + "</b> " + encode(line.meta.keys[lineKey(line)].unit)

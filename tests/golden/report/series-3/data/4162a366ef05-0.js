@@ -1,1 +1,0 @@
-perfwalk.block(3,"4162a366ef05",0,{"c":[[0,1710021600000,"000000000000",0,[0,1,2,3]],[1,1710021600000,"000000000000",1,[0,1,2,3]]],"n":{"v <script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\"> 'q' \"dq\" &amp;":{"s":"qMZLN4kBAEBrvHSTGAQAQA==","p":"AAAAAAAAAEDVeOkmMQgAQMHKoUW28/8/arx0kxgEAEAAAAAAAAAAQNV46SYxCABAAAAAAAAA+H9qvHSTGAQAQA=="}}});
