@@ -4,6 +4,8 @@ when any host's state explains it, the host named."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from perfwalk.analysis import machine
@@ -140,3 +142,30 @@ def test_each_host_is_compared_with_itself_and_the_one_that_explains_is_named() 
         "machine load: 3 metrics moved together while the machine's state of sink changed"
     )
     assert not together_hosts(before, slightly, machine.MANY_METRICS - 1, worse_after=True)
+
+
+def test_a_load_explains_no_change_larger_than_it_could_cause() -> None:
+    # as the lab example measured on a busy controller: the others took 0.55, then
+    # 0.91 of 2 CPUs, while a rate limit made TCP 18 times slower and UDP 40 % slower
+    before = side([MachineState(load1=4.02, cores=2, others_cpu=0.55, runnable=1.9)] * 15)
+    after = side([MachineState(load1=4.47, cores=2, others_cpu=0.91, runnable=1.9)] * 15)
+    assert machine.most_effect(before, after) == pytest.approx(1.45 / 1.09 * 1.5)
+    assert machine.most_effect(after, before) == machine.most_effect(before, after)
+    rate_limit = [-0.946, -0.943, -0.402, -0.405]
+    assert together(before, after, 4, worse_after=True)  # sizes not told: as before
+    assert not together(before, after, 4, worse_after=True, sizes=rate_limit)
+    assert together(before, after, 4, worse_after=True, sizes=[-0.402, -0.405, -0.2, 0.3])
+    # the one metric rule: a busier machine explains 20 % slower, not 10 times slower
+    calm, busy = _side(0, 6), _side(6, 0)  # others 0, then 1.5 of 2 CPUs: 4 × 1.5
+    assert machine.most_effect(calm, busy) == pytest.approx(6.0)
+    assert suspect(calm, busy, worse_after=True, sizes=[0.2])
+    assert suspect(calm, busy, worse_after=True, sizes=[-0.8])  # 5 times lower
+    assert not suspect(calm, busy, worse_after=True, sizes=[-0.9])  # 10 times lower
+    assert not suspect(calm, busy, worse_after=True, sizes=[math.inf])
+    # a machine with no CPU left free may slow a test down by any factor
+    saturated = side([MachineState(load1=6.0, cores=2, others_cpu=1.95, runnable=4.0)] * 4)
+    assert machine.most_effect(calm, saturated) == math.inf
+    assert suspect(calm, saturated, worse_after=True, sizes=[-0.99])
+    # cores not known: no bound
+    unknown = side([MachineState(others_cpu=1.5)] * 4)
+    assert machine.most_effect(side([MachineState(others_cpu=0.0)] * 4), unknown) == math.inf

@@ -18,9 +18,13 @@ state", says the same in words):
   the host's cores differ by :data:`LOAD_DIFFERENCE` or more (a load below the
   cores left a CPU free: the test's own processes raise it as a walk goes on), and
   the side measured under more load is the
-  worse one (a load slows a test down; it does not speed it up). Many metrics that
-  moved together at one checkout (:data:`MANY_METRICS`, in the same sense) while
-  the machine's state changed by half those differences are all suspect. Each host
+  worse one (a load slows a test down; it does not speed it up), by no more than
+  that load could (:func:`most_effect`: the CPU left free shrank, or the queue of
+  others waiting for a CPU grew, by a factor; :data:`LOAD_EFFECT_MARGIN` times that
+  is the most a load explains; a throughput 18 times lower is no 0.4 CPU's doing).
+  Many metrics that moved together at one checkout (:data:`MANY_METRICS`, in the
+  same sense) while the machine's state changed by half those differences are all
+  suspect, when the load explains the size of each. Each host
   of a repetition is compared with itself (:func:`host_sides`): the change is
   suspect when any host's state explains it (:func:`suspect_hosts`,
   :func:`together_hosts`, naming that host).
@@ -30,7 +34,8 @@ Pure: states in, verdicts out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfwalk.model import MachineState
@@ -53,6 +58,11 @@ LOAD_DIFFERENCE = 1.0
 MIN_STATES = 2
 #: this many metrics changing together at one checkout is the machine's signature
 MANY_METRICS = 3
+#: how much more than by its share of the CPUs a load may slow a test down (its
+#: caches, memory bandwidth and frequency suffer too): a larger change is not its doing
+LOAD_EFFECT_MARGIN = 1.5
+#: CPUs left free below which a load may slow a test down by any factor
+LEAST_FREE = 0.1
 
 
 #: the states of the hosts of one repetition, by host name
@@ -177,23 +187,70 @@ def differs(before: Side, after: Side, *, scale: float = 1.0) -> bool:
     )
 
 
+def most_effect(before: Side, after: Side) -> float:
+    """The largest factor by which the difference of load between two sides may have
+    changed a test's values: by how much the CPU left free (the cores less what the
+    others used) shrank, the queue of others running or waiting for a CPU grew, or
+    the load average above the cores grew, times :data:`LOAD_EFFECT_MARGIN`; infinite
+    when the more loaded side left (almost) no CPU free or the cores are not known."""
+    quiet, busy = (before, after) if before.pressure <= after.pressure else (after, before)
+    cores = max(quiet.cores, busy.cores)
+    free = cores - busy.others
+    if not cores or free < LEAST_FREE:
+        return math.inf
+    factors = (
+        (cores - quiet.others) / free,
+        (1 + busy.runnable) / (1 + quiet.runnable),
+        (cores + busy.excess) / (cores + quiet.excess),
+    )
+    return max(1.0, *factors) * LOAD_EFFECT_MARGIN
+
+
+def within_effect(size: float, before: Side, after: Side) -> bool:
+    """Whether a change of relative ``size`` (-0.3: 30 % lower) is no larger than the
+    load between the two sides could cause (:func:`most_effect`)."""
+    ratio = 1 + size
+    factor = max(ratio, 1 / ratio) if ratio > 0 and math.isfinite(ratio) else math.inf
+    return factor <= most_effect(before, after)
+
+
 def suspect(
-    before: Side, after: Side, *, worse_after: bool, scale: float = 1.0, host: str = ""
+    before: Side,
+    after: Side,
+    *,
+    worse_after: bool,
+    scale: float = 1.0,
+    host: str = "",
+    sizes: Sequence[float] = (),
 ) -> str:
-    """Why a change from ``before`` to ``after`` (``worse_after``: a regression) looks
-    like the machine's doing ("" when it does not); ``host`` names the host."""
+    """Why a change from ``before`` to ``after`` (``worse_after``: a regression) of the
+    relative ``sizes`` looks like the machine's doing ("" when it does not); ``host``
+    names the host."""
     if not differs(before, after, scale=scale) or before.pressure == after.pressure:
         return ""
     if (after.pressure > before.pressure) != worse_after:
         return ""  # the more loaded side is the better one: load does not explain it
+    if not all(within_effect(size, before, after) for size in sizes):
+        return ""  # larger than that load could make it
     on = f"{host}: " if host else ""
     return f"machine load: {on}before {before.describe()}; after {after.describe()}"
 
 
-def together(before: Side, after: Side, moved: int, *, worse_after: bool, host: str = "") -> str:
+def together(
+    before: Side,
+    after: Side,
+    moved: int,
+    *,
+    worse_after: bool,
+    host: str = "",
+    sizes: Sequence[float] = (),
+) -> str:
     """Why ``moved`` metrics changing in the same sense (``worse_after``: all got worse)
-    at one checkout look like the machine's doing ("" when they do not)."""
-    if moved < MANY_METRICS or not suspect(before, after, worse_after=worse_after, scale=0.5):
+    at one checkout, by the relative ``sizes``, look like the machine's doing ("" when
+    they do not)."""
+    if moved < MANY_METRICS or not suspect(
+        before, after, worse_after=worse_after, scale=0.5, sizes=sizes
+    ):
         return ""
     of = f" of {host}" if host else ""
     return (
@@ -203,25 +260,38 @@ def together(before: Side, after: Side, moved: int, *, worse_after: bool, host: 
 
 
 def suspect_hosts(
-    before: Mapping[str, Side], after: Mapping[str, Side], *, worse_after: bool
+    before: Mapping[str, Side],
+    after: Mapping[str, Side],
+    *,
+    worse_after: bool,
+    sizes: Sequence[float] = (),
 ) -> str:
     """:func:`suspect` on the host whose state moved the most among those that explain
     the change, naming it ("" when no host's does)."""
-    host = _most_moved(before, after, lambda b, a: suspect(b, a, worse_after=worse_after))
-    if host is None:
-        return ""
-    return suspect(before[host], after[host], worse_after=worse_after, host=host)
+
+    def why(b: Side, a: Side, host: str = "") -> str:
+        return suspect(b, a, worse_after=worse_after, host=host, sizes=sizes)
+
+    found = _most_moved(before, after, why)
+    return "" if found is None else why(before[found], after[found], found)
 
 
 def together_hosts(
-    before: Mapping[str, Side], after: Mapping[str, Side], moved: int, *, worse_after: bool
+    before: Mapping[str, Side],
+    after: Mapping[str, Side],
+    moved: int,
+    *,
+    worse_after: bool,
+    sizes: Sequence[float] = (),
 ) -> str:
     """:func:`together` on the host whose state moved the most among those that explain
     the ``moved`` metrics, naming it ("" when no host's does)."""
-    host = _most_moved(before, after, lambda b, a: together(b, a, moved, worse_after=worse_after))
-    if host is None:
-        return ""
-    return together(before[host], after[host], moved, worse_after=worse_after, host=host)
+
+    def why(b: Side, a: Side, host: str = "") -> str:
+        return together(b, a, moved, worse_after=worse_after, host=host, sizes=sizes)
+
+    found = _most_moved(before, after, why)
+    return "" if found is None else why(before[found], after[found], found)
 
 
 def _most_moved(

@@ -498,7 +498,7 @@ def _metric_found(
                 checkouts_after=change.points_after,
                 regression=worse,
                 edge=change.edge,
-                suspect=machine.suspect_hosts(left, right, worse_after=worse),
+                suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
             )
         )
     return episodes, changes
@@ -626,7 +626,8 @@ def _together(
         right = machine.host_sides(
             s for states in every[after : after + points_after] for s in states
         )
-        why = machine.together_hosts(left, right, len(same), worse_after=worse)
+        sizes = [m.size for m in same]
+        why = machine.together_hosts(left, right, len(same), worse_after=worse, sizes=sizes)
         if why:
             return [
                 replace(m, suspect=m.suspect or why) if m.regression is worse else m
