@@ -104,7 +104,7 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     assert "repetitions 2/22" in out  # 2 of 11 planned checkouts × 2 (not 2/4: reached × 2)
     code, out, _err = finished("list", "-c", cfg)
     (row,) = [line.split() for line in out.splitlines() if line.startswith("1 ")]
-    assert row[:4] == ["1", "project", "1day", "interrupted"], out
+    assert row[:5] == ["1", "walk", "project", "1day", "interrupted"], out
 
     orphans = [pid for pid in pids(marks / "pids") if walk_process_alive(pid)]
     assert len(orphans) == 2, "the test's shell and its daemon outlive a kill -9"
