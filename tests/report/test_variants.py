@@ -16,6 +16,7 @@ from perfwalk.report import layout
 from perfwalk.report.context import zoom_links
 from perfwalk.report.site import publish
 from perfwalk.store import NewRepetition, NewResult, NewSeries, Store
+from perfwalk.store.records import SeriesKind
 from tests.report.conftest import Published
 from tests.report.history import FAST_UNPATCHED, T0
 from tests.report.site_data import read_data
@@ -199,16 +200,56 @@ def test_the_walks_plots_draw_each_variant_named_by_it(published: Published) -> 
     assert "data-variants" not in index  # the index names its lines by series
 
 
-def test_a_variant_is_no_zoom_of_its_walk(published: Published) -> None:
+def test_a_variant_or_a_try_is_no_zoom_of_a_walk(published: Published) -> None:
     with Store.open(published.fixed.url, read_only=True) as store:
         every = store.list_series()
         zooms = zoom_links(every, {s.id: store.checkouts(s.id) for s in every})
     shown = {z.series_id for per in zooms.values() for zs in per.values() for z in zs}
     assert published.fixed.fine in shown
     assert published.fixed.fast not in shown
+    assert published.fixed.tried not in shown
+
+
+def test_a_try_inside_a_walks_interval_is_no_zoom_of_it(tmp_path: Path) -> None:
+    """A try of two commits between two checkouts of a walk: its two sides are no finer
+    history, and no walk zooms into a try."""
+    commit = Commit(f"{2:040x}", T0, "Dev <d@example.org>", "two", "", ())
+    url = f"sqlite:///{tmp_path / 'zoom.db'}"
+    _hostile_store(url)
+    with Store.open(url) as store:
+        tried = store.create_series(_series("try", None, None))
+        for idx in range(2):  # both sides between the walk's checkouts (T0, T0 + 1 day)
+            store.add_checkout(
+                tried, Checkout(idx, commit.id, T0 + timedelta(hours=6 + idx), (commit,), ())
+            )
+        every = store.list_series()
+        zooms = zoom_links(every, {s.id: store.checkouts(s.id) for s in every})
+    assert zooms == {}
 
 
 HOSTILE_VARIANT = '<img src=x onerror="window.pwned=4">'  # 36 characters: fits the column
+
+
+def _series(kind: SeriesKind, parent: int | None, variant: str | None) -> NewSeries:
+    return NewSeries(
+        name=f"w ({variant})" if variant else kind,
+        project="p",
+        repo="/src/p",
+        from_spec="2024-03-01",
+        to_spec="2024-03-02",
+        step="1day",
+        repetitions=2,
+        between="keep",
+        host="local",
+        config_hash="h",
+        config_text="",
+        commands={},
+        fingerprint={},
+        started_at=T0,
+        parent_id=parent,
+        kind=kind,
+        variant=variant,
+    )
 
 
 def _hostile_store(url: str) -> tuple[int, int]:
@@ -216,30 +257,9 @@ def _hostile_store(url: str) -> tuple[int, int]:
     refuses such a name; a store written otherwise may hold one)."""
     commit = Commit(f"{1:040x}", T0, "Dev <d@example.org>", "one", "", ())
 
-    def series(kind: str, parent: int | None, variant: str | None) -> NewSeries:
-        return NewSeries(
-            name=f"w ({variant})" if variant else "w",
-            project="p",
-            repo="/src/p",
-            from_spec="2024-03-01",
-            to_spec="2024-03-02",
-            step="1day",
-            repetitions=2,
-            between="keep",
-            host="local",
-            config_hash="h",
-            config_text="",
-            commands={},
-            fingerprint={},
-            started_at=T0,
-            parent_id=parent,
-            kind=kind,  # type: ignore[arg-type]
-            variant=variant,
-        )
-
     with Store.open(url) as store:
-        walk = store.create_series(series("walk", None, None))
-        variant = store.create_series(series("variant", walk, HOSTILE_VARIANT))
+        walk = store.create_series(_series("walk", None, None))
+        variant = store.create_series(_series("variant", walk, HOSTILE_VARIANT))
         for sid, value in ((walk, 10.0), (variant, 9.0)):
             for idx in range(2):
                 checkout = store.add_checkout(

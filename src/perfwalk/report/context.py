@@ -73,16 +73,22 @@ def zoom_links(
     more) all lie between S's checkout before c and c itself, or when T is S's
     child (``parent_id``: a finer walk started from S) and overlaps that interval.
     A variant's series (kind ``variant``) zooms into nothing: it is its walk, measured
-    with the variant, and its page is reached from its walk's columns.
+    with the variant, and its page is reached from its walk's columns; nor has it
+    zooms (a finer walk measured the plain checkout, not the variant). Nor does a try
+    (kind ``try``) zoom into anything or have zooms: its two sides are no history.
     """
     spans: dict[int, tuple[datetime, datetime]] = {
         s.id: (checkouts[s.id][0].date, checkouts[s.id][-1].date) for s in every if checkouts[s.id]
     }
     found: dict[int, dict[int, list[Zoom]]] = defaultdict(lambda: defaultdict(list))
     for outer in every:
+        if outer.kind == "try" or is_variant(outer):
+            continue
         rows = checkouts[outer.id]
         for inner in every:
             if inner.id == outer.id or inner.id not in spans or is_variant(inner):
+                continue
+            if inner.kind == "try":
                 continue
             first, last = spans[inner.id]
             child = inner.parent_id == outer.id
