@@ -174,6 +174,10 @@ def test_a_try_with_nothing_to_compare_or_a_patch_that_does_not_apply_is_refused
     config = load_config(_project(tmp_path, 6))
     with pytest.raises(UsageError, match="nothing to compare it with"):
         run_try(config, TryOptions("HEAD"))
+    with pytest.raises(UsageError, match=r"--variant: no variant 'fast' in .*: it has no \[\["):
+        run_try(config, TryOptions("HEAD", variant="fast"))
+    with pytest.raises(UsageError, match=r"--patch .*nowhere\.diff: no such file"):
+        run_try(config, TryOptions("HEAD", patches=(tmp_path / "nowhere.diff",)))
     bad = tmp_path / "bad.diff"
     bad.write_text(SLOWER.replace("factor=1.00", "factor=9.99"), encoding="utf-8")
     with pytest.raises(UsageError, match=r"side B .* did not build: patch bad.diff"):

@@ -51,8 +51,10 @@ def base_variant(config: Config) -> VariantConfig | None:
     return next((v for v in config.variants if v.name == BASE_VARIANT), None)
 
 
-def chosen_variants(config: Config, names: Sequence[str]) -> tuple[VariantConfig, ...]:
-    """The ``[[variant]]`` entries named by ``--variants`` (base left out: it is always
+def chosen_variants(
+    config: Config, names: Sequence[str], option: str = "--variants"
+) -> tuple[VariantConfig, ...]:
+    """The ``[[variant]]`` entries named by ``option`` (base left out: it is always
     measured), in the order given; a UsageError naming an unknown or repeated one."""
     known = {variant.name: variant for variant in config.variants}
     others = [name for name in known if name != BASE_VARIANT]
@@ -60,20 +62,20 @@ def chosen_variants(config: Config, names: Sequence[str]) -> tuple[VariantConfig
     for name in names:
         if name == BASE_VARIANT:
             raise UsageError(
-                "--variants: base is the plain checkout, measured in every walk",
+                f"{option}: base is the plain checkout, measured in every walk",
                 hint="name only the other variants: " + (", ".join(others) or "none configured"),
             )
         if name not in known:
             listed = ", ".join(others) if others else "none: it has no [[variant]]"
             raise UsageError(
-                f"--variants: no variant {name!r} in {config.path} (its variants: {listed})",
+                f"{option}: no variant {name!r} in {config.path} (its variants: {listed})",
                 hint=f'add [[variant]] name = "{name}" with its patches or modifiers to '
                 f"{config.path}"
                 if not others
                 else f"name one of: {', '.join(others)}",
             )
         if any(found.name == name for found in chosen):
-            raise UsageError(f"--variants: {name} is named twice", hint="name each variant once")
+            raise UsageError(f"{option}: {name} is named twice", hint="name each variant once")
         chosen.append(known[name])
     return tuple(chosen)
 

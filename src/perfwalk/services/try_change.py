@@ -192,10 +192,13 @@ def _b_variant(config: Config, options: TryOptions) -> VariantConfig | None:
     """What B is besides its commit: the named variant, with the patches after its own."""
     variant = None
     if options.variant is not None:
-        [variant] = chosen_variants(config, (options.variant,))
+        [variant] = chosen_variants(config, (options.variant,), "--variant")
     for patch in options.patches:
         if not patch.is_file():
-            raise UsageError(f"--patch {patch}: no such file", hint="give a patch file's path")
+            raise UsageError(
+                f"--patch {patch}: no such file",
+                hint="give the patch file's path, relative to where perfwalk runs",
+            )
     if options.patches:
         variant = variant or VariantConfig(name="patch")
         variant = dataclasses.replace(
