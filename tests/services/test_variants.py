@@ -249,3 +249,15 @@ def test_a_modifier_is_undone_when_the_test_fails_and_one_that_fails_is_noexist(
     }
     # reset runs whatever happened in startup: one undo per test run of the variant
     assert Path(f"{state}.undone").read_text().count("undone") == checkouts * 2
+
+
+def test_a_modifier_with_an_unknown_placeholder_is_refused_before_anything_is_stored(
+    make_config: MakeConfig, state: Path
+) -> None:
+    unknown = '\n[[variant]]\nname = "x"\n[[variant.modifier]]\napply = ["echo {nope}"]\n'
+    unknown += 'undo = ["true"]\n'
+    config = make_config(command=_command(state), extra=unknown)
+    with pytest.raises(ConfigError, match=r"variant\.x\.modifier\[0\]\.apply.*nope"):
+        run_series(config, RunOptions())
+    with Store.open(config.store.url) as store:
+        assert store.list_series() == []

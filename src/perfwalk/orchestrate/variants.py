@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TypeVar
@@ -20,6 +20,7 @@ from typing import TypeVar
 from perfwalk.config.model import Config, RoleConfig, TestConfig, VariantConfig
 from perfwalk.config.settings import BASE_VARIANT
 from perfwalk.errors import UsageError
+from perfwalk.orchestrate.phases import TEST_PLACEHOLDERS
 from perfwalk.orchestrate.placeholders import substitute
 from perfwalk.orchestrate.topology import Topology
 
@@ -83,8 +84,7 @@ def chosen_variants(
 def check_modifiers(variants: Sequence[VariantConfig], topology: Topology) -> None:
     """The placeholders of every modifier's commands name something: a ConfigError
     naming the key otherwise, before anything is stored."""
-    known = dict.fromkeys(("commit", "worktree", "repetition", "checkout", "test", "hostdir"), "")
-    known.update(topology.placeholders())
+    known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
     for variant in variants:
         for number, modifier in enumerate(variant.modifiers):
             topology.member(modifier.role)  # a role no host plays: a ConfigError
@@ -124,7 +124,3 @@ def variant_order(variants: Sequence[_T], seed: int | None, index: int, number: 
 def variant_series_name(walk_name: str, variant: str) -> str:
     """The name of a variant's series: its walk's, with the variant."""
     return f"{walk_name} ({variant})"
-
-
-def by_name(variants: Sequence[WalkVariant]) -> Mapping[str, WalkVariant]:
-    return {variant.name: variant for variant in variants}
