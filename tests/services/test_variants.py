@@ -8,6 +8,7 @@ test's startup and undone in its reset (real git repository, real processes, SQL
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from perfwalk.orchestrate.variants import variant_order
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from perfwalk.store.records import SeriesRow
-from tests.fixtures.synthetic_repo import KNOWN_AFTER, KNOWN_BEFORE
+from tests.fixtures.synthetic_repo import KNOWN_AFTER, KNOWN_BEFORE, git, git_date
 from tests.services.conftest import MakeConfig
 
 #: bench.sh prints 10 ms more (applies at every commit: bench.sh never changes)
@@ -261,3 +262,32 @@ def test_a_modifier_with_an_unknown_placeholder_is_refused_before_anything_is_st
         run_series(config, RunOptions())
     with Store.open(config.store.url) as store:
         assert store.list_series() == []
+
+
+def test_a_named_walk_continues_its_variants_in_their_own_series(
+    make_config: MakeConfig, state: Path
+) -> None:
+    nightly = '\n[[walk]]\nname = "nightly"\nfrom = "2024-01-09"\nstep = "1day"\n'
+    nightly += 'variants = ["slower"]\n'
+    config = make_config(command=_command(state), extra=_variants(state) + nightly)
+    first = run_series(config, RunOptions(walk="nightly"))
+    repo = config.project.repo
+    (repo / "value.txt").write_text("100\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    when = git_date(datetime(2024, 1, 12, 12, tzinfo=UTC))
+    dates = {
+        "GIT_AUTHOR_NAME": "Ada Lovelace",
+        "GIT_AUTHOR_EMAIL": "ada@example.org",
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+    }
+    git(repo, "commit", "-q", "-m", "one more", env=dates)
+    again = run_series(config, RunOptions(walk="nightly"))
+    assert again.series_id == first.series_id
+    with Store.open(config.store.url) as store:
+        [slower] = store.variant_series(first.series_id)  # the same variant series
+        plain = [c.idx for c in store.checkouts(first.series_id)]
+        assert [c.idx for c in store.checkouts(slower.id)] == plain
+        assert store.series(slower.id).planned_checkouts == len(plain)
+        values = _values(store, slower.id)
+        assert values[plain[-1]] == [KNOWN_BEFORE + 10] * 2  # the new checkout, patched
