@@ -182,3 +182,31 @@ def test_a_try_with_nothing_to_compare_or_a_patch_that_does_not_apply_is_refused
     bad.write_text(SLOWER.replace("factor=1.00", "factor=9.99"), encoding="utf-8")
     with pytest.raises(UsageError, match=r"side B .* did not build: patch bad.diff"):
         run_try(config, TryOptions("HEAD", patches=(bad,)))
+
+
+def test_a_side_without_values_is_named_with_its_own_status_and_message(
+    tmp_path: Path,
+) -> None:
+    """A base whose benchmark prints no number, a head whose does: the try stops at its
+    first look naming side A, A's status and the parser's message (not B's PASS, the
+    last repetition's)."""
+    broken = BENCH.replace('printf "VALUE %.4f ms', 'printf "VALUE n/a %.4f ms')
+    make_repo(
+        tmp_path / "project",
+        [
+            CommitSpec(
+                datetime(2025, 1, 1, tzinfo=UTC),
+                "A benchmark that prints no number",
+                {"bench.sh": broken},
+                executable=("bench.sh",),
+            ),
+            CommitSpec(datetime(2025, 1, 2, tzinfo=UTC), "It prints one", {"bench.sh": BENCH}),
+        ],
+    )
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG.format(seed=7, counter=tmp_path / "counter", most=30), encoding="utf-8")
+    with pytest.raises(UsageError) as raised:
+        run_try(load_config(path), TryOptions("HEAD~1", "HEAD"))
+    assert "side A gave no value in 3 repetitions; its last: bench FAIL (" in str(raised.value)
+    assert "PASS" not in str(raised.value)
+    assert "perfwalk report, then series-1.html" in (raised.value.hint or "")

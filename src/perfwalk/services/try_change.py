@@ -219,6 +219,7 @@ class _Turns:
     count: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
     _metrics: dict[str, MetricSides] = field(default_factory=dict)
     _last: dict[str, Decision] = field(default_factory=dict)
+    _ran: dict[str, Sequence[NewResult]] = field(default_factory=dict)
 
     def run(self, sides: Sequence[TrySide]) -> str:
         """Measure until decided; why it stopped."""
@@ -230,7 +231,8 @@ class _Turns:
                 raise UsageError(
                     f"try: side {one.name} ({one.checkout.commit[:12]}) did not build: "
                     f"{done.build.failed}",
-                    hint=f"see its build log: perfwalk show {self.alternation.series_id}",
+                    hint="see its build log on the try's page: perfwalk report, then "
+                    f"series-{self.alternation.series_id}.html",
                 )
             built[one.name] = done
         position = 0
@@ -238,6 +240,7 @@ class _Turns:
             turn = side(position)
             ran = self.alternation.measure(built[turn], self.count[turn])
             self.count[turn] += 1
+            self._ran[turn] = ran
             self._add(turn, ran)
             position += 1
             if position % 2:
@@ -246,9 +249,10 @@ class _Turns:
             missing = [s for s in ("A", "B") if not self._has_values(s)]
             if pairs >= FIRST_LOOK and missing:
                 raise UsageError(
-                    f"try: side {missing[0]} gave no value in {pairs} repetitions "
-                    f"(statuses: {self._statuses(ran)})",
-                    hint=f"see its logs: perfwalk show {self.alternation.series_id}",
+                    f"try: side {missing[0]} gave no value in {pairs} repetitions; "
+                    f"its last: {self._outcomes(self._ran.get(missing[0], ()))}",
+                    hint="see its outputs on the try's page: perfwalk report, then "
+                    f"series-{self.alternation.series_id}.html",
                 )
             decisions = self._look()
             if decisions and all(d.final for d in decisions.values()):
@@ -313,8 +317,10 @@ class _Turns:
         return tuple(self._metrics.values())
 
     @staticmethod
-    def _statuses(ran: Sequence[NewResult]) -> str:
-        return ", ".join(f"{r.test} {r.status.name}" for r in ran) or "no test ran"
+    def _outcomes(ran: Sequence[NewResult]) -> str:
+        """Each test's status and message in one repetition."""
+        said = (f"{r.test} {r.status.name}" + (f" ({r.message})" if r.message else "") for r in ran)
+        return "; ".join(said) or "no test ran"
 
 
 def verdict_json(metric: MetricSides, decision: Decision) -> dict[str, Any]:
