@@ -344,6 +344,16 @@ def _told_night(night: Night, triage: str, config: str) -> None:
             f"once looked at: {triage} {change.id} -c {config} --state acknowledged "
             '--reason "…" (then `changes` passes)'
         )
+    for change in {c.id: c for c in night.cycle.new if c.note}.values():
+        print(
+            f"the night's change {change.id} ({change.test}.{change.name} "
+            f"{change.size:+.1%}) was neither drilled nor told: {change.note}"
+        )
+        if change.note.startswith("suspect: machine load"):
+            print(
+                "  the machine was busy while the night was measured; on a quiet machine "
+                "the watch drills it and tells it"
+            )
 
 
 def _own_command() -> str:
