@@ -182,6 +182,15 @@ CASES: dict[str, Case] = {
     "a negative wait for players": Case(
         ["conduct", "{root}/master.ini", "--wait", "-1"], ["--wait", "got -1"]
     ),
+    # an unknown test or metric is named, with the known ones
+    "a test the series never ran": Case(
+        ["show", "1", "--test", "nosuch"],
+        ["--test nosuch: series 1 ran no such test", "its tests: latency"],
+    ),
+    "a metric the checkout never measured": Case(
+        ["compare", "1:0", "1:1", "--metric", "latency.nosuch", "--config", "{config}"],
+        ["metric 'latency.nosuch' is not measured here", "metrics: latency.latency"],
+    ),
     # 7. junk imported as results
     "a program imported as results": Case(
         ["regress", "import", "{root}/program", "--host", "h"],

@@ -93,6 +93,13 @@ def test_bad_arguments_are_user_errors(config: Path, capsys: pytest.CaptureFixtu
     assert "Traceback" not in err
 
 
+def test_list_and_status_agree_on_an_empty_store(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = [run(capsys, command, "-c", str(config)) for command in ("list", "status")]
+    assert said[0] == said[1] == (0, "no series yet; start one with `perfwalk run`\n", "")
+
+
 def test_run_then_inspect(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run(capsys, "run", "-c", str(config))
     assert code == 0  # commit/10 misses the broken build: everything PASS

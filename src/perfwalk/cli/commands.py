@@ -172,12 +172,19 @@ def _series_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: what `list` and `status` say of a store without a series
+NO_SERIES = "no series yet; start one with `perfwalk run`"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.services.inspect import opened, pick_series, series_status
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
+        if args.series is None and not store.list_series():
+            print(NO_SERIES)  # as `list` says it
+            return exits.OK
         status = series_status(store, pick_series(store, args.series))
     s = status.series
     print(f"series {s.id} {s.name!r}: {_state_line(status)}")
@@ -246,7 +253,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         every = store.list_series()
         rows = series_rows(every, series_states(store, every))
-    print(format_table(rows) if len(rows) > 1 else "no series yet; start one with `perfwalk run`")
+    print(format_table(rows) if len(rows) > 1 else NO_SERIES)
     return exits.OK
 
 
@@ -264,9 +271,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
-    s = table.series
+    s, rows = table.series, show_rows(table, args.test)
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
-    print(format_table(show_rows(table, args.test)))
+    print(format_table(rows))
     return exits.OK
 
 

@@ -87,7 +87,19 @@ def _number(value: float) -> str:
 
 
 def show_rows(table: SeriesTable, only_test: str | None) -> list[list[str]]:
-    """One line per checkout; per metric its summary, rsd and marks (! unstable)."""
+    """One line per checkout; per metric its summary, rsd and marks (! unstable).
+
+    An ``only_test`` the series never ran is a :class:`UsageError` naming the tests it
+    ran."""
+    if only_test is not None:
+        known = sorted({m.test for m in table.metrics} | {t for t, _ in table.statuses})
+        if only_test not in known:
+            from perfwalk.errors import UsageError
+
+            raise UsageError(
+                f"--test {show_controls(only_test)}: series {table.series.id} ran no such test",
+                hint="its tests: " + (", ".join(map(show_controls, known)) or "none yet"),
+            )
     metrics = [m for m in table.metrics if only_test in (None, m.test)]
     header = ["#", "date", "commit", "build", "quirks", "since"]
     header += [f"{m.test}.{m.name} [{m.unit}]" for m in metrics]
