@@ -191,6 +191,18 @@ CASES: dict[str, Case] = {
         ["compare", "1:0", "1:1", "--metric", "latency.nosuch", "--config", "{config}"],
         ["metric 'latency.nosuch' is not measured here", "metrics: latency.latency"],
     ),
+    "a log of a test the checkout never ran": Case(
+        ["log", "1:0", "--test", "nosuch"],
+        ["--test nosuch: checkout 1:0 ran no such test", "its tests: latency"],
+    ),
+    "a log of a repetition the checkout does not have": Case(
+        ["log", "1:0", "--repetition", "99"],
+        ["--repetition 99: checkout 1:0 has no such repetition", "its repetitions: 0 to"],
+    ),
+    "a log of no checkout": Case(["log", "1"], ["'1' is not SERIES:CHECKOUT"]),
+    "a log of a negative repetition": Case(
+        ["log", "1:0", "--repetition", "-1"], ["--repetition", "an index, 0 to"]
+    ),
     # 7. junk imported as results
     "a program imported as results": Case(
         ["regress", "import", "{root}/program", "--host", "h"],

@@ -4,6 +4,7 @@ names the key, never a traceback."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -116,6 +117,30 @@ def test_run_then_inspect(config: Path, capsys: pytest.CaptureFixture[str]) -> N
     document = json.loads(out)
     assert (document["format"], document["version"]) == ("perfwalk-export", 2)
     assert len(document["series"][0]["checkouts"]) == 5
+
+
+def test_log_prints_a_checkouts_stored_outputs(
+    config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "run", "-c", str(config))[0] == 0
+    code, out, err = run(capsys, "log", "1:0", "-c", str(config))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert re.fullmatch(r"series 1 '.*', checkout 0 \([0-9a-f]{12}\)", lines[0])
+    assert re.fullmatch(
+        r"== repetition 0 · latency · PASS · exit 0 · [0-9.e-]+ s · stdout \(\d+ bytes\)",
+        lines[1],
+    )
+    assert lines[2] == "$ sh bench.sh"
+    assert any("ms" in line for line in lines[3:])
+    code, out, _err = run(capsys, "log", ":0", "--build", "-c", str(config))
+    assert code == 0
+    assert out.splitlines()[1].startswith("== build · PASS (")
+    code, out, _err = run(
+        capsys, "log", "1:0", "--test", "latency", "--repetition", "0", "-c", str(config)
+    )
+    assert code == 0
+    assert out.count("== repetition 0 · latency") == 1
 
 
 def test_init_writes_a_config_that_runs(

@@ -29,7 +29,7 @@ from perfwalk.text_files import read_user_text
 
 if TYPE_CHECKING:
     from perfwalk.store import Store
-    from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
+    from perfwalk.store.records import ValueRow
 
 
 #: What stands for the standard input among the operands, and the name ministat
@@ -151,15 +151,14 @@ def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
     left out when the checkout has one metric."""
     if operand.startswith(CONDUCT):
         return conduct_sample(store, operand, metric)
-    series_part, _, checkout_part = operand.partition(":")
-    if not checkout_part:
+    from perfwalk.orchestrate.checkout_ref import find_checkout
+
+    if ":" not in operand:
         raise UsageError(
             f"{operand!r} is neither a file nor SERIES:CHECKOUT",
             hint="give a file of numbers, or e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c",
         )
-    series = _series(store, series_part, operand)
-    checkouts = store.checkouts(series.id)
-    checkout = _checkout(checkouts, checkout_part, series, operand)
+    series, checkout = find_checkout(store, operand)
     rows = [
         r
         for r in store.values(series.id)
@@ -199,38 +198,6 @@ def conduct_sample(store: Store, operand: str, metric: str | None) -> Sample:
             hint=f"values: {', '.join(names)}",
         )
     return Sample(operand, tuple(v.value for v in stored if v.name == name and v.value == v.value))
-
-
-def _series(store: Store, part: str, operand: str) -> SeriesRow:
-    if not part:  # the newest series of the plain checkout (a variant's is named)
-        every = store.list_series()
-        newest = [s for s in every if s.kind != "variant"] or every
-        if not newest:
-            raise UsageError(
-                f"{operand}: the store holds no series yet", hint="run `perfwalk run` first"
-            )
-        return newest[0]
-    if not part.isdigit():
-        raise UsageError(f"{operand}: {part!r} is not a series id", hint="see `perfwalk list`")
-    return store.series(int(part))
-
-
-def _checkout(
-    checkouts: Sequence[CheckoutRow], part: str, series: SeriesRow, operand: str
-) -> CheckoutRow:
-    if part.isdigit():
-        for c in checkouts:
-            if c.idx == int(part):
-                return c
-    matches = [c for c in checkouts if len(part) >= 4 and c.sha.startswith(part.lower())]
-    if len(matches) == 1:
-        return matches[0]
-    what = "is ambiguous" if matches else "matches no checkout"
-    raise UsageError(
-        f"{operand}: {part!r} {what} of series {series.id}",
-        hint=f"give a checkout index (0 to {len(checkouts) - 1}) or at least 4 characters "
-        f"of its commit id; see `perfwalk show {series.id}`",
-    )
 
 
 def _pick_metric(rows: Sequence[ValueRow], metric: str | None, operand: str) -> tuple[str, str]:

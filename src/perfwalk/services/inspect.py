@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
-from perfwalk.model import Status
+from perfwalk.model import Log, Status
+from perfwalk.orchestrate.checkout_ref import find_checkout
 from perfwalk.store import Store
-from perfwalk.store.records import SeriesRow
+from perfwalk.store.records import CheckoutRow, SeriesRow
 from perfwalk.store.walkers import WalkerRow
 
 
@@ -98,3 +99,83 @@ def series_states(store: Store, series: list[SeriesRow]) -> dict[int, str]:
 
 def _gone(series: SeriesRow, walker: WalkerRow | None) -> bool:
     return series.state == "running" and walker is not None and walker.liveness() == "gone"
+
+
+@dataclass(frozen=True)
+class ShownLog:
+    """One stored output of a checkout: what it is (``title``), the command that
+    wrote it ("" for a build log) and the output itself, as stored (bounded)."""
+
+    title: str
+    command: str
+    log: Log
+
+
+@dataclass(frozen=True)
+class CheckoutLogs:
+    series: SeriesRow
+    checkout: CheckoutRow
+    logs: tuple[ShownLog, ...]
+
+
+def checkout_logs(
+    store: Store,
+    operand: str,
+    *,
+    test: str | None = None,
+    repetition: int | None = None,
+    build: bool = False,
+) -> CheckoutLogs:
+    """The stored outputs of the checkout ``operand`` (SERIES:CHECKOUT) names: its build
+    log with ``build``, else each test's standard output and error (an empty error
+    left out) per repetition, only ``test``'s and ``repetition``'s when given. A test
+    or repetition the checkout does not have is a :class:`UsageError` naming those it
+    has."""
+    series, checkout = find_checkout(store, operand)
+    if build:
+        if checkout.build_log_id is None:
+            raise UsageError(
+                f"{operand}: checkout {checkout.idx} has no build log (not built yet)",
+                hint=f"see `perfwalk show {series.id}`",
+            )
+        status = checkout.build_status.name if checkout.build_status else "not built"
+        shown = ShownLog(f"build · {status}", "", store.log(checkout.build_log_id))
+        return CheckoutLogs(series, checkout, (shown,))
+    reps = store.repetitions(checkout.id)
+    if repetition is not None:
+        chosen = [r for r in reps if r.idx == repetition]
+        if not chosen:
+            have = f"0 to {len(reps) - 1}" if reps else "none yet"
+            raise UsageError(
+                f"--repetition {repetition}: checkout {operand} has no such repetition",
+                hint=f"its repetitions: {have}",
+            )
+        reps = chosen
+    if test is not None:
+        tests = sorted({r.test for rep in reps for r in rep.results})
+        if test not in tests:
+            raise UsageError(
+                f"--test {test}: checkout {operand} ran no such test",
+                hint="its tests: " + (", ".join(tests) or "none yet"),
+            )
+    logs: list[ShownLog] = []
+    for rep in reps:
+        for result in rep.results:
+            if test is not None and result.test != test:
+                continue
+            facts = [f"repetition {rep.idx}", result.test]
+            if result.role:
+                facts.append(f"{result.role} on {result.host}")
+            facts.append(result.status.name)
+            if result.exit_code is not None:
+                facts.append(f"exit {result.exit_code}")
+            if result.duration is not None:
+                facts.append(f"{result.duration:.3g} s")
+            title = " · ".join(facts)
+            logs.append(
+                ShownLog(f"{title} · stdout", result.command, store.log(result.stdout_log_id))
+            )
+            err = store.log(result.stderr_log_id)
+            if err.total:
+                logs.append(ShownLog(f"{title} · stderr", result.command, err))
+    return CheckoutLogs(series, checkout, tuple(logs))

@@ -231,8 +231,8 @@ class _Turns:
                 raise UsageError(
                     f"try: side {one.name} ({one.checkout.commit[:12]}) did not build: "
                     f"{done.build.failed}",
-                    hint="see its build log on the try's page: perfwalk report, then "
-                    f"series-{self.alternation.series_id}.html",
+                    hint="see its build log: perfwalk log "
+                    f"{self.alternation.series_id}:{0 if one.name == 'A' else 1} --build",
                 )
             built[one.name] = done
         position = 0
@@ -251,8 +251,8 @@ class _Turns:
                 raise UsageError(
                     f"try: side {missing[0]} gave no value in {pairs} repetitions; "
                     f"its last: {self._outcomes(self._ran.get(missing[0], ()))}",
-                    hint="see its outputs on the try's page: perfwalk report, then "
-                    f"series-{self.alternation.series_id}.html",
+                    hint="see its outputs: perfwalk log "
+                    f"{self.alternation.series_id}:{0 if missing[0] == 'A' else 1}",
                 )
             decisions = self._look()
             if decisions and all(d.final for d in decisions.values()):
