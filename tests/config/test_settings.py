@@ -87,6 +87,7 @@ def test_sections_of_the_file() -> None:
         "install",
         "analysis",
         "test",
+        "snapshot",
         "quirk",
         "walk",
         "variant",

@@ -15,7 +15,7 @@ from tests.report.history import make_fixed_store
 
 DOCUMENT: dict[str, Any] = {
     "format": "perfwalk-export",
-    "version": 2,
+    "version": 3,
     "series": [
         {
             "id": 7,
@@ -84,7 +84,7 @@ def test_each_series_and_value_carries_its_variant(tmp_path: Path) -> None:
         rows = list(csv.DictReader(io.StringIO(export(store, None, "csv"))))
         gnuplot = export(store, [fixed.daily, fixed.fast], "gnuplot").splitlines()
     assert (document["format"], document["version"]) == ("perfwalk-export", EXPORT_VERSION)
-    assert EXPORT_VERSION == 2
+    assert EXPORT_VERSION == 3
     series = {s["id"]: s for s in document["series"]}
     walk, fast = series[fixed.daily], series[fixed.fast]
     assert (walk["kind"], walk["variant"], walk["parent"]) == ("walk", "base", None)
@@ -109,3 +109,67 @@ def test_each_series_and_value_carries_its_variant(tmp_path: Path) -> None:
     }
     assert gnuplot[0].split()[-1] == "variant"
     assert {line.split()[-1] for line in gnuplot[1:]} == {"base", "fast"}
+
+
+def test_json_exports_each_repetitions_steps_and_snapshots(tmp_path: Path) -> None:
+    import dataclasses
+    from datetime import timedelta
+
+    from perfwalk.model import Log, Status
+    from perfwalk.store import NewSnapshot, NewStep
+    from tests.store.factories import T0, checkout, new_series, repetition
+
+    step = NewStep(
+        test="iperf",
+        phase="snapshot-after",
+        role="dut",
+        host="box",
+        kind="snapshot",
+        name="net",
+        command="nstat -az",
+        status=Status.PASS,
+        started_at=T0,
+        finished_at=T0 + timedelta(seconds=1),
+        exit_code=0,
+        stdout=Log.of(b"UdpOutDatagrams 9\n"),
+    )
+    big = 2**64 - 1
+    snapshot = NewSnapshot(
+        test="iperf",
+        name="net",
+        role="dut",
+        host="box",
+        parser="counters",
+        before={"UdpOutDatagrams": 5, "Bytes": big - 1},
+        after={"UdpOutDatagrams": 9, "Bytes": big},
+    )
+    with Store.open(f"sqlite:///{tmp_path / 'store.db'}") as store:
+        series_id = store.create_series(new_series())
+        checkout_id = store.add_checkout(series_id, checkout(0))
+        rep = dataclasses.replace(repetition(0), steps=(step,), snapshots=(snapshot,))
+        store.add_repetition(checkout_id, rep)
+        document = json.loads(export(store, [series_id], "json"))
+        (exported,) = document["series"][0]["checkouts"][0]["repetitions"]
+        (shown,) = exported["steps"]
+        assert store.log(shown["stdout_log"]).data == b"UdpOutDatagrams 9\n"
+    assert {k: shown[k] for k in ("phase", "role", "kind", "name", "status", "exit_code")} == {
+        "phase": "snapshot-after",
+        "role": "dut",
+        "kind": "snapshot",
+        "name": "net",
+        "status": "PASS",
+        "exit_code": 0,
+    }
+    assert exported["snapshots"] == [
+        {
+            "test": "iperf",
+            "name": "net",
+            "role": "dut",
+            "host": "box",
+            "parser": "counters",
+            "status": "PASS",
+            "message": "",
+            "before": {"UdpOutDatagrams": 5, "Bytes": big - 1},
+            "after": {"UdpOutDatagrams": 9, "Bytes": big},  # exact, however large
+        }
+    ]

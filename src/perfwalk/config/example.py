@@ -45,6 +45,7 @@ _NAMES: dict[str, str] = {
 
 #: The sections the template shows commented out: they need a lab, a suite or a name.
 _COMMENTED = (
+    "snapshot",
     "quirk",
     "walk",
     "variant",

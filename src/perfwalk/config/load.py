@@ -42,6 +42,7 @@ from perfwalk.config.model import (
     RoleConfig,
     RunConfig,
     ServiceConfig,
+    SnapshotConfig,
     StoreConfig,
     TestConfig,
     TryConfig,
@@ -86,6 +87,7 @@ _CLASSES: Mapping[str, type] = {
     "test.roles": RoleConfig,
     "hosts": HostConfig,
     "install": InstallConfig,
+    "snapshot": SnapshotConfig,
     "quirk": QuirkConfig,
     "quirk.test": QuirkTestConfig,
     "walk": WalkConfig,
@@ -117,6 +119,7 @@ def load_config(path: Path) -> Config:
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
     _check_walks(checker, values["walk"])
+    _check_snapshots(checker, values["snapshot"], values["test"])
     _check_variants(checker, values["variant"], values["walk"])
     _check_topology(checker, values)
     _check_run(checker, values)
@@ -333,6 +336,22 @@ def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
     list(_uniquely_named(checker, walks, "walk", hint))  # each table, checked as taken
 
 
+def _check_snapshots(
+    checker: _Checker, snapshots: list[dict[str, Any]], tests: list[dict[str, Any]]
+) -> None:
+    """Snapshot names are unique; the tests a snapshot names are tests of the file."""
+    hint = "a snapshot's name tells its counters apart on the pages; give each its own"
+    known = [test["name"] for test in tests]
+    for index, snapshot in _uniquely_named(checker, snapshots, "snapshot", hint):
+        for number, name in enumerate(snapshot["tests"]):
+            if name not in known:
+                checker.fail(
+                    f"snapshot[{index}].tests[{number}]",
+                    f"no [[test]] is named {name!r}",
+                    hint=f"name one of the tests: {', '.join(known)}",
+                )
+
+
 def _check_variants(
     checker: _Checker, variants: list[dict[str, Any]], walks: list[dict[str, Any]]
 ) -> None:
@@ -416,6 +435,9 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
 
     for role in values["install"]:
         check_role(role, f"install.{role}")
+    for index, snapshot in enumerate(values["snapshot"]):
+        for number, role in enumerate(snapshot["roles"]):
+            check_role(role, f"snapshot[{index}].roles[{number}]")
     for index, variant in enumerate(values["variant"]):
         for number, modifier in enumerate(variant["modifiers"]):
             check_role(modifier["role"], f"variant[{index}].modifier[{number}].role")

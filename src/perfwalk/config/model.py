@@ -252,6 +252,23 @@ class TestConfig:
 
 
 @dataclass(frozen=True)
+class SnapshotConfig:
+    """``[[snapshot]]``: a command printing counters, run before and after each test on
+    chosen roles' hosts (``roles`` empty: the host of the test's command)."""
+
+    name: str
+    command: str
+    roles: tuple[str, ...] = default_of("snapshot.roles")
+    tests: tuple[str, ...] = default_of("snapshot.tests")
+    parser: str = default_of("snapshot.parser")
+    timeout: float = default_of("snapshot.timeout")
+
+    def around(self, test: str) -> bool:
+        """Whether it runs around the test named ``test``."""
+        return not self.tests or test in self.tests
+
+
+@dataclass(frozen=True)
 class QuirkTestConfig:
     """``[quirk.test.<name>]``: what a quirk over a range replaces in a test ("" = keep)."""
 
@@ -437,6 +454,7 @@ class Config:
     run: RunConfig
     analysis: AnalysisConfig
     tests: tuple[TestConfig, ...]
+    snapshots: tuple[SnapshotConfig, ...] = ()
     quirks: tuple[QuirkConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
     variants: tuple[VariantConfig, ...] = ()

@@ -32,6 +32,7 @@ from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_st
 from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE, MAX_Z
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
+from perfwalk.parsers.snapshots import SNAPSHOT_PARSER_NAMES
 from perfwalk.policy import (
     DEFAULT_MIN_CHANGE,
     DEFAULT_MIN_SIZE,
@@ -1331,6 +1332,78 @@ _TEST = Section(
     min_items=1,
 )
 
+_SNAPSHOT = Section(
+    "snapshot",
+    Form.ARRAY,
+    "A snapshot of counters (netstat -s, nstat -az, vmstat -s, /proc/interrupts): a "
+    "command run on chosen roles' hosts right before each test's run phase (after its "
+    "startup) and right after it (before its collect phase), as the kernel lab diffed "
+    "netstat and vmstat around each test. Both outputs are stored as steps of the "
+    "repetition (phases snapshot-before and snapshot-after) with the counters read from "
+    "them; the checkout page shows, per repetition, role and snapshot, the counters "
+    "that changed (before, after, difference), largest change first. A snapshot that "
+    "fails (a command that fails or times out, an output without a counter) is shown "
+    "as such with its output and leaves the test's status as it is: it observes the "
+    "test, it is not part of it.",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the snapshot's stable id, unique in this file",
+            rules=(NAME,),
+            example="netstat",
+        ),
+        Setting(
+            "command",
+            STRING,
+            "a shell command that prints counters, run as written (no placeholders) where "
+            "the host's commands run",
+            rules=(NOT_EMPTY,),
+            example="nstat -az",
+        ),
+        Setting(
+            "roles",
+            STRINGS,
+            "the roles whose hosts it runs on; [] = the host of each test's command (its "
+            "role, else the [run] host)",
+            default=[],
+            rules=(ROLES,),
+            example=["dut"],
+        ),
+        Setting(
+            "tests",
+            STRINGS,
+            "the tests (by name) it runs around; [] = every test",
+            default=[],
+            rules=(
+                rule(
+                    "names of [[test]]s",
+                    lambda value: all(re.fullmatch(r"[A-Za-z0-9_.-]+", item) for item in value),
+                ),
+            ),
+            example=["git-log"],
+        ),
+        Setting(
+            "parser",
+            STRING,
+            "how its output becomes counters: counters (lines of a name and a number, or "
+            "a number and a name, as nstat -az, netstat -s and vmstat -s print them, and "
+            "/proc/net/snmp's tables) or proc-interrupts (/proc/interrupts, each "
+            "interrupt's per-CPU counts summed)",
+            default="counters",
+            rules=(one_of(*SNAPSHOT_PARSER_NAMES),),
+        ),
+        Setting(
+            "timeout",
+            NUMBER,
+            "seconds allowed to each run of the command",
+            default=30,
+            rules=(SECONDS,),
+        ),
+    ),
+    field="snapshots",
+)
+
 _QUIRK_TEST = Section(
     "test",
     Form.NAMED,
@@ -1992,6 +2065,7 @@ SECTIONS: tuple[Section, ...] = (
     _INSTALL,
     _ANALYSIS,
     _TEST,
+    _SNAPSHOT,
     _QUIRK,
     _WALK,
     _VARIANT,

@@ -4,10 +4,13 @@
    each waited for by its readiness check (a port that accepts, a text in its
    output; never a fixed sleep). A failure skips the run phase: the test is
    NOEXIST, or NORUN when its host could not be reached.
+   Then the ``[[snapshot]]`` commands (:mod:`perfwalk.orchestrate.snapshots`).
 2. **run**: the test's command on its role's host and every role's run commands,
    all started together behind a barrier (:mod:`perfwalk.orchestrate.together`).
    The command's output gives the test's values; a role with a parser adds its
    own, named ``<role>.<value>``.
+   Then the ``[[snapshot]]`` commands again: their counters' difference is what
+   the test changed on each host.
 3. **collect**: each role's collect commands (their output is stored) and files
    fetched from its host (stored as artifacts, bounded like logs).
 4. **reset**: always, after a failure, a timeout, a lost host or Ctrl-C: the
@@ -29,17 +32,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import InstallConfig, TestConfig
+from perfwalk.config.model import InstallConfig, SnapshotConfig, TestConfig
 from perfwalk.hosts.base import Completed
 from perfwalk.model import EMPTY_LOG, Log, Status, Value
 from perfwalk.orchestrate import background
 from perfwalk.orchestrate.outcome import Outcome, judge
 from perfwalk.orchestrate.placeholders import names, substitute
 from perfwalk.orchestrate.recorder import Place, StepRecorder, never_ran, step_status, why
+from perfwalk.orchestrate.snapshots import Snapshots
 from perfwalk.orchestrate.together import run_together
 from perfwalk.orchestrate.topology import Member, Topology
 from perfwalk.parsers import Parser
-from perfwalk.store.records import NewResult, NewStep
+from perfwalk.store.records import NewResult, NewSnapshot, NewStep
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class TestContext:
     output_limit: int
     artifact_limit: int
     cpus: str = ""  # the CPUs the command runs on (taskset -c); "" = not pinned
+    snapshots: tuple[SnapshotConfig, ...] = ()  # [[snapshot]]: around the run phase
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ class TestOutcome:
 
     result: NewResult
     steps: tuple[NewStep, ...]
+    snapshots: tuple[NewSnapshot, ...] = ()
 
 
 def run_test(
@@ -135,14 +141,20 @@ class _TestRun:
             artifact_limit=self.ctx.artifact_limit,
             cwd=work_cwd(self.ctx.topology, self.ctx.worktree),
         )
+        self.snapshots = Snapshots(
+            self.ctx.snapshots, self.test.name, self.test.role, self.ctx.topology, self.steps
+        )
 
     def run(self) -> TestOutcome:
         main: Completed | None = None
         role_values: list[tuple[str, Outcome]] = []
+        snapshots: tuple[NewSnapshot, ...] = ()
         try:
             failed = self._startup()
             if failed is None:
+                self.snapshots.before()
                 main, role_values = self._run_phase()
+                snapshots = self.snapshots.after()
                 outcome = judge(main, self.parser, self.test.timeout)
             else:
                 outcome = Outcome(failed.status, failed.text, ())
@@ -150,7 +162,7 @@ class _TestRun:
         finally:
             self._reset()
         result = self._result(main, outcome, role_values)
-        return TestOutcome(result, tuple(self.steps.steps))
+        return TestOutcome(result, tuple(self.steps.steps), snapshots)
 
     def _place(self, phase: str, role: str) -> Place:
         return Place(phase, role, self.ctx.topology.member(role))

@@ -29,7 +29,7 @@ from perfwalk.orchestrate.variants import base_variant, with_modifiers
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
-from perfwalk.store.records import NewRepetition, NewResult, NewStep
+from perfwalk.store.records import NewRepetition, NewResult, NewSnapshot, NewStep
 
 
 @dataclass
@@ -83,7 +83,7 @@ class Repetitions:
             for number in range(runs):
                 self.progress.report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
                 started = datetime.now(UTC)
-                result, _steps = self._test(
+                result, _steps, _snapshots = self._test(
                     test, worktree, checkout, rep, variant=variant, warmup=number + 1
                 )
                 self.preparation.pending_steps.append(
@@ -120,10 +120,12 @@ class Repetitions:
         steps = list(self.preparation.pending_steps)
         self.preparation.pending_steps.clear()
         results = []
+        snapshots: list[NewSnapshot] = []
         for test in self.setup.config.tests:
-            result, test_steps = self._test(test, worktree, checkout, rep, variant=variant)
+            result, test_steps, taken = self._test(test, worktree, checkout, rep, variant=variant)
             results.append(result)
             steps.extend(test_steps)
+            snapshots.extend(taken)
         self.setup.store.add_repetition(
             checkout_id,
             NewRepetition(
@@ -134,6 +136,7 @@ class Repetitions:
                 between_log=None if between is None else between.log,
                 results=tuple(results),
                 steps=tuple(steps),
+                snapshots=tuple(snapshots),
                 machines=self._machine.end(first),
             ),
         )
@@ -148,7 +151,7 @@ class Repetitions:
         *,
         variant: VariantConfig | None,
         warmup: int = 0,
-    ) -> tuple[NewResult, tuple[NewStep, ...]]:
+    ) -> tuple[NewResult, tuple[NewStep, ...], tuple[NewSnapshot, ...]]:
         """Run ``test`` once, with the runtime modifiers of ``variant``: repetition
         ``rep``, or (``warmup`` > 0, in the environment as ``PERFWALK_WARMUP``) that
         warm-up run before it."""
@@ -167,6 +170,7 @@ class Repetitions:
             output_limit=self.setup.config.store.log_limit,
             artifact_limit=self.setup.config.store.artifact_limit,
             cpus=test.pinned(self.setup.config.run),
+            snapshots=self.setup.config.snapshots,
         )
         contained = Containment(self.setup.topology, self.setup.marker, run_id)
         try:
@@ -174,4 +178,4 @@ class Repetitions:
         finally:
             leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
         outcome = contained.report(outcome, leftovers)
-        return outcome.result, outcome.steps
+        return outcome.result, outcome.steps, outcome.snapshots

@@ -69,6 +69,7 @@ class CheckoutData:
     chosen: Sequence[float] = ()  # per metric its summary by its policy; NaN: none
     marks: dict[int, tuple[bool, tuple[int, ...]]] = field(default_factory=dict)
     """metric position → (unstable, outlier repetition positions), marked ones only"""
+    phases: str = ""  # JSON: the steps and snapshots of its repetitions (report.phase_data)
 
     def cell(self, key: MetricKey) -> Cell | None:
         """The whole summary of ``key`` (for the few cells that show more than a number)."""

@@ -67,8 +67,10 @@ from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.pages.table import checkout_table, worst_of
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import VariantBlock, variant_table, variants_section
+from perfwalk.report.phase_data import phases_json, step_logs
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.conduct import ConductSummary
+from perfwalk.store.site_reads import StepSite
 
 #: bump when pages change shape: a site written by another format is rewritten whole
 #: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
@@ -655,11 +657,15 @@ def _render_checkouts(
     files when they are new (a stored log never changes)."""
     rows = [c.row for c in data]
     first, last = rows[0].idx, rows[-1].idx
+    steps = store.site.steps(ctx.id, first, last)
+    snapshots = store.site.snapshots(ctx.id, first, last)
+    for c in data:
+        c.phases = phases_json(steps.get(c.row.idx, []), snapshots.get(c.row.idx, []))
     files.write(layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
     commits = store.site.commits(ctx.id, first, last)
     files.write(layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
     logs = store.site.logs(ctx.id, first, last)
-    text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data))
+    text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data, steps))
     files.write(layout.logs_data(ctx.id, block), text)
     for big in large:
         target = layout.large_log_data(ctx.id, big.row.id)
@@ -668,9 +674,13 @@ def _render_checkouts(
             files.write(target, large_log_file(ctx, big))
 
 
-def _log_owners(data: Iterable[CheckoutData]) -> dict[int, int]:
+def _log_owners(
+    data: Iterable[CheckoutData], steps: Mapping[int, Sequence[StepSite]]
+) -> dict[int, int]:
     """Log id → the index of the checkout it belongs to."""
     owner: dict[int, int] = {}
+    for idx, own in steps.items():
+        owner.update((log_id, idx) for log_id in step_logs(own))
     for c in data:
         ids = [c.row.build_log_id, *(q.log_id for q in c.row.quirk_runs)]
         if c.detail:

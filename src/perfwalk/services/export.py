@@ -41,6 +41,46 @@ def _commit(commit: Commit) -> dict[str, Any]:
     }
 
 
+def _phases(store: Store, repetition_id: int) -> dict[str, Any]:
+    """The steps of a repetition's phases (their outputs by log id) and the counters of
+    its snapshots (export version 3)."""
+    return {
+        "steps": [
+            {
+                "test": step.test,
+                "phase": step.phase,
+                "role": step.role,
+                "host": step.host,
+                "kind": step.kind,
+                "name": step.name,
+                "command": step.command,
+                "status": step.status.name,
+                "message": step.message,
+                "exit_code": step.exit_code,
+                "started_at": _iso(step.started_at),
+                "finished_at": _iso(step.finished_at),
+                "stdout_log": step.stdout_log_id,
+                "stderr_log": step.stderr_log_id,
+            }
+            for step in store.steps(repetition_id)
+        ],
+        "snapshots": [
+            {
+                "test": snap.test,
+                "name": snap.name,
+                "role": snap.role,
+                "host": snap.host,
+                "parser": snap.parser,
+                "status": snap.status.name,
+                "message": snap.message,
+                "before": None if snap.before is None else dict(snap.before),
+                "after": None if snap.after is None else dict(snap.after),
+            }
+            for snap in store.snapshots(repetition_id)
+        ],
+    }
+
+
 def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
     variant = series.variant_name if series.kind == "variant" else "base"
     checkouts = []
@@ -71,6 +111,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
                     }
                     for result in rep.results
                 ],
+                **_phases(store, rep.id),
             }
             for rep in store.repetitions(row.id)
         ]

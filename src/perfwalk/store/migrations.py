@@ -65,6 +65,8 @@ History:
 17. variants and tries: series gets variant (a series of kind variant measures the
     [[variant]] of that name beside its parent walk); try_run (per series of kind
     try: its two sides, the patches, the verdict per metric; see perfwalk.store.tries).
+18. snapshots: snapshot (per repetition, test, [[snapshot]] and role: the counters its
+    command printed before and after the test, as read; see perfwalk.store.snapshots).
 """
 
 from __future__ import annotations
@@ -621,6 +623,28 @@ def _v17_variants_tries(conn: Connection) -> None:
     md.create_all(conn, tables=[tries])
 
 
+def _v18_snapshots(conn: Connection) -> None:
+    md = MetaData()
+    Table("repetition", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    snapshot = Table(
+        "snapshot",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=False),
+        Column("test", SafeText, nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("role", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        Column("parser", String(32), nullable=False),
+        Column("before", JSON, nullable=True),
+        Column("after", JSON, nullable=True),
+        Column("status", Integer, nullable=False),
+        Column("message", SafeText, nullable=False),
+        Index("ix_snapshot_repetition", "repetition_id"),
+    )
+    md.create_all(conn, tables=[snapshot])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -657,6 +681,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
     Migration(16, "conductor parsers: conduct_run.parser", _v16_conduct_parser),
     Migration(17, "variants and tries: series.variant, try_run", _v17_variants_tries),
+    Migration(18, "snapshots: snapshot, counters before and after a test", _v18_snapshots),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -205,6 +205,39 @@ class NewStep:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NewSnapshot:
+    """The counters a ``[[snapshot]]`` command printed on a role's host before and after
+    a test (None: that side could not be run or read; ``message`` says why)."""
+
+    test: str
+    name: str
+    role: str
+    host: str
+    parser: str
+    before: Mapping[str, int | float] | None
+    after: Mapping[str, int | float] | None
+    status: Status = Status.PASS
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SnapshotRow:
+    """A stored snapshot (see :class:`NewSnapshot`) of a repetition."""
+
+    id: int
+    repetition_id: int
+    test: str
+    name: str
+    role: str
+    host: str
+    parser: str
+    before: Mapping[str, int | float] | None
+    after: Mapping[str, int | float] | None
+    status: Status
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class NewRepetition:
     """One execution of the tests at a checkout; stored in one transaction."""
 
@@ -215,6 +248,8 @@ class NewRepetition:
     between_status: Status | None = None
     between_log: Log | None = None
     steps: tuple[NewStep, ...] = ()
+    #: the counters of the [[snapshot]]s around its tests
+    snapshots: tuple[NewSnapshot, ...] = ()
     #: the state of each host it ran on that could be read, by host name
     machines: Mapping[str, MachineState] = field(default_factory=dict)
 

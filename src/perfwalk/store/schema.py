@@ -488,3 +488,25 @@ try_run = Table(
     Column("verdicts", JSON, nullable=False),  # per metric, see perfwalk.store.tries
     Column("stopped", SafeText, nullable=False),  # why it stopped; "" while it runs
 )
+
+# Snapshots (migration step 18): the counters a [[snapshot]] command printed on a role's
+# host before and after a test of a repetition, as its parser read them
+# (perfwalk.store.snapshots); the outputs themselves are steps of the repetition
+# (phases snapshot-before and snapshot-after).
+
+snapshot = Table(
+    "snapshot",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("repetition_id", ID, ForeignKey("repetition.id"), nullable=False),
+    Column("test", SafeText, nullable=False),
+    Column("name", SafeText, nullable=False),  # the [[snapshot]]'s name
+    Column("role", SafeText, nullable=False),  # "" = the [run] host
+    Column("host", SafeText, nullable=False),
+    Column("parser", String(32), nullable=False),
+    Column("before", JSON, nullable=True),  # {counter: number} in printed order; NULL: none
+    Column("after", JSON, nullable=True),
+    Column("status", Integer, nullable=False),  # PASS when both sides were read
+    Column("message", SafeText, nullable=False),  # why not, else ""
+    Index("ix_snapshot_repetition", "repetition_id"),
+)

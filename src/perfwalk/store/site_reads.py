@@ -28,6 +28,8 @@ _rp = schema.repetition
 _rs = schema.result
 _log = schema.log
 _pk = schema.checkout_pack
+_st = schema.step
+_sn = schema.snapshot
 
 
 class PackRow(NamedTuple):
@@ -51,6 +53,41 @@ class LogRow(NamedTuple):
     size: int  # bytes kept
     total: int  # bytes produced
     truncated: bool
+
+
+class StepSite(NamedTuple):
+    """A step of a repetition as the checkout page shows it (see
+    :class:`~perfwalk.store.records.StepRow`); ``seconds`` from its start and end."""
+
+    id: int
+    repetition_idx: int
+    test: str
+    phase: str
+    role: str
+    host: str
+    kind: str
+    name: str
+    command: str
+    status: int
+    message: str
+    exit_code: int | None
+    seconds: float
+    stdout_log_id: int
+    stderr_log_id: int
+
+
+class SnapshotSite(NamedTuple):
+    """A snapshot of a repetition as the checkout page shows it."""
+
+    repetition_idx: int
+    test: str
+    name: str
+    role: str
+    host: str
+    status: int
+    message: str
+    before: dict[str, int | float] | None
+    after: dict[str, int | float] | None
 
 
 class SiteReads(StorePart):
@@ -126,9 +163,17 @@ class SiteReads(StorePart):
             select(_ck.c.build_log_id).where(*in_block),
             select(_qr.c.log_id).join(_ck, _qr.c.checkout_id == _ck.c.id).where(*in_block),
         )
+        steps = (
+            select(_st.c.stdout_log_id, _st.c.stderr_log_id)
+            .select_from(_ck)
+            .join(_rp, _rp.c.checkout_id == _ck.c.id)
+            .join(_st, _st.c.repetition_id == _rp.c.id)
+            .where(*in_block)
+        )
         found: list[LogRow] = []
         with self._read(f"read the logs of series {series_id}") as conn:
             wanted = {i for row in plain_rows(conn, outputs) for i in row if i is not None}
+            wanted.update(i for row in plain_rows(conn, steps) for i in row if i is not None)
             wanted.update(i for (i,) in plain_rows(conn, builds) if i is not None)
             for low, high in _runs(sorted(wanted)):
                 query = select(
@@ -141,6 +186,73 @@ class SiteReads(StorePart):
                 ).where(_log.c.id.between(low, high), _log.c.total > 0)
                 found += [LogRow._make(row) for row in plain_rows(conn, query) if row[0] in wanted]
         return sorted(found)
+
+    def steps(self, series_id: int, first_idx: int, last_idx: int) -> dict[int, list[StepSite]]:
+        """The phase steps of the repetitions of checkouts ``first_idx``…``last_idx``
+        (inclusive), by checkout index, in the order they ran."""
+        query = (
+            select(
+                _ck.c.idx,
+                _st.c.id,
+                _rp.c.idx,
+                _st.c.test,
+                _st.c.phase,
+                _st.c.role,
+                _st.c.host,
+                _st.c.kind,
+                _st.c.name,
+                _st.c.command,
+                _st.c.status,
+                _st.c.message,
+                _st.c.exit_code,
+                _st.c.started_at,
+                _st.c.finished_at,
+                _st.c.stdout_log_id,
+                _st.c.stderr_log_id,
+            )
+            .select_from(_ck)
+            .join(_rp, _rp.c.checkout_id == _ck.c.id)
+            .join(_st, _st.c.repetition_id == _rp.c.id)
+            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
+            .order_by(_ck.c.idx, _rp.c.idx, _st.c.id)
+        )
+        found: dict[int, list[StepSite]] = defaultdict(list)
+        with self._read(f"read the steps of series {series_id}") as conn:
+            for row in conn.execute(query):
+                idx, *head, started, finished, out, err = row
+                seconds = (finished - started).total_seconds()
+                found[int(idx)].append(StepSite._make([*head, seconds, out, err]))
+        return dict(found)
+
+    def snapshots(
+        self, series_id: int, first_idx: int, last_idx: int
+    ) -> dict[int, list[SnapshotSite]]:
+        """The snapshots of the repetitions of checkouts ``first_idx``…``last_idx``
+        (inclusive), by checkout index, in the order stored."""
+        query = (
+            select(
+                _ck.c.idx,
+                _rp.c.idx,
+                _sn.c.test,
+                _sn.c.name,
+                _sn.c.role,
+                _sn.c.host,
+                _sn.c.status,
+                _sn.c.message,
+                _sn.c.before,
+                _sn.c.after,
+            )
+            .select_from(_ck)
+            .join(_rp, _rp.c.checkout_id == _ck.c.id)
+            .join(_sn, _sn.c.repetition_id == _rp.c.id)
+            .where(_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
+            .order_by(_ck.c.idx, _rp.c.idx, _sn.c.id)
+        )
+        found: dict[int, list[SnapshotSite]] = defaultdict(list)
+        with self._read(f"read the snapshots of series {series_id}") as conn:
+            for idx, *rest in conn.execute(query):
+                found[int(idx)].append(SnapshotSite(*rest))
+        return dict(found)
 
     def repetition_marks(self, series_id: int) -> dict[int, tuple[int, int]]:
         """(number of repetitions, newest repetition id) of every checkout index that has

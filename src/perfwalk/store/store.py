@@ -49,6 +49,7 @@ from perfwalk.store.records import (
     SeriesKind,
     SeriesRow,
     SeriesState,
+    SnapshotRow,
     StepRow,
     StoredValue,
     ValueRow,
@@ -57,6 +58,7 @@ from perfwalk.store.records import (
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
+from perfwalk.store.snapshots import insert_snapshots, read_snapshots
 from perfwalk.store.triage import TriageRecords
 from perfwalk.store.tries import TryRecords
 from perfwalk.store.walkers import Walkers
@@ -601,6 +603,7 @@ class Store(Connected):
                 if value_params:
                     conn.execute(_v.insert(), value_params)
             insert_steps(conn, rep.steps, secrets, repetition_id=repetition_id)
+            insert_snapshots(conn, repetition_id, rep.snapshots)
             for host, state in sorted(rep.machines.items()):
                 insert_state(conn, repetition_id, host, state)
             packs.refresh(conn, checkout_id)
@@ -617,6 +620,12 @@ class Store(Connected):
         """The phase steps of a repetition (multi-host tests, reboots), in the order run."""
         with self._read(f"read the steps of repetition {repetition_id}") as conn:
             return read_steps(conn, schema.step.c.repetition_id == repetition_id)
+
+    def snapshots(self, repetition_id: int) -> list[SnapshotRow]:
+        """The counters of the [[snapshot]]s around the tests of a repetition, in the
+        order stored."""
+        with self._read(f"read the snapshots of repetition {repetition_id}") as conn:
+            return read_snapshots(conn, schema.snapshot.c.repetition_id == repetition_id)
 
     def artifacts(self, repetition_id: int) -> list[StepRow]:
         """The files fetched from the hosts in a repetition; the bytes are the stdout log."""

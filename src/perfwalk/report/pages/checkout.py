@@ -94,8 +94,10 @@ def _entry(ctx: SeriesContext, c: CheckoutData, shape: int) -> str:
         facts["s"] = _b64(little_endian(array("d", c.chosen)))
         facts["u"] = [m for m, (unstable, _) in c.marks.items() if unstable]
         facts["o"] = [[m, r] for m, (_, outliers) in c.marks.items() for r in outliers]
-    text = _json(facts)
-    return text[:-1] + ',"d":' + (c.detail or "null") + "}"
+    text = _json(facts)[:-1] + ',"d":' + (c.detail or "null")
+    if c.phases:
+        text += ',"ph":' + c.phases
+    return text + "}"
 
 
 def _b64(data: bytes) -> str:

@@ -5,7 +5,8 @@
  * log), with &to=<id> for an element to show (a test's row, a result, a log line).
  * The data come from scripts in data/, which load from file:// too:
  *   meta.js            perfwalk.meta(series, {pages: {blocks, host, …}, quirks, …})
- *   checkouts-<b>.js   perfwalk.checkouts(series, b, {metrics, layouts, anchors, c: […]})
+ *   checkouts-<b>.js   perfwalk.checkouts(series, b, {metrics, layouts, anchors, c: […]}),
+ *                      each checkout with ph: its steps and snapshots (report/phase_data.py)
  *   logs-<b>.js        perfwalk.logs(series, b, {ids, len, size, total, cut, large, z})
  *   commits-<b>.js     perfwalk.commits(series, b, {idx: [prev, prev sha, sha, commits]})
  *   log-<id>.js        perfwalk.log(series, id, {c, size, total, cut, lines, z})
@@ -232,8 +233,132 @@
       c.need ? el("p", {}, c.need) : null, quirks(meta, c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
+    if (c.ph) parts.push(snapshotsOf(c), stepsOf(c));
     parts.push(host(meta));
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
+  }
+
+  /* -- the phases of each repetition: snapshots and steps (c.ph) --------------------- */
+
+  function rep3(r) { return ("00" + r).slice(-3); }
+
+  function where(role, hostName) {
+    return (role ? visible(role) : "run host") + " (" + visible(hostName) + ")";
+  }
+
+  /* The difference of each [[snapshot]]: per repetition, test, snapshot and role, the
+   * counters that changed (largest change first), new and vanished ones, then the
+   * unchanged ones folded. Numbers are decimal text, exact. */
+  function snapshotsOf(c) {
+    var snaps = c.ph.n;
+    if (!snaps.length) return null;
+    var box = el("div", { id: "snapshots" }, el("h2", {}, "Snapshots"));
+    snaps.forEach(function (n, i) {
+      var changed = n[7], fresh = n[8], gone = n[9], same = n[10];
+      var heading = "repetition " + rep3(n[0]) + " \u00b7 " + visible(n[1]) + " \u00b7 " +
+        visible(n[2]) + " on " + where(n[3], n[4]);
+      var section = el("section", { class: "pw-snapshot", id: "snapshot-" + i },
+        el("h3", {}, heading, " ", el("span", { class: n[5] }, n[5])));
+      if (n[6]) section.appendChild(el("p", { class: "pw-why" }, visible(n[6])));
+      var rows = changed.map(function (r) {
+        return el("tr", {}, el("td", { class: "name" }, visible(r[0])), el("td", {}, r[1]),
+          el("td", {}, r[2]), el("td", { class: "pw-delta" }, r[3]));
+      });
+      fresh.forEach(function (r) {
+        rows.push(el("tr", {}, el("td", { class: "name" }, visible(r[0])), el("td", {}, "new"),
+          el("td", {}, r[1]), el("td", {})));
+      });
+      gone.forEach(function (r) {
+        rows.push(el("tr", {}, el("td", { class: "name" }, visible(r[0])), el("td", {}, r[1]),
+          el("td", {}, "gone"), el("td", {})));
+      });
+      if (rows.length) {
+        section.appendChild(el("table", { class: "pw-counters" },
+          el("thead", {}, el("tr", {}, el("th", { class: "name" }, "counter"), el("th", {}, "before"),
+            el("th", {}, "after"), el("th", {}, "\u0394"))),
+          el("tbody", {}, rows)));
+      } else if (n[5] === "PASS") section.appendChild(el("p", {}, "No counter changed."));
+      if (same.length) {
+        section.appendChild(el("details", {},
+          el("summary", {}, same.length + " unchanged counters"),
+          el("table", { class: "pw-counters" }, el("tbody", {}, same.map(function (r) {
+            return el("tr", {}, el("td", { class: "name" }, visible(r[0])), el("td", {}, r[1]));
+          })))));
+      }
+      box.appendChild(section);
+    });
+    return box;
+  }
+
+  /* Every step of the phases, per repetition and role: phase, command, status, exit
+   * code, seconds, and the output folded (read from the block's logs file when opened;
+   * a long one linked to its own page); a fetched file linked to its place in the logs. */
+  function stepsOf(c) {
+    var steps = c.ph.s;
+    if (!steps.length) return null;
+    var box = el("div", { id: "steps" }, el("h2", {}, "Steps of the phases"));
+    var groups = [];
+    var byKey = {};
+    steps.forEach(function (s) {
+      var key = s[1] + "\u0000" + s[4] + "\u0000" + s[5];
+      if (!byKey[key]) { byKey[key] = []; groups.push([s, byKey[key]]); }
+      byKey[key].push(s);
+    });
+    groups.forEach(function (g) {
+      var first = g[0];
+      var rows = g[1].map(function (s) {
+        var outputs = [[s[13], "output"], [s[14], "errors"]].map(function (o) {
+          return stepOutput(c, o[0], o[1], s[6] === "fetch");
+        });
+        return el("tr", { id: "step-" + s[0] },
+          el("td", {}, visible(s[3])),
+          el("td", { class: "name" }, visible(s[2])),
+          el("td", {}, visible(s[6])),
+          el("td", { class: "name" }, el("code", {}, visible(s[7] === s[8] ? s[8] : s[7] + ": " + s[8]))),
+          statusCell(s[9], null, s[10]),
+          el("td", {}, s[11] === null ? "" : String(s[11])),
+          el("td", {}, s[12].toFixed(2)),
+          el("td", { class: "name" }, outputs));
+      });
+      box.appendChild(el("section", { class: "pw-steps" },
+        el("h3", {}, "repetition " + rep3(first[1]) + " \u00b7 " + where(first[4], first[5])),
+        el("table", {},
+          el("thead", {}, el("tr", {}, ["phase", "test", "kind", "command", "status", "exit", "seconds", "output"]
+            .map(function (h) { return el("th", { class: h === "command" || h === "output" ? "name" : null }, h); }))),
+          el("tbody", {}, rows))));
+    });
+    return box;
+  }
+
+  function stepOutput(c, logId, label, fetched) {
+    if (!logId) return null;
+    var place = at("logs", c.idx, "log-" + logId);
+    var details = el("details", { class: "pw-output", "data-log": String(logId) },
+      el("summary", {}, fetched && label === "output" ? "file" : label));
+    var opened = false;
+    details.addEventListener("toggle", function () {
+      if (!details.open || opened) return;
+      opened = true;
+      var meta = got.meta[sid];
+      var b = blockOf(meta, c.idx);
+      load("data/logs-" + b + ".js").then(function () {
+        var bundle = got.logs[b];
+        if (bundle.large[String(logId)] !== undefined) {
+          details.appendChild(el("p", {}, bundle.large[String(logId)] + " lines: ",
+            link("log.html#log=" + logId, "on its own page"), " \u00b7 ",
+            link("log-" + logId + ".txt", "download"), " \u00b7 ", link(place, "in the logs")));
+          return null;
+        }
+        var stored = (bundle.index = bundle.index || bundleIndex(bundle))[logId];
+        if (!stored) { details.appendChild(el("p", {}, "(empty)")); return null; }
+        return inflate(stored.bytes).then(function (text) {
+          if (stored.cut) details.appendChild(el("p", {}, stored.total + " bytes produced; the store kept the head and the tail."));
+          details.appendChild(el("pre", { class: "log" }, visible(text)));
+          details.appendChild(el("p", {}, link(place, "in the logs")));
+        });
+      }).catch(function (error) { details.appendChild(el("p", {}, visible(error.message))); });
+    });
+    return details;
   }
 
   /* -- the changes found at a checkout (it is the first after the step) ----------- */
@@ -514,6 +639,15 @@
         .map(function (o) { return section(o[0], o[1]); });
       parts.push(el("section", { id: "result-" + r[0], class: "result" }, el("h2", {}, visible(heading)),
         outputs.length ? outputs : el("p", {}, "(no output)")));
+    });
+    ((c.ph && c.ph.s) || []).forEach(function (s) {
+      var outputs = [[s[13], s[6] === "fetch" ? "file " + s[8] : "standard output"], [s[14], "standard error"]]
+        .filter(function (o) { return stored[o[0]] || bundle.large[String(o[0])] !== undefined; })
+        .map(function (o) { return section(o[0], o[1]); });
+      if (!outputs.length) return;
+      var heading = "repetition " + rep3(s[1]) + " \u00b7 " + s[2] + " \u00b7 " + s[3] + " on " +
+        (s[4] || "run host") + " (" + s[5] + ") \u00b7 " + s[7] + " \u00b7 " + s[9];
+      parts.push(el("section", { id: "steplog-" + s[0], class: "result" }, el("h2", {}, visible(heading)), outputs));
     });
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
     return Promise.all(pending);
