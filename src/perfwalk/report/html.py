@@ -26,6 +26,15 @@ CSP = (
 )
 
 
+#: the class of an element that flame.js draws: a page holding one loads the renderer
+FLAME_CLASS = "pw-flame"
+
+
+def has_flame(body: str) -> bool:
+    """Whether the HTML ``body`` holds a flame graph to draw (see ``page(flame=…)``)."""
+    return f'class="{FLAME_CLASS}"' in body
+
+
 def esc(text: object) -> str:
     """``text`` safe inside HTML text and attribute values."""
     text = str(text)

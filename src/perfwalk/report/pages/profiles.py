@@ -20,11 +20,8 @@ from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import diff_data_file
 from perfwalk.report.flame_diff import Differential, FunctionChange
-from perfwalk.report.html import esc, page, table
+from perfwalk.report.html import FLAME_CLASS, esc, page, table
 from perfwalk.report.pages.series import series_crumbs
-
-#: what marks an element that flame.js draws (a page holding one loads the renderer)
-FLAME_CLASS = "pw-flame"
 
 
 @dataclass(frozen=True)
@@ -36,11 +33,6 @@ class ProfilePair:
     before: str
     after: str
     diff: Differential
-
-
-def has_flame(html: str) -> bool:
-    """Whether ``html`` holds a flame graph to draw (its page must load flame.js)."""
-    return f'class="{FLAME_CLASS}' in html
 
 
 def profile_shell_page(ctx: SeriesContext) -> str:
