@@ -80,24 +80,25 @@ def differential(
 def differential_tree(before: Mapping[str, int], after: Mapping[str, int]) -> FrameNode:
     """Both profiles in one tree of frames under a root named ``all``."""
     root = FrameNode("all")
-    for side, folded in (("before", before), ("after", after)):
-        for stack, samples in folded.items():
-            node = root
-            _add(node, side, samples)
-            for frame in stack.split(";"):
-                child = node.children.get(frame)
-                if child is None:
-                    child = node.children[frame] = FrameNode(frame)
-                _add(child, side, samples)
-                node = child
-    return root
-
-
-def _add(node: FrameNode, side: str, samples: int) -> None:
-    if side == "before":
+    for stack, samples in before.items():
+        node = root
         node.before += samples
-    else:
+        for frame in stack.split(";"):
+            child = node.children.get(frame)
+            if child is None:
+                child = node.children[frame] = FrameNode(frame)
+            child.before += samples
+            node = child
+    for stack, samples in after.items():
+        node = root
         node.after += samples
+        for frame in stack.split(";"):
+            child = node.children.get(frame)
+            if child is None:
+                child = node.children[frame] = FrameNode(frame)
+            child.after += samples
+            node = child
+    return root
 
 
 def function_changes(
