@@ -11,14 +11,18 @@ import pytest
 
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
+from perfwalk.report.collect import Policies, read_block
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import compress_folded, profile_data_file
 from perfwalk.report.flame_diff import differential
+from perfwalk.report.pages.checkout import checkout_data_file
 from perfwalk.report.pages.drill import drill_section
 from perfwalk.report.pages.profiles import ProfilePair, profile_diff_file, profile_shell_page
 from perfwalk.report.pages.series import series_page
+from perfwalk.store import Store
 from tests.browser.test_site_in_chromium import PAINT_TIMEOUT_MS, _uri
 from tests.fixtures.chromium import Watched
+from tests.report.conftest import publish_fixed
 from tests.report.test_flame import _series
 
 HOT = "hot_function"
@@ -141,4 +145,43 @@ def test_the_drill_page_draws_the_differential_coloured_by_the_change(
     assert first.text_content() == HOT
     assert page.locator("table.profile-changes", has_text=SCRIPT).count() == 1
     watched.shot("differential")
+    _harmless(page, watched)
+
+
+def test_a_checkout_page_links_its_profile_to_its_flame_graph(
+    tmp_path: Path, watched: Watched
+) -> None:
+    """The fixed store's site, with the daily walk's first checkout given a profile
+    (the checkouts' data file written again with it): its page links the flame graph,
+    which draws."""
+    published = publish_fixed(tmp_path)
+    sid = published.fixed.daily
+    with Store.open(published.fixed.url) as store:
+        series = next(s for s in store.list_series() if s.id == sid)
+        ctx = SeriesContext(series, store.checkouts(sid))
+        rows = list(ctx.checkouts[: layout.PLOT_BLOCK])
+        block = read_block(store, sid, rows, Policies(published.config))
+    first = rows[0].idx
+    files = {
+        layout.checkout_data(sid, 0): checkout_data_file(
+            ctx, 0, block, {first: [(f"net {SCRIPT}", 9)]}
+        ),
+        layout.profile_shell(sid): profile_shell_page(ctx),
+        layout.profile_data(sid, 9): profile_data_file(
+            9, compress_folded(AFTER), test=f"net {SCRIPT}", checkout=first
+        ),
+    }
+    for name, text in files.items():
+        (published.site / name).write_text(text, encoding="utf-8")
+    page = watched.page
+    page.goto(_uri(published.site, layout.checkout_page(sid, first)))
+    page.wait_for_function(
+        "() => document.getElementById('pw-page').dataset.drawn", timeout=PAINT_TIMEOUT_MS
+    )
+    profile = page.locator("p.pw-profiles a")
+    assert profile.text_content() == f"net {SCRIPT}"
+    profile.click()
+    _drawn(page)
+    assert page.url.endswith("profile.html#p=9")
+    assert page.locator("h1").text_content().endswith(f"at checkout {first} of series {sid}")
     _harmless(page, watched)
