@@ -26,6 +26,15 @@ CSP = (
 )
 
 
+#: the class of an element that flame.js draws: a page holding one loads the renderer
+FLAME_CLASS = "pw-flame"
+
+
+def has_flame(body: str) -> bool:
+    """Whether the HTML ``body`` holds a flame graph to draw (see ``page(flame=…)``)."""
+    return f'class="{FLAME_CLASS}"' in body
+
+
 def esc(text: object) -> str:
     """``text`` safe inside HTML text and attribute values."""
     text = str(text)
@@ -51,12 +60,14 @@ def page(
     crumbs: Sequence[tuple[str, str]] = (),
     plots: bool = False,
     drawn: bool = False,
+    flame: bool = False,
     feed: str | None = None,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
     title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
-    loads the script that draws the page from the site's data files; ``feed`` (a site
-    path) is announced as the page's Atom feed."""
+    loads the script that draws the page from the site's data files; ``flame`` loads
+    the flame graph renderer, its style and the script that draws the page's flame
+    graphs; ``feed`` (a site path) is announced as the page's Atom feed."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
@@ -66,6 +77,13 @@ def page(
     )
     if drawn:
         scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
+    if flame:
+        scripts += (
+            f'<link rel="stylesheet" href="{esc(layout.href(at, layout.FLAME_CSS))}">\n'
+            f'<script src="{esc(layout.href(at, layout.SELECTION_JS))}" defer></script>\n'
+            f'<script src="{esc(layout.href(at, layout.FLAME_LIBRARY_JS))}" defer></script>\n'
+            f'<script src="{esc(layout.href(at, layout.FLAME_JS))}" defer></script>\n'
+        )
 
     alternate = (
         '<link rel="alternate" type="application/atom+xml" title="changes" '

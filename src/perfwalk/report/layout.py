@@ -37,6 +37,13 @@ PLOT_JS = "plot.js"
 #: the script that draws checkout, log and commit pages from the data files
 PAGES_JS = "pages.js"
 LIBRARY_JS = "echarts.min.js"
+#: the script that draws flame graphs (a profile's page, a differential on a drill's page)
+FLAME_JS = "flame.js"
+#: the flame graph renderer (d3-flame-graph) and its style
+FLAME_LIBRARY_JS = "d3-flamegraph.min.js"
+FLAME_CSS = "d3-flamegraph.css"
+#: d3's selections (d3-selection), with which flame.js hands the renderer its element
+SELECTION_JS = "d3-selection.min.js"
 
 
 def series_page(series_id: int) -> str:
@@ -140,6 +147,38 @@ def sealed_data(series_id: int, key: str, seal: int) -> str:
 
 def series_meta(series_id: int) -> str:
     return f"series-{series_id}/data/meta.js"
+
+
+def profile_shell(series_id: int) -> str:
+    """The page that draws any profile of the series as a flame graph (which one: its
+    link's ``#p=``)."""
+    return f"series-{series_id}/profile.html"
+
+
+def profile_page(series_id: int, profile_id: int) -> str:
+    """The link to the flame graph of profile ``profile_id`` (a stored profile's id)."""
+    return f"{profile_shell(series_id)}#p={profile_id}"
+
+
+def profile_data(series_id: int, profile_id: int) -> str:
+    """A profile's folded stacks, compressed, for its flame graph."""
+    return f"series-{series_id}/data/profile-{profile_id}.js"
+
+
+def profile_key(profile_id: int) -> str:
+    """The key of a profile's data file: flame.js finds the data it loaded by it."""
+    return f"p{profile_id}"
+
+
+def profile_diff_key(test: str) -> str:
+    """The key of the differential profile of ``test`` (a test name may hold anything)."""
+    return "d" + hashlib.sha1(test.encode(), usedforsecurity=False).hexdigest()[:12]
+
+
+def profile_diff_data(series_id: int, test: str) -> str:
+    """The differential profile of ``test`` on a drill's or a try's page (after against
+    before: the culprit against its parent, B against A)."""
+    return f"series-{series_id}/data/profile-{profile_diff_key(test)}.js"
 
 
 def conduct_page(conduct_id: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfwalk.report import layout
@@ -43,8 +43,15 @@ def checkout_shell_page(ctx: SeriesContext) -> str:
     )
 
 
-def checkout_data_file(ctx: SeriesContext, block_no: int, block: Sequence[CheckoutData]) -> str:
-    """``perfwalk.checkouts(series, block, {...})``: every checkout of one block."""
+def checkout_data_file(
+    ctx: SeriesContext,
+    block_no: int,
+    block: Sequence[CheckoutData],
+    profiles: Mapping[int, Sequence[tuple[str, int]]] | None = None,
+) -> str:
+    """``perfwalk.checkouts(series, block, {...})``: every checkout of one block;
+    ``profiles``: per checkout (by idx) its profiles, (test, profile id), which its
+    page links to their flame graphs (``layout.profile_page``)."""
     metrics: dict[MetricKey, int] = {}
     layouts: dict[tuple[MetricKey, ...], int] = {}
     entries = []
@@ -55,7 +62,7 @@ def checkout_data_file(ctx: SeriesContext, block_no: int, block: Sequence[Checko
             at = layouts[shape] = len(layouts)
             for key in shape:
                 metrics.setdefault(key, len(metrics))
-        entries.append(_entry(ctx, c, at))
+        entries.append(_entry(ctx, c, at, (profiles or {}).get(c.row.idx, ())))
     tests = sorted({test for c in block for test in c.statuses})
     head = {
         "metrics": [list(key) for key in metrics],
@@ -66,7 +73,9 @@ def checkout_data_file(ctx: SeriesContext, block_no: int, block: Sequence[Checko
     return f"perfwalk.checkouts({ctx.id},{block_no},{text});\n"
 
 
-def _entry(ctx: SeriesContext, c: CheckoutData, shape: int) -> str:
+def _entry(
+    ctx: SeriesContext, c: CheckoutData, shape: int, profiles: Sequence[tuple[str, int]]
+) -> str:
     row = c.row
     position = ctx.position(row.idx)
     before = ctx.checkouts[position - 1].idx if position > 0 else None
@@ -88,6 +97,8 @@ def _entry(ctx: SeriesContext, c: CheckoutData, shape: int) -> str:
     }
     if said := needed(ctx.series, len(c.reps)):
         facts["need"] = said
+    if profiles:
+        facts["prof"] = [[test, profile_id] for test, profile_id in profiles]
     if c.reps:
         facts["v"] = _b64(c.vals)
         facts["st"] = _b64(c.stats)

@@ -13,6 +13,7 @@ from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
+from perfwalk.report.pages.profiles import ProfilePair, profile_section
 from perfwalk.store import Store
 
 _VERDICT_WORDS = {
@@ -45,15 +46,19 @@ def drill_section(
     ctx: SeriesContext,
     drill: Mapping[str, Any],
     commits: Mapping[str, Commit],
+    profile: ProfilePair | None = None,
 ) -> str:
     """HTML for the drill stored as ``drill`` (a :class:`perfwalk.store.drills.DrillRow`
     as a mapping: test, name, change, verdict, answer, steps); ``commits`` holds the
-    drill's line of commits by id (at least the culprit's)."""
+    drill's line of commits by id (at least the culprit's); ``profile``, the culprit's
+    profile against its parent's, adds their differential after the answer (its data
+    file: :func:`perfwalk.report.pages.profiles.profile_diff_file`)."""
     answer: Mapping[str, Any] = drill.get("answer") or {}
     parts = [
         "<h2>Drill</h2>\n",
         _change(at, ctx, drill),
         _answer(ctx, drill, answer, commits),
+        profile_section(at, ctx.id, profile),
         _tried(at, ctx, drill.get("steps") or (), answer),
     ]
     return "".join(parts)

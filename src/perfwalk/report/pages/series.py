@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
-from perfwalk.report.html import esc, link, page, percent, quirk_legend, status_legend
+from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
@@ -170,7 +170,9 @@ def series_page(
         + status_legend()
     )
     title = f"series {ctx.id}: {ctx.series.name}"
-    return page(at, title, body, crumbs=series_crumbs(ctx.series), plots=bool(shown))
+    return page(
+        at, title, body, crumbs=series_crumbs(ctx.series), plots=bool(shown), flame=has_flame(drill)
+    )
 
 
 def series_crumbs(series: SeriesRow) -> list[tuple[str, str]]:

@@ -25,7 +25,17 @@ from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData, Policies, metrics_of, read_block
 from perfwalk.report.context import SeriesContext
-from perfwalk.report.html import esc, link, number, page, status_cell, status_legend, table
+from perfwalk.report.html import (
+    esc,
+    has_flame,
+    link,
+    number,
+    page,
+    status_cell,
+    status_legend,
+    table,
+)
+from perfwalk.report.pages.profiles import ProfilePair, profile_section
 from perfwalk.store import SeriesRow, Store
 from perfwalk.store.tries import TryRow
 
@@ -138,16 +148,30 @@ def try_page(ctx: SeriesContext, row: TryRow, section: str, newest_table: str) -
         + (newest_table or "<p>No checkout yet.</p>")
         + status_legend()
     )
-    return page(at, try_title(ctx, row), body, crumbs=[(layout.INDEX, "all series")])
+    return page(
+        at,
+        try_title(ctx, row),
+        body,
+        crumbs=[(layout.INDEX, "all series")],
+        flame=has_flame(section),
+    )
 
 
-def try_section(ctx: SeriesContext, row: TryRow, sides: Sequence[TrySide]) -> str:
-    """HTML for the try ``row``: facts, sides, verdicts, values per metric, patches."""
+def try_section(
+    ctx: SeriesContext,
+    row: TryRow,
+    sides: Sequence[TrySide],
+    profile: ProfilePair | None = None,
+) -> str:
+    """HTML for the try ``row``: facts, sides, verdicts, values per metric, patches;
+    with ``profile`` (B's profile against A's), the differential profile after the
+    verdicts (its data file: :func:`perfwalk.report.pages.profiles.profile_diff_file`)."""
     at = layout.series_page(ctx.id)
     return (
         _facts(at, ctx, row)
         + _sides(at, ctx, row, sides)
         + _verdicts(ctx.series, row)
+        + profile_section(at, ctx.id, profile)
         + _metrics(row, sides)
         + _patches(row)
     )

@@ -230,7 +230,7 @@
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
     var parts = [
       changeBanner(meta, idx), variantsAt(meta, idx), facts, build,
-      c.need ? el("p", {}, c.need) : null, quirks(meta, c),
+      c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     if (c.ph) parts.push(snapshotsOf(c), stepsOf(c));
@@ -359,6 +359,16 @@
       }).catch(function (error) { details.appendChild(el("p", {}, visible(error.message))); });
     });
     return details;
+
+  /* The profiles taken at a checkout (c.prof: [test, profile id]), to their flame graphs. */
+  function profiles(c) {
+    if (!c.prof || !c.prof.length) return null;
+    var p = el("p", { class: "pw-profiles" }, "profiles (flame graphs): ");
+    c.prof.forEach(function (one, n) {
+      if (n) p.appendChild(document.createTextNode(" \u00b7 "));
+      p.appendChild(link("profile.html#p=" + Number(one[1]), one[0]));
+    });
+    return p;
   }
 
   /* -- the changes found at a checkout (it is the first after the step) ----------- */

@@ -1,0 +1,94 @@
+"""The data files of the site's flame graphs, drawn by ``flame.js``.
+
+A profile travels as its folded stacks in text (``root;frame;…;leaf samples`` a
+line, as ``stackcollapse`` writes them), zlib-compressed; the browser inflates and
+parses it (``DecompressionStream``, as for logs). A profile stored compressed that
+way is published without being read: :func:`profile_data_file` only wraps its
+bytes in base64, which keeps a site of a thousand profiles quick to write.
+
+A differential carries its tree (:mod:`perfwalk.report.flame_diff`): per frame its
+name, its samples after (the width of its box) and before.
+
+Data files are scripts of one call each, ``perfwalk.flame(key, {...})``, JSON in
+ASCII: any name stays a string, whatever it holds.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+from perfwalk.report import layout
+from perfwalk.report.flame_diff import Differential, FrameNode
+
+#: the zlib level of a profile compressed here (what `compress_folded` gives)
+LEVEL = 6
+
+
+def folded_text(folded: Mapping[str, int]) -> bytes:
+    """``folded`` as text, one ``stack samples`` line each, sorted by stack. A line
+    break or carriage return inside a stack (never in a real profile) is written as
+    a visible ``\\x0a`` / ``\\x0d`` so that it cannot make a line of its own."""
+    stacks = sorted(folded)
+    text = "".join([f"{stack} {folded[stack]}\n" for stack in stacks])
+    if text.count("\n") != len(stacks) or "\r" in text:
+        text = "".join([f"{_one_line(stack)} {folded[stack]}\n" for stack in stacks])
+    return text.encode("utf-8", "replace")  # a lone surrogate: "?"
+
+
+def _one_line(stack: str) -> str:
+    return stack.replace("\n", "\\x0a").replace("\r", "\\x0d")
+
+
+def compress_folded(folded: Mapping[str, int]) -> bytes:
+    """``folded`` as the data file carries it: its text, zlib-compressed."""
+    return zlib.compress(folded_text(folded), LEVEL)
+
+
+def profile_data_file(
+    profile_id: int,
+    compressed: bytes,
+    *,
+    test: str,
+    checkout: int | None = None,
+    what: str = "",
+) -> str:
+    """``perfwalk.flame("p<id>", {...})``: a profile's folded stacks as
+    :func:`compress_folded` gives them (zlib, of :func:`folded_text`), the test it
+    profiled, the checkout it was taken at (its page's link) and a few words on it
+    (``what``: the repetition, the command)."""
+    head = _json({"test": test, "c": checkout, "what": what})
+    body = base64.b64encode(compressed).decode("ascii")
+    return f'perfwalk.flame("{layout.profile_key(profile_id)}",{head[:-1]},"z":"{body}"}});\n'
+
+
+def diff_data_file(test: str, diff: Differential, *, before: str, after: str) -> str:
+    """``perfwalk.flame("d…", {...})``: the differential of ``test``'s profiles,
+    ``before`` and ``after`` naming the two sides (e.g. the parent's and the culprit's
+    short sha). A frame present only before has no width after: it is left out of
+    the tree (the table of functions tells what shrank to nothing)."""
+    document = {
+        "test": test,
+        "before": before,
+        "after": after,
+        "tb": diff.before_samples,
+        "ta": diff.after_samples,
+        "tree": _node(diff.tree),
+    }
+    return f'perfwalk.flame("{layout.profile_diff_key(test)}",{_json(document)});\n'
+
+
+def _node(node: FrameNode) -> dict[str, Any]:
+    found: dict[str, Any] = {"n": node.name, "v": node.after, "b": node.before}
+    children = [_node(c) for c in node.children.values() if c.after > 0]
+    if children:
+        found["c"] = children
+    return found
+
+
+def _json(document: object) -> str:
+    """Compact JSON, ASCII only: safe in a script file whatever the text holds."""
+    return json.dumps(document, separators=(",", ":"), allow_nan=False)
