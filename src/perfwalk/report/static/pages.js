@@ -359,6 +359,7 @@
       }).catch(function (error) { details.appendChild(el("p", {}, visible(error.message))); });
     });
     return details;
+  }
 
   /* The profiles taken at a checkout (c.prof: [test, profile id]), to their flame graphs. */
   function profiles(c) {
