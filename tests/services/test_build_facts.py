@@ -110,10 +110,13 @@ def test_a_walk_records_kernel_compiler_and_symbols(tmp_path: Path) -> None:
     symbols = [facts[idx].symbols for idx in idxs]
     assert all(s is not None and s.count for s in symbols)
     first, plain, added, plain_again = symbols
-    assert first is not None and not first.compared  # nothing before it
+    assert first is not None
+    assert not first.compared
     for same in (plain, plain_again):
-        assert same is not None and (same.added, same.removed, same.moved) == (0, 0, 0)
-    assert added is not None and (added.added, added.removed) == (1, 0)
+        assert same is not None
+        assert (same.added, same.removed, same.moved) == (0, 0, 0)
+    assert added is not None
+    assert (added.added, added.removed) == (1, 0)
     assert added.count == first.count + 1
 
     site = tmp_path / "site"
@@ -125,8 +128,10 @@ def test_a_walk_records_kernel_compiler_and_symbols(tmp_path: Path) -> None:
     assert all(f'title="{html.escape(compiler)}"' in c for c in _row(table, "compiler")[:4])
     cells = _row(table, "symbols")[:4]
     assert f"{first.count} symbols" in cells[0]
-    assert "+0 \u22120 ~0" in cells[1] and "+0 \u22120 ~0" in cells[3]
-    assert "+1 \u22120 ~" in cells[2] and 'class="changed"' in cells[2]
+    assert "+0 \u22120 ~0" in cells[1]
+    assert "+0 \u22120 ~0" in cells[3]
+    assert "+1 \u22120 ~" in cells[2]
+    assert 'class="changed"' in cells[2]
     assert added.diff_log_id is not None
     diff = (site / layout.log_text(result.series_id, added.diff_log_id)).read_text()
     assert re.search(r"^\+[0-9a-f]{16} T helper$", diff, re.M)
@@ -145,9 +150,12 @@ def test_a_missing_binary_keeps_the_build_and_says_why(tmp_path: Path) -> None:
     assert all(row.build_status is Status.PASS for row in rows)
     for row in rows:
         s = facts[row.idx].symbols
-        assert s is not None and s.count is None and "nm failed" in s.message
+        assert s is not None
+        assert s.count is None
+        assert "nm failed" in s.message
     site = tmp_path / "site"
     publish_site(config, site)
     table = (site / layout.series_page(result.series_id)).read_text()
     cells = _row(table, "symbols")[: len(rows)]
-    assert cells and all("no list: nm failed" in cell for cell in cells)
+    assert cells
+    assert all("no list: nm failed" in cell for cell in cells)
