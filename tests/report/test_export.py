@@ -15,7 +15,7 @@ from tests.report.history import make_fixed_store
 
 DOCUMENT: dict[str, Any] = {
     "format": "perfwalk-export",
-    "version": 2,
+    "version": 3,
     "series": [
         {
             "id": 7,
@@ -84,7 +84,7 @@ def test_each_series_and_value_carries_its_variant(tmp_path: Path) -> None:
         rows = list(csv.DictReader(io.StringIO(export(store, None, "csv"))))
         gnuplot = export(store, [fixed.daily, fixed.fast], "gnuplot").splitlines()
     assert (document["format"], document["version"]) == ("perfwalk-export", EXPORT_VERSION)
-    assert EXPORT_VERSION == 2
+    assert EXPORT_VERSION == 3
     series = {s["id"]: s for s in document["series"]}
     walk, fast = series[fixed.daily], series[fixed.fast]
     assert (walk["kind"], walk["variant"], walk["parent"]) == ("walk", "base", None)

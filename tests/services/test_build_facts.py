@@ -18,6 +18,7 @@ from perfwalk.config import load_config
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report import layout
+from perfwalk.services.export import export
 from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
@@ -137,6 +138,17 @@ def test_a_walk_records_kernel_compiler_and_symbols(tmp_path: Path) -> None:
     assert re.search(r"^\+[0-9a-f]{16} T helper$", diff, re.M)
     assert layout.log_text(result.series_id, added.diff_log_id).split("/")[1] in cells[2]
     assert commits  # four real commits walked
+    with Store.open(config.store.url, read_only=True) as store:
+        document = json.loads(export(store, [result.series_id], "json"))
+    ran = [c["ran"] for c in document["series"][0]["checkouts"]]
+    assert [r["hosts"][0]["kernel"] for r in ran] == [kernel] * 4
+    assert [r["hosts"][0]["compiler"] for r in ran] == [compiler] * 4
+    assert [(r["symbols"]["added"], r["symbols"]["removed"]) for r in ran] == [
+        (None, None),
+        (0, 0),
+        (1, 0),
+        (0, 0),
+    ]
 
 
 def test_a_missing_binary_keeps_the_build_and_says_why(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ three always agree. Format history (docs/export.md):
   2  a walk's variants: each series and value has ``variant`` ("base" for the plain
      checkout; a variant's series is of kind "variant", its walk the parent); CSV and
      gnuplot rows end with it
+  3  what each checkout ran: ``ran`` per checkout (each host's kernel and compiler, the
+     symbol list's counts against the previous checkout), JSON only
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
 EXPORT_FORMAT = "perfwalk-export"
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
 FORMATS = ("json", "csv", "gnuplot")
 
 Document = Mapping[str, Any]
