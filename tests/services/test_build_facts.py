@@ -43,7 +43,7 @@ def _program(helper: bool) -> str:
     return PROGRAM.replace("{extra}", extra).replace("{call}", call)
 
 
-def _project(tmp_path: Path) -> tuple[Path, list[str]]:
+def c_project(tmp_path: Path) -> tuple[Path, list[str]]:
     """Four commits: the program, a README, the program with a function added, a README."""
     start = datetime(2024, 3, 1, tzinfo=UTC)
     spec = [
@@ -56,7 +56,7 @@ def _project(tmp_path: Path) -> tuple[Path, list[str]]:
     return repo, make_repo(repo, spec)
 
 
-def _config(tmp_path: Path, repo: Path, symbols: str) -> Path:
+def c_config(tmp_path: Path, repo: Path, symbols: str) -> Path:
     path = tmp_path / "perfwalk.toml"
     path.write_text(
         f"""\
@@ -94,8 +94,8 @@ def _row(table: str, name: str) -> list[str]:
 
 
 def test_a_walk_records_kernel_compiler_and_symbols(tmp_path: Path) -> None:
-    repo, commits = _project(tmp_path)
-    config = load_config(_config(tmp_path, repo, "prog"))
+    repo, commits = c_project(tmp_path)
+    config = load_config(c_config(tmp_path, repo, "prog"))
     result = run_series(config, RunOptions())
     assert result.worst is Status.PASS
     assert result.checkouts == 4
@@ -152,8 +152,8 @@ def test_a_walk_records_kernel_compiler_and_symbols(tmp_path: Path) -> None:
 
 
 def test_a_missing_binary_keeps_the_build_and_says_why(tmp_path: Path) -> None:
-    repo, _commits = _project(tmp_path)
-    config = load_config(_config(tmp_path, repo, "no-such-binary"))
+    repo, _commits = c_project(tmp_path)
+    config = load_config(c_config(tmp_path, repo, "no-such-binary"))
     result = run_series(config, RunOptions(to="HEAD~2"))
     assert result.worst is Status.PASS  # the build keeps its status
     with Store.open(config.store.url) as store:
