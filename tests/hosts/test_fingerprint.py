@@ -120,3 +120,19 @@ def test_a_tool_whose_version_option_fails_is_recorded_as_such(tmp_path: Path) -
     )
     assert result[f"tool.{silent}"] == f"{silent} (version unknown: --version printed nothing)"
     assert result[f"tool.{talks}"] == "talks 1.2 (built today)"
+
+
+def test_a_warning_on_standard_error_is_not_taken_for_the_version(tmp_path: Path) -> None:
+    """``perl --version`` on a host that lacks the locale ssh passed it warns on its
+    standard error first: the version is still the first line of its output."""
+    warns = _script(
+        tmp_path / "warns",
+        'echo "warns: warning: Setting locale failed." >&2; echo "warns 5.36.0"',
+    )
+    on_stderr = _script(tmp_path / "old", 'echo "old 2.7.18" >&2')
+    shell = _script(tmp_path / "shell", 'echo "shell: 0: Illegal option --" >&2; exit 2')
+    result = fingerprint(LocalHost(), [warns, on_stderr, shell, "sh"])
+    assert result[f"tool.{warns}"] == "warns 5.36.0"
+    assert result[f"tool.{on_stderr}"] == "old 2.7.18"  # python2 printed it there
+    assert result[f"tool.{shell}"] == f"{shell} (version unknown: --version failed with exit 2)"
+    assert "Illegal option" not in result["tool.sh"]

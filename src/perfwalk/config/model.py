@@ -57,6 +57,7 @@ class BuildConfig:
     steps: tuple[str, ...] = default_of("build.steps")
     timeout: float = default_of("build.timeout")
     env: Env = field(default_factory=Env)
+    symbols: str = default_of("build.symbols")
 
 
 @dataclass(frozen=True)

@@ -448,6 +448,18 @@ COMMIT_URL = Rule("a URL containing {commit}", _url_problem)
 DATE_OR_REV = Rule(f"a date ({DATE_FORMS}) or a commit-ish", _when_problem)
 
 
+def _worktree_path_problem(value: str) -> str | None:
+    """A path inside the worktree: relative, without ``..``."""
+    if value.startswith("/") or ".." in value.split("/"):
+        return f'expected a path inside the worktree (relative, no ".."), got {toml_value(value)}'
+    return None
+
+
+WORKTREE_PATH = Rule(
+    'a path relative to the worktree, without ".." ("" = none)', _worktree_path_problem
+)
+
+
 # Finishing: turning a valid value into what the program uses, given the file's directory.
 
 
@@ -683,6 +695,17 @@ _BUILD = Section(
             default={},
             rules=(ENV_NAMES,),
             example={"CFLAGS": "-O2"},
+        ),
+        Setting(
+            "symbols",
+            STRING,
+            "a binary of the build, relative to the worktree, whose symbol list (`nm -n`) is "
+            "kept after each successful build: the series page shows, per checkout, the "
+            "symbols added, removed and moved against the previous checkout, with the diff "
+            '(the layout of a binary alone can move a benchmark); "" = none',
+            default="",
+            rules=(WORKTREE_PATH,),
+            example="bsd",
         ),
     ),
 )

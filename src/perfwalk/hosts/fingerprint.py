@@ -26,9 +26,40 @@ UNKNOWN = "unknown"
 NOT_FOUND = "not found"
 TOOL_PREFIX = "tool."
 
+#: A sh function that prints the version of the program ``$1``: the first non-blank
+#: line ``$1 --version`` prints on its standard output (on its standard error only
+#: when the output is empty and the exit status 0: python2, java), ``not found``, or
+#: the program's path and ``version unknown`` with the reason. Standard error is not
+#: mixed in: a warning there ("perl: warning: Setting locale failed." when ssh passed
+#: a locale the host lacks) would be recorded as the version; a failing ``--version``
+#: (``sh: 0: Illegal option --``) is never taken for one.
+TOOL_VERSION_SH = r"""
+pw_version() {
+  if p=$(command -v "$1" 2>/dev/null) && [ -n "$p" ]; then
+    v=$("$1" --version </dev/null 2>/dev/null)
+    rc=$?
+    v=$(printf '%s\n' "$v" | sed -n '/[^[:space:]]/{p;q;}')
+    if [ "$rc" -eq 0 ] && [ -z "$v" ]; then
+      v=$("$1" --version </dev/null 2>&1 >/dev/null | sed -n '/[^[:space:]]/{p;q;}')
+    fi
+    if [ "$rc" -ne 0 ]; then
+      printf '%s (version unknown: --version failed with exit %s)' "$p" "$rc"
+    elif [ -n "$v" ]; then
+      printf '%s' "$v"
+    else
+      printf '%s (version unknown: --version printed nothing)' "$p"
+    fi
+  else
+    printf 'not found'
+  fi
+}
+"""
+
 # Tool names come as "$@" (never pasted into the script), so any name is safe to
 # pass; only '=' and newlines are refused because they would break the KEY=VALUE lines.
-FINGERPRINT_SCRIPT = r"""
+FINGERPRINT_SCRIPT = (
+    TOOL_VERSION_SH
+    + r"""
 kv() { printf '%s=%s\n' "$1" "$2"; }
 kv hostname "$(uname -n 2>/dev/null)"
 os=$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | head -n 1)
@@ -46,22 +77,10 @@ mem=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo 2>/dev/null)
 [ -n "$mem" ] || mem=$(sysctl -n hw.physmem 2>/dev/null)
 kv memory "$mem"
 for t in "$@"; do
-  if p=$(command -v "$t" 2>/dev/null) && [ -n "$p" ]; then
-    v=$("$t" --version </dev/null 2>&1)
-    rc=$?
-    v=$(printf '%s\n' "$v" | sed -n '/[^[:space:]]/{p;q;}')
-    if [ "$rc" -eq 0 ] && [ -n "$v" ]; then
-      kv "tool.$t" "$v"
-    elif [ "$rc" -eq 0 ]; then
-      kv "tool.$t" "$p (version unknown: --version printed nothing)"
-    else
-      kv "tool.$t" "$p (version unknown: --version failed with exit $rc)"
-    fi
-  else
-    kv "tool.$t" "not found"
-  fi
+  kv "tool.$t" "$(pw_version "$t")"
 done
 """
+)
 
 _QUOTED = re.compile(r"""^(["'])(.*)\1$""")
 

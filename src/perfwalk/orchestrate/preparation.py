@@ -16,6 +16,7 @@ from pathlib import Path
 from perfwalk.config.model import VariantConfig
 from perfwalk.git.worktree import apply_patch
 from perfwalk.model import Checkout, Log, Status
+from perfwalk.orchestrate.build_facts import compiler_of, record_hosts, record_symbols
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.install import install_checkout
 from perfwalk.orchestrate.plan import PlannedCheckout
@@ -124,7 +125,24 @@ class Preparation:
             )
             build = joined(build, installed)
         self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
+        self._record_facts(checkout_id, worktree, build)
         return worktree, build
+
+    def _record_facts(self, checkout_id: int, worktree: Path, build: StepsOutcome) -> None:
+        """What the checkout runs on: every host's kernel and compiler, and the symbol
+        list of ``[build] symbols`` after a build that passed."""
+        config = self.setup.config
+        record_hosts(self.setup.store, self.setup.topology, checkout_id, compiler_of(config))
+        if build.status is Status.PASS and config.build.symbols:
+            record_symbols(
+                self.setup.store,
+                self._host,
+                checkout_id,
+                worktree,
+                config.build.symbols,
+                list_limit=config.store.artifact_limit,
+                diff_limit=config.store.log_limit,
+            )
 
     def between_repetitions(
         self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None = None

@@ -14,6 +14,7 @@ from datetime import datetime
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.store import CheckoutRow, SeriesRow
+from perfwalk.store.build_facts import CheckoutFacts
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class SeriesContext:
     #: a walk with variants and each of them: (variant, series id) of each of the walk's
     #: columns, the plain checkout's (``base``) first; () for any other series
     columns: tuple[tuple[str, int], ...] = ()
+    #: what each checkout really ran (kernel, compiler, symbol list), by checkout index
+    facts: Mapping[int, CheckoutFacts] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -7,7 +7,9 @@ three always agree. Format history (docs/export.md):
      checkout; a variant's series is of kind "variant", its walk the parent); CSV and
      gnuplot rows end with it
   3  each repetition has ``steps`` (every step of its tests' phases, outputs by log
-     id) and ``snapshots`` (each [[snapshot]]'s counters before and after a test)
+     id) and ``snapshots`` (each [[snapshot]]'s counters before and after a test);
+     each checkout ``ran`` (each host's kernel and compiler, the symbol list's counts
+     against the previous checkout), JSON only
 """
 
 from __future__ import annotations

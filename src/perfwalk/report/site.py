@@ -49,6 +49,7 @@ from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.forked import in_forks
+from perfwalk.report.pages.build_facts import fact_sig, symbol_diffs
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
 from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
@@ -177,6 +178,7 @@ def publish(
             zooms=zooms.get(s.id, {}),
             changes=changes.get(s.id, ()),
             episodes=episodes.get(s.id, ()),
+            facts=store.build_facts.of_series(s.id),
         )
         for s in every
     }
@@ -402,7 +404,9 @@ def _plan(
     of a walk with variants is rendered again when a variant's column in it changed."""
     old = old or {}
     rows = ctx.checkouts
-    sigs = {str(r.idx): _checkout_sig(r, marks[ctx.id]) for r in rows}
+    sigs = {
+        str(r.idx): _checkout_sig(r, marks[ctx.id]) + fact_sig(ctx.facts.get(r.idx)) for r in rows
+    }
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
     variant_sigs = _variant_sigs(ctx, marks)
     facts, change_list, episode_list = _facts(ctx, drill)
@@ -667,6 +671,9 @@ def _render_checkouts(
     logs = store.site.logs(ctx.id, first, last)
     text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data, steps))
     files.write(layout.logs_data(ctx.id, block), text)
+    for log_id, target in symbol_diffs(ctx, [row.idx for row in rows]):
+        if full or not files.site.exists(target):  # a stored diff never changes
+            files.write(target, store.log(log_id).data)
     for big in large:
         target = layout.large_log_data(ctx.id, big.row.id)
         if full or not files.site.exists(target):

@@ -9,6 +9,7 @@ from typing import Any
 from perfwalk.model import Commit
 from perfwalk.report.export import EXPORT_FORMAT, EXPORT_VERSION, render
 from perfwalk.store import Store
+from perfwalk.store.build_facts import CheckoutFacts
 from perfwalk.store.records import SeriesRow
 
 
@@ -81,9 +82,33 @@ def _phases(store: Store, repetition_id: int) -> dict[str, Any]:
     }
 
 
+def _ran(facts: CheckoutFacts | None) -> dict[str, Any] | None:
+    """What a checkout ran (None when nothing was recorded: an older series)."""
+    if facts is None:
+        return None
+    s = facts.symbols
+    return {
+        "hosts": [
+            {"host": h.host, "kernel": h.kernel, "compiler": h.compiler} for h in facts.hosts
+        ],
+        "symbols": None
+        if s is None
+        else {
+            "binary": s.binary,
+            "count": s.count,
+            "against": s.against_idx,
+            "added": s.added,
+            "removed": s.removed,
+            "moved": s.moved,
+            "message": s.message,
+        },
+    }
+
+
 def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
     variant = series.variant_name if series.kind == "variant" else "base"
     checkouts = []
+    ran = store.build_facts.of_series(series.id)
     for row in store.checkouts(series.id):
         repetitions = [
             {
@@ -126,6 +151,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
                 "commits_since": row.commit_count,
                 "commits": [_commit(c) for c in store.commits_since(row.id)],
                 "repetitions": repetitions,
+                "ran": _ran(ran.get(row.idx)),
             }
         )
     return {

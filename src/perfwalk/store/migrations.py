@@ -67,6 +67,10 @@ History:
     try: its two sides, the patches, the verdict per metric; see perfwalk.store.tries).
 18. snapshots: snapshot (per repetition, test, [[snapshot]] and role: the counters its
     command printed before and after the test, as read; see perfwalk.store.snapshots).
+19. what a walk really ran: build_fact (per checkout and host, the running kernel's
+    version string and the compiler's version) and symbol_list (per checkout, the
+    symbol list of the [build] symbols binary and its difference from the previous
+    checkout's; see perfwalk.store.build_facts).
 """
 
 from __future__ import annotations
@@ -645,6 +649,36 @@ def _v18_snapshots(conn: Connection) -> None:
     md.create_all(conn, tables=[snapshot])
 
 
+def _v19_build_facts(conn: Connection) -> None:
+    md = MetaData()
+    Table("checkout", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    Table("log", md, Column("id", ID, primary_key=True))
+    facts = Table(
+        "build_fact",
+        md,
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("host", SafeText, nullable=False),
+        Column("kernel", SafeText, nullable=False),
+        Column("compiler", SafeText, nullable=False),
+        PrimaryKeyConstraint("checkout_id", "host", name="pk_build_fact"),
+    )
+    symbols = Table(
+        "symbol_list",
+        md,
+        Column("checkout_id", ID, ForeignKey("checkout.id"), primary_key=True),
+        Column("binary", SafeText, nullable=False),
+        Column("count", Integer, nullable=True),
+        Column("list_log_id", ID, ForeignKey("log.id"), nullable=True),
+        Column("against_idx", Integer, nullable=True),
+        Column("added", Integer, nullable=True),
+        Column("removed", Integer, nullable=True),
+        Column("moved", Integer, nullable=True),
+        Column("diff_log_id", ID, ForeignKey("log.id"), nullable=True),
+        Column("message", SafeText, nullable=False),
+    )
+    md.create_all(conn, tables=[facts, symbols])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -682,6 +716,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "conductor parsers: conduct_run.parser", _v16_conduct_parser),
     Migration(17, "variants and tries: series.variant, try_run", _v17_variants_tries),
     Migration(18, "snapshots: snapshot, counters before and after a test", _v18_snapshots),
+    Migration(
+        19, "what a walk ran: build_fact per checkout and host, symbol_list", _v19_build_facts
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

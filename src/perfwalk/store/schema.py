@@ -510,3 +510,33 @@ snapshot = Table(
     Column("message", SafeText, nullable=False),  # why not, else ""
     Index("ix_snapshot_repetition", "repetition_id"),
 )
+
+# What a walk really ran (migration step 19): per checkout and host, the running
+# kernel's version string and the compiler's, read after the checkout's build,
+# install and reboots; and per checkout the symbol list of its [build] symbols
+# binary with its difference from the previous checkout's (perfwalk.store.build_facts).
+
+build_fact = Table(
+    "build_fact",
+    metadata,
+    Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+    Column("host", SafeText, nullable=False),  # the host's name in the run
+    Column("kernel", SafeText, nullable=False),
+    Column("compiler", SafeText, nullable=False),
+    PrimaryKeyConstraint("checkout_id", "host", name="pk_build_fact"),
+)
+
+symbol_list = Table(
+    "symbol_list",
+    metadata,
+    Column("checkout_id", ID, ForeignKey("checkout.id"), primary_key=True),
+    Column("binary", SafeText, nullable=False),  # [build] symbols, relative to the worktree
+    Column("count", Integer, nullable=True),  # defined symbols; NULL: no list (message says why)
+    Column("list_log_id", ID, ForeignKey("log.id"), nullable=True),  # the sorted list
+    Column("against_idx", Integer, nullable=True),  # the checkout compared with; NULL: none
+    Column("added", Integer, nullable=True),
+    Column("removed", Integer, nullable=True),
+    Column("moved", Integer, nullable=True),
+    Column("diff_log_id", ID, ForeignKey("log.id"), nullable=True),
+    Column("message", SafeText, nullable=False),  # why there is no list or no diff; "" none
+)

@@ -20,6 +20,7 @@ from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
 from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
+from perfwalk.store.build_facts import BuildFactRecords
 from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids, plain_rows
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
@@ -151,6 +152,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def build_facts(self) -> BuildFactRecords:
+        """What each checkout really ran (:mod:`perfwalk.store.build_facts`)."""
+        return BuildFactRecords(self._db, self._check_open)
 
     @property
     def tries(self) -> TryRecords:

@@ -19,6 +19,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import page
+from perfwalk.report.pages.build_facts import checkout_facts
 from perfwalk.report.pages.series import needed, series_crumbs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.report.summaries import MetricKey
@@ -99,6 +100,8 @@ def _entry(
         facts["need"] = said
     if profiles:
         facts["prof"] = [[test, profile_id] for test, profile_id in profiles]
+    if ran := checkout_facts(ctx, row.idx):
+        facts["bf"] = ran
     if c.reps:
         facts["v"] = _b64(c.vals)
         facts["st"] = _b64(c.stats)

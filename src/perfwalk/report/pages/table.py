@@ -15,6 +15,7 @@ from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
+from perfwalk.report.pages.build_facts import fact_rows
 from perfwalk.report.pages.series import needed
 from perfwalk.report.summaries import MetricKey
 
@@ -50,6 +51,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         + pad,
         ['<td class="name">zoom</td>'] + [zoom_cell(at, ctx, c) for c in block] + pad,
     ]
+    rows.extend(fact_rows(at, ctx, block, pad))
     metrics = metrics_of(block)
     for test in tests_of(block) or sorted({m.test for m in metrics}):
         rows.append(

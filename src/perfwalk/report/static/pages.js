@@ -230,7 +230,7 @@
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
     var parts = [
       changeBanner(meta, idx), variantsAt(meta, idx), facts, build,
-      c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c),
+      c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c), buildFacts(c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     if (c.ph) parts.push(snapshotsOf(c), stepsOf(c));
@@ -427,6 +427,39 @@
     return el("div", { class: "pw-banner", id: "changes" },
       el("h2", {}, found.length === 1 ? "A change here" : found.length + " changes here"),
       el("ul", {}, items));
+  }
+
+  /* -- what the checkout really ran: each host's kernel and compiler, the symbols -- */
+
+  function factCell(value, changed) {
+    return el("td", { class: changed ? "name changed" : "name",
+      title: changed ? "changed since the previous checkout" : null }, visible(value));
+  }
+
+  function buildFacts(c) {
+    var bf = c.bf;
+    if (!bf) return null;
+    var box = el("div", { class: "pw-facts" }, el("h2", {}, "What it ran"));
+    if (bf.hosts.length) {
+      box.appendChild(el("table", {},
+        el("thead", {}, el("tr", {}, el("th", { class: "name" }, "host"),
+          el("th", { class: "name" }, "kernel"), el("th", { class: "name" }, "compiler"))),
+        el("tbody", {}, bf.hosts.map(function (h) {
+          return el("tr", {}, el("td", { class: "name" }, visible(h[0])),
+            factCell(h[1], h[2]), factCell(h[3], h[4]));
+        }))));
+    }
+    var s = bf.sym;
+    if (s) {
+      var p = el("p", { class: "pw-symbols" }, "symbols of ", el("code", {}, visible(s.binary)), ": ");
+      if (s.count === null) add(p, "no list: " + visible(s.why));
+      else if (s.stat) {
+        add(p, [s.count + " symbols; against ", link(at("checkout", s.against), "checkout " + s.against),
+          ": ", s.diff ? link(s.diff, s.stat, "the diff") : s.stat, " (added, removed, moved)"]);
+      } else add(p, s.count + " symbols; " + (s.why ? visible(s.why) : "no earlier list to compare with"));
+      box.appendChild(p);
+    }
+    return box;
   }
 
   function quirks(meta, c) {
