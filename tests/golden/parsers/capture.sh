@@ -13,7 +13,7 @@
 # <case>.options.json beside it holds the parser options (regex parser).
 #
 # Needs: iperf3, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
-# g++, go, python3 (pytest-benchmark is installed into a throwaway venv). Only
+# g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv). Only
 # loopback is used; the iperf3 server is stopped by the PID in its pidfile.
 set -euo pipefail
 
