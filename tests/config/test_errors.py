@@ -206,6 +206,26 @@ CASES = {
         "expected a finite number, got 1000000",
         "multiplies every value",
     ),
+    "a unit for a group the pattern does not have": (
+        _test(
+            parser='"regex"',
+            parser_options="{ pattern = '(?P<compress>[0-9.]+) MB/s, (?P<decompress>[0-9.]+)', "
+            "units = { compres = 'MB/s', decompress = 'MB/s' } }",
+        ),
+        "test[0].parser_options.units.compres",
+        "no group 'compres' in the pattern; its groups: compress, decompress",
+        "did you mean compress?",
+    ),
+    "a role parser's bad option names the role's key": (
+        "[hosts.local]\nroles = ['dut']\n"
+        + _test(
+            extra="[test.roles.dut]\nparser = 'regex'\n"
+            "parser_options = { pattern = '(?P<rx>\\d+)', unit = 'pps', scale = { tx = 2 } }\n"
+        ),
+        "test[0].roles.dut.parser_options.scale.tx",
+        "no group 'tx' in the pattern; its groups: rx",
+        "(?P<tx>",
+    ),
     "an env value with a NUL byte": (
         _test(env='{ LC_ALL = "C", TOKEN = "a\\u0000b" }'),
         "test[0].env",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 
 import pytest
 
-from perfwalk.errors import ParseError
+from perfwalk.errors import ConfigError, ParseError
 from perfwalk.model import Value
+from perfwalk.orchestrate.parsing import ParseWorker
 from perfwalk.parsers import get_parser
 from perfwalk.parsers.gnu_time import clock_seconds
 from perfwalk.parsers.jsontext import find_object
@@ -336,3 +338,189 @@ def test_regex_scale_past_the_float_range() -> None:
     parser = get_parser("regex", {"pattern": r"(?P<value>\S+)", "unit": "s", "scale": 1e300})
     with pytest.raises(ParseError, match="not a finite number"):
         parser("1e300")
+
+
+# regex: a value per named group --------------------------------------------------------
+
+#: lz4's benchmark: the speeds of a level, the line written over with \r, then "N#"
+LZ4 = {
+    "pattern": r"(?m)(?P<compress>[0-9.]+) MB/s ?, ?(?P<decompress>[0-9.]+) MB/s(?=\r *\d+#|$)",
+    "unit": "MB/s",
+}
+LZ4_SPEEDS = (Value("compress", 558.1, "MB/s"), Value("decompress", 5415.6, "MB/s"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # lz4 1.10: ", " between the speeds; progress first, its last line kept
+        " |-lz4corpus         :  11578560 ->\r"
+        " /-lz4corpus         :  11578560 ->   4176168 (2.773), 551.0 MB/s, 5011.2 MB/s\r"
+        " =-lz4corpus         :  11578560 ->   4176168 (2.773), 558.1 MB/s, 5415.6 MB/s\r 1#\n",
+        # lz4 1.9: " ," between them
+        " =-lz4corpus         :  11578560 ->   4176168 (2.773), 558.1 MB/s ,5415.6 MB/s\r 1#\n",
+        # what a terminal shows (the "1#" over the progress line's start), pasted
+        " 1#lz4corpus  :  11578560 ->   4176168 (2.773), 558.1 MB/s, 5415.6 MB/s\n",
+        " 1#lz4corpus  :  11578560 ->   4176168 (2.773), 558.1 MB/s ,5415.6 MB/s",
+    ],
+)
+def test_regex_a_value_per_group_in_both_lz4_spellings(text: str) -> None:
+    assert get_parser("regex", LZ4)(text) == LZ4_SPEEDS
+
+
+def test_regex_a_group_that_took_no_part_gives_no_value() -> None:
+    parser = get_parser(
+        "regex",
+        {
+            "pattern": r"(?m)^(?P<compress>[0-9.]+) MB/s(?:, (?P<decompress>[0-9.]+) MB/s)?$",
+            "unit": "MB/s",
+        },
+    )
+    assert parser("551.0 MB/s\n558.1 MB/s, 5415.6 MB/s\n") == (
+        Value("compress", 551.0, "MB/s"),
+        Value("compress", 558.1, "MB/s"),
+        Value("decompress", 5415.6, "MB/s"),
+    )
+
+
+def test_regex_units_and_scale_per_group() -> None:
+    parser = get_parser(
+        "regex",
+        {
+            "pattern": r"c=(?P<compress>\S+) d=(?P<decompress>\S+) t=(?P<took>\S+)",
+            "unit": "s",
+            "units": {"compress": "MB/s", "decompress": "KB/s"},
+            "scale": {"decompress": 1000, "took": 0.001},
+        },
+    )
+    assert parser("c=1.5 d=2 t=3000") == (
+        Value("compress", 1.5, "MB/s"),
+        Value("decompress", 2000.0, "KB/s"),
+        Value("took", 3.0, "s"),
+    )
+
+
+def test_regex_one_scale_for_every_group() -> None:
+    parser = get_parser(
+        "regex", {"pattern": r"(?P<a>\d+) (?P<b>\d+)", "units": {"a": "ms", "b": "ms"}, "scale": 2}
+    )
+    assert parser("1 2") == (Value("a", 2.0, "ms"), Value("b", 4.0, "ms"))
+
+
+def test_regex_the_name_group_prefixes_the_groups_values() -> None:
+    parser = get_parser(
+        "regex",
+        {"pattern": r"(?m)^(?:(?P<name>\w+): )?(?P<rx>\d+) (?P<tx>\d+)$", "unit": "pps"},
+    )
+    assert parser("eth0: 1 2\n3 4\n") == (
+        Value("eth0.rx", 1.0, "pps"),
+        Value("eth0.tx", 2.0, "pps"),
+        Value("rx", 3.0, "pps"),
+        Value("tx", 4.0, "pps"),
+    )
+
+
+def test_regex_unit_per_group_beats_the_unit_group_which_beats_unit() -> None:
+    parser = get_parser(
+        "regex",
+        {
+            "pattern": r"(?P<value>\d+) (?P<unit>[a-z]+)? ?(?P<other>\d+)",
+            "unit": "s",
+            "units": {"other": "B"},
+            "name": "first",
+        },
+    )
+    assert parser("1 ms 2") == (Value("first", 1.0, "ms"), Value("other", 2.0, "B"))
+    assert parser("1  2") == (Value("first", 1.0, "s"), Value("other", 2.0, "B"))
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("a=nan b=2", (Value("b", 2.0, "u"),)),
+        ("a=NaN b=inf", ()),
+        ("a=1e999 b=-Infinity", ()),
+        ("a=" + "9" * 400 + " b=1", (Value("b", 1.0, "u"),)),
+        ("a=1e308 b=- ", (Value("a", 1e308, "u"),)),
+    ],
+)
+def test_regex_groups_whose_text_is_no_finite_number(text: str, found: tuple[Value, ...]) -> None:
+    parser = get_parser("regex", {"pattern": r"a=(?P<a>\S*) b=(?P<b>\S*)", "unit": "u"})
+    if found:
+        assert parser(text) == found
+    else:
+        with pytest.raises(ParseError, match="with a number in a group 'a' or 'b'"):
+            parser(text)
+
+
+def test_regex_a_group_scaled_past_the_float_range() -> None:
+    parser = get_parser(
+        "regex", {"pattern": r"(?P<a>\S+) (?P<b>\S+)", "unit": "s", "scale": {"b": 1e300}}
+    )
+    with pytest.raises(ParseError, match="b: inf is not a finite number"):
+        parser("1 1e300")
+
+
+@pytest.mark.parametrize(
+    ("options", "bad_key", "words", "hint"),
+    [
+        (
+            {**LZ4, "units": {"compres": "MB/s"}},
+            "t.parser_options.units.compres",
+            "no group 'compres' in the pattern; its groups: compress, decompress",
+            "did you mean compress?",
+        ),
+        (
+            {"pattern": LZ4["pattern"], "units": {"compress": "MB/s"}},
+            "t.parser_options.units",
+            "no unit for the group decompress",
+            'units = { decompress = "MB/s" }',
+        ),
+        (
+            {**LZ4, "units": {"compress": ""}},
+            "t.parser_options.units.compress",
+            "non-empty string",
+            None,
+        ),
+        ({**LZ4, "units": ["MB/s"]}, "t.parser_options.units", "expected a table", None),
+        (
+            {**LZ4, "scale": {"decompres": 2}},
+            "t.parser_options.scale.decompres",
+            "no group 'decompres'",
+            "did you mean decompress?",
+        ),
+        ({**LZ4, "scale": {"compress": "2"}}, "t.parser_options.scale.compress", "number", None),
+        (
+            {**LZ4, "name": "speed"},
+            "t.parser_options.name",
+            "no group 'value' for this name to name; its values are named by their groups: "
+            "compress, decompress",
+            "remove name",
+        ),
+        ({**LZ4, "scales": {}}, "t.parser_options.scales", "unknown option", "did you mean scale?"),
+        (
+            {"pattern": r"(?P<name>\w+) (?P<unit>\w+)", "unit": "s"},
+            "t.parser_options.pattern",
+            "no named group for a number",
+            "(?P<compress>",
+        ),
+    ],
+)
+def test_regex_bad_group_options_name_their_key(
+    options: dict[str, object], bad_key: str, words: str, hint: str | None
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        get_parser("regex", options, key="t.parser")
+    assert caught.value.key == bad_key
+    assert words in caught.value.message
+    if hint is not None:
+        assert hint in (caught.value.hint or "")
+
+
+def test_regex_catastrophic_group_is_stopped_by_the_parse_limit() -> None:
+    """A pattern that backtracks for hours on its input is stopped at the limit."""
+    parser = get_parser("regex", {"pattern": r"(?P<speed>(\d+)+)x$", "unit": "MB/s"})
+    started = time.monotonic()
+    with ParseWorker() as worker, pytest.raises(ParseError, match=r"no answer after 0.5 s"):
+        worker.parse(parser, "1" * 40 + "!\n", limit=0.5, label="parser 'regex' of test t")
+    assert time.monotonic() - started < 60

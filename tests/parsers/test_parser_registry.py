@@ -70,7 +70,7 @@ def test_regex_with_good_options() -> None:
         ({"pattern": "", "unit": "s"}, "p_options.pattern", "non-empty string"),
         ({"pattern": 5, "unit": "s"}, "p_options.pattern", "non-empty string"),
         ({"pattern": "(?P<value>[0-9", "unit": "s"}, "p_options.pattern", "not a valid regular"),
-        ({"pattern": r"(\d+)", "unit": "s"}, "p_options.pattern", "no named group 'value'"),
+        ({"pattern": r"(\d+)", "unit": "s"}, "p_options.pattern", "no named group for a number"),
         ({"pattern": r"(?P<value>\d+)"}, "p_options.unit", "unit must be given"),
         ({"pattern": r"(?P<value>\d+)", "unit": 3}, "p_options.unit", "non-empty string"),
         ({"pattern": r"(?P<value>\d+)", "unit": "s", "name": ""}, "p_options.name", "string"),
@@ -81,7 +81,8 @@ def test_regex_with_good_options() -> None:
             "p_options.scale",
             "finite",
         ),
-        ({"pattern": r"(?P<value>\d+)", "unit": "s", "units": "s"}, "p_options.units", "unknown"),
+        ({"pattern": r"(?P<value>\d+)", "unit": "s", "units": "s"}, "p_options.units", "a table"),
+        ({"pattern": r"(?P<value>\d+)", "unit": "s", "unist": "s"}, "p_options.unist", "unknown"),
     ],
 )
 def test_regex_bad_options(options: dict[str, object] | None, bad_key: str, words: str) -> None:
@@ -96,7 +97,9 @@ def test_regex_unknown_option_hint_lists_the_options() -> None:
     with pytest.raises(ConfigError) as caught:
         get_parser("regex", {"pattern": r"(?P<value>\d+)", "unit": "s", "sacle": 2})
     assert caught.value.key == "parser_options.sacle"
-    assert caught.value.hint == "regex parser options: pattern (required), name, unit, scale"
+    assert caught.value.hint == (
+        "did you mean scale? regex parser options: pattern (required), name, unit, units, scale"
+    )
 
 
 def test_options_that_are_not_a_table() -> None:

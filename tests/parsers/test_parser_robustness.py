@@ -98,6 +98,21 @@ def test_any_text(name: str, text: str) -> None:
     outcome(parser_of(name), text)
 
 
+#: a value per group, the name group a prefix, a scale that can overflow
+GROUPS_OPTIONS = {
+    "pattern": r"(?:(?P<name>\w+)#)?(?P<a>\S+) ?,(?P<b>\S*)",
+    "units": {"a": "MB/s"},
+    "unit": "s",
+    "scale": {"b": 1e300},
+}
+
+
+@FUZZ
+@given(text=st.text(alphabet=st.sampled_from("0123456789.,e+-# nNaIif\r\nx"), max_size=200))
+def test_any_text_with_value_groups(text: str) -> None:
+    outcome(get_parser("regex", GROUPS_OPTIONS), text)
+
+
 GOLDEN_TEXTS = [case.text() for case in cases()]
 
 

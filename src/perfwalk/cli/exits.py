@@ -28,7 +28,7 @@ MEANINGS: dict[int, str] = {
     "load, not ruled out by a drill or a re-measure, not triaged), drill left a change "
     "undecided, regress found a failing test, lab is not up (or not fully down), a "
     "Conductor run had a step that is not PASS, notify --test found a receiver that "
-    "does not work (each command's --help and "
+    "does not work, parse found no value (each command's --help and "
     "docs/analysis.md say more)",
     USER: "a user error: bad configuration, argument, repository, store (message + hint)",
     BUG: "an internal error (a bug: please report it with the traceback)",

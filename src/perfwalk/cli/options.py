@@ -131,6 +131,8 @@ INTERVAL = number(_between(MIN_INTERVAL, 86400, also=" (a day)"))
 WIDTH = integer(_rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH))
 #: a column of a file, from 1
 COLUMN = integer(_named("COUNT"))
+#: seconds a parse may take, as a test's parse_timeout
+PARSE_TIMEOUT = number(_of_setting("test.parse_timeout"))
 
 
 def names_list(word: str) -> tuple[str, ...]:

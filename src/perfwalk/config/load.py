@@ -457,10 +457,9 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
         for role, phases in test["roles"].items():
             check_role(role, f"{where}.roles.{role}")
             if phases["parser"]:
-                try:
-                    get_parser(phases["parser"], phases["parser_options"])
-                except ConfigError as error:
-                    checker.fail(f"{where}.roles.{role}.parser_options", error.message, error.hint)
+                _check_parser(
+                    checker, phases["parser"], phases["parser_options"], f"{where}.roles.{role}"
+                )
 
 
 def _check_run(checker: _Checker, values: dict[str, Any]) -> None:

@@ -1287,14 +1287,15 @@ _TEST = Section(
         Setting(
             "parser",
             STRING,
-            "the parser that reads the command's output",
+            "the parser that reads the command's output; docs/parsers.md lists each with its "
+            "options and the values it stores, and `perfwalk parse` tries one on a saved output",
             rules=(one_of(*PARSER_NAMES),),
             example="value",
         ),
         Setting(
             "parser_options",
             TABLE,
-            "options of the parser",
+            "options of the parser (regex: pattern, name, unit, units, scale; see docs/parsers.md)",
             default={},
         ),
         Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(SECONDS,)),

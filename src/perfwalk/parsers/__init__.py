@@ -4,8 +4,9 @@ Every parser is a pure function ``text -> tuple[Value, ...]``: no I/O, no clock.
 It raises :class:`~perfwalk.errors.ParseError`, whose message says what it looked
 for, when it finds no value, and no other exception whatever the text (garbage,
 binary, truncated JSON, empty). Each tool has its own module; its docstring
-lists the value names and units it emits. ``get_parser`` turns a test's
-``parser`` and ``parser_options`` config keys into a parser, checking them.
+lists the value names and units it emits (docs/parsers.md shows each on an
+example). ``get_parser`` turns a test's ``parser`` and ``parser_options`` config
+keys into a parser, checking them.
 
 ======================  ==============================================================
 name                    values
@@ -26,7 +27,8 @@ name                    values
 ``gotest``              ``<Benchmark>.<unit>`` (``ns/op``, ``B/op``, ``allocs/op``,
                         ``MB/s``, custom); repeated lines averaged
 ``value``               ``VALUE <number> <unit> <name>`` lines, as written
-``regex``               configured: options ``pattern``, ``name``, ``unit``, ``scale``
+``regex``               configured: options ``pattern``, ``name``, ``unit``, ``units``,
+                        ``scale``; a value per named group of a match
 ======================  ==============================================================
 """
 

@@ -13,7 +13,7 @@
 # <case>.options.json beside it holds the parser options (regex parser).
 #
 # Needs: iperf3, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
-# g++, go, python3 (pytest-benchmark is installed into a throwaway venv). Only
+# g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv). Only
 # loopback is used; the iperf3 server is stopped by the PID in its pidfile.
 set -euo pipefail
 
@@ -265,7 +265,22 @@ JSON
 JSON
 }
 
-all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex)
+capture_lz4() {
+    # lz4's benchmark: two speeds per level on a progress line written over with \r,
+    # the level's "N#" after the last one. Regex cases with a group per speed.
+    seq 1 1000000 >"$work/lz4corpus"
+    out regex lz4-bench lz4 -b1 -e2 "$work/lz4corpus"
+    cat >"$here/regex/lz4-bench.options.json" <<'JSON'
+{"pattern": "(?P<compress>[0-9.]+) MB/s ?, ?(?P<decompress>[0-9.]+) MB/s\r *(?P<name>\\d+)#", "unit": "MB/s"}
+JSON
+    # lz4 1.10 writes ", " between the speeds where 1.9 writes " ,"; Debian 12 has 1.9.4,
+    # so this is the output of 1.10's two format strings (programs/bench.c), by printf.
+    out regex lz4-1.10-bench printf '%2s-%-17.17s :%10u ->%10u (%5.3f),%6.1f MB/s, %6.1f MB/s\r%2i#\n' \
+        '|' lz4corpus 11578560 4176168 2.773 558.1 5415.6 1
+    cp "$here/regex/lz4-bench.options.json" "$here/regex/lz4-1.10-bench.options.json"
+}
+
+all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")
 for tool in "${wanted[@]}"; do
