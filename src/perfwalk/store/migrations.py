@@ -65,6 +65,10 @@ History:
 17. variants and tries: series gets variant (a series of kind variant measures the
     [[variant]] of that name beside its parent walk); try_run (per series of kind
     try: its two sides, the patches, the verdict per metric; see perfwalk.store.tries).
+18. profiles: profile (per profiled run of a test at a checkout: the uncounted extra
+    run or a repetition's, its host, tool and event, status and message, the folded
+    stacks compressed and bounded, the samples cut, the extra run's values; see
+    perfwalk.store.profiles).
 """
 
 from __future__ import annotations
@@ -621,6 +625,36 @@ def _v17_variants_tries(conn: Connection) -> None:
     md.create_all(conn, tables=[tries])
 
 
+def _v18_profiles(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    Table("checkout", md, Column("id", ID, primary_key=True))
+    profiles = Table(
+        "profile",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("repetition", Integer, nullable=True),
+        Column("test", SafeText, nullable=False),
+        Column("role", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        Column("tool", String(16), nullable=False),
+        Column("event", SafeText, nullable=False),
+        Column("status", Integer, nullable=False),
+        Column("message", SafeText, nullable=False),
+        Column("samples", Integer, nullable=False),
+        Column("dropped", Integer, nullable=False),
+        Column("stacks", LargeBinary, nullable=False),
+        Column("run_values", JSON, nullable=False),
+        Column("duration", Double, nullable=True),
+        Column("recorded_at", UTCDateTime, nullable=False),
+        Index("ix_profile_checkout", "checkout_id"),
+        Index("ix_profile_series", "series_id"),
+    )
+    md.create_all(conn, tables=[profiles])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -657,6 +691,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "conductor values: conduct_value per run, trial and name", _v15_conduct_value),
     Migration(16, "conductor parsers: conduct_run.parser", _v16_conduct_parser),
     Migration(17, "variants and tries: series.variant, try_run", _v17_variants_tries),
+    Migration(18, "profiles: profile, folded stacks per profiled run", _v18_profiles),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

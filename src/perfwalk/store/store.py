@@ -30,6 +30,7 @@ from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
+from perfwalk.store.profiles import ProfileRecords
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -149,6 +150,11 @@ class Store(Connected):
     def drills(self) -> DrillRecords:
         """The drills of this store (:mod:`perfwalk.store.drills`)."""
         return DrillRecords(self._db, self._check_open)
+
+    @property
+    def profiles(self) -> ProfileRecords:
+        """The profiles of this store (:mod:`perfwalk.store.profiles`)."""
+        return ProfileRecords(self._db, self._check_open)
 
     @property
     def tries(self) -> TryRecords:
