@@ -4,6 +4,9 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
+
+from perfwalk.errors import StoreError
 from perfwalk.model import Status
 from perfwalk.store import Store
 from perfwalk.store.profiles import NewProfile, bounded
@@ -36,12 +39,10 @@ def test_profiles_by_checkout_and_by_series(store: Store) -> None:
     series = store.create_series(new_series())
     first = store.add_checkout(series, checkout(0))
     second = store.add_checkout(series, checkout(1))
-    store.profiles.add(series, second, _profile(), limit=1 << 20)
-    store.profiles.add(
-        series, first, _profile(values=(("time", 1.5, "s"),), duration=1.6), limit=1 << 20
-    )
-    store.profiles.add(series, first, _profile(repetition=0), limit=1 << 20)
-    store.profiles.add(series, first, _profile(test="other"), limit=1 << 20)
+    store.profiles.add(second, _profile(), limit=1 << 20)
+    store.profiles.add(first, _profile(values=(("time", 1.5, "s"),), duration=1.6), limit=1 << 20)
+    store.profiles.add(first, _profile(repetition=0), limit=1 << 20)
+    store.profiles.add(first, _profile(test="other"), limit=1 << 20)
 
     (extra, counted) = store.profiles.at(first, "crc")
     assert extra.extra
@@ -70,7 +71,7 @@ def test_over_the_limit_the_heaviest_stacks_are_kept(store: Store) -> None:
     series = store.create_series(new_series())
     at = store.add_checkout(series, checkout(0))
     limit = len("bench;main;checksum_block 700\nbench;main;fill 250\n")
-    store.profiles.add(series, at, _profile(), limit=limit)
+    store.profiles.add(at, _profile(), limit=limit)
     (row,) = store.profiles.at(at)
     assert row.stacks == {"bench;main;checksum_block": 700, "bench;main;fill": 250}
     assert row.cut
@@ -82,11 +83,14 @@ def test_a_failed_profile_keeps_its_reason(store: Store) -> None:
     series = store.create_series(new_series())
     at = store.add_checkout(series, checkout(0))
     message = "perf is not installed on host local: install linux-perf"
-    store.profiles.add(
-        series, at, _profile(status=Status.XFAIL, message=message, stacks={}), limit=100
-    )
+    store.profiles.add(at, _profile(status=Status.XFAIL, message=message, stacks={}), limit=100)
     (row,) = store.profiles.at(at)
     assert (row.status, row.message, row.stacks, row.samples) == (Status.XFAIL, message, {}, 0)
+
+
+def test_a_profile_of_no_checkout_is_refused(store: Store) -> None:
+    with pytest.raises(StoreError, match="no checkout 99"):
+        store.profiles.add(99, _profile(), limit=100)
 
 
 def test_bounded_keeps_a_lighter_stack_that_still_fits() -> None:
@@ -100,7 +104,7 @@ def test_a_large_profile_is_stored_small(store: Store) -> None:
     at = store.add_checkout(series, checkout(0))
     many = {f"bench;main;layer{i % 50};function_{i}": 1 + i % 7 for i in range(40_000)}
     limit = 1 << 20
-    store.profiles.add(series, at, _profile(stacks=many), limit=limit)
+    store.profiles.add(at, _profile(stacks=many), limit=limit)
     (row,) = store.profiles.at(at)
     assert row.samples == sum(many.values())
     assert row.cut

@@ -103,4 +103,8 @@ class Containment:
             started_at=now,
             finished_at=now,
         )
-        return TestOutcome(dataclasses.replace(result, message=message), (*outcome.steps, step))
+        return dataclasses.replace(
+            outcome,
+            result=dataclasses.replace(result, message=message),
+            steps=(*outcome.steps, step),
+        )

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Row, Select, select
 
+from perfwalk.errors import StoreError
 from perfwalk.folded import FoldedStacks, parse_folded
 from perfwalk.model import Status
 from perfwalk.store import schema
@@ -102,10 +103,16 @@ class ProfileRow:
 class ProfileRecords(StorePart):
     """The profiles of this store; get it from :attr:`perfwalk.store.Store.profiles`."""
 
-    def add(self, series_id: int, checkout_id: int, new: NewProfile, *, limit: int) -> int:
+    def add(self, checkout_id: int, new: NewProfile, *, limit: int) -> int:
         """Store ``new`` (its stacks cut to ``limit`` bytes) for the checkout; its id."""
         text, dropped = bounded(new.stacks, limit)
         with self._write(f"store a profile of {new.test} at checkout {checkout_id}") as conn:
+            series_id = conn.scalar(select(_c.c.series_id).where(_c.c.id == checkout_id))
+            if series_id is None:
+                raise StoreError(
+                    f"no checkout {checkout_id} to profile",
+                    hint="store the checkout (Store.add_checkout) before its profiles",
+                )
             found = conn.execute(
                 _p.insert()
                 .values(

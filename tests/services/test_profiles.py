@@ -1,0 +1,109 @@
+"""Profiles with the real perf: a walk of a C project under ``perf record`` keeps one
+uncounted profiled run per checkout, and a drill's differential profile names the
+function a commit made slower first. Skipped where perf cannot sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.model import Status
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.profiled_repo import (
+    BUILD,
+    COMMITS,
+    HOT,
+    perf_can_record,
+    profiled_history,
+)
+
+WHY_NOT = perf_can_record()
+needs_perf = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+
+CONFIG = """\
+[project]
+repo = {repo}
+
+[build]
+steps = [{build}]
+
+[run]
+step = "commit"
+repetitions = 2
+
+[[test]]
+name = "crc"
+command = "./prog"
+parser = "value"
+timeout = 60
+
+[test.profile]
+{profile}
+"""
+
+
+def _config(tmp_path: Path, repo: Path, profile: str = 'tool = "perf"') -> Config:
+    path = tmp_path / "perfwalk.toml"
+    text = CONFIG.format(repo=json.dumps(str(repo)), build=json.dumps(BUILD), profile=profile)
+    path.write_text(text, encoding="utf-8")
+    return load_config(path)
+
+
+@pytest.fixture(scope="module")
+def profiled_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    path = tmp_path_factory.mktemp("profiled") / "repo"
+    return path, profiled_history(path)
+
+
+@needs_perf
+def test_a_walk_keeps_one_uncounted_profile_per_checkout(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    repo, _ids = profiled_repo
+    config = _config(tmp_path, repo)
+    result = run_series(config, RunOptions())
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert [p.checkout_idx for p in profiles] == list(range(COMMITS))
+        assert all(p.extra and p.status is Status.PASS for p in profiles)
+        assert all(p.host == "local" and p.event == "cpu-clock" for p in profiles)
+        for profile in profiles:
+            assert profile.values[0][0] == "elapsed"  # the extra run's value, kept here
+            hot = sum(n for stack, n in profile.stacks.items() if stack.endswith(f";{HOT}"))
+            assert hot > 0, profile.stacks
+        # the counted repetitions only: 2 per checkout, no third
+        assert sorted(store.done_repetitions(result.series_id)) == [
+            (index, rep) for index in range(COMMITS) for rep in range(2)
+        ]
+        values = store.values(result.series_id)
+        assert len(values) == 2 * COMMITS
+
+
+def test_a_missing_profiler_keeps_the_values(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    repo, _ids = profiled_repo
+    profile = 'tool = "command"\ncommand = "no-such-profiler-here -o {profile} --"'
+    config = _config(tmp_path, repo, profile)
+    result = run_series(config, RunOptions(to=_ids_at(profiled_repo, 1)))
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert profiles
+        for profile in profiles:
+            assert profile.status is Status.XFAIL
+            assert "no-such-profiler-here" in profile.message
+            assert "host local" in profile.message
+            assert profile.values[0][0] == "elapsed"  # the run went on without it
+        assert len(store.values(result.series_id)) == 2 * len(profiles)
+
+
+def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
+    return repo[1][position]
