@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.model import Status
@@ -19,6 +20,7 @@ from tests.fixtures.profiled_repo import (
     BUILD,
     COMMITS,
     HOT,
+    SLOWER_AT,
     perf_can_record,
     profiled_history,
 )
@@ -107,3 +109,56 @@ def test_a_missing_profiler_keeps_the_values(
 
 def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
     return repo[1][position]
+
+
+@needs_perf
+def test_a_drill_shows_the_slower_function_first(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The walk measures both ends only; the drill finds the culprit, profiles it and
+    its parent (the test has [test.profile]), and its table starts with the function
+    the culprit made slower."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo)
+    run_series(config, RunOptions(step=f"commit/{COMMITS - 1}"))
+    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "elapsed"]
+    code = main(["drill", *args, "-c", str(config.path), "--format", "json"])
+    assert code == 0
+    (answer,) = json.loads(capsys.readouterr().out)["drills"]
+    assert (answer["verdict"], answer["commit"]) == ("culprit", ids[SLOWER_AT])
+    profile = answer["profile"]
+    first = profile["functions"][0]
+    assert first["name"] == HOT
+    assert first["self_delta"] > 0
+    assert len(profile["functions"]) <= 20
+    with Store.open(config.store.url) as store:
+        before = store.profiles.get(profile["before"]["profile"])
+        after = store.profiles.get(profile["after"]["profile"])
+        assert before is not None
+        assert after is not None
+        shas = {c.idx: c.sha for c in store.checkouts(after.series_id)}
+        assert shas[after.checkout_idx] == ids[SLOWER_AT]
+        assert shas[before.checkout_idx] == ids[SLOWER_AT - 1]
+        # the drill's own repetitions never include the profiled runs
+        drill_values = store.values(answer["series"])
+        assert all(v.name == "elapsed" for v in drill_values)
+
+
+@needs_perf
+def test_the_drill_table_in_text(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A walk without profiles, every commit measured; ``drill --profile`` profiles the
+    culprit and its parent and prints the table."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, profile="")
+    run_series(config, RunOptions())
+    low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
+    args = ["--between", low, high, "--test", "crc", "--value", "elapsed", "--profile"]
+    code = main(["drill", *args, "-c", str(config.path)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert f"CULPRIT {high[:12]}" in out
+    assert "differential profile of crc" in out
+    table = out[out.index("self before") :].splitlines()
+    assert table[1].rstrip().endswith(HOT), out

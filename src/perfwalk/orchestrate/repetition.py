@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -162,15 +163,18 @@ class Repetitions:
         checkout: Checkout,
         rep: int,
         variant: VariantConfig | None = None,
+        *,
+        tests: Sequence[TestConfig] | None = None,
     ) -> int:
         """The extra profiled run of each test with ``repetitions = "extra"`` whose run
         at this checkout is not stored yet (``rep``: the repetition number its commands
         see, the one after the counted ones); each stored with its profile as it ends,
-        its values there and nowhere else. How many ran."""
+        its values there and nowhere else (``tests``: these instead of the walk's). How
+        many ran."""
         variant = variant or self._base
         wanted = [
             test
-            for test in self.setup.config.tests
+            for test in (self.setup.config.tests if tests is None else tests)
             if test.profile.on and test.profile.repetitions == "extra"
         ]
         if not wanted:

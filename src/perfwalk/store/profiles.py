@@ -147,6 +147,13 @@ class ProfileRecords(StorePart):
             rows = conn.execute(query).all()
         return _ordered(rows)
 
+    def get(self, profile_id: int) -> ProfileRow | None:
+        """The profile ``profile_id`` (as a drill's answer names it); None: no such one."""
+        query = self._select().where(_p.c.id == profile_id)
+        with self._read(f"read profile {profile_id}") as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _row(row)
+
     def in_series(self, series_id: int) -> tuple[ProfileRow, ...]:
         """Every profile of series ``series_id``, by checkout index."""
         query = self._select().where(_p.c.series_id == series_id)
