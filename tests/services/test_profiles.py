@@ -162,3 +162,17 @@ def test_the_drill_table_in_text(
     assert "differential profile of crc" in out
     table = out[out.index("self before") :].splitlines()
     assert table[1].rstrip().endswith(HOT), out
+
+
+@needs_perf
+def test_every_repetition_profiled(tmp_path: Path, profiled_repo: tuple[Path, list[str]]) -> None:
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, 'tool = "perf"\nrepetitions = "all"\nfrequency = 1999')
+    result = run_series(config, RunOptions(from_=ids[0], to=ids[0]))
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert [p.repetition for p in profiles] == [0, 1]
+        assert all(p.status is Status.PASS and p.stacks for p in profiles)
+        assert all(p.values == () for p in profiles)  # counted: their values are the test's
+        assert len(store.values(result.series_id)) == 2
