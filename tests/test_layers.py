@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "untrusted": 1,
     "secret_text": 1,
     "text_files": 1,
+    "folded": 1,
     "policy": 1,
 }
 BOTTOM = 2

@@ -55,3 +55,28 @@ def cases() -> list[Case]:
 
 def dump(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class ProfileCase:
+    """``perf-script/<case>.script``: the text of the real ``perf script``
+    (recorded by ``capture.sh perf_script``); ``<case>.folded``: its expected
+    folded stacks, in the folded text form (heaviest first)."""
+
+    name: str
+    script: Path
+
+    @property
+    def id(self) -> str:
+        return f"perf-script/{self.name}"
+
+    @property
+    def expected_path(self) -> Path:
+        return self.script.with_suffix(".folded")
+
+    def text(self) -> str:
+        return self.script.read_bytes().decode("utf-8", errors="replace")
+
+
+def profile_cases() -> list[ProfileCase]:
+    return [ProfileCase(path.stem, path) for path in sorted(GOLDEN.glob("perf-script/*.script"))]

@@ -49,6 +49,13 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         help=f"repetitions a drill may run in all (default {default.max_repetitions})",
     )
     p.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the culprit and its parent (one perf run each) when no profile of "
+        "them is stored, and show their differential profile; a test with [test.profile] "
+        "is profiled without it",
+    )
+    p.add_argument(
         "--again",
         action="store_true",
         help="drill a change again even when an earlier drill answered it",
@@ -102,7 +109,13 @@ def cmd_drill(args: argparse.Namespace) -> int:
         else:
             if text:
                 print(f"{_title(target)}:")
-            result = run_drill(config, target, budget, say=print if text else lambda _s: None)
+            result = run_drill(
+                config,
+                target,
+                budget,
+                say=print if text else lambda _s: None,
+                profile=args.profile,
+            )
             answer = _result_json(result)
         answers.append(answer)
         if text:
@@ -125,10 +138,13 @@ def _result_json(result: DrillResult) -> dict[str, Any]:
     from perfwalk.services.drill import answer_json
 
     culprit = result.culprit
+    answer = answer_json(result.done, result.line)
+    if result.profile is not None:
+        answer["profile"] = dict(result.profile)
     return _answer(
         series=result.series_id,
         target=result.target,
-        answer=answer_json(result.done, result.line),
+        answer=answer,
         subject=None if culprit is None else culprit.subject,
         reused=result.reused,
     )
@@ -181,6 +197,7 @@ def _answer(
         "repetitions": answer.get("repetitions"),
         "reused": reused,
         "reason": answer.get("reason"),
+        "profile": answer.get("profile"),
     }
 
 
@@ -206,7 +223,31 @@ def _answer_text(answer: dict[str, Any]) -> str:
         lines.append(f"  level {answer['before']:.6g} -> {answer['after']:.6g}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")
     lines.append(f"  spent {spent}; series {answer['series']}")
+    lines += _profile_text(answer.get("profile"))
     return "\n".join(lines)
+
+
+def _profile_text(profile: dict[str, Any] | None) -> list[str]:
+    """The differential profile's table: the functions whose share changed most."""
+    if not profile:
+        return []
+    if "missing" in profile:
+        return [f"  no differential profile: {show_controls(profile['missing'])}"]
+    before, after = profile["before"], profile["after"]
+    lines = [
+        f"  differential profile of {show_controls(profile['test'])}: "
+        f"{before['samples']} samples at the parent, {after['samples']} at the culprit "
+        f"({show_controls(after['event'])} on {show_controls(after['host'])})",
+        f"  {'self before':>11} {'after':>7} {'Δ':>7}  {'total before':>12} {'after':>7} "
+        f"{'Δ':>7}  function",
+    ]
+    for row in profile["functions"]:
+        lines.append(
+            f"  {row['self_before']:10.1f}% {row['self_after']:6.1f}% {row['self_delta']:+6.1f}%"
+            f"  {row['total_before']:11.1f}% {row['total_after']:6.1f}% "
+            f"{row['total_delta']:+6.1f}%  {show_controls(row['name'])}"
+        )
+    return lines
 
 
 COMMANDS: dict[str, Command] = {

@@ -18,7 +18,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NoReturn
@@ -33,6 +33,7 @@ from perfwalk.config.model import (
     MetricConfig,
     ModifierConfig,
     NotifyConfig,
+    ProfileConfig,
     ProjectConfig,
     QuirkConfig,
     QuirkTestConfig,
@@ -85,6 +86,7 @@ _CLASSES: Mapping[str, type] = {
     "test.metrics": MetricConfig,
     "test.service": ServiceConfig,
     "test.roles": RoleConfig,
+    "test.profile": ProfileConfig,
     "hosts": HostConfig,
     "install": InstallConfig,
     "snapshot": SnapshotConfig,
@@ -454,12 +456,54 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
                     hint="ready_port = 5201 waits until the port accepts; ready_text = "
                     '"listening" until that text is in its output; perfwalk never sleeps blindly',
                 )
+        _check_profile(checker, test, where, check_role)
         for role, phases in test["roles"].items():
             check_role(role, f"{where}.roles.{role}")
             if phases["parser"]:
                 _check_parser(
                     checker, phases["parser"], phases["parser_options"], f"{where}.roles.{role}"
                 )
+
+
+def _check_profile(
+    checker: _Checker,
+    test: dict[str, Any],
+    where: str,
+    check_role: Callable[[str, str], None],
+) -> None:
+    """A profiler command writes to its {profile} file; a profiled role has run commands."""
+    profile = test["profile"]
+    key = f"{where}.profile"
+    if profile["tool"] == "command":
+        if not profile["command"].strip():
+            checker.fail(
+                f"{key}.command",
+                'tool = "command" needs the profiler\'s command',
+                hint='e.g. command = "py-spy record -f raw -o {profile} --": it is placed before '
+                "the test's command and writes folded stacks to {profile}",
+            )
+        if "{profile}" not in profile["command"]:
+            checker.fail(
+                f"{key}.command",
+                "the profiler command does not name the file it writes: {profile} is missing",
+                hint="write the folded stacks to {profile}: py-spy record -f raw -o {profile} --",
+            )
+    elif profile["command"]:
+        checker.fail(
+            f"{key}.command",
+            f'command is the profiler of tool = "command", but tool = {profile["tool"]!r}',
+            hint='set tool = "command", or remove command',
+        )
+    role = profile["role"]
+    if profile["tool"] and role and role != test["role"]:
+        check_role(role, f"{key}.role")
+        if role not in test["roles"] or not test["roles"][role]["run"]:
+            checker.fail(
+                f"{key}.role",
+                f"role {role!r} has no run commands in this test to profile",
+                hint=f"add run = [...] to [test.roles.{role}], or leave role empty to profile "
+                "the test's command",
+            )
 
 
 def _check_run(checker: _Checker, values: dict[str, Any]) -> None:

@@ -194,6 +194,23 @@ class RoleConfig:
 
 
 @dataclass(frozen=True)
+class ProfileConfig:
+    """``[test.profile]``: how the test's command is profiled; ``tool = ""``: not."""
+
+    tool: str = default_of("test.profile.tool")
+    frequency: int = default_of("test.profile.frequency")
+    event: str = default_of("test.profile.event")
+    command: str = default_of("test.profile.command")
+    repetitions: str = default_of("test.profile.repetitions")
+    limit: int = default_of("test.profile.limit")
+    role: str = default_of("test.profile.role")
+
+    @property
+    def on(self) -> bool:
+        return bool(self.tool)
+
+
+@dataclass(frozen=True)
 class TestConfig:
     """``[[test]]``: a command whose output a parser turns into values.
 
@@ -217,6 +234,7 @@ class TestConfig:
     roles: Mapping[str, RoleConfig] = field(default_factory=lambda: MappingProxyType({}))
     warmup: int | None = None  # None: [run] warmup
     cpus: str | None = None  # None: [run] cpus
+    profile: ProfileConfig = field(default_factory=ProfileConfig)
 
     def warmups(self, run: RunConfig) -> int:
         """How many uncounted runs precede the test's first repetition at a checkout."""

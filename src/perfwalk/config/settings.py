@@ -1265,6 +1265,95 @@ _ROLES = Section(
     field="roles",
 )
 
+#: What [test.profile] records: nothing, Linux perf, or a profiler command.
+PROFILE_TOOLS = ("", "perf", "command")
+#: Which repetitions are profiled: one more, uncounted, per checkout; or every one.
+PROFILE_REPETITIONS = ("extra", "all")
+#: The placeholder of a profiler command for the file it writes its folded stacks to.
+PROFILE_FILE = "profile"
+MAX_FREQUENCY = 100_000
+FREQUENCY = rule(f"1 to {MAX_FREQUENCY} (samples per second)", lambda v: 1 <= v <= MAX_FREQUENCY)
+PERF_EVENT = rule(
+    'a perf event name (cpu-clock, cycles, task-clock:u…) or "" for perf\'s default',
+    lambda value: re.fullmatch(r"[A-Za-z0-9_.:/=,-]*", value) is not None,
+)
+
+_PROFILE = Section(
+    "profile",
+    Form.TABLE,
+    "Profiles of the test's command (optional): where it runs, under a sampling profiler, "
+    "whose call stacks are stored per checkout (folded, compressed, bounded) and compared "
+    'between a culprit and its parent by `perfwalk drill`. With `tool = "perf"` the '
+    "command runs under `perf record -g -F <frequency> -e <event>` on its host (Debian: "
+    "linux-perf; `kernel.perf_event_paranoid` ≤ 2 or root) and `perf script` is read back; "
+    'with `tool = "command"` under any profiler that writes folded stacks. With '
+    '`repetitions = "extra"` each checkout gets one more run of the test, profiled, after '
+    "its counted repetitions: its values are kept with the profile and never counted in "
+    "summaries, changes, drills or tries. A profiler that is missing or fails never costs "
+    "the test its values: the profile is recorded as failed (XFAIL, with the reason) and "
+    "the test keeps its status.",
+    (
+        Setting(
+            "tool",
+            STRING,
+            '"perf" (Linux perf), "command" (the profiler command below) or "" (no profile)',
+            default="",
+            rules=(one_of(*PROFILE_TOOLS),),
+            example="perf",
+        ),
+        Setting(
+            "frequency",
+            INTEGER,
+            "samples per second (perf record -F)",
+            default=999,
+            rules=(FREQUENCY,),
+        ),
+        Setting(
+            "event",
+            STRING,
+            "the sampled perf event (perf record -e); cpu-clock is a software event that "
+            'works where there are no hardware counters (virtual machines); "" = perf\'s '
+            "default (cycles)",
+            default="cpu-clock",
+            rules=(PERF_EVENT,),
+        ),
+        Setting(
+            "command",
+            STRING,
+            "with tool = \"command\": the profiler's command line, placed before the test's "
+            "command (run as `sh -c <command>`); it writes folded stacks (`a;b;c 12` lines) "
+            f"to the file {{{PROFILE_FILE}}}",
+            default="",
+            example="py-spy record -r 999 -f raw --subprocesses -o {profile} --",
+        ),
+        Setting(
+            "repetitions",
+            STRING,
+            '"extra": one more profiled run per checkout, never counted; "all": every '
+            "repetition profiled (its values counted: the profiler's cost is in them)",
+            default="extra",
+            rules=(one_of(*PROFILE_REPETITIONS),),
+        ),
+        Setting(
+            "limit",
+            INTEGER,
+            "bytes of folded stacks stored per profile (before compression); beyond it the "
+            "heaviest stacks are kept and the profile says how many samples were cut",
+            default=1 << 20,
+            rules=(BYTES,),
+        ),
+        Setting(
+            "role",
+            STRING,
+            'the role whose run commands are profiled (its [test.roles.<role>] run); "" = '
+            "the test's command",
+            default="",
+            rules=(ROLE_OR_NONE,),
+            example="dut",
+        ),
+    ),
+)
+
 _TEST = Section(
     "test",
     Form.ARRAY,
@@ -1351,7 +1440,7 @@ _TEST = Section(
             example="2-3",
         ),
     ),
-    sections=(_METRICS, _SERVICE, _ROLES),
+    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE),
     field="tests",
     min_items=1,
 )

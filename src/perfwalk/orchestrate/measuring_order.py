@@ -5,7 +5,9 @@ order: :func:`round_order`); and how many repetitions each gets (``_Count``): th
 planned number, or with adaptive repetitions as many as its precision asks for.
 
 What is stored already is not measured again: a resumed walk continues where it
-stopped, in the same order.
+stopped, in the same order. A test profiled with ``repetitions = "extra"`` gets its
+extra profiled run at each checkout after the counted repetitions (in rounds, after
+the last round), once.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class MeasuringOrder:
                 checkout_id = self.setup.store.add_checkout(variant.series_id, checkout)
                 before = built.get((variant.name, checkout.index))
                 wants = count.next(tallies[(variant.name, checkout.index)]) is not None
+                wants = wants or self._wants_profile(checkout_id)
                 if wants and before is not Status.NOEXIST:
                     here.append((variant, checkout_id))
                 elif before is not None and variant.name == BASE_VARIANT:
@@ -189,6 +192,11 @@ class MeasuringOrder:
                     results.setdefault(index, []).extend(ran)
         for variant in variants:  # adaptive: those not needed
             self.progress.done += count.most - len(tallies[(variant.name, index)].done)
+        for variant in variants:
+            checkout_id, worktree = trees[(variant.name, index)]
+            self.repetitions.profile_extra(
+                checkout_id, worktree, planned.checkout, count.most, variant.config
+            )
 
     def _rounds(
         self,
@@ -218,6 +226,15 @@ class MeasuringOrder:
                     results.setdefault(planned.checkout.index, []).extend(ran)
         for unit in ready:
             self.progress.done += count.most - len(tallies[unit].done)  # adaptive: not needed
+        variants = {variant.name: variant for variant in self._variants}
+        for planned in checkouts:
+            for name, variant in variants.items():
+                unit = (name, planned.checkout.index)
+                if unit in ready:
+                    checkout_id, worktree = ready[unit]
+                    self.repetitions.profile_extra(
+                        checkout_id, worktree, planned.checkout, count.most, variant.config
+                    )
 
     def _measure(
         self,
@@ -237,6 +254,15 @@ class MeasuringOrder:
                 for value, _direction in result.values:
                     tally.add(self._counted, result.test, value.name, value.value)
         return ran
+
+    def _wants_profile(self, checkout_id: int) -> bool:
+        """Whether a test's extra profiled run at this checkout is still to run."""
+        extra = {
+            test.name
+            for test in self.setup.config.tests
+            if test.profile.on and test.profile.repetitions == "extra"
+        }
+        return bool(extra - self.setup.store.profiles.extra_done(checkout_id)) if extra else False
 
     def _tallies(self, checkouts: Sequence[PlannedCheckout], count: _Count) -> dict[_Unit, _Tally]:
         """What each checkout of each variant has stored already: its repetitions, and

@@ -17,6 +17,10 @@
    services are stopped by their process group id (and their logs fetched), then
    each role's reset steps run, all of them, whatever fails.
 
+Under ``[test.profile]`` (:mod:`perfwalk.orchestrate.profiling`) the profiled
+command runs under the profiler, whose stacks are read back on its host after it
+ends; a profile that fails never changes the test's status.
+
 The result's status is the worst of the command's own (see
 :func:`perfwalk.orchestrate.outcome.judge`), the run commands', NOLOG when a
 collect step or a fetch failed, NOCLEAN when a reset step failed. A host lost
@@ -38,6 +42,13 @@ from perfwalk.model import EMPTY_LOG, Log, Status, Value
 from perfwalk.orchestrate import background
 from perfwalk.orchestrate.outcome import Outcome, judge
 from perfwalk.orchestrate.placeholders import names, substitute
+from perfwalk.orchestrate.profiling import (
+    CapturedProfile,
+    Profiler,
+    ProfileRequest,
+    merged,
+    wrapper,
+)
 from perfwalk.orchestrate.recorder import Place, StepRecorder, never_ran, step_status, why
 from perfwalk.orchestrate.snapshots import Snapshots
 from perfwalk.orchestrate.together import run_together
@@ -60,6 +71,8 @@ class TestContext:
     artifact_limit: int
     cpus: str = ""  # the CPUs the command runs on (taskset -c); "" = not pinned
     snapshots: tuple[SnapshotConfig, ...] = ()  # [[snapshot]]: around the run phase
+    profile: ProfileRequest | None = None  # the run to profile, if any
+    profiler: Profiler | None = None  # reads the profile back
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,7 @@ class TestOutcome:
     result: NewResult
     steps: tuple[NewStep, ...]
     snapshots: tuple[NewSnapshot, ...] = ()
+    profile: CapturedProfile | None = None  # what the profiled run gave, when profiled
 
 
 def run_test(
@@ -132,6 +146,7 @@ class _TestRun:
     notes: list[_Note] = field(default_factory=list)
     services: list[tuple[int, Place, background.Started]] = field(default_factory=list)
     main_command: str = ""
+    captured: list[CapturedProfile] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(
@@ -162,7 +177,7 @@ class _TestRun:
         finally:
             self._reset()
         result = self._result(main, outcome, role_values)
-        return TestOutcome(result, tuple(self.steps.steps), snapshots)
+        return TestOutcome(result, tuple(self.steps.steps), snapshots, merged(self.captured))
 
     def _place(self, phase: str, role: str) -> Place:
         return Place(phase, role, self.ctx.topology.member(role))
@@ -228,14 +243,25 @@ class _TestRun:
             if self.steps.is_lost(member):
                 return [never_ran(command, f"host {member.name} was lost earlier in this test")]
             pin = ("taskset", "-c", self.ctx.cpus) if self.ctx.cpus else ()
-            return [self.steps.run_on(member, command, self.test.timeout, cancel, pin)]
+            return [self._profiled(member, "", command, cancel, pin=pin)]
 
         def role_job(role: str, texts: Sequence[str]) -> _Job:
             def job(cancel: threading.Event) -> list[Completed]:
                 place = self._place("run", role)
                 done = []
-                for text in texts:
+                for number, text in enumerate(texts):
                     command = self._command(text, place.member, f"roles.{role}.run")
+                    if self._profiling(role):
+                        if self.steps.is_lost(place.member):
+                            done.append(self.steps.shell(place, command, self.test.timeout)[1])
+                            continue
+                        ran = self._profiled(place.member, role, command, cancel, number=number)
+                        status = step_status(ran)
+                        self.steps.record(
+                            place, "command", command, command, done=ran, status=status
+                        )
+                        done.append(ran)
+                        continue
                     done.append(self.steps.shell(place, command, self.test.timeout, cancel)[1])
                 return [d for d in done if d is not None]
 
@@ -250,6 +276,32 @@ class _TestRun:
             if role in self.role_parsers
         ]
         return results[0][0], role_values
+
+    def _profiling(self, role: str) -> bool:
+        request = self.ctx.profile
+        return request is not None and self.ctx.profiler is not None and request.role == role
+
+    def _profiled(
+        self,
+        member: Member,
+        role: str,
+        command: str,
+        cancel: threading.Event,
+        *,
+        pin: Sequence[str] = (),
+        number: int = 0,
+    ) -> Completed:
+        """Run ``command`` on ``member``: under the profiler when ``role`` is profiled
+        (its stacks read back afterwards), else as it is."""
+        request, profiler = self.ctx.profile, self.ctx.profiler
+        if request is None or profiler is None or request.role != role:
+            return self.steps.run_on(member, command, self.test.timeout, cancel, pin)
+        path = f"{request.path}.{number}"
+        prefix = (*pin, *wrapper(request.config, path))
+        done = self.steps.run_on(member, command, self.test.timeout, cancel, prefix)
+        here = ProfileRequest(request.config, request.role, path)
+        self.captured.append(profiler.read(member, here))
+        return done
 
     def _role_outcome(self, role: str, done: Sequence[Completed]) -> Outcome:
         merged = Completed(

@@ -4,13 +4,20 @@ between repetitions, every test through its four phases on the hosts of the run'
 topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
 around it (:mod:`perfwalk.orchestrate.machine`).
 
+A test with ``[test.profile]`` is profiled (:mod:`perfwalk.orchestrate.profiling`):
+in every repetition (``repetitions = "all"``), or in one extra run per checkout after
+its counted repetitions (:meth:`Repetitions.profile_extra`), stored with its profile
+and never as a repetition: no summary, change, drill or try counts its values.
+
 Each test run carries its own marker (``PERFWALK_RUN_ID``) besides the walk's: what
 a test leaves running is stopped and reported (:mod:`perfwalk.orchestrate.containment`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,17 +25,19 @@ from pathlib import Path
 from perfwalk.config.model import TestConfig, VariantConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
-from perfwalk.model import Checkout
+from perfwalk.model import Checkout, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.machine import MachineWatch, playing
-from perfwalk.orchestrate.phases import TestContext, run_test
+from perfwalk.orchestrate.phases import TestContext, TestOutcome, run_test
 from perfwalk.orchestrate.preparation import Preparation
+from perfwalk.orchestrate.profiling import CapturedProfile, Profiler, ProfileRequest, failed
 from perfwalk.orchestrate.shell_steps import StepsOutcome
 from perfwalk.orchestrate.variants import base_variant, with_modifiers
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
+from perfwalk.store.profiles import NewProfile
 from perfwalk.store.records import NewRepetition, NewResult, NewSnapshot, NewStep
 
 
@@ -48,6 +57,7 @@ class Repetitions:
             playing(self.setup.config, self.setup.topology), self.setup.marker
         )
         self._base = base_variant(self.setup.config)
+        self._profiler = Profiler()
 
     def measure(
         self,
@@ -83,9 +93,10 @@ class Repetitions:
             for number in range(runs):
                 self.progress.report(checkout, f"warm-up {number + 1}/{runs} of {test.name}")
                 started = datetime.now(UTC)
-                result, _steps, _snapshots = self._test(
+                outcome = self._test(
                     test, worktree, checkout, rep, variant=variant, warmup=number + 1
                 )
+                result = outcome.result
                 self.preparation.pending_steps.append(
                     NewStep(
                         phase="warmup",
@@ -121,11 +132,15 @@ class Repetitions:
         self.preparation.pending_steps.clear()
         results = []
         snapshots: list[NewSnapshot] = []
+        profiles: list[tuple[TestConfig, TestOutcome]] = []
         for test in self.setup.config.tests:
-            result, test_steps, taken = self._test(test, worktree, checkout, rep, variant=variant)
-            results.append(result)
-            steps.extend(test_steps)
-            snapshots.extend(taken)
+            every = test.profile.on and test.profile.repetitions == "all"
+            outcome = self._test(test, worktree, checkout, rep, variant=variant, profiled=every)
+            results.append(outcome.result)
+            steps.extend(outcome.steps)
+            snapshots.extend(outcome.snapshots)
+            if every:
+                profiles.append((test, outcome))
         self.setup.store.add_repetition(
             checkout_id,
             NewRepetition(
@@ -140,7 +155,78 @@ class Repetitions:
                 machines=self._machine.end(first),
             ),
         )
+        for test, outcome in profiles:
+            self._store_profile(checkout_id, test, outcome, rep)
         return tuple(results)
+
+    def profile_extra(
+        self,
+        checkout_id: int,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        variant: VariantConfig | None = None,
+        *,
+        tests: Sequence[TestConfig] | None = None,
+    ) -> int:
+        """The extra profiled run of each test with ``repetitions = "extra"`` whose run
+        at this checkout is not stored yet (``rep``: the repetition number its commands
+        see, the one after the counted ones); each stored with its profile as it ends,
+        its values there and nowhere else (``tests``: these instead of the walk's). How
+        many ran."""
+        variant = variant or self._base
+        wanted = [
+            test
+            for test in (self.setup.config.tests if tests is None else tests)
+            if test.profile.on and test.profile.repetitions == "extra"
+        ]
+        if not wanted:
+            return 0
+        done = self.setup.store.profiles.extra_done(checkout_id)
+        ran = 0
+        for test in wanted:
+            if test.name in done:
+                continue
+            self.progress.report(checkout, f"profiled run of {test.name}")
+            outcome = self._test(test, worktree, checkout, rep, variant=variant, profiled=True)
+            self._store_profile(checkout_id, test, outcome, None)
+            ran += 1
+        return ran
+
+    def _store_profile(
+        self, checkout_id: int, test: TestConfig, outcome: TestOutcome, rep: int | None
+    ) -> None:
+        captured = outcome.profile
+        result = outcome.result
+        if captured is None:  # the profiled role never ran its commands
+            member = self.setup.topology.member(test.role)
+            captured = failed(
+                test.profile, test.profile.role, member, "the profiled commands did not run"
+            )
+        message = captured.message
+        if result.status is not Status.PASS:
+            said = f"the profiled run was {result.status.name}"
+            said += f": {result.message}" if result.message else ""
+            message = f"{message}; {said}" if message else said
+        self.setup.store.profiles.add(
+            checkout_id,
+            NewProfile(
+                test=test.name,
+                role=captured.role,
+                host=captured.host,
+                tool=captured.tool,
+                event=captured.event,
+                status=captured.status,
+                message=message,
+                stacks=captured.stacks,
+                repetition=rep,
+                values=tuple((v.name, v.value, v.unit) for v, _direction in result.values)
+                if rep is None
+                else (),
+                duration=result.duration,
+            ),
+            limit=test.profile.limit,
+        )
 
     def _test(
         self,
@@ -151,10 +237,12 @@ class Repetitions:
         *,
         variant: VariantConfig | None,
         warmup: int = 0,
-    ) -> tuple[NewResult, tuple[NewStep, ...], tuple[NewSnapshot, ...]]:
+        profiled: bool = False,
+    ) -> TestOutcome:
         """Run ``test`` once, with the runtime modifiers of ``variant``: repetition
         ``rep``, or (``warmup`` > 0, in the environment as ``PERFWALK_WARMUP``) that
-        warm-up run before it."""
+        warm-up run before it; ``profiled``: under its [test.profile] profiler, when
+        that can record on the host (else as it is, the profile XFAIL)."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
         test = with_modifiers(test, variant)
@@ -172,10 +260,24 @@ class Repetitions:
             cpus=test.pinned(self.setup.config.run),
             snapshots=self.setup.config.snapshots,
         )
+        unable: CapturedProfile | None = None
+        if profiled:
+            config = test.profile
+            role = "" if config.role in ("", test.role) else config.role
+            member = self.setup.topology.member(role or test.role)
+            problem = self._profiler.unavailable(member, config)
+            if problem is None:
+                path = f"/tmp/perfwalk-profile-{run_id}"
+                request = ProfileRequest(config, role, path)
+                context = dataclasses.replace(context, profile=request, profiler=self._profiler)
+            else:
+                unable = failed(config, role, member, problem)
         contained = Containment(self.setup.topology, self.setup.marker, run_id)
         try:
             outcome = run_test(test, parser, self.parsers.roles(test.name), context)
         finally:
             leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
         outcome = contained.report(outcome, leftovers)
-        return outcome.result, outcome.steps, outcome.snapshots
+        if unable is not None:
+            outcome = dataclasses.replace(outcome, profile=unable)
+        return outcome

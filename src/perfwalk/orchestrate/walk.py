@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from perfwalk.config.model import TestConfig
+from perfwalk.model import Status
 from perfwalk.orchestrate.measuring_order import Measured, MeasuringOrder
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.preparation import Preparation
@@ -46,6 +48,7 @@ class Walk(WalkSetup):
         count = ProgressCount(self.progress)
         preparation = Preparation(self)
         repetitions = Repetitions(self, preparation, self._parsers, count)
+        self._preparation, self._repetitions = preparation, repetitions
         self._order = MeasuringOrder(self, preparation, repetitions, count)
         self._again = Remeasure(self, preparation, repetitions, count)
 
@@ -63,6 +66,23 @@ class Walk(WalkSetup):
         done = self.store.done_repetitions(self.series_id)
         have = sum(1 for idx, _rep in done if idx == planned.checkout.index)
         return self._measure([planned], have + repetitions, Measuring())
+
+    def profile_at(self, planned: PlannedCheckout, tests: Sequence[TestConfig]) -> Status:
+        """One extra profiled run of each of ``tests`` (their [test.profile]) at one
+        checkout, unless stored already (a drill's culprit and its parent); the
+        checkout is built unless it was the last one built. The build's status."""
+        checkout_id = self.store.add_checkout(self.series_id, planned.checkout)
+        try:
+            worktree, build = self._preparation.prepare_once(checkout_id, planned, planned.position)
+            if build.status is Status.PASS:
+                done = self.store.done_repetitions(self.series_id)
+                rep = sum(1 for idx, _rep in done if idx == planned.checkout.index)
+                self._repetitions.profile_extra(
+                    checkout_id, worktree, planned.checkout, rep, tests=tests
+                )
+            return build.status
+        finally:
+            self._parsers.close()
 
     def measure_again(
         self, pairs: Sequence[tuple[PlannedCheckout, PlannedCheckout]]

@@ -7,6 +7,12 @@ the walk (:class:`perfwalk.orchestrate.walk.Walk`, one checkout per commit tried
 indexed by its position between the two ends), stores every repetition as it
 finishes and every step as it ends, and at the end the answer with its evidence.
 
+When the drill names a culprit, its differential profile is in the answer (``profile``:
+the 20 functions whose share of the samples changed most, and the ids of the two
+profiles): the profiles stored at the culprit and at its parent (by the walk or the
+drill), or, when there are none and the test has [test.profile] or the drill was asked
+for them (``profile``), one profiled run at each of the two commits.
+
 Values already stored at a commit of the line — by the parent walk, a finer walk
 or an earlier drill of the same project, host and configuration — are reused: a
 commit that has enough is never built again.
@@ -20,8 +26,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from perfwalk.analysis.profile_diff import TOP, diff_functions
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
-from perfwalk.config.model import Config
+from perfwalk.config.model import Config, ProfileConfig, TestConfig
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
@@ -36,6 +43,7 @@ from perfwalk.orchestrate.session import config_session
 from perfwalk.orchestrate.walk import Walk
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
+from perfwalk.store.profiles import ProfileRow
 
 #: the step a drill series shows where a walk shows 1day or commit
 DRILL_STEP = "drill"
@@ -72,6 +80,8 @@ class DrillResult:
     done: Done
     reused: int  # values already stored on the line, used at no cost
     commits: Mapping[str, Commit]  # the commits of the answer (lo, hi and those between)
+    #: the culprit's differential profile as the answer keeps it (see _culprit_profiles)
+    profile: Mapping[str, Any] | None = None
 
     @property
     def culprit(self) -> Commit | None:
@@ -223,10 +233,12 @@ def run_drill(
     *,
     say: Callable[[str], None] = lambda _s: None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    profile: bool = False,
 ) -> DrillResult:
     """Drill ``target`` down within ``budget``; every repetition and step is stored as
     it ends (a stopped drill keeps them, and a new drill of the same change reuses
-    its values)."""
+    its values). ``profile``: profile the culprit and its parent when nothing stored
+    has their profiles, even without [test.profile] (perf, its defaults)."""
     budget = budget or Budget()
     test_config = next((t for t in config.tests if t.name == target.test), None)
     if test_config is None:
@@ -292,7 +304,10 @@ def run_drill(
         with session.walking(series_id, walker):
             walk = Walk(
                 series_id=series_id,
-                config=dataclasses.replace(config, tests=(test_config,)),
+                # the search runs no profiled run; the culprit's two commits may, below
+                config=dataclasses.replace(
+                    config, tests=(dataclasses.replace(test_config, profile=ProfileConfig()),)
+                ),
                 store=store,
                 worktrees=worktrees,
                 topology=topology,
@@ -304,6 +319,7 @@ def run_drill(
             with worktrees.held(f"series {series_id} of {store.url}, {purpose}"):
                 search = _Search(store, walk, repo, line, start, quirks, target)
                 done = _search(search, stored, budget, say)
+                profiled = _culprit_profiles(search, done, test_config, profile=profile, say=say)
                 worktrees.remove()
             commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
             commits[line[0]] = repo.commit(line[0])
@@ -311,6 +327,8 @@ def run_drill(
             culprit = None if done.culprit is None else commits[line[done.culprit]]
             answer["subject"] = None if culprit is None else culprit.subject
             answer["reused"] = reused
+            if profiled is not None:
+                answer["profile"] = profiled
             store.drills.finish(series_id, done.verdict.value, answer)
     return DrillResult(
         series_id=series_id,
@@ -319,6 +337,7 @@ def run_drill(
         done=done,
         reused=reused,
         commits=commits,
+        profile=profiled,
     )
 
 
@@ -334,25 +353,99 @@ class _Search:
     quirks: Sequence[PlannedQuirk]
     target: DrillTarget
 
-    def measure(self, action: Measure) -> tuple[tuple[float, ...], Status | None]:
-        """Build (if needed) and run the repetitions asked; the values they gave at that
-        commit (as the walk returns them, not read back from the store), and the build
-        status."""
-        commit = self.repo.commit(action.commit)
-        patches, _crossed = applying(self.quirks, None, self.offset + action.position)
+    def planned(self, position: int) -> PlannedCheckout:
+        """The checkout of the line's commit at ``position``, indexed by its position."""
+        commit = self.repo.commit(self.line[position])
+        patches, _crossed = applying(self.quirks, None, self.offset + position)
         checkout = Checkout(
-            index=action.position,
+            index=position,
             commit=commit.id,
             date=commit.date,
             since=(commit,),
             quirks=tuple(q.letter for q in patches),
         )
-        measured = self.walk.measure_more(
-            PlannedCheckout(checkout, self.offset + action.position), action.repetitions
-        )
+        return PlannedCheckout(checkout, self.offset + position)
+
+    def measure(self, action: Measure) -> tuple[tuple[float, ...], Status | None]:
+        """Build (if needed) and run the repetitions asked; the values they gave at that
+        commit (as the walk returns them, not read back from the store), and the build
+        status."""
+        measured = self.walk.measure_more(self.planned(action.position), action.repetitions)
         return measured.values(action.position, self.target.test, self.target.name), (
             measured.builds.get(action.position)
         )
+
+
+def _stored_profile(search: _Search, sha: str) -> ProfileRow | None:
+    """A profile of the drilled test at commit ``sha`` that has stacks, from the drill's
+    series or the walk it drills: an extra run's first, the newest first."""
+    found: list[ProfileRow] = []
+    for series_id in (search.walk.series_id, search.target.parent):
+        if series_id is None:
+            continue
+        for row in search.store.checkouts(series_id):
+            if row.sha == sha:
+                found += search.store.profiles.at(row.id, search.target.test)
+    usable = [p for p in found if p.status is Status.PASS and p.stacks]
+    usable.sort(key=lambda p: (not p.extra, -p.id))
+    return usable[0] if usable else None
+
+
+def _culprit_profiles(
+    search: _Search,
+    done: Done,
+    test: TestConfig,
+    *,
+    profile: bool,
+    say: Callable[[str], None],
+) -> dict[str, Any] | None:
+    """The culprit's differential profile against its parent, as the answer keeps it;
+    None without a culprit or when no profile was asked for or stored."""
+    if done.culprit is None or done.culprit == 0:
+        return None
+    positions = {"before": done.culprit - 1, "after": done.culprit}
+    rows = {side: _stored_profile(search, search.line[p]) for side, p in positions.items()}
+    wanted = test.profile if test.profile.on else ProfileConfig(tool="perf")
+    if any(row is None for row in rows.values()) and (profile or test.profile.on):
+        profiled = dataclasses.replace(
+            test, profile=dataclasses.replace(wanted, repetitions="extra")
+        )
+        for side, position in positions.items():
+            if rows[side] is None:
+                say(f"  {search.line[position][:12]}: a profiled run ({wanted.tool})")
+                search.walk.profile_at(search.planned(position), (profiled,))
+                rows[side] = _stored_profile(search, search.line[position])
+    before, after = rows["before"], rows["after"]
+    if before is None or after is None:
+        if not (profile or test.profile.on):
+            return None
+        failures = [
+            p.message
+            for p in search.store.profiles.in_series(search.walk.series_id)
+            if p.status is not Status.PASS
+        ]
+        why = failures[-1] if failures else "the profiled runs gave no profile"
+        return {"test": test.name, "missing": why}
+    return {
+        "test": test.name,
+        "before": _profile_ref(before),
+        "after": _profile_ref(after),
+        "functions": [
+            row.as_dict() for row in diff_functions(before.stacks, after.stacks, top=TOP)
+        ],
+    }
+
+
+def _profile_ref(row: ProfileRow) -> dict[str, Any]:
+    return {
+        "profile": row.id,
+        "series": row.series_id,
+        "checkout": row.checkout_idx,
+        "samples": row.samples,
+        "dropped": row.dropped,
+        "host": row.host,
+        "event": row.event,
+    }
 
 
 def _search(

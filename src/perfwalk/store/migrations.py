@@ -71,6 +71,10 @@ History:
     version string and the compiler's version) and symbol_list (per checkout, the
     symbol list of the [build] symbols binary and its difference from the previous
     checkout's; see perfwalk.store.build_facts).
+20. profiles: profile (per profiled run of a test at a checkout: the uncounted extra
+    run or a repetition's, its host, tool and event, status and message, the folded
+    stacks compressed and bounded, the samples cut, the extra run's values; see
+    perfwalk.store.profiles).
 """
 
 from __future__ import annotations
@@ -679,6 +683,36 @@ def _v19_build_facts(conn: Connection) -> None:
     md.create_all(conn, tables=[facts, symbols])
 
 
+def _v20_profiles(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    Table("checkout", md, Column("id", ID, primary_key=True))
+    profiles = Table(
+        "profile",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("repetition", Integer, nullable=True),
+        Column("test", SafeText, nullable=False),
+        Column("role", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        Column("tool", String(16), nullable=False),
+        Column("event", SafeText, nullable=False),
+        Column("status", Integer, nullable=False),
+        Column("message", SafeText, nullable=False),
+        Column("samples", Integer, nullable=False),
+        Column("dropped", Integer, nullable=False),
+        Column("stacks", LargeBinary, nullable=False),
+        Column("run_values", JSON, nullable=False),
+        Column("duration", Double, nullable=True),
+        Column("recorded_at", UTCDateTime, nullable=False),
+        Index("ix_profile_checkout", "checkout_id"),
+        Index("ix_profile_series", "series_id"),
+    )
+    md.create_all(conn, tables=[profiles])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -719,6 +753,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         19, "what a walk ran: build_fact per checkout and host, symbol_list", _v19_build_facts
     ),
+    Migration(20, "profiles: profile, folded stacks per profiled run", _v20_profiles),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -540,3 +540,32 @@ symbol_list = Table(
     Column("diff_log_id", ID, ForeignKey("log.id"), nullable=True),
     Column("message", SafeText, nullable=False),  # why there is no list or no diff; "" none
 )
+
+# Profiles (migration step 20): the folded stacks of one profiled run of a test at a
+# checkout (perfwalk.store.profiles): the uncounted extra run (repetition NULL) or a
+# counted repetition's run; zlib-compressed folded text, bounded (the heaviest stacks
+# kept, ``dropped`` samples cut); status and message say when the profiler failed.
+
+profile = Table(
+    "profile",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+    Column("repetition", Integer, nullable=True),  # NULL: the extra, uncounted run
+    Column("test", SafeText, nullable=False),
+    Column("role", SafeText, nullable=False),
+    Column("host", SafeText, nullable=False),
+    Column("tool", String(16), nullable=False),
+    Column("event", SafeText, nullable=False),
+    Column("status", Integer, nullable=False),
+    Column("message", SafeText, nullable=False),
+    Column("samples", Integer, nullable=False),  # every sample the profiler took
+    Column("dropped", Integer, nullable=False),  # samples of the stacks cut by the limit
+    Column("stacks", LargeBinary, nullable=False),  # zlib(folded text), heaviest first
+    Column("run_values", JSON, nullable=False),  # [[name, value, unit]…] of the extra run
+    Column("duration", Double, nullable=True),
+    Column("recorded_at", UTCDateTime, nullable=False),
+    Index("ix_profile_checkout", "checkout_id"),
+    Index("ix_profile_series", "series_id"),
+)

@@ -31,6 +31,7 @@ from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
+from perfwalk.store.profiles import ProfileRecords
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -157,6 +158,11 @@ class Store(Connected):
     def build_facts(self) -> BuildFactRecords:
         """What each checkout really ran (:mod:`perfwalk.store.build_facts`)."""
         return BuildFactRecords(self._db, self._check_open)
+
+    @property
+    def profiles(self) -> ProfileRecords:
+        """The profiles of this store (:mod:`perfwalk.store.profiles`)."""
+        return ProfileRecords(self._db, self._check_open)
 
     @property
     def tries(self) -> TryRecords:

@@ -13,7 +13,8 @@
 # <case>.options.json beside it holds the parser options (regex parser).
 #
 # Needs: iperf3, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
-# g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv). Only
+# g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv), perf
+# (linux-perf; the software event cpu-clock, so no hardware counters). Only
 # loopback is used; the iperf3 server is stopped by the PID in its pidfile.
 set -euo pipefail
 
@@ -280,7 +281,101 @@ JSON
     cp "$here/regex/lz4-bench.options.json" "$here/regex/lz4-1.10-bench.options.json"
 }
 
-all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4)
+# perf_out <case> <perf record args...> -- <command...>: record with perf and
+# keep the text of `perf script` as <case>.script (the input of the profile
+# parser, tests/parsers/test_profile_golden.py); the samples differ per run.
+perf_out() {
+    local case=$1
+    shift
+    mkdir -p "$here/perf-script"
+    perf record -q -o "$work/perf.data" "$@" >/dev/null 2>&1
+    perf script -i "$work/perf.data" >"$here/perf-script/$case.script" 2>/dev/null
+    rm -f "$work/perf.data"
+    echo "captured perf-script/$case.script"
+}
+
+capture_perf_script() {
+    # A hot function under two callers, built as the profiled fixture is.
+    cat >"$work/hot.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) unsigned checksum_block(const unsigned char *p, int n) {
+  unsigned s = 0;
+  for (int i = 0; i < n; i++) s = s * 31 + p[i];
+  return s;
+}
+__attribute__((noinline)) unsigned fill(unsigned char *p, int n, unsigned seed) {
+  for (int i = 0; i < n; i++) p[i] = (unsigned char)(seed + i * 7);
+  return checksum_block(p, n / 4);
+}
+int main(int argc, char **argv) {
+  static unsigned char buf[4096];
+  unsigned t = 0;
+  int rounds = argc > 1 ? atoi(argv[1]) : 20000;
+  for (int j = 0; j < rounds; j++) t += fill(buf, sizeof buf, j) + checksum_block(buf, sizeof buf);
+  printf("%u\n", t);
+  return 0;
+}
+C
+    # Names a page must escape and a folded line cannot hold as they are.
+    cat >"$work/hostile.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+
+__attribute__((noinline)) unsigned evil(unsigned n) __asm__("\"<script>alert(1)</script>\"");
+__attribute__((noinline)) unsigned semi(unsigned n) __asm__("\"semi;colon with space\"");
+__attribute__((noinline)) unsigned evil(unsigned n) {
+  unsigned s = 0;
+  for (unsigned i = 0; i < n; i++) s = s * 33 + i;
+  return s;
+}
+__attribute__((noinline)) unsigned semi(unsigned n) {
+  unsigned s = 1;
+  for (unsigned i = 0; i < n; i++) s = (s * 37) ^ i;
+  return s;
+}
+int main(int argc, char **argv) {
+  unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 100000000u;
+  printf("%u\n", evil(n) + semi(n));
+  return 0;
+}
+C
+    cat >"$work/templates.cc" <<'CC'
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+template <typename T, int N>
+__attribute__((noinline)) T accumulate_n(const std::vector<T>& v) {
+  T s{};
+  for (int r = 0; r < N; r++)
+    for (const T& x : v) s = s * 3 + x;
+  return s;
+}
+
+int main() {
+  std::vector<unsigned long> v(1 << 16, 1);
+  std::map<std::string, unsigned long> m;
+  for (int i = 0; i < 200; i++) m[std::to_string(i)] = accumulate_n<unsigned long, 20>(v);
+  std::printf("%lu\n", m["7"]);
+  return 0;
+}
+CC
+    cc -O2 -g -fno-omit-frame-pointer -o "$work/hot" "$work/hot.c"
+    cc -O2 -g -fno-omit-frame-pointer -o "$work/hostile" "$work/hostile.c"
+    g++ -O2 -g -fno-omit-frame-pointer -o "$work/templates" "$work/templates.cc"
+    perf_out c-hot -g -F 999 -e cpu-clock -- "$work/hot" 40000
+    perf_out c-hot-no-callchain -F 999 -e cpu-clock -- "$work/hot" 20000
+    perf_out hostile-names -g -F 999 -e cpu-clock -- "$work/hostile" 200000000
+    perf_out cxx-templates -g -F 999 -e cpu-clock -- "$work/templates"
+    # Two processes (a shell and its child), two events: only the first counts.
+    perf_out shell-two-events -g -F 499 -e cpu-clock -e task-clock -- \
+        sh -c "\"$work/hot\" 20000 >/dev/null; \"$work/hot\" 10000"
+}
+
+all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4 perf_script)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")
 for tool in "${wanted[@]}"; do

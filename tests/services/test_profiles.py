@@ -1,0 +1,178 @@
+"""Profiles with the real perf: a walk of a C project under ``perf record`` keeps one
+uncounted profiled run per checkout, and a drill's differential profile names the
+function a commit made slower first. Skipped where perf cannot sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.model import Status
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.profiled_repo import (
+    BUILD,
+    COMMITS,
+    HOT,
+    SLOWER_AT,
+    perf_can_record,
+    profiled_history,
+)
+
+WHY_NOT = perf_can_record()
+needs_perf = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+
+CONFIG = """\
+[project]
+repo = {repo}
+
+[build]
+steps = [{build}]
+
+[run]
+step = "commit"
+repetitions = 2
+
+[[test]]
+name = "crc"
+command = "./prog"
+parser = "value"
+timeout = 60
+
+[test.profile]
+{profile}
+"""
+
+
+def _config(tmp_path: Path, repo: Path, profile: str = 'tool = "perf"') -> Config:
+    path = tmp_path / "perfwalk.toml"
+    text = CONFIG.format(repo=json.dumps(str(repo)), build=json.dumps(BUILD), profile=profile)
+    path.write_text(text, encoding="utf-8")
+    return load_config(path)
+
+
+@pytest.fixture(scope="module")
+def profiled_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    path = tmp_path_factory.mktemp("profiled") / "repo"
+    return path, profiled_history(path)
+
+
+@needs_perf
+def test_a_walk_keeps_one_uncounted_profile_per_checkout(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    repo, _ids = profiled_repo
+    config = _config(tmp_path, repo)
+    result = run_series(config, RunOptions())
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert [p.checkout_idx for p in profiles] == list(range(COMMITS))
+        assert all(p.extra and p.status is Status.PASS for p in profiles)
+        assert all(p.host == "local" and p.event == "cpu-clock" for p in profiles)
+        for profile in profiles:
+            assert profile.values[0][0] == "elapsed"  # the extra run's value, kept here
+            hot = sum(n for stack, n in profile.stacks.items() if stack.endswith(f";{HOT}"))
+            assert hot > 0, profile.stacks
+        # the counted repetitions only: 2 per checkout, no third
+        assert sorted(store.done_repetitions(result.series_id)) == [
+            (index, rep) for index in range(COMMITS) for rep in range(2)
+        ]
+        values = store.values(result.series_id)
+        assert len(values) == 2 * COMMITS
+
+
+def test_a_missing_profiler_keeps_the_values(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    repo, _ids = profiled_repo
+    profile = 'tool = "command"\ncommand = "no-such-profiler-here -o {profile} --"'
+    config = _config(tmp_path, repo, profile)
+    result = run_series(config, RunOptions(to=_ids_at(profiled_repo, 1)))
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert profiles
+        for profile in profiles:
+            assert profile.status is Status.XFAIL
+            assert "no-such-profiler-here" in profile.message
+            assert "host local" in profile.message
+            assert profile.values[0][0] == "elapsed"  # the run went on without it
+        assert len(store.values(result.series_id)) == 2 * len(profiles)
+
+
+def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
+    return repo[1][position]
+
+
+@needs_perf
+def test_a_drill_shows_the_slower_function_first(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The walk measures both ends only; the drill finds the culprit, profiles it and
+    its parent (the test has [test.profile]), and its table starts with the function
+    the culprit made slower."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo)
+    run_series(config, RunOptions(step=f"commit/{COMMITS - 1}"))
+    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "elapsed"]
+    code = main(["drill", *args, "-c", str(config.path), "--format", "json"])
+    assert code == 0
+    (answer,) = json.loads(capsys.readouterr().out)["drills"]
+    assert (answer["verdict"], answer["commit"]) == ("culprit", ids[SLOWER_AT])
+    profile = answer["profile"]
+    first = profile["functions"][0]
+    assert first["name"] == HOT
+    assert first["self_delta"] > 0
+    assert len(profile["functions"]) <= 20
+    with Store.open(config.store.url) as store:
+        before = store.profiles.get(profile["before"]["profile"])
+        after = store.profiles.get(profile["after"]["profile"])
+        assert before is not None
+        assert after is not None
+        shas = {c.idx: c.sha for c in store.checkouts(after.series_id)}
+        assert shas[after.checkout_idx] == ids[SLOWER_AT]
+        assert shas[before.checkout_idx] == ids[SLOWER_AT - 1]
+        # the drill's own repetitions never include the profiled runs
+        drill_values = store.values(answer["series"])
+        assert all(v.name == "elapsed" for v in drill_values)
+
+
+@needs_perf
+def test_the_drill_table_in_text(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A walk without profiles, every commit measured; ``drill --profile`` profiles the
+    culprit and its parent and prints the table."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, profile="")
+    run_series(config, RunOptions())
+    low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
+    args = ["--between", low, high, "--test", "crc", "--value", "elapsed", "--profile"]
+    code = main(["drill", *args, "-c", str(config.path)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert f"CULPRIT {high[:12]}" in out
+    assert "differential profile of crc" in out
+    table = out[out.index("self before") :].splitlines()
+    assert table[1].rstrip().endswith(HOT), out
+
+
+@needs_perf
+def test_every_repetition_profiled(tmp_path: Path, profiled_repo: tuple[Path, list[str]]) -> None:
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, 'tool = "perf"\nrepetitions = "all"\nfrequency = 1999')
+    result = run_series(config, RunOptions(from_=ids[0], to=ids[0]))
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        profiles = store.profiles.in_series(result.series_id)
+        assert [p.repetition for p in profiles] == [0, 1]
+        assert all(p.status is Status.PASS and p.stacks for p in profiles)
+        assert all(p.values == () for p in profiles)  # counted: their values are the test's
+        assert len(store.values(result.series_id)) == 2
