@@ -64,7 +64,7 @@ class ProgressBar:
             self.failed.append(FailedBuild(idx, progress.commit, progress.message))
             told = f"checkout {idx} {progress.commit[:10]}: {message}"
         elif progress.kind == CHECKOUT_DONE:
-            self.last = f"#{idx} {progress.commit[:8]}: {message}"
+            self.last = f"#{idx} {progress.commit[:7]}: {message}"
         if self.terminal:
             self._draw(progress, told)
         elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE):
@@ -98,24 +98,24 @@ class ProgressBar:
         self._live.update(self._bar(progress), refresh=True)
 
     def _bar(self, progress: Progress) -> RenderableType:
-        """``━━━━━━━━━━     12/150 · checkout 3/30 · ETA 1m20s · #2 e0781fbe: …``, one
-        line as wide as the terminal at most."""
+        """``━━━━━━━━━━  12/150  checkout 3/30  ETA 1m20s  #2 e0781fb: …``, one line as
+        wide as the terminal at most (the last words cut to fit)."""
         from rich.progress_bar import ProgressBar as Bar
         from rich.table import Table
         from rich.text import Text
 
         assert self._console is not None
         width = self._console.width
-        bar_width = max(10, min(40, width // 4))
+        bar_width = max(10, min(30, width // 8))
         words = [
             f"{progress.done}/{progress.total}",
             f"checkout {progress.checkout}/{progress.checkouts}",
+            f"ETA {self.eta(progress)}",
         ]
-        words.append(f"ETA {self.eta(progress)}")
         if self.failed:
-            words.append(f"{len(self.failed)} build{'s' if len(self.failed) > 1 else ''} failed")
+            words.append(f"{len(self.failed)} failed")
         words.append(self.last or show_controls(progress.message))
-        text = Text(" · ".join(words), no_wrap=True, overflow="ellipsis")
+        text = Text("  ".join(words), no_wrap=True, overflow="ellipsis")
         text.truncate(width - bar_width - 1, overflow="ellipsis")
         grid = Table.grid(padding=(0, 1, 0, 0))
         grid.add_column(width=bar_width, no_wrap=True)
