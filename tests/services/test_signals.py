@@ -102,7 +102,9 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     assert f"series 1 'project 1day': interrupted: its walk (pid {walk.pid} on " in out, out
     assert "is gone; `perfwalk run --resume` continues it" in out
     assert "repetitions 2 of 22" in out  # 2 of 11 planned checkouts × 2 (not 2/4: reached × 2)
-    code, out, _err = finished("list", "-c", cfg)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("COLUMNS", "200")  # the table in one block, each row whole
+        code, out, _err = finished("list", "-c", cfg)
     (row,) = [line.split() for line in out.splitlines() if line.split()[:1] == ["1"]]
     assert row[:5] == ["1", "walk", "project", "1day", "interrupted"], out
 
@@ -231,7 +233,11 @@ def test_a_store_lost_in_the_middle_of_a_walk_is_the_error_shown(
     )
     err = walk.stderr.decode()
     assert walk.returncode == 2, err
-    first, *rest = err.strip().splitlines()
+    progress, said = [], []  # the lines of the checkouts measured, then the rest
+    for line in err.strip().splitlines():
+        (said if said or not line.startswith("checkout ") else progress).append(line)
+    assert len(progress) == 2, err  # checkouts 0 and 1 (a log file: a line each)
+    first, *rest = said
     # the error that stopped the walk, then the one about its state as a note
     assert first.startswith(f"perfwalk: error: result store sqlite:///{storage}/results.db: ")
     assert "cannot store repetition 0 of checkout " in first, err

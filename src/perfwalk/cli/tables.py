@@ -108,6 +108,8 @@ def table_lines(
         if number:
             lines.append([])
         for r, row in enumerate(cells):
+            if not any(row[col].strip() for col in block):  # (a label row, in a block
+                continue  # without the columns it labels)
             line: list[tuple[str, int, int]] = []
             for place, col in enumerate(block):
                 if place:
