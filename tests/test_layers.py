@@ -214,7 +214,8 @@ def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
 )
 def test_detect_and_compare_start_without_the_store(tmp_path: Path, argv: list[str]) -> None:
     """Start-up time: commands that never touch a store import neither it nor
-    SQLAlchemy (bench/startup.py measures the time)."""
+    SQLAlchemy, nor rich, which only the commands that draw import (bench/startup.py
+    measures the time)."""
     (tmp_path / "points.txt").write_text("\n".join(["1"] * 10 + ["2"] * 10) + "\n")
     (tmp_path / "a.txt").write_text("1\n2\n3\n")
     (tmp_path / "b.txt").write_text("4\n5\n6\n")
@@ -226,7 +227,7 @@ def test_detect_and_compare_start_without_the_store(tmp_path: Path, argv: list[s
         f"    main({words!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        "found = sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy'\n"
+        "found = sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'rich')\n"
         "               or m.startswith(('perfwalk.store', 'perfwalk.config')))\n"
         "print('imported:', *found, file=sys.stderr)\n"
     )

@@ -107,7 +107,7 @@ def test_run_then_inspect(config: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "series 1 finished" in out
     code, out, _err = run(capsys, "status", "-c", str(config))
     assert code == 0
-    assert "repetitions 5/5" in out
+    assert "repetitions 5 of 5" in out
     code, out, _err = run(capsys, "list", "-c", str(config))
     assert "finished" in out
     code, out, _err = run(capsys, "show", "-c", str(config))

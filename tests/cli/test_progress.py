@@ -1,25 +1,129 @@
 import io
+import re
 
-from perfwalk.cli.progress import ProgressBar
-from perfwalk.orchestrate.walk_progress import Progress
+import pytest
+
+from perfwalk.cli.progress import ProgressBar, failed_builds_line
+from perfwalk.model import Direction, Status, Value
+from perfwalk.orchestrate.walk_progress import (
+    BUILD_FAILED,
+    CHECKOUT_DONE,
+    Progress,
+    results_summary,
+)
+from perfwalk.store.records import NewResult
+
+ESCAPE = re.compile(r"\x1b")
+SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def test_bar_draws_counts_and_eta_on_a_terminal() -> None:
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def _walk(bar: ProgressBar) -> None:
+    """Three checkouts of two repetitions, the second's build failed."""
+    bar(Progress(0, 6, 1, 3, "building", commit="a" * 40))
+    bar(Progress(1, 6, 1, 3, "repetition 1", commit="a" * 40))
+    bar(Progress(2, 6, 1, 3, "repetition 2", commit="a" * 40))
+    bar(Progress(2, 6, 1, 3, "bench.compress 577.4 MB/s", CHECKOUT_DONE, "a" * 40))
+    bar(Progress(2, 6, 2, 3, "building", commit="b" * 40))
+    bar(Progress(4, 6, 2, 3, "build failed (NOEXIST): make", BUILD_FAILED, "b" * 40))
+    bar(Progress(5, 6, 3, 3, "repetition 1", commit="c" * 40))
+    bar(Progress(6, 6, 3, 3, "repetition 2", commit="c" * 40))
+    bar(Progress(6, 6, 3, 3, "bench.compress 581 MB/s", CHECKOUT_DONE, "c" * 40))
+
+
+def test_bar_redraws_one_line_with_counts_eta_and_the_last_summary() -> None:
     out = io.StringIO()
-    bar = ProgressBar(out, enabled=True)
-    bar(Progress(0, 10, 1, 5, "building"))
-    bar(Progress(4, 10, 2, 5, "repetition 2"))
+    bar = ProgressBar(out, terminal=True, width=100, clock=Clock())
+    _walk(bar)
     bar.close()
     text = out.getvalue()
-    assert "4/10" in text
-    assert "checkout 2/5" in text
+    assert "6/6" in text
+    assert "checkout 3/3" in text
     assert "ETA" in text
-    assert text.endswith("\n")
+    assert "#2 ccccccc: bench.compress 581 MB/s" in text
+    # the failed build stays as a line of its own; the bar is redrawn, not repeated
+    assert "checkout 1 bbbbbbbbbb: build failed (NOEXIST): make" in text
+    assert text.count("\n") <= 3
+    for piece in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)):
+        assert len(piece) <= 100
+    assert [(f.idx, f.commit[:1]) for f in bar.failed] == [(1, "b")]
 
 
-def test_bar_is_quiet_when_not_a_terminal() -> None:
-    out = io.StringIO()  # isatty() is False
-    bar = ProgressBar(out)
-    bar(Progress(1, 2, 1, 1, "x"))
+def test_bar_fits_a_narrow_terminal() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(out, terminal=True, width=40, clock=Clock())
+    _walk(bar)
     bar.close()
-    assert out.getvalue() == ""
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert max(len(piece) for piece in re.split(r"[\r\n]", plain)) <= 40
+    assert "…" in plain  # the summary cut to fit
+
+
+def test_not_a_terminal_one_plain_line_per_checkout_and_failed_build() -> None:
+    out = io.StringIO()  # isatty() is False
+    bar = ProgressBar(out, clock=Clock())
+    _walk(bar)
+    bar.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("checkout 0 aaaaaaaaaa: bench.compress 577.4 MB/s · ")
+    assert "repetitions 2/6, checkout 1/3, ETA " in lines[0]
+    assert lines[1].startswith("checkout 1 bbbbbbbbbb: build failed (NOEXIST): make · ")
+    assert lines[2].startswith("checkout 2 cccccccccc: bench.compress 581 MB/s · ")
+    assert ESCAPE.search(out.getvalue()) is None
+
+
+def test_untrusted_text_is_neither_markup_nor_control() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(out, terminal=True, width=120, clock=Clock())
+    message = "build failed (NOEXIST): [bold red]x[/] \x1b]0;title\x07"
+    bar(Progress(1, 2, 1, 1, message, BUILD_FAILED, "d" * 40))
+    bar.close()
+    text = out.getvalue()
+    assert "[bold red]x[/]" in text
+    assert "\x1b]0;" not in text
+    assert "\\x1b]0;title\\x07" in text
+
+
+def test_no_color_draws_without_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = io.StringIO()
+    bar = ProgressBar(out, terminal=True, width=80, clock=Clock())
+    _walk(bar)
+    bar.close()
+    assert SGR.search(out.getvalue()) is None
+    assert "[" + "#" in out.getvalue()  # the bar's ends show without colour
+
+
+def test_the_last_words_name_the_failed_checkouts_and_the_commands() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(out, clock=Clock())
+    _walk(bar)
+    line = failed_builds_line(bar.failed, 7)
+    assert line is not None
+    assert "checkout 1 (bbbbbbbbbb)" in line
+    assert "`perfwalk log 7:1 --build`" in line
+    assert "`perfwalk show 7`" in line
+    assert failed_builds_line([], 7) is None
+
+
+def test_a_checkouts_summary_names_its_medians_and_failures() -> None:
+    def result(test: str, status: Status, *values: float) -> NewResult:
+        return NewResult(
+            test=test,
+            status=status,
+            values=tuple((Value("rate", v, "MB/s"), Direction.HIGHER) for v in values),
+        )
+
+    ran = [result("bench", Status.PASS, 1.0), result("bench", Status.PASS, 3.0)]
+    assert results_summary(ran) == "bench.rate 2 MB/s"
+    assert results_summary([*ran, result("smoke", Status.FAIL)]) == "bench.rate 2 MB/s, smoke FAIL"
+    assert results_summary([]) == "no result"

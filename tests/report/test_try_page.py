@@ -189,7 +189,7 @@ def test_a_real_try_is_published_and_listed_as_a_try(
     assert main(["-c", str(path), "list"]) == 0
     header, row = capsys.readouterr().out.splitlines()[:2]
     assert header.split()[:3] == ["id", "kind", "name"]
-    assert re.match(rf"{done.series_id}\s+try\s+try .+ vs [0-9a-f]{{12}}\s+finished", row), row
+    assert re.match(rf" *{done.series_id}\s+try\s+try .+ vs [0-9a-f]{{12}}\s+finished", row), row
 
 
 def test_a_try_whose_b_did_not_build_has_a_page_without_verdict(tmp_path: Path) -> None:

@@ -158,7 +158,7 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
     assert "IMPROVEMENT (confirmed by a re-measure) 1:11" in text
     assert text.count(", held (the change: ") == 2
     assert main(["status", "-c", str(config_path)]) == 0
-    assert "  repetitions 48/48 (+4 re-measures of changes)" in capsys.readouterr().out
+    assert "  repetitions 48 of 48 (+4 re-measures of changes)" in capsys.readouterr().out
 
 
 def _walk(config: Path, *extra: str) -> subprocess.Popen[str]:

@@ -101,9 +101,11 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     code, out, _err = finished("status", "-c", cfg)
     assert f"series 1 'project 1day': interrupted: its walk (pid {walk.pid} on " in out, out
     assert "is gone; `perfwalk run --resume` continues it" in out
-    assert "repetitions 2/22" in out  # 2 of 11 planned checkouts × 2 (not 2/4: reached × 2)
-    code, out, _err = finished("list", "-c", cfg)
-    (row,) = [line.split() for line in out.splitlines() if line.startswith("1 ")]
+    assert "repetitions 2 of 22" in out  # 2 of 11 planned checkouts × 2 (not 2/4: reached × 2)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("COLUMNS", "200")  # the table in one block, each row whole
+        code, out, _err = finished("list", "-c", cfg)
+    (row,) = [line.split() for line in out.splitlines() if line.split()[:1] == ["1"]]
     assert row[:5] == ["1", "walk", "project", "1day", "interrupted"], out
 
     orphans = [pid for pid in pids(marks / "pids") if walk_process_alive(pid)]
@@ -119,7 +121,7 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     assert [pid for pid in pids(marks / "pids") if walk_process_alive(pid)] == []
     code, out, _err = finished("status", "-c", cfg)
     assert "series 1 'project 1day': finished" in out
-    assert "repetitions 20/22 (2 not run: build failed)" in out
+    assert "repetitions 20 of 22 (2 not run: build failed)" in out
 
 
 @pytest.mark.slow
@@ -140,8 +142,8 @@ def test_status_counts_the_planned_repetitions_of_an_interrupted_walk(
     code, out, _err = finished("status", "-c", str(config.path))
     assert code == 0
     assert "series 1 'project 1day': interrupted\n" in out
-    assert "checkouts 6 of 11 planned: built 5, build failed 1" in out
-    assert f"repetitions {done}/33 (3 not run: build failed)" in out  # not 12/18
+    assert "checkouts 6 of 11 planned (built 5, build failed 1)" in out
+    assert f"repetitions {done} of 33 (3 not run: build failed)" in out  # not 12/18
 
 
 def test_a_test_that_leaves_a_daemon_is_reported_and_the_daemon_stopped(
@@ -231,7 +233,11 @@ def test_a_store_lost_in_the_middle_of_a_walk_is_the_error_shown(
     )
     err = walk.stderr.decode()
     assert walk.returncode == 2, err
-    first, *rest = err.strip().splitlines()
+    progress, said = [], []  # the lines of the checkouts measured, then the rest
+    for line in err.strip().splitlines():
+        (said if said or not line.startswith("checkout ") else progress).append(line)
+    assert len(progress) == 2, err  # checkouts 0 and 1 (a log file: a line each)
+    first, *rest = said
     # the error that stopped the walk, then the one about its state as a note
     assert first.startswith(f"perfwalk: error: result store sqlite:///{storage}/results.db: ")
     assert "cannot store repetition 0 of checkout " in first, err

@@ -52,7 +52,7 @@ parser = "value"
 READS = [
     (["list"], "finished"),
     (["show"], "latency.latency [ms]"),
-    (["status"], "repetitions 27/27"),
+    (["status"], "repetitions 27 of 27"),
     (["export", "--format", "csv"], "latency,PASS,latency,ms,100"),
     (["changes"], "REGRESSION"),
     (["regress", "runs"], "no regress runs yet"),

@@ -70,34 +70,42 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "runtime modifiers), their repetitions interleaved with the plain checkout's in a "
         "seeded shuffled order; each variant is a series of its own",
     )
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list the checkouts the walk would take (commit, date, subject, commits since "
+        "the previous, quirks crossed) and how many builds and repetitions it would run; "
+        "nothing is built or stored",
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from perfwalk.cli.progress import ProgressBar
+    from perfwalk.cli.progress import ProgressBar, failed_builds_line
     from perfwalk.config.load import load_config
     from perfwalk.model import Status
     from perfwalk.orchestrate.plan import RunOptions
-    from perfwalk.services.run import run_series
+    from perfwalk.services.run import plan_series, run_series
 
     config = load_config(args.config)
+    asked = RunOptions(
+        from_=args.from_,
+        to=args.to,
+        step=args.step,
+        repetitions=args.repetitions,
+        between=args.between,
+        resume=args.resume,
+        name=args.name,
+        walk=args.walk,
+        variants=args.variants,
+    )
+    if args.dry_run:
+        from perfwalk.cli.dry_run import print_dry_run
+
+        print_dry_run(plan_series(config, asked))
+        return exits.OK
     bar = ProgressBar()
     try:
-        result = run_series(
-            config,
-            RunOptions(
-                from_=args.from_,
-                to=args.to,
-                step=args.step,
-                repetitions=args.repetitions,
-                between=args.between,
-                resume=args.resume,
-                name=args.name,
-                walk=args.walk,
-                variants=args.variants,
-            ),
-            bar,
-            say=print,
-        )
+        result = run_series(config, asked, bar, say=print)
     finally:
         bar.close()
     named = result.named
@@ -124,6 +132,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
+    failed = failed_builds_line(bar.failed, result.series_id)
+    if failed is not None:
+        print(failed)
     print(f"see `perfwalk show {result.series_id}`")
     if result.loaded:
         print(
@@ -203,10 +214,17 @@ def cmd_status(args: argparse.Namespace) -> int:
     )
     planned = "" if status.planned is None else f" of {status.planned} planned"
     print(
-        f"  checkouts {status.checkouts}{planned}: built {status.built}, "
-        f"build failed {status.build_failed}"
+        f"  checkouts {status.checkouts}{planned} (built {status.built}, "
+        f"build failed {status.build_failed})"
     )
     print(f"  repetitions {_repetitions(status)}")
+    if status.eta is not None and status.pace is not None:
+        from perfwalk.cli.terminal import duration
+
+        print(
+            f"  ETA {duration(status.eta)} at the recent rate "
+            f"({duration(status.pace)} a repetition, builds included)"
+        )
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
     return exits.OK
@@ -230,8 +248,8 @@ def _state_line(status: SeriesStatus) -> str:
 
 
 def _repetitions(status: SeriesStatus) -> str:
-    """``24/60``; ``57/60 (3 not run: build failed)``; ``60/60 (+2 re-measures of
-    changes)``; ``24`` for a drill (it plans as it goes)."""
+    """``24 of 60``; ``57 of 60 (3 not run: build failed)``; ``60 of 60 (+2 re-measures
+    of changes)``; ``24`` for a drill (it plans as it goes)."""
     done = status.repetitions_done
     if status.repetitions_total is None:
         planless = status.series.kind == "drill"
@@ -241,11 +259,11 @@ def _repetitions(status: SeriesStatus) -> str:
     again = status.repetitions_again
     if again:
         why += f" (+{again} re-measure{'' if again == 1 else 's'} of changes)"
-    return f"{done}/{status.repetitions_total}{why}"
+    return f"{done} of {status.repetitions_total}{why}"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from perfwalk.cli.tables import format_table, series_rows
+    from perfwalk.cli.tables import print_table, series_rows
     from perfwalk.config.load import load_config
     from perfwalk.services.inspect import opened, series_states
 
@@ -253,7 +271,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         every = store.list_series()
         rows = series_rows(every, series_states(store, every))
-    print(format_table(rows) if len(rows) > 1 else NO_SERIES)
+    if len(rows) > 1:
+        print_table(rows, keep=3)
+    else:
+        print(NO_SERIES)
     return exits.OK
 
 
@@ -263,17 +284,26 @@ def _show_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from perfwalk.cli.tables import format_table, show_rows
+    from perfwalk.cli.tables import SHOW_KEPT, print_table, show_rows, show_style
     from perfwalk.config.load import load_config
+    from perfwalk.config.policy import metric_policy
+    from perfwalk.model import Direction
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
-    s, rows = table.series, show_rows(table, args.test)
+    policies = {
+        f"{m.test}.{m.name}": metric_policy(
+            config, m.test, m.name, m.unit, Direction(m.direction)
+        ).summary
+        for m in table.metrics
+    }
+    s, rows = table.series, show_rows(table, args.test, policies)
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
-    print(format_table(rows))
+    sys.stdout.flush()
+    print_table(rows, keep=SHOW_KEPT, style=show_style)
     return exits.OK
 
 

@@ -1,50 +1,160 @@
-"""A one-line progress bar with ETA on a terminal; silent elsewhere."""
+"""The progress of a walk: on a terminal, one bar line redrawn in place that fits its
+width (repetitions done, the checkout, an ETA at this run's rate, the last checkout's
+summary), a failed build left as a line above it; elsewhere (a log file, a pipe) one
+plain line per finished checkout and per failed build, without escape codes."""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
-from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.cli.terminal import console, duration, is_terminal
+from perfwalk.orchestrate.walk_progress import BUILD_FAILED, CHECKOUT_DONE, Progress
 from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+
+
+@dataclass(frozen=True)
+class FailedBuild:
+    """A checkout whose build failed: its index, commit and what failed."""
+
+    idx: int
+    commit: str
+    message: str
 
 
 class ProgressBar:
-    """Draws ``[#####.....] 12/150  checkout 3/30  ETA 1m20s  message`` on ``stream``."""
+    """Tells the :class:`Progress` of a walk on ``stream`` (standard error by default):
+    a redrawn bar on a terminal (``terminal``: whether it is one, by default as
+    ``stream`` says), plain lines elsewhere. :attr:`failed` keeps the failed builds
+    for the last words of the command. ``width`` fixes the bar's (default: the
+    terminal's, as it is at each redraw)."""
 
-    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        terminal: bool | None = None,
+        width: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.stream = stream or sys.stderr  # the one of the moment, not of the import
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.started = time.monotonic()
+        self.terminal = is_terminal(self.stream) if terminal is None else terminal
+        self.width = width
+        self.clock = clock
+        self.started = clock()
         self.first_done: int | None = None
-        self.width = 24
+        self.failed: list[FailedBuild] = []
+        self.last = ""  # the last finished checkout's summary
+        self._console: Console | None = None
+        self._live: Live | None = None
 
     def __call__(self, progress: Progress) -> None:
-        if not self.enabled:
-            return
         if self.first_done is None:
-            self.first_done, self.started = progress.done, time.monotonic()
-        filled = self.width * progress.done // max(progress.total, 1)
-        bar = "#" * filled + "." * (self.width - filled)
-        line = (
-            f"\r[{bar}] {progress.done}/{progress.total}  "
-            f"checkout {progress.checkout}/{progress.checkouts}  "
-            f"ETA {self.eta(progress)}  {show_controls(progress.message)[:40]}"
+            self.first_done, self.started = progress.done, self.clock()
+        idx, message = progress.checkout - 1, show_controls(progress.message)
+        told = ""  # a line of its own, kept
+        if progress.kind == BUILD_FAILED:
+            self.failed.append(FailedBuild(idx, progress.commit, progress.message))
+            told = f"checkout {idx} {progress.commit[:10]}: {message}"
+        elif progress.kind == CHECKOUT_DONE:
+            self.last = f"#{idx} {progress.commit[:7]}: {message}"
+        if self.terminal:
+            self._draw(progress, told)
+        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE):
+            line = told or f"checkout {idx} {progress.commit[:10]}: {message}"
+            self.stream.write(f"{line} · {self._counts(progress)}\n")
+            self.stream.flush()
+
+    def _counts(self, progress: Progress) -> str:
+        return (
+            f"repetitions {progress.done}/{progress.total}, checkout "
+            f"{progress.checkout}/{progress.checkouts}, ETA {self.eta(progress)}"
         )
-        self.stream.write(line.ljust(110)[:110])
-        self.stream.flush()
+
+    def _draw(self, progress: Progress, told: str) -> None:
+        from rich.live import Live
+        from rich.text import Text
+
+        if self._live is None:
+            self._console = console(self.stream, terminal=True, width=self.width)
+            self._live = Live(
+                console=self._console,
+                auto_refresh=False,
+                transient=False,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._live.start()
+        assert self._console is not None
+        if told:
+            self._console.print(Text(told, style="bold red"), no_wrap=True, overflow="ellipsis")
+        self._live.update(self._bar(progress), refresh=True)
+
+    def _bar(self, progress: Progress) -> RenderableType:
+        """``━━━━━━━━━━  12/150  checkout 3/30  ETA 1m20s  #2 e0781fb: …``, one line as
+        wide as the terminal at most (the last words cut to fit)."""
+        from rich.progress_bar import ProgressBar as Bar
+        from rich.table import Table
+        from rich.text import Text
+
+        assert self._console is not None
+        width = self._console.width
+        bar_width = max(10, min(30, width // 8))
+        words = [
+            f"{progress.done}/{progress.total}",
+            f"checkout {progress.checkout}/{progress.checkouts}",
+            f"ETA {self.eta(progress)}",
+        ]
+        if self.failed:
+            words.append(f"{len(self.failed)} failed")
+        words.append(self.last or show_controls(progress.message))
+        text = Text("  ".join(words), no_wrap=True, overflow="ellipsis")
+        text.truncate(width - bar_width - 1, overflow="ellipsis")
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(width=bar_width, no_wrap=True)
+        grid.add_column(no_wrap=True)
+        if self._console.color_system is None:  # without colour, the bar's ends show
+            filled = (bar_width - 2) * progress.done // max(progress.total, 1)
+            bar: RenderableType = Text(
+                "[" + "#" * filled + "." * (bar_width - 2 - filled) + "]", no_wrap=True
+            )
+        else:
+            bar = Bar(total=max(progress.total, 1), completed=progress.done, width=bar_width)
+        grid.add_row(bar, text)
+        return grid
 
     def eta(self, progress: Progress) -> str:
         """Time left at the rate seen in this process (resumed work is not counted)."""
         measured = progress.done - (self.first_done or 0)
         if measured <= 0:
             return "--"
-        seconds = (time.monotonic() - self.started) / measured * (progress.total - progress.done)
-        minutes, secs = divmod(int(seconds), 60)
-        return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+        seconds = (self.clock() - self.started) / measured * (progress.total - progress.done)
+        return duration(seconds)
 
     def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        """The bar stays as it was last drawn, the cursor on the next line."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+
+def failed_builds_line(failed: list[FailedBuild], series_id: int) -> str | None:
+    """The last words of a walk whose builds failed: which checkouts, and the commands
+    that show why (None when every build passed)."""
+    if not failed:
+        return None
+    seen = {f.idx: f for f in failed}  # a checkout once, whatever its variants
+    named = ", ".join(f"{idx} ({f.commit[:10]})" for idx, f in sorted(seen.items()))
+    first = min(seen)
+    return (
+        f"builds failed at checkout{'s' if len(seen) > 1 else ''} {named}: "
+        f"`perfwalk log {series_id}:{first} --build` shows a build log, "
+        f"`perfwalk show {series_id}` the series"
+    )

@@ -1,9 +1,14 @@
-"""Plain-text tables for the terminal."""
+"""Tables for the terminal: columns padded to their widest cell, numbers aligned on
+their decimal point, wrapped into blocks of columns that fit the width
+(:func:`perfwalk.cli.terminal.width_of`: ``COLUMNS``, the terminal's), in colour
+only on a terminal that wants it (``NO_COLOR``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+import re
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from perfwalk.untrusted import show_controls
 
@@ -11,18 +16,162 @@ if TYPE_CHECKING:
     from perfwalk.report.summaries import SeriesTable
     from perfwalk.store.records import SeriesRow
 
+#: a cell that starts with a number (``577.4 ±0.3% n=5``, ``12``, ``1e+308``): its
+#: sign and integer digits, then its fraction and exponent
+_NUMBER = re.compile(r"([-+]?\d+)(\.\d*)?([eE][-+]?\d+)?(?=$|[\s%])")
 
-def format_table(rows: Sequence[Sequence[str]]) -> str:
+#: a cell's style (rich's words: ``bold``, ``red``…) by its row, column and text
+Styler = Callable[[int, int, str], str | None]
+
+
+def format_table(
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int | None = None,
+    keep: int = 1,
+    fit: int | None = None,
+) -> str:
     """Columns padded to their widest cell; the first row is the header. Control
     characters of a cell (stored text: value names, units, messages) are shown as
-    ``\\xNN``, never sent to the terminal."""
-    rows = [[show_controls(cell) for cell in row] for row in rows]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-    return "\n".join(lines)
+    ``\\xNN``, never sent to the terminal. See :func:`table_lines`."""
+    return "\n".join(
+        "".join(text for text, _row, _col in line)
+        for line in table_lines(rows, width=width, keep=keep, fit=fit)
+    )
+
+
+def print_table(
+    rows: Sequence[Sequence[str]],
+    *,
+    stream: TextIO | None = None,
+    keep: int = 1,
+    fit: int | None = None,
+    style: Styler | None = None,
+) -> None:
+    """Print :func:`format_table` of ``rows`` on ``stream`` (standard output), as wide as
+    it is (:func:`perfwalk.cli.terminal.width_of`), in colour when it wants colour:
+    the first row bold, each cell as ``style`` says."""
+    from perfwalk.cli.terminal import wants_colour, width_of
+
+    out = stream or sys.stdout
+    lines = table_lines(rows, width=width_of(out), keep=keep, fit=fit)
+    if not wants_colour(out):
+        for line in lines:
+            out.write("".join(text for text, _row, _col in line) + "\n")
+        return
+    from rich.text import Text
+
+    from perfwalk.cli.terminal import console
+
+    shown = console(out, terminal=True)
+    for line in lines:
+        text = Text(no_wrap=True, overflow="crop")
+        for cell, row, col in line:
+            found = "bold" if row == 0 and col >= 0 else None
+            if style is not None and row > 0 and col >= 0:
+                found = style(row, col, rows[row][col])
+            text.append(cell, style=found or "")
+        text.rstrip()
+        shown.print(text, crop=False, soft_wrap=True)
+
+
+def table_lines(
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int | None = None,
+    keep: int = 1,
+    fit: int | None = None,
+) -> list[list[tuple[str, int, int]]]:
+    """The lines of a table, each as its pieces: (text, row, column), column -1 for
+    the blanks between cells. Numbers are aligned on their decimal point (and what
+    follows them); within ``width`` columns, the column ``fit`` (e.g. a subject) is cut
+    (…) to fit, and a table still wider is cut into blocks of columns that fit, each
+    beginning with the first ``keep`` columns, a blank line between blocks."""
+    cells = [[show_controls(cell) for cell in row] for row in rows]
+    if not cells:
+        return []
+    columns = len(cells[0])
+    right = {col for col in range(columns) if _align_numbers(cells, col)}
+    widths = [max(len(row[col]) for row in cells) for col in range(columns)]
+    gap = 2
+    if width is not None and fit is not None and fit < columns:
+        over = sum(widths) + gap * (columns - 1) - width
+        if over > 0:
+            narrower = max(10, widths[fit] - over)
+            for row in cells:
+                if len(row[fit]) > narrower:
+                    row[fit] = row[fit][: narrower - 1] + "…"
+            widths[fit] = max(len(row[fit]) for row in cells)
+    blocks = _blocks(widths, width, min(keep, columns), gap)
+    lines: list[list[tuple[str, int, int]]] = []
+    for number, block in enumerate(blocks):
+        if number:
+            lines.append([])
+        for r, row in enumerate(cells):
+            if not any(row[col].strip() for col in block):  # (a label row, in a block
+                continue  # without the columns it labels)
+            line: list[tuple[str, int, int]] = []
+            for place, col in enumerate(block):
+                if place:
+                    line.append((" " * gap, r, -1))
+                last = place == len(block) - 1
+                if col in right:  # a column of numbers, its header too
+                    line.append((row[col].rjust(widths[col]), r, col))
+                else:
+                    line.append((row[col] if last else row[col].ljust(widths[col]), r, col))
+            while line and not line[-1][0].strip():  # no blanks at the end of a line
+                line.pop()
+            if line:
+                text, at, col = line[-1]
+                line[-1] = (text.rstrip(), at, col)
+            lines.append(line)
+    return lines
+
+
+def _align_numbers(cells: list[list[str]], col: int) -> bool:
+    """The cells of column ``col`` (but the header) that start with a number, aligned on
+    its decimal point, the rest of the number (fraction, exponent) padded to the
+    longest: what follows lines up too. Whether the column holds only numbers."""
+    found: dict[int, tuple[str, str, str]] = {}
+    for r, row in enumerate(cells[1:], start=1):
+        match = _NUMBER.match(row[col])
+        if match:
+            whole = match.group(1)
+            rest = (match.group(2) or "") + (match.group(3) or "")
+            found[r] = (whole, rest, row[col][match.end() :])
+    if not found:
+        return False
+    left = max(len(whole) for whole, _rest, _tail in found.values())
+    right = max(len(rest) for _whole, rest, _tail in found.values())
+    tails = any(tail for _whole, _rest, tail in found.values())
+    for r, (whole, rest, tail) in found.items():
+        cell = whole.rjust(left) + (rest.ljust(right) if tails else rest)
+        cells[r][col] = cell + tail
+    others = [row[col] for r, row in enumerate(cells[1:], start=1) if r not in found]
+    return not tails and all(cell in ("", "-") for cell in others)
+
+
+def _blocks(widths: Sequence[int], width: int | None, keep: int, gap: int) -> list[list[int]]:
+    """The columns of each block: all in one when they fit in ``width`` (or no width);
+    else the first ``keep`` in every block, and the others, in their order, as many as
+    fit (one at least)."""
+    columns = list(range(len(widths)))
+    if width is None or sum(widths) + gap * (len(widths) - 1) <= width:
+        return [columns]
+    kept = columns[:keep]
+    room = sum(widths[c] for c in kept) + gap * len(kept)
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    used = room
+    for col in columns[keep:]:
+        if current and used + widths[col] > width:
+            blocks.append(kept + current)
+            current, used = [], room
+        current.append(col)
+        used += widths[col] + gap
+    if current or not blocks:
+        blocks.append(kept + current)
+    return blocks
 
 
 def series_rows(
@@ -86,8 +235,17 @@ def _number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def show_rows(table: SeriesTable, only_test: str | None) -> list[list[str]]:
-    """One line per checkout; per metric its summary, rsd and marks (! unstable).
+#: the columns of :func:`show_rows` before its metrics, and those repeated in each
+#: block of a table too wide for the terminal (#, date, commit)
+SHOW_COLUMNS, SHOW_KEPT = 6, 3
+
+
+def show_rows(
+    table: SeriesTable, only_test: str | None, policies: Mapping[str, str] | None = None
+) -> list[list[str]]:
+    """One line per checkout; per metric its summary, rsd and marks (! unstable). Two
+    header rows: the metric (``test.name [unit]``), then what its cells say (``median
+    ±rsd n``, the summary by its policy in ``policies``, keyed ``test.name``).
 
     An ``only_test`` the series never ran is a :class:`UsageError` naming the tests it
     ran."""
@@ -103,7 +261,10 @@ def show_rows(table: SeriesTable, only_test: str | None) -> list[list[str]]:
     metrics = [m for m in table.metrics if only_test in (None, m.test)]
     header = ["#", "date", "commit", "build", "quirks", "since"]
     header += [f"{m.test}.{m.name} [{m.unit}]" for m in metrics]
-    rows = [header]
+    shown = policies or {}
+    labels = [""] * len(header[:SHOW_COLUMNS])
+    labels += [f"{shown.get(f'{m.test}.{m.name}', 'median')} ±rsd n" for m in metrics]
+    rows = [header, labels]
     for co in table.checkouts:
         row = [
             str(co.idx),
@@ -123,3 +284,18 @@ def show_rows(table: SeriesTable, only_test: str | None) -> list[list[str]]:
                 row.append(f"{_number(cell.summary)} ±{cell.rsd:.1%}{mark} n={cell.n}")
         rows.append(row)
     return rows
+
+
+def show_style(_row: int, col: int, cell: str) -> str | None:
+    """The colour of a cell of :func:`show_rows` (:data:`Styler`): the second header row
+    dim, an unstable summary (!) yellow, a status but PASS (a failed build, a test
+    without values) red."""
+    if _row == 1:
+        return "dim"
+    if col == 3 or col >= SHOW_COLUMNS:
+        word = cell.split(" ", 1)[0]
+        if word.isalpha() and word.isupper() and word != "PASS":
+            return "red"
+        if "!" in cell:
+            return "yellow"
+    return None

@@ -26,7 +26,7 @@ from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.repetition import Repetitions
 from perfwalk.orchestrate.shell_steps import StepsOutcome
 from perfwalk.orchestrate.variants import WalkVariant, base_variant, variant_order
-from perfwalk.orchestrate.walk_progress import ProgressCount
+from perfwalk.orchestrate.walk_progress import BUILD_FAILED, ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewResult
 
@@ -158,7 +158,9 @@ class MeasuringOrder:
             unit = (variant.name, checkout.index)
             if build.status is not Status.PASS:
                 self.progress.done += count.most - len(tallies[unit].done)
-                self.progress.report(checkout, f"build failed ({variant.name}): {build.failed}")
+                which = "" if variant.name == BASE_VARIANT else f", variant {variant.name}"
+                failed = f"build failed ({build.status.name}{which}): {build.failed}"
+                self.progress.report(checkout, failed, BUILD_FAILED)
                 continue
             trees[unit] = (checkout_id, worktree)
         return trees
@@ -197,6 +199,8 @@ class MeasuringOrder:
             self.repetitions.profile_extra(
                 checkout_id, worktree, planned.checkout, count.most, variant.config
             )
+        if (BASE_VARIANT, index) in trees:
+            self.progress.checkout_done(planned.checkout, results.get(index, ()))
 
     def _rounds(
         self,
@@ -223,7 +227,10 @@ class MeasuringOrder:
                 checkout_id, worktree = ready[unit]
                 ran = self._measure(checkout_id, worktree, planned, number, tally, variant=variant)
                 if variant.name == BASE_VARIANT:
-                    results.setdefault(planned.checkout.index, []).extend(ran)
+                    index = planned.checkout.index
+                    results.setdefault(index, []).extend(ran)
+                    if count.next(tally) is None:  # its last round
+                        self.progress.checkout_done(planned.checkout, results[index])
         for unit in ready:
             self.progress.done += count.most - len(tallies[unit].done)  # adaptive: not needed
         variants = {variant.name: variant for variant in self._variants}

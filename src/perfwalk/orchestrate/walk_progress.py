@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfwalk.model import Checkout
+from perfwalk.model import Checkout, Status
+from perfwalk.store.records import NewResult
+
+#: what a :class:`Progress` tells: a step within a checkout (building, a warm-up, a
+#: repetition), a build that failed, or a checkout whose repetitions are all done
+STEP, BUILD_FAILED, CHECKOUT_DONE = "step", "build failed", "checkout done"
 
 
 @dataclass(frozen=True)
@@ -14,9 +20,11 @@ class Progress:
 
     done: int  # repetitions finished (or given up) so far
     total: int
-    checkout: int
+    checkout: int  # the checkout's index + 1
     checkouts: int
-    message: str
+    message: str  # what happens; for CHECKOUT_DONE a short summary of its values
+    kind: str = STEP
+    commit: str = ""  # the checkout's commit id
 
 
 @dataclass
@@ -32,5 +40,42 @@ class ProgressCount:
         """A new call of the walk: ``done`` of ``total`` repetitions, over ``checkouts``."""
         self.done, self.total, self.checkouts = done, total, checkouts
 
-    def report(self, checkout: Checkout, message: str) -> None:
-        self.progress(Progress(self.done, self.total, checkout.index + 1, self.checkouts, message))
+    def report(self, checkout: Checkout, message: str, kind: str = STEP) -> None:
+        self.progress(
+            Progress(
+                self.done,
+                self.total,
+                checkout.index + 1,
+                self.checkouts,
+                message,
+                kind,
+                checkout.commit,
+            )
+        )
+
+    def checkout_done(self, checkout: Checkout, results: Sequence[NewResult]) -> None:
+        """The checkout has all its repetitions: told with a summary of ``results``."""
+        self.report(checkout, results_summary(results), CHECKOUT_DONE)
+
+
+def results_summary(results: Sequence[NewResult], most: int = 2) -> str:
+    """A few words on the results of a checkout's repetitions: the median of the first
+    ``most`` metrics (``latency.latency 100 ms``), or a test's worst status when it
+    gave no value (``latency FAIL``)."""
+    values: dict[tuple[str, str, str], list[float]] = {}
+    worst: dict[str, Status] = {}
+    for result in results:
+        worst[result.test] = max(worst.get(result.test, Status.PASS), result.status)
+        if result.status is Status.PASS:
+            for value, _direction in result.values:
+                values.setdefault((result.test, value.name, value.unit), []).append(value.value)
+    words = [
+        f"{test}.{name} {statistics.median(found):.4g} {unit}".rstrip()
+        for (test, name, unit), found in list(values.items())[:most]
+    ]
+    if len(values) > most:
+        words.append(f"(+{len(values) - most} more)")
+    words += [
+        f"{test} {status.name}" for test, status in worst.items() if status is not Status.PASS
+    ]
+    return ", ".join(words) or "no result"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import statistics
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
@@ -56,6 +59,35 @@ class SeriesStatus:
     repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
     repetitions_again: int = 0  # beyond the plan: re-measures of changes ([run] confirm)
+    #: while it runs, the seconds a repetition takes at the recent rate (builds
+    #: included): the median time between the last repetitions to finish
+    pace: float | None = None
+
+    @property
+    def eta(self) -> float | None:
+        """The seconds left at the recent rate, while the walk runs (None: unknown)."""
+        if self.pace is None or self.repetitions_total is None:
+            return None
+        left = self.repetitions_total - self.repetitions_done - self.repetitions_given_up
+        return self.pace * max(0, left)
+
+
+#: how many of the last repetitions to finish make the recent rate of a walk
+RECENT = 20
+
+
+def recent_pace(times: Sequence[tuple[datetime, datetime]]) -> float | None:
+    """The seconds per repetition at the rate of ``times`` ((started, finished) of the
+    last repetitions): the median time between two that finished one after the other
+    (the builds between them included), or the one repetition's own time."""
+    finished = sorted(end for _start, end in times)
+    if len(finished) >= 2:
+        gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(finished)]
+        return statistics.median(gaps)
+    if times:
+        start, end = times[0]
+        return (end - start).total_seconds()
+    return None
 
 
 def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
@@ -86,6 +118,9 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         repetitions_given_up=len(failed) * each,
         worst=worst,
         repetitions_again=again,
+        pace=recent_pace(store.recent_repetitions(series.id, RECENT + 1))
+        if series.state == "running" and not gone
+        else None,
     )
 
 

@@ -12,7 +12,7 @@ tells a walk that runs from one that is gone.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -21,14 +21,23 @@ from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
-from perfwalk.orchestrate.plan import NamedWalk, RunOptions, WalkPlan, plan_walk, walk_config
+from perfwalk.orchestrate.plan import (
+    NamedWalk,
+    PlannedCheckout,
+    RunOptions,
+    WalkPlan,
+    plan_walk,
+    walk_config,
+)
 from perfwalk.orchestrate.provenance import walk_series
+from perfwalk.orchestrate.run_hosts import control_directory, open_topology
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.walk import Walk
 from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
+from perfwalk.store.connect import is_missing_file
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,64 @@ def run_series(
         with session.holding():
             session.sweep(say)
             return _walk(session, config, plan, progress, tallies=tallies)
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What ``perfwalk run`` would do, planned without building or storing anything:
+    the plan, and for the walk it would continue what its series has already."""
+
+    plan: WalkPlan
+    done: Mapping[int, int]  # repetitions stored per checkout index
+    failed: frozenset[int]  # checkouts whose build failed (not built again)
+
+    def wanting(self) -> list[tuple[PlannedCheckout, int]]:
+        """Each checkout the walk would build, with the repetitions it would run there
+        (the most, with adaptive repetitions), variants' included."""
+        most = self.plan.measuring.repetitions_max or self.plan.repetitions
+        each = 1 + len(self.plan.variants)
+        found = []
+        for planned in self.plan.checkouts:
+            index = planned.checkout.index
+            left = max(0, most - self.done.get(index, 0))
+            if left and index not in self.failed:
+                found.append((planned, left * each))
+        return found
+
+    def builds(self) -> int:
+        """The builds the walk would run: one per checkout, and one per variant built
+        apart at each."""
+        own = sum(1 for variant in self.plan.variants if variant.own_build)
+        return len(self.wanting()) * (1 + own)
+
+
+def plan_series(config: Config, options: RunOptions) -> DryRun:
+    """The plan of the walk ``options`` ask for (a ``--dry-run``): the store is only
+    read, nothing is built, no lease taken; the hosts are asked only what the plan
+    checks (a pinned test's taskset)."""
+    if options.walk is not None:
+        config = walk_config(config, options.walk)
+    url = config.store.url
+    # a store not made yet has no walk to continue: an empty one in memory stands for it
+    missing = is_missing_file(url)
+    store = Store.open("sqlite://", read_only=False) if missing else Store.open(url, read_only=True)
+    try:
+        with control_directory() as control:
+            topology = open_topology(config, control)
+            try:
+                plan = plan_walk(store, config, topology, options)
+            finally:
+                topology.close()
+        done: dict[int, int] = {}
+        failed: set[int] = set()
+        if plan.resumed is not None:
+            for index, _rep in store.done_repetitions(plan.resumed.id):
+                done[index] = done.get(index, 0) + 1
+            rows = store.checkouts(plan.resumed.id)
+            failed = {r.idx for r in rows if r.build_status is Status.NOEXIST}
+    finally:
+        store.close()
+    return DryRun(plan, done, frozenset(failed))
 
 
 def _walk(

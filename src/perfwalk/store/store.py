@@ -654,6 +654,19 @@ class Store(Connected):
             self._require(conn, _s, series_id, "series")
             return {(row.checkout_idx, row.repetition_idx) for row in conn.execute(query)}
 
+    def recent_repetitions(self, series_id: int, last: int) -> list[tuple[datetime, datetime]]:
+        """(started, finished) of the ``last`` repetitions of a series to finish, the
+        newest first: the pace of a walk that runs."""
+        query = (
+            select(_rp.c.started_at, _rp.c.finished_at)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .order_by(_rp.c.finished_at.desc(), _rp.c.id.desc())
+            .limit(last)
+        )
+        with self._read(f"read the repetitions of series {series_id}") as conn:
+            return [(row.started_at, row.finished_at) for row in conn.execute(query)]
+
     def repetitions(self, checkout_id: int) -> list[RepetitionRow]:
         """The repetitions of a checkout in index order, with results and values.
 
