@@ -26,9 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from perfwalk.analysis.profile_diff import differential
 from perfwalk.report import layout
 from perfwalk.report.flame_data import compress_folded, diff_data_file, profile_data_file
-from perfwalk.report.flame_diff import differential
 
 GOAL_SECONDS = 10.0
 #: distinct profiles made (the others reuse them: writing does not depend on which)

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from perfwalk.analysis.profile_diff import differential
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
 from perfwalk.report.collect import Policies, read_block
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import compress_folded, profile_data_file
-from perfwalk.report.flame_diff import differential
 from perfwalk.report.pages.checkout import checkout_data_file
 from perfwalk.report.pages.drill import drill_section
 from perfwalk.report.pages.profiles import ProfilePair, profile_diff_file, profile_shell_page

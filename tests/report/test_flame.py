@@ -9,6 +9,7 @@ import re
 import zlib
 from datetime import UTC, datetime
 
+from perfwalk.analysis.profile_diff import diff_tree, differential
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
 from perfwalk.report.context import SeriesContext
@@ -18,7 +19,6 @@ from perfwalk.report.flame_data import (
     folded_text,
     profile_data_file,
 )
-from perfwalk.report.flame_diff import differential, differential_tree, function_changes
 from perfwalk.report.html import has_flame
 from perfwalk.report.pages.drill import drill_section
 from perfwalk.report.pages.profiles import (
@@ -64,30 +64,30 @@ def test_a_profile_data_file_carries_its_stacks_whole_in_ascii() -> None:
 
 
 def test_the_differential_tree_holds_both_sides() -> None:
-    tree = differential_tree(BEFORE, AFTER)
-    assert (tree.name, tree.before, tree.after) == ("all", 500, 900)
-    main = tree.children["main"]
-    work = main.children["work"]
-    assert (work.before, work.after) == (400, 800)
-    hot = work.children["hot_function"]
-    assert (hot.before, hot.after, hot.children) == (100, 500, {})
-    assert main.children[HOSTILE].after == 100
+    tree = diff_tree(BEFORE, AFTER)
+    assert (tree["name"], tree["before"], tree["value"]) == ("all", 500, 900)
+    [main] = tree["children"]
+    work = next(c for c in main["children"] if c["name"] == "work")
+    assert (work["before"], work["value"]) == (400, 800)
+    hot = next(c for c in work["children"] if c["name"] == "hot_function")
+    assert (hot["before"], hot["value"], hot["children"]) == (100, 500, [])
+    assert next(c for c in main["children"] if c["name"] == HOSTILE)["value"] == 100
 
 
 def test_the_functions_that_moved_most_come_first_with_their_shares() -> None:
-    changes = function_changes(BEFORE, AFTER)
+    changes = differential(BEFORE, AFTER).functions
     first = changes[0]
     assert first.name == "hot_function"
-    assert first.self_before == first.total_before == 100 / 500
-    assert first.self_after == first.total_after == 500 / 900
+    assert first.self_before == first.total_before == 100 * 100 / 500
+    assert first.self_after == first.total_after == 100 * 500 / 900
     assert [c.name for c in changes][:2] == ["hot_function", "cold"]
     assert changes[1].self_delta < 0
     assert "main" not in {c.name for c in changes}  # 100 % on both sides: not moved
-    recursive = function_changes({"a;f;f;f": 10, "a;g": 10}, {"a;f;f;f": 30, "a;g": 10})
-    f = next(c for c in recursive if c.name == "f")
-    assert (f.total_before, f.total_after) == (0.5, 0.75)  # a stack counts once
+    recursive = differential({"a;f;f;f": 10, "a;g": 10}, {"a;f;f;f": 30, "a;g": 10})
+    f = next(c for c in recursive.functions if c.name == "f")
+    assert (f.total_before, f.total_after) == (50.0, 75.0)  # a stack counts once
     many = {f"main;f{i}": i + 1 for i in range(40)}
-    assert len(function_changes(many, {"main;f0": 1})) == 20
+    assert len(differential(many, {"main;f0": 1}).functions) == 20
 
 
 def test_the_differential_data_file_leaves_out_what_vanished() -> None:

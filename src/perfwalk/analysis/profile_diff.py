@@ -154,3 +154,26 @@ def diff_tree(before: Mapping[str, int], after: Mapping[str, int]) -> DiffNode:
             made["children"].append(built)
             pending.append((child, built))
     return root
+
+
+@dataclass(frozen=True)
+class Differential:
+    """What a page shows of two profiles: the merged tree, the functions whose share
+    moved (the ``top`` that moved most, none that did not), each side's samples."""
+
+    tree: DiffNode
+    functions: tuple[FunctionShare, ...]
+    before_samples: int
+    after_samples: int
+
+
+def differential(
+    before: Mapping[str, int], after: Mapping[str, int], *, top: int = TOP
+) -> Differential:
+    moved = [f for f in diff_functions(before, after, top=top) if f.change != 0]
+    return Differential(
+        tree=diff_tree(before, after),
+        functions=tuple(moved),
+        before_samples=sum(n for n in before.values() if n > 0),
+        after_samples=sum(n for n in after.values() if n > 0),
+    )

@@ -6,7 +6,7 @@ parses it (``DecompressionStream``, as for logs). A profile stored compressed th
 way is published without being read: :func:`profile_data_file` only wraps its
 bytes in base64, which keeps a site of a thousand profiles quick to write.
 
-A differential carries its tree (:mod:`perfwalk.report.flame_diff`): per frame its
+A differential carries its tree (:mod:`perfwalk.analysis.profile_diff`): per frame its
 name, its samples after (the width of its box) and before.
 
 Data files are scripts of one call each, ``perfwalk.flame(key, {...})``, JSON in
@@ -21,8 +21,8 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from perfwalk.analysis.profile_diff import Differential, DiffNode
 from perfwalk.report import layout
-from perfwalk.report.flame_diff import Differential, FrameNode
 
 #: the zlib level of a profile compressed here (what `compress_folded` gives)
 LEVEL = 6
@@ -81,12 +81,22 @@ def diff_data_file(test: str, diff: Differential, *, before: str, after: str) ->
     return f'perfwalk.flame("{layout.profile_diff_key(test)}",{_json(document)});\n'
 
 
-def _node(node: FrameNode) -> dict[str, Any]:
-    found: dict[str, Any] = {"n": node.name, "v": node.after, "b": node.before}
-    children = [_node(c) for c in node.children.values() if c.after > 0]
-    if children:
-        found["c"] = children
-    return found
+def _node(tree: DiffNode) -> dict[str, Any]:
+    """The tree as flame.js reads it (``n`` name, ``v`` samples after, ``b`` before,
+    ``c`` children with samples after); built without recursion: stacks may be
+    thousands of frames deep."""
+    root: dict[str, Any] = {"n": tree["name"], "v": tree["value"], "b": tree["before"]}
+    pending = [(tree, root)]
+    while pending:
+        node, made = pending.pop()
+        kept = [c for c in node["children"] if c["value"] > 0]
+        if kept:
+            made["c"] = []
+            for child in kept:
+                one = {"n": child["name"], "v": child["value"], "b": child["before"]}
+                made["c"].append(one)
+                pending.append((child, one))
+    return root
 
 
 def _json(document: object) -> str:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfwalk.analysis.profile_diff import Differential, FunctionShare
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import diff_data_file
-from perfwalk.report.flame_diff import Differential, FunctionChange
 from perfwalk.report.html import FLAME_CLASS, esc, page, table
 from perfwalk.report.pages.series import series_crumbs
 
@@ -83,7 +83,7 @@ def profile_section(at: str, series_id: int, pair: ProfilePair | None) -> str:
 
 def change_table(pair: ProfilePair) -> str:
     """The functions whose self or total share changed most, the largest first."""
-    changes = pair.diff.changes
+    changes = pair.diff.functions
     if not changes:
         return "<p>No function's share changed.</p>\n"
     header = [
@@ -105,18 +105,18 @@ def change_table(pair: ProfilePair) -> str:
     )
 
 
-def _row(f: FunctionChange) -> list[str]:
+def _row(f: FunctionShare) -> list[str]:
     return [
         f'<td class="name"><code>{esc(f.name)}</code></td>',
-        f"<td>{f.self_before:.2%}</td>",
-        f"<td>{f.self_after:.2%}</td>",
+        f"<td>{f.self_before:.2f}%</td>",
+        f"<td>{f.self_after:.2f}%</td>",
         _delta(f.self_delta),
-        f"<td>{f.total_before:.2%}</td>",
-        f"<td>{f.total_after:.2%}</td>",
+        f"<td>{f.total_before:.2f}%</td>",
+        f"<td>{f.total_after:.2f}%</td>",
         _delta(f.total_delta),
     ]
 
 
-def _delta(value: float) -> str:
-    css = ' class="flame-grew"' if value > 0 else ' class="flame-shrank"' if value < 0 else ""
-    return f"<td{css}>{100 * value:+.2f}</td>"
+def _delta(points: float) -> str:
+    css = ' class="flame-grew"' if points > 0 else ' class="flame-shrank"' if points < 0 else ""
+    return f"<td{css}>{points:+.2f}</td>"
