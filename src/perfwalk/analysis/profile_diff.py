@@ -110,50 +110,52 @@ def diff_functions(
     return rows if top is None else rows[:top]
 
 
+class _Frame:
+    """A frame path while the tree is built: its samples per side, its callees."""
+
+    __slots__ = ("callees", "samples")
+
+    def __init__(self) -> None:
+        self.samples = [0, 0]  # before, after
+        self.callees: dict[str, _Frame] = {}
+
+
 def diff_tree(before: Mapping[str, int], after: Mapping[str, int]) -> DiffNode:
     """The merged tree of both profiles' stacks under a root named ``all``; children in
     name order (as a flame graph lays them out)."""
-    whole_before = sum(n for n in before.values() if n > 0)
-    whole_after = sum(n for n in after.values() if n > 0)
-    # path → [before, after]; the root is the empty path
-    counts: dict[tuple[str, ...], list[int]] = {(): [0, 0]}
+    whole = [sum(n for n in before.values() if n > 0), sum(n for n in after.values() if n > 0)]
+    root = _Frame()
     for side, stacks in ((0, before), (1, after)):
         for stack, samples in stacks.items():
             if samples <= 0:
                 continue
-            path: tuple[str, ...] = ()
-            counts[path][side] += samples
+            node = root
+            node.samples[side] += samples
             for frame in stack.split(";"):
-                path = (*path, frame)
-                counts.setdefault(path, [0, 0])[side] += samples
-    children: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-    for path in counts:
-        if path:
-            children.setdefault(path[:-1], []).append(path)
+                child = node.callees.get(frame)
+                if child is None:
+                    child = node.callees[frame] = _Frame()
+                child.samples[side] += samples
+                node = child
 
-    def share(samples: int, whole: int) -> float:
-        return 100.0 * samples / whole if whole else 0.0
-
-    def node(path: tuple[str, ...]) -> DiffNode:
-        was, now = counts[path]
-        return {
-            "name": path[-1] if path else "all",
-            "value": now,
-            "before": was,
-            "delta": share(now, whole_after) - share(was, whole_before),
-            "children": [],
-        }
+    def made(name: str, node: _Frame) -> DiffNode:
+        was, now = node.samples
+        delta = (100.0 * now / whole[1] if whole[1] else 0.0) - (
+            100.0 * was / whole[0] if whole[0] else 0.0
+        )
+        return {"name": name, "value": now, "before": was, "delta": delta, "children": []}
 
     # built without recursion: stacks may be thousands of frames deep
-    root = node(())
-    pending: list[tuple[tuple[str, ...], DiffNode]] = [((), root)]
+    top = made("all", root)
+    pending: list[tuple[_Frame, DiffNode]] = [(root, top)]
     while pending:
-        path, made = pending.pop()
-        for child in sorted(children.get(path, ())):
-            built = node(child)
-            made["children"].append(built)
+        node, out = pending.pop()
+        for name in sorted(node.callees):
+            child = node.callees[name]
+            built = made(name, child)
+            out["children"].append(built)
             pending.append((child, built))
-    return root
+    return top
 
 
 @dataclass(frozen=True)
