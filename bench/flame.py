@@ -88,7 +88,9 @@ def main() -> None:
     diff = differential(profiles[0], profiles[1])
     tree = time.perf_counter() - started
     started = time.perf_counter()
-    diff_text = diff_data_file("net", diff, before="a", after="b")
+    diff_text = diff_data_file(
+        "net", diff.tree, before="a", after="b", samples=(diff.before_samples, diff.after_samples)
+    )
     diff_file = time.perf_counter() - started
 
     print(f"profiles of {args.stacks} stacks, {raw / 1e6:.1f} MB of folded text each")

@@ -45,10 +45,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     files = dict(site_assets())
     ctx = SeriesContext(_series(), ())
     at = layout.series_page(7)
-    pair = ProfilePair(f"net {SCRIPT}", "1111aaaa", "2222bbbb", differential(BEFORE, AFTER))
+    pair = ProfilePair.of(f"net {SCRIPT}", "1111aaaa", "2222bbbb", differential(BEFORE, AFTER))
     drill = {"test": "net", "name": "x", "change": {}, "verdict": None, "steps": []}
     files[at] = series_page(ctx, [], "", drill_section(at, ctx, drill, {}, pair)).encode()
-    path, text = profile_diff_file(7, pair)
+    path, text = profile_diff_file(7, pair, differential(BEFORE, AFTER).tree)
     files[path] = text.encode()
     files[layout.profile_shell(7)] = profile_shell_page(ctx).encode()
     files[layout.profile_data(7, 7)] = profile_data_file(

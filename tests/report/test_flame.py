@@ -93,7 +93,13 @@ def test_the_functions_that_moved_most_come_first_with_their_shares() -> None:
 def test_the_differential_data_file_leaves_out_what_vanished() -> None:
     after = {"main;work;hot_function": 5}
     diff = differential({"main;gone": 5, "main;work;hot_function": 1}, after)
-    text = diff_data_file("net <b>", diff, before="aaaa", after="bbbb")
+    text = diff_data_file(
+        "net <b>",
+        diff.tree,
+        before="aaaa",
+        after="bbbb",
+        samples=(diff.before_samples, diff.after_samples),
+    )
     assert text.isascii()
     key, doc = _call(text, "flame")
     assert key == layout.profile_diff_key("net <b>")
@@ -105,7 +111,7 @@ def test_the_differential_data_file_leaves_out_what_vanished() -> None:
 
 
 def _pair() -> ProfilePair:
-    return ProfilePair(f"net {HOSTILE}", "1111aaaa", "2222bbbb", differential(BEFORE, AFTER))
+    return ProfilePair.of(f"net {HOSTILE}", "1111aaaa", "2222bbbb", differential(BEFORE, AFTER))
 
 
 def test_the_profile_section_escapes_every_name_and_points_at_its_data() -> None:
@@ -113,7 +119,7 @@ def test_the_profile_section_escapes_every_name_and_points_at_its_data() -> None
     html = profile_section(at, 7, _pair())
     assert "<script>" not in html
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
-    path, _text = profile_diff_file(7, _pair())
+    path, _text = profile_diff_file(7, _pair(), differential(BEFORE, AFTER).tree)
     assert f'data-src="{path}"' in html
     assert has_flame(html)
     assert "red, a larger share" in html

@@ -21,7 +21,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from perfwalk.analysis.profile_diff import Differential, DiffNode
+from perfwalk.analysis.profile_diff import DiffNode
 from perfwalk.report import layout
 
 #: the zlib level of a profile compressed here (what `compress_folded` gives)
@@ -65,18 +65,21 @@ def profile_data_file(
     return f'perfwalk.flame("{layout.profile_key(profile_id)}",{head[:-1]},"z":"{body}"}});\n'
 
 
-def diff_data_file(test: str, diff: Differential, *, before: str, after: str) -> str:
+def diff_data_file(
+    test: str, tree: DiffNode, *, before: str, after: str, samples: tuple[int, int]
+) -> str:
     """``perfwalk.flame("d…", {...})``: the differential of ``test``'s profiles,
     ``before`` and ``after`` naming the two sides (e.g. the parent's and the culprit's
-    short sha). A frame present only before has no width after: it is left out of
-    the tree (the table of functions tells what shrank to nothing)."""
+    short sha), ``samples`` the samples of each. A frame present only before has no
+    width after: it is left out of the tree (the table of functions tells what shrank
+    to nothing)."""
     document = {
         "test": test,
         "before": before,
         "after": after,
-        "tb": diff.before_samples,
-        "ta": diff.after_samples,
-        "tree": _node(diff.tree),
+        "tb": samples[0],
+        "ta": samples[1],
+        "tree": _node(tree),
     }
     return f'perfwalk.flame("{layout.profile_diff_key(test)}",{_json(document)});\n'
 

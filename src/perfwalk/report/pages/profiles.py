@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfwalk.analysis.profile_diff import Differential, FunctionShare
+from perfwalk.analysis.profile_diff import Differential, DiffNode, FunctionShare
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import diff_data_file
@@ -32,7 +32,13 @@ class ProfilePair:
     test: str
     before: str
     after: str
-    diff: Differential
+    functions: tuple[FunctionShare, ...]  # those whose share moved most, largest first
+    before_samples: int
+    after_samples: int
+
+    @classmethod
+    def of(cls, test: str, before: str, after: str, diff: Differential) -> ProfilePair:
+        return cls(test, before, after, diff.functions, diff.before_samples, diff.after_samples)
 
 
 def profile_shell_page(ctx: SeriesContext) -> str:
@@ -48,11 +54,18 @@ def profile_shell_page(ctx: SeriesContext) -> str:
     return page(at, f"profile of series {ctx.id}", body, crumbs=crumbs, flame=True)
 
 
-def profile_diff_file(series_id: int, pair: ProfilePair) -> tuple[str, str]:
-    """(site path, text) of the data file that :func:`profile_section` draws from."""
+def profile_diff_file(series_id: int, pair: ProfilePair, tree: DiffNode) -> tuple[str, str]:
+    """(site path, text) of the data file that :func:`profile_section` draws from:
+    ``tree``, the differential's (:func:`perfwalk.analysis.profile_diff.diff_tree`)."""
     return (
         layout.profile_diff_data(series_id, pair.test),
-        diff_data_file(pair.test, pair.diff, before=pair.before, after=pair.after),
+        diff_data_file(
+            pair.test,
+            tree,
+            before=pair.before,
+            after=pair.after,
+            samples=(pair.before_samples, pair.after_samples),
+        ),
     )
 
 
@@ -63,11 +76,10 @@ def profile_section(at: str, series_id: int, pair: ProfilePair | None) -> str:
         return ""
     src = layout.href(at, layout.profile_diff_data(series_id, pair.test))
     key = layout.profile_diff_key(pair.test)
-    diff = pair.diff
     return (
         f"<h2>Profile</h2>\n<p>The profile of <strong>{esc(pair.test)}</strong>:"
-        f" <code>{esc(pair.after)}</code> ({diff.after_samples} samples) against"
-        f" <code>{esc(pair.before)}</code> ({diff.before_samples} samples).</p>\n"
+        f" <code>{esc(pair.after)}</code> ({pair.after_samples} samples) against"
+        f" <code>{esc(pair.before)}</code> ({pair.before_samples} samples).</p>\n"
         '<p class="flame-key">Each box is a function on a call path, as wide as its'
         f" samples in <code>{esc(pair.after)}</code>; its colour is the change of its share"
         ' of all samples: <span class="flame-grew">red, a larger share</span> than in'
@@ -83,7 +95,7 @@ def profile_section(at: str, series_id: int, pair: ProfilePair | None) -> str:
 
 def change_table(pair: ProfilePair) -> str:
     """The functions whose self or total share changed most, the largest first."""
-    changes = pair.diff.functions
+    changes = pair.functions
     if not changes:
         return "<p>No function's share changed.</p>\n"
     header = [
