@@ -158,14 +158,13 @@ def test_a_checkout_page_links_its_profile_to_its_flame_graph(
     sid = published.fixed.daily
     with Store.open(published.fixed.url) as store:
         series = next(s for s in store.list_series() if s.id == sid)
-        ctx = SeriesContext(series, store.checkouts(sid))
+        checkouts = store.checkouts(sid)
+        first = checkouts[0].idx
+        ctx = SeriesContext(series, checkouts, profiles={first: ((f"net {SCRIPT}", 9),)})
         rows = list(ctx.checkouts[: layout.PLOT_BLOCK])
         block = read_block(store, sid, rows, Policies(published.config))
-    first = rows[0].idx
     files = {
-        layout.checkout_data(sid, 0): checkout_data_file(
-            ctx, 0, block, {first: [(f"net {SCRIPT}", 9)]}
-        ),
+        layout.checkout_data(sid, 0): checkout_data_file(ctx, 0, block),
         layout.profile_shell(sid): profile_shell_page(ctx),
         layout.profile_data(sid, 9): profile_data_file(
             9, compress_folded(AFTER), test=f"net {SCRIPT}", checkout=first

@@ -41,6 +41,8 @@ class SeriesContext:
     columns: tuple[tuple[str, int], ...] = ()
     #: what each checkout really ran (kernel, compiler, symbol list), by checkout index
     facts: Mapping[int, CheckoutFacts] = field(default_factory=dict)
+    #: the profiles that hold samples, by checkout index: (test, profile id) each
+    profiles: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -48,6 +48,7 @@ from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
+from perfwalk.report.flame_data import compress_folded, profile_data_file
 from perfwalk.report.forked import in_forks
 from perfwalk.report.pages.build_facts import fact_sig, symbol_diffs
 from perfwalk.report.pages.change_table import change_facts
@@ -63,6 +64,7 @@ from perfwalk.report.pages.logs import (
     logs_shell_page,
 )
 from perfwalk.report.pages.plots import PlotSpec, block_files, meta_file
+from perfwalk.report.pages.profiles import profile_shell_page
 from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.pages.table import checkout_table, worst_of
@@ -179,6 +181,7 @@ def publish(
             changes=changes.get(s.id, ()),
             episodes=episodes.get(s.id, ()),
             facts=store.build_facts.of_series(s.id),
+            profiles=store.profiles.listed(s.id),
         )
         for s in every
     }
@@ -192,7 +195,9 @@ def publish(
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
-    drills = drill_sections(store, contexts)
+    drills, profile_files = drill_sections(store, contexts, files.site.exists)
+    for at, text in profile_files.items():
+        files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}
     tries = try_sections(store, contexts, list(tried.values()))
     marks = {s.id: store.site.repetition_marks(s.id) for s in every}
@@ -405,7 +410,10 @@ def _plan(
     old = old or {}
     rows = ctx.checkouts
     sigs = {
-        str(r.idx): _checkout_sig(r, marks[ctx.id]) + fact_sig(ctx.facts.get(r.idx)) for r in rows
+        str(r.idx): _checkout_sig(r, marks[ctx.id])
+        + fact_sig(ctx.facts.get(r.idx))
+        + [[test, pid] for test, pid in ctx.profiles.get(r.idx, ())]
+        for r in rows
     }
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}
     variant_sigs = _variant_sigs(ctx, marks)
@@ -671,6 +679,7 @@ def _render_checkouts(
     logs = store.site.logs(ctx.id, first, last)
     text, large = logs_data_file(ctx, block, logs, lambda: _log_owners(data, steps))
     files.write(layout.logs_data(ctx.id, block), text)
+    _write_profiles(store, ctx, files, rows, full=full)
     for log_id, target in symbol_diffs(ctx, [row.idx for row in rows]):
         if full or not files.site.exists(target):  # a stored diff never changes
             files.write(target, store.log(log_id).data)
@@ -679,6 +688,30 @@ def _render_checkouts(
         if full or not files.site.exists(target):
             files.write(layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
             files.write(target, large_log_file(ctx, big))
+
+
+def _write_profiles(
+    store: Store, ctx: SeriesContext, files: SiteWriter, rows: Sequence[CheckoutRow], *, full: bool
+) -> None:
+    """The data files of the profiles taken at ``rows`` that the site lacks (a stored
+    profile never changes)."""
+    for row in rows:
+        for test, profile_id in ctx.profiles.get(row.idx, ()):
+            target = layout.profile_data(ctx.id, profile_id)
+            if not full and files.site.exists(target):
+                continue
+            profile = store.profiles.get(profile_id)
+            if profile is None:
+                continue
+            run = "the extra run" if profile.extra else f"repetition {profile.repetition}"
+            what = f"{run} on {profile.host}: {profile.tool} {profile.event}"
+            what += f", {profile.samples} samples"
+            if profile.cut:
+                what += f" ({profile.dropped} in the lightest stacks not kept)"
+            text = profile_data_file(
+                profile_id, compress_folded(profile.stacks), test=test, checkout=row.idx, what=what
+            )
+            files.write(target, text)
 
 
 def _log_owners(
@@ -710,6 +743,8 @@ def _write_shells(files: SiteWriter, ctx: SeriesContext, full: bool) -> None:
         layout.commits_shell(ctx.id): commits_shell_page,
         layout.log_shell(ctx.id): log_shell_page,
     }
+    if ctx.profiles:
+        shells[layout.profile_shell(ctx.id)] = profile_shell_page
     for at, render in shells.items():
         if full or not files.site.exists(at):
             files.write(at, render(ctx))

@@ -161,6 +161,21 @@ class ProfileRecords(StorePart):
             rows = conn.execute(query).all()
         return _ordered(rows)
 
+    def listed(self, series_id: int) -> dict[int, tuple[tuple[str, int], ...]]:
+        """The profiles of series ``series_id`` that hold samples, by checkout index:
+        (test, profile id) each, the extra run's first; their stacks are not read."""
+        query = (
+            select(_p.c.id, _p.c.test, _p.c.repetition, _c.c.idx)
+            .join(_c, _c.c.id == _p.c.checkout_id)
+            .where(_p.c.series_id == series_id, _p.c.status == int(Status.PASS), _p.c.samples > 0)
+            .order_by(_c.c.idx, _p.c.test, _p.c.repetition.is_not(None), _p.c.repetition, _p.c.id)
+        )
+        found: dict[int, list[tuple[str, int]]] = {}
+        with self._read(f"read the profiles listed in series {series_id}") as conn:
+            for row in conn.execute(query):
+                found.setdefault(int(row.idx), []).append((str(row.test), int(row.id)))
+        return {idx: tuple(profiles) for idx, profiles in found.items()}
+
     def extra_done(self, checkout_id: int) -> set[str]:
         """The tests whose extra run at checkout ``checkout_id`` is stored (a resumed
         walk does not run them again)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from perfwalk.report import layout
@@ -48,11 +48,10 @@ def checkout_data_file(
     ctx: SeriesContext,
     block_no: int,
     block: Sequence[CheckoutData],
-    profiles: Mapping[int, Sequence[tuple[str, int]]] | None = None,
 ) -> str:
-    """``perfwalk.checkouts(series, block, {...})``: every checkout of one block;
-    ``profiles``: per checkout (by idx) its profiles, (test, profile id), which its
-    page links to their flame graphs (``layout.profile_page``)."""
+    """``perfwalk.checkouts(series, block, {...})``: every checkout of one block, each
+    with its profiles (the context's: test, profile id), which its page links to their
+    flame graphs (``layout.profile_page``)."""
     metrics: dict[MetricKey, int] = {}
     layouts: dict[tuple[MetricKey, ...], int] = {}
     entries = []
@@ -63,7 +62,7 @@ def checkout_data_file(
             at = layouts[shape] = len(layouts)
             for key in shape:
                 metrics.setdefault(key, len(metrics))
-        entries.append(_entry(ctx, c, at, (profiles or {}).get(c.row.idx, ())))
+        entries.append(_entry(ctx, c, at, ctx.profiles.get(c.row.idx, ())))
     tests = sorted({test for c in block for test in c.statuses})
     head = {
         "metrics": [list(key) for key in metrics],

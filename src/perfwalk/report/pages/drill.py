@@ -5,15 +5,16 @@ with the values it gave and where the drill placed it."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from perfwalk.analysis.profile_diff import FunctionShare, diff_tree
 from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
-from perfwalk.report.pages.profiles import ProfilePair, profile_section
+from perfwalk.report.pages.profiles import ProfilePair, profile_diff_file, profile_section
 from perfwalk.store import Store
 
 _VERDICT_WORDS = {
@@ -24,9 +25,14 @@ _VERDICT_WORDS = {
 }
 
 
-def drill_sections(store: Store, contexts: Mapping[int, SeriesContext]) -> dict[int, str]:
-    """The drill section of every drill series' page, by series id."""
-    sections = {}
+def drill_sections(
+    store: Store, contexts: Mapping[int, SeriesContext], written: Callable[[str], bool]
+) -> tuple[dict[int, str], dict[str, str]]:
+    """The drill section of every drill series' page, by series id; and the data files
+    of their differential profiles (site path → text) that ``written`` says the site
+    lacks: a drill's profiles never change, so each differential is computed once."""
+    sections: dict[int, str] = {}
+    files: dict[str, str] = {}
     for row in store.drills.all():
         ctx = contexts.get(row.series_id)
         if ctx is None:
@@ -37,8 +43,69 @@ def drill_sections(store: Store, contexts: Mapping[int, SeriesContext]) -> dict[
             if checkout.sha == culprit:
                 commits = {c.id: c for c in store.commits_since(checkout.id)}
         at = layout.series_page(row.series_id)
-        sections[row.series_id] = drill_section(at, ctx, dataclasses.asdict(row), commits)
-    return sections
+        stored = (row.answer or {}).get("profile")
+        pair = _profile_pair(contexts, stored)
+        if pair is not None and stored is not None:
+            path = layout.profile_diff_data(row.series_id, pair.test)
+            if not written(path):
+                found = _differential_file(store, row.series_id, pair, stored)
+                if found is None:
+                    pair = None  # a profile is gone: no section to draw
+                else:
+                    files[path] = found
+        sections[row.series_id] = drill_section(
+            at, ctx, dataclasses.asdict(row), commits, profile=pair
+        )
+    return sections, files
+
+
+def _profile_pair(
+    contexts: Mapping[int, SeriesContext], found: Mapping[str, Any] | None
+) -> ProfilePair | None:
+    """The culprit's profile against its parent's, as the drill's answer stored it
+    (``profile``: the two profiles and the functions that moved); None without both."""
+    if not found or "functions" not in found:
+        return None
+
+    def label(side: Mapping[str, Any]) -> str:
+        ctx = contexts.get(int(side.get("series") or 0))
+        for checkout in ctx.checkouts if ctx is not None else ():
+            if checkout.idx == side.get("checkout"):
+                return checkout.sha[:12]
+        return f"profile {side.get('profile')}"
+
+    before, after = found["before"], found["after"]
+    shares = [
+        FunctionShare(
+            str(f["name"]),
+            float(f["self_before"]),
+            float(f["self_after"]),
+            float(f["total_before"]),
+            float(f["total_after"]),
+        )
+        for f in found["functions"]
+        if float(f["self_after"]) != float(f["self_before"])
+        or float(f["total_after"]) != float(f["total_before"])
+    ]
+    return ProfilePair(
+        str(found["test"]),
+        label(before),
+        label(after),
+        tuple(shares),
+        int(before.get("samples") or 0),
+        int(after.get("samples") or 0),
+    )
+
+
+def _differential_file(
+    store: Store, series_id: int, pair: ProfilePair, found: Mapping[str, Any]
+) -> str | None:
+    """The data file of the differential flame graph of the two stored profiles."""
+    before = store.profiles.get(int(found["before"]["profile"]))
+    after = store.profiles.get(int(found["after"]["profile"]))
+    if before is None or after is None:
+        return None
+    return profile_diff_file(series_id, pair, diff_tree(before.stacks, after.stacks))[1]
 
 
 def drill_section(
