@@ -97,23 +97,35 @@ def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -
     assert night is not None
     assert night.event == speed[-1]
     told = [(c.id, c.metric, c.note) for c in night.cycle.new]
-    assert len(night.messages) == 1, (told, night.messages)
-    (message,) = night.messages
-    assert night.event.commit in message["message"]
-    assert "cksum: count every byte value" in message["message"]
-    assert {c.after_sha for c in night.cycle.alarms} == {c.after_sha for c in night.cycle.new}
-    assert all(c.culprit is not None for c in night.cycle.new)
-    assert {c.culprit.sha for c in night.cycle.new if c.culprit} == {night.event.commit}
+    assert told, "the night's slowdown was not found"
+    drilled = speed
+    if all(c.note.startswith("suspect: machine load") for c in night.cycle.new):
+        # a machine busy while the night was measured (its state recorded with each
+        # repetition): the change is shown, suspect, and neither drilled nor told, as
+        # docs/analysis.md says; the watch tests tell a change on a seeded machine
+        assert night.messages == (), told
+        assert night.cycle.alarms == []
+        assert result.drills[-1].detail == "no drill across it"
+        drilled = speed[:-1]
+    else:
+        assert len(night.messages) == 1, (told, night.messages)
+        (message,) = night.messages
+        assert night.event.commit in message["message"]
+        assert "cksum: count every byte value" in message["message"]
+        assert {c.after_sha for c in night.cycle.alarms} == {c.after_sha for c in night.cycle.new}
+        assert all(c.culprit is not None for c in night.cycle.new)
+        assert {c.culprit.sha for c in night.cycle.new if c.culprit} == {night.event.commit}
     assert [d.event for d in result.drills] == speed  # one answer per known change
-    assert all(d.exact for d in result.drills), [d.detail for d in result.drills]
+    exact = [d for d in result.drills if d.event in drilled]
+    assert all(d.exact for d in exact), [d.detail for d in result.drills]
     config = load_config(result.project.config)
     with Store.open(config.store.url) as store:
         drills = store.drills.all()
         # every change the walk found was drilled; those across no known event (a real
         # code-layout effect on some machines) are reported, not hidden
-        assert len(drills) == len(speed) + len(result.others)
+        assert len(drills) == len(drilled) + len(result.others)
         culprits = {row.answer["culprit"] for row in drills if row.answer}
-        assert {e.commit for e in speed} <= culprits
+        assert {e.commit for e in drilled} <= culprits
         for row in drills:
             assert store.series(row.series_id).parent_id == result.series_id
             assert row.steps
