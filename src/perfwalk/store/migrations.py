@@ -81,6 +81,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     Connection,
@@ -679,6 +680,18 @@ def _v19_build_facts(conn: Connection) -> None:
     md.create_all(conn, tables=[facts, symbols])
 
 
+def _v20_job_series(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    jobs = Table(
+        "job_series",
+        md,
+        Column("job_id", BigInteger, primary_key=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    )
+    md.create_all(conn, tables=[jobs])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -719,6 +732,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         19, "what a walk ran: build_fact per checkout and host, symbol_list", _v19_build_facts
     ),
+    Migration(20, "team jobs: job_series, the series a queued job walks", _v20_job_series),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
