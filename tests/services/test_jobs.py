@@ -258,3 +258,51 @@ def test_a_sqlite_store_has_no_queue(tmp_path: Path, known_values_repo_copy: Kno
     config = _config(tmp_path / "a", known_values_repo_copy, f"sqlite:///{tmp_path}/s.db", "p")
     with pytest.raises(UsageError, match="need a PostgreSQL store"):
         submit(config, "run", {})
+
+
+def _perfwalk(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "perfwalk", *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_commands_submit_list_and_cancel(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    path = str(config.path)
+    submitted = _perfwalk("submit", "run", "-c", path, "--from", "2024-01-02", "-n", "2")
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = int(submitted.stdout)
+    listed = _perfwalk("jobs", "-c", path)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{job_id}   run   queued  pool-a  box-pool-a" in listed.stdout
+    (row,) = jobs(config)
+    assert row.options == {"from_": "2024-01-02", "repetitions": 2}
+    cancelled = _perfwalk("jobs", "cancel", str(job_id), "-c", path)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert f"job {job_id}: cancelled" in cancelled.stdout
+    refused = _perfwalk("submit", "try", "HEAD", "--patch", "x.diff", "-c", path)
+    assert refused.returncode == 2
+    assert "cannot carry patch files" in refused.stderr
+
+
+def test_help_and_sqlite_commands_do_not_import_the_queue() -> None:
+    probe = (
+        "import sys, contextlib, io\n"
+        "from perfwalk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('procrastinate' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "False", done.stderr

@@ -45,12 +45,11 @@ _OPTIONS: dict[str, dict[str, str]] = {
 
 
 def _submit_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("kind", choices=sorted(_OPTIONS), help="the use case to queue")
     p.add_argument(
-        "options",
-        nargs=argparse.REMAINDER,
-        metavar="OPTION",
-        help="the options of the direct command (perfwalk run|drill|try --help)",
+        "kind",
+        choices=sorted(_OPTIONS),
+        help="the use case to queue, followed by the options of its direct command "
+        "(perfwalk run|drill|try --help): perfwalk submit run --from 2024-01-01 -n 5",
     )
 
 
@@ -94,7 +93,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     from perfwalk.services.jobs import submit
 
     config = load_config(args.config)
-    job = submit(config, args.kind, job_options(args.kind, list(args.options)))
+    job = submit(config, args.kind, job_options(args.kind, list(args.rest)))
     print(job)
     return exits.OK
 
@@ -216,6 +215,7 @@ COMMANDS: dict[str, Command] = {
         "command) and print its id; a worker runs it",
         _submit_args,
         cmd_submit,
+        takes_rest=True,
     ),
     "jobs": Command(
         "team mode: list the jobs (queued, running, done, failed) with their hosts, owner "
