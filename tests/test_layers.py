@@ -151,6 +151,7 @@ COMPOSED_SERVICES: dict[str, str] = {
     "perfwalk.services.demo": "runs the run, drill and publish use cases in turn",
     # the daily loop: one cycle of the others, as a cron job would run them in turn
     "perfwalk.services.watch": "runs the run, drill, publish and notify use cases in turn",
+    "perfwalk.services.jobs": "a worker runs the run, drill, try and watch use cases",
 }
 
 

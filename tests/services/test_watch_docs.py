@@ -51,3 +51,24 @@ def test_the_docs_give_a_crontab_line_that_runs_one_cycle() -> None:
     assert "perfwalk watch --once -c " in line
     for unit in ("perfwalk-watch.service", "perfwalk-watch.timer"):
         assert f"examples/systemd/{unit}" in docs
+
+
+@pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here"
+)
+def test_the_systemd_worker_unit_verifies(tmp_path: Path) -> None:
+    perfwalk = Path(sys.executable).parent / "perfwalk"
+    text = (UNITS / "perfwalk-worker@.service").read_text(encoding="utf-8")
+    text = text.replace("/srv/perfwalk/.venv/bin/perfwalk", str(perfwalk))
+    text = text.replace("/srv/perfwalk", str(tmp_path))
+    (tmp_path / "perfwalk-worker@.service").write_text(text, encoding="utf-8")
+    (tmp_path / "perfwalk-worker@rack-a.service").symlink_to(tmp_path / "perfwalk-worker@.service")
+    done = subprocess.run(
+        ["systemd-analyze", "verify", str(tmp_path / "perfwalk-worker@rack-a.service")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    docs = (ROOT / "docs" / "team.md").read_text(encoding="utf-8")
+    assert "examples/systemd/perfwalk-worker@.service" in docs

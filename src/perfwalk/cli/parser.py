@@ -85,7 +85,11 @@ class Commands(_Base):
         name, rest = words[0], words[1:]
         setattr(namespace, self.dest, name)
         command = self.fill(name)
-        parsed, extras = command.parse_known_intermixed_args(rest)
+        if self._specs[name].takes_rest:
+            parsed, extras = command.parse_known_args(rest)
+            parsed.rest, extras = extras, []
+        else:
+            parsed, extras = command.parse_known_intermixed_args(rest)
         for key, value in vars(parsed).items():
             setattr(namespace, key, value)
         if extras:

@@ -10,6 +10,7 @@ from perfwalk.cli import (
     parse_commands,
     regress_commands,
     report_commands,
+    team_commands,
     triage_commands,
     try_commands,
     watch_commands,
@@ -30,6 +31,7 @@ def all_commands() -> dict[str, Command]:
         lab_commands,
         regress_commands,
         watch_commands,
+        team_commands,
     ):
         for name, command in area.COMMANDS.items():
             if name in merged:

@@ -14,6 +14,9 @@ class Command(NamedTuple):
     needs_config: bool = True  # takes -c/--config FILE
     #: what to do after Ctrl-C, for the commands that can be continued (walks)
     when_interrupted: str | None = None
+    #: the arguments its parser does not know are handed to it as ``rest`` (a command
+    #: that passes another command's options on: ``perfwalk submit run --from …``)
+    takes_rest: bool = False
 
 
 def no_arguments(_parser: argparse.ArgumentParser) -> None:

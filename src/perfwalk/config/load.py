@@ -108,15 +108,17 @@ _INDEX = re.compile(r"\[\d+\]")
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
-def load_config(path: Path) -> Config:
-    """Read, validate and resolve the configuration file at ``path``.
+def load_config(path: Path, text: str | None = None) -> Config:
+    """Read, validate and resolve the configuration file at ``path`` (or ``text``, its
+    content as read elsewhere: a job of team mode carries it to its worker).
 
     Relative paths in the file are resolved against the file's directory.
     Raises :class:`ConfigError` for anything wrong, naming the file and the key.
     """
     where = Path(os.path.abspath(path))
     checker = _Checker(str(path), where.parent)
-    text = checker.read(path)
+    if text is None:
+        text = checker.read(path)
     values = checker.root(checker.parse(text))
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])

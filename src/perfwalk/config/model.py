@@ -99,6 +99,7 @@ class HostConfig:
     reboot_timeout: float = default_of("hosts.<name>.reboot_timeout")
     console: str = default_of("hosts.<name>.console")
     lease: str = default_of("hosts.<name>.lease")
+    pool: str = default_of("hosts.<name>.pool")
 
     @property
     def local(self) -> bool:
@@ -399,6 +400,7 @@ class WatchConfig:
     interval: float = default_of("watch.interval")
     drill_builds: int = default_of("watch.drill_builds")
     drill_repetitions: int = default_of("watch.drill_repetitions")
+    schedule: str = default_of("watch.schedule")
 
 
 @dataclass(frozen=True)

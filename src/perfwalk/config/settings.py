@@ -880,6 +880,21 @@ _RUN = Section(
     ),
 )
 
+
+#: A host pool's name: a queue name of the team's workers.
+_POOL = re.compile(r"[A-Za-z0-9_.-]{0,64}")
+_CRON_FIELD = re.compile(r"[0-9*/,A-Za-z-]+")
+
+
+def _cron_ok(value: str) -> bool:
+    """Five cron fields, or six (the sixth: seconds), or none: the queue checks the
+    rest when a worker starts."""
+    fields = value.split()
+    return not fields or (
+        len(fields) in (5, 6) and all(_CRON_FIELD.fullmatch(f) is not None for f in fields)
+    )
+
+
 _HOSTS = Section(
     "hosts",
     Form.NAMED,
@@ -972,6 +987,18 @@ _HOSTS = Section(
             default="",
             default_doc="the target (local: this machine's name)",
             example="dut.lab.example.org",
+        ),
+        Setting(
+            "pool",
+            STRING,
+            "team mode: the host pool of this host, the queue of the jobs that run on it "
+            "(`perfwalk worker --hosts POOL` takes them; docs/team.md)",
+            default="",
+            default_doc='"default"',
+            rules=(
+                rule("letters, digits, '-', '_' or '.'", lambda v: _POOL.fullmatch(v) is not None),
+            ),
+            example="rack-a",
         ),
     ),
     field="hosts",
@@ -1890,6 +1917,16 @@ _WATCH = Section(
             "the repetitions all the drills of one cycle may run together",
             default=200,
             rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+        Setting(
+            "schedule",
+            STRING,
+            "team mode: when the workers run a cycle, in cron syntax (minute hour day month "
+            'weekday), once per period however many workers are up; "" = never '
+            "(docs/team.md)",
+            default="",
+            rules=(rule("five cron fields, e.g. 0 3 * * *", _cron_ok),),
+            example="0 3 * * *",
         ),
     ),
 )

@@ -56,6 +56,8 @@ class RunOptions:
     name: str | None = None
     walk: str | None = None  # a named walk ([[walk]]) to continue
     variants: tuple[str, ...] = ()  # the [[variant]]s measured besides the plain checkout
+    #: with ``resume``: this series, not the newest unfinished one (a job run again)
+    resume_series: int | None = None
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,11 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
             hint="a resumed walk measures the variants it started with; leave out --variants",
         )
     if options.resume:
-        resumed = store.find_unfinished(config.hash)
+        resumed = (
+            store.find_unfinished(config.hash)
+            if options.resume_series is None
+            else store.series(options.resume_series)
+        )
         if resumed is None:
             raise UsageError(
                 "nothing to resume: no unfinished series was made with this configuration",

@@ -76,11 +76,13 @@ def run_series(
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     say: Callable[[str], None] = lambda _s: None,
     tallies: bool = True,
+    walks: Callable[[int], None] = lambda _id: None,
 ) -> RunResult:
     """Walk (or resume) a series and return what it measured; ``say`` hears what the
     walk did besides measuring (processes of killed walks it stopped first);
     ``tallies=False`` leaves out the counts of loaded repetitions, unstable sets and
-    outliers of the whole series (what ``perfwalk run`` warns of; they read all of it).
+    outliers of the whole series (what ``perfwalk run`` warns of; they read all of it);
+    ``walks`` hears the id of the series before anything is measured in it.
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
@@ -95,7 +97,7 @@ def run_series(
             return _nothing_new(session.store, plan, plan.resumed.id)
         with session.holding():
             session.sweep(say)
-            return _walk(session, config, plan, progress, tallies=tallies)
+            return _walk(session, config, plan, progress, tallies=tallies, walks=walks)
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ def _walk(
     progress: Callable[[Progress], None],
     *,
     tallies: bool,
+    walks: Callable[[int], None],
 ) -> RunResult:
     store, clock = session.store, session.clock
     walker = session.walker()
@@ -170,6 +173,7 @@ def _walk(
         series_id = plan.resumed.id
     else:
         series_id = store.create_series(walk_series(config, session.topology, plan, clock()))
+    walks(series_id)
 
     def report(step: Progress) -> None:
         session.check()

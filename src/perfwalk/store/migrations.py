@@ -75,6 +75,8 @@ History:
     run or a repetition's, its host, tool and event, status and message, the folded
     stacks compressed and bounded, the samples cut, the extra run's values; see
     perfwalk.store.profiles).
+21. team jobs: job_series (the series a job of the queue walks, so that its retry after
+    a lost worker continues that series; see perfwalk.store.jobs).
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     Connection,
@@ -713,6 +716,18 @@ def _v20_profiles(conn: Connection) -> None:
     md.create_all(conn, tables=[profiles])
 
 
+def _v21_job_series(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    jobs = Table(
+        "job_series",
+        md,
+        Column("job_id", BigInteger, primary_key=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    )
+    md.create_all(conn, tables=[jobs])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -754,6 +769,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         19, "what a walk ran: build_fact per checkout and host, symbol_list", _v19_build_facts
     ),
     Migration(20, "profiles: profile, folded stacks per profiled run", _v20_profiles),
+    Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Column,
     Double,
@@ -350,6 +351,15 @@ walker = Table(
     Column("pid", Integer, nullable=False),
     Column("process_start", String(32), nullable=False),  # tells a reused pid apart
     Column("started_at", UTCDateTime, nullable=False),
+)
+
+#: Team mode: the series a job of the queue walks (its retry after a lost worker
+#: continues that series).
+job_series = Table(
+    "job_series",
+    metadata,
+    Column("job_id", BigInteger, primary_key=True),  # procrastinate's job id
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
 )
 
 drill = Table(

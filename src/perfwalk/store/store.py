@@ -26,6 +26,7 @@ from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
+from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
 from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.opening import open_database
@@ -143,6 +144,11 @@ class Store(Connected):
     def conduct(self) -> ConductRecords:
         """The conductor runs of this store (:mod:`perfwalk.store.conduct`)."""
         return ConductRecords(self._db, self._check_open)
+
+    @property
+    def job_series(self) -> JobSeries:
+        """The series of the queue's jobs (:mod:`perfwalk.store.jobs`)."""
+        return JobSeries(self._db, self._check_open)
 
     @property
     def walkers(self) -> Walkers:

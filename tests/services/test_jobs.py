@@ -1,0 +1,308 @@
+"""Team mode on a real PostgreSQL server: walks submitted as jobs, taken by
+``perfwalk worker`` processes by host pool; a worker killed with ``kill -9`` mid-walk
+leaves its job to another worker, which continues the series without a duplicate
+or a missing row."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.errors import UsageError
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.services.jobs import cancel_job, jobs, submit
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from tests.fixtures.synthetic_repo import KnownHistory
+from tests.store.conftest import _pg_schema_url, pg_admin
+
+__all__ = ["pg_admin"]
+
+pytest.importorskip("procrastinate", reason="team mode needs procrastinate (pip install .)")
+
+pytestmark = [pytest.mark.postgres, pytest.mark.timeout(120)]
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+[store]
+url = "{url}"
+worktrees = "{folder}/worktrees"
+[build]
+steps = ["sh build.sh"]
+[run]
+host = "{host}"
+step = "commit/10"
+repetitions = {repetitions}
+lease_expiry = 10
+[hosts.{host}]
+target = "local"
+lease = "box-{pool}"
+pool = "{pool}"
+[[test]]
+name = "latency"
+command = "{command}"
+parser = "value"
+"""
+
+
+@pytest.fixture
+def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield from _pg_schema_url(request)
+
+
+def _config(
+    folder: Path,
+    repo: KnownHistory,
+    url: str,
+    pool: str,
+    *,
+    repetitions: int = 1,
+    command: str = "sh bench.sh",
+) -> Config:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "perfwalk.toml"
+    path.write_text(
+        CONFIG.format(
+            repo=repo.path,
+            url=url,
+            folder=folder,
+            host=f"bench-{pool}",
+            pool=pool,
+            repetitions=repetitions,
+            command=command,
+        )
+    )
+    return load_config(path)
+
+
+class Worker:
+    """A ``perfwalk worker`` process; its output in a file."""
+
+    def __init__(self, config: Config, pools: str, log: Path) -> None:
+        self.log = log
+        self._out = log.open("wb")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "perfwalk",
+                "worker",
+                "-c",
+                str(config.path),
+                "--hosts",
+                pools,
+                "--poll",
+                "0.5",
+                "--heartbeat",
+                "0.5",
+                "--stall",
+                "3",
+            ],
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def said(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._out.close()
+
+
+@pytest.fixture
+def workers() -> Iterator[list[Worker]]:
+    started: list[Worker] = []
+    yield started
+    for worker in started:
+        worker.stop()
+
+
+def _wait(what: str, ok: object, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if callable(ok) and ok():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _states(config: Config) -> dict[int, str]:
+    return {row.id: row.state for row in jobs(config)}
+
+
+def _rows(url: str, series_id: int) -> list[tuple[str, int, str, str, float]]:
+    """The series' values, as an uninterrupted walk of the same commits would have them."""
+    with Store.open(url) as store:
+        return sorted(
+            (v.sha, v.repetition_idx, v.status.name, v.name, v.value)
+            for v in store.values(series_id)
+        )
+
+
+def _job_series(url: str, job_id: int) -> int:
+    with Store.open(url) as store:
+        found = store.job_series.of(job_id)
+    assert found is not None
+    return found
+
+
+def test_two_workers_take_the_walks_of_their_pools(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    a = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    b = _config(tmp_path / "b", known_values_repo_copy, pg_url, "pool-b")
+    ids = {
+        submit(a, "run", {"from_": "2024-01-01", "to": "2024-01-05"}): a,
+        submit(a, "run", {"from_": "2024-01-05", "to": "2024-01-09"}): a,
+        submit(b, "run", {"from_": "2024-01-01", "to": "2024-01-05", "step": "commit/8"}): b,
+        submit(b, "run", {"from_": "2024-01-05", "to": "2024-01-10"}): b,
+    }
+    assert set(_states(a).values()) == {"queued"}
+    workers.append(Worker(a, "pool-a", tmp_path / "worker-a.log"))
+    workers.append(Worker(b, "pool-b", tmp_path / "worker-b.log"))
+    _wait("the four jobs", lambda: set(_states(a).values()) == {"done"})
+    listed = {row.id: row for row in jobs(a)}
+    for job_id, config in ids.items():
+        row = listed[job_id]
+        assert row.queue == ("pool-a" if config is a else "pool-b")
+        assert row.hosts == (f"box-{row.queue}",)
+        series_id = _job_series(pg_url, job_id)
+        with Store.open(pg_url) as store:
+            checkouts = store.checkouts(series_id)
+            values = store.values(series_id)
+            assert store.series(series_id).state == "finished"
+        # each checkout measured once, with its known value
+        assert sorted(v.sha for v in values) == sorted(c.sha for c in checkouts)
+        assert all(v.value == known_values_repo_copy.value_of(v.sha) for v in values)
+        worker = workers[0] if config is a else workers[1]
+        assert f"job {job_id}: series {series_id} finished" in worker.said()
+    # one job at a time per pool: the two jobs of a pool did not overlap
+    for pool in ("pool-a", "pool-b"):
+        spans = sorted((r.started_at, r.ended_at) for r in listed.values() if r.queue == pool)
+        assert spans[0][1] is not None
+        assert spans[1][0] is not None
+        assert spans[0][1] <= spans[1][0]
+
+
+def test_a_killed_worker_s_walk_is_finished_by_another(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    slow = "sh bench.sh && sleep 0.3"
+    config = _config(
+        tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=3, command=slow
+    )
+    reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
+    job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
+    first = Worker(config, "pool-a", tmp_path / "first.log")
+    workers.append(first)
+    _wait(
+        "the walk to start",
+        lambda: (
+            f"job {job_id}: continues" in first.said()
+            or (
+                _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
+            )
+        ),
+    )
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    series_id = _job_series(pg_url, job_id)
+    measured = len(_rows(pg_url, series_id))
+    second = Worker(config, "pool-a", tmp_path / "second.log")
+    workers.append(second)
+    _wait("the job done elsewhere", lambda: _states(config).get(job_id) == "done", timeout=90)
+    assert f"job {job_id}: its worker is lost; queued again" in second.said()
+    assert f"job {job_id}: continues series {series_id}" in second.said()
+    assert 0 < measured < len(_rows(pg_url, reference.series_id))
+    assert _rows(pg_url, series_id) == _rows(pg_url, reference.series_id)
+    with Store.open(pg_url) as store:
+        assert store.series(series_id).state == "finished"
+
+
+def _has_series(url: str, job_id: int) -> bool:
+    with Store.open(url) as store:
+        return store.job_series.of(job_id) is not None
+
+
+def test_a_cancelled_job_does_not_run(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    job_id = submit(config, "run", {})
+    assert cancel_job(config, job_id).state == "cancelled"
+    with pytest.raises(UsageError, match="cancelled already"):
+        cancel_job(config, job_id)
+    with pytest.raises(UsageError, match="takes no option"):
+        submit(config, "run", {"frm": "x"})
+
+
+def test_a_sqlite_store_has_no_queue(tmp_path: Path, known_values_repo_copy: KnownHistory) -> None:
+    config = _config(tmp_path / "a", known_values_repo_copy, f"sqlite:///{tmp_path}/s.db", "p")
+    with pytest.raises(UsageError, match="need a PostgreSQL store"):
+        submit(config, "run", {})
+
+
+def _perfwalk(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "perfwalk", *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_commands_submit_list_and_cancel(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    path = str(config.path)
+    submitted = _perfwalk("submit", "run", "-c", path, "--from", "2024-01-02", "-n", "2")
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = int(submitted.stdout)
+    listed = _perfwalk("jobs", "-c", path)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{job_id}   run   queued  pool-a  box-pool-a" in listed.stdout
+    (row,) = jobs(config)
+    assert row.options == {"from_": "2024-01-02", "repetitions": 2}
+    cancelled = _perfwalk("jobs", "cancel", str(job_id), "-c", path)
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert f"job {job_id}: cancelled" in cancelled.stdout
+    refused = _perfwalk("submit", "try", "HEAD", "--patch", "x.diff", "-c", path)
+    assert refused.returncode == 2
+    assert "cannot carry patch files" in refused.stderr
+
+
+def test_help_and_sqlite_commands_do_not_import_the_queue() -> None:
+    probe = (
+        "import sys, contextlib, io\n"
+        "from perfwalk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print('procrastinate' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "False", done.stderr
