@@ -71,6 +71,10 @@ History:
     version string and the compiler's version) and symbol_list (per checkout, the
     symbol list of the [build] symbols binary and its difference from the previous
     checkout's; see perfwalk.store.build_facts).
+20. the HTTP API: api_token (a token's name, the sha256 of the token, its scopes, when
+    and by whom it was made; see perfwalk.store.tokens) and push_target (per project,
+    branch and host, the series of kind push that pushed results feed; see
+    perfwalk.store.pushes).
 """
 
 from __future__ import annotations
@@ -679,6 +683,33 @@ def _v19_build_facts(conn: Connection) -> None:
     md.create_all(conn, tables=[facts, symbols])
 
 
+def _v20_api(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    tokens = Table(
+        "api_token",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("name", String(64), nullable=False),
+        Column("digest", String(64), nullable=False),
+        Column("scopes", JSON, nullable=False),
+        Column("created_at", UTCDateTime, nullable=False),
+        Column("who", SafeText, nullable=False),
+        UniqueConstraint("name", name="uq_api_token_name"),
+        UniqueConstraint("digest", name="uq_api_token_digest"),
+    )
+    targets = Table(
+        "push_target",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("project", SafeText, nullable=False),
+        Column("branch", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        UniqueConstraint("project", "branch", "host", name="uq_push_target"),
+    )
+    md.create_all(conn, tables=[tokens, targets])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -719,6 +750,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         19, "what a walk ran: build_fact per checkout and host, symbol_list", _v19_build_facts
     ),
+    Migration(20, "the HTTP API: api_token, push_target", _v20_api),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
