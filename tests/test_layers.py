@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     # parse arguments, call a service; the only place that prints or exits
     "cli": 5,
     "__main__": 5,  # python -m perfwalk: the cli's entry
+    "api": 5,  # the HTTP API: a front end like the cli, over the same use cases
     # use cases
     "services": 4,
     # compose the parts below

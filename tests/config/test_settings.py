@@ -96,6 +96,7 @@ def test_sections_of_the_file() -> None:
         "regress",
         "report",
         "notify",
+        "api",
     ]
     assert {path: s.form for path, s in _sections()}["test.metrics"] is Form.NAMED
 

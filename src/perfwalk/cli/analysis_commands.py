@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,6 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.changes import (
         ChangeEvent,
-        CheckoutRef,
         MetricChange,
         MetricEpisode,
         Remeasure,
@@ -40,6 +38,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
         ListedEpisode,
         TriageMark,
     )
+    from perfwalk.services.change_json import Marks
     from perfwalk.services.compare import Comparison
 
 FORMATS = ("text", "json")
@@ -424,6 +423,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.changes import find_all
+    from perfwalk.services.change_json import change_key, changes_document, marks_of
     from perfwalk.services.inspect import opened
     from perfwalk.services.publish import listed_findings
 
@@ -432,60 +432,22 @@ def cmd_changes(args: argparse.Namespace) -> int:
         found = find_all(store, config, args.series, tuning=tuning(args))
         listing = listed_findings(store, found)
     events = found.changes
-    marks = _marks(listing[0])
+    marks = marks_of(listing[0])
     if args.format == "markdown":
         sys.stdout.write(_changes_markdown(listing, config))
     elif args.format == "json":
-        listed = {
-            "changes": [_event_json(e, marks.get(_key(e))) for e in events],
-            "episodes": [_episode_json(e) for e in found.episodes],
-        }
-        print(json_text(listed, indent=2))
+        print(json_text(changes_document(found, listing), indent=2))
     else:
-        texts = [_event_text(e, marks.get(_key(e))) for e in events] or ["no changes found"]
+        texts = [_event_text(e, marks.get(change_key(e))) for e in events] or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
         print("\n\n".join(texts))
     # a known cause, a drill, the machine's state or a person's triage explains the
     # others: they do not fail
-    untriaged = [e for e in events if (mark := marks.get(_key(e))) is None or mark.triage is None]
+    untriaged = [
+        e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
+    ]
     return exits.FOUND if any(e.to_act_on for e in untriaged) else exits.OK
-
-
-@dataclass(frozen=True)
-class _Marks:
-    """What a change carries besides its analysis: the current triage of its commit
-    range, the newest finished drill across it, and the culprit that drill named."""
-
-    triage: TriageMark | None
-    drill: DrillMark | None
-    culprit: Culprit | None
-
-
-def _key(event: ChangeEvent) -> tuple[int, str, str]:
-    return (event.series_id, event.before.sha, event.after.sha)
-
-
-def _marks(listed: list[ListedChange]) -> dict[tuple[int, str, str], _Marks]:
-    """Per change (series and commit range), from its metrics' listed rows: the
-    triage (the same for all of them) and the newest drill's answer of any of them."""
-    rows: dict[tuple[int, str, str], list[ListedChange]] = {}
-    for change in listed:
-        rows.setdefault(change.key, []).append(change)
-    marks = {}
-    for key, metrics in rows.items():
-        drills = [c.drill for c in metrics if c.drill is not None]
-        drill = max(drills, key=lambda d: d.drill) if drills else None
-        culprit = next(
-            (
-                c.culprit
-                for c in metrics
-                if c.culprit is not None and (drill is None or c.culprit.drill == drill.drill)
-            ),
-            None,
-        )
-        marks[key] = _Marks(metrics[0].triage, drill, culprit)
-    return marks
 
 
 def _changes_markdown(
@@ -498,7 +460,7 @@ def _changes_markdown(
     return changes_markdown(config.project.name, changes, episodes, links)
 
 
-def _event_text(event: ChangeEvent, marks: _Marks | None) -> str:
+def _event_text(event: ChangeEvent, marks: Marks | None) -> str:
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
@@ -611,34 +573,6 @@ def _episode_text(e: MetricEpisode) -> str:
     )
 
 
-def _episode_json(e: MetricEpisode) -> dict[str, Any]:
-    from perfwalk.numbers import finite_or_none
-
-    return {
-        "kind": e.kind,
-        "series": e.series_id,
-        "series_name": e.series_name,
-        "variant": e.variant or "base",
-        "test": e.test,
-        "name": e.name,
-        "unit": e.unit,
-        "direction": e.direction.value,
-        "first": _ref_json(e.first),
-        "last": _ref_json(e.last),
-        "before": e.before,
-        "after": e.after,
-        "relative": finite_or_none(e.size),
-        "z": e.z,
-        "confidence": e.confidence,
-        "checkouts": e.checkouts,
-        "worse": e.worse,
-    }
-
-
-def _ref_json(r: CheckoutRef) -> dict[str, Any]:
-    return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
-
-
 def _metric_row(m: MetricChange) -> list[str]:
     mark = "worse" if m.regression else "better"
     return [
@@ -650,106 +584,6 @@ def _metric_row(m: MetricChange) -> list[str]:
         "suspect: machine load" if m.suspect else _confidence(m.confidence),
         f"{m.checkouts_before} | {m.checkouts_after}",
     ]
-
-
-def _triage_json(mark: TriageMark | None) -> dict[str, Any] | None:
-    if mark is None:
-        return None
-    return {
-        "state": mark.state,
-        "reason": mark.reason,
-        "bug": mark.bug,
-        "who": mark.who,
-        "at": mark.at.isoformat(),
-    }
-
-
-def _drill_json(marks: _Marks | None) -> dict[str, Any] | None:
-    if marks is None or marks.drill is None:
-        return None
-    drill, culprit = marks.drill, marks.culprit
-    named = None
-    if drill.verdict == "culprit":
-        named = (
-            {"commit": drill.hi, "subject": None, "author": None}
-            if culprit is None
-            else {
-                "commit": culprit.sha,
-                "subject": culprit.subject or None,
-                "author": culprit.author or None,
-            }
-        )
-    return {
-        "drill": drill.drill,
-        "verdict": drill.verdict,
-        "lo": drill.lo,
-        "hi": drill.hi,
-        "reason": drill.reason,
-        "culprit": named,
-    }
-
-
-def _event_json(event: ChangeEvent, marks: _Marks | None) -> dict[str, Any]:
-    from perfwalk.numbers import finite_or_none
-
-    ref = _ref_json
-    return {
-        "id": event.id,
-        "series": event.series_id,
-        "series_name": event.series_name,
-        "variant": event.variant or "base",
-        "variant_of": event.variant_of,
-        "kind": event.kind,
-        "before": ref(event.before),
-        "after": ref(event.after),
-        "metrics": [
-            {
-                "test": m.test,
-                "name": m.name,
-                "unit": m.unit,
-                "direction": m.direction.value,
-                "before": m.before,
-                "after": m.after,
-                "relative": finite_or_none(m.size),
-                "relative_low": finite_or_none(m.low),
-                "relative_high": finite_or_none(m.high),
-                "z": m.z,
-                "confidence": m.confidence,
-                "checkouts_before": m.checkouts_before,
-                "checkouts_after": m.checkouts_after,
-                "regression": m.regression,
-                "edge": m.edge,
-                "suspect": m.suspect or None,
-                "remeasured": (
-                    None
-                    if m.remeasured is None
-                    else {
-                        "before": m.remeasured.before,
-                        "after": m.remeasured.after,
-                        "held": m.remeasured.held,
-                    }
-                ),
-            }
-            for m in event.metrics
-        ],
-        "known_causes": [
-            {
-                "letter": q.letter,
-                "date": q.at_date.isoformat(),
-                "commit": q.commit,
-                "comment": q.comment,
-            }
-            for q in event.known_causes
-        ],
-        "not_confirmed_by": event.ruled_out_by,
-        "confirmed_by_remeasure": event.confirmed,
-        "triage": _triage_json(None if marks is None else marks.triage),
-        "drill": _drill_json(marks),
-        "commits": [
-            {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
-            for c in event.commits
-        ],
-    }
 
 
 COMMANDS: dict[str, Command] = {

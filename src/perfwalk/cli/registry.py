@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from perfwalk.cli import (
     analysis_commands,
+    api_commands,
     commands,
     drill_commands,
     lab_commands,
@@ -32,6 +33,7 @@ def all_commands() -> dict[str, Command]:
         regress_commands,
         watch_commands,
         team_commands,
+        api_commands,
     ):
         for name, command in area.COMMANDS.items():
             if name in merged:

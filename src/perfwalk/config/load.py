@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 from perfwalk.config.env import Env
 from perfwalk.config.model import (
     AnalysisConfig,
+    ApiConfig,
     BuildConfig,
     Config,
     HostConfig,
@@ -101,6 +102,7 @@ _CLASSES: Mapping[str, type] = {
     "regress.test": RegressTestConfig,
     "report": ReportConfig,
     "notify": NotifyConfig,
+    "api": ApiConfig,
 }
 
 _ANALYSIS = next(s for s in SECTIONS if s.key == "analysis")
@@ -131,6 +133,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     project["name"] = project["name"] or project["repo"].name
     hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}
     del hashed["notify"]  # where changes are told is not how they are measured
+    del hashed["api"]  # nor where they are served
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}

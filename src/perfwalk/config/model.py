@@ -457,6 +457,23 @@ class NotifyConfig:
 
 
 @dataclass(frozen=True)
+class ApiConfig:
+    """``[api]``: where `perfwalk api` listens, the largest body it reads, its base path."""
+
+    listen: str = default_of("api.listen")
+    max_body: int = default_of("api.max_body")
+    base_path: str = default_of("api.base_path")
+
+    @property
+    def host(self) -> str:
+        return self.listen.rpartition(":")[0].strip("[]")
+
+    @property
+    def port(self) -> int:
+        return int(self.listen.rpartition(":")[2])
+
+
+@dataclass(frozen=True)
 class Config:
     """A loaded ``perfwalk.toml``: where it is, its text, its hash and its sections.
 
@@ -486,3 +503,4 @@ class Config:
     regress: RegressConfig = field(default_factory=RegressConfig)
     report: ReportConfig = field(default_factory=ReportConfig)
     notify: NotifyConfig = field(default_factory=NotifyConfig)
+    api: ApiConfig = field(default_factory=ApiConfig)

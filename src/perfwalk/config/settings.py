@@ -2205,6 +2205,59 @@ _NOTIFY = Section(
     ),
 )
 
+
+def _listen_problem(value: str) -> str | None:
+    host, colon, port = value.rpartition(":")
+    if not colon or not host.strip("[]") or not port.isdigit() or not 1 <= int(port) <= 65535:
+        return "expected HOST:PORT, e.g. 127.0.0.1:8080 (a port 1-65535)"
+    if any(c.isspace() for c in value):
+        return "no spaces"
+    return None
+
+
+def _base_path_problem(value: str) -> str | None:
+    if value and (not value.startswith("/") or value.endswith("/") or "?" in value):
+        return 'a path starting with / and not ending with one, e.g. "/perf" ("" = none)'
+    return None
+
+
+LISTEN = Rule("HOST:PORT", _listen_problem)
+BASE_PATH = Rule('a URL path such as /perf, or ""', _base_path_problem)
+
+_API = Section(
+    "api",
+    Form.TABLE,
+    "The HTTP API that `perfwalk api` serves (docs/api.md): reads without a token; "
+    "pushes from CI, triage and job submissions with a token of the right scope "
+    "(`perfwalk tokens add`).",
+    (
+        Setting(
+            "listen",
+            STRING,
+            "the address and port to listen on; another address than loopback serves "
+            "other machines: put a TLS proxy in front (tokens travel in a header)",
+            default="127.0.0.1:8080",
+            rules=(LISTEN,),
+        ),
+        Setting(
+            "max_body",
+            INTEGER,
+            "the largest request body accepted, in bytes; a larger one is refused (413) "
+            "before it is read",
+            default=1 << 20,
+            rules=(BYTES,),
+        ),
+        Setting(
+            "base_path",
+            STRING,
+            'the path the API is served under behind a proxy, e.g. "/perf" (its '
+            'endpoints are then /perf/api/v1/…); "" = at the root',
+            default="",
+            rules=(BASE_PATH,),
+        ),
+    ),
+)
+
 #: The file's sections, in the order the loader checks them and the docs list them.
 SECTIONS: tuple[Section, ...] = (
     _PROJECT,
@@ -2224,6 +2277,7 @@ SECTIONS: tuple[Section, ...] = (
     _REGRESS,
     _REPORT,
     _NOTIFY,
+    _API,
 )
 
 

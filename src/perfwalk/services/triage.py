@@ -106,9 +106,10 @@ def triage_change(
     *,
     tuning: Thresholds = CONFIGURED,
     now: datetime | None = None,
+    who: str | None = None,
 ) -> Triaged:
     """Store ``word`` as the current word on the change ``change_id`` (the earlier ones
-    stay, its history)."""
+    stay, its history); ``who`` says who (default: user@machine)."""
     event = find_change(store, config, change_id, tuning=tuning)
     key = change_key(event)
     history = store.triage.history(key)
@@ -117,7 +118,7 @@ def triage_change(
         state=word.state,
         reason=word.reason,
         bug=word.bug,
-        who=user_at_machine(),
+        who=who or user_at_machine(),
         at=now or datetime.now(UTC),
     )
     return Triaged(event, stored, history[-1] if history else None)

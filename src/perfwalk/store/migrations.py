@@ -77,6 +77,10 @@ History:
     perfwalk.store.profiles).
 21. team jobs: job_series (the series a job of the queue walks, so that its retry after
     a lost worker continues that series; see perfwalk.store.jobs).
+22. the HTTP API: api_token (a token's name, the sha256 of the token, its scopes, when
+    and by whom it was made; see perfwalk.store.tokens) and push_target (per project,
+    branch and host, the series of kind push that pushed results feed; see
+    perfwalk.store.pushes).
 """
 
 from __future__ import annotations
@@ -728,6 +732,33 @@ def _v21_job_series(conn: Connection) -> None:
     md.create_all(conn, tables=[jobs])
 
 
+def _v22_api(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    tokens = Table(
+        "api_token",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("name", String(64), nullable=False),
+        Column("digest", String(64), nullable=False),
+        Column("scopes", JSON, nullable=False),
+        Column("created_at", UTCDateTime, nullable=False),
+        Column("who", SafeText, nullable=False),
+        UniqueConstraint("name", name="uq_api_token_name"),
+        UniqueConstraint("digest", name="uq_api_token_digest"),
+    )
+    targets = Table(
+        "push_target",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("project", SafeText, nullable=False),
+        Column("branch", SafeText, nullable=False),
+        Column("host", SafeText, nullable=False),
+        UniqueConstraint("project", "branch", "host", name="uq_push_target"),
+    )
+    md.create_all(conn, tables=[tokens, targets])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -770,6 +801,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(20, "profiles: profile, folded stacks per profiled run", _v20_profiles),
     Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
+    Migration(22, "the HTTP API: api_token, push_target", _v22_api),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -16,11 +16,11 @@ from typing import Any, Literal
 from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Status, Value
 
 SeriesState = Literal["running", "finished", "interrupted"]
-SeriesKind = Literal["walk", "drill", "variant", "try"]
+SeriesKind = Literal["walk", "drill", "variant", "try", "push"]
 DirectionName = Literal["higher", "lower"]
 
 SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
-SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try")
+SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try", "push")
 UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
 
 

@@ -579,3 +579,31 @@ profile = Table(
     Index("ix_profile_checkout", "checkout_id"),
     Index("ix_profile_series", "series_id"),
 )
+
+# The HTTP API (migration step 22): its tokens, each kept as the sha256 of the token
+# (the token itself is shown once, when made: perfwalk.store.tokens), with the scopes
+# it grants; and the series results pushed from elsewhere feed, one per project,
+# branch and host (a series of kind "push", perfwalk.store.pushes).
+
+api_token = Table(
+    "api_token",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("digest", String(64), nullable=False),  # sha256 of the token, hex
+    Column("scopes", JSON, nullable=False),  # ["push", "triage", "submit"], a subset
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("who", SafeText, nullable=False),  # user@machine that made it
+    UniqueConstraint("name", name="uq_api_token_name"),
+    UniqueConstraint("digest", name="uq_api_token_digest"),
+)
+
+push_target = Table(
+    "push_target",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),  # kind push
+    Column("project", SafeText, nullable=False),
+    Column("branch", SafeText, nullable=False),
+    Column("host", SafeText, nullable=False),
+    UniqueConstraint("project", "branch", "host", name="uq_push_target"),
+)

@@ -33,6 +33,7 @@ from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
 from perfwalk.store.profiles import ProfileRecords
+from perfwalk.store.pushes import PushRecords
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -62,6 +63,7 @@ from perfwalk.store.regress import RegressRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.snapshots import insert_snapshots, read_snapshots
+from perfwalk.store.tokens import TokenRecords
 from perfwalk.store.triage import TriageRecords
 from perfwalk.store.tries import TryRecords
 from perfwalk.store.walkers import Walkers
@@ -194,6 +196,16 @@ class Store(Connected):
     def confirmations(self) -> Confirmations:
         """The re-measures of changes (:mod:`perfwalk.store.confirmations`)."""
         return Confirmations(self._db, self._check_open)
+
+    @property
+    def tokens(self) -> TokenRecords:
+        """The tokens of the HTTP API, as digests (:mod:`perfwalk.store.tokens`)."""
+        return TokenRecords(self._db, self._check_open)
+
+    @property
+    def pushes(self) -> PushRecords:
+        """The results pushed through the HTTP API (:mod:`perfwalk.store.pushes`)."""
+        return PushRecords(self._db, self._check_open)
 
     @property
     def regress(self) -> RegressRecords:

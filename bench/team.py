@@ -1,0 +1,198 @@
+"""Pushes through the HTTP API: results per second and latency with concurrent clients.
+
+Starts `perfwalk api` on a loopback port over a fresh store (SQLite, or --store-url),
+makes a push token, then pushes ``--results`` values with ``--clients`` concurrent
+httpx clients: each push a pytest-benchmark JSON file of ``--benchmarks`` benchmarks
+(six values each: min, max, mean, median, stddev, ops), for ``--commits`` commits in
+commit order, every commit pushed as often as needed (each push a repetition of its
+checkout). Then times `perfwalk changes` over what was pushed. Prints values/s,
+pushes/s, p50/p99 latency of a push, the changes time, and PASS/FAIL against the goals
+(>= 2 000 values/s, p99 <= 50 ms).
+
+    .venv/bin/python bench/team.py [--results 100000] [--clients 8] [--benchmarks 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+GOAL_RATE = 2000.0
+GOAL_P99_MS = 50.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _file(benchmarks: int, level: float, push: int) -> str:
+    wobble = 1 + 0.002 * (push % 5)
+    return json.dumps(
+        {
+            "machine_info": {"node": "ci"},
+            "benchmarks": [
+                {
+                    "name": f"test_{b}",
+                    "stats": {
+                        "min": level * wobble * 0.98,
+                        "max": level * wobble * 1.02,
+                        "mean": level * wobble,
+                        "median": level * wobble,
+                        "stddev": level * 0.01,
+                        "ops": 1 / (level * wobble),
+                    },
+                }
+                for b in range(benchmarks)
+            ],
+        }
+    )
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=int, default=100_000, help="values to push")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--benchmarks", type=int, default=10, help="benchmarks per pushed file")
+    parser.add_argument("--commits", type=int, default=100)
+    parser.add_argument("--store-url", help="default: a SQLite file in a temporary directory")
+    args = parser.parse_args()
+
+    per_push = 6 * args.benchmarks
+    pushes = max(1, args.results // per_push)
+    work = Path(tempfile.mkdtemp(prefix="perfwalk-team-"))
+    port = _free_port()
+    url = args.store_url or f"sqlite:///{work}/store.db"
+    config = work / "perfwalk.toml"
+    config.write_text(
+        f'[project]\nname = "bench"\n\n[store]\nurl = "{url}"\n\n'
+        f'[api]\nlisten = "127.0.0.1:{port}"\nmax_body = {8 << 20}\n\n'
+        '[[test]]\nname = "t"\ncommand = "./bench"\nparser = "pytest-benchmark"\n',
+        encoding="utf-8",
+    )
+    run = [sys.executable, "-m", "perfwalk"]
+    token = subprocess.run(
+        [*run, "tokens", "add", "ci", "--scope", "push", "-c", str(config)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    log = (work / "api.log").open("wb")
+    server = subprocess.Popen([*run, "api", "-c", str(config)], stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}/api/v1"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/series", timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("perfwalk api did not start") from None
+                time.sleep(0.1)
+        # push k goes to commit k * commits // pushes: commits in order, a regression
+        # of 20 % at two thirds of them
+        bodies = []
+        for k in range(pushes):
+            commit = k * args.commits // pushes
+            level = 0.010 * (1.2 if commit >= 2 * args.commits // 3 else 1.0)
+            bodies.append(
+                {
+                    "format": "pytest-benchmark",
+                    "text": _file(args.benchmarks, level, k),
+                    "commit": f"{commit + 1:040x}",
+                    "date": time.strftime(
+                        "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(1.7e9 + 3600 * commit)
+                    ),
+                    "branch": "main",
+                    "host": "ci-1",
+                }
+            )
+        latencies: list[float] = []
+        failures: list[str] = []
+        lock = threading.Lock()
+        next_push = iter(range(pushes))
+
+        def client() -> None:
+            headers = {"Authorization": f"Bearer {token}"}
+            with httpx.Client(headers=headers, timeout=60) as http:
+                while True:
+                    with lock:
+                        k = next(next_push, None)
+                    if k is None:
+                        return
+                    start = time.perf_counter()
+                    answer = http.post(f"{base}/push", json=bodies[k])
+                    took = time.perf_counter() - start
+                    with lock:
+                        latencies.append(took)
+                        if answer.status_code != 201:
+                            failures.append(f"{answer.status_code} {answer.text[:200]}")
+
+        threads = [threading.Thread(target=client) for _ in range(args.clients)]
+        start = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - start
+        start = time.perf_counter()
+        changes = subprocess.run(
+            [*run, "changes", "--format", "json", "-c", str(config)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        changes_s = time.perf_counter() - start
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    found = json.loads(changes.stdout)["changes"] if changes.stdout else []
+    values = pushes * per_push
+    rate = values / elapsed
+    p50, p99 = (1000 * _percentile(latencies, q) for q in (0.50, 0.99))
+    print(
+        f"store: {url.split(':')[0]}, {args.clients} clients, {pushes} pushes of "
+        f"{per_push} values ({args.benchmarks} benchmarks), {args.commits} commits"
+    )
+    print(
+        f"pushed {values} values in {elapsed:.1f} s: {rate:,.0f} values/s, "
+        f"{pushes / elapsed:,.1f} pushes/s; failures: {len(failures)}"
+    )
+    print(f"latency of a push: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(
+        f"perfwalk changes over them: {changes_s:.2f} s, {len(found)} changes "
+        f"(exit {changes.returncode})"
+    )
+    ok = rate >= GOAL_RATE and p99 <= GOAL_P99_MS and not failures
+    print(
+        f"{'PASS' if ok else 'FAIL'}: goals >= {GOAL_RATE:,.0f} values/s, "
+        f"p99 <= {GOAL_P99_MS:.0f} ms"
+    )
+    for failure in failures[:3]:
+        print("  failed:", failure)
+    if not os.environ.get("KEEP"):
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

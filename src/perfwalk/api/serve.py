@@ -1,0 +1,29 @@
+"""Serving the API: uvicorn on ``[api] listen`` until stopped (SIGINT or SIGTERM).
+
+Its access log shows the method, the path and the status, never a header: a token
+travels in ``Authorization`` only."""
+
+from __future__ import annotations
+
+from perfwalk.api.app import JobQueue, make_app
+from perfwalk.config.model import Config
+from perfwalk.store import Store
+
+
+def serve(
+    config: Config, store: Store, *, listen: str | None = None, queue: JobQueue | None = None
+) -> None:
+    """Serve the API over ``store`` on ``listen`` (default ``[api] listen``)."""
+    import uvicorn
+
+    address = listen or config.api.listen
+    host, _, port = address.rpartition(":")
+    uvicorn.run(
+        make_app(config, store, queue=queue),
+        host=host.strip("[]"),
+        port=int(port),
+        log_level="info",
+        access_log=True,
+        server_header=False,
+        proxy_headers=False,
+    )

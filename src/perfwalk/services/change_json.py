@@ -1,0 +1,193 @@
+"""The changes as ``perfwalk changes --format json`` prints them and the HTTP API
+serves them (``GET /api/v1/changes``): one document, built in one place.
+
+A change carries, besides its analysis, the current triage of its commit range and
+the newest finished drill across it with the culprit that drill named (:class:`Marks`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from perfwalk.numbers import finite_or_none
+from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
+from perfwalk.report.change_list import (
+    Culprit,
+    DrillMark,
+    ListedChange,
+    ListedEpisode,
+    TriageMark,
+)
+
+
+def changes_document(
+    found: Findings, listing: tuple[list[ListedChange], list[ListedEpisode]]
+) -> dict[str, Any]:
+    """``{"changes": [...], "episodes": [...]}``: every change of ``found`` with its
+    marks from ``listing`` (:func:`perfwalk.services.publish.listed_findings`)."""
+    marks = marks_of(listing[0])
+    return {
+        "changes": [event_json(e, marks.get(change_key(e))) for e in found.changes],
+        "episodes": [episode_json(e) for e in found.episodes],
+    }
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What a change carries besides its analysis: the current triage of its commit
+    range, the newest finished drill across it, and the culprit that drill named."""
+
+    triage: TriageMark | None
+    drill: DrillMark | None
+    culprit: Culprit | None
+
+
+def change_key(event: ChangeEvent) -> tuple[int, str, str]:
+    return (event.series_id, event.before.sha, event.after.sha)
+
+
+def marks_of(listed: list[ListedChange]) -> dict[tuple[int, str, str], Marks]:
+    """Per change (series and commit range), from its metrics' listed rows: the
+    triage (the same for all of them) and the newest drill's answer of any of them."""
+    rows: dict[tuple[int, str, str], list[ListedChange]] = {}
+    for change in listed:
+        rows.setdefault(change.key, []).append(change)
+    marks = {}
+    for key, metrics in rows.items():
+        drills = [c.drill for c in metrics if c.drill is not None]
+        drill = max(drills, key=lambda d: d.drill) if drills else None
+        culprit = next(
+            (
+                c.culprit
+                for c in metrics
+                if c.culprit is not None and (drill is None or c.culprit.drill == drill.drill)
+            ),
+            None,
+        )
+        marks[key] = Marks(metrics[0].triage, drill, culprit)
+    return marks
+
+
+def episode_json(e: MetricEpisode) -> dict[str, Any]:
+    return {
+        "kind": e.kind,
+        "series": e.series_id,
+        "series_name": e.series_name,
+        "variant": e.variant or "base",
+        "test": e.test,
+        "name": e.name,
+        "unit": e.unit,
+        "direction": e.direction.value,
+        "first": ref_json(e.first),
+        "last": ref_json(e.last),
+        "before": e.before,
+        "after": e.after,
+        "relative": finite_or_none(e.size),
+        "z": e.z,
+        "confidence": e.confidence,
+        "checkouts": e.checkouts,
+        "worse": e.worse,
+    }
+
+
+def ref_json(r: CheckoutRef) -> dict[str, Any]:
+    return {"idx": r.idx, "commit": r.sha, "date": r.date.isoformat()}
+
+
+def triage_json(mark: TriageMark | None) -> dict[str, Any] | None:
+    if mark is None:
+        return None
+    return {
+        "state": mark.state,
+        "reason": mark.reason,
+        "bug": mark.bug,
+        "who": mark.who,
+        "at": mark.at.isoformat(),
+    }
+
+
+def drill_json(marks: Marks | None) -> dict[str, Any] | None:
+    if marks is None or marks.drill is None:
+        return None
+    drill, culprit = marks.drill, marks.culprit
+    named = None
+    if drill.verdict == "culprit":
+        named = (
+            {"commit": drill.hi, "subject": None, "author": None}
+            if culprit is None
+            else {
+                "commit": culprit.sha,
+                "subject": culprit.subject or None,
+                "author": culprit.author or None,
+            }
+        )
+    return {
+        "drill": drill.drill,
+        "verdict": drill.verdict,
+        "lo": drill.lo,
+        "hi": drill.hi,
+        "reason": drill.reason,
+        "culprit": named,
+    }
+
+
+def event_json(event: ChangeEvent, marks: Marks | None) -> dict[str, Any]:
+    ref = ref_json
+    return {
+        "id": event.id,
+        "series": event.series_id,
+        "series_name": event.series_name,
+        "variant": event.variant or "base",
+        "variant_of": event.variant_of,
+        "kind": event.kind,
+        "before": ref(event.before),
+        "after": ref(event.after),
+        "metrics": [
+            {
+                "test": m.test,
+                "name": m.name,
+                "unit": m.unit,
+                "direction": m.direction.value,
+                "before": m.before,
+                "after": m.after,
+                "relative": finite_or_none(m.size),
+                "relative_low": finite_or_none(m.low),
+                "relative_high": finite_or_none(m.high),
+                "z": m.z,
+                "confidence": m.confidence,
+                "checkouts_before": m.checkouts_before,
+                "checkouts_after": m.checkouts_after,
+                "regression": m.regression,
+                "edge": m.edge,
+                "suspect": m.suspect or None,
+                "remeasured": (
+                    None
+                    if m.remeasured is None
+                    else {
+                        "before": m.remeasured.before,
+                        "after": m.remeasured.after,
+                        "held": m.remeasured.held,
+                    }
+                ),
+            }
+            for m in event.metrics
+        ],
+        "known_causes": [
+            {
+                "letter": q.letter,
+                "date": q.at_date.isoformat(),
+                "commit": q.commit,
+                "comment": q.comment,
+            }
+            for q in event.known_causes
+        ],
+        "not_confirmed_by": event.ruled_out_by,
+        "confirmed_by_remeasure": event.confirmed,
+        "triage": triage_json(None if marks is None else marks.triage),
+        "drill": drill_json(marks),
+        "commits": [
+            {"commit": c.id, "date": c.date.isoformat(), "author": c.author, "subject": c.subject}
+            for c in event.commits
+        ],
+    }

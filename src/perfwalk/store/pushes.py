@@ -1,0 +1,295 @@
+"""Results made elsewhere (a CI job's benchmark file), pushed through the HTTP API.
+
+Pushed results feed a series of kind ``push``, one per project, branch and host (the
+``push_target`` row names it), so that change detection, ``perfwalk changes`` and the
+site see them as they see a walk's:
+
+- one checkout per commit: the first push of a commit makes it, placed by its commit
+  date (a push of an older commit than the newest is placed before the newer ones,
+  whose indexes move up by one), with the commit itself as its one commit since the
+  previous checkout (a push does not know the history in between);
+- one repetition per push of that commit: a second push of a commit adds a
+  repetition to its checkout, never a new checkout;
+- a result per pushed test, its values, and the pushed file as its output log.
+
+A push is one transaction (on PostgreSQL under an advisory lock, so that concurrent
+pushes to the same branch and host find the same series and commit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, select, text
+
+from perfwalk.model import Commit, Direction
+from perfwalk.store import logs, packs, schema
+from perfwalk.store.bulk import insert_or_keep, insert_returning_ids
+from perfwalk.store.connect import StorePart
+from perfwalk.store.records import NewResult
+
+_s = schema.series
+_pt = schema.push_target
+_gc = schema.git_commit
+_ck = schema.checkout
+_cc = schema.checkout_commit
+_rp = schema.repetition
+_rs = schema.result
+_v = schema.value
+
+#: Key of the PostgreSQL advisory lock that serialises pushes ("push").
+_PG_PUSH_LOCK = 0x70757368
+#: The kind of the series pushed results feed.
+PUSH_KIND = "push"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewPush:
+    """One pushed file: where it was measured (project, branch, host), at which commit,
+    when, and its results (one per test) with the file as their output."""
+
+    project: str
+    branch: str
+    host: str
+    commit: Commit  # its date places the checkout among the others
+    results: tuple[NewResult, ...]
+    started_at: datetime
+    finished_at: datetime
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushedRow:
+    """Where a push was stored: its series, checkout (id and index) and repetition."""
+
+    series_id: int
+    checkout_id: int
+    checkout_idx: int
+    repetition_idx: int
+    new_series: bool
+    new_checkout: bool
+    values: int
+
+
+class PushRecords(StorePart):
+    """The pushed results of a store; get it from :attr:`perfwalk.store.Store.pushes`."""
+
+    def add(self, push: NewPush) -> PushedRow:
+        """Store ``push`` as a repetition of its commit's checkout (made when new) in
+        the push series of its project, branch and host (made when new)."""
+        secrets = self._db.log_secrets
+        packed = [
+            part
+            for result in push.results
+            for part in (logs.pack(result.stdout, secrets), logs.pack(result.stderr, secrets))
+        ]
+        action = f"store a push of commit {push.commit.id} ({push.branch} on {push.host})"
+        with self._write(action) as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
+            series_id, new_series = _target(conn, push)
+            checkout_id, checkout_idx, new_checkout = _checkout(conn, series_id, push)
+            rep_idx = int(
+                conn.scalar(
+                    select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
+                        _rp.c.checkout_id == checkout_id
+                    )
+                )
+            )
+            repetition_id = int(
+                conn.execute(
+                    _rp.insert()
+                    .values(
+                        checkout_id=checkout_id,
+                        idx=rep_idx,
+                        started_at=push.started_at,
+                        finished_at=push.finished_at,
+                        between_status=None,
+                        between_log_id=None,
+                    )
+                    .returning(_rp.c.id)
+                ).scalar_one()
+            )
+            log_ids = insert_returning_ids(conn, schema.log, packed)
+            result_ids = insert_returning_ids(
+                conn,
+                _rs,
+                [
+                    _result(repetition_id, result, log_ids[2 * i], log_ids[2 * i + 1])
+                    for i, result in enumerate(push.results)
+                ],
+            )
+            values = [
+                {
+                    "result_id": result_id,
+                    "name": value.name,
+                    "unit": value.unit,
+                    "value": value.value,
+                    "direction": Direction(direction).value,
+                }
+                for result, result_id in zip(push.results, result_ids, strict=True)
+                for value, direction in result.values
+            ]
+            if values:
+                conn.execute(_v.insert(), values)
+            conn.execute(
+                _s.update()
+                .where(_s.c.id == series_id)
+                .values(finished_at=push.finished_at, to_spec=push.branch)
+            )
+            packs.refresh(conn, checkout_id)
+        return PushedRow(
+            series_id=series_id,
+            checkout_id=checkout_id,
+            checkout_idx=checkout_idx,
+            repetition_idx=rep_idx,
+            new_series=new_series,
+            new_checkout=new_checkout,
+            values=len(values),
+        )
+
+    def series_of(self, project: str, branch: str, host: str) -> int | None:
+        """The push series of ``project``, ``branch`` and ``host``; None: none yet."""
+        query = select(_pt.c.series_id).where(
+            _pt.c.project == project, _pt.c.branch == branch, _pt.c.host == host
+        )
+        with self._read("find a push series") as conn:
+            found = conn.scalar(query)
+        return None if found is None else int(found)
+
+
+def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
+    """The push series of the push's project, branch and host, made when new."""
+    found = conn.scalar(
+        select(_pt.c.series_id).where(
+            _pt.c.project == push.project, _pt.c.branch == push.branch, _pt.c.host == push.host
+        )
+    )
+    if found is not None:
+        return int(found), False
+    series_id = int(
+        conn.execute(
+            _s.insert()
+            .values(
+                name=f"{push.branch} on {push.host}",
+                project=push.project,
+                repo="",
+                from_spec="",
+                to_spec=push.branch,
+                step=PUSH_KIND,
+                repetitions=1,
+                between_mode="none",
+                host=push.host,
+                state="finished",
+                started_at=push.started_at,
+                finished_at=push.finished_at,
+                config_hash="",
+                config_text="",
+                commands={},
+                fingerprint={},
+                parent_id=None,
+                kind=PUSH_KIND,
+                planned_checkouts=None,
+                order_mode="checkout",
+            )
+            .returning(_s.c.id)
+        ).scalar_one()
+    )
+    conn.execute(
+        _pt.insert().values(
+            series_id=series_id, project=push.project, branch=push.branch, host=push.host
+        )
+    )
+    return series_id, True
+
+
+def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int, bool]:
+    """(id, index, made now) of the checkout of the push's commit in the series: made
+    when new, at its place in commit-date order (later checkouts move up by one)."""
+    commit = push.commit
+    found = conn.execute(
+        select(_ck.c.id, _ck.c.idx).where(_ck.c.series_id == series_id, _ck.c.sha == commit.id)
+    ).first()
+    if found is not None:
+        return int(found.id), int(found.idx), False
+    rows = conn.execute(
+        select(_ck.c.idx, _ck.c.date).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
+    ).all()
+    at = len(rows)
+    for row in rows:  # the first checkout committed after this one
+        if row.date > commit.date:
+            at = int(row.idx)
+            break
+    if at < len(rows):  # in two steps: the unique (series, idx) holds after each
+        later = (_ck.c.series_id == series_id) & (_ck.c.idx >= at)
+        conn.execute(_ck.update().where(later).values(idx=-(_ck.c.idx + 1)))
+        conn.execute(
+            _ck.update()
+            .where((_ck.c.series_id == series_id) & (_ck.c.idx < 0))
+            .values(idx=-_ck.c.idx)
+        )
+    checkout_id = int(
+        conn.execute(
+            _ck.insert()
+            .values(
+                series_id=series_id,
+                idx=at,
+                sha=commit.id,
+                date=commit.date,
+                quirks=[],
+                build_status=None,
+                build_seconds=None,
+                build_log_id=None,
+            )
+            .returning(_ck.c.id)
+        ).scalar_one()
+    )
+    commit_id = _commit_id(conn, push.project, commit)
+    conn.execute(_cc.insert().values(checkout_id=checkout_id, position=0, commit_id=commit_id))
+    return checkout_id, at, True
+
+
+def _commit_id(conn: Connection, project: str, commit: Commit) -> int:
+    """The id of ``commit`` in the project's commits, kept as it is when known (a walk
+    read it from git: it knows more than a push)."""
+    offset = commit.date.utcoffset()
+    minutes = 0 if offset is None else int(offset.total_seconds() // 60)
+    insert = insert_or_keep(conn)
+    conn.execute(
+        insert(_gc)
+        .values(
+            project=project,
+            sha=commit.id,
+            date=commit.date,
+            tz_offset=minutes,
+            author=commit.author,
+            subject=commit.subject,
+            body=commit.body,
+            files=list(commit.files),
+        )
+        .on_conflict_do_nothing(index_elements=["project", "sha"])
+    )
+    return int(
+        conn.execute(
+            select(_gc.c.id).where(_gc.c.project == project, _gc.c.sha == commit.id)
+        ).scalar_one()
+    )
+
+
+def _result(
+    repetition_id: int, result: NewResult, stdout_id: int, stderr_id: int
+) -> dict[str, Any]:
+    return {
+        "repetition_id": repetition_id,
+        "test": result.test,
+        "status": int(result.status),
+        "message": result.message,
+        "duration": result.duration,
+        "exit_code": result.exit_code,
+        "command": result.command,
+        "stdout_log_id": stdout_id,
+        "stderr_log_id": stderr_id,
+        "role": result.role,
+        "host": result.host,
+    }

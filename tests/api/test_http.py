@@ -1,0 +1,314 @@
+"""The HTTP API over real HTTP: `perfwalk api` (uvicorn) as a process on loopback,
+against a SQLite store and the PostgreSQL of the tests; tokens made by `perfwalk
+tokens`, a push by `perfwalk push`; what was pushed found by `perfwalk changes`."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from tests.store.conftest import pg_base_url
+
+MIB = 1 << 20
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def perfwalk(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "perfwalk", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+@dataclass
+class Api:
+    url: str
+    config: Path
+    log: Path
+
+    def token(self, name: str, scope: str) -> str:
+        done = perfwalk("tokens", "add", name, "--scope", scope, "-c", str(self.config))
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/store.db"
+        return
+    base = pg_base_url()
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    schema = f"pwtest_{uuid.uuid4().hex[:16]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def api(tmp_path: Path, store_url: str) -> Iterator[Api]:
+    """`perfwalk api` on a free loopback port, stopped by its own PID at the end."""
+    port = _free_port()
+    config = tmp_path / "perfwalk.toml"
+    config.write_text(
+        f'[project]\nname = "demo"\n\n[store]\nurl = "{store_url}"\n\n'
+        f'[api]\nlisten = "127.0.0.1:{port}"\n\n'
+        '[[test]]\nname = "latency"\ncommand = "./bench"\nparser = "hyperfine"\n',
+        encoding="utf-8",
+    )
+    log = tmp_path / "api.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "perfwalk", "api", "-c", str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{url}/api/v1/series", timeout=2)
+                break
+            except httpx.TransportError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"perfwalk api did not start:\n{log.read_text()}")
+                time.sleep(0.1)
+        yield Api(url, config, log)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def hyperfine(mean: float) -> str:
+    return json.dumps(
+        {
+            "results": [
+                {
+                    "command": "./bench",
+                    "mean": mean,
+                    "stddev": mean / 100,
+                    "median": mean,
+                    "min": mean * 0.99,
+                    "max": mean * 1.01,
+                    "times": [mean] * 5,
+                }
+            ]
+        }
+    )
+
+
+def push_body(commit: str, day: int, mean: float, **extra: Any) -> dict[str, Any]:
+    return {
+        "format": "hyperfine",
+        "text": hyperfine(mean),
+        "commit": commit,
+        "date": f"2024-03-{day:02d}T12:00:00+01:00",
+        "branch": "main",
+        "host": "ci-1",
+        **extra,
+    }
+
+
+def error_of(answer: httpx.Response) -> dict[str, Any]:
+    found = answer.json()
+    assert set(found) == {"error"}
+    return dict(found["error"])
+
+
+def test_reads_pushes_and_the_regression_in_changes(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    assert httpx.get(f"{base}/series").json() == []
+    pusher, triager = api.token("ci", "push"), api.token("ada", "triage")
+
+    without = httpx.post(f"{base}/push", json=push_body("a" * 40, 1, 0.1))
+    assert without.status_code == 401
+    assert error_of(without)["field"] == "authorization"
+    bad = httpx.post(
+        f"{base}/push", json=push_body("a" * 40, 1, 0.1), headers={"Authorization": "Bearer nope"}
+    )
+    assert bad.status_code == 401
+    wrong_scope = httpx.post(
+        f"{base}/push",
+        json=push_body("a" * 40, 1, 0.1),
+        headers={"Authorization": f"Bearer {triager}"},
+    )
+    assert wrong_scope.status_code == 403
+
+    auth = {"Authorization": f"Bearer {pusher}"}
+    missing = {k: v for k, v in push_body("a" * 40, 1, 0.1).items() if k != "commit"}
+    malformed = httpx.post(f"{base}/push", json=missing, headers=auth)
+    assert malformed.status_code == 422
+    assert error_of(malformed)["field"] == "commit"
+    naive = httpx.post(
+        f"{base}/push", json=push_body("a" * 40, 1, 0.1, date="2024-03-01T12:00"), headers=auth
+    )
+    assert (naive.status_code, error_of(naive)["field"]) == (422, "date")
+    garbage = httpx.post(f"{base}/push", json=push_body("a" * 40, 1, 0.1, text="{}"), headers=auth)
+    assert (garbage.status_code, error_of(garbage)["field"]) == (422, "text")
+    not_json = httpx.post(
+        f"{base}/push", content=b"{", headers={**auth, "Content-Type": "application/json"}
+    )
+    assert not_json.status_code == 422
+
+    # five commits at 100 ms, five at 130 ms, pushed out of order; one pushed twice
+    commits = [f"{i:040x}" for i in range(1, 11)]
+    means = [0.100, 0.101, 0.099, 0.100, 0.101, 0.130, 0.131, 0.129, 0.130, 0.131]
+    order = [5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 2]
+    for i in order:
+        done = httpx.post(f"{base}/push", json=push_body(commits[i], i + 1, means[i]), headers=auth)
+        assert done.status_code == 201, done.text
+    assert done.json()["repetition"] == 1  # the second push of commit 3: a repetition
+    series = httpx.get(f"{base}/series").json()
+    assert [(s["kind"], s["name"], s["host"]) for s in series] == [("push", "main on ci-1", "ci-1")]
+    sid = series[0]["id"]
+    assert httpx.get(f"{base}/series/{sid}").json()["project"] == "demo"
+    checkouts = httpx.get(f"{base}/series/{sid}/checkouts").json()
+    assert [c["commit"] for c in checkouts] == commits
+    values = httpx.get(f"{base}/series/{sid}/values").json()
+    assert len([v for v in values if v["name"] == "mean"]) == 11
+    missing_series = httpx.get(f"{base}/series/999")
+    assert (missing_series.status_code, error_of(missing_series)["field"]) == (404, "series_id")
+
+    listed = perfwalk("changes", "--format", "json", "-c", str(api.config))
+    assert listed.returncode == 1, listed.stderr  # an untriaged regression
+    changes = json.loads(listed.stdout)["changes"]
+    assert [
+        (c["series"], c["kind"], c["before"]["commit"], c["after"]["commit"]) for c in changes
+    ] == [(sid, "regression", commits[4], commits[5])]
+    served = httpx.get(f"{base}/changes").json()
+    assert served == json.loads(listed.stdout)
+
+    change = changes[0]["id"]
+    word = {"state": "expected", "reason": "the new checksum is slower by design"}
+    assert httpx.post(f"{base}/changes/{change}/triage", json=word, headers=auth).status_code == 403
+    triaged = httpx.post(
+        f"{base}/changes/{change}/triage", json=word, headers={"Authorization": f"Bearer {triager}"}
+    )
+    assert triaged.status_code == 201, triaged.text
+    assert triaged.json()["who"] == "token ada"
+    assert httpx.get(f"{base}/changes").json()["changes"][0]["triage"]["state"] == "expected"
+    assert perfwalk("changes", "-c", str(api.config)).returncode == 0
+
+    jobs = httpx.get(f"{base}/jobs")
+    assert jobs.status_code == 501
+    assert "no job queue" in error_of(jobs)["message"]
+    described = httpx.get(f"{base}/openapi.json").json()
+    assert {"/api/v1/push", "/api/v1/changes", "/api/v1/series/{series_id}/values"} <= set(
+        described["paths"]
+    )
+    log = api.log.read_text()
+    assert "POST /api/v1/push" in log
+    assert pusher not in log
+    assert triager not in log
+
+
+def _read_answer(sock: socket.socket) -> str:
+    """What the server sent until it closed the connection."""
+    got = b""
+    try:
+        while chunk := sock.recv(65536):
+            got += chunk
+    except OSError:  # reset after the answer: what came before it counts
+        pass
+    return got.decode()
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(api: Api) -> None:
+    token = api.token("ci", "push")
+    port = int(api.url.rsplit(":", 1)[1])
+    head = (
+        "POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {token}\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:  # announced
+        sock.sendall(f"{head}Content-Length: {10 * MIB}\r\n\r\n".encode() + b"{" * 1000)
+        answer = _read_answer(sock)
+    assert answer.startswith("HTTP/1.1 413")
+    assert '"field":"body"' in answer.replace(" ", "")
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:  # streamed
+        sock.sendall(f"{head}Transfer-Encoding: chunked\r\n\r\n".encode())
+        chunk = b"%x\r\n%s\r\n" % (64 * 1024, b" " * 64 * 1024)
+        for _ in range(160):  # 10 MiB, unless answered first
+            if select.select([sock], [], [], 0)[0]:  # the answer came: stop sending
+                break
+            sock.sendall(chunk)
+            time.sleep(0.001)
+        answer = _read_answer(sock)
+    assert answer.startswith("HTTP/1.1 413")
+
+
+def test_perfwalk_push_end_to_end(api: Api, tmp_path: Path) -> None:
+    token = api.token("ci", "push")
+    result = tmp_path / "bench.json"
+    result.write_text(
+        json.dumps(
+            {
+                "machine_info": {},
+                "benchmarks": [
+                    {
+                        "name": "test_parse",
+                        "stats": {
+                            "min": 0.001,
+                            "max": 0.003,
+                            "mean": 0.002,
+                            "median": 0.002,
+                            "stddev": 0.0001,
+                            "ops": 500.0,
+                        },
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    argv = ["push", str(result), "--commit", "b" * 40, "--branch", "main", "--host", "ci-2"]
+    refused = perfwalk(*argv, "--api", api.url, env={"PERFWALK_TOKEN": "wrong"})
+    assert refused.returncode == 2
+    assert "401" in refused.stderr
+    assert "wrong" not in refused.stderr
+    done = perfwalk(
+        *argv, "--api", api.url, "--date", "2024-03-01T10:00:00Z", env={"PERFWALK_TOKEN": token}
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pushed 6 values" in done.stdout
+    series = httpx.get(f"{api.url}/api/v1/series").json()
+    assert [(s["name"], s["kind"]) for s in series] == [("main on ci-2", "push")]
+    values = httpx.get(f"{api.url}/api/v1/series/{series[0]['id']}/values").json()
+    assert {(v["test"], v["name"], v["value"]) for v in values} >= {
+        ("pytest-benchmark", "test_parse.mean", 0.002)
+    }

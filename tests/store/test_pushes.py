@@ -1,0 +1,83 @@
+"""Pushed results: a series per project, branch and host, a checkout per commit in
+commit-date order, a repetition per push; and the API's tokens, kept as digests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from perfwalk.errors import StoreError
+from perfwalk.model import Commit, Direction, Log, Status, Value
+from perfwalk.store import NewResult, Store, schema
+from perfwalk.store.pushes import NewPush
+from perfwalk.store.tokens import digest_of, new_token
+
+T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def _push(sha: str, day: int, value: float, *, branch: str = "main") -> NewPush:
+    commit = Commit(id=sha, date=T0 + timedelta(days=day), author="", subject="")
+    result = NewResult(
+        test="bench",
+        status=Status.PASS,
+        stdout=Log.of(b'{"results": []}'),
+        values=((Value("mean", value, "s"), Direction.LOWER),),
+    )
+    return NewPush(
+        project="demo",
+        branch=branch,
+        host="ci-1",
+        commit=commit,
+        results=(result,),
+        started_at=T0,
+        finished_at=T0,
+    )
+
+
+def test_pushes_make_one_checkout_per_commit_in_commit_date_order(store: Store) -> None:
+    first = store.pushes.add(_push("c" * 40, 2, 1.0))
+    again = store.pushes.add(_push("c" * 40, 2, 1.1))
+    older = store.pushes.add(_push("a" * 40, 0, 2.0))
+    newer = store.pushes.add(_push("d" * 40, 3, 3.0))
+    other = store.pushes.add(_push("a" * 40, 0, 2.0, branch="next"))
+    assert first.new_series
+    assert not again.new_series
+    assert (again.checkout_id, again.repetition_idx) == (first.checkout_id, 1)
+    assert older.checkout_idx == 0
+    assert not older.new_series
+    assert other.series_id != first.series_id
+    series = store.series(first.series_id)
+    assert (series.kind, series.name, series.host) == ("push", "main on ci-1", "ci-1")
+    checkouts = store.checkouts(first.series_id)
+    assert [c.sha[0] for c in checkouts] == ["a", "c", "d"]
+    assert [c.idx for c in checkouts] == [0, 1, 2]
+    assert newer.checkout_idx == 2
+    assert [c.commit_count for c in checkouts] == [1, 1, 1]
+    values = store.passed_values(first.series_id)
+    assert [(v[0], v[1], v[5]) for v in values] == [
+        (0, 0, 2.0),
+        (1, 0, 1.0),
+        (1, 1, 1.1),
+        (2, 0, 3.0),
+    ]
+    assert store.pushes.series_of("demo", "main", "ci-1") == first.series_id
+
+
+def test_tokens_are_kept_as_digests_and_found_by_the_token(store: Store, raw: object) -> None:
+    token = new_token()
+    row = store.tokens.add("ci", ["triage", "push"], token, who="ada@lab", at=T0)
+    assert row.scopes == ("push", "triage")
+    assert store.tokens.find(token) == row
+    assert store.tokens.find(token + "x") is None
+    with pytest.raises(StoreError, match="already called 'ci'"):
+        store.tokens.add("ci", ["push"], new_token(), who="ada@lab", at=T0)
+    with store._read("look") as conn:
+        stored = conn.execute(select(schema.api_token)).one()
+    assert stored.digest == digest_of(token)
+    assert token not in str(tuple(stored))
+    assert [t.name for t in store.tokens.list()] == ["ci"]
+    assert store.tokens.revoke("ci")
+    assert not store.tokens.revoke("ci")
+    assert store.tokens.find(token) is None
