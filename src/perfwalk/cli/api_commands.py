@@ -39,8 +39,14 @@ def cmd_api(args: argparse.Namespace) -> int:
             f"--listen {args.listen!r}: {problem}", hint="e.g. --listen 127.0.0.1:8080"
         )
     config = load_config(args.config)
+    queue = None
+    if config.store.url.startswith("postgresql"):  # team mode: the queue is in the store
+        from perfwalk.api.app import JobQueue
+        from perfwalk.services.jobs import listed_jobs, submit
+
+        queue = JobQueue(submit, listed_jobs)
     with opened(config) as store:
-        serve(config, store, listen=args.listen)
+        serve(config, store, listen=args.listen, queue=queue)
     return exits.OK
 
 

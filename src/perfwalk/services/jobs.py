@@ -22,6 +22,7 @@ import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,32 @@ def submit(config: Config, kind: str, options: Mapping[str, Any]) -> int:
 def jobs(config: Config, *, limit: int = 100) -> list[JobRow]:
     """The newest ``limit`` jobs of the store's queue, newest first."""
     return list_jobs(config.store.url, limit=limit)
+
+
+def job_json(row: JobRow) -> dict[str, Any]:
+    """A job as the API lists it."""
+
+    def when(at: datetime | None) -> str | None:
+        return None if at is None else at.isoformat()
+
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "state": row.state,
+        "pool": row.queue,
+        "hosts": list(row.hosts),
+        "owner": row.owner,
+        "attempts": row.attempts,
+        "queued_at": when(row.queued_at),
+        "started_at": when(row.started_at),
+        "ended_at": when(row.ended_at),
+        "options": dict(row.options),
+    }
+
+
+def listed_jobs(config: Config) -> list[dict[str, Any]]:
+    """The newest jobs of the queue as the API lists them."""
+    return [job_json(row) for row in jobs(config)]
 
 
 def cancel_job(config: Config, job_id: int) -> JobRow:
