@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Connection, func, select, text
 
@@ -116,7 +115,7 @@ class PushRecords(StorePart):
                 conn,
                 _rs,
                 [
-                    _result(repetition_id, result, log_ids[2 * i], log_ids[2 * i + 1])
+                    result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
                     for i, result in enumerate(push.results)
                 ],
             )
@@ -275,21 +274,3 @@ def _commit_id(conn: Connection, project: str, commit: Commit) -> int:
             select(_gc.c.id).where(_gc.c.project == project, _gc.c.sha == commit.id)
         ).scalar_one()
     )
-
-
-def _result(
-    repetition_id: int, result: NewResult, stdout_id: int, stderr_id: int
-) -> dict[str, Any]:
-    return {
-        "repetition_id": repetition_id,
-        "test": result.test,
-        "status": int(result.status),
-        "message": result.message,
-        "duration": result.duration,
-        "exit_code": result.exit_code,
-        "command": result.command,
-        "stdout_log_id": stdout_id,
-        "stderr_log_id": stderr_id,
-        "role": result.role,
-        "host": result.host,
-    }

@@ -178,6 +178,23 @@ class NewResult:
     role: str = ""  # the role whose host ran the command; "" = the [run] host
     host: str = ""
 
+    def row(self, repetition_id: int, stdout_id: int, stderr_id: int) -> dict[str, Any]:
+        """Its row of the result table, its outputs stored as logs ``stdout_id`` and
+        ``stderr_id``."""
+        return {
+            "repetition_id": repetition_id,
+            "test": self.test,
+            "status": int(self.status),
+            "message": self.message,
+            "duration": self.duration,
+            "exit_code": self.exit_code,
+            "command": self.command,
+            "stdout_log_id": stdout_id,
+            "stderr_log_id": stderr_id,
+            "role": self.role,
+            "host": self.host,
+        }
+
 
 @dataclass(frozen=True, kw_only=True)
 class NewStep:

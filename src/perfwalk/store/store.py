@@ -42,7 +42,6 @@ from perfwalk.store.records import (
     DirectionName,
     Measuring,
     NewRepetition,
-    NewResult,
     NewSeries,
     PassedValue,
     QuirkInfo,
@@ -613,7 +612,7 @@ class Store(Connected):
                     conn,
                     _rs,
                     [
-                        _result_params(repetition_id, result, log_ids[2 * i], log_ids[2 * i + 1])
+                        result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
                         for i, result in enumerate(rep.results)
                     ],
                 )
@@ -946,24 +945,6 @@ def _insert_log(conn: Connection, log: Log, secrets: Sequence[bytes]) -> int:
 
 def _insert_logs(conn: Connection, packed: list[dict[str, Any]]) -> list[int]:
     return insert_returning_ids(conn, _log, packed)
-
-
-def _result_params(
-    repetition_id: int, result: NewResult, stdout_id: int, stderr_id: int
-) -> dict[str, Any]:
-    return {
-        "repetition_id": repetition_id,
-        "test": result.test,
-        "status": int(result.status),
-        "message": result.message,
-        "duration": result.duration,
-        "exit_code": result.exit_code,
-        "command": result.command,
-        "stdout_log_id": stdout_id,
-        "stderr_log_id": stderr_id,
-        "role": result.role,
-        "host": result.host,
-    }
 
 
 def _measuring_columns(measuring: Measuring | None) -> dict[str, object]:
