@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +18,10 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from tests.store.conftest import pg_base_url
+from tests.store.conftest import pg_admin, store_url
+
+__all__ = ["pg_admin", "store_url"]  # fixtures of this module too
 
 MIB = 1 << 20
 
@@ -54,25 +53,6 @@ class Api:
         done = perfwalk("tokens", "add", name, "--scope", scope, "-c", str(self.config))
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/store.db"
-        return
-    base = pg_base_url()
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
-    schema = f"pwtest_{uuid.uuid4().hex[:16]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    url = make_url(base).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture
