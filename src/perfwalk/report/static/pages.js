@@ -51,7 +51,7 @@
   /* -- text and numbers ----------------------------------------------------------- */
 
   function visible(text) {
-    return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, function (c) {
+    return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, function (c) {
       return "\\x" + ("0" + c.charCodeAt(0).toString(16)).slice(-2);
     });
   }
