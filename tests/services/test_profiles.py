@@ -50,7 +50,11 @@ timeout = 60
 """
 
 
-def _config(tmp_path: Path, repo: Path, profile: str = 'tool = "perf"') -> Config:
+#: samples enough to rank the functions of a run of a few hundredths of a second
+FAST = "frequency = 20000"
+
+
+def _config(tmp_path: Path, repo: Path, profile: str = f'tool = "perf"\n{FAST}') -> Config:
     path = tmp_path / "perfwalk.toml"
     text = CONFIG.format(repo=json.dumps(str(repo)), build=json.dumps(BUILD), profile=profile)
     path.write_text(text, encoding="utf-8")
@@ -107,6 +111,11 @@ def test_a_missing_profiler_keeps_the_values(
         assert len(store.values(result.series_id)) == 2 * len(profiles)
 
 
+def store_profiles(config: Config) -> list[object]:
+    with Store.open(config.store.url) as store:
+        return [p for s in store.list_series() for p in store.profiles.in_series(s.id)]
+
+
 def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
     return repo[1][position]
 
@@ -151,8 +160,9 @@ def test_the_drill_table_in_text(
     """A walk without profiles, every commit measured; ``drill --profile`` profiles the
     culprit and its parent and prints the table."""
     repo, ids = profiled_repo
-    config = _config(tmp_path, repo, profile="")
+    config = _config(tmp_path, repo, profile=FAST)  # no tool: the walk profiles nothing
     run_series(config, RunOptions())
+    assert not store_profiles(config)
     low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
     args = ["--between", low, high, "--test", "crc", "--value", "elapsed", "--profile"]
     code = main(["drill", *args, "-c", str(config.path)])
@@ -176,3 +186,32 @@ def test_every_repetition_profiled(tmp_path: Path, profiled_repo: tuple[Path, li
         assert all(p.status is Status.PASS and p.stacks for p in profiles)
         assert all(p.values == () for p in profiles)  # counted: their values are the test's
         assert len(store.values(result.series_id)) == 2
+
+
+@needs_perf
+def test_a_try_with_profile_draws_b_against_a(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``perfwalk try --profile`` of the slower commit against its parent (a test without
+    [test.profile]): once decided, one profiled run a side; the try's page shows B's
+    profile against A's, the slower function first, and the differential's data."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, profile=FAST)
+    base, head = ids[SLOWER_AT - 1], ids[SLOWER_AT]
+    argv = ["try", base, head, "--profile", "--max-repetitions", "6", "-c", str(config.path)]
+    assert main(argv) == 1  # worse
+    assert "profiling A: crc" in capsys.readouterr().out
+    site = tmp_path / "site"
+    assert main(["report", "-c", str(config.path), "--out", str(site)]) == 0
+    with Store.open(config.store.url) as store:
+        [series] = store.list_series()
+        sides = {row.idx: row for row in store.checkouts(series.id)}
+        profiles = {p.checkout_idx: p for p in store.profiles.in_series(series.id)}
+    assert sorted(profiles) == [0, 1]
+    assert all(p.extra and p.status is Status.PASS for p in profiles.values())
+    assert sides[1].sha == head
+    page = (site / f"series-{series.id}.html").read_text(encoding="utf-8")
+    assert "<h2>Profile</h2>" in page
+    first = page.split('<table class="profile-changes">', 1)[1]
+    assert f"<code>{HOT}</code>" in first.split("</tr>", 2)[1]
+    assert list((site / f"series-{series.id}" / "data").glob("profile-d*.js"))

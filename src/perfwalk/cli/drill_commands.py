@@ -51,9 +51,10 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--profile",
         action="store_true",
-        help="profile the culprit and its parent (one perf run each) when no profile of "
-        "them is stored, and show their differential profile; a test with [test.profile] "
-        "is profiled without it",
+        help="profile the culprit and its parent (one perf run each, with the test's "
+        "[test.profile] settings such as frequency) when no profile of them is stored, and "
+        "show their differential profile; a test whose [test.profile] has a tool is "
+        "profiled without it",
     )
     p.add_argument(
         "--again",

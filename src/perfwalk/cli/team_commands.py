@@ -31,6 +31,7 @@ _OPTIONS: dict[str, dict[str, str]] = {
         "max_repetitions": "max_repetitions",
         "confidence": "confidence",
         "patch": "patches",
+        "profile": "profile",
     },
     "drill": {
         "change": "change",

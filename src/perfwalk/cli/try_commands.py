@@ -54,6 +54,13 @@ def _try_args(p: argparse.ArgumentParser) -> None:
         + ", ".join(f"{c:g}" for c in TRY_CONFIDENCES)
         + " (default [try] confidence)",
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="once decided, profile each side in one extra run (perf, with the test's "
+        "[test.profile] settings such as frequency, for a test whose [test.profile] has no "
+        "tool); the try's page draws B's profile against A's",
+    )
     format_arg(p, ("text", "json"))
 
 
@@ -72,6 +79,7 @@ def cmd_try(args: argparse.Namespace) -> int:
             variant=args.variant,
             max_repetitions=args.max_repetitions,
             confidence=args.confidence,
+            profile=args.profile,
         ),
         say=say,
     )

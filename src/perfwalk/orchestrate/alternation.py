@@ -8,11 +8,11 @@ commit as A when B is A with patches or a variant).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwalk.config.model import VariantConfig
+from perfwalk.config.model import TestConfig, VariantConfig
 from perfwalk.model import Checkout
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.preparation import Preparation
@@ -72,6 +72,19 @@ class Alternation(WalkSetup):
         """Repetition ``rep`` of a built side (its runtime modifiers around each test)."""
         return self._repetitions.measure(
             built.checkout_id, built.worktree, built.side.checkout, rep, built.side.variant
+        )
+
+    def profile(self, built: BuiltSide, rep: int, tests: Sequence[TestConfig]) -> int:
+        """One extra profiled run of each of ``tests`` (their [test.profile]) on a built
+        side, after its counted repetitions (``rep``: the number its commands see),
+        stored with its profile and never counted; how many ran."""
+        return self._repetitions.profile_extra(
+            built.checkout_id,
+            built.worktree,
+            built.side.checkout,
+            rep,
+            built.side.variant,
+            tests=tests,
         )
 
     def close(self) -> None:

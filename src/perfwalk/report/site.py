@@ -199,7 +199,9 @@ def publish(
     for at, text in profile_files.items():
         files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}
-    tries = try_sections(store, contexts, list(tried.values()))
+    tries, profile_files = try_sections(store, contexts, list(tried.values()), files.site.exists)
+    for at, text in profile_files.items():
+        files.write(at, text)
     marks = {s.id: store.site.repetition_marks(s.id) for s in every}
     for s in every:
         section = drills.get(s.id, "") + tries.get(s.id, "")

@@ -405,7 +405,8 @@ def _culprit_profiles(
         return None
     positions = {"before": done.culprit - 1, "after": done.culprit}
     rows = {side: _stored_profile(search, search.line[p]) for side, p in positions.items()}
-    wanted = test.profile if test.profile.on else ProfileConfig(tool="perf")
+    # without a tool, perf with the test's other [test.profile] settings (frequency…)
+    wanted = test.profile if test.profile.on else dataclasses.replace(test.profile, tool="perf")
     if any(row is None for row in rows.values()) and (profile or test.profile.on):
         profiled = dataclasses.replace(
             test, profile=dataclasses.replace(wanted, repetitions="extra")

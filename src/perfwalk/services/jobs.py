@@ -55,7 +55,9 @@ if TYPE_CHECKING:
 
 #: The option names each kind of job takes (those of its direct command).
 _RUN_OPTIONS = frozenset(f.name for f in dataclasses.fields(RunOptions)) - {"resume_series"}
-_TRY_OPTIONS = frozenset({"base", "head", "variant", "max_repetitions", "confidence", "patches"})
+_TRY_OPTIONS = frozenset(
+    {"base", "head", "variant", "max_repetitions", "confidence", "patches", "profile"}
+)
 _DRILL_OPTIONS = frozenset({"change", "between", "test", "value", "max_builds", "max_repetitions"})
 
 
@@ -346,6 +348,7 @@ def _run(
                 variant=options.get("variant"),
                 max_repetitions=options.get("max_repetitions"),
                 confidence=options.get("confidence"),
+                profile=bool(options.get("profile")),
             ),
             say=say,
         )

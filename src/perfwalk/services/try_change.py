@@ -22,7 +22,7 @@ from typing import Any
 
 from perfwalk.analysis.ranks import RankTest, mann_whitney
 from perfwalk.analysis.sequential import FIRST_LOOK, Decision, Verdict, decide, side
-from perfwalk.config.model import Config, VariantConfig
+from perfwalk.config.model import Config, TestConfig, VariantConfig
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
@@ -49,6 +49,7 @@ class TryOptions:
     variant: str | None = None
     max_repetitions: int | None = None
     confidence: float | None = None
+    profile: bool = False  # profile both sides once decided, even without [test.profile]
 
 
 @dataclass
@@ -168,6 +169,7 @@ def run_try(
             try:
                 turns = _Turns(config, alternation, most, confidence, say)
                 stopped = turns.run(sides)
+                turns.profile(profiled_tests(config, options.profile))
             finally:
                 alternation.close()
             worktrees.remove()
@@ -186,6 +188,20 @@ def run_try(
         stopped=stopped,
         confidence=confidence,
     )
+
+
+def profiled_tests(config: Config, asked: bool) -> tuple[TestConfig, ...]:
+    """The tests a try profiles in an extra run once decided: those with [test.profile]
+    ``repetitions = "extra"`` (with ``"all"`` every repetition was profiled already);
+    with ``asked`` (``--profile``) also those without a tool, with perf."""
+    found = []
+    for test in config.tests:
+        if test.profile.on and test.profile.repetitions == "extra":
+            found.append(test)
+        elif asked and not test.profile.on:  # perf, with its other settings (frequency…)
+            profile = dataclasses.replace(test.profile, tool="perf", repetitions="extra")
+            found.append(dataclasses.replace(test, profile=profile))
+    return tuple(found)
 
 
 def _b_variant(config: Config, options: TryOptions) -> VariantConfig | None:
@@ -220,10 +236,20 @@ class _Turns:
     _metrics: dict[str, MetricSides] = field(default_factory=dict)
     _last: dict[str, Decision] = field(default_factory=dict)
     _ran: dict[str, Sequence[NewResult]] = field(default_factory=dict)
+    built: dict[str, BuiltSide] = field(default_factory=dict)
+
+    def profile(self, tests: Sequence[TestConfig]) -> None:
+        """One extra profiled run of each of ``tests`` on each side, after its counted
+        repetitions: B's profile against A's is drawn on the try's page."""
+        if not tests:
+            return
+        for name in ("A", "B"):
+            self.say(f"profiling {name}: {', '.join(t.name for t in tests)}")
+            self.alternation.profile(self.built[name], self.count[name], tests)
 
     def run(self, sides: Sequence[TrySide]) -> str:
         """Measure until decided; why it stopped."""
-        built: dict[str, BuiltSide] = {}
+        built = self.built
         for one in sides:
             self.say(f"building {one.name}: {one.checkout.commit[:12]}")
             done = self.alternation.build(one)

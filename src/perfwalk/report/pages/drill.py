@@ -8,13 +8,13 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perfwalk.analysis.profile_diff import FunctionShare, diff_tree
+from perfwalk.analysis.profile_diff import FunctionShare
 from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
-from perfwalk.report.pages.profiles import ProfilePair, profile_diff_file, profile_section
+from perfwalk.report.pages.profiles import ProfilePair, profile_section, stored_diff_file
 from perfwalk.store import Store
 
 _VERDICT_WORDS = {
@@ -48,11 +48,12 @@ def drill_sections(
         if pair is not None and stored is not None:
             path = layout.profile_diff_data(row.series_id, pair.test)
             if not written(path):
-                found = _differential_file(store, row.series_id, pair, stored)
+                ids = (int(stored["before"]["profile"]), int(stored["after"]["profile"]))
+                found = stored_diff_file(store, row.series_id, pair, ids)
                 if found is None:
                     pair = None  # a profile is gone: no section to draw
                 else:
-                    files[path] = found
+                    files[found[0]] = found[1]
         sections[row.series_id] = drill_section(
             at, ctx, dataclasses.asdict(row), commits, profile=pair
         )
@@ -95,17 +96,6 @@ def _profile_pair(
         int(before.get("samples") or 0),
         int(after.get("samples") or 0),
     )
-
-
-def _differential_file(
-    store: Store, series_id: int, pair: ProfilePair, found: Mapping[str, Any]
-) -> str | None:
-    """The data file of the differential flame graph of the two stored profiles."""
-    before = store.profiles.get(int(found["before"]["profile"]))
-    after = store.profiles.get(int(found["after"]["profile"]))
-    if before is None or after is None:
-        return None
-    return profile_diff_file(series_id, pair, diff_tree(before.stacks, after.stacks))[1]
 
 
 def drill_section(

@@ -16,12 +16,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfwalk.analysis.profile_diff import Differential, DiffNode, FunctionShare
+from perfwalk.analysis.profile_diff import (
+    TOP,
+    Differential,
+    DiffNode,
+    FunctionShare,
+    diff_functions,
+    diff_tree,
+)
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import diff_data_file
 from perfwalk.report.html import FLAME_CLASS, esc, page, table
 from perfwalk.report.pages.series import series_crumbs
+from perfwalk.store import Store
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,29 @@ class ProfilePair:
     @classmethod
     def of(cls, test: str, before: str, after: str, diff: Differential) -> ProfilePair:
         return cls(test, before, after, diff.functions, diff.before_samples, diff.after_samples)
+
+
+def stored_pair(
+    store: Store, test: str, ids: tuple[int, int], labels: tuple[str, str]
+) -> ProfilePair | None:
+    """The differential of two stored profiles (``ids``: before, after), the functions
+    that moved most; None when one is gone."""
+    before, after = store.profiles.get(ids[0]), store.profiles.get(ids[1])
+    if before is None or after is None:
+        return None
+    moved = [f for f in diff_functions(before.stacks, after.stacks, top=TOP) if f.change != 0]
+    return ProfilePair(test, *labels, tuple(moved), before.samples, after.samples)
+
+
+def stored_diff_file(
+    store: Store, series_id: int, pair: ProfilePair, ids: tuple[int, int]
+) -> tuple[str, str] | None:
+    """(site path, text) of the differential's data file of two stored profiles (``ids``:
+    before, after); None when one is gone."""
+    before, after = store.profiles.get(ids[0]), store.profiles.get(ids[1])
+    if before is None or after is None:
+        return None
+    return profile_diff_file(series_id, pair, diff_tree(before.stacks, after.stacks))
 
 
 def profile_shell_page(ctx: SeriesContext) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,7 +35,12 @@ from perfwalk.report.html import (
     status_legend,
     table,
 )
-from perfwalk.report.pages.profiles import ProfilePair, profile_section
+from perfwalk.report.pages.profiles import (
+    ProfilePair,
+    profile_section,
+    stored_diff_file,
+    stored_pair,
+)
 from perfwalk.store import SeriesRow, Store
 from perfwalk.store.tries import TryRow
 
@@ -97,10 +102,16 @@ def metric_anchor(test: str, name: str) -> str:
 
 
 def try_sections(
-    store: Store, contexts: Mapping[int, SeriesContext], tries: Sequence[TryRow]
-) -> dict[int, str]:
-    """The try section of every try's page (all but the checkouts' table), by series id."""
+    store: Store,
+    contexts: Mapping[int, SeriesContext],
+    tries: Sequence[TryRow],
+    written: Callable[[str], bool] = lambda _path: False,
+) -> tuple[dict[int, str], dict[str, str]]:
+    """The try section of every try's page (all but the checkouts' table), by series
+    id; and the data files of their differential profiles (site path → text) that
+    ``written`` says the site lacks (a try's profiles never change)."""
     sections = {}
+    files: dict[str, str] = {}
     for row in tries:
         ctx = contexts.get(row.series_id)
         if ctx is None:
@@ -114,8 +125,28 @@ def try_sections(
             if one is not None:
                 commit = next((c for c in store.commits_since(one.row.id) if c.id == sha), None)
             sides.append(TrySide(name, one, commit, _values(one)))
-        sections[row.series_id] = try_section(ctx, row, sides)
-    return sections
+        pair = None
+        both = _profiled(ctx)
+        if both is not None:
+            test, ids = both
+            labels = (f"A {row.base_sha[:12]}", f"B {row.head_sha[:12]}")
+            pair = stored_pair(store, test, ids, labels)
+            if pair is not None and not written(layout.profile_diff_data(ctx.id, test)):
+                found = stored_diff_file(store, ctx.id, pair, ids)
+                if found is not None:
+                    files[found[0]] = found[1]
+        sections[row.series_id] = try_section(ctx, row, sides, pair)
+    return sections, files
+
+
+def _profiled(ctx: SeriesContext) -> tuple[str, tuple[int, int]] | None:
+    """The first test profiled on both sides (A: checkout 0, B: checkout 1), with the
+    ids of A's profile and B's (the extra runs' first)."""
+    a = dict(reversed(ctx.profiles.get(0, ())))
+    b = dict(reversed(ctx.profiles.get(1, ())))
+    for test in sorted(a.keys() & b.keys()):
+        return test, (a[test], b[test])
+    return None
 
 
 def _values(data: CheckoutData | None) -> dict[tuple[str, str], list[float | None]]:
