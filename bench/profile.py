@@ -1,7 +1,7 @@
-"""What a profiled run costs, what a profile weighs in the store, and how long 1 000
-profiled checkouts take to store and read back.
+"""What a profiled run costs, what a profile weighs in the store, and how long the
+site of 1 000 profiled checkouts takes to publish.
 
-Run: ``.venv/bin/python bench/profile.py [--rounds 5] [--checkouts 1000]``
+Run: ``.venv/bin/python bench/profile.py [--rounds 5] [--checkouts 1000] [--publishes 3]``
 
 1. **Overhead**: a C program with a hot function (built ``-O2 -g
    -fno-omit-frame-pointer``, about 0.3 s) run plainly by ``LocalHost.run`` and as
@@ -15,9 +15,11 @@ Run: ``.venv/bin/python bench/profile.py [--rounds 5] [--checkouts 1000]``
    (200 000 distinct stacks, 40 frames deep, C++-like names), each cut to the
    default ``[test.profile] limit`` and compressed as the store keeps it. Goal:
    at most 2 MiB stored per profile.
-3. **Store**: 1 000 profiles (the real one's stacks) written one by one to a SQLite
-   store, as a walk does, then read back with ``profiles.in_series`` (what a publish
-   reads). Goal: at most 10 s for the reading.
+3. **Publish**: a walk of 1 000 checkouts (bench/publish_store.py's history: one
+   test, three repetitions each) in a SQLite store, published whole (``perfwalk
+   report --full``) as it is and with a profile of 2 000 synthetic stacks at every
+   checkout (each checkout's page links its flame graph, each profile a data file),
+   in turns, ``--publishes`` rounds. Goal: at most 10 s for the profiled publish.
 
 Needs perf (linux-perf) and cc. A benchmark, not a test: nothing here is timed by
 pytest.
@@ -45,12 +47,15 @@ except ModuleNotFoundError:  # run from a checkout without an installed package
 
 from perfwalk.config.model import ProfileConfig
 from perfwalk.folded import FoldedStacks
-from perfwalk.model import Checkout, Commit, Status
+from perfwalk.model import Status
 from perfwalk.orchestrate.profiling import Profiler, ProfileRequest, wrapper
 from perfwalk.orchestrate.topology import Member
+from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
 from perfwalk.store.profiles import NewProfile, bounded
-from perfwalk.store.records import NewSeries
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from publish_store import Shape, make_repo, make_store
 
 START = datetime(2024, 1, 1, tzinfo=UTC)
 GOAL_BYTES = 2 << 20
@@ -179,39 +184,22 @@ def sizes(real: FoldedStacks) -> None:
     print(f"goal: <= {GOAL_BYTES} bytes stored per profile -> {verdict} (largest {worst})")
 
 
-def store_many(work: Path, stacks: FoldedStacks, checkouts: int) -> None:
-    url = f"sqlite:///{work / 'bench.db'}"
-    with Store.open(url) as store:
-        series = store.create_series(
-            NewSeries(
-                name="bench",
-                project="bench",
-                repo="/bench",
-                from_spec="a",
-                to_spec="b",
-                step="commit",
-                repetitions=1,
-                between="keep",
-                host="local",
-                config_hash="bench",
-                config_text="",
-                commands={},
-                fingerprint={},
-                started_at=START,
-            )
-        )
+def publish_many(work: Path, stacks: FoldedStacks, checkouts: int, rounds: int) -> None:
+    """A walk of ``checkouts`` checkouts (one test, three repetitions each), published
+    whole without profiles and with one (``stacks``) per checkout, in turns."""
+    commits = make_repo(work / "repo", checkouts)
+    plain = work / "plain.db"
+    make_store(f"sqlite:///{plain}", Shape(checkouts=checkouts, tests=1, repetitions=3), commits)
+    profiled = work / "profiled.db"
+    shutil.copy(plain, profiled)
+    with Store.open(f"sqlite:///{profiled}") as store:
+        [series] = store.list_series()
         start = time.perf_counter()
-        for index in range(checkouts):
-            commit = Commit(
-                id=f"{index + 1:040x}", date=START, author="bench", subject=f"commit {index}"
-            )
-            checkout_id = store.add_checkout(
-                series, Checkout(index=index, commit=commit.id, date=commit.date, since=(commit,))
-            )
+        for row in store.checkouts(series.id):
             store.profiles.add(
-                checkout_id,
+                row.id,
                 NewProfile(
-                    test="crc",
+                    test="t00",
                     role="",
                     host="local",
                     tool="perf",
@@ -223,22 +211,37 @@ def store_many(work: Path, stacks: FoldedStacks, checkouts: int) -> None:
                 limit=ProfileConfig().limit,
             )
         written = time.perf_counter() - start
-        start = time.perf_counter()
-        read = store.profiles.in_series(series)
-        reading = time.perf_counter() - start
-    size = (work / "bench.db").stat().st_size
-    print(f"\n{checkouts} profiled checkouts in a SQLite store")
-    print(f"written one by one (with their checkouts): {written:.2f} s")
-    print(f"read back (profiles.in_series, stacks unfolded): {reading:.2f} s, {len(read)} profiles")
-    print(f"store file: {size / 1e6:.1f} MB")
-    verdict = "PASS" if reading <= GOAL_SECONDS else "FAIL"
-    print(f"goal: reading <= {GOAL_SECONDS:g} s -> {verdict}")
+    took: dict[str, list[float]] = {"plain": [], "profiled": []}
+    for _round in range(rounds):
+        for name, db in (("plain", plain), ("profiled", profiled)):
+            out = work / f"site-{name}"
+            shutil.rmtree(out, ignore_errors=True)
+            with Store.open(f"sqlite:///{db}", read_only=True) as store:
+                start = time.perf_counter()
+                publish(store, None, out, PublishOptions(full=True))
+                took[name].append(time.perf_counter() - start)
+    files = sum(1 for _ in (work / "site-profiled").rglob("profile-*.js"))
+    size = sum(f.stat().st_size for f in (work / "site-profiled").rglob("profile-*.js"))
+    print(f"\n{checkouts} profiled checkouts ({len(stacks)} stacks each), one test, 3 repetitions")
+    print(f"profiles written to the store one by one: {written:.2f} s")
+    print(f"a full publish, {rounds} rounds in turns    median       min       max")
+    for name, figures in took.items():
+        print(f"  {name:<35} {_figures(figures)}")
+    extra = statistics.median(took["profiled"]) - statistics.median(took["plain"])
+    ratio = statistics.median(took["profiled"]) / statistics.median(took["plain"])
+    print(
+        f"the profiles add {extra:+.2f} s (x{ratio:.2f}): {files} data files, {size / 1e6:.1f} MB"
+    )
+    best = statistics.median(took["profiled"])
+    verdict = "PASS" if best <= GOAL_SECONDS else "FAIL"
+    print(f"goal: publish {checkouts} profiled checkouts <= {GOAL_SECONDS:g} s -> {verdict}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--checkouts", type=int, default=1000)
+    parser.add_argument("--publishes", type=int, default=3)
     args = parser.parse_args()
     for tool in ("perf", "cc"):
         if shutil.which(tool) is None:
@@ -247,7 +250,7 @@ def main() -> int:
         work = Path(tmp)
         real = overhead(work, args.rounds)
         sizes(real)
-        store_many(work, real, args.checkouts)
+        publish_many(work, synthetic(2000, 30), args.checkouts, args.publishes)
     return 0
 
 

@@ -48,7 +48,7 @@ from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
-from perfwalk.report.flame_data import compress_folded, profile_data_file
+from perfwalk.report.flame_data import profile_data_file
 from perfwalk.report.forked import in_forks
 from perfwalk.report.pages.build_facts import fact_sig, symbol_diffs
 from perfwalk.report.pages.change_table import change_facts
@@ -702,17 +702,16 @@ def _write_profiles(
             target = layout.profile_data(ctx.id, profile_id)
             if not full and files.site.exists(target):
                 continue
-            profile = store.profiles.get(profile_id)
-            if profile is None:
+            found = store.profiles.shipped(profile_id)
+            if found is None:
                 continue
+            profile, compressed = found
             run = "the extra run" if profile.extra else f"repetition {profile.repetition}"
             what = f"{run} on {profile.host}: {profile.tool} {profile.event}"
             what += f", {profile.samples} samples"
             if profile.cut:
                 what += f" ({profile.dropped} in the lightest stacks not kept)"
-            text = profile_data_file(
-                profile_id, compress_folded(profile.stacks), test=test, checkout=row.idx, what=what
-            )
+            text = profile_data_file(profile_id, compressed, test=test, checkout=row.idx, what=what)
             files.write(target, text)
 
 

@@ -154,6 +154,14 @@ class ProfileRecords(StorePart):
             row = conn.execute(query).first()
         return None if row is None else _row(row)
 
+    def shipped(self, profile_id: int) -> tuple[ProfileRow, bytes] | None:
+        """The profile ``profile_id`` without its stacks read, and its folded text as
+        stored (zlib, heaviest first): what a flame graph's data file carries as it is."""
+        query = self._select().where(_p.c.id == profile_id)
+        with self._read(f"read profile {profile_id}") as conn:
+            row = conn.execute(query).first()
+        return None if row is None else (_row(row, stacks=False), bytes(row.stacks))
+
     def in_series(self, series_id: int) -> tuple[ProfileRow, ...]:
         """Every profile of series ``series_id``, by checkout index."""
         query = self._select().where(_p.c.series_id == series_id)
@@ -196,7 +204,7 @@ def _ordered(rows: Sequence[Row[Any]]) -> tuple[ProfileRow, ...]:
     return tuple(found)
 
 
-def _row(row: Row[Any]) -> ProfileRow:
+def _row(row: Row[Any], *, stacks: bool = True) -> ProfileRow:
     return ProfileRow(
         id=int(row.id),
         series_id=int(row.series_id),
@@ -212,7 +220,7 @@ def _row(row: Row[Any]) -> ProfileRow:
         message=row.message,
         samples=int(row.samples),
         dropped=int(row.dropped),
-        stacks=parse_folded(zlib.decompress(row.stacks).decode("utf-8")),
+        stacks=parse_folded(zlib.decompress(row.stacks).decode("utf-8")) if stacks else {},
         values=tuple((str(n), float(v), str(u)) for n, v, u in row.run_values),
         duration=row.duration,
         recorded_at=row.recorded_at,
