@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from perfwalk.report import layout
-from perfwalk.services.demo import DemoResult, run_demo
+from perfwalk.services.demo import DemoResult
 from tests.fixtures.chromium import Watched
 from tests.report.conftest import Published, publish_fixed
 from tests.report.history import HOSTILE
@@ -24,8 +24,8 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Published:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
-    return run_demo(tmp_path_factory.mktemp("demo") / "demo")
+def demo(demo_result: DemoResult) -> DemoResult:
+    return demo_result
 
 
 def _wait_for_plots(page: Any) -> None:

@@ -17,7 +17,7 @@ from perfwalk.config.model import Config
 from perfwalk.drill import Budget, Verdict
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.report.context import zoom_links
-from perfwalk.services.demo import run_demo
+from perfwalk.services.demo import DemoResult
 from perfwalk.services.drill import between_target, run_drill
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
@@ -87,8 +87,8 @@ def test_a_bimodal_noisy_metric_gives_the_right_commit_or_says_undecided(
         assert row.answer["repetitions"] <= budget.max_repetitions
 
 
-def test_the_demo_drills_each_known_change_to_its_exact_commit(tmp_path: Path) -> None:
-    result = run_demo(tmp_path / "demo")
+def test_the_demo_drills_each_known_change_to_its_exact_commit(demo_result: DemoResult) -> None:
+    result = demo_result
     speed = [e for e in result.project.events if e.direction != "broken-build"]
     assert len(speed) == 3  # the six weeks' two, and the extra night's
     assert (result.found, result.known) == (4, 4), [f.detail for f in result.findings]
