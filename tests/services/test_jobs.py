@@ -237,6 +237,42 @@ def test_a_killed_worker_s_walk_is_finished_by_another(
         assert store.series(series_id).state == "finished"
 
 
+def test_a_running_job_cancelled_stops_at_a_repetition_and_keeps_what_it_measured(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """``perfwalk jobs cancel`` of a running walk: the worker stops it at the next
+    repetition boundary, the series is left interrupted with every repetition it
+    finished, the job cancelled; ``run --resume`` then finishes it with the rows of an
+    uninterrupted walk."""
+    slow = "sh bench.sh && sleep 0.3"
+    config = _config(
+        tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=3, command=slow
+    )
+    reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
+    job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
+    workers.append(Worker(config, "pool-a", tmp_path / "worker.log"))
+    _wait(
+        "the walk to measure",
+        lambda: (
+            _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
+        ),
+    )
+    cancelled = _perfwalk("jobs", "cancel", str(job_id), "-c", str(config.path))
+    assert cancelled.returncode == 0, cancelled.stderr
+    assert f"job {job_id}: cancelling; it stops at its next repetition" in cancelled.stdout
+    _wait("the job cancelled", lambda: _states(config).get(job_id) == "cancelled")
+    series_id = _job_series(pg_url, job_id)
+    kept = _rows(pg_url, series_id)
+    whole = _rows(pg_url, reference.series_id)
+    assert 0 < len(kept) < len(whole)
+    assert set(kept) <= set(whole)  # what it measured is kept, as measured
+    with Store.open(pg_url) as store:
+        assert store.series(series_id).state == "interrupted"
+    resumed = _perfwalk("run", "--resume", "-c", str(config.path))
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert _rows(pg_url, series_id) == whole
+
+
 def _has_series(url: str, job_id: int) -> bool:
     with Store.open(url) as store:
         return store.job_series.of(job_id) is not None
