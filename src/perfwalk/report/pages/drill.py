@@ -14,7 +14,12 @@ from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
-from perfwalk.report.pages.profiles import ProfilePair, profile_section, stored_diff_file
+from perfwalk.report.pages.profiles import (
+    ProfilePair,
+    profile_section,
+    stored_diff_file,
+    stored_profiles,
+)
 from perfwalk.store import Store
 
 _VERDICT_WORDS = {
@@ -49,11 +54,12 @@ def drill_sections(
             path = layout.profile_diff_data(row.series_id, pair.test)
             if not written(path):
                 ids = (int(stored["before"]["profile"]), int(stored["after"]["profile"]))
-                found = stored_diff_file(store, row.series_id, pair, ids)
-                if found is None:
+                profiles = stored_profiles(store, ids)
+                if profiles is None:
                     pair = None  # a profile is gone: no section to draw
                 else:
-                    files[found[0]] = found[1]
+                    path, text = stored_diff_file(row.series_id, pair, profiles)
+                    files[path] = text
         sections[row.series_id] = drill_section(
             at, ctx, dataclasses.asdict(row), commits, profile=pair
         )

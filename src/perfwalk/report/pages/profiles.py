@@ -30,6 +30,7 @@ from perfwalk.report.flame_data import diff_data_file
 from perfwalk.report.html import FLAME_CLASS, esc, page, table
 from perfwalk.report.pages.series import series_crumbs
 from perfwalk.store import Store
+from perfwalk.store.profiles import ProfileRow
 
 
 @dataclass(frozen=True)
@@ -49,26 +50,27 @@ class ProfilePair:
         return cls(test, before, after, diff.functions, diff.before_samples, diff.after_samples)
 
 
-def stored_pair(
-    store: Store, test: str, ids: tuple[int, int], labels: tuple[str, str]
-) -> ProfilePair | None:
-    """The differential of two stored profiles (``ids``: before, after), the functions
-    that moved most; None when one is gone."""
+def stored_profiles(store: Store, ids: tuple[int, int]) -> tuple[ProfileRow, ProfileRow] | None:
+    """The two stored profiles of a differential (``ids``: before, after), each read
+    once; None when one is gone."""
     before, after = store.profiles.get(ids[0]), store.profiles.get(ids[1])
-    if before is None or after is None:
-        return None
+    return None if before is None or after is None else (before, after)
+
+
+def stored_pair(
+    test: str, profiles: tuple[ProfileRow, ProfileRow], labels: tuple[str, str]
+) -> ProfilePair:
+    """The differential of two stored profiles: the functions that moved most."""
+    before, after = profiles
     moved = [f for f in diff_functions(before.stacks, after.stacks, top=TOP) if f.change != 0]
     return ProfilePair(test, *labels, tuple(moved), before.samples, after.samples)
 
 
 def stored_diff_file(
-    store: Store, series_id: int, pair: ProfilePair, ids: tuple[int, int]
-) -> tuple[str, str] | None:
-    """(site path, text) of the differential's data file of two stored profiles (``ids``:
-    before, after); None when one is gone."""
-    before, after = store.profiles.get(ids[0]), store.profiles.get(ids[1])
-    if before is None or after is None:
-        return None
+    series_id: int, pair: ProfilePair, profiles: tuple[ProfileRow, ProfileRow]
+) -> tuple[str, str]:
+    """(site path, text) of the differential's data file of two stored profiles."""
+    before, after = profiles
     return profile_diff_file(series_id, pair, diff_tree(before.stacks, after.stacks))
 
 

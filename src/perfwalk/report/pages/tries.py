@@ -40,6 +40,7 @@ from perfwalk.report.pages.profiles import (
     profile_section,
     stored_diff_file,
     stored_pair,
+    stored_profiles,
 )
 from perfwalk.store import SeriesRow, Store
 from perfwalk.store.tries import TryRow
@@ -130,11 +131,12 @@ def try_sections(
         if both is not None:
             test, ids = both
             labels = (f"A {row.base_sha[:12]}", f"B {row.head_sha[:12]}")
-            pair = stored_pair(store, test, ids, labels)
-            if pair is not None and not written(layout.profile_diff_data(ctx.id, test)):
-                found = stored_diff_file(store, ctx.id, pair, ids)
-                if found is not None:
-                    files[found[0]] = found[1]
+            profiles = stored_profiles(store, ids)
+            if profiles is not None:
+                pair = stored_pair(test, profiles, labels)
+                if not written(layout.profile_diff_data(ctx.id, test)):
+                    path, text = stored_diff_file(ctx.id, pair, profiles)
+                    files[path] = text
         sections[row.series_id] = try_section(ctx, row, sides, pair)
     return sections, files
 
