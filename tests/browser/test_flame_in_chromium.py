@@ -23,7 +23,7 @@ from perfwalk.store import Store
 from tests.browser.test_site_in_chromium import PAINT_TIMEOUT_MS, _uri
 from tests.fixtures.chromium import Watched
 from tests.report.conftest import publish_fixed
-from tests.report.test_flame import _series
+from tests.report.test_drill_page import _series
 
 HOT = "hot_function"
 SCRIPT = "<script>window.__pwned=1</script>"

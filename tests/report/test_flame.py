@@ -7,7 +7,6 @@ import base64
 import json
 import re
 import zlib
-from datetime import UTC, datetime
 
 from perfwalk.analysis.profile_diff import diff_tree, differential
 from perfwalk.report import layout
@@ -28,7 +27,7 @@ from perfwalk.report.pages.profiles import (
     profile_shell_page,
 )
 from perfwalk.report.pages.series import series_page
-from perfwalk.store import SeriesRow
+from tests.report.test_drill_page import _series
 
 HOSTILE = "<script>window.__pwned=1</script>"
 BEFORE = {"main;work;hot_function": 100, "main;work;cold": 300, f"main;{HOSTILE}": 100}
@@ -127,31 +126,6 @@ def test_the_profile_section_escapes_every_name_and_points_at_its_data() -> None
     rows = re.findall(r"<tr><td class=\"name\"><code>(.*?)</code>", html)
     assert rows[0] == "hot_function"
     assert profile_section(at, 7, None) == ""
-
-
-def _series(kind: str = "drill") -> SeriesRow:
-    t0 = datetime(2026, 1, 5, tzinfo=UTC)
-    return SeriesRow(
-        id=7,
-        name="drill x",
-        project="p",
-        repo="/r",
-        from_spec="0" * 40,
-        to_spec="3" * 40,
-        step="drill",
-        repetitions=3,
-        between="keep",
-        host="local",
-        state="finished",
-        started_at=t0,
-        finished_at=t0,
-        config_hash="h",
-        config_text="",
-        commands={},
-        fingerprint={},
-        parent_id=3,
-        kind=kind,
-    )
 
 
 def test_a_page_loads_the_renderer_only_with_a_flame_graph() -> None:
