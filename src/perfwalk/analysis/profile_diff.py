@@ -19,7 +19,7 @@ the colour says). Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, TypedDict
 
@@ -169,13 +169,18 @@ class Differential:
     after_samples: int
 
 
+def moved(shares: Iterable[FunctionShare]) -> tuple[FunctionShare, ...]:
+    """The functions of ``shares`` whose self or total share changed (a function
+    whose shares are equal on both sides is no finding)."""
+    return tuple(f for f in shares if f.self_delta != 0 or f.total_delta != 0)
+
+
 def differential(
     before: Mapping[str, int], after: Mapping[str, int], *, top: int = TOP
 ) -> Differential:
-    moved = [f for f in diff_functions(before, after, top=top) if f.change != 0]
     return Differential(
         tree=diff_tree(before, after),
-        functions=tuple(moved),
+        functions=moved(diff_functions(before, after, top=top)),
         before_samples=sum(n for n in before.values() if n > 0),
         after_samples=sum(n for n in after.values() if n > 0),
     )

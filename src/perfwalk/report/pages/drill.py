@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perfwalk.analysis.profile_diff import FunctionShare
+from perfwalk.analysis.profile_diff import FunctionShare, moved
 from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
 from perfwalk.report import layout
@@ -82,7 +82,7 @@ def _profile_pair(
         return f"profile {side.get('profile')}"
 
     before, after = found["before"], found["after"]
-    shares = [
+    shares = moved(
         FunctionShare(
             str(f["name"]),
             float(f["self_before"]),
@@ -91,14 +91,12 @@ def _profile_pair(
             float(f["total_after"]),
         )
         for f in found["functions"]
-        if float(f["self_after"]) != float(f["self_before"])
-        or float(f["total_after"]) != float(f["total_before"])
-    ]
+    )
     return ProfilePair(
         str(found["test"]),
         label(before),
         label(after),
-        tuple(shares),
+        shares,
         int(before.get("samples") or 0),
         int(after.get("samples") or 0),
     )

@@ -23,6 +23,7 @@ from perfwalk.analysis.profile_diff import (
     FunctionShare,
     diff_functions,
     diff_tree,
+    moved,
 )
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
@@ -62,8 +63,8 @@ def stored_pair(
 ) -> ProfilePair:
     """The differential of two stored profiles: the functions that moved most."""
     before, after = profiles
-    moved = [f for f in diff_functions(before.stacks, after.stacks, top=TOP) if f.change != 0]
-    return ProfilePair(test, *labels, tuple(moved), before.samples, after.samples)
+    functions = moved(diff_functions(before.stacks, after.stacks, top=TOP))
+    return ProfilePair(test, *labels, functions, before.samples, after.samples)
 
 
 def stored_diff_file(
