@@ -77,6 +77,10 @@ def page(
     )
     if drawn:
         scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
+    if plots or drawn or flame:  # deferred scripts run in order: the formatter first
+        scripts = (
+            f'<script src="{esc(layout.href(at, layout.FORMAT_JS))}" defer></script>\n' + scripts
+        )
     if flame:
         scripts += (
             f'<link rel="stylesheet" href="{esc(layout.href(at, layout.FLAME_CSS))}">\n'
