@@ -90,6 +90,12 @@ def format_value(value: float | None, unit: str = "") -> str:
     return _joined(number, f"{_PREFIXES[power]}{symbol}{suffix}")
 
 
+def format_levels(before: float | None, after: float | None, unit: str, arrow: str = "→") -> str:
+    """A move from one level to another, each with its unit and prefix:
+    ``940.0 Mbit/s → 752.0 Mbit/s``."""
+    return f"{format_value(before, unit)} {arrow} {format_value(after, unit)}"
+
+
 def format_change(fraction: float | None) -> str:
     """A relative change (0.123 is 12.3 %) with its sign: ``+12.3 %``, ``-38.0 %``,
     ``+150 %``, ``0.0 %``; ``n/a`` for None, NaN and infinity."""
