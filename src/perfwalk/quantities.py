@@ -96,6 +96,14 @@ def format_levels(before: float | None, after: float | None, unit: str, arrow: s
     return f"{format_value(before, unit)} {arrow} {format_value(after, unit)}"
 
 
+def format_difference(value: float | None, unit: str = "") -> str:
+    """A difference of two values with its sign: ``+1.50 ms``, ``-867.7 MB/s``, ``0 s``."""
+    text = format_value(value, unit)
+    if text == MISSING or text.startswith(("-", "0 ")) or text == "0":
+        return text
+    return f"+{text}"
+
+
 def format_change(fraction: float | None) -> str:
     """A relative change (0.123 is 12.3 %) with its sign: ``+12.3 %``, ``-38.0 %``,
     ``+150 %``, ``0.0 %``; ``n/a`` for None, NaN and infinity."""
