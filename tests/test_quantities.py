@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.quantities import format_change, format_share, format_value
+from perfwalk.quantities import format_change, format_difference, format_share, format_value
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = json.loads((ROOT / "tests" / "golden" / "number_format.json").read_text())
@@ -25,6 +25,11 @@ def _number(text: str | None) -> float | None:
 @pytest.mark.parametrize(("value", "unit", "expected"), CASES["values"])
 def test_value(value: str | None, unit: str, expected: str) -> None:
     assert format_value(_number(value), unit) == expected
+
+
+@pytest.mark.parametrize(("value", "unit", "expected"), CASES["differences"])
+def test_difference(value: str | None, unit: str, expected: str) -> None:
+    assert format_difference(_number(value), unit) == expected
 
 
 @pytest.mark.parametrize(("fraction", "expected"), CASES["changes"])
@@ -57,6 +62,7 @@ const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 const num = (t) => (t === null ? null : Number(t));
 const out = {
   values: cases.values.map((c) => f.value(num(c[0]), c[1])),
+  differences: cases.differences.map((c) => f.difference(num(c[0]), c[1])),
   changes: cases.changes.map((c) => f.change(num(c[0]))),
   shares: cases.shares.map((c) => f.share(num(c[0]))),
   axis: [f.axis("cycles")(1.5e9), f.axis("bytes/sec")(1.5e9)],
@@ -78,6 +84,7 @@ def test_format_js_writes_the_same() -> None:
     )
     written = json.loads(done.stdout)
     assert written["values"] == [c[2] for c in CASES["values"]]
+    assert written["differences"] == [c[2] for c in CASES["differences"]]
     assert written["changes"] == [c[1] for c in CASES["changes"]]
     assert written["shares"] == [c[1] for c in CASES["shares"]]
     # an axis names its unit: a unit format.js does not know is left to the name

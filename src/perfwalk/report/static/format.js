@@ -3,6 +3,7 @@
  * tests/number_format_cases.json the cases both write alike).
  *
  *   perfwalk.format.value(867.7e6, "bytes/sec")  "867.7 MB/s"
+ *   perfwalk.format.difference(0.0015, "s")      "+1.50 ms"
  *   perfwalk.format.change(-0.3798)              "-38.0 %"
  *   perfwalk.format.share(0.025)                 "2.5 %"
  *   perfwalk.format.axis(unit)                   a y-axis label formatter
@@ -128,6 +129,12 @@
     return joined(found[0], PREFIXES[found[1]] + family[0] + suffix);
   }
 
+  function difference(v, unit) {
+    var text = value(v, unit);
+    if (text === MISSING || text[0] === "-" || text === "0" || text.slice(0, 2) === "0 ") return text;
+    return "+" + text;
+  }
+
   function share(fraction) {
     if (missing(fraction)) return MISSING;
     var shown = fraction * 100;
@@ -165,5 +172,7 @@
   }
 
   var P = (window.perfwalk = window.perfwalk || {});
-  P.format = { value: value, change: change, share: share, axis: axis, MISSING: MISSING };
+  P.format = {
+    value: value, difference: difference, change: change, share: share, axis: axis, MISSING: MISSING,
+  };
 })();
