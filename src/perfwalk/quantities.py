@@ -9,7 +9,9 @@ tooltips, plot axes and every page (docs/report.md, "Numbers").
   (``0.850 IPC``).
 * The digits: two decimals below 10, one from 10 to 999 (``1.40``, ``75.5``,
   ``867.7``: three or four significant digits), none from 1000 (only beyond the
-  largest prefix); below 1 (beyond the smallest prefix) three significant digits.
+  largest prefix); below 1 (beyond the smallest prefix) three significant digits;
+  far beyond (10¹⁵ times the largest prefix, 10⁻⁶ times the smallest) the value in
+  its unit with an exponent (``1.00e+296``).
   A tie rounds away from zero.
 * A change and every other percentage of a fraction: one decimal below 100 %, none
   from 100 % (``-38.0 %``, ``+150 %``); a change carries its sign, but a change that
@@ -155,6 +157,8 @@ def _scaled(value: float, carried: int, lowest: int, highest: int, base: int) ->
     if float(digits) >= (1000 if base == 10 else 1024) and power + step <= highest:
         power += step  # 999.96 k is 1.00 M
         digits = _digits(_shifted(size, base, carried - power))
+    if "e" in digits:  # beyond every prefix: the value in its own unit, with an exponent
+        digits, power = _digits(_shifted(size, base, carried)), 0
     return ("-" if value < 0 else "") + digits, power
 
 
@@ -166,7 +170,7 @@ def _shifted(size: float, base: int, power: int) -> float:
 
 def _digits(mantissa: float) -> str:
     """Two decimals below 10, one below 1000, none above; three significant digits
-    below 1; beyond (below 1e-15, from 1e15) with an exponent."""
+    below 1; beyond (below 1e-6, from 1e15) with an exponent."""
     if mantissa >= 1e15:
         return f"{mantissa:.2e}"
     if mantissa >= 1:
@@ -179,7 +183,7 @@ def _digits(mantissa: float) -> str:
     shift = 0
     while mantissa * 10**shift < 1:
         shift += 1
-        if shift > 15:
+        if shift > 6:
             return f"{mantissa:.2e}"
     digits = _fixed(mantissa, 2 + shift)
     if float(digits) * 10 ** (shift - 1) >= 1:  # 0.09996 is 0.100

@@ -79,7 +79,7 @@
     var shift = 0;
     while (m * Math.pow(10, shift) < 1) {
       shift += 1;
-      if (shift > 15) return exponent(m);
+      if (shift > 6) return exponent(m);
     }
     var text = m.toFixed(2 + shift);
     if (parseFloat(text) * Math.pow(10, shift - 1) >= 1) text = m.toFixed(1 + shift);
@@ -101,6 +101,10 @@
     if (parseFloat(digits) >= (base === 10 ? 1000 : 1024) && power + step <= highest) {
       power += step;
       digits = digitsOf(shifted(size, base, carried - power));
+    }
+    if (digits.indexOf("e") >= 0) {
+      digits = digitsOf(shifted(size, base, carried));
+      power = 0;
     }
     return [(value < 0 ? "-" : "") + digits, power];
   }
