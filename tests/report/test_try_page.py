@@ -110,7 +110,7 @@ def test_the_try_page_shows_sides_verdicts_values_and_patches_escaped(
         "0.0286",
     ]
     assert hostile[0] == f"{TRY_HOSTILE_TEST}.v {HOSTILE} (lower is better)"
-    assert hostile[2:4] == ["same", "+0.0% [-0.3%, +0.3%]"]
+    assert hostile[2:4] == ["same", "0.0 % [-0.3 %, +0.3 %]"]
     assert hostile[6] == f"equivalent within ±1 % {HOSTILE}"
     assert f"Stopped: every metric was decided {HOSTILE}." in html.unescape(text)
     # the values in the order measured: B's failed repetition has none
