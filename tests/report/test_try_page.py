@@ -117,10 +117,10 @@ def test_the_try_page_shows_sides_verdicts_values_and_patches_escaped(
     values = page.tables["try-values"]
     assert [row[0] for row in values] == 2 * ["repetition", "0", "1", "2", "3"]
     assert values[1:5] == [
-        ["0", "9.4e+08", "8.46e+08"],
-        ["1", "9.4376e+08", "8.4938e+08"],
-        ["2", "9.3718e+08", "–"],
-        ["3", "9.4188e+08", "8.4769e+08"],
+        ["0", "940.0 Mbit/s", "846.0 Mbit/s"],
+        ["1", "943.8 Mbit/s", "849.4 Mbit/s"],
+        ["2", "937.2 Mbit/s", "–"],
+        ["3", "941.9 Mbit/s", "847.7 Mbit/s"],
     ]
     assert f'id="{metric_anchor("iperf", "sender")}"' in text
     ministat = [p for p in page.pres if p.startswith("x A\n+ B\n")]
