@@ -51,6 +51,7 @@ LAYERS: dict[str, int] = {
     "limits": 1,
     "letters": 1,
     "numbers": 1,
+    "quantities": 1,
     "untrusted": 1,
     "secret_text": 1,
     "text_files": 1,

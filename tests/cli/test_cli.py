@@ -112,7 +112,7 @@ def test_run_then_inspect(config: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "finished" in out
     code, out, _err = run(capsys, "show", "-c", str(config))
     assert "latency.latency [ms]" in out
-    assert "100 ±0.0%" in out
+    assert "100.0 ms ±0.0 %" in out
     code, out, _err = run(capsys, "export", "-c", str(config))
     document = json.loads(out)
     assert (document["format"], document["version"]) == ("perfwalk-export", 3)
@@ -128,7 +128,7 @@ def test_log_prints_a_checkouts_stored_outputs(
     lines = out.splitlines()
     assert re.fullmatch(r"series 1 '.*', checkout 0 \([0-9a-f]{12}\)", lines[0])
     assert re.fullmatch(
-        r"== repetition 0 · latency · PASS · exit 0 · [0-9.e-]+ s · stdout \(\d+ bytes\)",
+        r"== repetition 0 · latency · PASS · exit 0 · [0-9.]+ [mµ]?s · stdout \(\d+ bytes\)",
         lines[1],
     )
     assert lines[2] == "$ sh bench.sh"

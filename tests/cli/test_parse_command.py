@@ -20,9 +20,9 @@ LZ4_OUT = GOLDEN / "regex" / "lz4-1.10-bench.out"
 LZ4_PATTERN = r"(?P<compress>[0-9.]+) MB/s ?, ?(?P<decompress>[0-9.]+) MB/s\r *(?P<name>\d+)#"
 LZ4_OPTIONS = ["--options-toml", f"pattern = '{LZ4_PATTERN}'", "--option", "unit=MB/s"]
 LZ4_TABLE = """\
-name           value  unit  direction
-1.compress     558.1  MB/s  higher
-1.decompress  5415.6  MB/s  higher
+name          value        unit  direction
+1.compress    558.1  MB/s  MB/s  higher
+1.decompress    5.42 GB/s  MB/s  higher
 """
 
 
@@ -69,8 +69,8 @@ def test_options_one_by_one(capsys: pytest.CaptureFixture[str]) -> None:
                        "--option", "scale.decompress=0.001")  # fmt: skip
     assert code == 0
     assert out.splitlines()[1:] == [
-        "1.compress       558.1  MB/s  higher",
-        "1.decompress    5.4156  MB/s  higher",
+        "1.compress    558.1  MB/s  MB/s  higher",
+        "1.decompress    5.42 MB/s  MB/s  higher",
     ]
 
 

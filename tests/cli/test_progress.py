@@ -124,6 +124,8 @@ def test_a_checkouts_summary_names_its_medians_and_failures() -> None:
         )
 
     ran = [result("bench", Status.PASS, 1.0), result("bench", Status.PASS, 3.0)]
-    assert results_summary(ran) == "bench.rate 2 MB/s"
-    assert results_summary([*ran, result("smoke", Status.FAIL)]) == "bench.rate 2 MB/s, smoke FAIL"
+    assert results_summary(ran) == "bench.rate 2.00 MB/s"
+    assert results_summary([*ran, result("smoke", Status.FAIL)]) == (
+        "bench.rate 2.00 MB/s, smoke FAIL"
+    )
     assert results_summary([]) == "no result"

@@ -118,7 +118,7 @@ def test_show_labels_its_cells_and_fits_columns(
     assert "latency.latency [ms]" in lines[1]
     # each metric by its summary policy: median for again's ([test.metrics]), else mean
     assert lines[2].split() == ["median", "±rsd", "n", "mean", "±rsd", "n"]
-    assert "100 ±0.0% n=2" in lines[3]
+    assert "100.0 ms ±0.0 % n=2" in lines[3]
     monkeypatch.setenv("COLUMNS", "70")
     assert main(["show", "-c", str(config)]) == 0
     out = capsys.readouterr().out

@@ -75,8 +75,8 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
         f'<a href="series-7.html" title="culprit found by drill 7; by {EVIL_HTML} '
         f'&lt;e@example.org&gt;" class="culprit">cccccccccccc Fix {EVIL_HTML}</a>'
     ) in first
-    assert "<td>10 → 13 ms</td>" in first
-    assert '<td class="delta">▼ +30 % (+28 % … +32 %)</td>' in first
+    assert "<td>10.0 ms → 13.0 ms</td>" in first
+    assert '<td class="delta">▼ +30.0 % (+28.0 % … +32.0 %)</td>' in first
     assert "<td>99.90 %</td>" in first
     assert '<span class="triage untriaged">untriaged</span>' in first
     assert "bench.rss" in second
@@ -86,7 +86,7 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
         "(a commit between did not build)"
     ) in second
     assert third.startswith('<tr class="improvement">')
-    assert '<td class="delta">▲ -10 % (-12 % … -8 %)</td>' in third
+    assert '<td class="delta">▲ -10.0 % (-12.0 % … -8.0 %)</td>' in third
     assert '<span class="undrilled">not drilled</span>' in third
     assert "<script>" not in html
 
@@ -175,7 +175,7 @@ def test_plots_and_banners_get_the_facts_as_data(published: Published) -> None:
     daily = published.fixed.daily
     _call, meta = read_data(published.site / layout.series_meta(daily))
     sender = next(c for c in meta["changes"] if c["name"] == "sender")
-    assert sender["delta"] == "-20 % (-21 % … -19 %)"
+    assert sender["delta"] == "-20.0 % (-21.0 % … -19.0 %)"
     assert sender["confidence"] == "> 99.99 %"
     assert sender["after_idx"] == 3
     assert sender["culprit"]["subject"].startswith("Fix <script>window.pwned=1")  # text

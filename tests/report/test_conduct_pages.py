@@ -116,12 +116,12 @@ def test_a_run_page_shows_every_step_and_the_values(tmp_path: Path) -> None:
     assert rate
     assert re.findall(r"<td>([^<]*)</td>", rate.group(1)) == [
         "2",
-        "941.5",
-        "941.5",
-        "941.5",
-        "941.5",
-        "0",
-        "0.00%",
+        "941.5 Mbit/s",
+        "941.5 Mbit/s",
+        "941.5 Mbit/s",
+        "941.5 Mbit/s",
+        "0 bit/s",
+        "0.0 %",
     ]
     assert "stdout: 1 line" in text  # outputs, folded
 

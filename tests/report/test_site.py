@@ -56,9 +56,9 @@ def test_site_escapes_untrusted_text_and_links_resolve(
                 offset += length
     assert b"\x1b[31m" in logs  # kept as written; pages.js shows it as \x1b (browser tests)
     for page, text in texts.items():
-        assert not re.search(r"<script(?![^>]* src=\"[./]*(echarts.min|plot|pages).js\")", text), (
-            page
-        )
+        assert not re.search(
+            r"<script(?![^>]* src=\"[./]*(echarts.min|plot|pages|format).js\")", text
+        ), page
         assert "\x1b" not in text, page
         for href in re.findall(r'href="(?!data:)([^"#]+)', text):
             assert (page.parent / href).resolve().exists(), (page, href)

@@ -99,7 +99,7 @@ def test_every_link_and_anchor_resolves(published: Published) -> None:
 
 
 def test_no_inline_script_and_no_event_handler(published: Published) -> None:
-    allowed = {layout.LIBRARY_JS, layout.PLOT_JS, layout.PAGES_JS}
+    allowed = {layout.LIBRARY_JS, layout.PLOT_JS, layout.PAGES_JS, layout.FORMAT_JS}
     for page in published.site.rglob("*.html"):
         parsed = _parse(page)
         assert not parsed.handlers, page
@@ -195,7 +195,7 @@ def test_logs_are_kept_compressed_as_stored(published: Published) -> None:
 def test_marks_unstable_outliers_and_changes(published: Published) -> None:
     daily = published.fixed.daily
     table = (published.site / layout.series_page(daily)).read_text(encoding="utf-8")
-    assert re.search(r'class="[a-z ]*outlier" title="[^"]*outlier: a value [0-9.]+% from', table)
+    assert re.search(r'class="[a-z ]*outlier" title="[^"]*outlier: a value [0-9.]+ % from', table)
     assert 'class="unstable' in table
     assert "regression: -20.0% between checkouts 2 and 3" in table
     _, data = read_data(published.site / layout.checkout_data(daily, 0))

@@ -170,7 +170,7 @@ def test_detect_text_json_and_exit_status(
     code, out, _ = run(capsys, "detect", str(series))
     assert code == 1
     assert out.splitlines()[0] == f"{series}: 80 points, noise 0 per point, 1 change"
-    assert out.splitlines()[2].split()[:4] == ["40", "100", "120", "+20.0%"]
+    assert out.splitlines()[2].split()[:4] == ["40", "100.0", "120.0", "+20.0"]
     code, out, _ = run(capsys, "detect", "--format", "json", str(series))
     (change,) = json.loads(out)["changes"]
     assert change["index"] == 40

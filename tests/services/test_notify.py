@@ -95,7 +95,7 @@ def test_a_new_change_is_told_by_mail_and_webhook(
             culprit.subject,
             "Dev 0",
             "bench.time",
-            "+30 %",
+            "+30.0 %",
             "95 % interval",
             "confidence",
             "series",

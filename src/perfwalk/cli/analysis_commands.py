@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
+from perfwalk.quantities import format_change, format_difference, format_levels, format_value
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -294,7 +295,8 @@ def _detection_text(name: str, detection: Detection) -> str:
     changes = sorted((*detection.changes, *detection.edges), key=lambda c: c.index)
     count = len(changes)
     head = (
-        f"{show_controls(name)}: {detection.points} points, noise {detection.noise:.4g} per point, "
+        f"{show_controls(name)}: {detection.points} points, noise {format_value(detection.noise)}"
+        " per point, "
         f"{count} change{'' if count == 1 else 's'}"
     )
     if detection.edges:
@@ -309,9 +311,11 @@ def _detection_text(name: str, detection: Detection) -> str:
             rows.append(
                 [
                     str(c.index),
-                    f"{c.before:.6g}",
-                    f"{c.after:.6g}",
-                    _percent(c.relative) if c.relative is not None else f"{c.difference:+.6g}",
+                    format_value(c.before),
+                    format_value(c.after),
+                    _percent(c.relative)
+                    if c.relative is not None
+                    else format_difference(c.difference),
                     _interval(c),
                     f"{c.z:+.1f}",
                     _confidence(c.confidence),
@@ -320,10 +324,15 @@ def _detection_text(name: str, detection: Detection) -> str:
         lines.append(_table(rows))
         lines += [f"change at {c.index}: {EDGE_NOTE}" for c in changes if c.edge]
     for e in (*detection.excursions, *detection.drifts):
-        size = _percent(e.relative) if e.relative is not None else f"{e.after - e.before:+.6g}"
+        size = (
+            _percent(e.relative)
+            if e.relative is not None
+            else format_difference(e.after - e.before)
+        )
         what = "then back to the level" if e.kind == "excursion" else "a slow move, no step"
         lines.append(
-            f"{e.kind} at {e.start}..{e.end - 1}: {size} ({e.before:.6g} -> {e.after:.6g}, "
+            f"{e.kind} at {e.start}..{e.end - 1}: {size}"
+            f" ({format_levels(e.before, e.after, '', '->')}, "
             f"z {e.z:+.1f}), {what}"
         )
     return "\n".join(lines)
@@ -373,12 +382,13 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
 
 
 def _percent(value: float) -> str:
-    return f"{value:+.1%}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+    """A change (perfwalk.quantities); one from a level of 0 is +inf or -inf."""
+    return format_change(value) if not math.isinf(value) else ("+inf" if value > 0 else "-inf")
 
 
 def _interval(c: ChangePoint) -> str:
     if c.low is None or c.high is None:
-        return f"{c.difference_low:+.4g} .. {c.difference_high:+.4g}"
+        return f"{format_difference(c.difference_low)} .. {format_difference(c.difference_high)}"
     return f"{_percent(c.low)} .. {_percent(c.high)}"
 
 
@@ -542,12 +552,13 @@ def _remeasure_word(confirmed: bool) -> str:
 
 
 def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
-    """``    latency.value: 110.1 -> 110.2 (+0.1%), did not hold (the change: +10.0%)``."""
+    """``    latency.value: 110.1 ms -> 110.2 ms (+0.1 %), did not hold (the change:
+    +10.0 %)``."""
     if again.before is None or again.after is None:
         seen = "no value (the test failed)"
     else:
         moved = (again.after - again.before) / abs(again.before) if again.before else math.inf
-        seen = f"{again.before:.6g} -> {again.after:.6g} ({_percent(moved)})"
+        seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(moved)})"
     verdict = "held" if again.held else "did not hold"
     return (
         f"    {show_controls(m.test)}.{show_controls(m.name)}: {seen}, {verdict} "
@@ -566,7 +577,7 @@ def _episode_text(e: MetricEpisode) -> str:
         f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}"
         f"{variant_text(e.variant, None)}: "
         f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
-        f"{e.before:.6g} -> {e.after:.6g} ({_percent(e.size)} "
+        f"{format_levels(e.before, e.after, e.unit, '->')} ({_percent(e.size)} "
         f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
         f"({first.sha[:10]}, {first.date:%Y-%m-%d %H:%M}) to {last.idx} ({last.sha[:10]}, "
         f"{last.date:%Y-%m-%d %H:%M}), {what}"
@@ -577,8 +588,8 @@ def _metric_row(m: MetricChange) -> list[str]:
     mark = "worse" if m.regression else "better"
     return [
         f"{m.test}.{m.name} [{m.unit}]",
-        f"{m.before:.6g}",
-        f"{m.after:.6g}",
+        format_value(m.before, m.unit),
+        format_value(m.after, m.unit),
         f"{_percent(m.size)} {mark}",
         f"{_percent(m.low)} .. {_percent(m.high)}",
         "suspect: machine load" if m.suspect else _confidence(m.confidence),

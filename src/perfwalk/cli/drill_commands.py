@@ -120,7 +120,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _result_json(result)
         answers.append(answer)
         if text:
-            print(_answer_text(answer))
+            print(_answer_text(answer, str(target.change.get("unit") or "")))
     if not text:
         print(json_text({"drills": answers}, indent=2))
     decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
@@ -202,8 +202,9 @@ def _answer(
     }
 
 
-def _answer_text(answer: dict[str, Any]) -> str:
+def _answer_text(answer: dict[str, Any], unit: str = "") -> str:
     from perfwalk.drill import Verdict
+    from perfwalk.quantities import format_change, format_levels
 
     verdict = answer["verdict"]
     spent = f"{answer['builds']} builds, {answer['repetitions']} repetitions"
@@ -218,10 +219,11 @@ def _answer_text(answer: dict[str, Any]) -> str:
     lines = [head]
     if answer.get("before") is not None and answer.get("after") is not None:
         relative = answer.get("relative")
-        size = f" ({relative:+.1%})" if relative is not None else ""
+        size = f" ({format_change(relative)})" if relative is not None else ""
         confidence = answer.get("confidence")
         sure = f", confidence {confidence:.4f}" if confidence is not None else ""
-        lines.append(f"  level {answer['before']:.6g} -> {answer['after']:.6g}{size}{sure}")
+        levels = format_levels(answer["before"], answer["after"], unit, "->")
+        lines.append(f"  level {show_controls(levels)}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")
     lines.append(f"  spent {spent}; series {answer['series']}")
     lines += _profile_text(answer.get("profile"))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
+from perfwalk.quantities import format_value
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.conduct import MasterConfig
@@ -343,7 +344,7 @@ def _run_json(summary: ConductSummary) -> dict[str, Any]:
 def _print_parsed(parsed: Parsed) -> int:
     rows = [["trial", "name", "value", "unit"]]
     for trial, values in parsed.values.items():
-        rows += [[str(trial), v.name, f"{v.value:g}", v.unit] for v in values]
+        rows += [[str(trial), v.name, format_value(v.value, v.unit), v.unit] for v in values]
     if len(rows) > 1:
         print(format_table(rows))
     for trial, why in parsed.missing.items():

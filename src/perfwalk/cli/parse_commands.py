@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
+from perfwalk.quantities import format_value
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -109,13 +110,10 @@ def _text(parsed: Parsed) -> str:
     if not parsed.values:
         return show_controls(parsed.reason)
     rows = [["name", "value", "unit", "direction"]]
-    rows += [[v.name, _number(v.value), v.unit, v.direction.value] for v in parsed.values]
+    rows += [
+        [v.name, format_value(v.value, v.unit), v.unit, v.direction.value] for v in parsed.values
+    ]
     return format_table(rows)
-
-
-def _number(value: float) -> str:
-    """The value as stored, shortest form (``558.1``, ``11578560``, ``1.5e-07``)."""
-    return str(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
 
 
 def _json(parsed: Parsed) -> dict[str, object]:

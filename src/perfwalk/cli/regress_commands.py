@@ -12,6 +12,7 @@ from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.errors import UsageError
+from perfwalk.quantities import format_share
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -129,7 +130,7 @@ def _runs(config: Config, host: str | None) -> int:
                 run.build,
                 (run.commit or "-")[:12],
                 str(sum(run.counts.values())),
-                "-" if rate is None else f"{rate:.1%}",
+                "-" if rate is None else format_share(rate),
                 Status.worst(list(run.counts)).name if run.counts else "-",
             ]
         )

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from perfwalk.quantities import format_share, format_value
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
@@ -231,10 +232,6 @@ def _spec(text: str) -> str:
     return text[:12] if full else text
 
 
-def _number(value: float) -> str:
-    return f"{value:.4g}"
-
-
 #: the columns of :func:`show_rows` before its metrics, and those repeated in each
 #: block of a table too wide for the terminal (#, date, commit)
 SHOW_COLUMNS, SHOW_KEPT = 6, 3
@@ -281,7 +278,8 @@ def show_rows(
                 row.append(status.name if status else "-")
             else:
                 mark = "!" if cell.unstable else ""
-                row.append(f"{_number(cell.summary)} ±{cell.rsd:.1%}{mark} n={cell.n}")
+                summary = format_value(cell.summary, metric.unit)
+                row.append(f"{summary} ±{format_share(cell.rsd)}{mark} n={cell.n}")
         rows.append(row)
     return rows
 

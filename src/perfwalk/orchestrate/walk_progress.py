@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from perfwalk.model import Checkout, Status
+from perfwalk.quantities import format_value
 from perfwalk.store.records import NewResult
 
 #: what a :class:`Progress` tells: a step within a checkout (building, a warm-up, a
@@ -60,7 +61,7 @@ class ProgressCount:
 
 def results_summary(results: Sequence[NewResult], most: int = 2) -> str:
     """A few words on the results of a checkout's repetitions: the median of the first
-    ``most`` metrics (``latency.latency 100 ms``), or a test's worst status when it
+    ``most`` metrics (``latency.latency 100.0 ms``), or a test's worst status when it
     gave no value (``latency FAIL``)."""
     values: dict[tuple[str, str, str], list[float]] = {}
     worst: dict[str, Status] = {}
@@ -70,7 +71,7 @@ def results_summary(results: Sequence[NewResult], most: int = 2) -> str:
             for value, _direction in result.values:
                 values.setdefault((result.test, value.name, value.unit), []).append(value.value)
     words = [
-        f"{test}.{name} {statistics.median(found):.4g} {unit}".rstrip()
+        f"{test}.{name} {format_value(statistics.median(found), unit)}"
         for (test, name, unit), found in list(values.items())[:most]
     ]
     if len(values) > most:

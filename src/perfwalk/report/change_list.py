@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from perfwalk.quantities import format_change
+
 
 @dataclass(frozen=True)
 class Culprit:
@@ -199,11 +201,11 @@ def series_label(name: str, variant: str | None) -> str:
 
 
 def percent(value: float) -> str:
-    """ "+79 %", "-12.3 %": three significant digits; a move from 0 has no percentage."""
-    if not math.isfinite(value):
+    """ "+79.0 %", "-12.3 %", "+150 %" (perfwalk.quantities); a move from 0 has no
+    percentage."""
+    if math.isinf(value):
         return "from 0 " + ("up" if value > 0 else "down")
-    shown = value * 100
-    return f"{shown:+.0f} %" if abs(shown) >= 100 else f"{shown:+.3g} %"
+    return format_change(value)
 
 
 def confidence(value: float) -> str:
@@ -242,9 +244,7 @@ def counted(changes: list[ListedChange]) -> str:
 
 def relative_size(size: float) -> str:
     """ "+5.0 %", "-12.3 %"; a move from a level of 0 has no relative size."""
-    if not math.isfinite(size):
-        return "from 0 " + ("up" if size > 0 else "down")
-    return f"{size * 100:+.1f} %"
+    return percent(size)
 
 
 def by_series(changes: Iterable[ListedChange]) -> dict[int, list[ListedChange]]:

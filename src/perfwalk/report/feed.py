@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
+from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, confidence, percent
 from perfwalk.untrusted import show_controls
@@ -69,7 +70,7 @@ def title(change: ListedChange) -> str:
 
 def summary(change: ListedChange) -> str:
     parts = [
-        f"{change.metric}: {change.before:.6g} → {change.after:.6g} {change.unit}".rstrip(),
+        f"{change.metric}: {format_levels(change.before, change.after, change.unit)}",
         f"Δ {percent(change.size)} (95 % interval {percent(change.low)} … "
         f"{percent(change.high)}), confidence {confidence(change.confidence)}",
         f"between checkouts {change.before_idx} and {change.after_idx}: "

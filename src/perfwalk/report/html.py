@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from perfwalk.model import STATUS_MEANING, Status
+from perfwalk.quantities import format_share, format_value
 from perfwalk.report import layout
 from perfwalk.untrusted import show_controls
 
@@ -44,12 +45,14 @@ def esc(text: object) -> str:
     return html.escape(visible, quote=True)
 
 
-#: a value as tables show it: five significant digits (a bound method: called 10⁶ times)
-number = "{:.5g}".format
+def number(value: float | None, unit: str = "") -> str:
+    """A value as pages show it, with its unit (perfwalk.quantities)."""
+    return format_value(value, unit)
 
 
 def percent(value: float) -> str:
-    return f"{value:.2%}"
+    """A fraction as a percentage (``2.5 %``; perfwalk.quantities)."""
+    return format_share(value)
 
 
 def page(
@@ -77,6 +80,10 @@ def page(
     )
     if drawn:
         scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
+    if plots or drawn or flame:  # deferred scripts run in order: the formatter first
+        scripts = (
+            f'<script src="{esc(layout.href(at, layout.FORMAT_JS))}" defer></script>\n' + scripts
+        )
     if flame:
         scripts += (
             f'<link rel="stylesheet" href="{esc(layout.href(at, layout.FLAME_CSS))}">\n'

@@ -34,6 +34,8 @@ MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"
 STYLE = "style.css"
 PLOT_JS = "plot.js"
+#: how a number is written (the rules of perfwalk.quantities), for the other scripts
+FORMAT_JS = "format.js"
 #: the script that draws checkout, log and commit pages from the data files
 PAGES_JS = "pages.js"
 LIBRARY_JS = "echarts.min.js"

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from perfwalk.quantities import format_value
 from perfwalk.report import layout
 from perfwalk.report.change_list import (
     ListedChange,
@@ -129,14 +130,14 @@ def _row(change: ListedChange, links: Links) -> str:
         links.page(layout.series_page(change.series_id)),
     )
     after = link(
-        f"{change.after:.6g}",
+        md(format_value(change.after, change.unit)),
         links.page(layout.checkout_page(change.series_id, change.after_idx)),
     )
     cells = [
         kind,
         series,
         f"{md(change.metric)} \\[{md(change.unit)}\\]" if change.unit else md(change.metric),
-        f"{change.before:.6g} → {after}",
+        f"{md(format_value(change.before, change.unit))} → {after}",
         f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})",
         confidence(change.confidence),
         _where(change, links),

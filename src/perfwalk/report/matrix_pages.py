@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from perfwalk.model import Commit, Status
+from perfwalk.quantities import format_share
 from perfwalk.regress.history import pass_rate
 from perfwalk.report.html import esc, link, page, status_legend, table
 from perfwalk.report.matrix_data import Failing, MatrixTest
@@ -141,7 +142,7 @@ def run_html(matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url:
         ("kernel", esc(run.kernel or "unknown")),
         ("build", esc(run.build)),
         ("commit", commit),
-        ("pass rate", esc("-" if rate is None else f"{rate:.1%}")),
+        ("pass rate", esc("-" if rate is None else format_share(rate))),
         (
             "results",
             " ".join(

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, confidence, percent
 from perfwalk.report.feed import title as feed_title
@@ -82,7 +83,7 @@ def _size(change: ListedChange) -> str:
 
 
 def _levels(change: ListedChange) -> str:
-    return f"{change.before:.6g} → {change.after:.6g} {change.unit}".rstrip()
+    return format_levels(change.before, change.after, change.unit)
 
 
 def _commits(change: ListedChange) -> str:

@@ -21,6 +21,7 @@ from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.quantities import format_change
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series
@@ -223,7 +224,7 @@ def other_changes(
             continue
         change = target.change
         relative = change.get("relative")
-        size = f"{relative:+.1%}" if isinstance(relative, float) else "a step"
+        size = format_change(relative) if isinstance(relative, float) else "a step"
         culprit = answer.culprit
         said = (
             f"CULPRIT {culprit.id[:12]} {culprit.subject!r}"
@@ -303,6 +304,6 @@ def _speed_finding(
         first, last = ordered[change.previous], ordered[change.index]
         worse = change.rising if direction is Direction.LOWER else not change.rising
         if position[first.sha] < at <= position[last.sha] and worse == want_worse:
-            size = f"{change.relative:+.1%}" if change.relative is not None else "a step"
+            size = format_change(change.relative) if change.relative is not None else "a step"
             return Finding(event, True, f"{size} between checkouts {first.idx} and {last.idx}")
     return Finding(event, False, "no step found around it")

@@ -13,6 +13,7 @@ from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.model import Log, Status
 from perfwalk.orchestrate.checkout_ref import find_checkout
+from perfwalk.quantities import format_value
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, SeriesRow
 from perfwalk.store.walkers import WalkerRow
@@ -205,7 +206,7 @@ def checkout_logs(
             if result.exit_code is not None:
                 facts.append(f"exit {result.exit_code}")
             if result.duration is not None:
-                facts.append(f"{result.duration:.3g} s")
+                facts.append(format_value(result.duration, "s"))
             title = " · ".join(facts)
             logs.append(
                 ShownLog(f"{title} · stdout", result.command, store.log(result.stdout_log_id))

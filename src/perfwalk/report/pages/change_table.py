@@ -14,9 +14,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, confidence, percent
-from perfwalk.report.html import esc, link, number
+from perfwalk.report.html import esc, link
 
 #: how a drill's verdict reads when it named no culprit
 DRILL_WORDS = {
@@ -27,9 +28,8 @@ DRILL_WORDS = {
 
 
 def levels(change: ListedChange) -> str:
-    """ "940 → 752 Mbit/s": the levels before and after, with the unit."""
-    unit = f" {change.unit}" if change.unit else ""
-    return f"{number(change.before)} → {number(change.after)}{unit}"
+    """ "940.0 Mbit/s → 752.0 Mbit/s": the levels before and after, with the unit."""
+    return format_levels(change.before, change.after, change.unit)
 
 
 def delta(change: ListedChange) -> str:

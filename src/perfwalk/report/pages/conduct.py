@@ -183,7 +183,7 @@ def _values(conduct_id: int, values: Sequence[ConductValue]) -> str:
             css = ""
         else:
             cells = "".join(
-                f"<td>{number(x)}</td>"
+                f"<td>{esc(number(x, unit))}</td>"
                 for x in (found.min, found.max, found.median, found.mean, found.sd)
             )
             rsd = percent(found.rsd) if found.n > 1 else "-"
@@ -206,8 +206,8 @@ def _values(conduct_id: int, values: Sequence[ConductValue]) -> str:
     lines = []
     for trial in trials:
         cells = "".join(
-            f"<td>{number(per_trial[trial])}</td>" if trial in per_trial else "<td></td>"
-            for per_trial in metrics.values()
+            f"<td>{esc(number(per_trial[trial], unit))}</td>" if trial in per_trial else "<td></td>"
+            for (_name, unit), per_trial in metrics.items()
         )
         lines.append(f'<tr><td><a href="#trial-{trial}">{trial}</a></td>{cells}</tr>')
     by_trial = (

@@ -11,6 +11,7 @@ from typing import Any
 from perfwalk.analysis.profile_diff import FunctionShare, moved
 from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
+from perfwalk.quantities import format_change, format_levels
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
@@ -120,13 +121,19 @@ def drill_section(
         _change(at, ctx, drill),
         _answer(ctx, drill, answer, commits),
         profile_section(at, ctx.id, profile),
-        _tried(at, ctx, drill.get("steps") or (), answer),
+        _tried(at, ctx, drill.get("steps") or (), answer, _unit(drill)),
     ]
     return "".join(parts)
 
 
 def _metric(drill: Mapping[str, Any]) -> str:
     return f"{drill['test']}.{drill['name']}"
+
+
+def _unit(drill: Mapping[str, Any]) -> str:
+    """The unit of the drilled metric, as its change stored it ("" when unknown)."""
+    change = drill.get("change") or {}
+    return str(change.get("unit") or "")
 
 
 def _change(at: str, ctx: SeriesContext, drill: Mapping[str, Any]) -> str:
@@ -147,9 +154,8 @@ def _change(at: str, ctx: SeriesContext, drill: Mapping[str, Any]) -> str:
     size = ""
     if change.get("relative") is not None:
         size = (
-            f": {esc(change.get('kind', 'change'))} of {change['relative']:+.1%}"
-            f" ({number(change['before'])} → {number(change['after'])}"
-            f" {esc(change.get('unit', ''))})"
+            f": {esc(change.get('kind', 'change'))} of {format_change(change['relative'])}"
+            f" ({esc(format_levels(change['before'], change['after'], _unit(drill)))})"
         )
     name = f"change {esc(change['id'])}" if change.get("id") else "the change"
     return (
@@ -171,6 +177,7 @@ def _answer(
         return '<p class="drill-verdict">No answer: the drill was stopped before it ended.</p>\n'
     head = f"{esc(str(verdict).upper())}: {esc(_VERDICT_WORDS.get(verdict, verdict))}"
     rows = [("answer", head), ("why", esc(answer.get("reason", "")))]
+    unit = _unit(drill)
     if verdict == "range":
         rows.append(
             (
@@ -181,13 +188,14 @@ def _answer(
         )
     if answer.get("before") is not None:
         relative = answer.get("relative")
-        size = f" ({relative:+.2%})" if relative is not None else ""
+        size = f" ({format_change(relative)})" if relative is not None else ""
         rows.append(
             (
                 "levels",
-                f"{number(answer['before'])} → {number(answer['after'])}{size};"
-                f" change 95 % interval {_number(answer['change_low'])} …"
-                f" {_number(answer['change_high'])}; noise sd {_number(answer['noise'])};"
+                f"{esc(format_levels(answer['before'], answer['after'], unit))}{size};"
+                f" change 95 % interval {_number(answer['change_low'], unit)} …"
+                f" {_number(answer['change_high'], unit)};"
+                f" noise sd {_number(answer['noise'], unit)};"
                 f" ends differ at p = {answer['ends_p']:.2g}",
             )
         )
@@ -196,8 +204,8 @@ def _answer(
         rows.append(
             (
                 "step at the answer",
-                f"{_number(step['estimate'])} (90 % interval {_number(step['low'])} …"
-                f" {_number(step['high'])})",
+                f"{_number(step['estimate'], unit)} (90 % interval"
+                f" {_number(step['low'], unit)} … {_number(step['high'], unit)})",
             )
         )
     if answer.get("confidence") is not None:
@@ -219,9 +227,9 @@ def _answer(
     return facts + (_commit(ctx, culprit) if culprit is not None else "")
 
 
-def _number(value: float | None) -> str:
+def _number(value: float | None, unit: str) -> str:
     """A number of the answer; None is one beyond the float range (values of 1e308)."""
-    return "beyond the float range" if value is None else number(value)
+    return "beyond the float range" if value is None else esc(number(value, unit))
 
 
 def _commit(ctx: SeriesContext, commit: Commit) -> str:
@@ -244,7 +252,11 @@ def _commit(ctx: SeriesContext, commit: Commit) -> str:
 
 
 def _tried(
-    at: str, ctx: SeriesContext, steps: Sequence[Mapping[str, Any]], answer: Mapping[str, Any]
+    at: str,
+    ctx: SeriesContext,
+    steps: Sequence[Mapping[str, Any]],
+    answer: Mapping[str, Any],
+    unit: str = "",
 ) -> str:
     if not steps:
         return ""
@@ -256,8 +268,9 @@ def _tried(
         values = step.get("values") or []
         where = layout.href(at, layout.checkout_page(ctx.id, position))
         got = (
-            f"{len(values)}: median {number(median(values))}"
-            f" ({', '.join(number(v) for v in values[:8])}{' …' if len(values) > 8 else ''})"
+            f"{len(values)}: median {esc(number(median(values), unit))}"
+            f" ({esc(', '.join(number(v, unit) for v in values[:8]))}"
+            f"{' …' if len(values) > 8 else ''})"
             if values
             else "none"
         )

@@ -25,6 +25,7 @@ from perfwalk.analysis.profile_diff import (
     diff_tree,
     moved,
 )
+from perfwalk.quantities import format_difference, format_share
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.flame_data import diff_data_file
@@ -154,15 +155,15 @@ def change_table(pair: ProfilePair) -> str:
 def _row(f: FunctionShare) -> list[str]:
     return [
         f'<td class="name"><code>{esc(f.name)}</code></td>',
-        f"<td>{f.self_before:.2f}%</td>",
-        f"<td>{f.self_after:.2f}%</td>",
+        f"<td>{format_share(f.self_before / 100)}</td>",
+        f"<td>{format_share(f.self_after / 100)}</td>",
         _delta(f.self_delta),
-        f"<td>{f.total_before:.2f}%</td>",
-        f"<td>{f.total_after:.2f}%</td>",
+        f"<td>{format_share(f.total_before / 100)}</td>",
+        f"<td>{format_share(f.total_after / 100)}</td>",
         _delta(f.total_delta),
     ]
 
 
 def _delta(points: float) -> str:
     css = ' class="flame-grew"' if points > 0 else ' class="flame-shrank"' if points < 0 else ""
-    return f"<td{css}>{points:+.2f}</td>"
+    return f"<td{css}>{format_difference(points)}</td>"

@@ -132,7 +132,7 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
         if value is not None:
             shown.append(value)
     cells.append(f"<td>{esc(key.unit)}</td>")
-    cells.extend(row_statistics(shown))
+    cells.extend(row_statistics(shown, key.unit))
     return cells
 
 
@@ -173,14 +173,15 @@ def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str,
     if marks.excursions:
         excursion = next((x for x in marks.excursions if x.spans(c.row.idx)), None)
     if m not in c.marks and change is None and excursion is None:
-        return f"<td><em>{number(value)}</em></td>", value
+        return f"<td><em>{esc(number(value, key.unit))}</em></td>", value
     # only marked cells carry a tooltip: pages of 5 000 cells stay small
     cell = c.cell(key)
     assert cell is not None
     classes: list[str] = []
     tips = [
-        f"n={cell.n} mean={number(cell.mean)} min={number(cell.min)} "
-        f"max={number(cell.max)} sd={number(cell.sd)} relative={percent(cell.rsd)}"
+        f"n={cell.n} mean={number(cell.mean, key.unit)} min={number(cell.min, key.unit)} "
+        f"max={number(cell.max, key.unit)} sd={number(cell.sd, key.unit)} "
+        f"relative={percent(cell.rsd)}"
     ]
     if cell.unstable:
         classes.append("unstable")
@@ -200,23 +201,25 @@ def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str,
         tips.append(excursion.describe())
     return (
         f'<td class="{" ".join(classes)}" title="{esc("; ".join(tips))}">'
-        f"<em>{number(value)}</em></td>",
+        f"<em>{esc(number(value, key.unit))}</em></td>",
         value,
     )
 
 
-def row_statistics(values: Sequence[float]) -> list[str]:
+def row_statistics(values: Sequence[float], unit: str = "") -> list[str]:
     """mean, minimum, maximum, deviation, relative of a row's numbers, as cells."""
-    return [f"<td>{text}</td>" for text in statistics_texts(values)]
+    return [f"<td>{text}</td>" for text in statistics_texts(values, unit)]
 
 
-def statistics_texts(values: Sequence[float]) -> list[str]:
-    """mean, minimum, maximum, deviation, relative of a row's numbers ("" for none)."""
+def statistics_texts(values: Sequence[float], unit: str = "") -> list[str]:
+    """mean, minimum, maximum, deviation, relative of a row's numbers in ``unit`` ("" for
+    none), escaped for a page."""
     stats = summarize(values)
     if stats is None:
         return [""] * 5
-    rsd = f"{stats.rsd:.2%}" if math.isfinite(stats.rsd) else ""
-    return [number(stats.mean), number(stats.min), number(stats.max), number(stats.sd), rsd]
+    rsd = percent(stats.rsd) if math.isfinite(stats.rsd) else ""
+    shown = (stats.mean, stats.min, stats.max, stats.sd)
+    return [*(esc(number(value, unit)) for value in shown), rsd]
 
 
 def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, Sample, report
 from perfwalk.model import Commit
+from perfwalk.quantities import format_change
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData, Policies, metrics_of, read_block
 from perfwalk.report.context import SeriesContext
@@ -294,7 +295,7 @@ def _sides(at: str, ctx: SeriesContext, row: TryRow, sides: Sequence[TrySide]) -
 
 
 def _percent(value: object) -> str:
-    return f"{value:+.1%}" if isinstance(value, float | int) else "–"
+    return format_change(value) if isinstance(value, float | int) else "–"
 
 
 def verdict_css(verdict: object) -> str:
@@ -366,14 +367,14 @@ def _metrics(row: TryRow, sides: Sequence[TrySide]) -> str:
         title = f"{test}.{name}" + (f" [{unit}]" if unit else "")
         parts.append(
             f'<section id="{metric_anchor(test, name)}">\n<h3>{esc(title)}</h3>\n'
-            + _value_table(left, right)
+            + _value_table(left, right, unit)
             + _ministat(left, right, row.confidence)
             + "</section>\n"
         )
     return "".join(parts)
 
 
-def _value_table(a: Sequence[float | None], b: Sequence[float | None]) -> str:
+def _value_table(a: Sequence[float | None], b: Sequence[float | None], unit: str) -> str:
     def cell(values: Sequence[float | None], r: int) -> str:
         if r >= len(values):
             return "<td></td>"
@@ -381,7 +382,7 @@ def _value_table(a: Sequence[float | None], b: Sequence[float | None]) -> str:
         return (
             '<td title="no value: the test did not pass">–</td>'
             if value is None
-            else (f"<td>{number(value)}</td>")
+            else (f"<td>{esc(number(value, unit))}</td>")
         )
 
     rows = [[f"<td>{r}</td>", cell(a, r), cell(b, r)] for r in range(max(len(a), len(b)))]

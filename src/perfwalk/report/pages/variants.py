@@ -144,7 +144,7 @@ def _metric_row(groups: Sequence[Sequence[_Column]], key: MetricKey, names: str)
                 shown[n].append(value)
     cells.append(f"<td>{esc(key.unit)}</td>")
     cells.append(f'<td class="variant">{names}</td>')
-    per_variant = [statistics_texts(values) for values in shown]
+    per_variant = [statistics_texts(values, key.unit) for values in shown]
     cells.extend(
         "<td>" + "<br>".join(texts[stat] or "-" for texts in per_variant) + "</td>"
         for stat in range(len(VARIANT_STAT_HEADERS) - 2)

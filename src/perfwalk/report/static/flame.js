@@ -58,12 +58,13 @@
     return node;
   }
 
+  /* perfwalk.format (format.js): the site's one way to write a number */
   function percent(share) {
-    return (100 * share).toFixed(2) + "%";
+    return window.perfwalk.format.share(share);
   }
 
   function points(delta) {
-    return (delta >= 0 ? "+" : "\u2212") + Math.abs(100 * delta).toFixed(2) + " points";
+    return window.perfwalk.format.difference(100 * delta, "") + " points";
   }
 
   function inflate(base64) {

@@ -56,25 +56,14 @@
     });
   }
 
-  /* Python's "{:.5g}": five significant digits, no trailing zeros. */
-  function number(v) {
-    if (v !== v) return "nan";
-    if (!isFinite(v)) return v > 0 ? "inf" : "-inf";
-    if (v === 0) return Object.is(v, -0) ? "-0" : "0";
-    var parts = v.toExponential(4).split("e");
-    var exp = parseInt(parts[1], 10);
-    if (exp < -4 || exp >= 5) {
-      var mantissa = parts[0].replace(/\.?0+$/, "");
-      var sign = exp < 0 ? "-" : "+";
-      var digits = String(Math.abs(exp));
-      return mantissa + "e" + sign + (digits.length < 2 ? "0" + digits : digits);
-    }
-    var fixed = v.toFixed(Math.max(0, 4 - exp));
-    return fixed.indexOf(".") >= 0 ? fixed.replace(/\.?0+$/, "") : fixed;
+  /* A value with its unit, a fraction as a percentage: perfwalk.format (format.js),
+   * the site's one way to write a number, as the pages written in Python do. */
+  function number(v, unit) {
+    return window.perfwalk.format.value(v, unit);
   }
 
   function percent(v) {
-    return (100 * v).toFixed(2) + "%";
+    return window.perfwalk.format.share(v);
   }
 
   function numbers(text) {
@@ -217,7 +206,7 @@
       "p", {}, "commit ", url ? external(url, c.sha) : el("code", {}, c.sha), " \u00b7 " + c.date
     );
     var build = el("p", {}, "build ", el("span", { class: c.build || null }, c.build || "no build"));
-    if (c.bsec !== null) build.appendChild(document.createTextNode(" in " + c.bsec.toFixed(1) + " s"));
+    if (c.bsec !== null) build.appendChild(document.createTextNode(" in " + number(c.bsec, "s")));
     add(build, [
       " \u00b7 ",
       c.blog ? link(at("logs", idx, "log-" + c.blog), "build log") : "not built",
@@ -317,7 +306,7 @@
           el("td", { class: "name" }, el("code", {}, visible(s[7] === s[8] ? s[8] : s[7] + ": " + s[8]))),
           statusCell(s[9], null, s[10]),
           el("td", {}, s[11] === null ? "" : String(s[11])),
-          el("td", {}, s[12].toFixed(2)),
+          el("td", {}, number(s[12], "s")),
           el("td", { class: "name" }, outputs));
       });
       box.appendChild(el("section", { class: "pw-steps" },
@@ -530,7 +519,7 @@
       reps.forEach(function (r) {
         var result = byTest[test][r[0]];
         if (!result) { cells.push(el("td")); return; }
-        var tip = result[4] || (result[5] !== null ? result[5].toFixed(2) + " s" : "");
+        var tip = result[4] || (result[5] !== null ? number(result[5], "s") : "");
         cells.push(statusCell(result[3], at("logs", c.idx, "result-" + result[0]), tip));
       });
       rows.push(el("tr", {}, cells, HEADERS.map(function (h) { return el("th", {}, h); })));
@@ -544,8 +533,9 @@
           if (v !== v && !nan[mark]) row.push(el("td"));
           else if (outlier[mark]) {
             var dev = s ? Math.abs(v - s) / Math.abs(s) : 0;
-            row.push(el("td", { class: "outlier", title: percent(dev) + " from the summary " + number(s) }, number(v)));
-          } else row.push(el("td", {}, number(v)));
+            row.push(el("td", { class: "outlier", title: percent(dev) + " from the summary " + number(s, key[2]) },
+              number(v, key[2])));
+          } else row.push(el("td", {}, number(v, key[2])));
         }
         row.push(el("td", {}, visible(key[2])));
         var base = m * STATS;
@@ -554,8 +544,8 @@
           var mean = stats[base + 1];
           var sd = stats[base + 5];
           var rsd = mean ? sd / Math.abs(mean) : 0;
-          row.push(el("td", {}, number(mean)), el("td", {}, number(stats[base + 3])),
-            el("td", {}, number(stats[base + 4])), el("td", {}, number(sd)),
+          row.push(el("td", {}, number(mean, key[2])), el("td", {}, number(stats[base + 3], key[2])),
+            el("td", {}, number(stats[base + 4], key[2])), el("td", {}, number(sd, key[2])),
             el("td", { class: unstable[m] ? "unstable" : null, title: "relative deviation" }, percent(rsd)));
         }
         rows.push(el("tr", {}, row));
@@ -570,13 +560,13 @@
     var fixed = function (v, digits) { return v === null || v === undefined ? "unknown" : v.toFixed(digits); };
     var facts = [
       ["load (cores)", function (m) { return fixed(m.load, 2) + " (" + (m.cores || "?") + ")"; }],
-      ["others' CPU", function (m) { return m.others === null ? "unknown" : (100 * m.others).toFixed(0) + "%"; }],
+      ["others' CPU", function (m) { return m.others === null ? "unknown" : percent(m.others); }],
       ["others running", function (m) { return m.runnable === null || m.runnable === undefined ? "unknown" : m.runnable.toFixed(1); }],
       ["busiest others", function (m) {
-        return m.busy.length ? m.busy.map(function (b) { return visible(b[0]) + " " + b[1].toFixed(0) + "%"; }).join(", ") : "none";
+        return m.busy.length ? m.busy.map(function (b) { return visible(b[0]) + " " + number(b[1], "%"); }).join(", ") : "none";
       }],
       ["steal", function (m) { return m.steal === null ? "unknown" : percent(m.steal); }],
-      ["free memory", function (m) { return m.mem === null ? "unknown" : (m.mem / 1048576).toFixed(2) + " GiB"; }],
+      ["free memory", function (m) { return m.mem === null ? "unknown" : number(m.mem, "KiB"); }],
       ["frequency", function (m) { return m.freq === null ? "unknown" : fixed(m.freq, 0) + " MHz"; }],
       ["governor / turbo", function (m) { return visible(m.governor) + " / " + visible(m.turbo); }],
     ];

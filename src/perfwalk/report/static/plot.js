@@ -155,9 +155,10 @@
     return out;
   }
 
+  /* perfwalk.format (format.js): the site's one way to write a number */
   function percentText(size) {
     if (size === null) return "";
-    return (size >= 0 ? "+" : "") + (100 * size).toFixed(1) + " %";
+    return P.format.change(size);
   }
 
   /* A line's excursions (shaded spans, halfway to the checkouts around them) and
@@ -352,7 +353,12 @@
       xAxis: byOrder
         ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
         : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
-      yAxis: { type: "value", name: el.dataset.unit, scale: true },
+      yAxis: {
+        type: "value",
+        name: el.dataset.unit,
+        scale: true,
+        axisLabel: { formatter: P.format.axis(el.dataset.unit) },
+      },
       dataZoom: [
         { type: "inside", filterMode: "none" },
         { type: "slider", filterMode: "none", bottom: 20, showDataShadow: false },
@@ -450,7 +456,7 @@
         "<b>" + encode(label(line, several, variants)) + "</b><br>" +
         "checkout " + encode(d[2]) + " · " + encode(line.shas[d[2]] || "") + "<br>" +
         encode(isoDate(when)) + "<br>" +
-        encode(what) + ": <b>" + encode(d[1]) + "</b> " + encode(line.meta.keys[lineKey(line)].unit)
+        encode(what) + ": <b>" + encode(P.format.value(d[1], line.meta.keys[lineKey(line)].unit)) + "</b>"
       );
     };
   }

@@ -1,0 +1,91 @@
+"""The one way perfwalk writes a number for a person: the golden cases of
+tests/golden/number_format.json, written alike by src/perfwalk/quantities.py and, run
+by node, by the site's src/perfwalk/report/static/format.js (so the two cannot drift)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from perfwalk.quantities import format_change, format_difference, format_share, format_value
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = json.loads((ROOT / "tests" / "golden" / "number_format.json").read_text())
+FORMAT_JS = ROOT / "src" / "perfwalk" / "report" / "static" / "format.js"
+
+
+def _number(text: str | None) -> float | None:
+    return None if text is None else float(text)
+
+
+@pytest.mark.parametrize(("value", "unit", "expected"), CASES["values"])
+def test_value(value: str | None, unit: str, expected: str) -> None:
+    assert format_value(_number(value), unit) == expected
+
+
+@pytest.mark.parametrize(("value", "unit", "expected"), CASES["differences"])
+def test_difference(value: str | None, unit: str, expected: str) -> None:
+    assert format_difference(_number(value), unit) == expected
+
+
+@pytest.mark.parametrize(("fraction", "expected"), CASES["changes"])
+def test_change(fraction: str | None, expected: str) -> None:
+    assert format_change(_number(fraction)) == expected
+
+
+@pytest.mark.parametrize(("fraction", "expected"), CASES["shares"])
+def test_share(fraction: str | None, expected: str) -> None:
+    assert format_share(_number(fraction)) == expected
+
+
+def test_one_change_one_text() -> None:
+    """-37.98 % is -38.0 % whichever fraction gave it: no -37.9, no -37.98."""
+    assert {format_change(f) for f in (-0.3798, -0.37975, -0.37984)} == {"-38.0 %"}
+
+
+def test_no_scientific_notation_for_ordinary_values() -> None:
+    for power in range(-6, 14):
+        for unit in ("", "s", "bytes/sec", "cycles", "%"):
+            assert "e" not in format_value(1.2345 * 10.0**power, unit).split(" ")[0]
+
+
+_NODE_SCRIPT = """
+const fs = require("fs"), vm = require("vm");
+const window = {};
+vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8"), { window: window });
+const f = window.perfwalk.format;
+const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const num = (t) => (t === null ? null : Number(t));
+const out = {
+  values: cases.values.map((c) => f.value(num(c[0]), c[1])),
+  differences: cases.differences.map((c) => f.difference(num(c[0]), c[1])),
+  changes: cases.changes.map((c) => f.change(num(c[0]))),
+  shares: cases.shares.map((c) => f.share(num(c[0]))),
+  axis: [f.axis("cycles")(1.5e9), f.axis("bytes/sec")(1.5e9)],
+};
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_format_js_writes_the_same() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: format.js's cases are not checked (apt install nodejs)")
+    done = subprocess.run(
+        [node, "-e", _NODE_SCRIPT, str(FORMAT_JS), str(ROOT / "tests/golden/number_format.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    written = json.loads(done.stdout)
+    assert written["values"] == [c[2] for c in CASES["values"]]
+    assert written["differences"] == [c[2] for c in CASES["differences"]]
+    assert written["changes"] == [c[1] for c in CASES["changes"]]
+    assert written["shares"] == [c[1] for c in CASES["shares"]]
+    # an axis names its unit: a unit format.js does not know is left to the name
+    assert written["axis"] == ["1.50 G", "1.50 GB/s"]
