@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from perfwalk.analysis.profile_diff import differential
+from perfwalk.quantities import format_share
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
 from perfwalk.report.collect import Policies, read_block
@@ -94,7 +95,7 @@ def test_a_profile_page_draws_its_flame_graph_and_shows_names_as_text(
         "checkout.html#c=4"
     )
     hot = page.locator(f'svg g.frame[name="{HOT}"] title').text_content()
-    assert hot == f"{HOT}: 600 samples, {600 / 1045:.2%}"
+    assert hot == f"{HOT}: 600 samples, {format_share(600 / 1045)}"
     # search marks the frames whose name holds the text; a click zooms into a frame
     page.fill("p.flame-controls input", "HOT_f")
     page.click("text=search")
