@@ -15,7 +15,7 @@ from dataclasses import dataclass
 #: what an error line looks like in a build or test log: compilers, linkers, make,
 #: shells, Python, Go, Rust, test runners
 _ERROR = re.compile(
-    r"\berror\b\s*[:\[(]"  # "error:", "error[E0308]", "error (…)"
+    r"\berror\b[ \t]*[:\[(]"  # "error:", "error[E0308]", "error (…)"
     r"|\bError\b"  # "Error 2", "TypeError", "ModuleNotFoundError"
     r"|\bERROR\b"
     r"|\bfatal\b|\bFATAL\b|\bFatal\b"
@@ -50,17 +50,22 @@ def _cut(line: str) -> str:
     return line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 1] + "…"
 
 
-def first_error_line(text: str) -> str:
+def matching_line(text: str) -> str:
     """The first line of ``text`` that looks like an error (``error:``, ``Error``,
     ``fatal``, ``FAILED``, ``undefined reference``, ``No such file``, ``Traceback``…),
+    cut to LINE_LIMIT characters; "" when none does."""
+    found = _ERROR.search(text)
+    if found is None:
+        return ""
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.end())
+    return _cut(text[start : end if end >= 0 else len(text)].strip())
+
+
+def first_error_line(text: str) -> str:
+    """The first line of ``text`` that looks like an error (:func:`matching_line`),
     else its last non-empty line, else ""; cut to LINE_LIMIT characters."""
-    last = ""
-    for line in text.splitlines():
-        if _ERROR.search(line):
-            return _cut(line.strip())
-        if line.strip():
-            last = line
-    return _cut(last.strip())
+    return matching_line(text) or _cut(last_lines(text, 1)[0].strip() if text.strip() else "")
 
 
 def last_lines(text: str, count: int = TAIL_LINES) -> tuple[str, ...]:

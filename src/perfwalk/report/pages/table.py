@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfwalk.analysis.summary import summarize
-from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
@@ -217,13 +216,3 @@ def statistics_texts(values: Sequence[float]) -> list[str]:
         return [""] * 5
     rsd = f"{stats.rsd:.2%}" if math.isfinite(stats.rsd) else ""
     return [number(stats.mean), number(stats.min), number(stats.max), number(stats.sd), rsd]
-
-
-def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:
-    worst: dict[str, Status] = {}
-    for c in block:
-        for test, status in c.statuses.items():
-            if status > worst.get(test, Status.PASS):
-                worst[test] = status
-            worst.setdefault(test, status)
-    return worst
