@@ -226,7 +226,9 @@ def index_page(
         + runs
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
-            changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
+            changes=any(s.changes for s in shown),
+            episodes=any(s.episodes for s in shown),
+            failures=any(status is not Status.PASS for s in shown for status in s.worst.values()),
         )
         + legend
         + status_legend()

@@ -277,9 +277,9 @@ def plot_divs(
     return '<h2>Plots</h2>\n<div class="plots">\n' + "\n".join(divs) + "\n</div>"
 
 
-def findings_key(*, changes: bool, episodes: bool) -> str:
+def findings_key(*, changes: bool, episodes: bool, failures: bool = False) -> str:
     """What the marks on the plots mean, when there are any."""
-    if not changes and not episodes:
+    if not changes and not episodes and not failures:
         return ""
     told = []
     if changes:
@@ -292,6 +292,12 @@ def findings_key(*, changes: bool, episodes: bool) -> str:
             "shaded blue: an excursion (values that went away from their level for a few "
             "checkouts and came back); dashed blue line: a drift (a level that moved "
             "slowly, without a step). Neither is a change or a regression"
+        )
+    if failures:
+        told.append(
+            "✕ at the bottom: a checkout whose build failed or whose test did not pass, "
+            "coloured by its status (the line has a gap there when it has no value; "
+            "a click opens the checkout)"
         )
     return '<p class="plot-key">Plots: ' + "; ".join(told) + ".</p>\n"
 

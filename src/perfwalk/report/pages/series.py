@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
+from perfwalk.report.failures import build_failed
 from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
@@ -160,7 +161,15 @@ def series_page(
         + variants
         + plot_divs([v.id for v in every], shown, variants=bool(ctx.variants))
         + "\n"
-        + (findings_key(changes=bool(changes), episodes=episodes) if shown else "")
+        + (
+            findings_key(
+                changes=bool(changes),
+                episodes=episodes,
+                failures=any(build_failed(row) for v in every for row in v.checkouts),
+            )
+            if shown
+            else ""
+        )
         + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + "<h2>Checkouts</h2>\n"
