@@ -353,7 +353,7 @@
       });
       if (line.failed.length && !marked[line.sid]) {
         marked[line.sid] = true;
-        series.push(failureSeries(line, several, byOrder));
+        series.push(failureSeries(line, several, byOrder, Object.keys(marked).length - 1));
       }
     });
     return {
@@ -417,7 +417,7 @@
   /* A series' failed checkouts (its line's "failed": [ms, idx, severity, what, pos]):
    * a cross at the bottom of the plot, coloured by status, outlined to show on white;
    * its tooltip says what failed, a click opens the checkout. */
-  function failureSeries(line, several, byOrder) {
+  function failureSeries(line, several, byOrder, row) {
     return {
       id: "f|" + line.sid,
       name: several ? line.meta.name + ": failed" : "failed checkouts",
@@ -431,7 +431,7 @@
       encode: { x: 0, y: 1 },
       data: line.failed.map(function (f) {
         return {
-          value: [byOrder ? f[4] : f[0], 0.04, f[1], f[2]],
+          value: [byOrder ? f[4] : f[0], 0.04 + 0.06 * row, f[1], f[2]], /* a row per series */
           name: "checkout " + f[1] + ": " + f[3],
           itemStyle: { color: STATUS_COLOUR[f[2]] || "#999999", borderColor: "#222", borderWidth: 1 },
         };
