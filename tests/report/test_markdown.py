@@ -117,7 +117,7 @@ def test_a_regression_with_its_culprit_and_links() -> None:
         "1: checksum 1day",
         "checksum.time [ms]",
         "10 → 17.9",
-        "+79 % (+75 % … +83 %)",
+        "▲ +79 % worse (+75 % … +83 %)",
         "> 99.99 %",
         f"{CULPRIT[:10]} Slow down the checksum (drill 5)",
         "untriaged",
@@ -179,7 +179,7 @@ def test_numbers_and_plain_words_are_written_as_they_are() -> None:
     )
     row = text.splitlines()[-1]
     assert row.startswith("| **regression** | 1: checksum 1day | checksum.time \\[ms\\] | ")
-    assert "| 80.755 → 97.1234 | +20.3 % (+19 % … +21 %) | > 99.99 % |" in row
+    assert "| 80.755 → 97.1234 | ▲ +20.3 % worse (+19 % … +21 %) | > 99.99 % |" in row
     assert text.startswith("### perfwalk: demo 1.2: net: 1 regression\n")
     assert rendered(text).rows[1][:4] == [
         "regression",

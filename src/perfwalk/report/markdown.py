@@ -137,7 +137,7 @@ def _row(change: ListedChange, links: Links) -> str:
         series,
         f"{md(change.metric)} \\[{md(change.unit)}\\]" if change.unit else md(change.metric),
         f"{change.before:.6g} → {after}",
-        f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})",
+        f"{change.moved()} ({percent(change.low)} … {percent(change.high)})",
         confidence(change.confidence),
         _where(change, links),
         _triage(change),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedEpisode, relative_size
+from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.failures import build_failed
 from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
@@ -118,7 +118,7 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
         after = ", then back to its level" if e.kind == "excursion" else ", slowly, without a step"
         return (
             f'<li class="{e.kind}"><b>{e.kind}</b> of {esc(metric)}: '
-            f"{esc(relative_size(e.size))} ({way}) {where(e)}{esc(after)}</li>"
+            f"{esc(arrow(e.size))} {esc(relative_size(e.size))} ({way}) {where(e)}{esc(after)}</li>"
         )
 
     return (

@@ -420,7 +420,9 @@
       return el("li", { class: ch.note ? "noted " + kind : kind },
         el("b", {}, kind), " of " + visible(ch.metric) + " since ",
         link(at("checkout", ch.before_idx), "checkout " + ch.before_idx),
-        ": " + visible(ch.levels) + ", \u0394 " + visible(ch.delta) + ", confidence " + visible(ch.confidence),
+        ": " + visible(ch.levels) + ", \u0394 " + visible((ch.arrow ? ch.arrow + " " : "") + ch.delta) + " ",
+        ch.verdict ? el("span", { class: ch.verdict }, ch.verdict) : null,
+        ", confidence " + visible(ch.confidence),
         ch.note ? el("span", { class: "note" }, " \u2014 " + visible(ch.note)) : null,
         el("br"), answer(ch), " \u00b7 triage: ", triage);
     });

@@ -303,7 +303,9 @@
         changes.push([
           {
             xAxis: byOrder ? c.from_pos : c.from,
-            name: (c.regression ? "\u25bc " : "\u25b2 ") + size + note,
+            /* the arrow follows the value (up, down), the word says better or worse */
+            name: (c.size > 0 ? "\u25b2 " : c.size < 0 ? "\u25bc " : "") + size + " " +
+              (c.verdict || (c.regression ? "worse" : "better")) + note,
             itemStyle: { color: tint },
             pwChange: at, // its tooltip and its click: meta.changes[at]
             cursor: c.open ? "pointer" : "default",
@@ -473,7 +475,8 @@
     var told = [
       "<b>" + encode((c.regression ? "regression " : "improvement ") + (c.metric || "")) + "</b>",
       encode(c.levels || "") + "",
-      "\u0394 " + encode(c.delta || percentText(c.size)),
+      "\u0394 " + encode((c.arrow ? c.arrow + " " : "") + (c.delta || percentText(c.size)) +
+        (c.verdict ? " " + c.verdict : "")),
       "confidence " + encode(c.confidence || ""),
     ];
     if (c.culprit) told.push("culprit " + encode(c.culprit.sha.slice(0, 12) + " " + c.culprit.subject));
