@@ -284,8 +284,9 @@ def findings_key(*, changes: bool, episodes: bool, failures: bool = False) -> st
     told = []
     if changes:
         told.append(
-            "shaded red: a regression, green: an improvement, grey: a change not confirmed "
-            "(between the two checkouts of the step)"
+            "shaded vermillion: a regression, bluish green: an improvement, grey: a change not "
+            "confirmed (between the two checkouts of the step), each with an arrow where the "
+            "value went (▲ up, ▼ down) and its word (better, worse)"
         )
     if episodes:
         told.append(

@@ -296,8 +296,8 @@
         var tint = c.unconfirmed
           ? "rgba(128, 128, 128, 0.15)" // not to act on: grey, whichever way it went
           : c.regression
-            ? "rgba(220, 40, 40, 0.18)"
-            : "rgba(40, 160, 60, 0.18)";
+            ? "rgba(213, 94, 0, 0.2)" /* Okabe–Ito vermillion */
+            : "rgba(0, 158, 115, 0.2)"; /* Okabe–Ito bluish green: not the excursions' blue */
         var size = percentText(c.size);
         var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
         changes.push([
