@@ -56,6 +56,7 @@ LAYERS: dict[str, int] = {
     "secret_text": 1,
     "text_files": 1,
     "folded": 1,
+    "log_excerpt": 1,
     "policy": 1,
 }
 BOTTOM = 2

@@ -140,7 +140,7 @@ def test_a_change_band_tells_the_change_and_opens_the_drill(
     _wait_for_plots(page)
     x, y = _band(page)
     page.mouse.move(x, y)
-    tip = page.locator("div:has-text('Δ +'):has-text('confidence') >> nth=-1")
+    tip = page.locator("div:has-text('Δ ▲ +'):has-text('confidence') >> nth=-1")
     tip.wait_for(timeout=PAINT_TIMEOUT_MS)
     text = tip.inner_text()
     assert "regression latency.latency" in text

@@ -210,7 +210,7 @@ def test_excursions_and_drifts_are_drawn_apart_from_changes(
     _wait_for_plots(page)
     make = _drawn_marks(page, "make [sec]")  # the walk's lines: its variant "base"
     (change,) = make["base: real"]["areas"]
-    assert change[0].startswith("▼ +25.0 %")
+    assert change[0].startswith("▲ +25.0 % worse")
     (excursion,) = make["base: user"]["areas"]
     assert excursion[0] == "excursion +3.1 %"
     assert excursion[1] != change[1]  # a colour of its own, not a regression's

@@ -76,7 +76,10 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
         f'&lt;e@example.org&gt;" class="culprit">cccccccccccc Fix {EVIL_HTML}</a>'
     ) in first
     assert "<td>10.0 ms → 13.0 ms</td>" in first
-    assert '<td class="delta">▼ +30.0 % (+28.0 % … +32.0 %)</td>' in first
+    assert (
+        '<td class="delta">▲ +30.0 % (+28.0 % … +32.0 %) '
+        '<span class="worse">worse</span></td>' in first
+    )
     assert "<td>99.90 %</td>" in first
     assert '<span class="triage untriaged">untriaged</span>' in first
     assert "bench.rss" in second
@@ -86,7 +89,9 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
         "(a commit between did not build)"
     ) in second
     assert third.startswith('<tr class="improvement">')
-    assert '<td class="delta">▲ -10.0 % (-12.0 % … -8.0 %)</td>' in third
+    assert (
+        '<td class="delta">▼ -10.0 % (-12.0 % … -8.0 %) <span class="better">better</span></td>'
+    ) in third
     assert '<span class="undrilled">not drilled</span>' in third
     assert "<script>" not in html
 

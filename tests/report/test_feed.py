@@ -58,8 +58,14 @@ def test_one_entry_per_change_newest_first_with_links_to_the_series() -> None:
     assert root.findtext(f"{ATOM}id") == "https://perf.example.org/changes.xml"
     assert root.findtext(f"{ATOM}updated") == "2024-03-05T06:07:08Z"
     first, second = root.findall(f"{ATOM}entry")
-    assert first.findtext(f"{ATOM}title") == "improvement: checksum.time -25.0 % in checksum 1week"
-    assert second.findtext(f"{ATOM}title") == "regression: checksum.time +79.0 % in checksum 1day"
+    assert (
+        first.findtext(f"{ATOM}title")
+        == "improvement: checksum.time ▼ -25.0 % better in checksum 1week"
+    )
+    assert (
+        second.findtext(f"{ATOM}title")
+        == "regression: checksum.time ▲ +79.0 % worse in checksum 1day"
+    )
     link = first.find(f"{ATOM}link")
     assert link is not None
     assert link.get("href") == "https://perf.example.org/series-2.html"

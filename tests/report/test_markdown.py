@@ -117,7 +117,7 @@ def test_a_regression_with_its_culprit_and_links() -> None:
         "1: checksum 1day",
         "checksum.time [ms]",
         "10.0 ms → 17.9 ms",
-        "+79.0 % (+75.0 % … +83.0 %)",
+        "▲ +79.0 % worse (+75.0 % … +83.0 %)",
         "> 99.99 %",
         f"{CULPRIT[:10]} Slow down the checksum (drill 5)",
         "untriaged",
@@ -172,14 +172,14 @@ def test_hostile_names_and_subjects_stay_text_in_their_cell() -> None:
     assert html.tags.count("li") == 1
 
 
-def test_numbers_and_plain_words_are_written_as_a_person_reads_them() -> None:
+def test_numbers_and_plain_words_are_written_as_they_are() -> None:
     text = changes_markdown(
         "demo 1.2: net",
         [change(before=80.755, after=97.1234, size=0.2027, low=0.19, high=0.21)],
     )
     row = text.splitlines()[-1]
     assert row.startswith("| **regression** | 1: checksum 1day | checksum.time \\[ms\\] | ")
-    assert "| 80\\.8 ms → 97\\.1 ms | +20.3 % (+19.0 % … +21.0 %) | > 99.99 % |" in row
+    assert "| 80\\.8 ms → 97\\.1 ms | ▲ +20.3 % worse (+19.0 % … +21.0 %) | > 99.99 % |" in row
     assert text.startswith("### perfwalk: demo 1.2: net: 1 regression\n")
     assert rendered(text).rows[1][:4] == [
         "regression",

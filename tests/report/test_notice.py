@@ -51,7 +51,8 @@ def test_notices_match_the_golden_texts(case: str, regen_golden: bool) -> None:
 def test_a_notice_names_everything_a_person_acts_on() -> None:
     told = notice(CASES["culprit"], project="demo", host="local (builder-1)", links=LINKS)
     assert told.title == (
-        "perfwalk demo: regression: checksum.time +79.0 % in checksum 1day on local (builder-1)"
+        "perfwalk demo: regression: checksum.time ▲ +79.0 % worse in checksum 1day "
+        "on local (builder-1)"
     )
     for shown in (told.text, told.markdown):
         for words in (
@@ -75,12 +76,14 @@ def test_the_metrics_of_one_change_are_told_in_one_message() -> None:
         CASES["culprit"], test="checksum", name="rate", unit="MB/s", size=-0.44, low=-0.46
     )
     told = notice(CASES["culprit"], project="demo", host="local", links=LINKS, others=[rate])
-    assert told.title.endswith("checksum.time +79.0 % in checksum 1day and 1 more metric on local")
+    assert told.title.endswith(
+        "checksum.time ▲ +79.0 % worse in checksum 1day and 1 more metric on local"
+    )
     for shown in (told.text, _rendered_text(told.markdown)):
         assert "also across these commits:" in shown
         assert (
-            "regression: checksum.rate: 10.0 MB/s → 17.9 MB/s, -44.0 % (95 % interval -46.0 %"
-            in shown
+            "regression: checksum.rate: 10.0 MB/s → 17.9 MB/s, ▼ -44.0 % worse "
+            "(95 % interval -46.0 %" in shown
         )
 
 

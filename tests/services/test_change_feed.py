@@ -97,9 +97,13 @@ def test_the_site_publishes_a_valid_feed_linked_from_the_index(stored: Stored) -
     titles = [e.findtext(f"{ATOM}title") for e in entries]
     assert len(titles) == 2
     slower, faster = sorted(titles, key=lambda title: title.startswith("improvement"))
-    assert re.fullmatch(r"regression: bench\.time \+(29|30|31)(\.\d)? % in netstack weekly", slower)
+    assert re.fullmatch(
+        r"regression: bench\.time ▲ \+(29|30|31)(\.\d)? % worse in netstack weekly", slower
+    )
     hostile = re.escape("bench.t|me <b>x</b> `y` [z](javascript:1)")
-    assert re.fullmatch(rf"improvement: {hostile} -(19|20|21)(\.\d)? % in netstack weekly", faster)
+    assert re.fullmatch(
+        rf"improvement: {hostile} ▼ -(19|20|21)(\.\d)? % better in netstack weekly", faster
+    )
     assert b"<b>" not in feed
     hrefs = {link.get("href") for e in entries for link in e.findall(f"{ATOM}link")}
     assert f"https://perf.example.org/demo/series-{stored.slower}.html" in hrefs

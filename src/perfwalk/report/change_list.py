@@ -137,14 +137,29 @@ class ListedChange:
         return self.kind
 
     @property
+    def verdict(self) -> Literal["better", "worse"]:
+        """Which way it moved the metric, said in a word beside its arrow."""
+        return "worse" if self.regression else "better"
+
+    @property
+    def arrow(self) -> str:
+        """ "▲" when the value went up, "▼" when it went down (whichever is better)."""
+        return arrow(self.size)
+
+    def moved(self) -> str:
+        """ "▲ +79 % worse", "▼ -40 % better": where the value went and what it means."""
+        return f"{self.arrow} {percent(self.size)} {self.verdict}"
+
+    @property
     def metric(self) -> str:
         return f"{self.test}.{self.name}"
 
     def describe(self) -> str:
-        """Its table cell's tooltip: "regression: -20.0 % between checkouts 2 and 3"."""
+        """Its table cell's tooltip: "regression: ▼ -20.0 % worse between checkouts 2
+        and 3"."""
         told = (
-            f"{self.word}: {self.size:+.1%} between checkouts {self.before_idx} "
-            f"and {self.after_idx}"
+            f"{self.word}: {self.arrow} {self.size:+.1%} {self.verdict} between "
+            f"checkouts {self.before_idx} and {self.after_idx}"
         )
         if self.unconfirmed:
             return f"{told} ({self.unconfirmed})"
@@ -206,6 +221,11 @@ def percent(value: float) -> str:
     if math.isinf(value):
         return "from 0 " + ("up" if value > 0 else "down")
     return format_change(value)
+
+
+def arrow(size: float) -> str:
+    """ "▲" for a value that went up, "▼" for one that went down ("" for none)."""
+    return "▲" if size > 0 else "▼" if size < 0 else ""
 
 
 def confidence(value: float) -> str:

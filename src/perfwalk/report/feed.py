@@ -64,14 +64,14 @@ def _urn(key: str) -> str:
 
 
 def title(change: ListedChange) -> str:
-    """ "regression: checksum.value +79 % in checksum 1day"."""
-    return f"{change.kind}: {change.metric} {percent(change.size)} in {change.series_label}"
+    """ "regression: checksum.value ▲ +79 % worse in checksum 1day"."""
+    return f"{change.kind}: {change.metric} {change.moved()} in {change.series_label}"
 
 
 def summary(change: ListedChange) -> str:
     parts = [
         f"{change.metric}: {format_levels(change.before, change.after, change.unit)}",
-        f"Δ {percent(change.size)} (95 % interval {percent(change.low)} … "
+        f"Δ {change.moved()} (95 % interval {percent(change.low)} … "
         f"{percent(change.high)}), confidence {confidence(change.confidence)}",
         f"between checkouts {change.before_idx} and {change.after_idx}: "
         f"{change.commits} commit{'' if change.commits == 1 else 's'} after "

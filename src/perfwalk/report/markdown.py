@@ -138,7 +138,7 @@ def _row(change: ListedChange, links: Links) -> str:
         series,
         f"{md(change.metric)} \\[{md(change.unit)}\\]" if change.unit else md(change.metric),
         f"{md(format_value(change.before, change.unit))} → {after}",
-        f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})",
+        f"{change.moved()} ({percent(change.low)} … {percent(change.high)})",
         confidence(change.confidence),
         _where(change, links),
         _triage(change),

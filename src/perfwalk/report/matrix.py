@@ -43,7 +43,7 @@ from pathlib import Path
 from perfwalk.model import Commit, Status
 from perfwalk.regress.grid import HostGrid, host_grids
 from perfwalk.regress.history import decayed_severity, failing_since, is_flaky
-from perfwalk.report import matrix_logs
+from perfwalk.report import layout, matrix_logs
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.report.matrix_data import Failing, host_script_data, tests, tests_data
@@ -150,7 +150,8 @@ class _Publisher:
         files.site.remove_stale_temporaries(DIR)  # what a killed publish left
         written = self.publish_runs()  # first: the matrix pages link to pages that exist
         grids = host_grids((m.run.id, m.run.host, m.statuses) for m in self.rows.runs)
-        for name, asset in ASSETS.items():
+        for name, asset in [*ASSETS.items(), ("style.css", layout.STYLE)]:
+            # the site's style too: the statuses' colours are defined there only
             static = resources.files("perfwalk.report").joinpath("static", name)
             files.write(asset, static.read_bytes())
         files.write(TESTS_DATA, script_call("perfwalkMatrix.tests", tests_data(tests)))

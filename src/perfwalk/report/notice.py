@@ -76,8 +76,9 @@ def notice(
 
 
 def _size(change: ListedChange) -> str:
+    """ "▲ +79 % worse (95 % interval …), confidence …": the arrow follows the value."""
     return (
-        f"{percent(change.size)} (95 % interval {percent(change.low)} … {percent(change.high)}), "
+        f"{change.moved()} (95 % interval {percent(change.low)} … {percent(change.high)}), "
         f"confidence {confidence(change.confidence)}"
     )
 

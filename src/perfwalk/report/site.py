@@ -46,6 +46,7 @@ from perfwalk.report.change_list import (
 )
 from perfwalk.report.collect import CheckoutData, Policies, read_block
 from perfwalk.report.context import SeriesContext, variants_of, zoom_links
+from perfwalk.report.failures import Failure, failures_of, has_failures, status_counts, walk_counts
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.flame_data import profile_data_file
@@ -67,7 +68,7 @@ from perfwalk.report.pages.plots import PlotSpec, block_files, meta_file
 from perfwalk.report.pages.profiles import profile_shell_page
 from perfwalk.report.pages.series import series_page, table_page
 from perfwalk.report.pages.setup import setup_page
-from perfwalk.report.pages.table import checkout_table, worst_of
+from perfwalk.report.pages.table import checkout_table
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import VariantBlock, variant_table, variants_section
 from perfwalk.report.phase_data import phases_json, step_logs
@@ -78,7 +79,7 @@ from perfwalk.store.site_reads import StepSite
 #: bump when pages change shape: a site written by another format is rewritten whole
 #: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
 #: a try's page in place of its series page; the conductor runs)
-SITE_FORMAT = 6
+SITE_FORMAT = 7
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -126,9 +127,12 @@ class BlockOutcome:
     series_id: int
     block: int
     keys: dict[str, tuple[str, str, tuple[str, ...]]]  # key → test, unit, names
-    worst: dict[str, int]
     newest: str | None
+    #: per test, how many checkouts had each worst status (by severity); how many
+    #: checkouts did not build and ran no test
     written: int
+    counts: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
+    unbuilt: int = 0
 
 
 @dataclass
@@ -216,7 +220,8 @@ def publish(
         state = new_series[str(outcome.series_id)]
         state["blocks"][str(outcome.block)] = {
             "keys": {k: [t, u, list(n)] for k, (t, u, n) in outcome.keys.items()},
-            "worst": outcome.worst,
+            "counts": outcome.counts,
+            "unbuilt": outcome.unbuilt,
         }
         rendered[outcome.series_id] = True
         files.add(outcome.written)
@@ -226,7 +231,8 @@ def publish(
     listed: list[TryListing] = []
     state_of = {s.id: new_series[str(s.id)] for s in every}
     specs_of = {s.id: _sealed_specs(_specs(state_of[s.id]), state_of[s.id]) for s in every}
-    worst_of_series = {s.id: _worst(state_of[s.id]) for s in every}
+    counts_of_series = {s.id: _counts(state_of[s.id]) for s in every}
+    worst_of_series = {s.id: _worst(counts_of_series[s.id]) for s in every}
     for s in every:
         ctx, state, specs = contexts[s.id], state_of[s.id], specs_of[s.id]
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
@@ -255,6 +261,7 @@ def publish(
                 last=ctx.checkouts[-1] if ctx.checkouts else None,
                 checkouts=len(ctx.checkouts),
                 worst=worst_of_series[s.id],
+                counts=counts_of_series[s.id],
                 specs=tuple(specs),
                 changes=tuple(ctx.changes),
                 episodes=tuple(ctx.episodes),
@@ -552,12 +559,15 @@ def _sealed_specs(specs: list[PlotSpec], state: dict[str, Any]) -> list[PlotSpec
     ]
 
 
-def _worst(state: dict[str, Any]) -> dict[str, Status]:
-    worst: dict[str, int] = {}
-    for entry in state["blocks"].values():
-        for test, severity in entry["worst"].items():
-            worst[test] = max(worst.get(test, 0), severity)
-    return {test: Status(severity) for test, severity in worst.items()}
+def _counts(state: dict[str, Any]) -> dict[str, dict[Status, int]]:
+    """Per test of a series, how many checkouts had each worst status (a checkout that
+    did not build: NOEXIST)."""
+    blocks = state["blocks"].values()
+    return walk_counts([(entry["counts"], entry["unbuilt"]) for entry in blocks])
+
+
+def _worst(counts: dict[str, dict[Status, int]]) -> dict[str, Status]:
+    return {test: max(found) for test, found in counts.items() if found}
 
 
 # -- rendering blocks -------------------------------------------------------------------
@@ -612,7 +622,8 @@ def _render(
     start = job.block * layout.PLOT_BLOCK
     rows = ctx.checkouts[start : start + layout.PLOT_BLOCK]
     data = read_block(store, ctx.id, rows, shared.policies)
-    plots = block_files(ctx, job.block, data)
+    failures = {c.row.idx: failures_of(store, c) for c in data if has_failures(c)}
+    plots = block_files(ctx, job.block, data, failures)
     variants = _variant_blocks(shared, ctx, rows) if job.tables or job.newest else []
     for number in job.tables:
         first = number * layout.TABLE_COLUMNS - start
@@ -620,7 +631,8 @@ def _render(
         at = layout.table_page(ctx.id, number)
         files.write(at, table_page(ctx, number, _table(at, ctx, part, variants)))
     if job.checkouts:
-        _render_checkouts(store, ctx, files, job.block, data, full=shared.full)
+        _render_checkouts(store, ctx, files, job.block, data, failures=failures, full=shared.full)
+    counts, unbuilt = status_counts(data)
     newest = None
     if job.newest:
         last_start = layout.table_of(len(ctx.checkouts) - 1) * layout.TABLE_COLUMNS - start
@@ -629,9 +641,10 @@ def _render(
         series_id=ctx.id,
         block=job.block,
         keys={key: (t, u, n) for key, (t, u, n, _text) in plots.items()},
-        worst={test: int(status) for test, status in worst_of(data).items()},
         newest=newest,
         written=0,
+        counts=counts,
+        unbuilt=unbuilt,
     )
     return outcome, {key: text for key, (_t, _u, _n, text) in plots.items()}
 
@@ -665,6 +678,7 @@ def _render_checkouts(
     block: int,
     data: Sequence[CheckoutData],
     *,
+    failures: Mapping[int, Sequence[Failure]],
     full: bool,
 ) -> None:
     """The data files of a block's checkout, log and commit pages; the large logs'
@@ -675,7 +689,7 @@ def _render_checkouts(
     snapshots = store.site.snapshots(ctx.id, first, last)
     for c in data:
         c.phases = phases_json(steps.get(c.row.idx, []), snapshots.get(c.row.idx, []))
-    files.write(layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data))
+    files.write(layout.checkout_data(ctx.id, block), checkout_data_file(ctx, block, data, failures))
     commits = store.site.commits(ctx.id, first, last)
     files.write(layout.commits_data(ctx.id, block), commits_data_file(ctx, block, rows, commits))
     logs = store.site.logs(ctx.id, first, last)

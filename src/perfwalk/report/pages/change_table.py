@@ -112,7 +112,8 @@ def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
             f'<td class="name">{link(walk, f"{c.series_id}: {c.series_label}")}</td>',
             f'<td class="name">{esc(c.metric)}{note}</td>',
             f"<td>{esc(levels(c))}</td>",
-            f'<td class="delta">{"▼" if c.regression else "▲"} {esc(delta(c))}</td>',
+            f'<td class="delta">{esc(c.arrow)} {esc(delta(c))} '
+            f'<span class="{c.verdict}">{c.verdict}</span></td>',
             f"<td>{esc(confidence(c.confidence))}</td>",
             f'<td class="name">{culprit_html(at, c)}</td>',
             f"<td>{triage_html(c)}</td>",
@@ -138,6 +139,8 @@ def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
         "after_idx": change.after_idx,
         "levels": levels(change),
         "delta": delta(change),
+        "arrow": change.arrow,  # where the value went: ▲ up, ▼ down
+        "verdict": change.verdict,  # what that means: better, worse
         "confidence": confidence(change.confidence),
         "note": change.note,
         "triage": change.triage_state,

@@ -12,12 +12,13 @@ from __future__ import annotations
 import base64
 import json
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
+from perfwalk.report.failures import Failure
 from perfwalk.report.html import page
 from perfwalk.report.pages.build_facts import checkout_facts
 from perfwalk.report.pages.series import needed, series_crumbs
@@ -48,10 +49,13 @@ def checkout_data_file(
     ctx: SeriesContext,
     block_no: int,
     block: Sequence[CheckoutData],
+    failures: Mapping[int, Sequence[Failure]] | None = None,
 ) -> str:
     """``perfwalk.checkouts(series, block, {...})``: every checkout of one block, each
     with its profiles (the context's: test, profile id), which its page links to their
-    flame graphs (``layout.profile_page``)."""
+    flame graphs (``layout.profile_page``), and its ``failures`` (by checkout index: a
+    failed build, the tests that did not pass, each with the first error line and the
+    last lines of its log), which its page shows first."""
     metrics: dict[MetricKey, int] = {}
     layouts: dict[tuple[MetricKey, ...], int] = {}
     entries = []
@@ -62,7 +66,8 @@ def checkout_data_file(
             at = layouts[shape] = len(layouts)
             for key in shape:
                 metrics.setdefault(key, len(metrics))
-        entries.append(_entry(ctx, c, at, ctx.profiles.get(c.row.idx, ())))
+        failed = failures.get(c.row.idx, ()) if failures else ()
+        entries.append(_entry(ctx, c, at, ctx.profiles.get(c.row.idx, ()), failed))
     tests = sorted({test for c in block for test in c.statuses})
     head = {
         "metrics": [list(key) for key in metrics],
@@ -74,7 +79,11 @@ def checkout_data_file(
 
 
 def _entry(
-    ctx: SeriesContext, c: CheckoutData, shape: int, profiles: Sequence[tuple[str, int]]
+    ctx: SeriesContext,
+    c: CheckoutData,
+    shape: int,
+    profiles: Sequence[tuple[str, int]],
+    failed: Sequence[Failure] = (),
 ) -> str:
     row = c.row
     position = ctx.position(row.idx)
@@ -99,6 +108,8 @@ def _entry(
         facts["need"] = said
     if profiles:
         facts["prof"] = [[test, profile_id] for test, profile_id in profiles]
+    if failed:
+        facts["fail"] = [f.as_data() for f in failed]
     if ran := checkout_facts(ctx, row.idx):
         facts["bf"] = ran
     if c.reps:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.context import is_variant, kind_of
+from perfwalk.report.failures import counted
 from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.conduct import conduct_section
@@ -40,6 +41,8 @@ class SeriesSummary:
     specs: tuple[PlotSpec, ...]
     changes: tuple[ListedChange, ...] = ()
     episodes: tuple[ListedEpisode, ...] = ()
+    #: per test, how many checkouts had each worst status (a failed build: NOEXIST)
+    counts: dict[str, dict[Status, int]] = field(default_factory=dict)
 
 
 def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
@@ -66,6 +69,24 @@ def changes_text(changes: Iterable[ListedChange]) -> str:
 def episodes_text(episodes: Iterable[ListedEpisode]) -> str:
     """How many excursions and drifts a series has: shown, never a regression."""
     return _counted((e.kind for e in episodes), (("excursion", "excursions"), ("drift", "drifts")))
+
+
+def worst_cell(s: SeriesSummary, test: str) -> str:
+    """A test's worst status in a walk, with how many checkouts had it ("NOEXIST ×1")
+    and, as tooltip, every status counted ("NOEXIST ×1 · PASS ×44"), linked to the
+    test's rows on the series page."""
+    worst = s.worst.get(test)
+    href = layout.series_page(s.series.id) + "#" + row_anchor(test)
+    found = s.counts.get(test, {})
+    if worst is None or not found.get(worst):
+        return status_cell(worst, href)
+    told = counted(found)
+    text = f"{worst.name} ×{found[worst]}" if worst is not Status.PASS else worst.name
+    return (
+        f'<td class="{worst.name}">'
+        + link(href, text, title=f"checkouts by worst status: {told}")
+        + "</td>"
+    )
 
 
 def nested(every: Sequence[SeriesSummary]) -> list[tuple[SeriesSummary, int]]:
@@ -164,10 +185,7 @@ def index_page(
             f"<td>{esc(s.series.state)}</td>",
             f'<td class="changes">{esc(changes_text(s.changes))}</td>',
             f'<td class="findings">{esc(episodes_text(s.episodes))}</td>',
-            *(
-                status_cell(s.worst.get(test), layout.series_page(sid) + "#" + row_anchor(test))
-                for test in tests
-            ),
+            *(worst_cell(s, test) for test in tests),
         ]
         css = "top" if depth == 0 else "nested"
         rows.append(f'<tr class="{css}" data-series="{sid}">' + "".join(cells) + "</tr>")
@@ -208,7 +226,9 @@ def index_page(
         + runs
         + plot_divs([s.series.id for s in shown], specs)
         + findings_key(
-            changes=any(s.changes for s in shown), episodes=any(s.episodes for s in shown)
+            changes=any(s.changes for s in shown),
+            episodes=any(s.episodes for s in shown),
+            failures=any(status is not Status.PASS for s in shown for status in s.worst.values()),
         )
         + legend
         + status_legend()

@@ -18,7 +18,7 @@ import bisect
 import json
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext, is_variant
+from perfwalk.report.failures import Failure, plot_marks
 from perfwalk.report.html import esc
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.store.packs import little_endian
@@ -48,13 +49,19 @@ def _ms(ctx: SeriesContext, idx: int) -> int:
 
 
 def block_files(
-    ctx: SeriesContext, block_no: int, block: Sequence[CheckoutData]
+    ctx: SeriesContext,
+    block_no: int,
+    block: Sequence[CheckoutData],
+    failures: Mapping[int, Sequence[Failure]] | None = None,
 ) -> dict[str, tuple[str, str, tuple[str, ...], str]]:
     """The data file of every plot key of one block: key → (test, unit, names, text).
 
     Per value name, ``s`` holds each checkout's summary and ``p`` each checkout's
     PASS values (one per repetition of ``c``, NaN for none), as float64 little-endian
     in base64: the numbers reach the plot exactly, and cost nothing to write or read.
+    ``f`` lists the checkouts whose build failed or whose test did not pass
+    (``failures``, by checkout index): [position in ``c``, severity, what failed],
+    which the plot draws as a gap in its lines and a marker.
     """
     checkouts = [
         [c.row.idx, _date_ms(c), c.row.sha[:12], ctx.position(c.row.idx), c.reps] for c in block
@@ -82,9 +89,11 @@ def block_files(
         plot = layout.plot_key(test, unit)
         for line in names.values():
             line.pad_to(len(block), widths)
+        marks = plot_marks(block, failures, test) if failures else []
         payload = (
             '{"c":'
             + checkouts_json
+            + (',"f":' + json.dumps(marks, separators=(",", ":")) if marks else "")
             + ',"n":{'
             + ",".join(
                 json.dumps(name, allow_nan=False)
@@ -268,21 +277,28 @@ def plot_divs(
     return '<h2>Plots</h2>\n<div class="plots">\n' + "\n".join(divs) + "\n</div>"
 
 
-def findings_key(*, changes: bool, episodes: bool) -> str:
+def findings_key(*, changes: bool, episodes: bool, failures: bool = False) -> str:
     """What the marks on the plots mean, when there are any."""
-    if not changes and not episodes:
+    if not changes and not episodes and not failures:
         return ""
     told = []
     if changes:
         told.append(
-            "shaded red: a regression, green: an improvement, grey: a change not confirmed "
-            "(between the two checkouts of the step)"
+            "shaded vermillion: a regression, bluish green: an improvement, grey: a change not "
+            "confirmed (between the two checkouts of the step), each with an arrow where the "
+            "value went (▲ up, ▼ down) and its word (better, worse)"
         )
     if episodes:
         told.append(
             "shaded blue: an excursion (values that went away from their level for a few "
             "checkouts and came back); dashed blue line: a drift (a level that moved "
             "slowly, without a step). Neither is a change or a regression"
+        )
+    if failures:
+        told.append(
+            "✕ at the bottom: a checkout whose build failed or whose test did not pass, "
+            "coloured by its status (the line has a gap there when it has no value; "
+            "a click opens the checkout)"
         )
     return '<p class="plot-key">Plots: ' + "; ".join(told) + ".</p>\n"
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedEpisode, relative_size
+from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
+from perfwalk.report.failures import build_failed
 from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
@@ -117,7 +118,7 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
         after = ", then back to its level" if e.kind == "excursion" else ", slowly, without a step"
         return (
             f'<li class="{e.kind}"><b>{e.kind}</b> of {esc(metric)}: '
-            f"{esc(relative_size(e.size))} ({way}) {where(e)}{esc(after)}</li>"
+            f"{esc(arrow(e.size))} {esc(relative_size(e.size))} ({way}) {where(e)}{esc(after)}</li>"
         )
 
     return (
@@ -160,7 +161,15 @@ def series_page(
         + variants
         + plot_divs([v.id for v in every], shown, variants=bool(ctx.variants))
         + "\n"
-        + (findings_key(changes=bool(changes), episodes=episodes) if shown else "")
+        + (
+            findings_key(
+                changes=bool(changes),
+                episodes=episodes,
+                failures=any(build_failed(row) for v in every for row in v.checkouts),
+            )
+            if shown
+            else ""
+        )
         + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + "<h2>Checkouts</h2>\n"

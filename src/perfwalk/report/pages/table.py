@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfwalk.analysis.summary import summarize
-from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
@@ -220,13 +219,3 @@ def statistics_texts(values: Sequence[float], unit: str = "") -> list[str]:
     rsd = percent(stats.rsd) if math.isfinite(stats.rsd) else ""
     shown = (stats.mean, stats.min, stats.max, stats.sd)
     return [*(esc(number(value, unit)) for value in shown), rsd]
-
-
-def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:
-    worst: dict[str, Status] = {}
-    for c in block:
-        for test, status in c.statuses.items():
-            if status > worst.get(test, Status.PASS):
-                worst[test] = status
-            worst.setdefault(test, status)
-    return worst

@@ -218,7 +218,7 @@
     if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
     var parts = [
-      changeBanner(meta, idx), variantsAt(meta, idx), facts, build,
+      changeBanner(meta, idx), failuresBox(c), variantsAt(meta, idx), facts, build,
       c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c), buildFacts(c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
@@ -409,13 +409,44 @@
       return el("li", { class: ch.note ? "noted " + kind : kind },
         el("b", {}, kind), " of " + visible(ch.metric) + " since ",
         link(at("checkout", ch.before_idx), "checkout " + ch.before_idx),
-        ": " + visible(ch.levels) + ", \u0394 " + visible(ch.delta) + ", confidence " + visible(ch.confidence),
+        ": " + visible(ch.levels) + ", \u0394 " + visible((ch.arrow ? ch.arrow + " " : "") + ch.delta) + " ",
+        ch.verdict ? el("span", { class: ch.verdict }, ch.verdict) : null,
+        ", confidence " + visible(ch.confidence),
         ch.note ? el("span", { class: "note" }, " \u2014 " + visible(ch.note)) : null,
         el("br"), answer(ch), " \u00b7 triage: ", triage);
     });
     return el("div", { class: "pw-banner", id: "changes" },
       el("h2", {}, found.length === 1 ? "A change here" : found.length + " changes here"),
       el("ul", {}, items));
+  }
+
+  /* A failed build and the tests that did not pass, before the tables: each one's
+   * status, the first error line of its log and the log's last lines (computed when
+   * the site was published), linked to the whole log. Log text is untrusted: text
+   * nodes only. */
+  function failuresBox(c) {
+    var found = c.fail || [];
+    if (!found.length) return null;
+    var items = found.map(function (f) {
+      var build = f.what === "build";
+      var head = el("h3", {},
+        build ? "build failed " : visible(f.what) + " ",
+        el("span", { class: "pw-status " + f.status }, f.status),
+        f.log ? [" · ", link(at("logs", c.idx, "log-" + f.log), "the whole log")] : null);
+      return el("section", { class: "failure" }, head,
+        f.line ? el("p", { class: "error-line" }, visible(f.line)) : null,
+        f.tail && f.tail.length
+          ? el("details", { open: "" },
+            el("summary", {}, "the last " + f.tail.length + " lines of the log"),
+            el("pre", { class: "tail" }, visible(f.tail.join("\n"))))
+          : null);
+    });
+    var builds = found.filter(function (f) { return f.what === "build"; }).length;
+    var tests = found.length - builds;
+    var said = (builds ? "the build failed" : "") + (builds && tests ? "; " : "") +
+      (tests ? tests + (tests === 1 ? " test did not pass" : " tests did not pass") : "");
+    return el("div", { class: "pw-failures", id: "failures" },
+      el("h2", {}, said.charAt(0).toUpperCase() + said.slice(1)), items);
   }
 
   /* -- what the checkout really ran: each host's kernel and compiler, the symbols -- */

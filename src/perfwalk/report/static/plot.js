@@ -8,7 +8,10 @@
  * calls perfwalk.meta(id, {...}) and series-<id>/data/<key>-<block>.js calls
  * perfwalk.block(id, key, block, {c: checkouts, n: {name: {s, p}}}), where s (each
  * checkout's summary) and p (each checkout's PASS values, one per repetition) are
- * float64 little-endian in base64, NaN for none. Every text in them is shown as text:
+ * float64 little-endian in base64, NaN for none; f (when any) lists the checkouts
+ * whose build failed or whose test did not pass, [position in c, severity, what],
+ * drawn as a gap in the lines and a marker at the bottom of the plot coloured by
+ * status (a click opens the checkout). Every text in them is shown as text:
  * ECharts draws on a canvas and the tooltips go through echarts.format.encodeHTML.
  *
  * A plot may draw several series (data-series: their ids): on the index every
@@ -101,7 +104,9 @@
           var spec = meta && meta.keys[key];
           if (!spec) return;
           spec.names.forEach(function (name) {
-            var line = { sid: sid, meta: meta, name: name, summary: [], points: [], shas: {} };
+            var line = {
+              sid: sid, meta: meta, name: name, summary: [], points: [], shas: {}, failed: [],
+            };
             spec.blocks.forEach(function (b) {
               var data = blocks[sid + "/" + key + "/" + b];
               var cks = data.c;
@@ -112,11 +117,18 @@
               if (!own) return;
               var summary = numbers(own.s);
               var values = numbers(own.p);
+              var failed = {};
+              (data.f || []).forEach(function (f) {
+                var c = cks[f[0]];
+                failed[f[0]] = true;
+                line.failed.push([c[1], c[0], f[1], f[2], c[3]]);
+              });
               var at = 0;
               for (var i = 0; i < cks.length; i++) {
                 var c = cks[i];
                 var reps = c[4];
                 if (summary[i] === summary[i]) line.summary.push([c[1], summary[i], c[0], c[3]]);
+                else if (failed[i]) line.summary.push([c[1], null, c[0], c[3]]); /* a gap */
                 for (var r = 0; r < reps.length; r++) {
                   var y = values[at + r];
                   if (y === y) line.points.push([c[1], y, c[0], reps[r], c[3]]);
@@ -257,6 +269,7 @@
     var reach = quirkReach(lines, xi, byOrder);
     var series = [];
     var looks = variants ? variantLooks(el, lines) : null;
+    var marked = {}; /* a series' failures: once, however many of its lines the plot has */
     lines.forEach(function (line, n) {
       var look = looks ? looks[n] : { colour: n, dash: "solid", symbol: "circle" };
       var colour = palette[look.colour % palette.length];
@@ -284,14 +297,16 @@
         var tint = c.unconfirmed
           ? "rgba(128, 128, 128, 0.15)" // not to act on: grey, whichever way it went
           : c.regression
-            ? "rgba(220, 40, 40, 0.18)"
-            : "rgba(40, 160, 60, 0.18)";
+            ? "rgba(213, 94, 0, 0.2)" /* Okabe–Ito vermillion */
+            : "rgba(0, 158, 115, 0.2)"; /* Okabe–Ito bluish green: not the excursions' blue */
         var size = percentText(c.size);
         var note = c.unconfirmed ? " (" + c.unconfirmed + ")" : "";
         changes.push([
           {
             xAxis: byOrder ? c.from_pos : c.from,
-            name: (c.regression ? "\u25bc " : "\u25b2 ") + size + note,
+            /* the arrow follows the value (up, down), the word says better or worse */
+            name: (c.size > 0 ? "\u25b2 " : c.size < 0 ? "\u25bc " : "") + size + " " +
+              (c.verdict || (c.regression ? "worse" : "better")) + note,
             itemStyle: { color: tint },
             pwChange: at, // its tooltip and its click: meta.changes[at]
             cursor: c.open ? "pointer" : "default",
@@ -339,6 +354,10 @@
         z: 3,
         encode: { x: 0, y: 1 },
       });
+      if (line.failed.length && !marked[line.sid]) {
+        marked[line.sid] = true;
+        series.push(failureSeries(line, several, byOrder, Object.keys(marked).length - 1));
+      }
     });
     return {
       animation: false,
@@ -353,12 +372,16 @@
       xAxis: byOrder
         ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
         : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
-      yAxis: {
-        type: "value",
-        name: el.dataset.unit,
-        scale: true,
-        axisLabel: { formatter: P.format.axis(el.dataset.unit) },
-      },
+      yAxis: [
+        {
+          type: "value",
+          name: el.dataset.unit,
+          scale: true,
+          axisLabel: { formatter: P.format.axis(el.dataset.unit) },
+        },
+        /* the failures' markers: at the bottom, whatever the values' range */
+        { type: "value", min: 0, max: 1, show: false },
+      ],
       dataZoom: [
         { type: "inside", filterMode: "none" },
         { type: "slider", filterMode: "none", bottom: 20, showDataShadow: false },
@@ -391,6 +414,39 @@
       _limit: limit,
     };
   }
+
+  /* The severity of each status (its index) and its colour: the ramp of style.css. */
+  var STATUS = ["", "PASS", "XFAIL", "SKIP", "XPASS", "FAIL", "NOEXIT", "NOTERM",
+    "NORUN", "NOLOG", "NOCLEAN", "NOEXIST"];
+  var STATUS_COLOUR = ["#999999", "#eef5fb", "#fdf3b4", "#fbe38c", "#fec44f", "#fe9929",
+    "#ec7014", "#cc4c02", "#a63b03", "#8c2d04", "#662506", "#3f1603"];
+  var CROSS = "path://M2,0 L5,3 L8,0 L10,2 L7,5 L10,8 L8,10 L5,7 L2,10 L0,8 L3,5 L0,2 Z";
+
+  /* A series' failed checkouts (its line's "failed": [ms, idx, severity, what, pos]):
+   * a cross at the bottom of the plot, coloured by status, outlined to show on white;
+   * its tooltip says what failed, a click opens the checkout. */
+  function failureSeries(line, several, byOrder, row) {
+    return {
+      id: "f|" + line.sid,
+      name: several ? line.meta.name + ": failed" : "failed checkouts",
+      type: "scatter",
+      yAxisIndex: 1,
+      symbol: CROSS,
+      symbolSize: 11,
+      z: 4,
+      cursor: "pointer",
+      color: STATUS_COLOUR[11], /* its legend's */
+      encode: { x: 0, y: 1 },
+      data: line.failed.map(function (f) {
+        return {
+          value: [byOrder ? f[4] : f[0], 0.04 + 0.06 * row, f[1], f[2]], /* a row per series */
+          name: "checkout " + f[1] + ": " + f[3],
+          itemStyle: { color: STATUS_COLOUR[f[2]] || "#999999", borderColor: "#222", borderWidth: 1 },
+        };
+      }),
+    };
+  }
+  P.STATUS = STATUS;
 
   /* The x range: the data's, stretched (by a tenth at most) to show quirks just
    * outside it, such as one dated shortly before the first checkout. */
@@ -425,7 +481,8 @@
     var told = [
       "<b>" + encode((c.regression ? "regression " : "improvement ") + (c.metric || "")) + "</b>",
       encode(c.levels || "") + "",
-      "\u0394 " + encode(c.delta || percentText(c.size)),
+      "\u0394 " + encode((c.arrow ? c.arrow + " " : "") + (c.delta || percentText(c.size)) +
+        (c.verdict ? " " + c.verdict : "")),
       "confidence " + encode(c.confidence || ""),
     ];
     if (c.culprit) told.push("culprit " + encode(c.culprit.sha.slice(0, 12) + " " + c.culprit.subject));
@@ -441,6 +498,7 @@
   function tooltip(lines, several, variants, byOrder) {
     return function (p) {
       var parts = String(p.seriesId).split("|");
+      if (parts[0] === "f") return encode(p.name || "");
       var line = lines.filter(function (l) {
         return l.sid === parts[1] && l.name === parts.slice(2).join("|");
       })[0];
@@ -526,7 +584,8 @@
       }
       if (!p.data || p.componentType !== "series") return;
       var sid = String(p.seriesId).split("|")[1];
-      window.location.href = el.dataset.base + "series-" + sid + "/checkout.html#c=" + p.data[2];
+      var idx = p.value ? p.value[2] : p.data[2];
+      window.location.href = el.dataset.base + "series-" + sid + "/checkout.html#c=" + idx;
     });
   }
 
