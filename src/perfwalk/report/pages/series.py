@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
-from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
+from perfwalk.report.html import (
+    QuirkRow,
+    esc,
+    has_flame,
+    link,
+    page,
+    percent,
+    quirk_legend,
+    status_legend,
+)
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
@@ -85,9 +94,13 @@ def needed(series: SeriesRow, count: int) -> str:
     return f"{count} repetitions needed to bring the relative standard error below {target}"
 
 
-def _legend(ctx: SeriesContext) -> str:
+def _legend(ctx: SeriesContext, at: str) -> str:
     return quirk_legend(
-        [(q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment) for q in ctx.series.quirks]
+        [
+            QuirkRow(q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment, (ctx.id,))
+            for q in ctx.series.quirks
+        ],
+        at,
     )
 
 
@@ -158,7 +171,9 @@ def series_page(
         _facts(at, ctx)
         + drill
         + variants
-        + plot_divs([v.id for v in every], shown, variants=bool(ctx.variants))
+        + plot_divs(
+            [v.id for v in every], shown, variants=bool(ctx.variants), releases=ctx.releases
+        )
         + "\n"
         + (findings_key(changes=bool(changes), episodes=episodes) if shown else "")
         + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
@@ -166,7 +181,7 @@ def series_page(
         + "<h2>Checkouts</h2>\n"
         + paging
         + (newest_table or "<p>No checkout yet.</p>")
-        + _legend(ctx)
+        + _legend(ctx, at)
         + status_legend()
     )
     title = f"series {ctx.id}: {ctx.series.name}"
@@ -195,7 +210,7 @@ def table_page(ctx: SeriesContext, number: int, table_html: str) -> str:
         _facts(at, ctx, changing=False)
         + (f"<p>{' · '.join(around)}</p>\n" if around else "")
         + table_html
-        + _legend(ctx)
+        + _legend(ctx, at)
         + status_legend()
     )
     crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]
