@@ -390,18 +390,20 @@
     line.meta.quirks.forEach(function (q) {
       var x = byOrder ? q[3] : q[1];
       var seen = "q|" + q[0] + "|" + q[1];
-      if (drawn[seen]) return;
+      var range = drawn["b|" + seen] ? null : q[4]; // a drill's quirk may mark no range
+      if (range) drawn["b|" + seen] = true;
+      if (drawn[seen] && !range) return;
+      var first = !drawn[seen];
       drawn[seen] = true;
       var open = "series-" + line.sid + "/setup.html#quirk-" + q[0].replace(/[^A-Za-z0-9]/g, "_");
       var tip = "<b>quirk " + encode(q[0]) + "</b> " + encode(isoDate(q[1])) + "<br>" +
         encode(q[2]) + "<br><i>click: its commands and patch</i>";
-      if (x !== null) {
+      if (x !== null && first) {
         lines.push({
           xAxis: x, name: q[0], label: { formatter: q[0] }, pwQuirk: open, pwTip: tip,
           lineStyle: { color: "#6030c0", type: "dashed" },
         });
       }
-      var range = q[4];
       if (range) {
         bands.push([
           {
