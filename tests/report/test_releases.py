@@ -16,6 +16,7 @@ import pytest
 from perfwalk.config.model import Config, ReleaseConfig
 from perfwalk.errors import ConfigError
 from perfwalk.report import layout
+from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.releases import Release, Releases, resolve_releases
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
@@ -189,3 +190,16 @@ def test_without_a_repository_releases_by_commit_are_left_out_with_a_warning(
     [warning] = found.warnings
     assert "release '1.0'" in warning
     assert "release[0].at" in warning
+
+
+def test_the_setup_page_shows_a_quirks_patch_escaped_under_its_anchor(
+    released: Published,
+) -> None:
+    with Store.open(released.fixed.url) as store:
+        series = store.series(1)
+    told = {"A": {"commands": [], "range": True, "patch": "fix.diff", "patch_text": HOSTILE}}
+    page = setup_page(dataclasses.replace(series, commands={**series.commands, "quirks": told}))
+    section = page[page.index('<h3 id="quirk-A">') :]
+    assert '<p>patch fix.diff:</p><pre class="patch">&lt;script&gt;' in section
+    assert "<script>window" not in page
+    assert "patch_text" not in section  # the text itself, not in the JSON above it
