@@ -175,7 +175,8 @@ def test_hostile_history_runs_no_script(hostile: Published, watched: Watched) ->
 
 def _drawn_marks(page: Any, title: str) -> dict[str, Any]:
     """The marks of the summary lines of the plot titled ``title``, once drawn: per
-    line, its shaded spans (name, colour) and its lines between two points."""
+    line, its shaded spans (name, colour; not the quirks' ranges) and its lines between
+    two points."""
     page.evaluate(f"document.querySelector('div.plot[data-title=\"{title}\"]').scrollIntoView()")
     page.wait_for_function(
         f"() => document.querySelector('div.plot[data-title=\"{title}\"]').dataset.painted",
@@ -188,7 +189,7 @@ def _drawn_marks(page: Any, title: str) -> dict[str, Any]:
           echarts.getInstanceByDom(el).getOption().series
             .filter(s => s.type === 'line')
             .forEach(s => {
-              const areas = (s.markArea && s.markArea.data) || [];
+              const areas = ((s.markArea && s.markArea.data) || []).filter(a => !a[0].pwQuirk);
               const lines = ((s.markLine && s.markLine.data) || []).filter(d => d.length === 2);
               out[s.name] = {
                 areas: areas.map(a => [a[0].name, a[0].itemStyle.color]),

@@ -349,6 +349,37 @@ CASES = {
         "duplicate walk name 'nightly' (walk[0]",
         "its own",
     ),
+    "duplicate release names": (
+        MINIMAL + "[[release]]\nname = '7.4'\nat = '2024-01-01'\n"
+        "[[release]]\nname = '7.4'\nat = 'v7.5'\n",
+        "release[1].name",
+        "duplicate release name '7.4' (release[0]",
+        "its own",
+    ),
+    "bad date of a release": (
+        MINIMAL + "[[release]]\nname = '7.4'\nat = '2024-02-30'\n",
+        "release[0].at",
+        "invalid date",
+        "at",
+    ),
+    "release without at": (
+        MINIMAL + "[[release]]\nname = '7.4'\n",
+        "release[0].at",
+        "missing required key 'at'",
+        "v7.4",
+    ),
+    "unknown key in a release": (
+        MINIMAL + "[[release]]\nname = '7.4'\nat = 'v7.4'\ndate = '2024-01-01'\n",
+        "release[0].date",
+        "unknown key",
+        "'at'",
+    ),
+    "release at an option": (
+        MINIMAL + "[[release]]\nname = '7.4'\nat = '--all'\n",
+        "release[0].at",
+        "commit-ish",
+        "at",
+    ),
     "walk without a name": (
         MINIMAL + "[[walk]]\nstep = '1day'\n",
         "walk[0].name",

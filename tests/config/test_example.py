@@ -43,7 +43,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
         rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|\[\[variant\]\]$|\[\[variant\.modifier\]\]$|"
-        rf"\[\[snapshot\]\]$|"
+        rf"\[\[snapshot\]\]$|\[\[release\]\]$|"
         rf"(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
@@ -59,6 +59,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     assert config.quirks[0].tests["git-log"].command.startswith("time -p git log")
     assert len(config.regress.tests) == 1
     assert [walk.name for walk in config.walks] == ["nightly"]
+    assert [(r.name, r.at) for r in config.releases] == [("7.4", "v7.4")]
     [variant] = config.variants
     assert variant.patches == (tmp_path / "patches" / "fast-path.diff",)
     assert variant.modifiers[0].role == "dut"

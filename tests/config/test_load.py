@@ -16,6 +16,7 @@ from perfwalk.config import (
     MetricConfig,
     ProjectConfig,
     QuirkConfig,
+    ReleaseConfig,
     ResolvedMetric,
     RunConfig,
     StoreConfig,
@@ -261,6 +262,22 @@ def test_dates_in_run_from(write_config: WriteConfig, value: str) -> None:
 def test_steps_the_walk_understands(write_config: WriteConfig, step: str) -> None:
     config = load_config(write_config(MINIMAL + f'[run]\nstep = "{step}"\n'))
     assert config.run.step == step
+
+
+def test_releases_are_read_in_order_and_leave_the_hash_alone(write_config: WriteConfig) -> None:
+    plain = load_config(write_config(MINIMAL))
+    config = load_config(
+        write_config(
+            MINIMAL + '[[release]]\nname = "7.4"\nat = "2024-01-01"\ncomment = "LTS"\n'
+            '[[release]]\nname = "7.5"\nat = "v7.5"\n'
+        )
+    )
+    assert config.releases == (
+        ReleaseConfig(name="7.4", at="2024-01-01", comment="LTS"),
+        ReleaseConfig(name="7.5", at="v7.5"),
+    )
+    assert plain.releases == ()
+    assert config.hash == plain.hash  # releases mark the pages, they measure nothing
 
 
 def test_the_hash_is_of_the_settings_not_of_the_layout(write_config: WriteConfig) -> None:

@@ -89,6 +89,7 @@ def test_sections_of_the_file() -> None:
         "test",
         "snapshot",
         "quirk",
+        "release",
         "walk",
         "variant",
         "try",

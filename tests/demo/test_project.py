@@ -17,6 +17,7 @@ from perfwalk.demo.project import add_night, commit_date
 from perfwalk.demo.story import CHANGES
 from perfwalk.errors import UsageError
 from perfwalk.parsers import value
+from perfwalk.report.releases import resolve_releases
 from tests.demo.conftest import export, git
 
 
@@ -134,6 +135,16 @@ def test_the_config_loads_and_walks_the_whole_history(demo: DemoProject) -> None
     assert (quirk.at, quirk.until) == (demo.quirk.first, demo.quirk.until)
     assert quirk.patch == demo.quirk.patch
     assert raw["run"]["from"] == "2026-01-06"
+
+
+def test_the_releases_resolve_in_the_demos_repository(demo: DemoProject) -> None:
+    config = load_config(demo.config)
+    found = resolve_releases(config)
+    assert found.warnings == ()
+    assert [r.name for r in found.found] == ["1.0-rc", "1.0"]
+    release = next(c for c in CHANGES if c.label == "release")
+    assert found.found[1].commit == demo.commits[CHANGES.index(release)]  # its tag's
+    assert found.found[0].at < found.found[1].at
 
 
 def test_a_daily_walk_has_30_checkouts_and_one_broken(demo: DemoProject) -> None:

@@ -128,7 +128,7 @@ def test_the_try_page_shows_sides_verdicts_values_and_patches_escaped(
     assert "Difference at 95.0% confidence" in ministat[0]
     assert "No difference proven at 95.0% confidence" in ministat[1]
     # the patches: the long one folded, both as text (controls shown, not obeyed)
-    assert page.summaries == [f"patch 1: <fast>{HOSTILE}.diff (65 lines)"]
+    assert page.summaries == [f"patch 1: <fast>{HOSTILE}.diff (65 lines)", "Statuses"]
     assert show_controls(TRY_PATCH) in page.pres
     assert "-a\n+b\n" in page.pres
     assert "\x1b" not in text

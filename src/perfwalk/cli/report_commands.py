@@ -46,6 +46,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     report = publish_site(config, args.out, full=args.full)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     print(_say(report))
     print(f"site: {report.index.resolve()}")
     return exits.OK

@@ -47,6 +47,7 @@ _NAMES: dict[str, str] = {
 _COMMENTED = (
     "snapshot",
     "quirk",
+    "release",
     "walk",
     "variant",
     "regress",

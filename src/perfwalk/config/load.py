@@ -40,6 +40,7 @@ from perfwalk.config.model import (
     QuirkTestConfig,
     RegressConfig,
     RegressTestConfig,
+    ReleaseConfig,
     ReportConfig,
     RoleConfig,
     RunConfig,
@@ -93,6 +94,7 @@ _CLASSES: Mapping[str, type] = {
     "snapshot": SnapshotConfig,
     "quirk": QuirkConfig,
     "quirk.test": QuirkTestConfig,
+    "release": ReleaseConfig,
     "walk": WalkConfig,
     "variant": VariantConfig,
     "variant.modifier": ModifierConfig,
@@ -125,6 +127,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     _check_tests(checker, values["test"])
     _check_quirks(checker, values["quirk"], values["test"])
     _check_walks(checker, values["walk"])
+    _check_releases(checker, values["release"])
     _check_snapshots(checker, values["snapshot"], values["test"])
     _check_variants(checker, values["variant"], values["walk"])
     _check_topology(checker, values)
@@ -134,6 +137,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}
     del hashed["notify"]  # where changes are told is not how they are measured
     del hashed["api"]  # nor where they are served
+    del hashed["release"]  # nor the releases marked on the pages
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}
@@ -341,6 +345,12 @@ def _check_walks(checker: _Checker, walks: list[dict[str, Any]]) -> None:
     """Walk names are unique: each names one series in the store."""
     hint = "a walk's name finds its series in the store; give each walk its own"
     list(_uniquely_named(checker, walks, "walk", hint))  # each table, checked as taken
+
+
+def _check_releases(checker: _Checker, releases: list[dict[str, Any]]) -> None:
+    """Release names are unique: each names a line on the plots and a window."""
+    hint = "a release's name labels its line and its window on the plots; give each its own"
+    list(_uniquely_named(checker, releases, "release", hint))
 
 
 def _check_snapshots(

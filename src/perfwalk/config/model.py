@@ -341,6 +341,16 @@ class QuirkConfig:
 
 
 @dataclass(frozen=True)
+class ReleaseConfig:
+    """``[[release]]``: a release of the project, marked on every plot (``at`` is
+    resolved when the site is published)."""
+
+    name: str
+    at: str
+    comment: str = default_of("release.comment")
+
+
+@dataclass(frozen=True)
 class WalkConfig:
     """``[[walk]]``: a named walk that ``perfwalk run --walk <name>`` continues; what is
     None is taken from ``[run]`` and ``[project]`` when the walk is planned."""
@@ -494,6 +504,7 @@ class Config:
     tests: tuple[TestConfig, ...]
     snapshots: tuple[SnapshotConfig, ...] = ()
     quirks: tuple[QuirkConfig, ...] = ()
+    releases: tuple[ReleaseConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
     variants: tuple[VariantConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)

@@ -1656,6 +1656,43 @@ _QUIRK = Section(
 )
 
 
+_RELEASE = Section(
+    "release",
+    Form.ARRAY,
+    "A release of the project, drawn as a labelled vertical line on every plot and offered "
+    'as a window above the plots ("7.4 → 7.5", "7.5 → now") that zooms every plot of '
+    "the page to the checkouts between two releases. Releases only mark the pages: they "
+    "change nothing measured, nor the configuration hash of a series. `at` is resolved "
+    "when the site is published: a date as it is, a commit-ish to its commit's date in "
+    "the project's repository (one it cannot resolve stops the publish, naming the "
+    "release); without a repository to read, releases given by a commit-ish are left "
+    "out with a warning.",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the release's name as the plots and the window selector show it, unique in this file",
+            rules=(NOT_EMPTY,),
+            example="7.4",
+        ),
+        Setting(
+            "at",
+            WHEN,
+            "when it was released: a date or a commit-ish (a tag) of the project",
+            rules=(NOT_EMPTY, DATE_OR_REV),
+            example="v7.4",
+        ),
+        Setting(
+            "comment",
+            STRING,
+            'what the release was, shown in the tooltip of its line; "" = none',
+            default="",
+        ),
+    ),
+    field="releases",
+)
+
+
 #: A named walk's name: it names its series in the store and on the command line.
 WALK_NAME = rule(
     "a letter, then letters, digits, _ and - (at most 64)",
@@ -2270,6 +2307,7 @@ SECTIONS: tuple[Section, ...] = (
     _TEST,
     _SNAPSHOT,
     _QUIRK,
+    _RELEASE,
     _WALK,
     _VARIANT,
     _TRY,

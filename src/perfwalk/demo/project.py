@@ -48,6 +48,8 @@ FASTER_SIZE = -0.25
 NIGHT_SLOWER_SIZE = 0.4
 
 PATCH = Path("quirks") / "old-build.patch"
+#: The tag of the "Release 1.0" commit, a [[release]] of the demo's configuration.
+RELEASE_TAG = "v1.0"
 CONFIG = "perfwalk.toml"
 KNOWN_CHANGES = "known-changes.json"
 BRANCH = "main"
@@ -131,6 +133,7 @@ def create_project(root: Path) -> DemoProject:
     commits = _import_history(repo)
     _git(repo, "reset", "-q", "--hard", BRANCH)
     labels = {change.label: commits[i] for i, change in enumerate(story.CHANGES) if change.label}
+    _git(repo, "tag", RELEASE_TAG, labels["release"])  # [[release]] at = "v1.0"
 
     quirk = _write_patch(root, repo, commits, labels)
     events = _events(commits, labels)
@@ -475,6 +478,17 @@ site = "site"
 # `perfwalk serve --out site` serves the site there: notifications link to it
 [report]
 base_url = "http://127.0.0.1:8000"
+
+# Releases: lines on every plot, and windows above them ("1.0 → now").
+[[release]]
+name = "1.0-rc"
+at = "2026-01-26"
+comment = "the first release candidate, given by its date"
+
+[[release]]
+name = "1.0"
+at = {q(RELEASE_TAG)}
+comment = "given by its tag"
 
 [[quirk]]
 at = {q(quirk.first)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 
 from perfwalk.config.model import Config, TestConfig
 from perfwalk.config.secrets import config_secrets, hide_url_passwords, mask_config_text
@@ -98,6 +99,7 @@ def _quirk(quirk: PlannedQuirk, shown: Callable[[str], str]) -> dict[str, object
         described["reboot"] = True
     if quirk.patch is not None:
         described["patch"] = quirk.patch.name
+        described["patch_text"] = _patch_text(quirk.patch, shown)
     if quirk.config.build_steps:
         described["build_steps"] = [shown(step) for step in quirk.config.build_steps]
     if quirk.config.tests:
@@ -106,6 +108,23 @@ def _quirk(quirk: PlannedQuirk, shown: Callable[[str], str]) -> dict[str, object
             for name, replaced in sorted(quirk.config.tests.items())
         }
     return described
+
+
+#: The most of a quirk's patch kept with a series' commands (its setup page shows it).
+PATCH_TEXT_LIMIT = 64 * 1024
+
+
+def _patch_text(patch: Path, shown: Callable[[str], str]) -> str:
+    """A quirk's patch as its setup page shows it: its text (secrets masked), the first
+    :data:`PATCH_TEXT_LIMIT` bytes of a longer one."""
+    try:
+        data = patch.read_bytes()
+    except OSError as error:
+        return f"(cannot read {patch}: {error.strerror})"
+    text = data[:PATCH_TEXT_LIMIT].decode("utf-8", errors="replace")
+    if len(data) > PATCH_TEXT_LIMIT:
+        text += f"\n… ({len(data) - PATCH_TEXT_LIMIT} more bytes in {patch.name})\n"
+    return shown(text)
 
 
 def _fingerprints(topology: Topology, tools: list[str]) -> dict[str, str]:

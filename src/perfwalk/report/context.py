@@ -13,6 +13,7 @@ from datetime import datetime
 
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
+from perfwalk.report.releases import Release
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
 
@@ -43,6 +44,8 @@ class SeriesContext:
     facts: Mapping[int, CheckoutFacts] = field(default_factory=dict)
     #: the profiles that hold samples, by checkout index: (test, profile id) each
     profiles: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: the project's releases (``[[release]]``), in date order, marked on its plots
+    releases: Sequence[Release] = ()
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

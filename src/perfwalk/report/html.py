@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from perfwalk.model import STATUS_MEANING, Status
 from perfwalk.quantities import format_share, format_value
@@ -139,6 +140,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, css: str = ""
 
 
 def status_legend() -> str:
+    """What each status means, collapsed (shown once per page)."""
     rows = [
         [
             f'<td class="{s.name}">{s.name}</td>',
@@ -147,25 +149,77 @@ def status_legend() -> str:
         ]
         for s in Status
     ]
-    return "<h2>Statuses</h2>\n" + table(
-        ["<th>status</th>", "<th>severity</th>", '<th class="name">meaning</th>'],
-        rows,
-        css="legend",
+    return collapsed(
+        "Statuses",
+        table(
+            ["<th>status</th>", "<th>severity</th>", '<th class="name">meaning</th>'],
+            rows,
+            css="legend",
+        ),
     )
 
 
-def quirk_legend(quirks: Sequence[tuple[str, str, str]]) -> str:
-    """(letter, date, comment) rows, or nothing when there are no quirks."""
+def collapsed(title: str, body: str, *, css: str = "legend") -> str:
+    """A legend that opens on a click: ``title`` (text) as its heading, ``body`` (HTML)."""
+    return (
+        f'<details class="{esc(css)}"><summary><h2>{esc(title)}</h2></summary>\n{body}\n'
+        "</details>\n"
+    )
+
+
+@dataclass(frozen=True)
+class QuirkRow:
+    """A quirk as a legend lists it: its letter, date, comment, and the series it marks
+    (each series' setup page shows the quirk's commands and patch at ``#quirk-<letter>``)."""
+
+    letter: str
+    date: str
+    comment: str
+    series: tuple[int, ...] = ()
+
+
+def quirk_anchor(letter: str) -> str:
+    """The anchor of a quirk on a series' setup page."""
+    return "quirk-" + "".join(ch if ch.isalnum() else "_" for ch in letter)
+
+
+def quirk_legend(quirks: Sequence[QuirkRow], at: str = layout.INDEX) -> str:
+    """The quirks of a page, each once, collapsed; a letter links to its commands and
+    patch on the setup page of the series it marks (of each, when several); nothing
+    when there are no quirks."""
     if not quirks:
         return ""
+    several = len({sid for q in quirks for sid in q.series}) > 1
+
+    def where(q: QuirkRow) -> str:
+        links = [
+            link(
+                layout.href(at, layout.setup_page(sid)) + "#" + quirk_anchor(q.letter),
+                f"series {sid}" if several else "commands and patch",
+            )
+            for sid in q.series
+        ]
+        return ", ".join(links)
+
     rows = [
         [
-            f'<td class="quirk">{esc(letter)}</td>',
-            f"<td>{esc(date)}</td>",
-            f'<td class="name">{esc(comment)}</td>',
+            f'<td class="quirk">{esc(q.letter)}</td>',
+            f"<td>{esc(q.date)}</td>",
+            f'<td class="name">{esc(q.comment)}</td>',
+            f'<td class="name">{where(q)}</td>',
         ]
-        for letter, date, comment in quirks
+        for q in quirks
     ]
-    return "<h2>Quirks</h2>\n" + table(
-        ["<th>quirk</th>", "<th>date</th>", '<th class="name">comment</th>'], rows, css="legend"
+    return collapsed(
+        "Quirks",
+        table(
+            [
+                "<th>quirk</th>",
+                "<th>date</th>",
+                '<th class="name">comment</th>',
+                '<th class="name">what it ran</th>',
+            ],
+            rows,
+            css="legend",
+        ),
     )

@@ -72,6 +72,7 @@ from perfwalk.report.pages.table import checkout_table
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import VariantBlock, variant_table, variants_section
 from perfwalk.report.phase_data import phases_json, step_logs
+from perfwalk.report.releases import NO_RELEASES, Releases
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.conduct import ConductSummary
 from perfwalk.store.site_reads import StepSite
@@ -96,6 +97,7 @@ class PublishOptions:
     full: bool = False
     workers: int = 1
     store_url: str | None = None
+    releases: Releases = NO_RELEASES  # the project's, resolved (report.releases)
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ class PublishReport:
     checkouts: int  # checkouts whose pages were (re)written
     seconds: float
     full: bool
+    warnings: tuple[str, ...] = ()  # what was left out (a release without its repository)
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,7 @@ def publish(
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     SiteFolder(out).remove_stale_temporaries()  # what a killed publish left
-    settings = _settings(config)
+    settings = _settings(config, options.releases)
     manifest = {} if options.full else _load_manifest(out)
     full = options.full or manifest.get("settings") != settings
     if full:
@@ -186,6 +189,7 @@ def publish(
             episodes=episodes.get(s.id, ()),
             facts=store.build_facts.of_series(s.id),
             profiles=store.profiles.listed(s.id),
+            releases=options.releases.found,
         )
         for s in every
     }
@@ -279,7 +283,14 @@ def publish(
         or matrix != manifest.get("matrix", False)
     )
     if files.written or changed or not site.exists(layout.INDEX):
-        index = index_page(summaries, options.changes, matrix=matrix, conduct=runs, tries=listed)
+        index = index_page(
+            summaries,
+            options.changes,
+            matrix=matrix,
+            conduct=runs,
+            tries=listed,
+            releases=options.releases.found,
+        )
         files.write(layout.INDEX, index)
     manifest_text = json.dumps(
         {"settings": settings, "series": new_series, "matrix": matrix, "conduct": new_conduct},
@@ -294,17 +305,21 @@ def publish(
         checkouts=sum(len(job.checkouts) for group in jobs for job in group),
         seconds=time.perf_counter() - started,
         full=full,
+        warnings=options.releases.warnings,
     )
 
 
 # -- planning: what changed since the last publish -------------------------------------
 
 
-def _settings(config: Config | None) -> str:
-    """What every page depends on besides the store: format, version, configuration."""
+def _settings(config: Config | None, releases: Releases = NO_RELEASES) -> str:
+    """What every page depends on besides the store: format, version, configuration,
+    the releases marked on the plots."""
     parts = [str(SITE_FORMAT), __version__, config.hash if config is not None else "-"]
     if config is not None:
         parts.append(config.project.commit_url)
+    if releases.found:
+        parts.append(releases.digest())
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

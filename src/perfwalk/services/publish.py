@@ -24,6 +24,7 @@ from perfwalk.report.change_list import (
     TriageMark,
 )
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
+from perfwalk.report.releases import resolve_releases
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
 from perfwalk.store import Store
@@ -206,6 +207,7 @@ def publish_store(
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
     ``full``), using every core for a long series; ``listed`` is what
     :func:`listed_findings` made of the analysis, when the caller has it already."""
+    releases = resolve_releases(config)  # before anything is written: a bad one stops it
     changes, episodes = listed or listed_findings(store, find_all(store, config))
     options = PublishOptions(
         changes=tuple(changes),
@@ -213,6 +215,7 @@ def publish_store(
         full=full,
         workers=os.cpu_count() or 1,
         store_url=config.store.url,
+        releases=releases,
     )
     return publish(store, config, out, options)
 

@@ -19,12 +19,21 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.context import is_variant, kind_of
 from perfwalk.report.failures import counted
-from perfwalk.report.html import esc, link, page, status_cell, status_legend, table
+from perfwalk.report.html import (
+    QuirkRow,
+    esc,
+    link,
+    page,
+    quirk_legend,
+    status_cell,
+    status_legend,
+)
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.conduct import conduct_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.report.pages.tries import TryListing, tries_section
+from perfwalk.report.releases import Release
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.conduct import ConductSummary
 
@@ -129,10 +138,11 @@ def index_page(
     matrix: bool = False,
     conduct: Sequence[ConductSummary] = (),
     tries: Sequence[TryListing] = (),
+    releases: Sequence[Release] = (),
 ) -> str:
     """The index: the ``changes`` table, then every series as a row (drills and zooms
     under their walk), then the ``tries`` (their series are not in ``every``), the
-    ``conduct`` runs; ``matrix`` links the regress matrix."""
+    ``conduct`` runs; ``matrix`` links the regress matrix; ``releases`` mark the plots."""
     at = layout.INDEX
     title = "perfwalk: all series"
     nav = (
@@ -197,26 +207,7 @@ def index_page(
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n"
     )
-    quirks = [
-        [
-            f"<td>{link(layout.series_page(s.series.id), str(s.series.id))}</td>",
-            f'<td class="quirk">{esc(q.letter)}</td>',
-            f"<td>{esc(f'{q.at_date:%Y-%m-%d %H:%M}')}</td>",
-            f'<td class="name">{esc(q.comment)}</td>',
-        ]
-        for s in every
-        for q in s.series.quirks
-    ]
-    legend = (
-        "<h2>Quirks</h2>\n"
-        + table(
-            ["<th>series</th>", "<th>quirk</th>", "<th>date</th>", '<th class="name">comment</th>'],
-            quirks,
-            css="legend",
-        )
-        if quirks
-        else ""
-    )
+    legend = quirk_legend(_quirks_of(every))
     specs = [spec for s in every for spec in s.specs]
     shown = [s for s in every if s.specs]
     body = (
@@ -224,7 +215,7 @@ def index_page(
         + walks
         + tried
         + runs
-        + plot_divs([s.series.id for s in shown], specs)
+        + plot_divs([s.series.id for s in shown], specs, releases=releases)
         + findings_key(
             changes=any(s.changes for s in shown),
             episodes=any(s.episodes for s in shown),
@@ -234,3 +225,18 @@ def index_page(
         + status_legend()
     )
     return page(at, title, nav + body, plots=bool(specs), feed=layout.FEED)
+
+
+def _quirks_of(every: Sequence[SeriesSummary]) -> list[QuirkRow]:
+    """Each quirk once (its letter, date and comment), with the series it marks: the
+    series of one configuration share their quirks and letters."""
+    found: dict[tuple[str, str, str], list[int]] = {}
+    for s in every:
+        for q in s.series.quirks:
+            found.setdefault((q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment), []).append(
+                s.series.id
+            )
+    return [
+        QuirkRow(letter, date, comment, tuple(ids))
+        for (letter, date, comment), ids in found.items()
+    ]

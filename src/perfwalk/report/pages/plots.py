@@ -5,7 +5,8 @@ A plot shows one test's values of one unit: x is the checkout date (or commit
 order), every repetition a point, each checkout's summary a line, one colour per
 series and value name (on the page of a walk with variants, a line per variant and
 value name, named by its variant, the plain checkout's first: the columns' order);
-quirks are lettered vertical lines, detected changes shaded
+quirks are lettered vertical lines (a quirk over a range shaded over it), releases
+labelled vertical lines of their own style, detected changes shaded
 red or green (a click opens the culprit's drill, else the checkout after the step;
 its tooltip tells the change), excursions shaded blue and drifts drawn as a dashed
 blue line from their first to their last checkout (neither is a change).
@@ -18,6 +19,7 @@ import bisect
 import json
 import math
 from array import array
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +31,9 @@ from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.failures import Failure, plot_marks
 from perfwalk.report.html import esc
 from perfwalk.report.pages.change_table import change_facts
+from perfwalk.report.releases import Release
+from perfwalk.report.releases import positions as release_positions
+from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.packs import little_endian
 
 
@@ -145,6 +150,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
 
     series = ctx.series
     blocks = ctx.blocks()
+    ranged = ranged_letters(series, ctx.checkouts)
     name = f"series {ctx.id}: {series.name}"
     if is_variant(series):  # not from its name: the name is the walk's to choose
         name = f"series {ctx.id}: variant {series.variant_name} of series {series.parent_id}"
@@ -171,8 +177,19 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
             for s in specs
         },
         "quirks": [
-            [q.letter, int(q.at_date.timestamp() * 1000), q.comment, position_at(q.at_date)]
+            [
+                q.letter,
+                int(q.at_date.timestamp() * 1000),
+                q.comment,
+                position_at(q.at_date),
+                quirk_range(ctx, ranged, q.letter, q.at_date),
+            ]
             for q in series.quirks
+        ],
+        # [name, ms, position, comment, commit]: a release's line and window bounds
+        "releases": [
+            [r.name, r.ms, pos, r.comment, r.commit[:12] if r.commit else None]
+            for r, pos in zip(ctx.releases, release_positions(ctx.releases, dates), strict=True)
         ],
         "changes": [
             {
@@ -220,6 +237,40 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
     return f"perfwalk.meta({ctx.id},{payload});\n"
 
 
+def ranged_letters(series: SeriesRow, checkouts: Sequence[CheckoutRow]) -> set[str]:
+    """The letters of the quirks that hold over a range (a patch, build steps, a test
+    replaced), as the walk recorded them with its commands; for a series stored before
+    they were recorded there, the letters that mark more than one checkout."""
+    recorded = series.commands.get("quirks")
+    if isinstance(recorded, dict) and all(isinstance(v, dict) for v in recorded.values()):
+        return {letter for letter, quirk in recorded.items() if quirk.get("range")}
+    marks = Counter(letter for checkout in checkouts for letter in checkout.quirks)
+    return {letter for letter, count in marks.items() if count > 1}
+
+
+def quirk_range(
+    ctx: SeriesContext, ranged: set[str], letter: str, at: datetime
+) -> list[float] | None:
+    """Where a quirk over a range is shaded: [from, to] in ms, then in checkout
+    positions, from its start to halfway past the last checkout it marks (to the last
+    checkout when it holds to the end); None for a quirk without a range, or one that
+    marks no checkout of the series."""
+    rows = ctx.checkouts
+    if letter not in ranged:
+        return None
+    marked = [pos for pos, row in enumerate(rows) if letter in row.quirks]
+    if not marked:
+        return None
+    first, last = marked[0], marked[-1]
+
+    def ms(pos: int) -> int:
+        return int(rows[pos].date.timestamp() * 1000)
+
+    start = min(int(at.timestamp() * 1000), ms(first))
+    end = (ms(last) + ms(last + 1)) // 2 if last + 1 < len(rows) else ms(last)
+    return [start, end, max(first - 0.5, 0), min(last + 0.5, len(rows) - 1)]
+
+
 def _span(ctx: SeriesContext, first: int, last: int) -> list[float]:
     """Where an excursion is shaded: [from, to] in ms, then in checkout positions,
     reaching halfway to the checkouts around it, so one of a single checkout shows."""
@@ -254,11 +305,15 @@ def _unit_of(specs: Sequence[PlotSpec], test: str, name: str) -> str:
 
 
 def plot_divs(
-    series_ids: Sequence[int], specs: Sequence[PlotSpec], *, variants: bool = False
+    series_ids: Sequence[int],
+    specs: Sequence[PlotSpec],
+    *,
+    variants: bool = False,
+    releases: Sequence[Release] = (),
 ) -> str:
     """One lazily drawn plot per spec key (pages at the site's root only); with
     ``variants`` (a walk and its variants' series, in its columns' order) each line is
-    named by its variant."""
+    named by its variant; with ``releases``, the window selector above them."""
     if not specs:
         return ""
     seen: dict[str, PlotSpec] = {}
@@ -274,7 +329,35 @@ def plot_divs(
         "</div>"
         for s in ordered
     ]
-    return '<h2>Plots</h2>\n<div class="plots">\n' + "\n".join(divs) + "\n</div>"
+    return (
+        "<h2>Plots</h2>\n"
+        + release_window(releases)
+        + '<div class="plots">\n'
+        + "\n".join(divs)
+        + "\n</div>"
+    )
+
+
+def release_window(releases: Sequence[Release]) -> str:
+    """The selector of the plots' window: all, each release to the next, the last to
+    now (plot.js zooms every plot of the page to it and keeps it in the URL's hash as
+    ``r=<first>:<last>``, the releases' places in date order); "" without releases."""
+    if not releases:
+        return ""
+    options = ['<option value="">all</option>']
+    for n, release in enumerate(releases):
+        following = releases[n + 1].name if n + 1 < len(releases) else "now"
+        end = str(n + 1) if n + 1 < len(releases) else ""
+        options.append(
+            f'<option value="{n}:{end}">release {esc(release.name)} → '
+            + (f"release {esc(following)}" if end else "now")
+            + "</option>"
+        )
+    return (
+        '<p class="release-window"><label>window: <select id="release-window">'
+        + "".join(options)
+        + "</select></label></p>\n"
+    )
 
 
 def findings_key(*, changes: bool, episodes: bool, failures: bool = False) -> str:

@@ -10,7 +10,16 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.failures import build_failed
-from perfwalk.report.html import esc, has_flame, link, page, percent, quirk_legend, status_legend
+from perfwalk.report.html import (
+    QuirkRow,
+    esc,
+    has_flame,
+    link,
+    page,
+    percent,
+    quirk_legend,
+    status_legend,
+)
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.store import SeriesRow
@@ -86,9 +95,13 @@ def needed(series: SeriesRow, count: int) -> str:
     return f"{count} repetitions needed to bring the relative standard error below {target}"
 
 
-def _legend(ctx: SeriesContext) -> str:
+def _legend(ctx: SeriesContext, at: str) -> str:
     return quirk_legend(
-        [(q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment) for q in ctx.series.quirks]
+        [
+            QuirkRow(q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment, (ctx.id,))
+            for q in ctx.series.quirks
+        ],
+        at,
     )
 
 
@@ -159,7 +172,9 @@ def series_page(
         _facts(at, ctx)
         + drill
         + variants
-        + plot_divs([v.id for v in every], shown, variants=bool(ctx.variants))
+        + plot_divs(
+            [v.id for v in every], shown, variants=bool(ctx.variants), releases=ctx.releases
+        )
         + "\n"
         + (
             findings_key(
@@ -175,7 +190,7 @@ def series_page(
         + "<h2>Checkouts</h2>\n"
         + paging
         + (newest_table or "<p>No checkout yet.</p>")
-        + _legend(ctx)
+        + _legend(ctx, at)
         + status_legend()
     )
     title = f"series {ctx.id}: {ctx.series.name}"
@@ -204,7 +219,7 @@ def table_page(ctx: SeriesContext, number: int, table_html: str) -> str:
         _facts(at, ctx, changing=False)
         + (f"<p>{' · '.join(around)}</p>\n" if around else "")
         + table_html
-        + _legend(ctx)
+        + _legend(ctx, at)
         + status_legend()
     )
     crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]

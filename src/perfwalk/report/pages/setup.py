@@ -9,7 +9,7 @@ import json
 from perfwalk.config.secrets import mask_config_text
 from perfwalk.report import layout
 from perfwalk.report.context import is_variant
-from perfwalk.report.html import esc, page, table
+from perfwalk.report.html import esc, page, quirk_anchor, table
 from perfwalk.report.pages.series import measuring_facts, series_crumbs
 from perfwalk.store import SeriesRow
 
@@ -49,7 +49,35 @@ def setup_page(series: SeriesRow) -> str:
         table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
         + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
         + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
+        + quirks_section(series)
         + f"<h2>Configuration</h2><pre>{esc(mask_config_text(series.config_text))}</pre>"
     )
     crumbs = [*series_crumbs(series), (layout.series_page(series.id), f"series {series.id}")]
     return page(at, f"setup of series {series.id}: {series.name}", body, crumbs=crumbs)
+
+
+def quirks_section(series: SeriesRow) -> str:
+    """Each quirk of the series under its anchor (the plots' and legends' letters link
+    here): its date and comment, what ran when the walk crossed it, what it replaced
+    over its range and its patch's text, as the walk recorded them; "" without quirks."""
+    if not series.quirks:
+        return ""
+    recorded = series.commands.get("quirks")
+    described = recorded if isinstance(recorded, dict) else {}
+    parts = ["<h2>Quirks</h2>"]
+    for q in series.quirks:
+        told = described.get(q.letter)
+        told = dict(told) if isinstance(told, dict) else {}
+        patch_text = told.pop("patch_text", None)
+        at = f"{q.at_date:%Y-%m-%d %H:%M}" + (f" ({q.commit[:12]})" if q.commit else "")
+        parts.append(
+            f'<h3 id="{esc(quirk_anchor(q.letter))}"><span class="quirk">{esc(q.letter)}</span> '
+            f"{esc(at)}: {esc(q.comment)}</h3>"
+        )
+        if told:
+            text = json.dumps(told, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+            parts.append(f"<pre>{esc(text)}</pre>")
+        if isinstance(patch_text, str):
+            name = told.get("patch", "patch")
+            parts.append(f'<p>patch {esc(name)}:</p><pre class="patch">{esc(patch_text)}</pre>')
+    return "\n".join(parts) + "\n"

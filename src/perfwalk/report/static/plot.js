@@ -267,6 +267,7 @@
     });
     var limit = Math.max(1000, Math.floor(POINT_LIMIT / Math.max(1, lines.length)));
     var reach = quirkReach(lines, xi, byOrder);
+    var drawn = {}; // the quirks and releases drawn already: once per plot
     var series = [];
     var looks = variants ? variantLooks(el, lines) : null;
     var marked = {}; /* a series' failures: once, however many of its lines the plot has */
@@ -283,14 +284,7 @@
           })
         : line.points;
       line.shown = points;
-      var quirks = line.meta.quirks
-        .map(function (q) {
-          var x = byOrder ? q[3] : q[1];
-          return x === null ? null : { xAxis: x, name: q[0], label: { formatter: q[0] } };
-        })
-        .filter(function (q) {
-          return q !== null;
-        });
+      var quirks = quirkMarks(line, byOrder, drawn);
       var changes = [];
       line.meta.changes.forEach(function (c, at) {
         if (c.key !== el.dataset.key || c.name !== line.name) return;
@@ -315,8 +309,8 @@
         ]);
       });
       var episodes = episodesOf(el, line, byOrder);
-      var areas = changes.concat(episodes.spans);
-      var marks = quirks.concat(episodes.drifts);
+      var areas = changes.concat(episodes.spans, quirks.bands);
+      var marks = quirks.lines.concat(episodes.drifts, releaseMarks(line, byOrder, drawn));
       series.push({
         id: "s|" + line.sid + "|" + line.name,
         name: name,
@@ -333,7 +327,7 @@
         markLine: marks.length
           ? {
               symbol: "none",
-              silent: true,
+              silent: false, // a quirk's letter opens its commands and patch
               lineStyle: { color: "#6030c0", type: "dashed" },
               label: { color: "#6030c0", position: "end" },
               data: marks,
@@ -448,6 +442,141 @@
   }
   P.STATUS = STATUS;
 
+  /* A line's quirks not drawn yet on this plot (``drawn``: once per plot, however
+   * many series share them): a lettered dashed line where each starts, a band over
+   * the range of one that holds over a range; a click opens its commands and patch on
+   * its series' setup page. */
+  function quirkMarks(line, byOrder, drawn) {
+    var lines = [];
+    var bands = [];
+    line.meta.quirks.forEach(function (q) {
+      var x = byOrder ? q[3] : q[1];
+      var seen = "q|" + q[0] + "|" + q[1];
+      var range = drawn["b|" + seen] ? null : q[4]; // a drill's quirk may mark no range
+      if (range) drawn["b|" + seen] = true;
+      if (drawn[seen] && !range) return;
+      var first = !drawn[seen];
+      drawn[seen] = true;
+      var open = "series-" + line.sid + "/setup.html#quirk-" + q[0].replace(/[^A-Za-z0-9]/g, "_");
+      var tip = "<b>quirk " + encode(q[0]) + "</b> " + encode(isoDate(q[1])) + "<br>" +
+        encode(q[2]) + "<br><i>click: its commands and patch</i>";
+      if (x !== null && first) {
+        lines.push({
+          xAxis: x, name: q[0], label: { formatter: q[0] }, pwQuirk: open, pwTip: tip,
+          lineStyle: { color: "#6030c0", type: "dashed" },
+        });
+      }
+      if (range) {
+        bands.push([
+          {
+            xAxis: byOrder ? range[2] : range[0],
+            name: q[0],
+            pwQuirk: open,
+            pwTip: tip,
+            itemStyle: { color: "rgba(96, 48, 192, 0.07)" },
+            label: { color: "#6030c0", position: "insideTop" },
+          },
+          { xAxis: byOrder ? range[3] : range[1] },
+        ]);
+      }
+    });
+    return { lines: lines, bands: bands };
+  }
+
+  /* The releases, once per plot: a solid dark line with the release's name at its
+   * foot (quirks are dashed purple and lettered at the top, changes shaded). */
+  function releaseMarks(line, byOrder, drawn) {
+    if (drawn.releases) return [];
+    drawn.releases = true;
+    var marks = [];
+    (line.meta.releases || []).forEach(function (r) {
+      var x = byOrder ? r[2] : r[1];
+      if (x === null) return;
+      marks.push({
+        xAxis: x,
+        name: r[0],
+        pwTip: "<b>release " + encode(r[0]) + "</b> " + encode(isoDate(r[1])) +
+          (r[4] ? " · " + encode(r[4]) : "") + (r[3] ? "<br>" + encode(r[3]) : ""),
+        lineStyle: { color: "#303030", type: "solid", width: 1.5 },
+        label: { formatter: r[0], position: "insideStartTop", color: "#303030", fontWeight: "bold" },
+      });
+    });
+    return marks;
+  }
+
+  /* The window chosen above the plots (select#release-window, kept in the URL's hash
+   * as r=<first>:<last>, places of releases in date order; no last: up to now) as
+   * [x0, x1] of this plot (null: the data's end), or null for all. */
+  function windowOf(lines, byOrder) {
+    var chosen = P.releaseWindow;
+    if (!chosen || !lines.length) return null;
+    var parts = chosen.split(":");
+    var releases = lines[0].meta.releases || [];
+    function at(n) {
+      if (n === "" || n === undefined) return null;
+      var r = releases[Number(n)];
+      if (!r) return null;
+      return byOrder ? r[2] : r[1];
+    }
+    var x0 = at(parts[0]);
+    var x1 = at(parts[1]);
+    if (x0 === null && parts[0] !== "") return null;
+    if (byOrder && x1 !== null) x1 = Math.max(x0, x1 - 0.5); // before the next release's checkout
+    var hi = -Infinity;
+    lines.forEach(function (l) {
+      l.summary.forEach(function (p) {
+        hi = Math.max(hi, byOrder ? p[3] : p[0]);
+      });
+    });
+    if (x1 !== null && x1 >= hi) x1 = null; // a release after the last checkout: up to now
+    return [x0, x1];
+  }
+
+  function applyWindow(el, chart, lines, byOrder) {
+    var span = windowOf(lines, byOrder);
+    var zoom = { type: "dataZoom", start: 0, end: 100 };
+    if (span) {
+      zoom = { type: "dataZoom" };
+      if (span[0] !== null) zoom.startValue = span[0];
+      else zoom.start = 0;
+      if (span[1] !== null) zoom.endValue = span[1];
+      else zoom.end = 100;
+    }
+    chart.dispatchAction(zoom);
+    el.dataset.window = P.releaseWindow || "";
+  }
+
+  /* Every drawn plot of the page, zoomed to the window chosen; the plots drawn later
+   * take it when they are. */
+  P.setWindow = function (value) {
+    P.releaseWindow = value || "";
+    document.querySelectorAll("div.plot[data-key]").forEach(function (el) {
+      var chart = window.echarts && echarts.getInstanceByDom(el);
+      if (chart && el.pwLines) applyWindow(el, chart, el.pwLines, el.pwByOrder);
+    });
+  };
+
+  function hashWindow() {
+    var found = /(?:^#|&)r=([0-9]*:[0-9]*)/.exec(window.location.hash);
+    return found ? found[1] : "";
+  }
+
+  function startWindow() {
+    var select = document.getElementById("release-window");
+    if (!select) return;
+    var chosen = hashWindow();
+    if (chosen && select.querySelector('option[value="' + chosen + '"]')) select.value = chosen;
+    P.releaseWindow = select.value;
+    select.addEventListener("change", function () {
+      var rest = window.location.hash.replace(/^#/, "").split("&").filter(function (part) {
+        return part && part.indexOf("r=") !== 0;
+      });
+      if (select.value) rest.push("r=" + select.value);
+      history.replaceState(null, "", rest.length ? "#" + rest.join("&") : window.location.pathname + window.location.search);
+      P.setWindow(select.value);
+    });
+  }
+
   /* The x range: the data's, stretched (by a tenth at most) to show quirks just
    * outside it, such as one dated shortly before the first checkout. */
   function quirkReach(lines, xi, byOrder) {
@@ -503,6 +632,9 @@
         return l.sid === parts[1] && l.name === parts.slice(2).join("|");
       })[0];
       if (!line || !p.data) return "";
+      if (p.componentType === "markLine" || (p.data && p.data.pwTip)) {
+        return p.data && p.data.pwTip ? p.data.pwTip : encode(p.name || "");
+      }
       if (p.componentType === "markArea") {
         var change = p.data.pwChange !== undefined ? line.meta.changes[p.data.pwChange] : null;
         return change ? changeTip(line, change) : encode(p.name || "");
@@ -551,10 +683,13 @@
 
   function draw(el, lines, byOrder) {
     var chart = echarts.getInstanceByDom(el) || echarts.init(el);
+    el.pwLines = lines;
+    el.pwByOrder = byOrder;
     var option = options(el, lines, byOrder);
     var limit = option._limit;
     delete option._limit;
     chart.setOption(option, true);
+    applyWindow(el, chart, lines, byOrder);
     var timer = null;
     chart.off("datazoom");
     chart.on("datazoom", function () {
@@ -575,6 +710,11 @@
     });
     chart.off("click");
     chart.on("click", function (p) {
+      if ((p.componentType === "markLine" || p.componentType === "markArea") && p.data &&
+          p.data.pwQuirk) {
+        window.location.href = el.dataset.base + p.data.pwQuirk;
+        return;
+      }
       if (p.componentType === "markArea" && p.data && p.data.pwChange !== undefined) {
         var parts = String(p.seriesId).split("|");
         var meta = metas[parts[1]];
@@ -634,6 +774,7 @@
   }
 
   function start() {
+    startWindow();
     var plots = document.querySelectorAll("div.plot[data-key]");
     if (!("IntersectionObserver" in window)) {
       plots.forEach(show);
