@@ -43,6 +43,9 @@ class SeriesContext:
     facts: Mapping[int, CheckoutFacts] = field(default_factory=dict)
     #: the profiles that hold samples, by checkout index: (test, profile id) each
     profiles: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: a drill's levels: (test, name) of the metric it drilled → the checkouts that begin
+    #: a level by its answer (its culprit; the ends of a range it could not narrow)
+    drilled: Mapping[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -61,6 +64,17 @@ class SeriesContext:
     def variant_name(self) -> str:
         """The variant the series measures: ``base`` for the plain checkout."""
         return self.series.variant_name
+
+    def level_starts(self, test: str, name: str) -> tuple[int, ...]:
+        """The checkouts (indexes) where a metric's level begins anew: after each of its
+        detected changes; for the metric a drill drilled, where its answer put the
+        step; for a try, at each side (its two sides are never one level)."""
+        if self.series.kind == "try":
+            return tuple(row.idx for row in self.checkouts[1:])
+        drilled = self.drilled.get((test, name))
+        if drilled is not None:
+            return drilled
+        return tuple(c.after_idx for c in self.changes if c.test == test and c.name == name)
 
     def position(self, idx: int) -> int:
         """The 0-based position of checkout ``idx`` in the series."""

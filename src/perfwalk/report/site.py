@@ -192,6 +192,10 @@ def publish(
         contexts[walk] = dataclasses.replace(
             contexts[walk], variants=tuple(contexts[v.id] for v in variants), columns=columns
         )
+    for row in store.drills.all():  # a drill's levels are those its answer found
+        if row.series_id in contexts:
+            drilled = {(row.test, row.name): drill_level_starts(row.verdict, row.answer)}
+            contexts[row.series_id] = dataclasses.replace(contexts[row.series_id], drilled=drilled)
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
@@ -288,6 +292,18 @@ def publish(
         seconds=time.perf_counter() - started,
         full=full,
     )
+
+
+def drill_level_starts(verdict: str | None, answer: Mapping[str, Any] | None) -> tuple[int, ...]:
+    """Where a drill's answer puts the levels of its metric (checkout indexes of its
+    series, which are positions in its line of commits): the old level up to ``lo``,
+    the new from ``hi`` on, the commits it could not place between; one level when it
+    found no change or has no answer yet."""
+    answer = answer or {}
+    lo, hi = answer.get("lo_position"), answer.get("hi_position")
+    if verdict in (None, "no-change") or not isinstance(lo, int) or not isinstance(hi, int):
+        return ()
+    return tuple(sorted({lo + 1, hi}))
 
 
 # -- planning: what changed since the last publish -------------------------------------

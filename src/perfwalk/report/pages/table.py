@@ -1,5 +1,7 @@
 """A table page of one series: checkouts as columns; per test a status row, then one
-row per value name with each checkout's summary, and the row's statistics."""
+row per value name with each checkout's summary, and the figures of the row's last
+level on the page (its checkouts since the last change among them: never statistics
+over a step; a try's, each side's over its repetitions)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfwalk.analysis.summary import summarize
+from perfwalk.analysis.levels import levels
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
@@ -19,7 +21,24 @@ from perfwalk.report.pages.build_facts import fact_rows
 from perfwalk.report.pages.series import needed
 from perfwalk.report.summaries import MetricKey
 
-STAT_HEADERS = ("unit", "mean", "minimum", "maximum", "deviation", "relative")
+STAT_HEADERS = ("unit", "level from", "median", "± rsd", "min … max", "n")
+#: what each statistics column says, as its header's tooltip
+STAT_TITLES = {
+    "level from": "the row's last level on this page: its checkouts from this one on, "
+    "after the last change among them (the series page lists every level whole); "
+    "on a try, each side",
+    "median": "the median of the level's checkout summaries (a try: of each side's values)",
+    "± rsd": "their relative standard deviation",
+    "min … max": "their smallest and largest",
+    "n": "how many checkouts (a try: repetitions)",
+}
+
+
+def stat_header(name: str, attributes: str = "") -> str:
+    """The header cell of a statistics column, with what it computes as its tooltip."""
+    title = STAT_TITLES.get(name)
+    said = f' title="{esc(title)}"' if title else ""
+    return f"<th{attributes}{said}>{esc(name)}</th>"
 
 
 def row_anchor(test: str) -> str:
@@ -39,7 +58,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         f"<br><small>#{c.row.idx}</small></th>"
         for c in block
     ]
-    head += [f"<th>{h}</th>" for h in STAT_HEADERS]
+    head += [stat_header(h) for h in STAT_HEADERS]
     pad = ["<td></td>"] * len(STAT_HEADERS)
     rows: list[list[str]] = [
         ['<td class="name">commit</td>'] + [commit_cell(ctx, c) for c in block] + pad,
@@ -57,7 +76,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         rows.append(
             [f'<th class="name" id="{row_anchor(test)}">{esc(test)}</th>']
             + [test_cell(at, ctx, c, test) for c in block]
-            + [f"<th>{h}</th>" for h in STAT_HEADERS]
+            + [stat_header(h) for h in STAT_HEADERS]
         )
         rows.extend(_metric_row(ctx, block, m) for m in metrics if m.test == test)
     return table(head, rows, css="checkouts")
@@ -129,10 +148,19 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
     for c in block:
         cell, value = metric_cell(marks, c, key)
         cells.append(cell)
-        if value is not None:
-            shown.append(value)
+        shown.append(math.nan if value is None else value)
     cells.append(f"<td>{esc(key.unit)}</td>")
-    cells.extend(row_statistics(shown))
+    if ctx.series.kind == "try":
+        per_side = [side_texts(c, key) for c in block]
+        cells.extend(
+            "<td>" + "<br>".join(texts[stat] or "-" for texts in per_side) + "</td>"
+            for stat in range(len(STAT_HEADERS) - 1)
+        )
+    else:
+        starts = ctx.level_starts(key.test, key.name)
+        cells.extend(
+            f"<td>{t}</td>" for t in level_texts([c.row.idx for c in block], shown, starts)
+        )
     return cells
 
 
@@ -205,18 +233,43 @@ def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str,
     )
 
 
-def row_statistics(values: Sequence[float]) -> list[str]:
-    """mean, minimum, maximum, deviation, relative of a row's numbers, as cells."""
-    return [f"<td>{text}</td>" for text in statistics_texts(values)]
+def level_texts(idxs: Sequence[int], points: Sequence[float], starts: Sequence[int]) -> list[str]:
+    """The figures of the last level of a row (checkouts ``idxs``, their summaries
+    ``points``, NaN for none) whose levels begin at the checkouts ``starts``: from,
+    median, relative deviation, extremes, count ("" each for no value)."""
+    begins = set(starts)
+    found = levels(points, [pos for pos, idx in enumerate(idxs) if idx in begins])
+    if not found:
+        return [""] * (len(STAT_HEADERS) - 1)
+    last = found[-1]
+    first, final = idxs[last.first], idxs[last.last]
+    title = f"checkouts {first}–{final}: mean {number(last.mean)}, sd {number(last.sd)}"
+    return [
+        f'<span title="{esc(title)}">#{first}</span>',
+        number(last.median),
+        _rsd(last.rsd),
+        f"{number(last.min)} … {number(last.max)}",
+        str(last.n),
+    ]
 
 
-def statistics_texts(values: Sequence[float]) -> list[str]:
-    """mean, minimum, maximum, deviation, relative of a row's numbers ("" for none)."""
-    stats = summarize(values)
-    if stats is None:
-        return [""] * 5
-    rsd = f"{stats.rsd:.2%}" if math.isfinite(stats.rsd) else ""
-    return [number(stats.mean), number(stats.min), number(stats.max), number(stats.sd), rsd]
+def side_texts(c: CheckoutData, key: MetricKey) -> list[str]:
+    """A try's side (checkout ``c``): the figures of its own repetitions of ``key``."""
+    cell = c.cell(key)
+    if cell is None:
+        return [""] * (len(STAT_HEADERS) - 1)
+    side = "AB"[c.row.idx] if c.row.idx in (0, 1) else f"#{c.row.idx}"
+    return [
+        side,
+        number(cell.median),
+        _rsd(cell.rsd),
+        f"{number(cell.min)} … {number(cell.max)}",
+        str(cell.n),
+    ]
+
+
+def _rsd(rsd: float) -> str:
+    return f"±{rsd:.2%}" if math.isfinite(rsd) else ""
 
 
 def worst_of(block: Sequence[CheckoutData]) -> dict[str, Status]:
