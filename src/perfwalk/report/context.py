@@ -43,9 +43,9 @@ class SeriesContext:
     facts: Mapping[int, CheckoutFacts] = field(default_factory=dict)
     #: the profiles that hold samples, by checkout index: (test, profile id) each
     profiles: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
-    #: a drill's levels: (test, name) of the metric it drilled → the checkouts that begin
-    #: a level by its answer (its culprit; the ends of a range it could not narrow)
-    drilled: Mapping[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+    #: a drill's levels: the checkouts that begin a level by its answer (its culprit; the
+    #: ends of a range it could not narrow), for every metric it measured; None: no drill
+    drilled: tuple[int, ...] | None = None
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -67,13 +67,13 @@ class SeriesContext:
 
     def level_starts(self, test: str, name: str) -> tuple[int, ...]:
         """The checkouts (indexes) where a metric's level begins anew: after each of its
-        detected changes; for the metric a drill drilled, where its answer put the
-        step; for a try, at each side (its two sides are never one level)."""
+        detected changes; on a drill's series, where its answer put the step (the
+        commits it tried are no history: their values on both sides of the culprit are
+        two levels, whichever metric); for a try, at each side (never one level)."""
         if self.series.kind == "try":
             return tuple(row.idx for row in self.checkouts[1:])
-        drilled = self.drilled.get((test, name))
-        if drilled is not None:
-            return drilled
+        if self.drilled is not None:
+            return self.drilled
         return tuple(c.after_idx for c in self.changes if c.test == test and c.name == name)
 
     def position(self, idx: int) -> int:

@@ -194,7 +194,7 @@ def publish(
         )
     for row in store.drills.all():  # a drill's levels are those its answer found
         if row.series_id in contexts:
-            drilled = {(row.test, row.name): drill_level_starts(row.verdict, row.answer)}
+            drilled = drill_level_starts(row.verdict, row.answer)
             contexts[row.series_id] = dataclasses.replace(contexts[row.series_id], drilled=drilled)
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
@@ -295,7 +295,7 @@ def publish(
 
 
 def drill_level_starts(verdict: str | None, answer: Mapping[str, Any] | None) -> tuple[int, ...]:
-    """Where a drill's answer puts the levels of its metric (checkout indexes of its
+    """Where a drill's answer puts the levels of its series (checkout indexes of its
     series, which are positions in its line of commits): the old level up to ``lo``,
     the new from ``hi`` on, the commits it could not place between; one level when it
     found no change or has no answer yet."""
