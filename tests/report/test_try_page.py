@@ -134,6 +134,21 @@ def test_the_try_page_shows_sides_verdicts_values_and_patches_escaped(
     assert "\x1b" not in text
 
 
+def test_the_try_tables_statistics_are_per_side_never_pooled(published: Published) -> None:
+    text, _page = _read(published.site / layout.series_page(published.fixed.tried))
+    row = next(line for line in text.splitlines() if '<td class="name">sender ' in line)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    side, median, _rsd, extremes, n = cells[-5:]
+    assert side == "A<br>B"
+    a = [9.4e08, 9.4376e08, 9.3718e08, 9.4188e08]  # as the try's value table shows them
+    b = [8.46e08, 8.4938e08, 8.4769e08]
+    a_median, b_median = (float(x) for x in median.split("<br>"))
+    assert abs(a_median - sorted(a)[1] / 2 - sorted(a)[2] / 2) < 1e-4 * a_median
+    assert abs(b_median - sorted(b)[1]) < 1e-4 * b_median
+    assert extremes.split("<br>") == ["9.3718e+08 … 9.4376e+08", "8.46e+08 … 8.4938e+08"]
+    assert n == "4<br>3"
+
+
 def test_the_index_lists_the_try_apart_from_the_walks(published: Published) -> None:
     tried = published.fixed.tried
     text, page = _read(published.site / layout.INDEX)
