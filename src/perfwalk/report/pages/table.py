@@ -25,7 +25,7 @@ STAT_HEADERS = ("unit", "level from", "median", "± rsd", "min … max", "n")
 #: what each statistics column says, as its header's tooltip
 STAT_TITLES = {
     "level from": "the row's last level on this page: its checkouts from this one on, "
-    "after the last change among them (the series page lists every level whole); "
+    "after the last change among them (figures over this page's checkouts); "
     "on a try, each side",
     "median": "the median of the level's checkout summaries (a try: of each side's values)",
     "± rsd": "their relative standard deviation",
