@@ -61,3 +61,17 @@ def levels(points: Sequence[float], starts: Iterable[int]) -> tuple[Level, ...]:
             Level(at[0], at[-1], n, median, mean, low, high, sd, relative_sd(mean, sd), change)
         )
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class MetricPoints:
+    """One metric of a series as change detection read it: the checkouts (indexes)
+    where it has a summary, in order, and that summary at each (by the metric's
+    ``summary`` policy, over the values detection weighed)."""
+
+    test: str
+    name: str
+    unit: str
+    direction: str
+    idxs: tuple[int, ...]
+    points: tuple[float, ...]

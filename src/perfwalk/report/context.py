@@ -13,6 +13,7 @@ from datetime import datetime
 
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
+from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
 
@@ -46,6 +47,9 @@ class SeriesContext:
     #: a drill's levels: the checkouts that begin a level by its answer (its culprit; the
     #: ends of a range it could not narrow), for every metric it measured; None: no drill
     drilled: tuple[int, ...] | None = None
+    #: the levels of each metric (test, name) over the whole series, cut where
+    #: :meth:`level_starts` says; None when the publish was given no summaries
+    levels: Mapping[tuple[str, str], MetricLevels] | None = None
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

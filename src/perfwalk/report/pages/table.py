@@ -19,14 +19,15 @@ from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
 from perfwalk.report.pages.build_facts import fact_rows
 from perfwalk.report.pages.series import needed
+from perfwalk.report.series_levels import Shown
 from perfwalk.report.summaries import MetricKey
 
 STAT_HEADERS = ("unit", "level from", "median", "± rsd", "min … max", "n")
 #: what each statistics column says, as its header's tooltip
 STAT_TITLES = {
-    "level from": "the row's last level on this page: its checkouts from this one on, "
-    "after the last change among them (figures over this page's checkouts); "
-    "on a try, each side",
+    "level from": "the level of the row's last checkout on this page: its first checkout "
+    "(after the change before it, maybe on an earlier page) and its figures over the "
+    "whole level, the newest one as far as this page goes; on a try, each side",
     "median": "the median of the level's checkout summaries (a try: of each side's values)",
     "± rsd": "their relative standard deviation",
     "min … max": "their smallest and largest",
@@ -157,9 +158,8 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
             for stat in range(len(STAT_HEADERS) - 1)
         )
     else:
-        starts = ctx.level_starts(key.test, key.name)
         cells.extend(
-            f"<td>{t}</td>" for t in level_texts([c.row.idx for c in block], shown, starts)
+            f"<td>{t}</td>" for t in row_level_texts(ctx, key, [c.row.idx for c in block], shown)
         )
     return cells
 
@@ -231,6 +231,36 @@ def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str,
         f"<em>{number(value)}</em></td>",
         value,
     )
+
+
+def row_level_texts(
+    ctx: SeriesContext, key: MetricKey, idxs: Sequence[int], points: Sequence[float]
+) -> list[str]:
+    """The figures a row of ``ctx`` gives (its checkouts ``idxs`` on the page, their
+    summaries ``points``): the series' level that its last checkout with a summary
+    belongs to, as the series page lists it (:mod:`perfwalk.report.series_levels`);
+    without the series' levels, the last level among the page's checkouts."""
+    found = ctx.levels.get((key.test, key.name)) if ctx.levels is not None else None
+    if found is None:
+        return level_texts(idxs, points, ctx.level_starts(key.test, key.name))
+    return shown_texts(found.shown(idxs[0], idxs[-1]) if idxs else None)
+
+
+def shown_texts(shown: Shown | None) -> list[str]:
+    """from, median, relative deviation, extremes, count of a level ("" each for none)."""
+    if shown is None:
+        return [""] * (len(STAT_HEADERS) - 1)
+    x = shown.level
+    title = f"checkouts {shown.first}–{shown.last}: mean {number(x.mean)}, sd {number(x.sd)}"
+    if not shown.whole:
+        title += " (the newest level: as far as this page goes)"
+    return [
+        f'<span title="{esc(title)}">#{shown.first}</span>',
+        number(x.median),
+        _rsd(x.rsd),
+        f"{number(x.min)} … {number(x.max)}",
+        str(x.n),
+    ]
 
 
 def level_texts(idxs: Sequence[int], points: Sequence[float], starts: Sequence[int]) -> list[str]:

@@ -34,12 +34,12 @@ from perfwalk.report.pages.table import (
     build_cell,
     commit_cell,
     commits_cell,
-    level_texts,
     metric_cell,
     metric_name_cell,
     quirks_cell,
     repetitions_cell,
     row_anchor,
+    row_level_texts,
     stat_header,
     test_cell,
     zoom_cell,
@@ -149,7 +149,7 @@ def _metric_row(groups: Sequence[Sequence[_Column]], key: MetricKey, names: str)
     cells.append(f"<td>{esc(key.unit)}</td>")
     cells.append(f'<td class="variant">{names}</td>')
     per_variant = [
-        level_texts(idxs[n], shown[n], col.ctx.level_starts(key.test, key.name))
+        row_level_texts(col.ctx, key, idxs[n], shown[n])
         for n, col in enumerate(groups[0] if groups else ())
     ]
     cells.extend(
