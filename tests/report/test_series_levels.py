@@ -5,6 +5,7 @@ as far as the page goes), and a page's key changes only when what it shows does.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -14,6 +15,7 @@ from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.pages.series import levels_section
 from perfwalk.report.series_levels import MetricLevels
+from perfwalk.report.site import drill_level_starts
 from perfwalk.store import SeriesRow
 
 NAN = math.nan
@@ -114,3 +116,40 @@ def test_the_levels_section_lists_every_level_newest_first_escaped() -> None:
     assert "latest" in newest
     assert 'href="series-3/checkout.html#c=0"' in older
     assert 'class="regression" title="worse">↓ -20.0 %' in older  # higher is better
+
+
+def test_a_drills_levels_are_split_by_its_answer_for_every_metric() -> None:
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    drill = SeriesRow(
+        id=9,
+        name="drill",
+        project="p",
+        repo="/r",
+        from_spec="",
+        to_spec="main",
+        step="drill",
+        repetitions=3,
+        between="keep",
+        host="local",
+        state="finished",
+        started_at=t0,
+        finished_at=t0,
+        config_hash="h",
+        config_text="",
+        commands={},
+        fingerprint={},
+        parent_id=1,
+        kind="drill",
+    )
+    ctx = SeriesContext(
+        drill, (), drilled=drill_level_starts("culprit", {"lo_position": 2, "hi_position": 3})
+    )
+    other = MetricPoints("t", "other", "s", "lower", (0, 2, 3, 5), (1.0, 1.0, 2.0, 2.0))
+    levels = {("t", "other"): MetricLevels.of(other, ctx.level_starts("t", "other"))}
+    html = levels_section(layout.series_page(9), replace(ctx, levels=levels))
+    assert "split by the drill&#x27;s answer" in html
+    newest, older = html.split("<tbody>", 1)[1].split("</tr>")[:2]
+    assert "#3</a>–<a" in newest  # from its culprit on
+    assert "#0</a>–<a" in older
+    assert "#2</a>" in older  # up to the last commit placed before the step
+    assert "↑ +100.0 %" in older
