@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.config.model import Config
+from perfwalk.orchestrate.changes import find_all
 from perfwalk.report.site import PublishOptions, PublishReport, publish
 from perfwalk.store import Store
 from tests.report.history import FixedStore, config_for, make_fixed_store
@@ -26,11 +27,17 @@ def publish_fixed(folder: Path, **options: object) -> Published:
     config = config_for(fixed.url, folder)
     site = folder / "site"
     with Store.open(fixed.url) as store:
+        points = find_all(store, config).points  # the summaries, as a publish reads them
         report = publish(
             store,
             config,
             site,
-            PublishOptions(changes=fixed.changes, episodes=fixed.episodes, **options),  # type: ignore[arg-type]
+            PublishOptions(
+                changes=fixed.changes,
+                episodes=fixed.episodes,
+                points=points,
+                **options,  # type: ignore[arg-type]
+            ),
         )
     return Published(fixed, config, site, report)
 

@@ -11,6 +11,8 @@ from perfwalk.model import Commit
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.pages.drill import drill_section
+from perfwalk.report.pages.table import level_texts
+from perfwalk.report.site import drill_level_starts
 from perfwalk.store import SeriesRow
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
@@ -156,3 +158,21 @@ def test_a_drill_that_was_stopped_says_so() -> None:
     ctx = SeriesContext(_series(), ())
     html = drill_section(layout.series_page(7), ctx, _drill(None), {})
     assert "stopped before it ended" in html
+
+
+def test_a_drills_statistics_are_per_level_never_over_both() -> None:
+    answer = {"lo_position": 2, "hi_position": 3}
+    assert drill_level_starts("culprit", answer) == (3,)
+    assert drill_level_starts("range", {"lo_position": 1, "hi_position": 4}) == (2, 4)
+    assert drill_level_starts("no-change", answer) == ()
+    assert drill_level_starts(None, None) == ()
+    ctx = SeriesContext(
+        series=_series(), checkouts=(), drilled=drill_level_starts("culprit", answer)
+    )
+    # every metric of the drill's series, whichever it drilled, by the drill's answer
+    assert ctx.level_starts("t", "any") == (3,)
+    points = [10.0, 10.1, 9.9, 20.0, 20.2, 19.8]
+    since, median, rsd, extremes, n = level_texts(range(6), points, ctx.level_starts("t", "v"))
+    assert "#3" in since
+    assert (median, extremes, n) == ("20.0", "19.8 … 20.2", "3")  # the new level's only
+    assert rsd == "±1.0 %"

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.config.model import Config
+from perfwalk.orchestrate.changes import find_all
 from perfwalk.report import layout
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
 from tests.report.history import (
+    FixedStore,
     add_daily_checkout,
     add_fast_checkout,
     config_for,
@@ -46,15 +49,15 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
     fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=5)
     config = config_for(fixed.url, tmp_path)
     site = tmp_path / "site"
-    options = PublishOptions(changes=fixed.changes, episodes=fixed.episodes)
     with Store.open(fixed.url) as store:
+        options = _options(store, config, fixed)
         first = publish(store, config, site, options)
         assert first.full
         again = publish(store, config, site, options)
         assert (again.written, again.checkouts) == (0, 0)  # nothing changed: nothing written
         before = _digests(site)
-        add_daily_checkout(store, fixed.daily, 5)
-        after_one = publish(store, config, site, options)
+        add_daily_checkout(store, fixed.daily, 5)  # joins the newest level of each metric
+        after_one = publish(store, config, site, _options(store, config, fixed))
     after = _digests(site)
     changed = {name for name in after if before.get(name) != after[name]}
     d = fixed.daily
@@ -86,10 +89,43 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
 
     scratch = tmp_path / "scratch"
     with Store.open(fixed.url) as store:
-        publish(
-            store, config, scratch, PublishOptions(changes=fixed.changes, episodes=fixed.episodes)
-        )
+        publish(store, config, scratch, _options(store, config, fixed))
     assert _digests(scratch) == after  # incremental = from scratch, byte for byte
+
+
+def _options(store: Store, config: Config, fixed: FixedStore) -> PublishOptions:
+    """The fixed changes, and the summaries as the publish's detection reads them."""
+    points = find_all(store, config).points
+    return PublishOptions(changes=fixed.changes, episodes=fixed.episodes, points=points)
+
+
+def test_a_change_found_later_rewrites_the_older_pages_of_its_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table page gives the newest level as far as it goes; once a change closes that
+    level, the older pages give it whole, and are written again though none of their
+    checkouts changed."""
+    monkeypatch.setattr(layout, "TABLE_COLUMNS", 1)
+    monkeypatch.setattr(layout, "PLOT_BLOCK", 2)
+    monkeypatch.setattr(layout, "SEAL", 2)
+    fixed = make_fixed_store(tmp_path / "store.db", daily_checkouts=6)
+    config = config_for(fixed.url, tmp_path)
+    site = tmp_path / "site"
+    d = fixed.daily
+    with Store.open(fixed.url) as store:
+        points = find_all(store, config).points
+        real = [c for c in fixed.changes if c.series_id == d and c.name == "real"]
+        kept = tuple(c for c in fixed.changes if c not in real)
+        publish(store, config, site, PublishOptions(changes=kept, points=points))
+        first, newest = site / layout.table_page(d, 0), site / layout.table_page(d, 4)
+        assert "checkouts 0–0:" in _real_row(first)  # one level, as far as page 0 goes
+        assert "checkouts 0–4:" in _real_row(newest)
+        publish(store, config, site, PublishOptions(changes=fixed.changes, points=points))
+        assert "checkouts 0–2:" in _real_row(first)  # closed at the change at 3: whole
+        assert "checkouts 3–4:" in _real_row(newest)  # the level from 3, as far as 4
+        scratch = tmp_path / "scratch"
+        publish(store, config, scratch, PublishOptions(changes=fixed.changes, points=points))
+    assert _digests(scratch) == _digests(site)
 
 
 def test_changed_settings_rewrite_everything(tmp_path: Path) -> None:
@@ -193,3 +229,7 @@ def test_a_variants_new_checkout_rewrites_its_walks_table_not_the_walks_data(
     with Store.open(fixed.url) as store:
         publish(store, config, scratch, options)
     assert _digests(scratch) == after  # incremental = from scratch, byte for byte
+
+
+def _real_row(page: Path) -> str:
+    return next(line for line in page.read_text().splitlines() if ">real <" in line)

@@ -15,6 +15,7 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
+from perfwalk.quantities import format_value
 from perfwalk.report import layout
 from perfwalk.report.pages.tries import metric_anchor
 from perfwalk.report.site import PublishOptions, publish
@@ -132,6 +133,24 @@ def test_the_try_page_shows_sides_verdicts_values_and_patches_escaped(
     assert show_controls(TRY_PATCH) in page.pres
     assert "-a\n+b\n" in page.pres
     assert "\x1b" not in text
+
+
+def test_the_try_tables_statistics_are_per_side_never_pooled(published: Published) -> None:
+    text, _page = _read(published.site / layout.series_page(published.fixed.tried))
+    row = next(line for line in text.splitlines() if '<td class="name">sender ' in line)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    side, median, _rsd, extremes, n = cells[-5:]
+    assert side == "A<br>B"
+    a = [9.4e08, 9.4376e08, 9.3718e08, 9.4188e08]  # as the try's value table shows them
+    b = [8.46e08, 8.4938e08, 8.4769e08]
+    unit = "bits/sec"
+    a_median = format_value(sorted(a)[1] / 2 + sorted(a)[2] / 2, unit)
+    assert median.split("<br>") == [a_median, format_value(sorted(b)[1], unit)]
+    assert extremes.split("<br>") == [
+        f"{format_value(min(a), unit)} … {format_value(max(a), unit)}",
+        f"{format_value(min(b), unit)} … {format_value(max(b), unit)}",
+    ]
+    assert n == "4<br>3"
 
 
 def test_the_index_lists_the_try_apart_from_the_walks(published: Published) -> None:

@@ -7,6 +7,7 @@ the variant's own pages link back to its walk."""
 from __future__ import annotations
 
 import re
+import statistics
 from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
@@ -104,7 +105,7 @@ def test_a_variant_whose_patch_did_not_apply_is_noexist_in_its_own_column(
     ]
 
 
-def test_each_value_row_has_each_variants_summaries_and_statistics(
+def test_each_value_row_has_each_variants_summaries_and_last_level(
     published: Published,
 ) -> None:
     daily, fast = published.fixed.daily, published.fixed.fast
@@ -118,19 +119,28 @@ def test_each_value_row_has_each_variants_summaries_and_statistics(
     assert len(base_values) == 5
     assert len(fast_values) == 4
     assert all(v < b for v, b in zip(fast_values, base_values, strict=False))  # 10 % faster
-    unit, variants, mean, *_rest = real[13:]
+    unit, variants, since, *_rest = real[13:]
     assert unit[2] == "sec"
+    assert variants[2] == "basefast"
+    assert since[2] == "#3#0"
     html = (published.site / layout.series_page(daily)).read_text(encoding="utf-8")
     row = next(line for line in html.splitlines() if '<td class="name">real ' in line)
     assert '<td class="variant">base<br>fast</td>' in row
-    means = re.search(r'class="variant">base<br>fast</td><td>([^<]+)<br>([^<]+)</td>', row)
-    assert means is not None
-    base_mean, fast_mean = means.groups()
-    base_mean, fast_mean = base_mean.split()[0], fast_mean.split()[0]  # "100.1 ms"
-    assert abs(float(base_mean) - sum(base_values) / 5) < 5e-3 * float(base_mean)
-    assert abs(float(fast_mean) - sum(fast_values) / 4) < 5e-3 * float(fast_mean)
-    assert variants[2] == "basefast"
-    assert mean[2]
+    # each variant's last level: the base stepped at checkout 3 (its regression), the
+    # fast variant has no change: its level is all its checkouts
+    found = re.search(
+        r'class="variant">base<br>fast</td><td><span[^>]*>#(\d+)</span><br><span[^>]*>#(\d+)'
+        r"</span></td><td>([^<]+)<br>([^<]+)</td>.*?<td>(\d+)<br>(\d+)</td></tr>",
+        row,
+    )
+    assert found is not None, row
+    base_from, fast_from, base_median, fast_median, base_n, fast_n = found.groups()
+    base_since = [float(c[2].split()[0]) for c in cells[2 * 3 :: 2] if c[2]]  # from checkout 3 on
+    assert (base_from, fast_from) == ("3", "0")
+    assert (int(base_n), int(fast_n)) == (len(base_since), 4)
+    for shown, values in ((base_median, base_since), (fast_median, fast_values)):
+        assert shown.endswith(" s")  # seconds, as every value of the row
+        assert abs(float(shown.split()[0]) - statistics.median(values)) < 0.051
 
 
 def test_the_variants_change_is_marked_in_its_column(published: Published) -> None:

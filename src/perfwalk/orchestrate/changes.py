@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import pairwise
 from operator import itemgetter
@@ -21,6 +21,7 @@ from typing import Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
+from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.config.model import Config
@@ -206,10 +207,13 @@ class MetricEpisode:
 
 @dataclass(frozen=True)
 class Findings:
-    """The changes of some series and what else their metrics did."""
+    """The changes of some series and what else their metrics did; ``points``: by
+    series, each searched metric's per-checkout summaries (what the site cuts into
+    levels at the changes: read once, for both)."""
 
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
+    points: dict[int, list[MetricPoints]] = field(default_factory=dict)
 
 
 def find_changes(
@@ -240,7 +244,8 @@ def find_all(
     found = Findings([], [])
     ruled_out = _ruled_out(store)
     for series in sorted(chosen, key=lambda s: s.id):
-        events, episodes = series_findings(store, config, series, tuning=tuning)
+        events, episodes, points = _series_findings(store, config, series, tuning=tuning)
+        found.points[series.id] = points
         again = store.confirmations.of_series(series.id)
         found.changes.extend(
             replace(
@@ -271,6 +276,13 @@ def series_findings(
     sides the machine's state tells apart is marked suspect
     (:mod:`perfwalk.analysis.machine`).
     """
+    return _series_findings(store, config, series, tuning=tuning)[:2]
+
+
+def _series_findings(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
+) -> tuple[list[ChangeEvent], list[MetricEpisode], list[MetricPoints]]:
+    """:func:`series_findings`, and each searched metric's per-checkout summaries."""
     checkouts = store.checkouts(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     states = store.machine_states(series.id)
@@ -293,8 +305,10 @@ def series_findings(
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
     episodes: list[MetricEpisode] = []
-    for metric_episodes, metric_changes in _each_metric(reading):
+    points: list[MetricPoints] = []
+    for metric_episodes, metric_changes, metric_points in _each_metric(reading):
         episodes.extend(metric_episodes)
+        points.append(metric_points)
         for change in metric_changes:
             at = (change.before_idx, change.after_idx)
             sides[at].append((change.checkouts_before, change.checkouts_after))
@@ -327,7 +341,7 @@ def series_findings(
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
-    return events, episodes
+    return events, episodes, points
 
 
 def variant_of_series(series: SeriesRow) -> tuple[str | None, int | None]:
@@ -367,8 +381,8 @@ class _Metric:
         self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
 
 
-#: what the search found in one metric: its episodes and its changes
-_MetricFindings = tuple[list[MetricEpisode], list[MetricChange]]
+#: what the search found in one metric: its episodes, its changes and its summaries
+_MetricFindings = tuple[list[MetricEpisode], list[MetricChange], MetricPoints]
 
 #: values from which the metrics of a series are searched by two forked processes
 #: (when the machine has a second core and forking is safe): below it, forking costs
@@ -423,7 +437,18 @@ def _metrics_found(
             reduce=summary_of(policy.detection_summary, direction),
         )
         described = (test, name, metric.unit, direction)
-        out.append(((test, name), _metric_found(reading, described, metric, detection, weighed)))
+        episodes, changes = _metric_found(reading, described, metric, detection, weighed)
+        summary = summary_of(policy.summary, direction)  # as the tables show it
+        measured = [pos for pos, values in enumerate(metric.sets) if values]
+        points = MetricPoints(
+            test,
+            name,
+            metric.unit,
+            direction.value,
+            tuple(reading.checkouts[pos].idx for pos in measured),
+            tuple(summary(metric.sets[pos]) for pos in measured),
+        )
+        out.append(((test, name), (episodes, changes, points)))
     return out
 
 
@@ -457,7 +482,7 @@ def _metric_found(
     metric: _Metric,
     detection: Detection,
     weighed: dict[tuple[int, ...], dict[str, machine.Side]],
-) -> _MetricFindings:
+) -> tuple[list[MetricEpisode], list[MetricChange]]:
     """The episodes and changes of one metric, each change weighed against the
     machine's state of its two sides."""
     series, checkouts = reading.series, reading.checkouts

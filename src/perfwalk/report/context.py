@@ -14,6 +14,7 @@ from datetime import datetime
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.releases import Release
+from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
 
@@ -46,6 +47,12 @@ class SeriesContext:
     profiles: Mapping[int, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     #: the project's releases (``[[release]]``), in date order, marked on its plots
     releases: Sequence[Release] = ()
+    #: a drill's levels: the checkouts that begin a level by its answer (its culprit; the
+    #: ends of a range it could not narrow), for every metric it measured; None: no drill
+    drilled: tuple[int, ...] | None = None
+    #: the levels of each metric (test, name) over the whole series, cut where
+    #: :meth:`level_starts` says; None when the publish was given no summaries
+    levels: Mapping[tuple[str, str], MetricLevels] | None = None
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -64,6 +71,17 @@ class SeriesContext:
     def variant_name(self) -> str:
         """The variant the series measures: ``base`` for the plain checkout."""
         return self.series.variant_name
+
+    def level_starts(self, test: str, name: str) -> tuple[int, ...]:
+        """The checkouts (indexes) where a metric's level begins anew: after each of its
+        detected changes; on a drill's series, where its answer put the step (the
+        commits it tried are no history: their values on both sides of the culprit are
+        two levels, whichever metric); for a try, at each side (never one level)."""
+        if self.series.kind == "try":
+            return tuple(row.idx for row in self.checkouts[1:])
+        if self.drilled is not None:
+            return self.drilled
+        return tuple(c.after_idx for c in self.changes if c.test == test and c.name == name)
 
     def position(self, idx: int) -> int:
         """The 0-based position of checkout ``idx`` in the series."""

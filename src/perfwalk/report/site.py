@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfwalk import __version__
+from perfwalk.analysis.levels import MetricPoints
 from perfwalk.config.model import Config
 from perfwalk.model import Status
 from perfwalk.report import layout
@@ -73,6 +74,7 @@ from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import VariantBlock, variant_table, variants_section
 from perfwalk.report.phase_data import phases_json, step_logs
 from perfwalk.report.releases import NO_RELEASES, Releases
+from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.conduct import ConductSummary
 from perfwalk.store.site_reads import StepSite
@@ -90,7 +92,9 @@ class PublishOptions:
     (tables, plots, checkout pages), one per metric with its culprit and triage;
     ``episodes`` (excursions, drifts) to show; ``full`` rewrites every page;
     ``workers`` > 1 renders blocks in that many processes, each opening the store at
-    ``store_url``."""
+    ``store_url``; ``points``, by series, its metrics' per-checkout summaries as the
+    change detection read them (cut into the levels the pages show; without them, a
+    table gives the levels among its own checkouts only)."""
 
     changes: Sequence[ListedChange] = ()
     episodes: Sequence[ListedEpisode] = ()
@@ -98,6 +102,7 @@ class PublishOptions:
     workers: int = 1
     store_url: str | None = None
     releases: Releases = NO_RELEASES  # the project's, resolved (report.releases)
+    points: Mapping[int, Sequence[MetricPoints]] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,12 @@ def publish(
         )
         for s in every
     }
+    for row in store.drills.all():  # a drill's levels are those its answer found
+        if row.series_id in contexts:
+            drilled = drill_level_starts(row.verdict, row.answer)
+            contexts[row.series_id] = dataclasses.replace(contexts[row.series_id], drilled=drilled)
+    if options.points is not None:
+        contexts = {sid: _with_levels(ctx, options.points) for sid, ctx in contexts.items()}
     for walk, variants in variants_of(every).items():  # shown beside the walk's checkouts
         columns = tuple((s.variant_name, s.id) for s in (contexts[walk].series, *variants))
         for v in variants:
@@ -309,6 +320,27 @@ def publish(
     )
 
 
+def _with_levels(ctx: SeriesContext, points: Mapping[int, Sequence[MetricPoints]]) -> SeriesContext:
+    """``ctx`` with the levels of each metric the detection read in it (none for a try)."""
+    found = points.get(ctx.id)
+    if found is None:
+        return ctx
+    levels = {(p.test, p.name): MetricLevels.of(p, ctx.level_starts(p.test, p.name)) for p in found}
+    return dataclasses.replace(ctx, levels=levels)
+
+
+def drill_level_starts(verdict: str | None, answer: Mapping[str, Any] | None) -> tuple[int, ...]:
+    """Where a drill's answer puts the levels of its series (checkout indexes of its
+    series, which are positions in its line of commits): the old level up to ``lo``,
+    the new from ``hi`` on, the commits it could not place between; one level when it
+    found no change or has no answer yet."""
+    answer = answer or {}
+    lo, hi = answer.get("lo_position"), answer.get("hi_position")
+    if verdict in (None, "no-change") or not isinstance(lo, int) or not isinstance(hi, int):
+        return ()
+    return tuple(sorted({lo + 1, hi}))
+
+
 # -- planning: what changed since the last publish -------------------------------------
 
 
@@ -365,10 +397,47 @@ def _facts(ctx: SeriesContext, drill: str) -> tuple[str, list[Any], list[Any]]:
             [[q.letter, q.at_date.isoformat(), q.comment] for q in series.quirks],
             [[v.id, v.variant_name, _facts(v, "")[0]] for v in ctx.variants],
             [list(column) for column in ctx.columns],  # its checkouts link the others
+            _levels_list(ctx),  # its section "Levels"
         ],
         allow_nan=False,
     )
     return hashlib.sha256(text.encode()).hexdigest(), changes, episodes
+
+
+def _levels_list(ctx: SeriesContext) -> list[list[Any]]:
+    """The levels of every metric, as the series page lists them (ends and figures)."""
+    return [
+        [
+            test,
+            name,
+            [
+                [x.first, x.last, x.n, repr(x.median), repr(x.sd), repr(x.min), repr(x.max)]
+                for x in found.levels
+            ],
+        ]
+        for (test, name), found in sorted((ctx.levels or {}).items())
+    ]
+
+
+def _table_levels(ctx: SeriesContext) -> list[str]:
+    """Per table page, a digest of the levels its rows give (its own series' and its
+    variants'): a page is written again when a level it shows moved or changed, even
+    if none of its checkouts did (a change detected later closes the level)."""
+    rows, size = ctx.checkouts, layout.TABLE_COLUMNS
+    every = [v for v in (ctx, *ctx.variants) if v.levels]
+    if not every:
+        return []
+    found = []
+    for start in range(0, len(rows), size):
+        first, last = rows[start].idx, rows[min(start + size, len(rows)) - 1].idx
+        shown = [
+            [v.id, key, levels.page_key(first, last)]
+            for v in every
+            for key, levels in sorted((v.levels or {}).items())
+        ]
+        text = json.dumps(shown, allow_nan=False)
+        found.append(hashlib.sha256(text.encode()).hexdigest()[:16])
+    return found
 
 
 def _change_list(ctx: SeriesContext) -> list[list[Any]]:
@@ -463,6 +532,13 @@ def _plan(
         for idx in change[2:4]:
             if isinstance(idx, int) and idx in known:
                 dirty_tables.add(layout.table_of(ctx.position(idx)))
+    table_levels = _table_levels(ctx)
+    old_levels = old.get("levels", [])
+    dirty_tables.update(
+        page
+        for page, digest in enumerate(table_levels)
+        if page >= len(old_levels) or old_levels[page] != digest
+    )
     old_episodes = {tuple(e) for e in old.get("episodes", [])}
     for kind, _test, _name, first, last, *_rest in old_episodes ^ {tuple(e) for e in episode_list}:
         if kind == "excursion":  # marks the cells of the checkouts it spans
@@ -512,6 +588,7 @@ def _plan(
         "changes": change_list,
         "episodes": episode_list,
         "tables": pages,
+        "levels": table_levels,
         "facts": facts,
         "blocks": blocks,
         "sealed": complete,

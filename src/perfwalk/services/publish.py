@@ -7,9 +7,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from perfwalk.analysis.levels import MetricPoints
 from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
@@ -203,13 +204,20 @@ def publish_store(
     *,
     full: bool = False,
     listed: tuple[list[ListedChange], list[ListedEpisode]] | None = None,
+    points: Mapping[int, Sequence[MetricPoints]] | None = None,
 ) -> PublishReport:
     """Bring the site under ``out`` up to date with ``store`` (incrementally unless
     ``full``), using every core for a long series; ``listed`` is what
-    :func:`listed_findings` made of the analysis, when the caller has it already."""
+    :func:`listed_findings` made of the analysis and ``points`` the summaries it read
+    (:attr:`Findings.points`, cut into levels by the pages), when the caller has them
+    already."""
     releases = resolve_releases(config)  # before anything is written: a bad one stops it
-    changes, episodes = listed or listed_findings(store, find_all(store, config))
+    if listed is None:
+        found = find_all(store, config)
+        listed, points = listed_findings(store, found), found.points
+    changes, episodes = listed
     options = PublishOptions(
+        points=points,
         changes=tuple(changes),
         episodes=tuple(episodes),
         full=full,

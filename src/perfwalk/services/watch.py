@@ -203,9 +203,12 @@ def _cycle(
     new_keys = {c.key for c in listed if c.series_id in watched and c.key not in seen}
     drills, undrilled = _drill_new(store, config, new_keys, watched, listed, found=found, say=say)
     if drills:  # a drill names a culprit, or rules the change out
-        listed, episodes = listed_findings(store, find_all(store, config))
+        found = find_all(store, config)
+        listed, episodes = listed_findings(store, found)
     new = tuple(c for c in listed if c.key in new_keys)
-    site = publish_store(store, config, config.watch.site, listed=(listed, episodes))
+    site = publish_store(
+        store, config, config.watch.site, listed=(listed, episodes), points=found.points
+    )
     notified = None
     if config.notify.urls:  # the changes to act on, and what earlier cycles could not send
         from perfwalk.services.notify import notify_changes

@@ -4,8 +4,10 @@ table page shown, the others linked)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+from perfwalk.analysis.levels import Level
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.context import SeriesContext, is_variant
@@ -15,13 +17,16 @@ from perfwalk.report.html import (
     esc,
     has_flame,
     link,
+    number,
     page,
     percent,
     quirk_legend,
     status_legend,
+    table,
 )
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
+from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import SeriesRow
 
 
@@ -140,6 +145,107 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
     )
 
 
+LEVEL_HEADERS = ("metric", "checkouts", "median", "± rsd", "min … max", "n", "then")
+#: what each column of the levels says, as its header's tooltip
+LEVEL_TITLES = {
+    "checkouts": "the level's first and last checkouts with a value",
+    "median": "the median of its checkouts' summaries",
+    "± rsd": "their relative standard deviation",
+    "min … max": "their smallest and largest",
+    "n": "how many checkouts",
+    "then": "how far the next level's median moved from this one's",
+}
+
+
+def levels_section(at: str, ctx: SeriesContext) -> str:
+    """Every level of every metric over the whole series (and of each variant of a
+    walk), the newest first: its checkouts, median, relative deviation, extremes,
+    count, and the move to the next level; "" without levels."""
+    every = [v for v in (ctx, *ctx.variants) if v.levels]
+    rows: list[list[str]] = []
+    for v in every:
+        label = f"{v.variant_name}: " if ctx.variants else ""
+        for _key, found in sorted((v.levels or {}).items()):
+            rows.extend(_level_rows(at, v, label, found))
+    if not rows:
+        return ""
+    head = [
+        f'<th class="name"{_tip(h)}>{esc(h)}</th>'
+        if h == "metric"
+        else f"<th{_tip(h)}>{esc(h)}</th>"
+        for h in LEVEL_HEADERS
+    ]
+    what = (
+        "split by the drill's answer: before its culprit, the commits it could not place, "
+        "from its culprit on"
+        if ctx.drilled is not None
+        else "cut at the detected changes"
+    )
+    return (
+        f'<h2 id="levels">Levels</h2>\n<p>Each metric\'s checkouts {esc(what)}, the newest '
+        "level first: figures over a level's checkout summaries, never across a step.</p>\n"
+        + table(head, rows, css="levels")
+        + "\n"
+    )
+
+
+def _tip(header: str) -> str:
+    title = LEVEL_TITLES.get(header)
+    return f' title="{esc(title)}"' if title else ""
+
+
+def _level_rows(at: str, ctx: SeriesContext, label: str, found: MetricLevels) -> list[list[str]]:
+    """The rows of one metric's levels, the newest first, its name on the first."""
+    count = len(found.levels)
+    unit = found.unit
+
+    def checkout(idx: int) -> str:
+        return link(layout.href(at, layout.checkout_page(ctx.id, idx)), f"#{idx}")
+
+    rows: list[list[str]] = []
+    for number_, level in reversed(list(enumerate(found.levels))):
+        shown = found.whole(level)
+        then = found.levels[number_ + 1] if number_ + 1 < count else None
+        cells = []
+        if not rows:
+            metric = f"{label}{found.test}.{found.name}"
+            cells.append(f'<td class="name" rowspan="{count}">{esc(metric)}</td>')
+        span = checkout(shown.first) + (
+            f"–{checkout(shown.last)}" if shown.last != shown.first else ""
+        )
+        latest = " <small>latest</small>" if then is None else ""
+        cells += [
+            f"<td>{span}{latest}</td>",
+            f"<td>{esc(number(level.median, unit))}</td>",
+            f"<td>{_rsd(level.rsd)}</td>",
+            f"<td>{esc(number(level.min, unit))} … {esc(number(level.max, unit))}</td>",
+            f"<td>{level.n}</td>",
+            _move(then, found.direction),
+        ]
+        rows.append(cells)
+    return rows
+
+
+def _rsd(rsd: float) -> str:
+    """A level's relative deviation: "±0.4 %" ("" when it has none)."""
+    return f"±{percent(rsd)}" if math.isfinite(rsd) else ""
+
+
+def _move(then: Level | None, direction: str) -> str:
+    """The move to the next level: its size, arrow and class (worse or better)."""
+    if then is None:
+        return "<td></td>"
+    if then.change is None:
+        return '<td title="from a level of 0: no relative size">→</td>'
+    up = then.change > 0
+    worse = up != (direction == "higher") and then.change != 0
+    css = "regression" if worse else "improvement" if then.change else ""
+    word = "worse" if worse else "better" if then.change else "the same"
+    cls = f' class="{css}"' if css else ""
+    said = f'<span class="{word}">{word}</span>' if then.change else word
+    return f"<td{cls}>{arrow(then.change)} {esc(relative_size(then.change))} {said}</td>"
+
+
 def series_page(
     ctx: SeriesContext,
     specs: Sequence[PlotSpec],
@@ -187,6 +293,7 @@ def series_page(
         )
         + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
+        + levels_section(at, ctx)
         + "<h2>Checkouts</h2>\n"
         + paging
         + (newest_table or "<p>No checkout yet.</p>")

@@ -1,5 +1,7 @@
 """A table page of one series: checkouts as columns; per test a status row, then one
-row per value name with each checkout's summary, and the row's statistics."""
+row per value name with each checkout's summary, and the figures of the row's last
+level on the page (its checkouts since the last change among them: never statistics
+over a step; a try's, each side's over its repetitions)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfwalk.analysis.summary import summarize
+from perfwalk.analysis.levels import levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
@@ -16,9 +18,27 @@ from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
 from perfwalk.report.pages.build_facts import fact_rows
 from perfwalk.report.pages.series import needed
+from perfwalk.report.series_levels import Shown
 from perfwalk.report.summaries import MetricKey
 
-STAT_HEADERS = ("unit", "mean", "minimum", "maximum", "deviation", "relative")
+STAT_HEADERS = ("unit", "level from", "median", "± rsd", "min … max", "n")
+#: what each statistics column says, as its header's tooltip
+STAT_TITLES = {
+    "level from": "the level of the row's last checkout on this page: its first checkout "
+    "(after the change before it, maybe on an earlier page) and its figures over the "
+    "whole level, the newest one as far as this page goes; on a try, each side",
+    "median": "the median of the level's checkout summaries (a try: of each side's values)",
+    "± rsd": "their relative standard deviation",
+    "min … max": "their smallest and largest",
+    "n": "how many checkouts (a try: repetitions)",
+}
+
+
+def stat_header(name: str, attributes: str = "") -> str:
+    """The header cell of a statistics column, with what it computes as its tooltip."""
+    title = STAT_TITLES.get(name)
+    said = f' title="{esc(title)}"' if title else ""
+    return f"<th{attributes}{said}>{esc(name)}</th>"
 
 
 def row_anchor(test: str) -> str:
@@ -38,7 +58,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         f"<br><small>#{c.row.idx}</small></th>"
         for c in block
     ]
-    head += [f"<th>{h}</th>" for h in STAT_HEADERS]
+    head += [stat_header(h) for h in STAT_HEADERS]
     pad = ["<td></td>"] * len(STAT_HEADERS)
     rows: list[list[str]] = [
         ['<td class="name">commit</td>'] + [commit_cell(ctx, c) for c in block] + pad,
@@ -56,7 +76,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         rows.append(
             [f'<th class="name" id="{row_anchor(test)}">{esc(test)}</th>']
             + [test_cell(at, ctx, c, test) for c in block]
-            + [f"<th>{h}</th>" for h in STAT_HEADERS]
+            + [stat_header(h) for h in STAT_HEADERS]
         )
         rows.extend(_metric_row(ctx, block, m) for m in metrics if m.test == test)
     return table(head, rows, css="checkouts")
@@ -128,10 +148,18 @@ def _metric_row(ctx: SeriesContext, block: Sequence[CheckoutData], key: MetricKe
     for c in block:
         cell, value = metric_cell(marks, c, key)
         cells.append(cell)
-        if value is not None:
-            shown.append(value)
+        shown.append(math.nan if value is None else value)
     cells.append(f"<td>{esc(key.unit)}</td>")
-    cells.extend(row_statistics(shown, key.unit))
+    if ctx.series.kind == "try":
+        per_side = [side_texts(c, key) for c in block]
+        cells.extend(
+            "<td>" + "<br>".join(texts[stat] or "-" for texts in per_side) + "</td>"
+            for stat in range(len(STAT_HEADERS) - 1)
+        )
+    else:
+        cells.extend(
+            f"<td>{t}</td>" for t in row_level_texts(ctx, key, [c.row.idx for c in block], shown)
+        )
     return cells
 
 
@@ -205,17 +233,75 @@ def metric_cell(marks: CellMarks, c: CheckoutData, key: MetricKey) -> tuple[str,
     )
 
 
-def row_statistics(values: Sequence[float], unit: str = "") -> list[str]:
-    """mean, minimum, maximum, deviation, relative of a row's numbers, as cells."""
-    return [f"<td>{text}</td>" for text in statistics_texts(values, unit)]
+def row_level_texts(
+    ctx: SeriesContext, key: MetricKey, idxs: Sequence[int], points: Sequence[float]
+) -> list[str]:
+    """The figures a row of ``ctx`` gives (its checkouts ``idxs`` on the page, their
+    summaries ``points``): the series' level that its last checkout with a summary
+    belongs to, as the series page lists it (:mod:`perfwalk.report.series_levels`);
+    without the series' levels, the last level among the page's checkouts."""
+    found = ctx.levels.get((key.test, key.name)) if ctx.levels is not None else None
+    if found is None:
+        return level_texts(idxs, points, ctx.level_starts(key.test, key.name), key.unit)
+    return shown_texts(found.shown(idxs[0], idxs[-1]) if idxs else None, key.unit)
 
 
-def statistics_texts(values: Sequence[float], unit: str = "") -> list[str]:
-    """mean, minimum, maximum, deviation, relative of a row's numbers in ``unit`` ("" for
-    none), escaped for a page."""
-    stats = summarize(values)
-    if stats is None:
-        return [""] * 5
-    rsd = percent(stats.rsd) if math.isfinite(stats.rsd) else ""
-    shown = (stats.mean, stats.min, stats.max, stats.sd)
-    return [*(esc(number(value, unit)) for value in shown), rsd]
+def shown_texts(shown: Shown | None, unit: str = "") -> list[str]:
+    """from, median, relative deviation, extremes, count of a level ("" each for none)."""
+    if shown is None:
+        return [""] * (len(STAT_HEADERS) - 1)
+    x = shown.level
+    title = (
+        f"checkouts {shown.first}–{shown.last}: mean "
+        f"{number(x.mean, unit)}, sd {number(x.sd, unit)}"
+    )
+    if not shown.whole:
+        title += " (the newest level: as far as this page goes)"
+    return [
+        f'<span title="{esc(title)}">#{shown.first}</span>',
+        esc(number(x.median, unit)),
+        _rsd(x.rsd),
+        f"{esc(number(x.min, unit))} … {esc(number(x.max, unit))}",
+        str(x.n),
+    ]
+
+
+def level_texts(
+    idxs: Sequence[int], points: Sequence[float], starts: Sequence[int], unit: str = ""
+) -> list[str]:
+    """The figures of the last level of a row (checkouts ``idxs``, their summaries
+    ``points``, NaN for none) whose levels begin at the checkouts ``starts``: from,
+    median, relative deviation, extremes, count ("" each for no value)."""
+    begins = set(starts)
+    found = levels(points, [pos for pos, idx in enumerate(idxs) if idx in begins])
+    if not found:
+        return [""] * (len(STAT_HEADERS) - 1)
+    last = found[-1]
+    first, final = idxs[last.first], idxs[last.last]
+    title = f"checkouts {first}–{final}: mean {number(last.mean, unit)}, sd {number(last.sd, unit)}"
+    return [
+        f'<span title="{esc(title)}">#{first}</span>',
+        esc(number(last.median, unit)),
+        _rsd(last.rsd),
+        f"{esc(number(last.min, unit))} … {esc(number(last.max, unit))}",
+        str(last.n),
+    ]
+
+
+def side_texts(c: CheckoutData, key: MetricKey) -> list[str]:
+    """A try's side (checkout ``c``): the figures of its own repetitions of ``key``."""
+    cell, unit = c.cell(key), key.unit
+    if cell is None:
+        return [""] * (len(STAT_HEADERS) - 1)
+    side = "AB"[c.row.idx] if c.row.idx in (0, 1) else f"#{c.row.idx}"
+    return [
+        side,
+        esc(number(cell.median, unit)),
+        _rsd(cell.rsd),
+        f"{esc(number(cell.min, unit))} … {esc(number(cell.max, unit))}",
+        str(cell.n),
+    ]
+
+
+def _rsd(rsd: float) -> str:
+    return f"±{percent(rsd)}" if math.isfinite(rsd) else ""

@@ -17,6 +17,7 @@ they are escaped all the same.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -38,7 +39,8 @@ from perfwalk.report.pages.table import (
     quirks_cell,
     repetitions_cell,
     row_anchor,
-    statistics_texts,
+    row_level_texts,
+    stat_header,
     test_cell,
     zoom_cell,
 )
@@ -115,7 +117,7 @@ def variant_table(
             [
                 f'<th class="name" id="{row_anchor(test)}">{esc(test)}</th>',
                 *each(partial(_test_cell, at, test)),
-                *(f"<th>{h}</th>" for h in VARIANT_STAT_HEADERS),
+                *(stat_header(h) for h in VARIANT_STAT_HEADERS),
             ]
         )
         rows.extend(_metric_row(groups, key, names) for key in metrics if key.test == test)
@@ -128,10 +130,12 @@ def _test_cell(at: str, test: str, v: SeriesContext, c: CheckoutData) -> str:
 
 def _metric_row(groups: Sequence[Sequence[_Column]], key: MetricKey, names: str) -> list[str]:
     """A value's row: each column's summary (marked as its own series' changes and
-    findings say), the unit, then each variant's statistics over the row, a line each."""
+    findings say), the unit, then the figures of each variant's last level in the row
+    (after its own last change there), a line each."""
     width = len(groups[0]) if groups else 0
     marks = [CellMarks.of(col.ctx, key) for col in groups[0]] if groups else []
     shown: list[list[float]] = [[] for _ in range(width)]
+    idxs: list[list[int]] = [[] for _ in range(width)]
     cells = [metric_name_cell(key)]
     for group in groups:
         for n, col in enumerate(group):
@@ -140,11 +144,14 @@ def _metric_row(groups: Sequence[Sequence[_Column]], key: MetricKey, names: str)
                 continue
             cell, value = metric_cell(marks[n], col.data, key)
             cells.append(cell)
-            if value is not None:
-                shown[n].append(value)
+            shown[n].append(math.nan if value is None else value)
+            idxs[n].append(col.data.row.idx)
     cells.append(f"<td>{esc(key.unit)}</td>")
     cells.append(f'<td class="variant">{names}</td>')
-    per_variant = [statistics_texts(values, key.unit) for values in shown]
+    per_variant = [
+        row_level_texts(col.ctx, key, idxs[n], shown[n])
+        for n, col in enumerate(groups[0] if groups else ())
+    ]
     cells.extend(
         "<td>" + "<br>".join(texts[stat] or "-" for texts in per_variant) + "</td>"
         for stat in range(len(VARIANT_STAT_HEADERS) - 2)
@@ -173,7 +180,7 @@ def _grouped_table(
         + f"<br><small>#{c.row.idx}</small></th>"
         for c, group in zip(block, groups, strict=True)
     ]
-    top += [f'<th rowspan="2">{h}</th>' for h in VARIANT_STAT_HEADERS]
+    top += [stat_header(h, ' rowspan="2"') for h in VARIANT_STAT_HEADERS]
     second = [
         '<th class="variant">'
         + (
