@@ -5,6 +5,7 @@ or a missing row."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -68,6 +69,7 @@ def _config(
     *,
     repetitions: int = 1,
     command: str = "sh bench.sh",
+    extra: str = "",
 ) -> Config:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "perfwalk.toml"
@@ -81,6 +83,7 @@ def _config(
             repetitions=repetitions,
             command=command,
         )
+        + extra
     )
     return load_config(path)
 
@@ -88,7 +91,7 @@ def _config(
 class Worker:
     """A ``perfwalk worker`` process; its output in a file."""
 
-    def __init__(self, config: Config, pools: str, log: Path) -> None:
+    def __init__(self, config: Config, pools: str | None, log: Path) -> None:
         self.log = log
         self._out = log.open("wb")
         self.process = subprocess.Popen(
@@ -99,8 +102,7 @@ class Worker:
                 "worker",
                 "-c",
                 str(config.path),
-                "--hosts",
-                pools,
+                *(("--hosts", pools) if pools else ()),
                 "--poll",
                 "0.5",
                 "--heartbeat",
@@ -343,3 +345,75 @@ def test_help_and_sqlite_commands_do_not_import_the_queue() -> None:
         [sys.executable, "-c", probe], check=False, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+#: ``[watch] schedule`` with a sixth field, the seconds: a cycle every PERIOD seconds.
+PERIOD = 4
+
+
+def _scheduled(url: str) -> dict[int, list[str]]:
+    """The scheduled watch jobs by the time of their period: their states."""
+    import psycopg
+
+    from perfwalk.orchestrate.queue import SCHEDULED_WATCH, conninfo, ensure_schema
+
+    ensure_schema(url)
+    with psycopg.connect(conninfo(url)) as conn:
+        rows = conn.execute(
+            "SELECT (args->>'timestamp')::bigint, status::text FROM procrastinate_jobs "
+            "WHERE task_name = %s ORDER BY id",
+            (SCHEDULED_WATCH,),
+        ).fetchall()
+    found: dict[int, list[str]] = {}
+    for timestamp, status in rows:
+        found.setdefault(int(timestamp), []).append(status)
+    return found
+
+
+def test_the_schedule_runs_one_watch_cycle_per_period_however_many_workers_are_up(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """Two workers, both on every queue, each deferring ``[watch] schedule``'s cycles:
+    one job per period, no period missed, each cycle run once (a cycle publishes the
+    site), whichever worker took it."""
+    schedule = (
+        '\n[[walk]]\nname = "nightly"\nfrom = "2024-01-08"\n'
+        f'\n[watch]\nschedule = "* * * * * */{PERIOD}"\nsite = "{tmp_path}/site"\n'
+    )
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", extra=schedule)
+    workers.append(Worker(config, None, tmp_path / "one.log"))
+    workers.append(Worker(config, "watch,pool-a", tmp_path / "two.log"))
+
+    def cycles_done() -> int:
+        return sum(states.count("succeeded") for states in _scheduled(pg_url).values())
+
+    _wait("four watch cycles", lambda: cycles_done() >= 4, timeout=90)
+    for worker in workers:
+        worker.stop()
+    scheduled = _scheduled(pg_url)
+    # exactly one job per period, the periods one after the other: none twice, none missed
+    assert all(len(states) == 1 for states in scheduled.values()), scheduled
+    times = sorted(scheduled)
+    assert [b - a for a, b in itertools.pairwise(times)] == [PERIOD] * (len(times) - 1)
+    assert len(times) >= 4
+    # each ran once: done, or (the last ones) still queued when the workers stopped
+    assert all(s[0] in ("succeeded", "todo", "doing") for s in scheduled.values()), scheduled
+    said = workers[0].said() + workers[1].said()
+    assert said.count("watch cycle: ") == cycles_done()
+    assert (tmp_path / "site" / "index.html").is_file()
+    with Store.open(pg_url) as store:  # the cycles continued one walk
+        assert [s.walk for s in store.list_series()] == ["nightly"]
+    listed = [row for row in jobs(config) if row.owner == "(schedule)"]
+    assert {row.kind for row in listed} == {"watch"}
+    assert {row.queue for row in listed} == {"watch"}
+
+
+def test_the_jobs_listed_first_on_an_empty_database_leave_it_a_store(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    """`perfwalk jobs` may be the first team command to meet the database: the queue's
+    tables come with the store's, never alone (the store would not know the database)."""
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    assert jobs(config) == []
+    with Store.open(pg_url) as store:
+        assert store.list_series() == []
