@@ -46,7 +46,7 @@ step = "commit/10"
 repetitions = {repetitions}
 lease_expiry = 10
 [hosts.{host}]
-target = "local"
+target = "local"{roles}
 lease = "box-{pool}"
 pool = "{pool}"
 [[test]]
@@ -70,6 +70,7 @@ def _config(
     repetitions: int = 1,
     command: str = "sh bench.sh",
     extra: str = "",
+    roles: str = "",
 ) -> Config:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "perfwalk.toml"
@@ -82,6 +83,7 @@ def _config(
             pool=pool,
             repetitions=repetitions,
             command=command,
+            roles=f"\nroles = {roles}" if roles else "",
         )
         + extra
     )
@@ -273,6 +275,78 @@ def test_a_running_job_cancelled_stops_at_a_repetition_and_keeps_what_it_measure
     resumed = _perfwalk("run", "--resume", "-c", str(config.path))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert _rows(pg_url, series_id) == whole
+
+
+def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """SIGTERM to the worker running a walk (what `systemctl stop` sends): the running
+    repetition finishes (its reset phase runs), even when it outlasts ``--stall`` (the
+    stopping worker still beats: no other worker takes the job meanwhile); the worker
+    takes no other job, puts the walk back in the queue and exits 0; the other worker
+    continues the series: every repetition once, as an uninterrupted walk has them."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    hold = marks / "hold"
+    slow = (
+        f"echo $PERFWALK_CHECKOUT >> {marks}/started; sh bench.sh && sleep 0.4; "
+        f"if [ -e {hold} ]; then echo held > {marks}/held; "
+        f"while [ -e {hold} ]; do sleep 0.1; done; fi"
+    )
+    reset = f'\n[test.roles.dut]\nreset = ["echo reset >> {marks}/resets"]\n'
+    config = _config(
+        tmp_path / "a",
+        known_values_repo_copy,
+        pg_url,
+        "pool-a",
+        repetitions=3,
+        command=slow,
+        extra=reset,
+        roles='["dut"]',
+    )
+    reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
+    (marks / "started").unlink()
+    (marks / "resets").unlink()
+    job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
+    later = submit(config, "run", {"from_": "2024-01-08", "to": "2024-01-09"})
+    one = Worker(config, "pool-a", tmp_path / "one.log")
+    two = Worker(config, "pool-a", tmp_path / "two.log")
+    workers.extend([one, two])
+    _wait(
+        "the walk to measure",
+        lambda: (
+            _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
+        ),
+    )
+    # the next repetition is held past --stall (3 s) after the SIGTERM
+    hold.touch()
+    _wait("a held repetition", (marks / "held").exists)
+    first, other = (one, two) if f"job {job_id}: run of" in one.said() else (two, one)
+    first.process.send_signal(signal.SIGTERM)
+    time.sleep(6)
+    assert first.process.poll() is None  # it waits for its repetition
+    assert f"job {job_id}" not in other.said()
+    hold.unlink()
+    assert first.process.wait(timeout=30) == 0
+    said = first.said()
+    assert f"job {job_id}: its worker stops: queued again" in said
+    assert f"job {later}:" not in said  # a stopping worker takes no other job
+    series_id = _job_series(pg_url, job_id)
+    _wait("the job done by the other", lambda: _states(config).get(job_id) == "done", 90)
+    assert f"job {job_id}: continues series {series_id}" in other.said()
+    assert "its worker is lost" not in other.said()
+    assert _rows(pg_url, series_id) == _rows(pg_url, reference.series_id)
+    with Store.open(pg_url) as store:
+        assert store.series(series_id).state == "finished"
+    # every repetition that started ran to its end and its reset: none was cut short
+    assert len(lines(marks / "resets")) == len(lines(marks / "started"))
+    assert len(lines(marks / "started")) == len(_rows(pg_url, series_id))
+    (row,) = [r for r in jobs(config) if r.id == job_id]
+    assert row.attempts == 2
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
 
 
 def _has_series(url: str, job_id: int) -> bool:
