@@ -15,6 +15,7 @@ pushes/s, p50/p99 latency of a push, the changes time, and PASS/FAIL against the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -30,6 +31,55 @@ import httpx
 
 GOAL_RATE = 2000.0
 GOAL_P99_MS = 50.0
+GOAL_QUEUE_S = 1.0
+#: Published ingest figures of comparable services, with their source; none found.
+PUBLISHED = (
+    "Bencher, Conbench: no published ingest figure found (searched: their docs, "
+    "web pages and GitHub issues for ingest/report throughput)"
+)
+
+
+def queue_overhead(store_url: str, jobs: int) -> list[float]:
+    """Submit → start of ``jobs`` no-op jobs, one after the other, taken by an idle
+    procrastinate worker (as `perfwalk worker` runs it: LISTEN/NOTIFY, and a poll
+    every 5 s besides) on the store's PostgreSQL; seconds each."""
+    import asyncio
+
+    from perfwalk.orchestrate.queue import ensure_schema, queue_app
+
+    ensure_schema(store_url)
+    app = queue_app(store_url)
+    started: dict[int, float] = {}
+
+    @app.task(name="bench.noop", queue="bench-noop")
+    def noop(n: int) -> None:
+        started[n] = time.perf_counter()
+
+    async def measure() -> list[float]:
+        async with app.open_async():
+            worker = asyncio.create_task(
+                app.run_worker_async(
+                    queues=["bench-noop"],
+                    concurrency=1,
+                    fetch_job_polling_interval=5.0,
+                    install_signal_handlers=False,
+                )
+            )
+            await asyncio.sleep(1.0)
+            took = []
+            for n in range(jobs):
+                submitted = time.perf_counter()
+                await noop.defer_async(n=n)
+                while n not in started:
+                    await asyncio.sleep(0.001)
+                took.append(started[n] - submitted)
+                await asyncio.sleep(0.1)  # the worker is idle again: it waits for the next
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+        return took
+
+    return asyncio.run(measure())
 
 
 def _free_port() -> int:
@@ -73,6 +123,12 @@ def main() -> int:
     parser.add_argument("--benchmarks", type=int, default=10, help="benchmarks per pushed file")
     parser.add_argument("--commits", type=int, default=100)
     parser.add_argument("--store-url", help="default: a SQLite file in a temporary directory")
+    parser.add_argument(
+        "--queue-jobs",
+        type=int,
+        default=50,
+        help="jobs for the queue's overhead (a PostgreSQL --store-url only)",
+    )
     args = parser.parse_args()
 
     per_push = 6 * args.benchmarks
@@ -163,7 +219,7 @@ def main() -> int:
         changes_s = time.perf_counter() - start
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        _pid, _status, usage = os.wait4(server.pid, 0)
         log.close()
     found = json.loads(changes.stdout)["changes"] if changes.stdout else []
     values = pushes * per_push
@@ -178,6 +234,19 @@ def main() -> int:
         f"{pushes / elapsed:,.1f} pushes/s; failures: {len(failures)}"
     )
     print(f"latency of a push: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    cpu = usage.ru_utime + usage.ru_stime
+    print(f"the API's CPU: {cpu:.1f} s, {1000 * cpu / pushes:.1f} ms per push (start included)")
+    print(PUBLISHED)
+    queue_ok = True
+    if url.startswith("postgresql"):
+        took = queue_overhead(url, args.queue_jobs)
+        q50, q95 = (_percentile(took, q) for q in (0.50, 0.95))
+        queue_ok = q95 <= GOAL_QUEUE_S
+        print(
+            f"queue overhead (submit -> start), {len(took)} jobs: median {1000 * q50:.1f} ms, "
+            f"p95 {1000 * q95:.1f} ms ({'PASS' if queue_ok else 'FAIL'}: goal <= "
+            f"{GOAL_QUEUE_S:.0f} s)"
+        )
     print(
         f"perfwalk changes over them: {changes_s:.2f} s, {len(found)} changes "
         f"(exit {changes.returncode})"

@@ -5,6 +5,7 @@ or a missing row."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -45,7 +46,7 @@ step = "commit/10"
 repetitions = {repetitions}
 lease_expiry = 10
 [hosts.{host}]
-target = "local"
+target = "local"{roles}
 lease = "box-{pool}"
 pool = "{pool}"
 [[test]]
@@ -68,6 +69,8 @@ def _config(
     *,
     repetitions: int = 1,
     command: str = "sh bench.sh",
+    extra: str = "",
+    roles: str = "",
 ) -> Config:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "perfwalk.toml"
@@ -80,7 +83,9 @@ def _config(
             pool=pool,
             repetitions=repetitions,
             command=command,
+            roles=f"\nroles = {roles}" if roles else "",
         )
+        + extra
     )
     return load_config(path)
 
@@ -88,7 +93,7 @@ def _config(
 class Worker:
     """A ``perfwalk worker`` process; its output in a file."""
 
-    def __init__(self, config: Config, pools: str, log: Path) -> None:
+    def __init__(self, config: Config, pools: str | None, log: Path) -> None:
         self.log = log
         self._out = log.open("wb")
         self.process = subprocess.Popen(
@@ -99,8 +104,7 @@ class Worker:
                 "worker",
                 "-c",
                 str(config.path),
-                "--hosts",
-                pools,
+                *(("--hosts", pools) if pools else ()),
                 "--poll",
                 "0.5",
                 "--heartbeat",
@@ -273,6 +277,78 @@ def test_a_running_job_cancelled_stops_at_a_repetition_and_keeps_what_it_measure
     assert _rows(pg_url, series_id) == whole
 
 
+def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """SIGTERM to the worker running a walk (what `systemctl stop` sends): the running
+    repetition finishes (its reset phase runs), even when it outlasts ``--stall`` (the
+    stopping worker still beats: no other worker takes the job meanwhile); the worker
+    takes no other job, puts the walk back in the queue and exits 0; the other worker
+    continues the series: every repetition once, as an uninterrupted walk has them."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    hold = marks / "hold"
+    slow = (
+        f"echo $PERFWALK_CHECKOUT >> {marks}/started; sh bench.sh && sleep 0.4; "
+        f"if [ -e {hold} ]; then echo held > {marks}/held; "
+        f"while [ -e {hold} ]; do sleep 0.1; done; fi"
+    )
+    reset = f'\n[test.roles.dut]\nreset = ["echo reset >> {marks}/resets"]\n'
+    config = _config(
+        tmp_path / "a",
+        known_values_repo_copy,
+        pg_url,
+        "pool-a",
+        repetitions=3,
+        command=slow,
+        extra=reset,
+        roles='["dut"]',
+    )
+    reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
+    (marks / "started").unlink()
+    (marks / "resets").unlink()
+    job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
+    later = submit(config, "run", {"from_": "2024-01-08", "to": "2024-01-09"})
+    one = Worker(config, "pool-a", tmp_path / "one.log")
+    two = Worker(config, "pool-a", tmp_path / "two.log")
+    workers.extend([one, two])
+    _wait(
+        "the walk to measure",
+        lambda: (
+            _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
+        ),
+    )
+    # the next repetition is held past --stall (3 s) after the SIGTERM
+    hold.touch()
+    _wait("a held repetition", (marks / "held").exists)
+    first, other = (one, two) if f"job {job_id}: run of" in one.said() else (two, one)
+    first.process.send_signal(signal.SIGTERM)
+    time.sleep(6)
+    assert first.process.poll() is None  # it waits for its repetition
+    assert f"job {job_id}" not in other.said()
+    hold.unlink()
+    assert first.process.wait(timeout=30) == 0
+    said = first.said()
+    assert f"job {job_id}: its worker stops: queued again" in said
+    assert f"job {later}:" not in said  # a stopping worker takes no other job
+    series_id = _job_series(pg_url, job_id)
+    _wait("the job done by the other", lambda: _states(config).get(job_id) == "done", 90)
+    assert f"job {job_id}: continues series {series_id}" in other.said()
+    assert "its worker is lost" not in other.said()
+    assert _rows(pg_url, series_id) == _rows(pg_url, reference.series_id)
+    with Store.open(pg_url) as store:
+        assert store.series(series_id).state == "finished"
+    # every repetition that started ran to its end and its reset: none was cut short
+    assert len(lines(marks / "resets")) == len(lines(marks / "started"))
+    assert len(lines(marks / "started")) == len(_rows(pg_url, series_id))
+    (row,) = [r for r in jobs(config) if r.id == job_id]
+    assert row.attempts == 2
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
 def _has_series(url: str, job_id: int) -> bool:
     with Store.open(url) as store:
         return store.job_series.of(job_id) is not None
@@ -343,3 +419,75 @@ def test_help_and_sqlite_commands_do_not_import_the_queue() -> None:
         [sys.executable, "-c", probe], check=False, capture_output=True, text=True, timeout=60
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+#: ``[watch] schedule`` with a sixth field, the seconds: a cycle every PERIOD seconds.
+PERIOD = 4
+
+
+def _scheduled(url: str) -> dict[int, list[str]]:
+    """The scheduled watch jobs by the time of their period: their states."""
+    import psycopg
+
+    from perfwalk.orchestrate.queue import SCHEDULED_WATCH, conninfo, ensure_schema
+
+    ensure_schema(url)
+    with psycopg.connect(conninfo(url)) as conn:
+        rows = conn.execute(
+            "SELECT (args->>'timestamp')::bigint, status::text FROM procrastinate_jobs "
+            "WHERE task_name = %s ORDER BY id",
+            (SCHEDULED_WATCH,),
+        ).fetchall()
+    found: dict[int, list[str]] = {}
+    for timestamp, status in rows:
+        found.setdefault(int(timestamp), []).append(status)
+    return found
+
+
+def test_the_schedule_runs_one_watch_cycle_per_period_however_many_workers_are_up(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """Two workers, both on every queue, each deferring ``[watch] schedule``'s cycles:
+    one job per period, no period missed, each cycle run once (a cycle publishes the
+    site), whichever worker took it."""
+    schedule = (
+        '\n[[walk]]\nname = "nightly"\nfrom = "2024-01-08"\n'
+        f'\n[watch]\nschedule = "* * * * * */{PERIOD}"\nsite = "{tmp_path}/site"\n'
+    )
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", extra=schedule)
+    workers.append(Worker(config, None, tmp_path / "one.log"))
+    workers.append(Worker(config, "watch,pool-a", tmp_path / "two.log"))
+
+    def cycles_done() -> int:
+        return sum(states.count("succeeded") for states in _scheduled(pg_url).values())
+
+    _wait("four watch cycles", lambda: cycles_done() >= 4, timeout=90)
+    for worker in workers:
+        worker.stop()
+    scheduled = _scheduled(pg_url)
+    # exactly one job per period, the periods one after the other: none twice, none missed
+    assert all(len(states) == 1 for states in scheduled.values()), scheduled
+    times = sorted(scheduled)
+    assert [b - a for a, b in itertools.pairwise(times)] == [PERIOD] * (len(times) - 1)
+    assert len(times) >= 4
+    # each ran once: done, or (the last ones) still queued when the workers stopped
+    assert all(s[0] in ("succeeded", "todo", "doing") for s in scheduled.values()), scheduled
+    said = workers[0].said() + workers[1].said()
+    assert said.count("watch cycle: ") == cycles_done()
+    assert (tmp_path / "site" / "index.html").is_file()
+    with Store.open(pg_url) as store:  # the cycles continued one walk
+        assert [s.walk for s in store.list_series()] == ["nightly"]
+    listed = [row for row in jobs(config) if row.owner == "(schedule)"]
+    assert {row.kind for row in listed} == {"watch"}
+    assert {row.queue for row in listed} == {"watch"}
+
+
+def test_the_jobs_listed_first_on_an_empty_database_leave_it_a_store(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    """`perfwalk jobs` may be the first team command to meet the database: the queue's
+    tables come with the store's, never alone (the store would not know the database)."""
+    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    assert jobs(config) == []
+    with Store.open(pg_url) as store:
+        assert store.list_series() == []

@@ -27,9 +27,10 @@ from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.publish import listed_findings
-from perfwalk.services.push import PushRequest, store_push
+from perfwalk.services.push import PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
+from perfwalk.store.pushes import NewPush, PushedRow
 
 #: Queues a job: (configuration, kind, parameters) → its id.
 Submitter = Callable[[Config, str, Mapping[str, Any]], int]
@@ -62,6 +63,13 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
         redoc_url=None,
     )
     writing = threading.Lock()  # one writer: SQLite takes one at a time anyway
+
+    def write_pushes(pushes: Sequence[NewPush]) -> list[PushedRow]:
+        with writing:
+            return store.pushes.add_many(pushes)
+
+    # concurrent pushes are written together, each answered once committed
+    pushes = PushWriter(write_pushes)
     router = APIRouter(prefix=f"{base}{PREFIX}")
 
     def _not_found(err: StoreError, field: str) -> ApiError:
@@ -138,8 +146,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             author=body.author,
         )
         try:
-            with writing:
-                done = store_push(store, request)
+            done = pushes.store(request)
         except ParseError as err:
             raise ApiError(422, "text", str(err)) from None
         return {

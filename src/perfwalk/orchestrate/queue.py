@@ -24,6 +24,7 @@ from perfwalk.config.model import Config, HostConfig
 from perfwalk.errors import ConfigError, StoreError, UsageError
 from perfwalk.orchestrate.leases import lease_name
 from perfwalk.orchestrate.run_hosts import run_hosts
+from perfwalk.store import Store
 
 if TYPE_CHECKING:
     import psycopg
@@ -177,9 +178,16 @@ def _connection(url: str) -> Iterator[psycopg.Connection[Any]]:
 
 def ensure_schema(url: str) -> bool:
     """Make procrastinate's tables in the store's database unless they are there;
-    True when it made them. Concurrent callers make them once."""
+    True when it made them. Concurrent callers make them once. The store's own tables
+    come first (a database holding only the queue's is not a perfwalk store): `perfwalk
+    jobs` may be the first team command to meet an empty database."""
     from procrastinate.schema import SchemaManager
 
+    with _connection(url) as conn:
+        found = conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()
+        if found is not None and found[0] is not None:
+            return False
+    Store.open(url).close()
     with _connection(url) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
         try:

@@ -20,7 +20,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ from perfwalk.orchestrate.queue import (
     JobRequest,
     JobRow,
     cancel,
+    conninfo,
     defer,
     ensure_schema,
     job_pool,
@@ -205,7 +207,8 @@ def run_worker(
 
     @app.task(name=TASK, pass_context=True, retry=_retry())
     def job(context: JobContext, request: dict[str, Any]) -> str:
-        return _perform(context, JobRequest.of(request), say)
+        with _beating(url, context, timing.heartbeat):
+            return _perform(context, JobRequest.of(request), say)
 
     if config.watch.schedule:
 
@@ -219,7 +222,8 @@ def run_worker(
                 owner="(schedule)",
                 hosts=(),
             )
-            return _perform(context, request, say)
+            with _beating(url, context, timing.heartbeat):
+                return _perform(context, request, say)
 
         task = app.task(name=SCHEDULED_WATCH, pass_context=True, retry=_retry())(scheduled)
         app.periodic(
@@ -286,6 +290,37 @@ async def _requeue_lost(app: App, timing: WorkerTiming, say: Callable[[str], Non
                     say(f"job {lost.id}: its worker is lost; queued again")
         except Exception as error:  # the store went away for a moment: next time
             say(f"cannot look for the jobs of lost workers: {error}")
+
+
+@contextlib.contextmanager
+def _beating(url: str, context: JobContext, every: float) -> Iterator[None]:
+    """While a job runs, its worker's heartbeat goes on from beside it. procrastinate
+    beats too, but stops when the worker begins to stop (SIGTERM): the repetition in
+    flight may then last longer than ``stall``, and the other workers would take the
+    job while it still runs."""
+    worker_id = context.job.worker_id
+    if worker_id is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        import psycopg
+
+        while not stop.wait(every):
+            with (
+                contextlib.suppress(psycopg.Error),  # the server went away: next beat
+                psycopg.connect(conninfo(url), autocommit=True) as conn,
+            ):
+                conn.execute("SELECT procrastinate_update_heartbeat_v1(%s)", (worker_id,))
+
+    beating = threading.Thread(target=beat, name=f"job-{context.job.id}-heartbeat", daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join()
 
 
 def _perform(context: JobContext, request: JobRequest, say: Callable[[str], None]) -> str:

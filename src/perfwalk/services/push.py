@@ -6,10 +6,23 @@ and host (:mod:`perfwalk.store.pushes`; docs/api.md says why so).
 The file is read by the parser of its format (:mod:`perfwalk.parsers`), each value
 with its unit's direction; the file itself is kept as the result's output. The
 ``perfwalk push`` client and ``POST /api/v1/push`` share :class:`PushRequest`.
+
+The API writes concurrent pushes together (:class:`PushWriter`): a writer thread
+takes every push that arrived while the previous transaction ran (and those within a
+few milliseconds after the first) and stores them in one transaction: one commit and
+one rebuild of each checkout's pack for the lot instead of one each. A push is
+answered only once its transaction is committed, so a 2xx still means stored; a
+batch that fails is written again one push at a time, so that one push's error is
+told to that push alone.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -43,7 +56,13 @@ class PushRequest:
 def store_push(store: Store, request: PushRequest, *, now: datetime | None = None) -> PushedRow:
     """Parse ``request``'s file and store its values; a file its parser cannot read is
     the parser's :class:`~perfwalk.errors.ParseError` (nothing is stored)."""
-    moment = now or datetime.now(UTC)
+    return store.pushes.add(prepared_push(request, now=now or datetime.now(UTC)))
+
+
+def prepared_push(request: PushRequest, *, now: datetime) -> NewPush:
+    """The rows of ``request``, its file parsed (its parser's ParseError if it cannot
+    read it)."""
+    moment = now
     values = get_parser(request.format)(request.text)
     result = NewResult(
         test=request.test or request.format,
@@ -58,7 +77,7 @@ def store_push(store: Store, request: PushRequest, *, now: datetime | None = Non
         author=request.author,
         subject=request.subject,
     )
-    push = NewPush(
+    return NewPush(
         project=request.project,
         branch=request.branch,
         host=request.host,
@@ -67,4 +86,78 @@ def store_push(store: Store, request: PushRequest, *, now: datetime | None = Non
         started_at=moment,
         finished_at=moment,
     )
-    return store.pushes.add(push)
+
+
+# -- concurrent pushes written together (the API) ---------------------------------
+
+#: How long the writer waits for more pushes after the first of a batch (s).
+GATHER = 0.002
+#: The most pushes in one transaction.
+MOST = 64
+
+
+class PushWriter:
+    """One writer thread for the pushes of one store (see the module's text).
+    :meth:`store` parses the push in the caller's thread (a file its parser cannot
+    read is its ParseError, at once) and waits until the writer has committed it."""
+
+    def __init__(
+        self,
+        write: Callable[[Sequence[NewPush]], list[PushedRow]],
+        *,
+        gather: float = GATHER,
+        most: int = MOST,
+    ) -> None:
+        """``write``: stores pushes in one transaction (``Store.pushes.add_many``)."""
+        self._write = write
+        self._gather = gather
+        self._most = most
+        self._waiting: queue.Queue[tuple[NewPush, Future[PushedRow]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="push-writer", daemon=True)
+        self._thread.start()
+
+    def store(self, request: PushRequest, *, now: datetime | None = None) -> PushedRow:
+        push = prepared_push(request, now=now or datetime.now(UTC))
+        done: Future[PushedRow] = Future()
+        self._waiting.put((push, done))
+        return done.result()
+
+    def close(self) -> None:
+        """Write what is waiting, then stop the writer."""
+        self._waiting.put(None)
+        self._thread.join()
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._waiting.get()
+            if first is None:
+                return
+            batch = [first]
+            deadline = time.monotonic() + self._gather
+            while len(batch) < self._most:
+                try:
+                    left = deadline - time.monotonic()
+                    more = (
+                        self._waiting.get(timeout=left) if left > 0 else self._waiting.get_nowait()
+                    )
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+
+    def _commit(self, batch: list[tuple[NewPush, Future[PushedRow]]]) -> None:
+        try:
+            rows = self._write([push for push, _done in batch])
+        except BaseException as error:
+            if len(batch) == 1:
+                batch[0][1].set_exception(error)
+                return
+            for one in batch:  # one push's error is told to that push alone
+                self._commit([one])
+            return
+        for (_push, done), row in zip(batch, rows, strict=True):
+            done.set_result(row)

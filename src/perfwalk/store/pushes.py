@@ -18,8 +18,10 @@ pushes to the same branch and host find the same series and commit).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, func, select, text
 
@@ -77,76 +79,36 @@ class PushRecords(StorePart):
     def add(self, push: NewPush) -> PushedRow:
         """Store ``push`` as a repetition of its commit's checkout (made when new) in
         the push series of its project, branch and host (made when new)."""
+        return self.add_many([push])[0]
+
+    def add_many(self, pushes: Sequence[NewPush]) -> list[PushedRow]:
+        """Store ``pushes`` in one transaction, in their order, as :meth:`add` stores
+        each (the same rows as one after the other); the pack of each checkout they
+        reach is rebuilt once. All are stored, or (an error) none."""
         secrets = self._db.log_secrets
         packed = [
-            part
-            for result in push.results
-            for part in (logs.pack(result.stdout, secrets), logs.pack(result.stderr, secrets))
+            [
+                part
+                for result in push.results
+                for part in (logs.pack(result.stdout, secrets), logs.pack(result.stderr, secrets))
+            ]
+            for push in pushes
         ]
-        action = f"store a push of commit {push.commit.id} ({push.branch} on {push.host})"
+        first = pushes[0]
+        action = (
+            f"store a push of commit {first.commit.id} ({first.branch} on {first.host})"
+            if len(pushes) == 1
+            else f"store {len(pushes)} pushes"
+        )
+        done: list[PushedRow] = []
         with self._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
-            series_id, new_series = _target(conn, push)
-            checkout_id, checkout_idx, new_checkout = _checkout(conn, series_id, push)
-            rep_idx = int(
-                conn.scalar(
-                    select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
-                        _rp.c.checkout_id == checkout_id
-                    )
-                )
-            )
-            repetition_id = int(
-                conn.execute(
-                    _rp.insert()
-                    .values(
-                        checkout_id=checkout_id,
-                        idx=rep_idx,
-                        started_at=push.started_at,
-                        finished_at=push.finished_at,
-                        between_status=None,
-                        between_log_id=None,
-                    )
-                    .returning(_rp.c.id)
-                ).scalar_one()
-            )
-            log_ids = insert_returning_ids(conn, schema.log, packed)
-            result_ids = insert_returning_ids(
-                conn,
-                _rs,
-                [
-                    result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
-                    for i, result in enumerate(push.results)
-                ],
-            )
-            values = [
-                {
-                    "result_id": result_id,
-                    "name": value.name,
-                    "unit": value.unit,
-                    "value": value.value,
-                    "direction": Direction(direction).value,
-                }
-                for result, result_id in zip(push.results, result_ids, strict=True)
-                for value, direction in result.values
-            ]
-            if values:
-                conn.execute(_v.insert(), values)
-            conn.execute(
-                _s.update()
-                .where(_s.c.id == series_id)
-                .values(finished_at=push.finished_at, to_spec=push.branch)
-            )
-            packs.refresh(conn, checkout_id)
-        return PushedRow(
-            series_id=series_id,
-            checkout_id=checkout_id,
-            checkout_idx=checkout_idx,
-            repetition_idx=rep_idx,
-            new_series=new_series,
-            new_checkout=new_checkout,
-            values=len(values),
-        )
+            for push, parts in zip(pushes, packed, strict=True):
+                done.append(_add(conn, push, parts))
+            for checkout_id in dict.fromkeys(row.checkout_id for row in done):
+                packs.refresh(conn, checkout_id)
+        return done
 
     def series_of(self, project: str, branch: str, host: str) -> int | None:
         """The push series of ``project``, ``branch`` and ``host``; None: none yet."""
@@ -156,6 +118,69 @@ class PushRecords(StorePart):
         with self._read("find a push series") as conn:
             found = conn.scalar(query)
         return None if found is None else int(found)
+
+
+def _add(conn: Connection, push: NewPush, packed: list[dict[str, Any]]) -> PushedRow:
+    """Store one push within the open transaction ``conn`` (its pack aside)."""
+    series_id, new_series = _target(conn, push)
+    checkout_id, checkout_idx, new_checkout = _checkout(conn, series_id, push)
+    rep_idx = int(
+        conn.scalar(
+            select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
+                _rp.c.checkout_id == checkout_id
+            )
+        )
+    )
+    repetition_id = int(
+        conn.execute(
+            _rp.insert()
+            .values(
+                checkout_id=checkout_id,
+                idx=rep_idx,
+                started_at=push.started_at,
+                finished_at=push.finished_at,
+                between_status=None,
+                between_log_id=None,
+            )
+            .returning(_rp.c.id)
+        ).scalar_one()
+    )
+    log_ids = insert_returning_ids(conn, schema.log, packed)
+    result_ids = insert_returning_ids(
+        conn,
+        _rs,
+        [
+            result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
+            for i, result in enumerate(push.results)
+        ],
+    )
+    values = [
+        {
+            "result_id": result_id,
+            "name": value.name,
+            "unit": value.unit,
+            "value": value.value,
+            "direction": Direction(direction).value,
+        }
+        for result, result_id in zip(push.results, result_ids, strict=True)
+        for value, direction in result.values
+    ]
+    if values:
+        conn.execute(_v.insert(), values)
+    conn.execute(
+        _s.update()
+        .where(_s.c.id == series_id)
+        .values(finished_at=push.finished_at, to_spec=push.branch)
+    )
+    return PushedRow(
+        series_id=series_id,
+        checkout_id=checkout_id,
+        checkout_idx=checkout_idx,
+        repetition_idx=rep_idx,
+        new_series=new_series,
+        new_checkout=new_checkout,
+        values=len(values),
+    )
 
 
 def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
