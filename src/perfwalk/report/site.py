@@ -52,6 +52,7 @@ from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.flame_data import profile_data_file
 from perfwalk.report.forked import in_forks
+from perfwalk.report.html import newest_first
 from perfwalk.report.pages.build_facts import fact_sig, symbol_diffs
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
@@ -81,8 +82,9 @@ from perfwalk.store.site_reads import StepSite
 
 #: bump when pages change shape: a site written by another format is rewritten whole
 #: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
-#: a try's page in place of its series page; the conductor runs)
-SITE_FORMAT = 7
+#: a try's page in place of its series page; the conductor runs; 7: the checkouts' table
+#: in a box that opens at its newest checkouts, failures on the plots; 8: releases, levels)
+SITE_FORMAT = 8
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -757,10 +759,11 @@ def _variant_blocks(
 def _table(
     at: str, ctx: SeriesContext, part: Sequence[CheckoutData], variants: Sequence[VariantBlock]
 ) -> str:
-    """The checkouts' table: with the variants' columns beside the walk's, if it has any."""
+    """The checkouts' table: with the variants' columns beside the walk's, if it has any;
+    in a box that opens at its newest checkouts (its right end) when it is too wide."""
     if ctx.variants:
-        return variant_table(at, ctx, part, variants)
-    return checkout_table(at, ctx, part)
+        return newest_first(variant_table(at, ctx, part, variants))
+    return newest_first(checkout_table(at, ctx, part))
 
 
 def _render_checkouts(

@@ -320,13 +320,14 @@ def plot_divs(
     for spec in specs:
         seen.setdefault(spec.key, spec)
     ordered = sorted(seen.values(), key=lambda s: (s.test, s.unit))
+    names = _value_names(specs)
     members = " ".join(str(i) for i in series_ids)
     named = ' data-variants="1"' if variants else ""
     divs = [
         f'<div class="plot" data-base="" data-series="{esc(members)}" data-key="{esc(s.key)}" '
         f'data-title="{esc(f"{s.test} [{s.unit}]")}" data-unit="{esc(s.unit)}" '
-        f'data-file="{esc(_file_name(s))}"{named}><noscript>plots need JavaScript</noscript>'
-        "</div>"
+        f'data-file="{esc(_file_name(s))}" data-names="{esc(names[s.key])}"{named}>'
+        "<noscript>plots need JavaScript</noscript></div>"
         for s in ordered
     ]
     return (
@@ -358,6 +359,15 @@ def release_window(releases: Sequence[Release]) -> str:
         + "".join(options)
         + "</select></label></p>\n"
     )
+
+
+def _value_names(specs: Sequence[PlotSpec]) -> dict[str, str]:
+    """Per plot key, the value names its lines may show, one per line (what the page's
+    filter box finds a plot by, besides its title)."""
+    found: dict[str, dict[str, None]] = {}
+    for spec in specs:
+        found.setdefault(spec.key, {}).update(dict.fromkeys(spec.names))
+    return {key: "\n".join(names) for key, names in found.items()}
 
 
 def findings_key(*, changes: bool, episodes: bool, failures: bool = False) -> str:

@@ -20,7 +20,11 @@
 (function () {
   var STATUS = ["", "PASS", "XFAIL", "SKIP", "XPASS", "FAIL", "NOEXIT", "NOTERM",
     "NORUN", "NOLOG", "NOCLEAN", "NOEXIST"];
-  var ROW_H = 20, COL_W = 60, NAME_W = 360, SINCE_W = 170, HEAD_ROWS = 5;
+  var ROW_H = 20, COL_W = 60, HEAD_ROWS = 5;
+  /* the test names' and "since" columns: narrower in a narrow box (a phone), where
+   * "since" is left out (told in the name's tooltip) so that the cells show */
+  var WIDE = { name: 360, since: 170 }, NARROW = { name: 140, since: 0 }, NARROW_BELOW = 600;
+  var NAME_W = WIDE.name, SINCE_W = WIDE.since;
   var tests = null;
   var hosts = [];
 
@@ -85,7 +89,9 @@
       pending = true;
       window.requestAnimationFrame(function () { pending = false; self.render(); });
     });
-    window.addEventListener("resize", function () { self.render(); });
+    window.addEventListener("resize", function () {
+      if (self.fitWidth()) { self.update(); } else { self.render(); }
+    });
   }
 
   Matrix.prototype.buildFilters = function () {
@@ -119,8 +125,20 @@
     this.filters.appendChild(this.info);
   };
 
+  /* The columns' widths for the box's width; true when they changed. */
+  Matrix.prototype.fitWidth = function () {
+    var narrow = this.scroller.clientWidth < NARROW_BELOW;
+    var widths = narrow ? NARROW : WIDE;
+    var changed = widths.name !== NAME_W;
+    NAME_W = widths.name;
+    SINCE_W = widths.since;
+    this.root.classList.toggle("pw-narrow", narrow);
+    return changed;
+  };
+
   Matrix.prototype.update = function () {
     var self = this;
+    this.fitWidth();
     var cols = [];
     hosts.forEach(function (h, hi) {
       if (!self.chosenHosts[h.host]) { return; }
@@ -200,7 +218,7 @@
     for (var k = 0; k < labels.length; k++) {
       var tr = el("tr");
       var label = el("th", "pw-label", labels[k]);
-      label.colSpan = 2;
+      label.colSpan = SINCE_W ? 2 : 1;
       tr.appendChild(label);
       cols.forEach(function (col) {
         var run = col.run, th = el("th", "pw-c");
@@ -238,7 +256,12 @@
       name.appendChild(badge);
     }
     tr.appendChild(name);
-    tr.appendChild(this.since(t));
+    var since = this.since(t);
+    if (SINCE_W) {
+      tr.appendChild(since);
+    } else if (since.title) {
+      name.setAttribute("title", tip + "\n" + since.title);
+    }
     cols.forEach(function (col) {
       var line = col.h.rows[t];
       var sev = line === undefined ? 0 : severity(line.charCodeAt(col.i));

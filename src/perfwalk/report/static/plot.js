@@ -366,16 +366,7 @@
       xAxis: byOrder
         ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
         : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
-      yAxis: [
-        {
-          type: "value",
-          name: el.dataset.unit,
-          scale: true,
-          axisLabel: { formatter: P.format.axis(el.dataset.unit) },
-        },
-        /* the failures' markers: at the bottom, whatever the values' range */
-        { type: "value", min: 0, max: 1, show: false },
-      ],
+      yAxis: yAxisOf(el, false),
       dataZoom: [
         { type: "inside", filterMode: "none" },
         { type: "slider", filterMode: "none", bottom: 20, showDataShadow: false },
@@ -686,6 +677,14 @@
     el.pwLines = lines;
     el.pwByOrder = byOrder;
     var option = options(el, lines, byOrder);
+    fit(el, option, lines);
+    el.pwDraw = function () {
+      draw(el, lines, byOrder);
+    };
+    el.pwLog = function () {
+      var wanted = logWanted(el, lines);
+      chart.setOption({ yAxis: yAxisOf(el, wanted) });
+    };
     var limit = option._limit;
     delete option._limit;
     chart.setOption(option, true);
@@ -729,6 +728,155 @@
     });
   }
 
+  /* -- the plots' width, y scale and filter ---------------------------------------- *
+   * A plot takes the width of the page; one narrower than COMPACT_WIDTH (a phone) has
+   * its legend below the grid, no toolbox, smaller margins and fewer axis labels. Its
+   * y axis may be logarithmic (a box above it), when all its values are above 0. A
+   * page with FILTER_FROM plots or more has a box that shows only the plots whose
+   * title or value names hold the text typed in it. */
+  var COMPACT_WIDTH = 600;
+  var FILTER_FROM = 5;
+  var resizing = null;
+
+  function compact(el) {
+    return el.clientWidth < COMPACT_WIDTH;
+  }
+
+  /* ``option`` (a whole plot's) fitted to the plot's width and its y scale. */
+  function fit(el, option, lines) {
+    var small = compact(el);
+    el.dataset.compact = small ? "1" : "";
+    option.yAxis = yAxisOf(el, logWanted(el, lines));
+    if (!small) return;
+    option.grid = { left: 6, right: 14, top: 40, bottom: 112, containLabel: true };
+    option.legend = { type: "scroll", bottom: 2, left: "center" };
+    option.toolbox.show = false;
+    option.title.textStyle.fontSize = 12;
+    option.title.textStyle.width = Math.max(100, el.clientWidth - 16);
+    option.title.textStyle.overflow = "truncate";
+    option.xAxis.splitNumber = 3;
+    option.xAxis.nameLocation = "middle";
+    option.xAxis.nameGap = 24;
+    option.xAxis.axisLabel = { hideOverlap: true, fontSize: 10 };
+    option.dataZoom[1].bottom = 36;
+    option.dataZoom[1].height = 22;
+    /* the bands' and drifts' labels would cover the plot: their tooltips tell them */
+    option.series.forEach(function (one) {
+      if (one.markArea) one.markArea.label = { show: false };
+      if (one.markLine) {
+        one.markLine.data.forEach(function (mark) {
+          if (mark[0] && mark[0].label) mark[0].label = { show: false };
+        });
+      }
+    });
+  }
+
+  function positive(lines) {
+    return lines.every(function (l) {
+      return (
+        l.summary.every(function (s) { return s[1] > 0; }) &&
+        l.points.every(function (p) { return p[1] > 0; })
+      );
+    });
+  }
+
+  /* Whether the plot's y axis is to be logarithmic: asked for, and every value > 0
+   * (else the box is unticked and a note says why). */
+  function logWanted(el, lines) {
+    if (el.dataset.log !== "1") return false;
+    if (positive(lines)) return true;
+    el.dataset.log = "";
+    if (el.pwBar) {
+      el.pwBar.querySelector("input").checked = false;
+      el.pwBar.querySelector(".pw-plot-note").textContent =
+        "no log scale: some values are 0 or less";
+    }
+    return false;
+  }
+
+  /* The plot's y axes: the values' (its labels written by perfwalk.format, in the
+   * unit or, compact, without it: the title has it) and the failures' markers' (at
+   * the bottom, whatever the values' range). */
+  function yAxisOf(el, log) {
+    var unit = el.dataset.unit;
+    var axis = log
+      ? { type: "log", name: unit + " (log)", scale: true }
+      : { type: "value", name: unit, scale: true };
+    axis.axisLabel = { formatter: P.format.axis(unit) };
+    if (el.dataset.compact === "1") {
+      axis.name = log ? "log" : ""; /* the unit is in the title */
+      axis.splitNumber = 4;
+      axis.axisLabel = { hideOverlap: true, fontSize: 10, formatter: P.format.axis("") };
+    }
+    return [axis, { type: "value", min: 0, max: 1, show: false }];
+  }
+
+  /* The box above a plot that makes its y axis logarithmic. */
+  function controls(el) {
+    var bar = document.createElement("p");
+    bar.className = "pw-plot-controls";
+    var label = document.createElement("label");
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.className = "pw-log";
+    box.title = "logarithmic y axis for " + (el.dataset.title || "this plot");
+    label.append(box, " log scale");
+    var note = document.createElement("span");
+    note.className = "pw-plot-note";
+    bar.append(label, note);
+    el.parentNode.insertBefore(bar, el);
+    el.pwBar = bar;
+    box.addEventListener("change", function () {
+      note.textContent = "";
+      el.dataset.log = box.checked ? "1" : "";
+      if (el.pwLog) el.pwLog();
+    });
+  }
+
+  /* The box that shows only the plots whose title or value names hold its text. */
+  function filterBox(plots) {
+    var bar = document.createElement("p");
+    bar.className = "pw-plot-filter";
+    var input = document.createElement("input");
+    input.type = "search";
+    input.placeholder = "find a metric by name";
+    input.setAttribute("aria-label", "find a metric by name");
+    var count = document.createElement("span");
+    count.className = "pw-plot-count";
+    bar.append(input, count);
+    var box = plots[0].parentNode;
+    box.parentNode.insertBefore(bar, box);
+    function apply() {
+      var text = input.value.trim().toLowerCase();
+      var shown = 0;
+      plots.forEach(function (el) {
+        var words = ((el.dataset.title || "") + "\n" + (el.dataset.names || "")).toLowerCase();
+        var show = words.indexOf(text) >= 0;
+        var was = !el.hidden;
+        el.hidden = !show;
+        if (el.pwBar) el.pwBar.hidden = !show;
+        if (show) shown++;
+        var chart = show && !was && window.echarts && echarts.getInstanceByDom(el);
+        if (chart) chart.resize();
+      });
+      count.textContent = shown + " of " + plots.length + " plots";
+    }
+    input.addEventListener("input", apply);
+    apply();
+  }
+
+  /* After the window changed size: every drawn plot resized, redrawn if it crossed
+   * COMPACT_WIDTH. */
+  function refit() {
+    if (!window.echarts) return;
+    document.querySelectorAll("div.plot[data-key]").forEach(function (el) {
+      var chart = echarts.getInstanceByDom(el);
+      if (!chart || el.hidden) return;
+      chart.resize();
+      if ((compact(el) ? "1" : "") !== el.dataset.compact && el.pwDraw) el.pwDraw();
+    });
+  }
+
   /* This script runs before the library is parsed (both deferred, this one first),
    * so that data files load while it is; drawing waits for the library. */
   var library = new Promise(function (resolve) {
@@ -763,9 +911,6 @@
         });
         draw(el, lines, false);
         performance.mark("pw-drawn");
-        window.addEventListener("resize", function () {
-          chart.resize();
-        });
       })
       .catch(function (error) {
         el.textContent = "this plot cannot be drawn: " + error.message;
@@ -776,6 +921,12 @@
   function start() {
     startWindow();
     var plots = document.querySelectorAll("div.plot[data-key]");
+    plots.forEach(controls);
+    if (plots.length >= FILTER_FROM) filterBox(plots);
+    window.addEventListener("resize", function () {
+      clearTimeout(resizing);
+      resizing = setTimeout(refit, 150);
+    });
     if (!("IntersectionObserver" in window)) {
       plots.forEach(show);
       return;
