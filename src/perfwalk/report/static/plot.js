@@ -774,8 +774,8 @@
   function positive(lines) {
     return lines.every(function (l) {
       return (
-        l.summary.every(function (s) { return s[1] > 0; }) &&
-        l.points.every(function (p) { return p[1] > 0; })
+        l.summary.every(function (s) { return s[1] === null || s[1] > 0; }) &&
+        l.points.every(function (p) { return p[1] === null || p[1] > 0; })
       );
     });
   }
