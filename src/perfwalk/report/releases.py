@@ -50,6 +50,7 @@ class Releases:
         text = json.dumps(
             [[r.name, r.at.isoformat(), r.commit, r.comment] for r in self.found],
             ensure_ascii=False,
+            allow_nan=False,
         )
         return hashlib.sha256(text.encode()).hexdigest()
 

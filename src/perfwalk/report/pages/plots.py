@@ -98,7 +98,7 @@ def block_files(
         payload = (
             '{"c":'
             + checkouts_json
-            + (',"f":' + json.dumps(marks, separators=(",", ":")) if marks else "")
+            + (',"f":' + json.dumps(marks, separators=(",", ":"), allow_nan=False) if marks else "")
             + ',"n":{'
             + ",".join(
                 json.dumps(name, allow_nan=False)
