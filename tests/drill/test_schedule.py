@@ -179,7 +179,7 @@ def test_ends_that_rule_out_the_change_reported_stop_the_drill_at_once() -> None
     told = drill(line, "test-drill-ruled-out", expected=-0.05).done
     blind = drill(line, "test-drill-ruled-out").done
     assert told.verdict is blind.verdict is Verdict.NO_CHANGE
-    assert "rule out the change reported (-5.0%)" in told.reason
+    assert "rule out the change reported (-5.0 %)" in told.reason
     assert told.repetitions == 2 * (Settings().min_end_repetitions - 5)  # 5 stored per end
     assert blind.repetitions > 3 * told.repetitions
 

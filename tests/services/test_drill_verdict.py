@@ -73,7 +73,7 @@ def test_a_change_the_drill_rules_out_is_shown_not_confirmed_and_passes(
 
     done = result.done
     assert done.verdict is Verdict.NO_CHANGE
-    assert "rule out the change reported (+10.0%)" in done.reason
+    assert "rule out the change reported (+10.0 %)" in done.reason
     # stopped by the sequential test within a few batches at the ends (the walk's own 3
     # values at 100 ms weigh on the first end at first), not after 60 + 60 - 3 - 3
     assert done.repetitions < 40

@@ -61,6 +61,7 @@ from perfwalk.analysis.scaled import exponent, scale, scaled
 from perfwalk.drill.noise import NoiseModel, without_spikes
 from perfwalk.drill.shift import Shift, rank_shift
 from perfwalk.errors import UsageError
+from perfwalk.quantities import format_change
 
 _Z95 = 1.959964
 
@@ -660,9 +661,10 @@ def _ruled_out(state: DrillState, before: Sequence[float], after: Sequence[float
     limit = s.rule_out_share * expected
     if (expected > 0 and high < limit) or (expected < 0 and low > limit):
         return (
-            f"the two ends rule out the change reported ({expected:+.1%}): measured again"
-            f" ({len(before)} and {len(after)} values) they differ by {low:+.1%} .. {high:+.1%}"
-            f" at {s.rule_out_confidence:.0%}, less than {s.rule_out_share:.0%} of it"
+            f"the two ends rule out the change reported ({format_change(expected)}): measured"
+            f" again ({len(before)} and {len(after)} values) they differ by"
+            f" {format_change(low)} … {format_change(high)} at {s.rule_out_confidence:.0%},"
+            f" less than {s.rule_out_share:.0%} of it"
         )
     return None
 

@@ -158,9 +158,10 @@ def _change(at: str, ctx: SeriesContext, drill: Mapping[str, Any]) -> str:
             f" ({esc(format_levels(change['before'], change['after'], _unit(drill)))})"
         )
     name = f"change {esc(change['id'])}" if change.get("id") else "the change"
+    commits = change.get("commits", "?")
     return (
         f"<p>Narrows {name} of <strong>{esc(_metric(drill))}</strong>{where}{size};"
-        f" {change.get('commits', '?')} commits after <code>"
+        f" {esc(commits)} commit{'' if commits == 1 else 's'} after <code>"
         f"{esc(str(change.get('before_sha', ''))[:12])}</code> up to <code>"
         f"{esc(str(change.get('after_sha', ''))[:12])}</code>.</p>\n"
     )
