@@ -68,7 +68,7 @@ def test_conduct_parse_on_the_command_line(
         conduct_id = store_run(store, [{"source.step1": "VALUE 7 ms lat\n"}])
     assert main(["conduct", "--parse", str(conduct_id), "--parser", "value", "--store", url]) == 0
     out = capsys.readouterr().out
-    assert ["1", "lat", "7", "ms"] in [line.split() for line in out.splitlines()]
+    assert ["1", "lat", "7.00", "ms"] in [line.split() for line in out.splitlines()]
     assert f"conductor run {conduct_id}: 1 values from 1 trials stored" in out
     with Store.open(url) as store:
         assert store.conduct.values(conduct_id) == [ConductValue(1, "lat", 7.0, "ms")]

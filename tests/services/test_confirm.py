@@ -121,7 +121,7 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     text = capsys.readouterr().out
     assert "REGRESSION (not confirmed by a re-measure) 1:5" in text
     assert "not confirmed by a re-measure: its two checkouts measured once more" in text
-    assert "did not hold (the change: +10.0%)" in text
+    assert "did not hold (the change: +10.0 %)" in text
     assert main(["changes", "-c", str(config_path), "--format", "json"]) == 0
     (listed,) = json.loads(capsys.readouterr().out)["changes"]
     assert listed["confirmed_by_remeasure"] is False

@@ -342,9 +342,9 @@ def _run_json(summary: ConductSummary) -> dict[str, Any]:
 
 
 def _print_parsed(parsed: Parsed) -> int:
-    rows = [["trial", "name", "value", "unit"]]
+    rows = [["trial", "name", "value"]]
     for trial, values in parsed.values.items():
-        rows += [[str(trial), v.name, format_value(v.value, v.unit), v.unit] for v in values]
+        rows += [[str(trial), v.name, format_value(v.value, v.unit)] for v in values]
     if len(rows) > 1:
         print(format_table(rows))
     for trial, why in parsed.missing.items():
