@@ -62,10 +62,10 @@ def test_the_series_page_lists_them_under_other_findings(site: Published) -> Non
     findings = page.split("<h2>Other findings</h2>", 1)[1].split("</ul>", 1)[0]
     drift, excursion = re.findall(r"<li [^\n]*</li>", findings)
     checkout = f"series-{sid}/checkout.html#c="
-    assert drift.startswith('<li class="drift"><b>drift</b> of bench.rate [ops/s]: -2.')
+    assert drift.startswith('<li class="drift"><b>drift</b> of bench.rate [ops/s]: ▼ -2.')
     assert f'over checkouts <a href="{checkout}0">0 (' in drift
     assert f'to <a href="{checkout}{COUNT - 1}">{COUNT - 1} (' in drift
-    assert excursion.startswith('<li class="excursion"><b>excursion</b> of bench.time [ms]: +30.')
+    assert excursion.startswith('<li class="excursion"><b>excursion</b> of bench.time [ms]: ▲ +30.')
     assert "(worse)" in excursion
     assert f'over checkouts <a href="{checkout}20">20 (2024-' in excursion
     assert f'to <a href="{checkout}22">22 (2024-' in excursion
