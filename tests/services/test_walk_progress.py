@@ -24,7 +24,7 @@ def test_each_checkout_is_told_done_once_and_a_failed_build_once(
     run_series(config, RunOptions(repetitions=2), told.append)
     done = [p for p in told if p.kind == CHECKOUT_DONE]
     assert sorted(p.checkout - 1 for p in done) == [i for i in range(CHECKOUTS) if i != BROKEN]
-    assert {p.message for p in done} <= {"latency.latency 100 ms", "latency.latency 130 ms"}
+    assert {p.message for p in done} <= {"latency.latency 100.0 ms", "latency.latency 130.0 ms"}
     (failed,) = [p for p in told if p.kind == BUILD_FAILED]
     assert failed.checkout - 1 == BROKEN
     assert failed.message.startswith("build failed (NOEXIST): ")

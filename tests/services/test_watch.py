@@ -110,7 +110,7 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
         assert drill.answer["culprit"] == ids[26]
         assert drill.answer["builds"] <= 12
         assert store.seen.keys() == {(1, ids[23], ids[27])}
-    assert "new regression: latency.latency +20" in out
+    assert "new regression: latency.latency ▲ +20.0 % worse" in out
     assert f"culprit found by drill {drill.series_id}: {ids[26][:10]} Make it slower" in out
     assert "perfwalk triage 1:7 --state acknowledged" in out
     assert f'href="series-{drill.series_id}.html"' in site.read_text(encoding="utf-8")
