@@ -47,7 +47,7 @@ def test_a_drill_across_a_known_change_is_judged_and_the_others_are_reported() -
     others = other_changes(events, answers, LINE)
     assert [o.target for o in others] == [answers[2].target, answers[3].target]
     assert others[0].detail == (
-        "regression checksum.checksum -3.6% between checkouts 3 and 4; "
+        "regression checksum.checksum -3.6 % between checkouts 3 and 4; "
         "drill 4 answered CULPRIT 010101010101 'commit 01'"
     )
     assert others[1].detail.endswith("drill 5 answered NO-CHANGE")
