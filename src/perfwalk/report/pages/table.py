@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfwalk.analysis.levels import levels
+from perfwalk.analysis.levels import Level, levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
@@ -250,20 +250,8 @@ def shown_texts(shown: Shown | None, unit: str = "") -> list[str]:
     """from, median, relative deviation, extremes, count of a level ("" each for none)."""
     if shown is None:
         return [""] * (len(STAT_HEADERS) - 1)
-    x = shown.level
-    title = (
-        f"checkouts {shown.first}–{shown.last}: mean "
-        f"{number(x.mean, unit)}, sd {number(x.sd, unit)}"
-    )
-    if not shown.whole:
-        title += " (the newest level: as far as this page goes)"
-    return [
-        f'<span title="{esc(title)}">#{shown.first}</span>',
-        esc(number(x.median, unit)),
-        _rsd(x.rsd),
-        f"{esc(number(x.min, unit))} … {esc(number(x.max, unit))}",
-        str(x.n),
-    ]
+    cut = "" if shown.whole else " (the newest level: as far as this page goes)"
+    return _level_cells(shown.first, shown.last, shown.level, unit, cut)
 
 
 def level_texts(
@@ -277,14 +265,22 @@ def level_texts(
     if not found:
         return [""] * (len(STAT_HEADERS) - 1)
     last = found[-1]
-    first, final = idxs[last.first], idxs[last.last]
-    title = f"checkouts {first}–{final}: mean {number(last.mean, unit)}, sd {number(last.sd, unit)}"
+    return _level_cells(idxs[last.first], idxs[last.last], last, unit)
+
+
+def _level_cells(first: int, last: int, level: Level, unit: str, note: str = "") -> list[str]:
+    """A level's cells (checkouts ``first`` to ``last``): from (its mean and deviation
+    as tooltip), median, relative deviation, extremes, count."""
+    title = (
+        f"checkouts {first}–{last}: mean {number(level.mean, unit)}, "
+        f"sd {number(level.sd, unit)}{note}"
+    )
     return [
         f'<span title="{esc(title)}">#{first}</span>',
-        esc(number(last.median, unit)),
-        _rsd(last.rsd),
-        f"{esc(number(last.min, unit))} … {esc(number(last.max, unit))}",
-        str(last.n),
+        esc(number(level.median, unit)),
+        _rsd(level.rsd),
+        f"{esc(number(level.min, unit))} … {esc(number(level.max, unit))}",
+        str(level.n),
     ]
 
 
