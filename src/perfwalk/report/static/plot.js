@@ -465,7 +465,8 @@
             pwQuirk: open,
             pwTip: tip,
             itemStyle: { color: "rgba(96, 48, 192, 0.07)" },
-            label: { color: "#6030c0", position: "insideTop" },
+            /* its letter once: on its line when the line is drawn here */
+            label: { show: !(x !== null && first), color: "#6030c0", position: "insideTop" },
           },
           { xAxis: byOrder ? range[3] : range[1] },
         ]);
