@@ -81,3 +81,65 @@ def test_tokens_are_kept_as_digests_and_found_by_the_token(store: Store, raw: ob
     assert store.tokens.revoke("ci")
     assert not store.tokens.revoke("ci")
     assert store.tokens.find(token) is None
+
+
+def test_pushes_stored_together_make_the_rows_of_pushes_stored_one_by_one(store: Store) -> None:
+    # a repeated commit, an older commit placed before two of the lot, another branch
+    lot = [
+        _push("c" * 40, 2, 1.0),
+        _push("d" * 40, 3, 2.0),
+        _push("c" * 40, 2, 1.1),
+        _push("a" * 40, 0, 3.0),
+        _push("a" * 40, 0, 3.1, branch="next"),
+        _push("d" * 40, 3, 2.1),
+    ]
+    together = store.pushes.add_many(lot)
+    one_by_one = [store.pushes.add(_push_on(push, "later")) for push in lot]
+    assert [
+        (r.checkout_idx, r.repetition_idx, r.new_series, r.new_checkout, r.values) for r in together
+    ] == [
+        (r.checkout_idx, r.repetition_idx, r.new_series, r.new_checkout, r.values)
+        for r in one_by_one
+    ]
+    assert [r.checkout_idx for r in together[:2]] == [0, 1]  # then moved up by the third
+    for lot_series, alone_series in ((together[0], one_by_one[0]), (together[4], one_by_one[4])):
+        assert store.passed_values(lot_series.series_id) == store.passed_values(
+            alone_series.series_id
+        )
+        assert [c.sha for c in store.checkouts(lot_series.series_id)] == [
+            c.sha for c in store.checkouts(alone_series.series_id)
+        ]
+    assert [(v[0], v[1], v[5]) for v in store.passed_values(together[0].series_id)] == [
+        (0, 0, 3.0),
+        (1, 0, 1.0),
+        (1, 1, 1.1),
+        (2, 0, 2.0),
+        (2, 1, 2.1),
+    ]
+    assert _packs(store, together[0].series_id) == _packs(store, one_by_one[0].series_id)
+    assert len(_packs(store, together[0].series_id)) == 3
+
+
+def _packs(store: Store, series_id: int) -> list[tuple[int, bytes, bytes, str]]:
+    """The packs of a series by checkout index: what each holds but row ids."""
+    ck, pk = schema.checkout, schema.checkout_pack
+    query = (
+        select(ck.c.idx, pk.c.vals, pk.c.stats, pk.c.head)
+        .join(pk, pk.c.checkout_id == ck.c.id)
+        .where(ck.c.series_id == series_id)
+        .order_by(ck.c.idx)
+    )
+    with store._read("look") as conn:
+        return [tuple(row) for row in conn.execute(query)]
+
+
+def _push_on(push: NewPush, project: str) -> NewPush:
+    return NewPush(
+        project=project,
+        branch=push.branch,
+        host=push.host,
+        commit=push.commit,
+        results=push.results,
+        started_at=push.started_at,
+        finished_at=push.finished_at,
+    )

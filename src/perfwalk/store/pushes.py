@@ -100,12 +100,10 @@ class PushRecords(StorePart):
             if len(pushes) == 1
             else f"store {len(pushes)} pushes"
         )
-        done: list[PushedRow] = []
         with self._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
-            for push, parts in zip(pushes, packed, strict=True):
-                done.append(_add(conn, push, parts))
+            done = _add_all(conn, pushes, packed)
             for checkout_id in dict.fromkeys(row.checkout_id for row in done):
                 packs.refresh(conn, checkout_id)
         return done
@@ -120,67 +118,110 @@ class PushRecords(StorePart):
         return None if found is None else int(found)
 
 
-def _add(conn: Connection, push: NewPush, packed: list[dict[str, Any]]) -> PushedRow:
-    """Store one push within the open transaction ``conn`` (its pack aside)."""
-    series_id, new_series = _target(conn, push)
-    checkout_id, checkout_idx, new_checkout = _checkout(conn, series_id, push)
-    rep_idx = int(
-        conn.scalar(
-            select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
-                _rp.c.checkout_id == checkout_id
+def _add_all(
+    conn: Connection, pushes: Sequence[NewPush], packed: list[list[dict[str, Any]]]
+) -> list[PushedRow]:
+    """Store ``pushes`` within the open transaction ``conn`` (their packs aside): each
+    series, checkout and next repetition index found once for the lot, then the rows
+    of every kind inserted together."""
+    series_ids: dict[tuple[str, str, str], int] = {}
+    # series id -> commit -> [checkout id, index]: indexes move up as the lot places
+    # older commits before them
+    places: dict[int, dict[str, list[int]]] = {}
+    next_rep: dict[int, int] = {}
+    placed: list[tuple[int, bool, int, int, bool, int]] = []
+    for push in pushes:
+        key = (push.project, push.branch, push.host)
+        new_series = key not in series_ids
+        if new_series:
+            series_ids[key], new_series = _target(conn, push)
+        series_id = series_ids[key]
+        known = places.setdefault(series_id, {})
+        place = known.get(push.commit.id)
+        new_checkout = place is None
+        if place is None:
+            checkout_id, idx, new_checkout = _checkout(conn, series_id, push)
+            if new_checkout:
+                for other in known.values():
+                    if other[1] >= idx:
+                        other[1] += 1
+            place = known[push.commit.id] = [checkout_id, idx]
+        checkout_id, checkout_idx = place
+        if checkout_id not in next_rep:
+            next_rep[checkout_id] = int(
+                conn.scalar(
+                    select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
+                        _rp.c.checkout_id == checkout_id
+                    )
+                )
             )
-        )
-    )
-    repetition_id = int(
-        conn.execute(
-            _rp.insert()
-            .values(
-                checkout_id=checkout_id,
-                idx=rep_idx,
-                started_at=push.started_at,
-                finished_at=push.finished_at,
-                between_status=None,
-                between_log_id=None,
-            )
-            .returning(_rp.c.id)
-        ).scalar_one()
-    )
-    log_ids = insert_returning_ids(conn, schema.log, packed)
-    result_ids = insert_returning_ids(
+        rep_idx = next_rep[checkout_id]
+        next_rep[checkout_id] += 1
+        placed.append((series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx))
+    repetition_ids = insert_returning_ids(
         conn,
-        _rs,
+        _rp,
         [
-            result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
-            for i, result in enumerate(push.results)
+            {
+                "checkout_id": checkout_id,
+                "idx": rep_idx,
+                "started_at": push.started_at,
+                "finished_at": push.finished_at,
+                "between_status": None,
+                "between_log_id": None,
+            }
+            for push, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
+                pushes, placed, strict=True
+            )
         ],
     )
-    values = [
-        {
-            "result_id": result_id,
-            "name": value.name,
-            "unit": value.unit,
-            "value": value.value,
-            "direction": Direction(direction).value,
-        }
-        for result, result_id in zip(push.results, result_ids, strict=True)
-        for value, direction in result.values
+    log_ids = iter(insert_returning_ids(conn, schema.log, [row for rows in packed for row in rows]))
+    result_rows = [
+        result.row(repetition_id, next(log_ids), next(log_ids))
+        for push, repetition_id in zip(pushes, repetition_ids, strict=True)
+        for result in push.results
     ]
+    result_ids = iter(insert_returning_ids(conn, _rs, result_rows))
+    values: list[dict[str, Any]] = []
+    counts: list[int] = []
+    for push in pushes:
+        before = len(values)
+        for result in push.results:
+            result_id = next(result_ids)
+            values.extend(
+                {
+                    "result_id": result_id,
+                    "name": value.name,
+                    "unit": value.unit,
+                    "value": value.value,
+                    "direction": Direction(direction).value,
+                }
+                for value, direction in result.values
+            )
+        counts.append(len(values) - before)
     if values:
         conn.execute(_v.insert(), values)
-    conn.execute(
-        _s.update()
-        .where(_s.c.id == series_id)
-        .values(finished_at=push.finished_at, to_spec=push.branch)
-    )
-    return PushedRow(
-        series_id=series_id,
-        checkout_id=checkout_id,
-        checkout_idx=checkout_idx,
-        repetition_idx=rep_idx,
-        new_series=new_series,
-        new_checkout=new_checkout,
-        values=len(values),
-    )
+    last = {series_id: push for push, (series_id, *_rest) in zip(pushes, placed, strict=True)}
+    for series_id, push in last.items():
+        conn.execute(
+            _s.update()
+            .where(_s.c.id == series_id)
+            .values(finished_at=push.finished_at, to_spec=push.branch)
+        )
+    return [
+        PushedRow(
+            series_id=series_id,
+            checkout_id=checkout_id,
+            checkout_idx=checkout_idx,
+            repetition_idx=rep_idx,
+            new_series=new_series,
+            new_checkout=new_checkout,
+            values=count,
+        )
+        for (series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx), count in zip(
+            placed, counts, strict=True
+        )
+    ]
 
 
 def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
