@@ -3,6 +3,9 @@ commit-date order, a repetition per push; and the API's tokens, kept as digests.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,7 +13,7 @@ from sqlalchemy import select
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction, Log, Status, Value
-from perfwalk.store import NewResult, Store, schema
+from perfwalk.store import NewResult, Store, packs, schema
 from perfwalk.store.pushes import NewPush
 from perfwalk.store.tokens import digest_of, new_token
 
@@ -143,3 +146,31 @@ def _push_on(push: NewPush, project: str) -> NewPush:
         started_at=push.started_at,
         finished_at=push.finished_at,
     )
+
+
+def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: Store) -> None:
+    def push(values: tuple[tuple[str, float], ...], status: Status = Status.PASS) -> NewPush:
+        result = NewResult(
+            test="bench",
+            status=status,
+            stdout=Log.of(b"{}"),
+            values=tuple((Value(name, v, "s"), Direction.LOWER) for name, v in values),
+        )
+        return dataclasses.replace(_push("c" * 40, 2, 0.0), results=(result,))
+
+    store.pushes.add(push((("mean", 1.0),)))
+    store.pushes.add_many([push((("mean", 1.1), ("max", 2.0))), push((("mean", math.nan),))])
+    store.pushes.add(push((("mean", 0.5), ("min", 0.1)), Status.FAIL))
+    done = store.pushes.add_many([push((("max", 2.2),)), push((("mean", 1.2),))])
+    kept = _pack_row(store, done[0].checkout_id)
+    with store._write("pack again") as conn:
+        packs.refresh(conn, done[0].checkout_id)
+    assert _pack_row(store, done[0].checkout_id) == kept
+    assert json.loads(str(kept[2]))["reps"] == [0, 1, 2, 3, 4, 5]
+    assert [m[1] for m in json.loads(str(kept[2]))["metrics"]] == ["mean", "max", "min"]
+
+
+def _pack_row(store: Store, checkout_id: int) -> tuple[object, ...]:
+    pk = schema.checkout_pack
+    with store._read("look") as conn:
+        return tuple(conn.execute(select(pk).where(pk.c.checkout_id == checkout_id)).one())

@@ -84,7 +84,8 @@ class PushRecords(StorePart):
     def add_many(self, pushes: Sequence[NewPush]) -> list[PushedRow]:
         """Store ``pushes`` in one transaction, in their order, as :meth:`add` stores
         each (the same rows as one after the other); the pack of each checkout they
-        reach is rebuilt once. All are stored, or (an error) none."""
+        reach is written once (its new repetitions added to it). All are stored, or
+        (an error) none."""
         secrets = self._db.log_secrets
         packed = [
             [
@@ -103,9 +104,16 @@ class PushRecords(StorePart):
         with self._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
-            done = _add_all(conn, pushes, packed)
-            for checkout_id in dict.fromkeys(row.checkout_id for row in done):
-                packs.refresh(conn, checkout_id)
+            done, repetition_ids = _add_all(conn, pushes, packed)
+            added: dict[int, list[int]] = {}
+            made = {row.checkout_id for row in done if row.new_checkout}
+            for row, repetition_id in zip(done, repetition_ids, strict=True):
+                added.setdefault(row.checkout_id, []).append(repetition_id)
+            for checkout_id, own in added.items():
+                if checkout_id in made:
+                    packs.refresh(conn, checkout_id)
+                else:
+                    packs.extend(conn, checkout_id, own)
         return done
 
     def series_of(self, project: str, branch: str, host: str) -> int | None:
@@ -120,10 +128,10 @@ class PushRecords(StorePart):
 
 def _add_all(
     conn: Connection, pushes: Sequence[NewPush], packed: list[list[dict[str, Any]]]
-) -> list[PushedRow]:
+) -> tuple[list[PushedRow], list[int]]:
     """Store ``pushes`` within the open transaction ``conn`` (their packs aside): each
     series, checkout and next repetition index found once for the lot, then the rows
-    of every kind inserted together."""
+    of every kind inserted together. Where each was stored, and its repetition's id."""
     series_ids: dict[tuple[str, str, str], int] = {}
     # series id -> commit -> [checkout id, index]: indexes move up as the lot places
     # older commits before them
@@ -208,7 +216,7 @@ def _add_all(
             .where(_s.c.id == series_id)
             .values(finished_at=push.finished_at, to_spec=push.branch)
         )
-    return [
+    done = [
         PushedRow(
             series_id=series_id,
             checkout_id=checkout_id,
@@ -222,6 +230,7 @@ def _add_all(
             placed, counts, strict=True
         )
     ]
+    return done, repetition_ids
 
 
 def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
