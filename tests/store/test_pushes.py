@@ -14,7 +14,7 @@ from sqlalchemy import select
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction, Log, Status, Value
 from perfwalk.store import NewResult, Store, packs, schema
-from perfwalk.store.pushes import NewPush
+from perfwalk.store.pushes import NewPush, TokenGone
 from perfwalk.store.tokens import digest_of, new_token
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -174,3 +174,16 @@ def _pack_row(store: Store, checkout_id: int) -> tuple[object, ...]:
     pk = schema.checkout_pack
     with store._read("look") as conn:
         return tuple(conn.execute(select(pk).where(pk.c.checkout_id == checkout_id)).one())
+
+
+def test_a_push_whose_token_is_gone_is_refused_in_its_transaction(store: Store) -> None:
+    token = new_token()
+    store.tokens.add("ci", ["push"], token, who="ada@lab", at=T0)
+    kept = dataclasses.replace(_push("c" * 40, 2, 1.0), token_digest=digest_of(token))
+    assert store.pushes.add(kept).values == 1
+    assert store.tokens.revoke("ci")
+    with pytest.raises(TokenGone, match="revoked"):
+        store.pushes.add_many([_push("d" * 40, 3, 2.0), kept])
+    series = store.pushes.series_of("demo", "main", "ci-1")
+    assert series is not None
+    assert [c.sha[0] for c in store.checkouts(series)] == ["c"]  # nothing of the lot

@@ -19,8 +19,8 @@ from fastapi.responses import JSONResponse
 
 from perfwalk import __version__
 from perfwalk.analysis.thresholds import CONFIGURED
-from perfwalk.api.bodies import JobBody, PushBody, TriageBody
-from perfwalk.api.guard import ApiError, BodyLimit, bearer, error_body
+from perfwalk.api.bodies import JobBody, PushAnswer, PushBody, TriageBody
+from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, BodyLimit, KnownTokens, bearer, error_body
 from perfwalk.config.model import Config
 from perfwalk.errors import ParseError, PerfwalkError, StoreError, UsageError
 from perfwalk.numbers import finite_document, finite_or_none
@@ -30,7 +30,7 @@ from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
-from perfwalk.store.pushes import NewPush, PushedRow
+from perfwalk.store.pushes import NewPush, PushedRow, TokenGone
 
 #: Queues a job: (configuration, kind, parameters) → its id.
 Submitter = Callable[[Config, str, Mapping[str, Any]], int]
@@ -70,6 +70,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
 
     # concurrent pushes are written together, each answered once committed
     pushes = PushWriter(write_pushes)
+    known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
 
     def _not_found(err: StoreError, field: str) -> ApiError:
@@ -130,9 +131,15 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
         )
         return document
 
-    @router.post("/push", status_code=201, summary="store a result made elsewhere (scope push)")
-    def push(body: PushBody, authorization: Authorization = None) -> dict[str, Any]:
-        bearer(store, authorization, "push")
+    @router.post(
+        "/push",
+        status_code=201,
+        summary="store a result made elsewhere (scope push)",
+        response_model=None,  # answered as it is: no second trip through a thread
+        responses={201: {"model": PushAnswer, "description": "stored and committed"}},
+    )
+    def push(body: PushBody, authorization: Authorization = None) -> JSONResponse:
+        _row, digest = known_tokens.bearer(store, authorization, "push")
         request = PushRequest(
             format=body.format,
             text=body.text,
@@ -146,10 +153,13 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             author=body.author,
         )
         try:
-            done = pushes.store(request)
+            done = pushes.store(request, token_digest=digest)
         except ParseError as err:
             raise ApiError(422, "text", str(err)) from None
-        return {
+        except TokenGone:
+            known_tokens.forget(digest)
+            raise ApiError(401, "authorization", UNKNOWN_TOKEN) from None
+        answer = {
             "series": done.series_id,
             "checkout": done.checkout_idx,
             "repetition": done.repetition_idx,
@@ -157,6 +167,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             "new_series": done.new_series,
             "new_checkout": done.new_checkout,
         }
+        return JSONResponse(answer, status_code=201)
 
     @router.post(
         "/changes/{change_id}/triage",

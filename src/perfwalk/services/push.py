@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from perfwalk.model import Commit, Log, Status
@@ -116,8 +116,18 @@ class PushWriter:
         self._thread = threading.Thread(target=self._run, name="push-writer", daemon=True)
         self._thread.start()
 
-    def store(self, request: PushRequest, *, now: datetime | None = None) -> PushedRow:
-        push = prepared_push(request, now=now or datetime.now(UTC))
+    def store(
+        self,
+        request: PushRequest,
+        *,
+        now: datetime | None = None,
+        token_digest: str | None = None,
+    ) -> PushedRow:
+        """Store ``request``; ``token_digest``: that of the token it came with, which
+        must still exist when it is committed (``TokenGone`` otherwise)."""
+        push = replace(
+            prepared_push(request, now=now or datetime.now(UTC)), token_digest=token_digest
+        )
         done: Future[PushedRow] = Future()
         self._waiting.put((push, done))
         return done.result()

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, text
 
+from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import insert_or_keep, insert_returning_ids
@@ -39,6 +40,7 @@ _cc = schema.checkout_commit
 _rp = schema.repetition
 _rs = schema.result
 _v = schema.value
+_t = schema.api_token
 
 #: Key of the PostgreSQL advisory lock that serialises pushes ("push").
 _PG_PUSH_LOCK = 0x70757368
@@ -58,6 +60,13 @@ class NewPush:
     results: tuple[NewResult, ...]
     started_at: datetime
     finished_at: datetime
+    #: the digest of the API token that pushed it: stored only if that token still
+    #: exists when the push is committed (:class:`TokenGone` otherwise); None: no token
+    token_digest: str | None = None
+
+
+class TokenGone(StoreError):
+    """A push whose token was revoked before it could be committed: nothing stored."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +113,7 @@ class PushRecords(StorePart):
         with self._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
+            _check_tokens(conn, pushes, self._db.shown)
             done, repetition_ids = _add_all(conn, pushes, packed)
             added: dict[int, list[int]] = {}
             made = {row.checkout_id for row in done if row.new_checkout}
@@ -124,6 +134,20 @@ class PushRecords(StorePart):
         with self._read("find a push series") as conn:
             found = conn.scalar(query)
         return None if found is None else int(found)
+
+
+def _check_tokens(conn: Connection, pushes: Sequence[NewPush], shown: str) -> None:
+    """:class:`TokenGone` unless the token of each push that names one still exists
+    (read in the push's transaction: a token revoked before it is refused)."""
+    wanted = {push.token_digest for push in pushes if push.token_digest is not None}
+    if not wanted:
+        return
+    known = set(conn.execute(select(_t.c.digest).where(_t.c.digest.in_(wanted))).scalars())
+    if wanted - known:
+        raise TokenGone(
+            f"result store {shown}: the token of a push was revoked before it was stored",
+            hint="push again with a token that `perfwalk tokens list` shows",
+        )
 
 
 def _add_all(
