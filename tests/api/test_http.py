@@ -348,3 +348,18 @@ def test_pushes_from_tokens_known_to_the_api_are_stored_once_each(api: Api) -> N
     values = httpx.get(f"{base}/series/{series['id']}/values").json()
     means = sorted(v["value"] for v in values if v["name"] == "mean")
     assert means == sorted(1.0 + n / 100 for n in range(24))
+
+
+def test_a_large_pushed_file_is_parsed_and_stored_or_refused_like_a_small_one(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    headers = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+    document = json.loads(hyperfine(0.5))
+    document["results"][0]["times"] = [0.5] * 20_000  # some 100 KiB: parsed in a thread
+    large = push_body("a" * 40, 1, 0.5, text=json.dumps(document))
+    assert len(large["text"]) > 64 * 1024
+    stored = httpx.post(f"{base}/push", json=large, headers=headers)
+    assert stored.status_code == 201, stored.text
+    assert stored.json()["values"] > 0
+    garbage = push_body("b" * 40, 2, 0.5, text="{" + "x" * 70_000)
+    refused = httpx.post(f"{base}/push", json=garbage, headers=headers)
+    assert (refused.status_code, error_of(refused)["field"]) == (422, "text")

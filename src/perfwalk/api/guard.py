@@ -132,15 +132,24 @@ class KnownTokens:
         self._found: dict[str, tuple[float, TokenRow]] = {}
         self._lock = threading.Lock()
 
+    def known(self, header: str | None, scope: str) -> tuple[TokenRow, str] | None:
+        """:func:`bearer` from here alone (no store read): None when the token was not
+        found lately."""
+        digest = digest_of(_token_of(header, scope))
+        with self._lock:
+            hit = self._found.get(digest)
+        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            return None
+        return _granting(hit[1], scope), digest
+
     def bearer(self, store: Store, header: str | None, scope: str) -> tuple[TokenRow, str]:
         """:func:`bearer`, from here when it was found lately; with the token's digest."""
+        found = self.known(header, scope)
+        if found is not None:
+            return found
         token = _token_of(header, scope)
         digest = digest_of(token)
         now = time.monotonic()
-        with self._lock:
-            hit = self._found.get(digest)
-        if hit is not None and now - hit[0] < self._ttl:
-            return _granting(hit[1], scope), digest
         row = store.tokens.find(token)
         if row is not None:
             with self._lock:

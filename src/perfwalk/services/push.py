@@ -125,12 +125,23 @@ class PushWriter:
     ) -> PushedRow:
         """Store ``request``; ``token_digest``: that of the token it came with, which
         must still exist when it is committed (``TokenGone`` otherwise)."""
+        return self.submit(request, now=now, token_digest=token_digest).result()
+
+    def submit(
+        self,
+        request: PushRequest,
+        *,
+        now: datetime | None = None,
+        token_digest: str | None = None,
+    ) -> Future[PushedRow]:
+        """:meth:`store` without waiting: the file is parsed now (its ParseError at
+        once), the future is done once the push is committed."""
         push = replace(
             prepared_push(request, now=now or datetime.now(UTC)), token_digest=token_digest
         )
         done: Future[PushedRow] = Future()
         self._waiting.put((push, done))
-        return done.result()
+        return done
 
     def close(self) -> None:
         """Write what is waiting, then stop the writer."""
