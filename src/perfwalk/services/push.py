@@ -10,10 +10,10 @@ with its unit's direction; the file itself is kept as the result's output. The
 The API writes concurrent pushes together (:class:`PushWriter`): a writer thread
 takes every push that arrived while the previous transaction ran (and those within a
 few milliseconds after the first) and stores them in one transaction: one commit and
-one rebuild of each checkout's pack for the lot instead of one each. A push is
+one write of each checkout's pack for the lot instead of one each. A push is
 answered only once its transaction is committed, so a 2xx still means stored; a
-batch that fails is written again one push at a time, so that one push's error is
-told to that push alone.
+batch that fails is written again one push at a time, so that one push's error (a
+token revoked meanwhile among them) is told to that push alone.
 """
 
 from __future__ import annotations
