@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -304,3 +305,61 @@ def test_perfwalk_push_end_to_end(api: Api, tmp_path: Path) -> None:
     assert {(v["test"], v["name"], v["value"]) for v in values} >= {
         ("pytest-benchmark", "test_parse.mean", 0.002)
     }
+
+
+def test_a_revoked_token_is_refused_at_once_and_a_new_one_accepted_at_once(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    with httpx.Client(headers={"Authorization": f"Bearer {api.token('ci', 'push')}"}) as ci:
+        for day in (1, 2):  # the second push finds the token known to the API
+            assert ci.post(f"{base}/push", json=push_body("a" * 40, day, 1.0)).status_code == 201
+        revoked = perfwalk("tokens", "revoke", "ci", "-c", str(api.config))
+        assert revoked.returncode == 0, revoked.stderr
+        refused = ci.post(f"{base}/push", json=push_body("b" * 40, 3, 1.0))
+        assert refused.status_code == 401, refused.text
+        assert error_of(refused)["field"] == "authorization"
+        assert "not known" in error_of(refused)["message"]
+        again = ci.post(f"{base}/push", json=push_body("b" * 40, 3, 1.0))
+        assert again.status_code == 401
+    renewed = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+    stored = httpx.post(f"{base}/push", json=push_body("b" * 40, 3, 1.0), headers=renewed)
+    assert stored.status_code == 201, stored.text
+    [series] = httpx.get(f"{base}/series").json()
+    values = httpx.get(f"{base}/series/{series['id']}/values").json()
+    # two pushes of a, one of b: the refused ones stored nothing
+    assert sorted({(v["commit"][0], v["repetition_idx"]) for v in values}) == [
+        ("a", 0),
+        ("a", 1),
+        ("b", 0),
+    ]
+
+
+def test_pushes_from_tokens_known_to_the_api_are_stored_once_each(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    headers = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+    bodies = [push_body(f"{n:040x}", 1 + n % 9, 1.0 + n / 100) for n in range(24)]
+
+    def push(body: dict[str, Any]) -> int:
+        with httpx.Client(headers=headers) as client:
+            return client.post(f"{base}/push", json=body).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(push, bodies)) == [201] * 24
+    [series] = httpx.get(f"{base}/series").json()
+    values = httpx.get(f"{base}/series/{series['id']}/values").json()
+    means = sorted(v["value"] for v in values if v["name"] == "mean")
+    assert means == sorted(1.0 + n / 100 for n in range(24))
+
+
+def test_a_large_pushed_file_is_parsed_and_stored_or_refused_like_a_small_one(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    headers = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+    document = json.loads(hyperfine(0.5))
+    document["results"][0]["times"] = [0.5] * 20_000  # some 100 KiB: parsed in a thread
+    large = push_body("a" * 40, 1, 0.5, text=json.dumps(document))
+    assert len(large["text"]) > 64 * 1024
+    stored = httpx.post(f"{base}/push", json=large, headers=headers)
+    assert stored.status_code == 201, stored.text
+    assert stored.json()["values"] > 0
+    garbage = push_body("b" * 40, 2, 0.5, text="{" + "x" * 70_000)
+    refused = httpx.post(f"{base}/push", json=garbage, headers=headers)
+    assert (refused.status_code, error_of(refused)["field"]) == (422, "text")

@@ -15,7 +15,8 @@ import pytest
 from perfwalk.errors import ParseError, StoreError
 from perfwalk.services.push import PushRequest, PushWriter
 from perfwalk.store import Store
-from perfwalk.store.pushes import NewPush, PushedRow
+from perfwalk.store.pushes import NewPush, PushedRow, TokenGone
+from perfwalk.store.tokens import digest_of, new_token
 
 
 def _request(k: int, *, branch: str = "main") -> PushRequest:
@@ -102,3 +103,29 @@ def test_a_push_that_cannot_be_stored_fails_alone(tmp_path: Path) -> None:
         writer.close()
         assert len(failed) == 1
         assert len(stored) == 5
+
+
+def test_a_push_whose_token_was_revoked_fails_alone_in_its_batch(tmp_path: Path) -> None:
+    with Store.open(f"sqlite:///{tmp_path}/s.db") as store:
+        kept, revoked = new_token(), new_token()
+        at = datetime(2024, 1, 1, tzinfo=UTC)
+        store.tokens.add("kept", ["push"], kept, who="ci", at=at)
+        store.tokens.add("gone", ["push"], revoked, who="ci", at=at)
+        assert store.tokens.revoke("gone")
+        batches: list[int] = []
+
+        def write(pushes: Sequence[NewPush]) -> list[PushedRow]:
+            batches.append(len(pushes))
+            return store.pushes.add_many(pushes)
+
+        writer = PushWriter(write, gather=0.2)  # all six in one batch, unless very slow
+        tokens = [digest_of(revoked if k == 3 else kept) for k in range(6)]
+        waiting = [writer.submit(_request(k), token_digest=tokens[k]) for k in range(6)]
+        with pytest.raises(TokenGone):
+            waiting[3].result()
+        rows = [done.result() for k, done in enumerate(waiting) if k != 3]
+        writer.close()
+        (series,) = store.list_series()
+        means = sorted(v.value for v in store.values(series.id) if v.name.endswith("mean"))
+        assert means == [1.0 + k for k in range(6) if k != 3]  # each stored once
+        assert len({(r.checkout_id, r.repetition_idx) for r in rows}) == 5

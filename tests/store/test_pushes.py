@@ -3,6 +3,9 @@ commit-date order, a repetition per push; and the API's tokens, kept as digests.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -10,8 +13,8 @@ from sqlalchemy import select
 
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction, Log, Status, Value
-from perfwalk.store import NewResult, Store, schema
-from perfwalk.store.pushes import NewPush
+from perfwalk.store import NewResult, Store, packs, schema
+from perfwalk.store.pushes import NewPush, TokenGone
 from perfwalk.store.tokens import digest_of, new_token
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -81,3 +84,106 @@ def test_tokens_are_kept_as_digests_and_found_by_the_token(store: Store, raw: ob
     assert store.tokens.revoke("ci")
     assert not store.tokens.revoke("ci")
     assert store.tokens.find(token) is None
+
+
+def test_pushes_stored_together_make_the_rows_of_pushes_stored_one_by_one(store: Store) -> None:
+    # a repeated commit, an older commit placed before two of the lot, another branch
+    lot = [
+        _push("c" * 40, 2, 1.0),
+        _push("d" * 40, 3, 2.0),
+        _push("c" * 40, 2, 1.1),
+        _push("a" * 40, 0, 3.0),
+        _push("a" * 40, 0, 3.1, branch="next"),
+        _push("d" * 40, 3, 2.1),
+    ]
+    together = store.pushes.add_many(lot)
+    one_by_one = [store.pushes.add(_push_on(push, "later")) for push in lot]
+    assert [
+        (r.checkout_idx, r.repetition_idx, r.new_series, r.new_checkout, r.values) for r in together
+    ] == [
+        (r.checkout_idx, r.repetition_idx, r.new_series, r.new_checkout, r.values)
+        for r in one_by_one
+    ]
+    assert [r.checkout_idx for r in together[:2]] == [0, 1]  # then moved up by the third
+    for lot_series, alone_series in ((together[0], one_by_one[0]), (together[4], one_by_one[4])):
+        assert store.passed_values(lot_series.series_id) == store.passed_values(
+            alone_series.series_id
+        )
+        assert [c.sha for c in store.checkouts(lot_series.series_id)] == [
+            c.sha for c in store.checkouts(alone_series.series_id)
+        ]
+    assert [(v[0], v[1], v[5]) for v in store.passed_values(together[0].series_id)] == [
+        (0, 0, 3.0),
+        (1, 0, 1.0),
+        (1, 1, 1.1),
+        (2, 0, 2.0),
+        (2, 1, 2.1),
+    ]
+    assert _packs(store, together[0].series_id) == _packs(store, one_by_one[0].series_id)
+    assert len(_packs(store, together[0].series_id)) == 3
+
+
+def _packs(store: Store, series_id: int) -> list[tuple[int, bytes, bytes, str]]:
+    """The packs of a series by checkout index: what each holds but row ids."""
+    ck, pk = schema.checkout, schema.checkout_pack
+    query = (
+        select(ck.c.idx, pk.c.vals, pk.c.stats, pk.c.head)
+        .join(pk, pk.c.checkout_id == ck.c.id)
+        .where(ck.c.series_id == series_id)
+        .order_by(ck.c.idx)
+    )
+    with store._read("look") as conn:
+        return [tuple(row) for row in conn.execute(query)]
+
+
+def _push_on(push: NewPush, project: str) -> NewPush:
+    return NewPush(
+        project=project,
+        branch=push.branch,
+        host=push.host,
+        commit=push.commit,
+        results=push.results,
+        started_at=push.started_at,
+        finished_at=push.finished_at,
+    )
+
+
+def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: Store) -> None:
+    def push(values: tuple[tuple[str, float], ...], status: Status = Status.PASS) -> NewPush:
+        result = NewResult(
+            test="bench",
+            status=status,
+            stdout=Log.of(b"{}"),
+            values=tuple((Value(name, v, "s"), Direction.LOWER) for name, v in values),
+        )
+        return dataclasses.replace(_push("c" * 40, 2, 0.0), results=(result,))
+
+    store.pushes.add(push((("mean", 1.0),)))
+    store.pushes.add_many([push((("mean", 1.1), ("max", 2.0))), push((("mean", math.nan),))])
+    store.pushes.add(push((("mean", 0.5), ("min", 0.1)), Status.FAIL))
+    done = store.pushes.add_many([push((("max", 2.2),)), push((("mean", 1.2),))])
+    kept = _pack_row(store, done[0].checkout_id)
+    with store._write("pack again") as conn:
+        packs.refresh(conn, done[0].checkout_id)
+    assert _pack_row(store, done[0].checkout_id) == kept
+    assert json.loads(str(kept[2]))["reps"] == [0, 1, 2, 3, 4, 5]
+    assert [m[1] for m in json.loads(str(kept[2]))["metrics"]] == ["mean", "max", "min"]
+
+
+def _pack_row(store: Store, checkout_id: int) -> tuple[object, ...]:
+    pk = schema.checkout_pack
+    with store._read("look") as conn:
+        return tuple(conn.execute(select(pk).where(pk.c.checkout_id == checkout_id)).one())
+
+
+def test_a_push_whose_token_is_gone_is_refused_in_its_transaction(store: Store) -> None:
+    token = new_token()
+    store.tokens.add("ci", ["push"], token, who="ada@lab", at=T0)
+    kept = dataclasses.replace(_push("c" * 40, 2, 1.0), token_digest=digest_of(token))
+    assert store.pushes.add(kept).values == 1
+    assert store.tokens.revoke("ci")
+    with pytest.raises(TokenGone, match="revoked"):
+        store.pushes.add_many([_push("d" * 40, 3, 2.0), kept])
+    series = store.pushes.series_of("demo", "main", "ci-1")
+    assert series is not None
+    assert [c.sha[0] for c in store.checkouts(series)] == ["c"]  # nothing of the lot

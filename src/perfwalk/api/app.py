@@ -9,6 +9,7 @@ without one, the job endpoints answer 501.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
@@ -16,11 +17,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from perfwalk import __version__
 from perfwalk.analysis.thresholds import CONFIGURED
-from perfwalk.api.bodies import JobBody, PushBody, TriageBody
-from perfwalk.api.guard import ApiError, BodyLimit, bearer, error_body
+from perfwalk.api.bodies import JobBody, PushAnswer, PushBody, TriageBody
+from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, BodyLimit, KnownTokens, bearer, error_body
 from perfwalk.config.model import Config
 from perfwalk.errors import ParseError, PerfwalkError, StoreError, UsageError
 from perfwalk.numbers import finite_document, finite_or_none
@@ -30,7 +32,7 @@ from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
-from perfwalk.store.pushes import NewPush, PushedRow
+from perfwalk.store.pushes import NewPush, PushedRow, TokenGone
 
 #: Queues a job: (configuration, kind, parameters) → its id.
 Submitter = Callable[[Config, str, Mapping[str, Any]], int]
@@ -38,6 +40,9 @@ Submitter = Callable[[Config, str, Mapping[str, Any]], int]
 JobLister = Callable[[Config], Sequence[Mapping[str, Any]]]
 
 PREFIX = "/api/v1"
+#: A pushed file up to this many characters is parsed on the event loop (a fraction of
+#: a millisecond, less than handing it to a thread); a larger one in a thread.
+PARSE_ON_LOOP = 64 * 1024
 Authorization = Annotated[str | None, Header(description="Bearer TOKEN")]
 
 
@@ -70,6 +75,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
 
     # concurrent pushes are written together, each answered once committed
     pushes = PushWriter(write_pushes)
+    known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
 
     def _not_found(err: StoreError, field: str) -> ApiError:
@@ -130,9 +136,20 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
         )
         return document
 
-    @router.post("/push", status_code=201, summary="store a result made elsewhere (scope push)")
-    def push(body: PushBody, authorization: Authorization = None) -> dict[str, Any]:
-        bearer(store, authorization, "push")
+    @router.post(
+        "/push",
+        status_code=201,
+        summary="store a result made elsewhere (scope push)",
+        response_model=None,  # answered as it is, not validated again
+        responses={201: {"model": PushAnswer, "description": "stored and committed"}},
+    )
+    async def push(body: PushBody, authorization: Authorization = None) -> JSONResponse:
+        # on the event loop: a token known lately, a small file's parsing, the wait
+        # for the writer; in a thread: a token read from the store, a large file
+        found = known_tokens.known(authorization, "push")
+        if found is None:
+            found = await run_in_threadpool(known_tokens.bearer, store, authorization, "push")
+        _row, digest = found
         request = PushRequest(
             format=body.format,
             text=body.text,
@@ -146,10 +163,17 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             author=body.author,
         )
         try:
-            done = pushes.store(request)
+            if len(body.text) > PARSE_ON_LOOP:
+                waiting = await run_in_threadpool(pushes.submit, request, token_digest=digest)
+            else:
+                waiting = pushes.submit(request, token_digest=digest)
+            done = await asyncio.wrap_future(waiting)
         except ParseError as err:
             raise ApiError(422, "text", str(err)) from None
-        return {
+        except TokenGone:
+            known_tokens.forget(digest)
+            raise ApiError(401, "authorization", UNKNOWN_TOKEN) from None
+        answer = {
             "series": done.series_id,
             "checkout": done.checkout_idx,
             "repetition": done.repetition_idx,
@@ -157,6 +181,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             "new_series": done.new_series,
             "new_checkout": done.new_checkout,
         }
+        return JSONResponse(answer, status_code=201)
 
     @router.post(
         "/changes/{change_id}/triage",

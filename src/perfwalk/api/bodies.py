@@ -57,6 +57,17 @@ class PushBody(_Body):
     author: str = Field(default="", max_length=255)
 
 
+class PushAnswer(BaseModel):
+    """Where a push was stored (201)."""
+
+    series: int = Field(description="the push series of its project, branch and host")
+    checkout: int = Field(description="the index of its commit's checkout in the series")
+    repetition: int = Field(description="the index of its repetition in the checkout")
+    values: int = Field(description="the values stored")
+    new_series: bool
+    new_checkout: bool
+
+
 class TriageBody(_Body):
     """A person's word on a change (what `perfwalk triage` stores)."""
 

@@ -6,17 +6,22 @@ only (never from a URL, which access logs keep) and never repeated in an answer.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from perfwalk.store import Store
-from perfwalk.store.tokens import TokenRow
+from perfwalk.store.tokens import TokenRow, digest_of
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The message of a 401 for a token the store does not know.
+UNKNOWN_TOKEN = "the token is not known (revoked, or mistyped): check it"
 
 
 class ApiError(Exception):
@@ -111,6 +116,56 @@ async def _answer(send: Send, status: int, field: str, message: str) -> None:
 def bearer(store: Store, header: str | None, scope: str) -> TokenRow:
     """The token of an ``Authorization`` header that grants ``scope``: 401 without a
     token or with one the store does not know, 403 when it lacks the scope."""
+    return _granting(store.tokens.find(_token_of(header, scope)), scope)
+
+
+class KnownTokens:
+    """The push tokens found in the store in the last ``ttl`` seconds, by digest (never
+    the token itself): a push whose token is here is not read again before it is
+    parsed, and its own transaction checks that the token still exists
+    (:class:`~perfwalk.store.pushes.TokenGone`: refused, and forgotten here). A token
+    made since is read from the store on its first use, like every unknown one."""
+
+    def __init__(self, ttl: float = 60.0, most: int = 256) -> None:
+        self._ttl = ttl
+        self._most = most
+        self._found: dict[str, tuple[float, TokenRow]] = {}
+        self._lock = threading.Lock()
+
+    def known(self, header: str | None, scope: str) -> tuple[TokenRow, str] | None:
+        """:func:`bearer` from here alone (no store read): None when the token was not
+        found lately."""
+        digest = digest_of(_token_of(header, scope))
+        with self._lock:
+            hit = self._found.get(digest)
+        if hit is None or time.monotonic() - hit[0] >= self._ttl:
+            return None
+        return _granting(hit[1], scope), digest
+
+    def bearer(self, store: Store, header: str | None, scope: str) -> tuple[TokenRow, str]:
+        """:func:`bearer`, from here when it was found lately; with the token's digest."""
+        found = self.known(header, scope)
+        if found is not None:
+            return found
+        token = _token_of(header, scope)
+        digest = digest_of(token)
+        now = time.monotonic()
+        row = store.tokens.find(token)
+        if row is not None:
+            with self._lock:
+                if len(self._found) >= self._most:
+                    self._found.clear()
+                self._found[digest] = (now, row)
+        return _granting(row, scope), digest
+
+    def forget(self, digest: str) -> None:
+        """Forget the token of ``digest`` (it was revoked)."""
+        with self._lock:
+            self._found.pop(digest, None)
+
+
+def _token_of(header: str | None, scope: str) -> str:
+    """The token of an ``Authorization: Bearer`` header; 401 without one."""
     if not header:
         raise ApiError(
             401,
@@ -121,11 +176,13 @@ def bearer(store: Store, header: str | None, scope: str) -> TokenRow:
     kind, _, token = header.partition(" ")
     if kind.lower() != "bearer" or not token.strip():
         raise ApiError(401, "authorization", "expected Authorization: Bearer TOKEN")
-    row = store.tokens.find(token.strip())
+    return token.strip()
+
+
+def _granting(row: TokenRow | None, scope: str) -> TokenRow:
+    """``row`` if it grants ``scope``: 401 for no token, 403 for one without it."""
     if row is None:
-        raise ApiError(
-            401, "authorization", "the token is not known (revoked, or mistyped): check it"
-        )
+        raise ApiError(401, "authorization", UNKNOWN_TOKEN)
     if scope not in row.scopes:
         raise ApiError(
             403,

@@ -10,10 +10,10 @@ with its unit's direction; the file itself is kept as the result's output. The
 The API writes concurrent pushes together (:class:`PushWriter`): a writer thread
 takes every push that arrived while the previous transaction ran (and those within a
 few milliseconds after the first) and stores them in one transaction: one commit and
-one rebuild of each checkout's pack for the lot instead of one each. A push is
+one write of each checkout's pack for the lot instead of one each. A push is
 answered only once its transaction is committed, so a 2xx still means stored; a
-batch that fails is written again one push at a time, so that one push's error is
-told to that push alone.
+batch that fails is written again one push at a time, so that one push's error (a
+token revoked meanwhile among them) is told to that push alone.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from perfwalk.model import Commit, Log, Status
@@ -116,11 +116,32 @@ class PushWriter:
         self._thread = threading.Thread(target=self._run, name="push-writer", daemon=True)
         self._thread.start()
 
-    def store(self, request: PushRequest, *, now: datetime | None = None) -> PushedRow:
-        push = prepared_push(request, now=now or datetime.now(UTC))
+    def store(
+        self,
+        request: PushRequest,
+        *,
+        now: datetime | None = None,
+        token_digest: str | None = None,
+    ) -> PushedRow:
+        """Store ``request``; ``token_digest``: that of the token it came with, which
+        must still exist when it is committed (``TokenGone`` otherwise)."""
+        return self.submit(request, now=now, token_digest=token_digest).result()
+
+    def submit(
+        self,
+        request: PushRequest,
+        *,
+        now: datetime | None = None,
+        token_digest: str | None = None,
+    ) -> Future[PushedRow]:
+        """:meth:`store` without waiting: the file is parsed now (its ParseError at
+        once), the future is done once the push is committed."""
+        push = replace(
+            prepared_push(request, now=now or datetime.now(UTC)), token_digest=token_digest
+        )
         done: Future[PushedRow] = Future()
         self._waiting.put((push, done))
-        return done.result()
+        return done
 
     def close(self) -> None:
         """Write what is waiting, then stop the writer."""

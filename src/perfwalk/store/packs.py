@@ -88,7 +88,42 @@ def refresh_all(conn: Connection) -> None:
             conn.execute(_pk.insert(), list(packs.values()))
 
 
-def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+def extend(conn: Connection, checkout_id: int, repetition_ids: Sequence[int]) -> None:
+    """Add the repetitions ``repetition_ids`` of one checkout, just stored, to its pack:
+    the pack :func:`refresh` would write, made from the pack and those repetitions'
+    rows alone (a checkout pushed to again and again is not read whole each time).
+    Without a pack of this format, or with a new repetition placed before one already
+    packed, the pack is built again from all its rows."""
+    found = conn.execute(select(_pk).where(_pk.c.checkout_id == checkout_id)).first()
+    if found is None or found.format != PACK_FORMAT:
+        refresh(conn, checkout_id)
+        return
+    head = json.loads(found.head)
+    detail = json.loads(found.detail)
+    reps, results, values, machine = _rows(conn, [checkout_id], repetition_ids)
+    own = reps.get(checkout_id, [])
+    if not own:
+        return
+    if head["reps"] and own[0][0] <= max(head["reps"]):
+        refresh(conn, checkout_id)
+        return
+    grid = _Grid.of(head, detail, found.vals, found.passed, width=len(head["reps"]) + len(own))
+    pack = grid.pack(checkout_id, own, results.get(checkout_id, []), values, machine)
+    conn.execute(_pk.update().where(_pk.c.checkout_id == checkout_id).values(pack))
+
+
+_Rows = tuple[
+    dict[int, list[tuple[Any, ...]]],
+    dict[int, list[tuple[Any, ...]]],
+    dict[int, list[tuple[Any, ...]]],
+    dict[int, dict[str, Any]],
+]
+
+
+def _rows(conn: Connection, ids: list[int], repetition_ids: Sequence[int] | None = None) -> _Rows:
+    """The repetitions and results of the checkouts ``ids`` by checkout, their values
+    by result, and the machine states of the repetitions as packs hold them; only the
+    repetitions ``repetition_ids`` when given."""
     reps_query = (
         select(_rp.c.checkout_id, _rp.c.idx, _rp.c.id, _rp.c.between_status, _rp.c.between_log_id)
         .where(_rp.c.checkout_id.in_(ids))
@@ -118,6 +153,11 @@ def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[s
         .where(_rp.c.checkout_id.in_(ids))
         .order_by(_rp.c.checkout_id, _rp.c.idx, _rs.c.id, _v.c.id)
     )
+    if repetition_ids is not None:
+        only = list(repetition_ids)
+        reps_query = reps_query.where(_rp.c.id.in_(only))
+        results_query = results_query.where(_rp.c.id.in_(only))
+        values_query = values_query.where(_rp.c.id.in_(only))
     reps: dict[int, list[tuple[Any, ...]]] = {}
     for checkout_id, *rest in conn.execute(reps_query):
         reps.setdefault(checkout_id, []).append(tuple(rest))
@@ -128,57 +168,104 @@ def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[s
     for result_id, *rest in conn.execute(values_query):
         values.setdefault(result_id, []).append(tuple(rest))
     states = checkout_states(conn, ids)
-    for checkout_id, own in reps.items():
-        machine = {
-            rep_id: _machine(states[rep_id]) for _idx, rep_id, *_rest in own if rep_id in states
-        }
-        yield checkout_id, _pack(checkout_id, own, results.get(checkout_id, []), values, machine)
-
-
-def _pack(
-    checkout_id: int,
-    reps: list[tuple[Any, ...]],
-    results: list[tuple[Any, ...]],
-    values: dict[int, list[tuple[Any, ...]]],
-    machine: dict[int, dict[str, Any]],
-) -> dict[str, Any]:
-    position = {rep_idx: pos for pos, (rep_idx, *_rest) in enumerate(reps)}
-    width = len(reps)
-    metrics: dict[tuple[str, str, str, str], int] = {}
-    grid: list[list[float]] = []
-    passed: list[list[float]] = []
-    stored_nan: list[list[int]] = []
-    worst: dict[str, int] = {}
-    nan = math.nan
-    for result_id, rep_idx, test, status, *_rest in results:
-        worst[test] = max(worst.get(test, 0), int(status))
-        pos = position[rep_idx]
-        for name, unit, direction, value in values.get(result_id, ()):
-            key = (test, name, unit, direction)
-            m = metrics.get(key)
-            if m is None:
-                m = metrics[key] = len(grid)
-                grid.append([nan] * width)
-                passed.append([nan] * width)
-            number = nan if value is None else float(value)
-            grid[m][pos] = number
-            if math.isnan(number):
-                stored_nan.append([m, pos])
-            if status == _PASS and math.isfinite(number):
-                passed[m][pos] = number
-    stats = array("d")
-    for row in passed:
-        found = moments([v for v in row if not math.isnan(v)])
-        stats.extend(found if found is not None else (0.0,) * STATS)
-    loaded = [pos for pos, (_idx, rep_id, *_rest) in enumerate(reps) if _loaded(machine, rep_id)]
-    head = {
-        "reps": [r[0] for r in reps],
-        "metrics": [list(k) for k in metrics],
-        "worst": worst,
-        "loaded": loaded,
+    machine = {
+        rep_id: _machine(states[rep_id])
+        for own in reps.values()
+        for _idx, rep_id, *_rest in own
+        if rep_id in states
     }
-    detail = {
-        "reps": [
+    return reps, results, values, machine
+
+
+def _build_chunk(conn: Connection, ids: list[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    reps, results, values, machine = _rows(conn, ids)
+    for checkout_id, own in reps.items():
+        grid = _Grid(len(own))
+        yield (
+            checkout_id,
+            grid.pack(checkout_id, own, results.get(checkout_id, []), values, machine),
+        )
+
+
+class _Grid:
+    """A pack in the making: its metrics, their values (metric × repetition), the
+    stored NaNs, the worst status of each test, and what its head and detail list of
+    the repetitions and results already in it."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.metrics: dict[tuple[str, str, str, str], int] = {}
+        self.grid: list[list[float]] = []
+        self.passed: list[list[float]] = []
+        self.stored_nan: list[list[int]] = []
+        self.worst: dict[str, int] = {}
+        self.reps: list[int] = []
+        self.loaded: list[int] = []
+        self.detail_reps: list[list[Any]] = []
+        self.detail_results: list[list[Any]] = []
+
+    @classmethod
+    def of(
+        cls, head: dict[str, Any], detail: dict[str, Any], vals: bytes, passed: bytes, width: int
+    ) -> _Grid:
+        """The grid of a stored pack, widened to ``width`` repetitions (NaN)."""
+        grid = cls(width)
+        old = len(head["reps"])
+        widen = [math.nan] * (width - old)
+        numbers, good = from_little_endian(vals), from_little_endian(passed)
+        for m, (test, name, unit, direction) in enumerate(head["metrics"]):
+            grid.metrics[(test, name, unit, direction)] = m
+            grid.grid.append([*numbers[m * old : (m + 1) * old], *widen])
+            grid.passed.append([*good[m * old : (m + 1) * old], *widen])
+        grid.stored_nan = detail["nan"]
+        grid.worst = dict(head["worst"])
+        grid.reps = list(head["reps"])
+        grid.loaded = list(head["loaded"])
+        grid.detail_reps = detail["reps"]
+        grid.detail_results = detail["results"]
+        return grid
+
+    def pack(
+        self,
+        checkout_id: int,
+        reps: list[tuple[Any, ...]],
+        results: list[tuple[Any, ...]],
+        values: dict[int, list[tuple[Any, ...]]],
+        machine: dict[int, dict[str, Any]],
+    ) -> dict[str, Any]:
+        """The pack row with ``reps`` (and their ``results``) after those already in."""
+        first = len(self.reps)
+        position = {rep_idx: first + pos for pos, (rep_idx, *_rest) in enumerate(reps)}
+        metrics, grid, passed, worst = self.metrics, self.grid, self.passed, self.worst
+        width = self.width
+        nan = math.nan
+        for result_id, rep_idx, test, status, *_rest in results:
+            worst[test] = max(worst.get(test, 0), int(status))
+            pos = position[rep_idx]
+            for name, unit, direction, value in values.get(result_id, ()):
+                key = (test, name, unit, direction)
+                m = metrics.get(key)
+                if m is None:
+                    m = metrics[key] = len(grid)
+                    grid.append([nan] * width)
+                    passed.append([nan] * width)
+                number = nan if value is None else float(value)
+                grid[m][pos] = number
+                if math.isnan(number):
+                    self.stored_nan.append([m, pos])
+                if status == _PASS and math.isfinite(number):
+                    passed[m][pos] = number
+        stats = array("d")
+        for row in passed:
+            found = moments([v for v in row if not math.isnan(v)])
+            stats.extend(found if found is not None else (0.0,) * STATS)
+        self.loaded.extend(
+            first + pos
+            for pos, (_idx, rep_id, *_rest) in enumerate(reps)
+            if _loaded(machine, rep_id)
+        )
+        self.reps.extend(r[0] for r in reps)
+        self.detail_reps.extend(
             [
                 idx,
                 rep_id,
@@ -187,8 +274,8 @@ def _pack(
                 machine.get(rep_id),
             ]
             for idx, rep_id, between, log in reps
-        ],
-        "results": [
+        )
+        self.detail_results.extend(
             [
                 rid,
                 rep_idx,
@@ -201,18 +288,23 @@ def _pack(
                 err,
             ]
             for rid, rep_idx, test, status, message, duration, code, out, err in results
-        ],
-        "nan": stored_nan,
-    }
-    return {
-        "checkout_id": checkout_id,
-        "format": PACK_FORMAT,
-        "head": _json(head),
-        "detail": _json(detail),
-        "vals": little_endian(array("d", [v for row in grid for v in row])),
-        "passed": little_endian(array("d", [v for row in passed for v in row])),
-        "stats": little_endian(stats),
-    }
+        )
+        head = {
+            "reps": self.reps,
+            "metrics": [list(k) for k in metrics],
+            "worst": worst,
+            "loaded": self.loaded,
+        }
+        detail = {"reps": self.detail_reps, "results": self.detail_results, "nan": self.stored_nan}
+        return {
+            "checkout_id": checkout_id,
+            "format": PACK_FORMAT,
+            "head": _json(head),
+            "detail": _json(detail),
+            "vals": little_endian(array("d", [v for row in grid for v in row])),
+            "passed": little_endian(array("d", [v for row in passed for v in row])),
+            "stats": little_endian(stats),
+        }
 
 
 def _loaded(machine: dict[int, dict[str, Any]], rep_id: int) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select, text
 
+from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import insert_or_keep, insert_returning_ids
@@ -39,6 +40,7 @@ _cc = schema.checkout_commit
 _rp = schema.repetition
 _rs = schema.result
 _v = schema.value
+_t = schema.api_token
 
 #: Key of the PostgreSQL advisory lock that serialises pushes ("push").
 _PG_PUSH_LOCK = 0x70757368
@@ -58,6 +60,13 @@ class NewPush:
     results: tuple[NewResult, ...]
     started_at: datetime
     finished_at: datetime
+    #: the digest of the API token that pushed it: stored only if that token still
+    #: exists when the push is committed (:class:`TokenGone` otherwise); None: no token
+    token_digest: str | None = None
+
+
+class TokenGone(StoreError):
+    """A push whose token was revoked before it could be committed: nothing stored."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,7 +93,8 @@ class PushRecords(StorePart):
     def add_many(self, pushes: Sequence[NewPush]) -> list[PushedRow]:
         """Store ``pushes`` in one transaction, in their order, as :meth:`add` stores
         each (the same rows as one after the other); the pack of each checkout they
-        reach is rebuilt once. All are stored, or (an error) none."""
+        reach is written once (its new repetitions added to it). All are stored, or
+        (an error) none."""
         secrets = self._db.log_secrets
         packed = [
             [
@@ -100,14 +110,20 @@ class PushRecords(StorePart):
             if len(pushes) == 1
             else f"store {len(pushes)} pushes"
         )
-        done: list[PushedRow] = []
         with self._write(action) as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
-            for push, parts in zip(pushes, packed, strict=True):
-                done.append(_add(conn, push, parts))
-            for checkout_id in dict.fromkeys(row.checkout_id for row in done):
-                packs.refresh(conn, checkout_id)
+            _check_tokens(conn, pushes, self._db.shown)
+            done, repetition_ids = _add_all(conn, pushes, packed)
+            added: dict[int, list[int]] = {}
+            made = {row.checkout_id for row in done if row.new_checkout}
+            for row, repetition_id in zip(done, repetition_ids, strict=True):
+                added.setdefault(row.checkout_id, []).append(repetition_id)
+            for checkout_id, own in added.items():
+                if checkout_id in made:
+                    packs.refresh(conn, checkout_id)
+                else:
+                    packs.extend(conn, checkout_id, own)
         return done
 
     def series_of(self, project: str, branch: str, host: str) -> int | None:
@@ -120,67 +136,125 @@ class PushRecords(StorePart):
         return None if found is None else int(found)
 
 
-def _add(conn: Connection, push: NewPush, packed: list[dict[str, Any]]) -> PushedRow:
-    """Store one push within the open transaction ``conn`` (its pack aside)."""
-    series_id, new_series = _target(conn, push)
-    checkout_id, checkout_idx, new_checkout = _checkout(conn, series_id, push)
-    rep_idx = int(
-        conn.scalar(
-            select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
-                _rp.c.checkout_id == checkout_id
-            )
+def _check_tokens(conn: Connection, pushes: Sequence[NewPush], shown: str) -> None:
+    """:class:`TokenGone` unless the token of each push that names one still exists
+    (read in the push's transaction: a token revoked before it is refused)."""
+    wanted = {push.token_digest for push in pushes if push.token_digest is not None}
+    if not wanted:
+        return
+    known = set(conn.execute(select(_t.c.digest).where(_t.c.digest.in_(wanted))).scalars())
+    if wanted - known:
+        raise TokenGone(
+            f"result store {shown}: the token of a push was revoked before it was stored",
+            hint="push again with a token that `perfwalk tokens list` shows",
         )
-    )
-    repetition_id = int(
-        conn.execute(
-            _rp.insert()
-            .values(
-                checkout_id=checkout_id,
-                idx=rep_idx,
-                started_at=push.started_at,
-                finished_at=push.finished_at,
-                between_status=None,
-                between_log_id=None,
+
+
+def _add_all(
+    conn: Connection, pushes: Sequence[NewPush], packed: list[list[dict[str, Any]]]
+) -> tuple[list[PushedRow], list[int]]:
+    """Store ``pushes`` within the open transaction ``conn`` (their packs aside): each
+    series, checkout and next repetition index found once for the lot, then the rows
+    of every kind inserted together. Where each was stored, and its repetition's id."""
+    series_ids: dict[tuple[str, str, str], int] = {}
+    # series id -> commit -> [checkout id, index]: indexes move up as the lot places
+    # older commits before them
+    places: dict[int, dict[str, list[int]]] = {}
+    next_rep: dict[int, int] = {}
+    placed: list[tuple[int, bool, int, int, bool, int]] = []
+    for push in pushes:
+        key = (push.project, push.branch, push.host)
+        new_series = key not in series_ids
+        if new_series:
+            series_ids[key], new_series = _target(conn, push)
+        series_id = series_ids[key]
+        known = places.setdefault(series_id, {})
+        place = known.get(push.commit.id)
+        new_checkout = place is None
+        if place is None:
+            checkout_id, idx, new_checkout = _checkout(conn, series_id, push)
+            if new_checkout:
+                for other in known.values():
+                    if other[1] >= idx:
+                        other[1] += 1
+            place = known[push.commit.id] = [checkout_id, idx]
+        checkout_id, checkout_idx = place
+        if checkout_id not in next_rep:
+            next_rep[checkout_id] = int(
+                conn.scalar(
+                    select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
+                        _rp.c.checkout_id == checkout_id
+                    )
+                )
             )
-            .returning(_rp.c.id)
-        ).scalar_one()
-    )
-    log_ids = insert_returning_ids(conn, schema.log, packed)
-    result_ids = insert_returning_ids(
+        rep_idx = next_rep[checkout_id]
+        next_rep[checkout_id] += 1
+        placed.append((series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx))
+    repetition_ids = insert_returning_ids(
         conn,
-        _rs,
+        _rp,
         [
-            result.row(repetition_id, log_ids[2 * i], log_ids[2 * i + 1])
-            for i, result in enumerate(push.results)
+            {
+                "checkout_id": checkout_id,
+                "idx": rep_idx,
+                "started_at": push.started_at,
+                "finished_at": push.finished_at,
+                "between_status": None,
+                "between_log_id": None,
+            }
+            for push, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
+                pushes, placed, strict=True
+            )
         ],
     )
-    values = [
-        {
-            "result_id": result_id,
-            "name": value.name,
-            "unit": value.unit,
-            "value": value.value,
-            "direction": Direction(direction).value,
-        }
-        for result, result_id in zip(push.results, result_ids, strict=True)
-        for value, direction in result.values
+    log_ids = iter(insert_returning_ids(conn, schema.log, [row for rows in packed for row in rows]))
+    result_rows = [
+        result.row(repetition_id, next(log_ids), next(log_ids))
+        for push, repetition_id in zip(pushes, repetition_ids, strict=True)
+        for result in push.results
     ]
+    result_ids = iter(insert_returning_ids(conn, _rs, result_rows))
+    values: list[dict[str, Any]] = []
+    counts: list[int] = []
+    for push in pushes:
+        before = len(values)
+        for result in push.results:
+            result_id = next(result_ids)
+            values.extend(
+                {
+                    "result_id": result_id,
+                    "name": value.name,
+                    "unit": value.unit,
+                    "value": value.value,
+                    "direction": Direction(direction).value,
+                }
+                for value, direction in result.values
+            )
+        counts.append(len(values) - before)
     if values:
         conn.execute(_v.insert(), values)
-    conn.execute(
-        _s.update()
-        .where(_s.c.id == series_id)
-        .values(finished_at=push.finished_at, to_spec=push.branch)
-    )
-    return PushedRow(
-        series_id=series_id,
-        checkout_id=checkout_id,
-        checkout_idx=checkout_idx,
-        repetition_idx=rep_idx,
-        new_series=new_series,
-        new_checkout=new_checkout,
-        values=len(values),
-    )
+    last = {series_id: push for push, (series_id, *_rest) in zip(pushes, placed, strict=True)}
+    for series_id, push in last.items():
+        conn.execute(
+            _s.update()
+            .where(_s.c.id == series_id)
+            .values(finished_at=push.finished_at, to_spec=push.branch)
+        )
+    done = [
+        PushedRow(
+            series_id=series_id,
+            checkout_id=checkout_id,
+            checkout_idx=checkout_idx,
+            repetition_idx=rep_idx,
+            new_series=new_series,
+            new_checkout=new_checkout,
+            values=count,
+        )
+        for (series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx), count in zip(
+            placed, counts, strict=True
+        )
+    ]
+    return done, repetition_ids
 
 
 def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
