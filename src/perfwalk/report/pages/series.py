@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from perfwalk.analysis.levels import Level
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
+from perfwalk.report.collect import Cell
 from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.failures import build_failed
 from perfwalk.report.html import (
@@ -216,19 +217,19 @@ def _level_rows(at: str, ctx: SeriesContext, label: str, found: MetricLevels) ->
         latest = " <small>latest</small>" if then is None else ""
         cells += [
             f"<td>{span}{latest}</td>",
-            f"<td>{esc(number(level.median, unit))}</td>",
-            f"<td>{_rsd(level.rsd)}</td>",
-            f"<td>{esc(number(level.min, unit))} … {esc(number(level.max, unit))}</td>",
-            f"<td>{level.n}</td>",
+            *(f"<td>{text}</td>" for text in level_figures(level, unit)),
             _move(then, found.direction),
         ]
         rows.append(cells)
     return rows
 
 
-def _rsd(rsd: float) -> str:
-    """A level's relative deviation: "±0.4 %" ("" when it has none)."""
-    return f"±{percent(rsd)}" if math.isfinite(rsd) else ""
+def level_figures(level: Level | Cell, unit: str) -> list[str]:
+    """The figures of a level (or of one checkout's values: a try's side), escaped:
+    median, relative deviation ("±0.4 %"; "" when it has none), min … max, count."""
+    rsd = f"±{percent(level.rsd)}" if math.isfinite(level.rsd) else ""
+    extremes = f"{esc(number(level.min, unit))} … {esc(number(level.max, unit))}"
+    return [esc(number(level.median, unit)), rsd, extremes, str(level.n)]
 
 
 def _move(then: Level | None, direction: str) -> str:

@@ -17,7 +17,7 @@ from perfwalk.report.collect import CheckoutData, metrics_of, tests_of
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, percent, status_cell, table
 from perfwalk.report.pages.build_facts import fact_rows
-from perfwalk.report.pages.series import needed
+from perfwalk.report.pages.series import level_figures, needed
 from perfwalk.report.series_levels import Shown
 from perfwalk.report.summaries import MetricKey
 
@@ -275,29 +275,13 @@ def _level_cells(first: int, last: int, level: Level, unit: str, note: str = "")
         f"checkouts {first}–{last}: mean {number(level.mean, unit)}, "
         f"sd {number(level.sd, unit)}{note}"
     )
-    return [
-        f'<span title="{esc(title)}">#{first}</span>',
-        esc(number(level.median, unit)),
-        _rsd(level.rsd),
-        f"{esc(number(level.min, unit))} … {esc(number(level.max, unit))}",
-        str(level.n),
-    ]
+    return [f'<span title="{esc(title)}">#{first}</span>', *level_figures(level, unit)]
 
 
 def side_texts(c: CheckoutData, key: MetricKey) -> list[str]:
     """A try's side (checkout ``c``): the figures of its own repetitions of ``key``."""
-    cell, unit = c.cell(key), key.unit
+    cell = c.cell(key)
     if cell is None:
         return [""] * (len(STAT_HEADERS) - 1)
     side = "AB"[c.row.idx] if c.row.idx in (0, 1) else f"#{c.row.idx}"
-    return [
-        side,
-        esc(number(cell.median, unit)),
-        _rsd(cell.rsd),
-        f"{esc(number(cell.min, unit))} … {esc(number(cell.max, unit))}",
-        str(cell.n),
-    ]
-
-
-def _rsd(rsd: float) -> str:
-    return f"±{percent(rsd)}" if math.isfinite(rsd) else ""
+    return [side, *level_figures(cell, key.unit)]
