@@ -200,7 +200,8 @@ def publish(
         )
         for s in every
     }
-    for row in store.drills.all():  # a drill's levels are those its answer found
+    drill_rows = store.drills.all()
+    for row in drill_rows:  # a drill's levels are those its answer found
         if row.series_id in contexts:
             drilled = drill_level_starts(row.verdict, row.answer)
             contexts[row.series_id] = dataclasses.replace(contexts[row.series_id], drilled=drilled)
@@ -216,7 +217,7 @@ def publish(
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
-    drills, profile_files = drill_sections(store, contexts, files.site.exists)
+    drills, profile_files = drill_sections(store, drill_rows, contexts, files.site.exists)
     for at, text in profile_files.items():
         files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}

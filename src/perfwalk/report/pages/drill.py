@@ -22,6 +22,7 @@ from perfwalk.report.pages.profiles import (
     stored_profiles,
 )
 from perfwalk.store import Store
+from perfwalk.store.drills import DrillRow
 
 _VERDICT_WORDS = {
     "culprit": "the culprit",
@@ -32,14 +33,18 @@ _VERDICT_WORDS = {
 
 
 def drill_sections(
-    store: Store, contexts: Mapping[int, SeriesContext], written: Callable[[str], bool]
+    store: Store,
+    drills: Sequence[DrillRow],
+    contexts: Mapping[int, SeriesContext],
+    written: Callable[[str], bool],
 ) -> tuple[dict[int, str], dict[str, str]]:
-    """The drill section of every drill series' page, by series id; and the data files
-    of their differential profiles (site path → text) that ``written`` says the site
-    lacks: a drill's profiles never change, so each differential is computed once."""
+    """The drill section of every drill series' page (``drills``: the store's), by
+    series id; and the data files of their differential profiles (site path → text)
+    that ``written`` says the site lacks: a drill's profiles never change, so each
+    differential is computed once."""
     sections: dict[int, str] = {}
     files: dict[str, str] = {}
-    for row in store.drills.all():
+    for row in drills:
         ctx = contexts.get(row.series_id)
         if ctx is None:
             continue
