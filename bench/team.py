@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
+import multiprocessing
 import os
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,57 +183,66 @@ def _push_all(
     *,
     rate: float | None = None,
 ) -> Run:
-    """Push ``bodies`` with ``clients`` concurrent clients. ``rate`` None: closed loop,
-    each client pushes the next body as soon as its previous push is answered. Else
-    open loop: push k is due at k / ``rate`` s after the start, on client k % clients;
-    its latency is counted from when it was due, so a push held back by a slow one
-    before it counts its wait (no coordinated omission)."""
-    found = Run()
-    lock = threading.Lock()
-    next_push = iter(range(len(bodies)))
-
-    started = 0.0
-
-    def start() -> None:  # when every client is ready, before any pushes
-        nonlocal started
-        found.cpu_before = _cpu_of(server_pid)
-        started = time.perf_counter()
-
-    ready = threading.Barrier(clients + 1, action=start)
+    """Push ``bodies`` with ``clients`` concurrent clients, each its own process (as CI
+    jobs are: no client waits for another's interpreter lock). ``rate`` None: closed
+    loop, each client pushes the next body as soon as its previous push is answered.
+    Else open loop: push k is due at k / ``rate`` s after the start, on client
+    k % clients; its latency is counted from when it was due, so a push held back by a
+    slow one before it counts its wait (no coordinated omission)."""
+    context = multiprocessing.get_context("fork")  # the bodies are the clients' already
+    ready = context.Barrier(clients + 1)
+    go = context.Barrier(clients + 1)
+    started = context.Value("d", 0.0)
+    next_push = context.Value("i", 0)
+    answers: multiprocessing.SimpleQueue[tuple[list[float], list[str]]] = context.SimpleQueue()
 
     def client(own: int) -> None:
+        gc.freeze()  # the bodies stay: a collection need not walk them
         headers = {"Authorization": f"Bearer {token}"}
+        latencies: list[float] = []
+        failures: list[str] = []
         with httpx.Client(headers=headers, timeout=60) as http:
             ready.wait()  # making a client is the client's cost: not timed
+            go.wait()
             mine = iter(range(own, len(bodies), clients))
             while True:
                 if rate is None:
-                    with lock:
-                        k = next(next_push, None)
+                    with next_push.get_lock():
+                        k = next_push.value
+                        next_push.value += 1
+                    if k >= len(bodies):
+                        break
                 else:
-                    k = next(mine, None)
-                if k is None:
-                    return
-                due = time.perf_counter()
+                    k = next(mine, -1)
+                    if k < 0:
+                        break
+                due = time.perf_counter()  # the same clock in every process
                 if rate is not None:
-                    due = started + k / rate
+                    due = started.value + k / rate
                     wait = due - time.perf_counter()
                     if wait > 0:
                         time.sleep(wait)
                 answer = http.post(f"{base}/push", json=bodies[k])
-                took = time.perf_counter() - due
-                with lock:
-                    found.latencies.append(took)
-                    if answer.status_code != 201:
-                        found.failures.append(f"{answer.status_code} {answer.text[:200]}")
+                latencies.append(time.perf_counter() - due)
+                if answer.status_code != 201:
+                    failures.append(f"{answer.status_code} {answer.text[:200]}")
+        answers.put((latencies, failures))
 
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
-    for thread in threads:
-        thread.start()
+    processes = [context.Process(target=client, args=(n,)) for n in range(clients)]
+    for process in processes:
+        process.start()
+    found = Run()
     ready.wait()
-    for thread in threads:
-        thread.join()
-    found.elapsed = time.perf_counter() - started
+    found.cpu_before = _cpu_of(server_pid)
+    started.value = time.perf_counter()
+    go.wait()
+    for _ in processes:
+        latencies, failures = answers.get()
+        found.latencies.extend(latencies)
+        found.failures.extend(failures)
+    found.elapsed = time.perf_counter() - started.value
+    for process in processes:
+        process.join()
     return found
 
 

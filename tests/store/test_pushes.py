@@ -14,6 +14,7 @@ from sqlalchemy import select
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction, Log, Status, Value
 from perfwalk.store import NewResult, Store, packs, schema
+from perfwalk.store.coltypes import safe_text
 from perfwalk.store.pushes import NewPush, TokenGone
 from perfwalk.store.tokens import digest_of, new_token
 
@@ -149,25 +150,39 @@ def _push_on(push: NewPush, project: str) -> NewPush:
 
 
 def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: Store) -> None:
+    """A push's pack is written from the rows the push has at hand, never read back:
+    byte for byte the pack built from the stored rows, from the checkout's first push
+    (its text as the store keeps it: NUL and a lone surrogate) to later ones."""
+
     def push(values: tuple[tuple[str, float], ...], status: Status = Status.PASS) -> NewPush:
         result = NewResult(
-            test="bench",
+            test="bench\x00\ud800",
             status=status,
             stdout=Log.of(b"{}"),
-            values=tuple((Value(name, v, "s"), Direction.LOWER) for name, v in values),
+            duration=0.25,
+            exit_code=0,
+            values=tuple((Value(name, v, "s\x00"), Direction.LOWER) for name, v in values),
         )
         return dataclasses.replace(_push("c" * 40, 2, 0.0), results=(result,))
 
-    store.pushes.add(push((("mean", 1.0),)))
+    def repacked(checkout_id: int) -> tuple[object, ...]:
+        kept = _pack_row(store, checkout_id)
+        with store._write("pack again") as conn:
+            packs.refresh(conn, checkout_id)
+        assert _pack_row(store, checkout_id) == kept
+        return kept
+
+    first = store.pushes.add_many([push((("mean", 1.0),)), push((("odd\x00\ud800", 3.0),))])
+    assert first[0].new_checkout
+    repacked(first[0].checkout_id)
     store.pushes.add_many([push((("mean", 1.1), ("max", 2.0))), push((("mean", math.nan),))])
+    repacked(first[0].checkout_id)
     store.pushes.add(push((("mean", 0.5), ("min", 0.1)), Status.FAIL))
     done = store.pushes.add_many([push((("max", 2.2),)), push((("mean", 1.2),))])
-    kept = _pack_row(store, done[0].checkout_id)
-    with store._write("pack again") as conn:
-        packs.refresh(conn, done[0].checkout_id)
-    assert _pack_row(store, done[0].checkout_id) == kept
-    assert json.loads(str(kept[2]))["reps"] == [0, 1, 2, 3, 4, 5]
-    assert [m[1] for m in json.loads(str(kept[2]))["metrics"]] == ["mean", "max", "min"]
+    kept = repacked(done[0].checkout_id)
+    assert json.loads(str(kept[2]))["reps"] == [0, 1, 2, 3, 4, 5, 6]
+    names = [m[1] for m in json.loads(str(kept[2]))["metrics"]]
+    assert names == ["mean", safe_text("odd\x00\ud800"), "max", "min"]
 
 
 def _pack_row(store: Store, checkout_id: int) -> tuple[object, ...]:

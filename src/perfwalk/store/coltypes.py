@@ -68,6 +68,14 @@ class SafeText(TypeDecorator[str]):
         return None if value is None else safe_text(value)
 
 
+def stored_real(value: float | None) -> float | None:
+    """A number as :class:`Real` stores it: NaN as None (NULL)."""
+    if value is None:
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
 class Real(TypeDecorator[float]):
     """A double precision number; NaN is stored as NULL and read back as NaN."""
 
@@ -75,10 +83,7 @@ class Real(TypeDecorator[float]):
     cache_ok = True
 
     def process_bind_param(self, value: float | None, dialect: Dialect) -> float | None:  # noqa: ARG002
-        if value is None:
-            return None
-        number = float(value)
-        return None if math.isnan(number) else number
+        return stored_real(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> float:  # noqa: ARG002
         return math.nan if value is None else float(value)

@@ -35,9 +35,10 @@ import math
 import sys
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from perfwalk.analysis.machine import why_loaded, why_repetition_loaded
 from perfwalk.analysis.summary import moments
@@ -88,28 +89,56 @@ def refresh_all(conn: Connection) -> None:
             conn.execute(_pk.insert(), list(packs.values()))
 
 
-def extend(conn: Connection, checkout_id: int, repetition_ids: Sequence[int]) -> None:
-    """Add the repetitions ``repetition_ids`` of one checkout, just stored, to its pack:
-    the pack :func:`refresh` would write, made from the pack and those repetitions'
-    rows alone (a checkout pushed to again and again is not read whole each time).
-    Without a pack of this format, or with a new repetition placed before one already
-    packed, the pack is built again from all its rows."""
+@dataclass(frozen=True)
+class NewRows:
+    """The rows of repetitions just stored, as the store would give them back (their
+    text through :func:`~perfwalk.store.coltypes.safe_text`, NaN as None): their
+    writer has them at hand, so their pack is written without reading them again.
+    ``reps``: by checkout id, ``(idx, id, between status, between log id)`` in index
+    order; ``results``: by checkout id, ``(id, repetition idx, test, status, message,
+    duration, exit code, stdout log id, stderr log id)`` in that order; ``values``: by
+    result id, ``(name, unit, direction, value)`` in the order stored; ``machine``: the
+    packed machine states of the repetitions that have one, by repetition id."""
+
+    reps: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
+    results: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
+    values: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
+    machine: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+def extend(conn: Connection, checkout_id: int, new: NewRows) -> None:
+    """Add the repetitions of one checkout that ``new`` holds, just stored, to its
+    pack: the pack :func:`refresh` would write, made from the pack and those rows
+    alone (a checkout pushed to again and again is not read whole each time).
+    Without a pack (a new checkout: its pack is made from ``new`` alone) or one of
+    this format, or with a new repetition placed before one already packed, the pack
+    is built again from all its rows."""
+    own = new.reps.get(checkout_id, [])
+    if not own:
+        return
+    results = new.results.get(checkout_id, [])
     found = conn.execute(select(_pk).where(_pk.c.checkout_id == checkout_id)).first()
+    if found is None and _stored_reps(conn, checkout_id) == len(own):
+        pack = _Grid(len(own)).pack(checkout_id, own, results, new.values, new.machine)
+        conn.execute(_pk.insert().values(pack))
+        return
     if found is None or found.format != PACK_FORMAT:
         refresh(conn, checkout_id)
         return
     head = json.loads(found.head)
     detail = json.loads(found.detail)
-    reps, results, values, machine = _rows(conn, [checkout_id], repetition_ids)
-    own = reps.get(checkout_id, [])
-    if not own:
-        return
     if head["reps"] and own[0][0] <= max(head["reps"]):
         refresh(conn, checkout_id)
         return
     grid = _Grid.of(head, detail, found.vals, found.passed, width=len(head["reps"]) + len(own))
-    pack = grid.pack(checkout_id, own, results.get(checkout_id, []), values, machine)
+    pack = grid.pack(checkout_id, own, results, new.values, new.machine)
     conn.execute(_pk.update().where(_pk.c.checkout_id == checkout_id).values(pack))
+
+
+def _stored_reps(conn: Connection, checkout_id: int) -> int:
+    """How many repetitions of the checkout are stored."""
+    query = select(func.count()).select_from(_rp).where(_rp.c.checkout_id == checkout_id)
+    return int(conn.execute(query).scalar_one())
 
 
 _Rows = tuple[
@@ -120,10 +149,9 @@ _Rows = tuple[
 ]
 
 
-def _rows(conn: Connection, ids: list[int], repetition_ids: Sequence[int] | None = None) -> _Rows:
+def _rows(conn: Connection, ids: list[int]) -> _Rows:
     """The repetitions and results of the checkouts ``ids`` by checkout, their values
-    by result, and the machine states of the repetitions as packs hold them; only the
-    repetitions ``repetition_ids`` when given."""
+    by result, and the machine states of the repetitions as packs hold them."""
     reps_query = (
         select(_rp.c.checkout_id, _rp.c.idx, _rp.c.id, _rp.c.between_status, _rp.c.between_log_id)
         .where(_rp.c.checkout_id.in_(ids))
@@ -153,11 +181,6 @@ def _rows(conn: Connection, ids: list[int], repetition_ids: Sequence[int] | None
         .where(_rp.c.checkout_id.in_(ids))
         .order_by(_rp.c.checkout_id, _rp.c.idx, _rs.c.id, _v.c.id)
     )
-    if repetition_ids is not None:
-        only = list(repetition_ids)
-        reps_query = reps_query.where(_rp.c.id.in_(only))
-        results_query = results_query.where(_rp.c.id.in_(only))
-        values_query = values_query.where(_rp.c.id.in_(only))
     reps: dict[int, list[tuple[Any, ...]]] = {}
     for checkout_id, *rest in conn.execute(reps_query):
         reps.setdefault(checkout_id, []).append(tuple(rest))

@@ -28,7 +28,8 @@ from sqlalchemy import Connection, func, select, text
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit, Direction
 from perfwalk.store import logs, packs, schema
-from perfwalk.store.bulk import insert_or_keep, insert_returning_ids
+from perfwalk.store.bulk import insert_or_keep, insert_returning_ids, insert_rows
+from perfwalk.store.coltypes import safe_text, stored_real
 from perfwalk.store.connect import StorePart
 from perfwalk.store.records import NewResult
 
@@ -46,6 +47,11 @@ _t = schema.api_token
 _PG_PUSH_LOCK = 0x70757368
 #: The kind of the series pushed results feed.
 PUSH_KIND = "push"
+#: A value's direction as stored, from either spelling.
+_DIRECTION: dict[Direction | str, str] = {
+    **{d: d.value for d in Direction},
+    **{d.value: d.value for d in Direction},
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,16 +120,9 @@ class PushRecords(StorePart):
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
             _check_tokens(conn, pushes, self._db.shown)
-            done, repetition_ids = _add_all(conn, pushes, packed)
-            added: dict[int, list[int]] = {}
-            made = {row.checkout_id for row in done if row.new_checkout}
-            for row, repetition_id in zip(done, repetition_ids, strict=True):
-                added.setdefault(row.checkout_id, []).append(repetition_id)
-            for checkout_id, own in added.items():
-                if checkout_id in made:
-                    packs.refresh(conn, checkout_id)
-                else:
-                    packs.extend(conn, checkout_id, own)
+            done, new = _add_all(conn, pushes, packed)
+            for checkout_id in new.reps:
+                packs.extend(conn, checkout_id, new)
         return done
 
     def series_of(self, project: str, branch: str, host: str) -> int | None:
@@ -152,10 +151,11 @@ def _check_tokens(conn: Connection, pushes: Sequence[NewPush], shown: str) -> No
 
 def _add_all(
     conn: Connection, pushes: Sequence[NewPush], packed: list[list[dict[str, Any]]]
-) -> tuple[list[PushedRow], list[int]]:
+) -> tuple[list[PushedRow], packs.NewRows]:
     """Store ``pushes`` within the open transaction ``conn`` (their packs aside): each
     series, checkout and next repetition index found once for the lot, then the rows
-    of every kind inserted together. Where each was stored, and its repetition's id."""
+    of every kind inserted together. Where each was stored, and the rows stored (for
+    their packs)."""
     series_ids: dict[tuple[str, str, str], int] = {}
     # series id -> commit -> [checkout id, index]: indexes move up as the lot places
     # older commits before them
@@ -208,31 +208,55 @@ def _add_all(
         ],
     )
     log_ids = iter(insert_returning_ids(conn, schema.log, [row for rows in packed for row in rows]))
-    result_rows = [
-        result.row(repetition_id, next(log_ids), next(log_ids))
-        for push, repetition_id in zip(pushes, repetition_ids, strict=True)
-        for result in push.results
-    ]
+    new = packs.NewRows()
+    result_rows: list[dict[str, Any]] = []
+    for push, repetition_id, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
+        pushes, repetition_ids, placed, strict=True
+    ):
+        new.reps.setdefault(checkout_id, []).append((rep_idx, repetition_id, None, None))
+        result_rows.extend(
+            result.row(repetition_id, next(log_ids), next(log_ids)) for result in push.results
+        )
     result_ids = iter(insert_returning_ids(conn, _rs, result_rows))
-    values: list[dict[str, Any]] = []
+    rows = iter(result_rows)
+    values: list[tuple[int, str, str, float | None, str]] = []
     counts: list[int] = []
-    for push in pushes:
+    for push, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
+        pushes, placed, strict=True
+    ):
         before = len(values)
         for result in push.results:
-            result_id = next(result_ids)
-            values.extend(
-                {
-                    "result_id": result_id,
-                    "name": value.name,
-                    "unit": value.unit,
-                    "value": value.value,
-                    "direction": Direction(direction).value,
-                }
-                for value, direction in result.values
+            result_id, row = next(result_ids), next(rows)
+            test = safe_text(row["test"])
+            new.results.setdefault(checkout_id, []).append(
+                (
+                    result_id,
+                    rep_idx,
+                    test,
+                    row["status"],
+                    safe_text(row["message"]),
+                    row["duration"],
+                    row["exit_code"],
+                    row["stdout_log_id"],
+                    row["stderr_log_id"],
+                )
             )
+            stored = [
+                (
+                    result_id,
+                    safe_text(value.name),
+                    safe_text(value.unit),
+                    stored_real(value.value),
+                    _DIRECTION[direction],
+                )
+                for value, direction in result.values
+            ]
+            new.values[result_id] = [
+                (name, unit, direction, number) for _id, name, unit, number, direction in stored
+            ]
+            values.extend(stored)
         counts.append(len(values) - before)
-    if values:
-        conn.execute(_v.insert(), values)
+    insert_rows(conn, _v, ("result_id", "name", "unit", "value", "direction"), values)
     last = {series_id: push for push, (series_id, *_rest) in zip(pushes, placed, strict=True)}
     for series_id, push in last.items():
         conn.execute(
@@ -240,7 +264,7 @@ def _add_all(
             .where(_s.c.id == series_id)
             .values(finished_at=push.finished_at, to_spec=push.branch)
         )
-    done = [
+    return [
         PushedRow(
             series_id=series_id,
             checkout_id=checkout_id,
@@ -253,8 +277,7 @@ def _add_all(
         for (series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx), count in zip(
             placed, counts, strict=True
         )
-    ]
-    return done, repetition_ids
+    ], new
 
 
 def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
