@@ -33,13 +33,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def perfwalk(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def perfwalk(
+    *argv: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "perfwalk", *argv],
         capture_output=True,
         text=True,
         timeout=120,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
         check=False,
     )
 
@@ -290,12 +293,18 @@ def test_perfwalk_push_end_to_end(api: Api, tmp_path: Path) -> None:
         encoding="utf-8",
     )
     argv = ["push", str(result), "--commit", "b" * 40, "--branch", "main", "--host", "ci-2"]
-    refused = perfwalk(*argv, "--api", api.url, env={"PERFWALK_TOKEN": "wrong"})
+    refused = perfwalk(*argv, "--api", api.url, env={"PERFWALK_TOKEN": "wrong"}, cwd=tmp_path)
     assert refused.returncode == 2
     assert "401" in refused.stderr
     assert "wrong" not in refused.stderr
     done = perfwalk(
-        *argv, "--api", api.url, "--date", "2024-03-01T10:00:00Z", env={"PERFWALK_TOKEN": token}
+        *argv,
+        "--api",
+        api.url,
+        "--date",
+        "2024-03-01T10:00:00Z",
+        env={"PERFWALK_TOKEN": token},
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert "pushed 6 values" in done.stdout
@@ -305,6 +314,54 @@ def test_perfwalk_push_end_to_end(api: Api, tmp_path: Path) -> None:
     assert {(v["test"], v["name"], v["value"]) for v in values} >= {
         ("pytest-benchmark", "test_parse.mean", 0.002)
     }
+    # no date and no repository that knows the commit: now, and said so
+    later = perfwalk(*argv, "--api", api.url, env={"PERFWALK_TOKEN": token}, cwd=tmp_path)
+    assert later.returncode == 0, later.stderr
+    assert f"commit {'b' * 40} is not in a git repository" in later.stderr
+
+
+def test_perfwalk_push_in_a_checkout_takes_the_commit_from_it(api: Api, tmp_path: Path) -> None:
+    """In CI's checkout, ``--commit HEAD`` is pushed as the commit's full id with its
+    own date (not the time of the push): pushes of older commits fall into place."""
+    token = api.token("ci", "push")
+    checkout = tmp_path / "checkout"
+    (checkout / "src").mkdir(parents=True)
+    dates = {"one": "2024-02-01T09:00:00+01:00", "two": "2024-02-03T09:00:00+01:00"}
+    git = ["git", "-c", "user.name=Ada", "-c", "user.email=ada@lab"]
+    subprocess.run([*git, "init", "-q", "-b", "main", str(checkout)], check=True)
+    ids = {}
+    for subject, date in dates.items():
+        (checkout / "src" / "file").write_text(subject, encoding="utf-8")
+        subprocess.run([*git, "-C", str(checkout), "add", "-A"], check=True)
+        env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+        subprocess.run(
+            [*git, "-C", str(checkout), "commit", "-q", "-m", subject], check=True, env=env
+        )
+        ids[subject] = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    result = tmp_path / "hyperfine.json"
+    result.write_text(
+        json.dumps({"results": [{"command": "sleep 0", "mean": 0.1, "times": [0.1, 0.1]}]}),
+        encoding="utf-8",
+    )
+    push = ["push", str(result), "--branch", "main", "--host", "ci-3", "--api", api.url]
+    newer = perfwalk(*push, "--commit", "HEAD", env={"PERFWALK_TOKEN": token}, cwd=checkout / "src")
+    older = perfwalk(
+        *push, "--commit", "HEAD~1", "--repo", str(checkout), env={"PERFWALK_TOKEN": token}
+    )
+    assert newer.returncode == 0, newer.stderr
+    assert older.returncode == 0, older.stderr
+    assert "is not in a git repository" not in newer.stderr + older.stderr
+    (series,) = httpx.get(f"{api.url}/api/v1/series").json()
+    checkouts = httpx.get(f"{api.url}/api/v1/series/{series['id']}/checkouts").json()
+    assert [(c["commit"], c["date"]) for c in checkouts] == [
+        (ids["one"], "2024-02-01T08:00:00+00:00"),
+        (ids["two"], "2024-02-03T08:00:00+00:00"),
+    ]
 
 
 def test_a_revoked_token_is_refused_at_once_and_a_new_one_accepted_at_once(api: Api) -> None:

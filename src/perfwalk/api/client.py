@@ -23,6 +23,8 @@ def push_body(
     date: datetime | None = None,
     project: str | None = None,
     test: str | None = None,
+    subject: str | None = None,
+    author: str | None = None,
 ) -> dict[str, Any]:
     """The JSON body of a push."""
     body: dict[str, Any] = {
@@ -36,6 +38,8 @@ def push_body(
         "date": None if date is None else date.isoformat(),
         "project": project,
         "test": test,
+        "subject": subject,
+        "author": author,
     }
     body.update({key: value for key, value in optional.items() if value is not None})
     return body

@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
+
+if TYPE_CHECKING:
+    from perfwalk.model import Commit
 
 SCOPE_WORDS = ("push", "triage", "submit")
 
@@ -151,7 +156,18 @@ def _push_args(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="the tool that wrote FILE (default auto: told by its keys)",
     )
-    p.add_argument("--date", help="the commit's date, ISO 8601 with its offset (default: now)")
+    p.add_argument(
+        "--date",
+        help="the commit's date, ISO 8601 with its offset (default: the commit's in the "
+        "repository, else now)",
+    )
+    p.add_argument(
+        "--repo",
+        type=Path,
+        default=Path(),
+        help="the git checkout that knows the commit: its full id, date, subject and "
+        "author are pushed with it (default: the one around the current directory)",
+    )
     p.add_argument("--project", help="the project (default: the API's [project] name)")
     p.add_argument("--test", help="the name of the result (default: the format)")
 
@@ -183,15 +199,24 @@ def cmd_push(args: argparse.Namespace) -> int:
             )
     text = read_user_text(args.file)
     kind = guess_format(text, str(args.file)) if args.format == "auto" else args.format
+    known = _commit_in(args.repo, args.commit)
+    if known is None and date is None:
+        print(
+            f"perfwalk push: commit {args.commit} is not in a git repository at {args.repo}: "
+            "its date is taken as now (give --date, or push from the project's checkout)",
+            file=sys.stderr,
+        )
     body = push_body(
         format=kind,
         text=text,
-        commit=args.commit,
+        commit=args.commit if known is None else known.id,
         branch=args.branch,
         host=args.host,
-        date=date,
+        date=date if date is not None or known is None else known.date,
         project=args.project,
         test=args.test,
+        subject=None if known is None else known.subject,
+        author=None if known is None else known.author,
     )
     done = post_push(args.api, token, body)
     print(
@@ -199,6 +224,18 @@ def cmd_push(args: argparse.Namespace) -> int:
         f"checkout {done.get('checkout')}, repetition {done.get('repetition')}"
     )
     return exits.OK
+
+
+def _commit_in(where: Path, commitish: str) -> Commit | None:
+    """The commit ``commitish`` names in the git repository around ``where``; None
+    when there is none or it does not know that commit."""
+    from perfwalk.errors import GitError
+    from perfwalk.git.repo import Repo
+
+    try:
+        return Repo.around(where).commit(commitish)
+    except GitError:
+        return None
 
 
 COMMANDS: dict[str, Command] = {

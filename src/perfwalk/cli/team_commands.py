@@ -144,7 +144,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
                 row.queue,
                 ",".join(row.hosts) or "-",
                 row.owner,
-                str(row.attempts + 1 if row.status != "todo" else row.attempts),
+                str(row.tries),
                 *(
                     f"{when:%Y-%m-%d %H:%M:%S}" if when is not None else "-"
                     for when in (row.queued_at, row.started_at, row.ended_at)

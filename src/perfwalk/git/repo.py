@@ -93,6 +93,19 @@ class Repo:
         #: The repository's own git directory, shared by all its worktrees.
         self.git_dir = (self.path / common_dir).resolve()
 
+    @classmethod
+    def around(cls, path: Path | str) -> Repo:
+        """The repository whose work tree holds ``path`` (a subdirectory of it too);
+        GitError when none does."""
+        given = Path(path).expanduser()
+        result = run_git(given, ["rev-parse", "--show-toplevel"]) if given.is_dir() else None
+        if result is None or result.returncode != 0 or not result.stdout.strip():
+            raise GitError(
+                f"{given} is not in the work tree of a git repository",
+                hint="run it in the project's checkout, or give the repository's path",
+            )
+        return cls(_text(result.stdout.strip()))
+
     def __repr__(self) -> str:
         return f"Repo({str(self.path)!r})"
 

@@ -89,12 +89,18 @@ class JobRow:
     status: str  # todo, doing, succeeded, failed, cancelled, aborted
     owner: str
     hosts: tuple[str, ...]
-    attempts: int
+    attempts: int  # ended ones
     abort_requested: bool
     queued_at: datetime | None
     started_at: datetime | None
     ended_at: datetime | None
     options: Mapping[str, Any]
+
+    @property
+    def tries(self) -> int:
+        """How many times workers took the job: the queue counts an attempt when it
+        ends, so a running job's own is one more."""
+        return self.attempts + 1 if self.status == "doing" else self.attempts
 
     @property
     def state(self) -> str:

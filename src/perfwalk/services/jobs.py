@@ -104,7 +104,7 @@ def job_json(row: JobRow) -> dict[str, Any]:
         "pool": row.queue,
         "hosts": list(row.hosts),
         "owner": row.owner,
-        "attempts": row.attempts,
+        "tries": row.tries,
         "queued_at": when(row.queued_at),
         "started_at": when(row.started_at),
         "ended_at": when(row.ended_at),
