@@ -2,19 +2,19 @@
 
 Starts `perfwalk api` on a loopback port over a fresh store (SQLite, or --store-url),
 makes a push token, then pushes ``--results`` values with ``--clients`` concurrent
-httpx clients: each push a pytest-benchmark JSON file of ``--benchmarks`` benchmarks
-(six values each: min, max, mean, median, stddev, ops), for ``--commits`` commits in
-commit order, every commit pushed as often as needed (each push a repetition of its
-checkout). That run is at saturation (closed loop: each client pushes again as soon
-as it is answered): it gives the rate, and a latency that is the clients in flight
-over the rate (Little's law). Then times `perfwalk changes` over what was pushed.
-Then a second run at the goal's rate (open loop, ``--paced-seconds`` long, to a
-second branch): the clients push on a schedule that offers 2 000 values/s together,
-each push timed from when it was due, so that a push held back counts its wait.
-Prints values/s, pushes/s, p50/p99 latency of a push in each run, the API's CPU per
-push, the changes time, and PASS/FAIL against the goals (>= 2 000 values/s at
-saturation, p99 <= 50 ms at 2 000 values/s; with a PostgreSQL --store-url, the
-queue's overhead <= 1 s).
+httpx clients, each its own process (as CI jobs are): each push a pytest-benchmark
+JSON file of ``--benchmarks`` benchmarks (six values each: min, max, mean, median,
+stddev, ops), for ``--commits`` commits in commit order, every commit pushed as
+often as needed (each push a repetition of its checkout). That run is at saturation
+(closed loop: each client pushes again as soon as it is answered): it gives the
+rate, and a latency that is the clients in flight over the rate (Little's law). Then
+times `perfwalk changes` over what was pushed. Then a second run at the goal's rate
+(open loop, ``--paced-seconds`` long, to a second branch): the clients push on a
+schedule that offers 2 000 values/s together, each push timed from when it was due,
+so that a push held back counts its wait. Prints values/s, pushes/s, p50/p99 latency
+of a push in each run, the API's CPU per push, the changes time, and PASS/FAIL
+against the goals (>= 2 000 values/s at saturation, p99 <= 50 ms in both runs; with
+a PostgreSQL --store-url, the queue's overhead <= 1 s).
 
     .venv/bin/python bench/team.py [--results 100000] [--clients 8] [--benchmarks 10]
         [--paced-seconds 20] [--store-url URL]
@@ -380,10 +380,11 @@ def main() -> int:
         f"perfwalk changes over them: {changes_s:.2f} s, {len(found)} changes "
         f"(exit {changes.returncode})"
     )
-    ok = rate_ok and paced_ok and queue_ok
+    saturated_ok = p99 <= GOAL_P99_MS
+    ok = rate_ok and saturated_ok and paced_ok and queue_ok
     print(
         f"{'PASS' if ok else 'FAIL'}: goals >= {GOAL_RATE:,.0f} values/s at saturation, "
-        f"p99 <= {GOAL_P99_MS:.0f} ms at {GOAL_RATE:,.0f} values/s"
+        f"p99 <= {GOAL_P99_MS:.0f} ms at saturation and at {GOAL_RATE:,.0f} values/s"
         + (f", queue overhead <= {GOAL_QUEUE_S:.0f} s" if url.startswith("postgresql") else "")
     )
     for failure in (saturated.failures + paced.failures)[:3]:
