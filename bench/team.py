@@ -341,6 +341,7 @@ def main() -> int:
     print(
         f"at saturation (closed loop: each client pushes again as soon as answered): "
         f"{values} values in {saturated.elapsed:.1f} s: {rate:,.0f} values/s, "
+        f"{pushes * args.benchmarks / saturated.elapsed:,.0f} benchmark results/s, "
         f"{pushes / saturated.elapsed:,.1f} pushes/s; failures: {len(saturated.failures)} "
         f"({'PASS' if rate_ok else 'FAIL'}: goal >= {GOAL_RATE:,.0f} values/s)"
     )
