@@ -184,7 +184,10 @@ def _push_all(
     rate: float | None = None,
 ) -> Run:
     """Push ``bodies`` with ``clients`` concurrent clients, each its own process (as CI
-    jobs are: no client waits for another's interpreter lock). ``rate`` None: closed
+    jobs are: no client waits for another's interpreter lock). Before the clock
+    starts, each client connects and makes one push of its own (to the branch
+    ``warm-up``): the figures are those of connected clients and a server past its
+    first statements, not of a first connection. ``rate`` None: closed
     loop, each client pushes the next body as soon as its previous push is answered.
     Else open loop: push k is due at k / ``rate`` s after the start, on client
     k % clients; its latency is counted from when it was due, so a push held back by a
@@ -202,7 +205,9 @@ def _push_all(
         latencies: list[float] = []
         failures: list[str] = []
         with httpx.Client(headers=headers, timeout=60) as http:
-            ready.wait()  # making a client is the client's cost: not timed
+            warm_up = {**bodies[own % len(bodies)], "branch": "warm-up"}
+            http.post(f"{base}/push", json=warm_up).raise_for_status()
+            ready.wait()  # making a client and its first push are not timed
             go.wait()
             mine = iter(range(own, len(bodies), clients))
             while True:
