@@ -16,10 +16,10 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 #: (known_values_repo, …) and one headless chromium per session (browser, watched)
 #: and how the tests share pytest-xdist's workers (groups, tests that run alone)
 pytest_plugins = [
+    "tests.fixtures.workers",  # first: tests.fixtures.demo imports it
     "tests.fixtures.synthetic_repo",
     "tests.fixtures.chromium",
     "tests.fixtures.demo",
-    "tests.fixtures.workers",
 ]
 
 
