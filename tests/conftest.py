@@ -14,7 +14,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 #: fixtures for every folder: real git repositories with a known history
 #: (known_values_repo, …) and one headless chromium per session (browser, watched)
-pytest_plugins = ["tests.fixtures.synthetic_repo", "tests.fixtures.chromium", "tests.fixtures.demo"]
+#: and how the tests share pytest-xdist's workers (groups, tests that run alone)
+pytest_plugins = [
+    "tests.fixtures.workers",  # first: tests.fixtures.demo imports it
+    "tests.fixtures.synthetic_repo",
+    "tests.fixtures.chromium",
+    "tests.fixtures.demo",
+]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

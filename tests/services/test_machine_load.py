@@ -119,6 +119,7 @@ def _project(
     return path, level
 
 
+@pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
     tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
@@ -173,6 +174,7 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
     assert [[m["suspect"] for m in e["metrics"]] for e in events] == [[None], [None]]
 
 
+@pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_the_walk_warns_on_its_last_line_and_exclude_loaded_leaves_them_out(
     tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
