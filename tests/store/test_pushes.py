@@ -152,7 +152,8 @@ def _push_on(push: NewPush, project: str) -> NewPush:
 def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: Store) -> None:
     """A push's pack is written from the rows the push has at hand, never read back:
     byte for byte the pack built from the stored rows, from the checkout's first push
-    (its text as the store keeps it: NUL and a lone surrogate) to later ones."""
+    (its text as the store keeps it: NUL, a lone surrogate, a tab, a newline, a
+    backslash) to later ones."""
 
     def push(values: tuple[tuple[str, float], ...], status: Status = Status.PASS) -> NewPush:
         result = NewResult(
@@ -172,7 +173,8 @@ def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: St
         assert _pack_row(store, checkout_id) == kept
         return kept
 
-    first = store.pushes.add_many([push((("mean", 1.0),)), push((("odd\x00\ud800", 3.0),))])
+    odd = (("odd\x00\ud800", 3.0), ("tab\tnew\nline\\N", math.inf))  # as COPY must escape
+    first = store.pushes.add_many([push((("mean", 1.0),)), push(odd)])
     assert first[0].new_checkout
     repacked(first[0].checkout_id)
     store.pushes.add_many([push((("mean", 1.1), ("max", 2.0))), push((("mean", math.nan),))])
@@ -182,7 +184,7 @@ def test_a_pack_extended_by_pushes_is_the_pack_built_from_all_its_rows(store: St
     kept = repacked(done[0].checkout_id)
     assert json.loads(str(kept[2]))["reps"] == [0, 1, 2, 3, 4, 5, 6]
     names = [m[1] for m in json.loads(str(kept[2]))["metrics"]]
-    assert names == ["mean", safe_text("odd\x00\ud800"), "max", "min"]
+    assert names == ["mean", safe_text("odd\x00\ud800"), "tab\tnew\nline\\N", "max", "min"]
 
 
 def _pack_row(store: Store, checkout_id: int) -> tuple[object, ...]:
