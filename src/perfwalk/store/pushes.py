@@ -172,21 +172,14 @@ def _add_all(
         place = known.get(push.commit.id)
         new_checkout = place is None
         if place is None:
-            checkout_id, idx, new_checkout = _checkout(conn, series_id, push)
+            checkout_id, idx, new_checkout, first_rep = _checkout(conn, series_id, push)
+            next_rep[checkout_id] = first_rep
             if new_checkout:
                 for other in known.values():
                     if other[1] >= idx:
                         other[1] += 1
             place = known[push.commit.id] = [checkout_id, idx]
         checkout_id, checkout_idx = place
-        if checkout_id not in next_rep:
-            next_rep[checkout_id] = int(
-                conn.scalar(
-                    select(func.coalesce(func.max(_rp.c.idx) + 1, 0)).where(
-                        _rp.c.checkout_id == checkout_id
-                    )
-                )
-            )
         rep_idx = next_rep[checkout_id]
         next_rep[checkout_id] += 1
         placed.append((series_id, new_series, checkout_id, checkout_idx, new_checkout, rep_idx))
@@ -325,15 +318,23 @@ def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
     return series_id, True
 
 
-def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int, bool]:
-    """(id, index, made now) of the checkout of the push's commit in the series: made
-    when new, at its place in commit-date order (later checkouts move up by one)."""
+def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int, bool, int]:
+    """(id, index, made now, index of its next repetition) of the checkout of the
+    push's commit in the series: made when new, at its place in commit-date order
+    (later checkouts move up by one)."""
     commit = push.commit
+    next_rep = (
+        select(func.coalesce(func.max(_rp.c.idx) + 1, 0))
+        .where(_rp.c.checkout_id == _ck.c.id)
+        .scalar_subquery()
+    )
     found = conn.execute(
-        select(_ck.c.id, _ck.c.idx).where(_ck.c.series_id == series_id, _ck.c.sha == commit.id)
+        select(_ck.c.id, _ck.c.idx, next_rep).where(
+            _ck.c.series_id == series_id, _ck.c.sha == commit.id
+        )
     ).first()
     if found is not None:
-        return int(found.id), int(found.idx), False
+        return int(found[0]), int(found[1]), False, int(found[2])
     rows = conn.execute(
         select(_ck.c.idx, _ck.c.date).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
     ).all()
@@ -368,7 +369,7 @@ def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int
     )
     commit_id = _commit_id(conn, push.project, commit)
     conn.execute(_cc.insert().values(checkout_id=checkout_id, position=0, commit_id=commit_id))
-    return checkout_id, at, True
+    return checkout_id, at, True, 0
 
 
 def _commit_id(conn: Connection, project: str, commit: Commit) -> int:
