@@ -220,12 +220,11 @@ def _add_all(
         before = len(values)
         for result in push.results:
             result_id, row = next(result_ids), next(rows)
-            test = safe_text(row["test"])
             new.results.setdefault(checkout_id, []).append(
                 (
                     result_id,
                     rep_idx,
-                    test,
+                    safe_text(row["test"]),
                     row["status"],
                     safe_text(row["message"]),
                     row["duration"],
