@@ -26,12 +26,12 @@ from typing import Any
 from sqlalchemy import Connection, func, select, text
 
 from perfwalk.errors import StoreError
-from perfwalk.model import Commit, Direction
+from perfwalk.model import Commit
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import insert_or_keep, insert_returning_ids, insert_rows
 from perfwalk.store.coltypes import safe_text, stored_real
 from perfwalk.store.connect import StorePart
-from perfwalk.store.records import NewResult
+from perfwalk.store.records import DirectionName, NewResult, stored_direction
 
 _s = schema.series
 _pt = schema.push_target
@@ -47,11 +47,6 @@ _t = schema.api_token
 _PG_PUSH_LOCK = 0x70757368
 #: The kind of the series pushed results feed.
 PUSH_KIND = "push"
-#: A value's direction as stored, from either spelling.
-_DIRECTION: dict[Direction | str, str] = {
-    **{d: d.value for d in Direction},
-    **{d.value: d.value for d in Direction},
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,7 +207,7 @@ def _add_all(
         )
     result_ids = iter(insert_returning_ids(conn, _rs, result_rows))
     rows = iter(result_rows)
-    values: list[tuple[int, str, str, float | None, str]] = []
+    values: list[tuple[int, str, str, float | None, DirectionName]] = []
     counts: list[int] = []
     for push, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
         pushes, placed, strict=True
@@ -239,7 +234,7 @@ def _add_all(
                     safe_text(value.name),
                     safe_text(value.unit),
                     stored_real(value.value),
-                    _DIRECTION[direction],
+                    stored_direction(direction),
                 )
                 for value, direction in result.values
             ]

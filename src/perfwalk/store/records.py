@@ -22,6 +22,17 @@ DirectionName = Literal["higher", "lower"]
 SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
 SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try", "push")
 UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
+_DIRECTION_NAMES: dict[Direction | str, DirectionName] = {
+    **{d: d.value for d in Direction},
+    **{d.value: d.value for d in Direction},
+}
+
+
+def stored_direction(direction: Direction | str) -> DirectionName:
+    """The name a value's direction is stored as, from either spelling (ValueError for
+    neither); a lookup, as a value is written thousands of times a second."""
+    found = _DIRECTION_NAMES.get(direction)
+    return found if found is not None else Direction(direction).value
 
 
 @dataclass(frozen=True)

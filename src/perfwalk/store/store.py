@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Row, func, select
 
 from perfwalk.errors import StoreError
 from perfwalk.limits import MAX_ID
-from perfwalk.model import Checkout, Commit, Direction, Log, MachineState, Status
+from perfwalk.model import Checkout, Commit, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.build_facts import BuildFactRecords
 from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids, plain_rows
@@ -57,6 +57,7 @@ from perfwalk.store.records import (
     StoredValue,
     ValueRow,
     stored_commit,
+    stored_direction,
 )
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.seen import SeenChanges
@@ -572,7 +573,7 @@ class Store(Connected):
         Either all of it is stored or nothing. A repetition already stored at that
         index is a StoreError (check :meth:`done_repetitions` first).
         """
-        directions = [[_direction(d) for _, d in result.values] for result in rep.results]
+        directions = [[stored_direction(d) for _, d in result.values] for result in rep.results]
         secrets = self._db.log_secrets
         packed = [logs.pack(rep.between_log, secrets)] if rep.between_log is not None else []
         for result in rep.results:
@@ -929,10 +930,6 @@ def _offset_minutes(moment: datetime) -> int:
     if offset is None:
         raise ValueError(f"naive commit date {moment.isoformat()}: commit dates must be aware")
     return int(offset.total_seconds() // 60)
-
-
-def _direction(direction: Direction | str) -> DirectionName:
-    return Direction(direction).value
 
 
 def _status_or_none(status: int | None) -> Status | None:
