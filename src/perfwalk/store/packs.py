@@ -38,7 +38,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from perfwalk.analysis.machine import why_loaded, why_repetition_loaded
 from perfwalk.analysis.summary import moments
@@ -98,30 +98,32 @@ class NewRows:
     order; ``results``: by checkout id, ``(id, repetition idx, test, status, message,
     duration, exit code, stdout log id, stderr log id)`` in that order; ``values``: by
     result id, ``(name, unit, direction, value)`` in the order stored; ``machine``: the
-    packed machine states of the repetitions that have one, by repetition id."""
+    packed machine states of the repetitions that have one, by repetition id;
+    ``made``: the checkouts made with them (every repetition of each is here)."""
 
     reps: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
     results: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
     values: dict[int, list[tuple[Any, ...]]] = field(default_factory=dict)
     machine: dict[int, dict[str, Any]] = field(default_factory=dict)
+    made: set[int] = field(default_factory=set)
 
 
 def extend(conn: Connection, checkout_id: int, new: NewRows) -> None:
     """Add the repetitions of one checkout that ``new`` holds, just stored, to its
     pack: the pack :func:`refresh` would write, made from the pack and those rows
-    alone (a checkout pushed to again and again is not read whole each time).
-    Without a pack (a new checkout: its pack is made from ``new`` alone) or one of
-    this format, or with a new repetition placed before one already packed, the pack
-    is built again from all its rows."""
+    alone (a checkout pushed to again and again is not read whole each time); a
+    checkout made with them (``new.made``) has its pack made from ``new`` alone.
+    Without a pack of this format, or with a new repetition placed before one
+    already packed, the pack is built again from all its rows."""
     own = new.reps.get(checkout_id, [])
     if not own:
         return
     results = new.results.get(checkout_id, [])
-    found = conn.execute(select(_pk).where(_pk.c.checkout_id == checkout_id)).first()
-    if found is None and _stored_reps(conn, checkout_id) == len(own):
+    if checkout_id in new.made:
         pack = _Grid(len(own)).pack(checkout_id, own, results, new.values, new.machine)
         conn.execute(_pk.insert().values(pack))
         return
+    found = conn.execute(select(_pk).where(_pk.c.checkout_id == checkout_id)).first()
     if found is None or found.format != PACK_FORMAT:
         refresh(conn, checkout_id)
         return
@@ -133,12 +135,6 @@ def extend(conn: Connection, checkout_id: int, new: NewRows) -> None:
     grid = _Grid.of(head, detail, found.vals, found.passed, width=len(head["reps"]) + len(own))
     pack = grid.pack(checkout_id, own, results, new.values, new.machine)
     conn.execute(_pk.update().where(_pk.c.checkout_id == checkout_id).values(pack))
-
-
-def _stored_reps(conn: Connection, checkout_id: int) -> int:
-    """How many repetitions of the checkout are stored."""
-    query = select(func.count()).select_from(_rp).where(_rp.c.checkout_id == checkout_id)
-    return int(conn.execute(query).scalar_one())
 
 
 _Rows = tuple[

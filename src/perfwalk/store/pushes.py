@@ -198,10 +198,12 @@ def _add_all(
     log_ids = iter(insert_returning_ids(conn, schema.log, [row for rows in packed for row in rows]))
     new = packs.NewRows()
     result_rows: list[dict[str, Any]] = []
-    for push, repetition_id, (_s_id, _new_s, checkout_id, _c_idx, _new_c, rep_idx) in zip(
+    for push, repetition_id, (_s_id, _new_s, checkout_id, _c_idx, new_checkout, rep_idx) in zip(
         pushes, repetition_ids, placed, strict=True
     ):
         new.reps.setdefault(checkout_id, []).append((rep_idx, repetition_id, None, None))
+        if new_checkout:
+            new.made.add(checkout_id)
         result_rows.extend(
             result.row(repetition_id, next(log_ids), next(log_ids)) for result in push.results
         )
