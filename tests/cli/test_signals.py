@@ -255,3 +255,30 @@ def test_the_running_stage_handler_has_what_it_imports_already() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert found.stdout.split() == ["False", "True"]
+
+
+def test_an_interrupt_landing_in_a_finaliser_is_raised_after_it_never_printed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A signal whose handler runs inside a finaliser or a weak reference's callback
+    (an import's module lock has one), where Python cannot raise: without care the
+    Interrupted is printed with a traceback ("Exception ignored in …") and lost. It
+    is raised once the finaliser returns, and nothing is printed."""
+
+    class Dying:
+        def __del__(self) -> None:
+            signal.raise_signal(signal.SIGINT)
+            sum(range(1000))  # the handler runs here, inside the finaliser
+
+    def drop_one() -> None:
+        Dying()  # dropped at once: its finaliser runs
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the signal sent again lands here
+            time.sleep(0.01)
+
+    before = sys.unraisablehook
+    with Raising(), pytest.raises(Interrupted) as info:
+        drop_one()
+    assert info.value.signum == signal.SIGINT
+    assert sys.unraisablehook is before  # put back when the block ends
+    assert "Exception ignored" not in capsys.readouterr().err

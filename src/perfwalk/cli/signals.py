@@ -31,6 +31,7 @@ can.
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
@@ -93,6 +94,7 @@ class Raising:
 
     def __init__(self) -> None:
         self._previous: dict[signal.Signals, Any] = {}
+        self._unraisable: Any = None  # the unraisable hook before the block
 
     def __enter__(self) -> Raising:
         import threading
@@ -103,6 +105,7 @@ class Raising:
         import perfwalk.interrupts  # noqa: F401
 
         if threading.current_thread() is threading.main_thread():
+            self._unraisable, sys.unraisablehook = sys.unraisablehook, self._deliver_again
             for sig in STOPPING:
                 previous = signal.getsignal(sig)
                 if previous is not signal.SIG_IGN:  # ignored stays ignored (nohup)
@@ -120,6 +123,24 @@ class Raising:
             # None: a handler set outside Python, which cannot be put back: the default
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
         self._previous.clear()
+        if self._unraisable is not None:
+            sys.unraisablehook, self._unraisable = self._unraisable, None
+
+    def _deliver_again(self, unraisable: Any) -> None:
+        """``sys.unraisablehook`` within the block: an Interrupted raised where Python
+        cannot raise it (a weak reference's callback in an import, a ``__del__``) would
+        be printed with a traceback and lost. Its signal is sent again instead, from a
+        thread of its own so that it lands once the callback has returned (sent at
+        once, its handler would run in this hook, where it is lost the same way); one
+        that lands in such a callback again is sent again. Anything else goes to the
+        hook that was there before."""
+        from perfwalk.errors import Interrupted
+
+        found = unraisable.exc_value
+        if isinstance(found, Interrupted):  # (threading's start would wait for it here)
+            _thread.start_new_thread(_thread.interrupt_main, (signal.Signals(found.signum),))
+            return
+        self._unraisable(unraisable)
 
 
 def entry() -> NoReturn:
