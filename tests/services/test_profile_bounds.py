@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.folded import MOST_FRAMES, MOST_SAMPLES
@@ -45,12 +47,12 @@ def deep(depth: int, leaf: str) -> str:
 
 
 def deep_stacks(position: int) -> str:
-    """Stacks 1 000, 3 000 and 5 000 frames deep; the slower commits spend more in
-    the deepest."""
+    """Stacks 1 000, 3 000 and 5 000 frames deep, a function of 100 000 characters;
+    the slower commits spend more in the deepest and in the long one."""
     heavy = 50 if VALUES[position] > VALUES[0] else 10
     return (
         f"{deep(DEPTHS[0], 'leaf_a')} 10\n{deep(DEPTHS[1], 'leaf_b')} 10\n"
-        f"{deep(DEPTHS[2], 'leaf_c')} {heavy}\nmain;shallow 20\n"
+        f"{deep(DEPTHS[2], 'leaf_c')} {heavy}\nmain;shallow 20\nmain;{LONG_NAME}<b> {heavy}\n"
     )
 
 
@@ -135,18 +137,23 @@ def profiles(config: Config) -> list[ProfileRow]:
         return [p for s in store.list_series() for p in store.profiles.in_series(s.id)]
 
 
-def test_stacks_thousands_of_frames_deep_are_walked_drilled_and_published(
-    tmp_path: Path,
+def test_deep_stacks_and_long_names_are_walked_drilled_and_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = project(tmp_path, "deep")
     c = str(made.config.path)
     code, out, err = finished("run", "-c", c)
     assert code == 0, out + err
     between = ("--between", made.ids[1], made.ids[2], "--test", "lat", "--value", "latency")
+    monkeypatch.setenv("COLUMNS", "100")  # the drill's terminal
     code, out, err = finished("drill", *between, "-c", c)
     assert code == 0, out + err
     assert f"CULPRIT {made.ids[2][:12]}" in out
-    assert "leaf_c" in out  # the function whose share grew, first in the table
+    rows = out[out.index("self before") :].splitlines()[1:]
+    names = [row.rpartition("%  ")[2] for row in rows]
+    assert "leaf_c" in names
+    assert "f" * 38 + "…" in names  # cut to what the 100 columns leave
+    assert max(len(row) for row in rows) == 100
     site = tmp_path / "site"
     code, out, err = finished("report", "-c", c, "--out", str(site))
     assert code == 0, out + err
@@ -161,6 +168,8 @@ def test_stacks_thousands_of_frames_deep_are_walked_drilled_and_published(
         assert "frames" in profile.message  # the note: deeper stacks were folded
     page = (site / "series-1" / "data" / f"profile-{stored[0].id}.js").read_text(encoding="ascii")
     assert "frames" in page  # the note, on the profile's page
+    drill = (site / "series-2.html").read_text(encoding="utf-8")
+    assert f"<code>{LONG_NAME}&lt;b&gt;</code>" in drill  # the page: the whole name, escaped
 
 
 def test_impossible_counts_and_sizes_never_stop_a_walk_nor_its_resume(tmp_path: Path) -> None:
