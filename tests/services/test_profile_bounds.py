@@ -7,7 +7,6 @@ the culprit and the site is published with its differential flame graph."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -24,7 +23,7 @@ from perfwalk.model import Status
 from perfwalk.store import Store
 from perfwalk.store.profiles import ProfileRow
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
-from tests.services.walks import finished, walk
+from tests.services.walks import finished, walk, walk_config
 
 #: the latency of each commit: the third is slower (the culprit a drill finds)
 VALUES = (100, 100, 130, 130)
@@ -98,32 +97,15 @@ def project(tmp_path: Path, stacks: str, *, pause_at: int | None = None) -> Proj
     repo = tmp_path / "repo"
     ids = make_repo(repo, spec)
     path = tmp_path / "perfwalk.toml"
+    profiler = '[test.profile]\ntool = "command"\ncommand = "sh profile.sh {profile}"\n'
     path.write_text(
-        f"""\
-[project]
-repo = {json.dumps(str(repo))}
-
-[build]
-steps = ["true"]
-
-[run]
-step = "commit"
-repetitions = 3
-
-[analysis]
-suspect_load = false
-
-[[test]]
-name = "lat"
-command = "sh bench.sh"
-parser = "value"
-timeout = 60
-
-[test.profile]
-tool = "command"
-command = "sh profile.sh {{profile}}"
-limit = 131072
-""",
+        walk_config(
+            repo,
+            "sh bench.sh",
+            test="lat",
+            timeout=60,
+            extra=f"{profiler}limit = 131072\n\n[analysis]\nsuspect_load = false\n",
+        ),
         encoding="utf-8",
     )
     return Project(load_config(path), ids, paused, go)
