@@ -11,8 +11,8 @@ messages wait as long as the one that failed.
 A receiver that renders Markdown (:func:`perfwalk.config.receivers.takes_markdown`:
 Mattermost, Discord, Zulip…, Slack, Rocket.Chat…, any other given ``?format=markdown``
 in its URL) gets the Markdown message, its title in it; the others (mail, Matrix,
-Telegram, generic JSON webhooks…) the title and the plain body, which Apprise escapes
-into HTML where the service wants HTML (mail, Telegram).
+Telegram, generic JSON webhooks…) the title and the plain body (mail as text/plain),
+which Apprise escapes into HTML for a service that takes only HTML (Telegram).
 
 No redirect is followed (:func:`perfwalk.config.receivers.new_plugin`): a receiver that
 answers one fails, "the receiver redirected", and is tried again later as any other.
