@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
+
+#: the most characters of a function's name in the profile table, and the fewest a
+#: narrow terminal leaves it (the drill's page and --format json keep it whole)
+NAME_MOST = 200
+NAME_LEAST = 20
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.services.drill import DrillResult, DrillTarget
@@ -66,6 +72,7 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_drill(args: argparse.Namespace) -> int:
+    from perfwalk.cli.terminal import width_of
     from perfwalk.config.load import load_config
     from perfwalk.drill import Budget, Verdict
     from perfwalk.numbers import json_text
@@ -120,7 +127,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _result_json(result)
         answers.append(answer)
         if text:
-            print(_answer_text(answer, str(target.change.get("unit") or "")))
+            print(_answer_text(answer, str(target.change.get("unit") or ""), width_of(sys.stdout)))
     if not text:
         print(json_text({"drills": answers}, indent=2))
     decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
@@ -202,7 +209,7 @@ def _answer(
     }
 
 
-def _answer_text(answer: dict[str, Any], unit: str = "") -> str:
+def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = None) -> str:
     from perfwalk.drill import Verdict
     from perfwalk.quantities import format_change, format_levels
 
@@ -226,12 +233,16 @@ def _answer_text(answer: dict[str, Any], unit: str = "") -> str:
         lines.append(f"  level {show_controls(levels)}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")
     lines.append(f"  spent {spent}; series {answer['series']}")
-    lines += _profile_text(answer.get("profile"))
+    lines += _profile_text(answer.get("profile"), width)
     return "\n".join(lines)
 
 
-def _profile_text(profile: dict[str, Any] | None) -> list[str]:
-    """The differential profile's table: the functions whose share changed most."""
+def _profile_text(profile: dict[str, Any] | None, width: int | None = None) -> list[str]:
+    """The differential profile's table: the functions whose share changed most, a
+    name cut (…) to the ``width`` of the terminal (:data:`NAME_MOST` characters
+    without one)."""
+    from perfwalk.config.settings import shortened
+
     if not profile:
         return []
     if "missing" in profile:
@@ -245,11 +256,14 @@ def _profile_text(profile: dict[str, Any] | None) -> list[str]:
         f"{'Δ':>7}  function",
     ]
     for row in profile["functions"]:
-        lines.append(
+        shares = (
             f"  {row['self_before']:10.1f}% {row['self_after']:6.1f}% {row['self_delta']:+6.1f}%"
             f"  {row['total_before']:11.1f}% {row['total_after']:6.1f}% "
-            f"{row['total_delta']:+6.1f}%  {show_controls(row['name'])}"
+            f"{row['total_delta']:+6.1f}%  "
         )
+        room = NAME_MOST if width is None else max(NAME_LEAST, width - len(shares))
+        name = show_controls(row["name"])
+        lines.append(shares + (name if len(name) <= room else shortened(name, room - 1)))
     return lines
 
 

@@ -28,6 +28,7 @@ from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
+from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
 from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE, MAX_Z
 from perfwalk.model import Direction
@@ -1318,7 +1319,13 @@ _PROFILE = Section(
     "its counted repetitions: its values are kept with the profile and never counted in "
     "summaries, changes, drills or tries. A profiler that is missing or fails never costs "
     "the test its values: the profile is recorded as failed (XFAIL, with the reason) and "
-    "the test keeps its status.",
+    "the test keeps its status. Nothing a profiler writes can stop a walk or a publish: "
+    f"at most {MOST_PROFILE_BYTES >> 20} MiB of its output are read (the first and last "
+    f"halves of more); a stack deeper than {MOST_FRAMES} frames keeps its "
+    f"{MOST_FRAMES - 2} outermost frames and its leaf, the frames between folded into one "
+    f"`[… N frames]`; a count of a stack, or of the whole profile, beyond {MOST_SAMPLES} "
+    "samples is counted as that; then `limit` below applies. What a bound changed is "
+    "said in the profile's note, shown above its flame graph.",
     (
         Setting(
             "tool",

@@ -8,16 +8,21 @@ again after ``retry_after`` × 2^(attempts before), at most a day later; once
 marked). A receiver that failed is not tried again in the same delivery: its other
 messages wait as long as the one that failed.
 
-A receiver whose service takes Markdown by default (Slack, Rocket.Chat; any other
-given ``?format=markdown`` in its URL) gets the Markdown body; the others (mail,
-Matrix, Mattermost, generic JSON webhooks) the plain body, which Apprise escapes into
-HTML where the service wants HTML (mail).
+A receiver that renders Markdown (:func:`perfwalk.config.receivers.takes_markdown`:
+Mattermost, Discord, Zulip…, Slack, Rocket.Chat…, any other given ``?format=markdown``
+in its URL) gets the Markdown message, its title in it; the others (mail, Matrix,
+Telegram, generic JSON webhooks…) the title and the plain body (mail as text/plain),
+which Apprise escapes into HTML for a service that takes only HTML (Telegram).
+
+No redirect is followed (:func:`perfwalk.config.receivers.new_plugin`): a receiver that
+answers one fails, "the receiver redirected", and is tried again later as any other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ from perfwalk.config.receivers import (
     quiet_apprise,
     receiver_id,
     redacted,
+    takes_markdown,
 )
 from perfwalk.config.settings import LONGEST_RETRY
 from perfwalk.store import Store
@@ -39,9 +45,13 @@ from perfwalk.store.outbox import MessageRow
 #: What a test message says.
 TEST_TITLE = "perfwalk: test notification"
 TEST_BODY = "This is a test of perfwalk's [notify] settings: this receiver works.\n"
+TEST_MARKDOWN = f"**{TEST_TITLE}**\n\n" + TEST_BODY.replace("[", "\\[").replace("]", "\\]")
 #: The lines of Apprise's log kept as an attempt's error: its warnings and errors, and
 #: the debug lines that carry the cause (a socket's or a server's exception).
 _CAUSES = ("Exception", "Response Details", "Error", "error")
+#: how Apprise's services log an answer they did not want (``…: Temporary Redirect,
+#: error=307.``): a redirect is one
+_REDIRECTED = re.compile(r"\berror=(3\d\d)\b")
 _CAPTURE = threading.Lock()
 
 
@@ -126,14 +136,14 @@ def send(url: str, title: str, text: str, markdown: str, notify: NotifyConfig) -
             return f"Apprise cannot use {redacted(url)}"
         service.socket_connect_timeout = notify.timeout
         service.socket_read_timeout = notify.timeout
-        plain = service.resolve_format(None) != apprise.NotifyFormat.MARKDOWN
-        sender = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))
+        rich = takes_markdown(url, service)
+        sender = apprise.Apprise(asset=service.asset)
         sender.add(service)
         try:
             done = sender.notify(
-                title=title,
-                body=text if plain else markdown,
-                body_format=apprise.NotifyFormat.TEXT if plain else apprise.NotifyFormat.MARKDOWN,
+                title="" if rich else title,
+                body=markdown if rich else text,
+                body_format=apprise.NotifyFormat.MARKDOWN if rich else apprise.NotifyFormat.TEXT,
             )
         except Exception as error:
             said.append(f"{type(error).__name__}: {error}")
@@ -141,6 +151,12 @@ def send(url: str, title: str, text: str, markdown: str, notify: NotifyConfig) -
     if done:
         return None
     reason = "; ".join(dict.fromkeys(said)) or "Apprise reported a failure without a reason"
+    if redirect := next((m for line in said if (m := _REDIRECTED.search(line))), None):
+        reason = (
+            f"the receiver redirected (HTTP {redirect.group(1)}), and redirects are not "
+            "followed (they could take the message elsewhere): give its final address in "
+            f"[notify] urls; {reason}"
+        )
     return masked(reason, url)
 
 
@@ -150,7 +166,7 @@ def test_receivers(config: Config) -> list[Attempt]:
         Attempt(
             redacted(url),
             TEST_TITLE,
-            send(url, TEST_TITLE, TEST_BODY, TEST_BODY, config.notify) or "",
+            send(url, TEST_TITLE, TEST_BODY, TEST_MARKDOWN, config.notify) or "",
         )
         for url in config.notify.urls
     ]

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 
 from perfwalk.config.model import ProfileConfig
-from perfwalk.folded import FoldedStacks, parse_folded
+from perfwalk.folded import MOST_PROFILE_BYTES, FoldedStacks, parse_folded
 from perfwalk.model import Status
 from perfwalk.orchestrate.placeholders import substitute
 from perfwalk.orchestrate.topology import Member
@@ -31,9 +31,6 @@ from perfwalk.parsers import perf_script
 #: seconds allowed to check a profiler, to read a profile back, to remove its file
 PROBE_TIMEOUT = 60.0
 READ_TIMEOUT = 600.0
-#: the most bytes of profiler output read back (perf script text is large; it is
-#: folded here and stored within [test.profile] limit)
-READ_LIMIT = 512 << 20
 
 PERF_HINT = (
     "install perf on that host (Debian: apt-get install linux-perf) and let it sample: "
@@ -133,7 +130,7 @@ class Profiler:
         else:
             argv = ("cat", request.path)
         try:
-            done = member.host.run(argv, timeout=READ_TIMEOUT, output_limit=READ_LIMIT)
+            done = member.host.run(argv, timeout=READ_TIMEOUT, output_limit=MOST_PROFILE_BYTES // 2)
         finally:
             member.host.run(("rm", "-f", request.path), timeout=PROBE_TIMEOUT)
         if done.returncode != 0:
@@ -155,8 +152,14 @@ class Profiler:
                 f"the profile on host {member.name} holds no sample (a run too short for "
                 f"{config.frequency} samples per second, or a profiler that wrote nothing)",
             )
+        cut = (
+            f"the profiler wrote {done.stdout.total} bytes: only the stacks of the first and "
+            f"last {MOST_PROFILE_BYTES >> 21} MiB were read"
+            if done.stdout.truncated
+            else ""
+        )
         return CapturedProfile(
-            request.role, member.name, config.tool, event_of(config), Status.PASS, "", stacks
+            request.role, member.name, config.tool, event_of(config), Status.PASS, cut, stacks
         )
 
 

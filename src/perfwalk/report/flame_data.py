@@ -19,7 +19,6 @@ import base64
 import json
 import zlib
 from collections.abc import Mapping
-from typing import Any
 
 from perfwalk.analysis.profile_diff import DiffNode
 from perfwalk.report import layout
@@ -73,33 +72,34 @@ def diff_data_file(
     short sha), ``samples`` the samples of each. A frame present only before has no
     width after: it is left out of the tree (the table of functions tells what shrank
     to nothing)."""
-    document = {
-        "test": test,
-        "before": before,
-        "after": after,
-        "tb": samples[0],
-        "ta": samples[1],
-        "tree": _node(tree),
-    }
-    return f'perfwalk.flame("{layout.profile_diff_key(test)}",{_json(document)});\n'
+    head = _json({"test": test, "before": before, "after": after, "tb": samples[0]})
+    document = f'{head[:-1]},"ta":{samples[1]},"tree":{_tree_json(tree)}}}'
+    return f'perfwalk.flame("{layout.profile_diff_key(test)}",{document});\n'
 
 
-def _node(tree: DiffNode) -> dict[str, Any]:
+def _tree_json(tree: DiffNode) -> str:
     """The tree as flame.js reads it (``n`` name, ``v`` samples after, ``b`` before,
-    ``c`` children with samples after); built without recursion: stacks may be
-    thousands of frames deep."""
-    root: dict[str, Any] = {"n": tree["name"], "v": tree["value"], "b": tree["before"]}
-    pending = [(tree, root)]
+    ``c`` children with samples after), as JSON written without recursion: stacks may
+    be thousands of frames deep, deeper than ``json.dumps`` can nest."""
+    out: list[str] = []
+    pending: list[DiffNode | str] = [tree]
     while pending:
-        node, made = pending.pop()
-        kept = [c for c in node["children"] if c["value"] > 0]
-        if kept:
-            made["c"] = []
-            for child in kept:
-                one = {"n": child["name"], "v": child["value"], "b": child["before"]}
-                made["c"].append(one)
-                pending.append((child, one))
-    return root
+        node = pending.pop()
+        if isinstance(node, str):  # the end of a list of children, or a comma
+            out.append(node)
+            continue
+        out.append(f'{{"n":{_json(node["name"])},"v":{node["value"]},"b":{node["before"]}')
+        kept = [child for child in node["children"] if child["value"] > 0]
+        if not kept:
+            out.append("}")
+            continue
+        out.append(',"c":[')
+        pending.append("]}")
+        for number, child in reversed(list(enumerate(kept))):
+            pending.append(child)
+            if number:
+                pending.append(",")
+    return "".join(out)
 
 
 def _json(document: object) -> str:

@@ -6,10 +6,14 @@ culprit commit (id, subject, author) or the commit range, and the link to the
 series' page on the site (``[report] base_url``).
 
 Every text from outside (series and metric names, host names, commit subjects and
-authors) is untrusted: in the plain text its controls are shown as ``\\xNN`` and its
-line breaks become spaces (a subject cannot add a line that looks like ours); in the
-Markdown it is escaped as in the Markdown report (:func:`perfwalk.report.markdown.md`:
-no markup, no HTML, no mention of anyone).
+authors) is untrusted: in the plain text its controls are shown as ``\\xNN``, its
+line breaks become spaces (a subject cannot add a line that looks like ours), and a
+word joiner (U+2060, invisible) follows each ``@``, each ``<`` before ``!``, ``@`` or
+``#`` and each ``]`` before ``(``: a chat that reads the plain text as Markdown or
+looks in it for mentions finds no ``@channel``, ``<!here>``, ``<@U024BE7LH>``,
+``[link](…)`` nor ``![image](…)``. In the Markdown it is escaped as in the Markdown
+report (:func:`perfwalk.report.markdown.md`: no markup, no HTML, no mention of
+anyone).
 """
 
 from __future__ import annotations
@@ -28,12 +32,18 @@ from perfwalk.untrusted import show_controls
 #: The longest title (characters): a subject can be long, a mail subject should not be.
 TITLE_MOST = 200
 _SHA = re.compile(r"[0-9a-f]{4,64}")
+#: what would mention someone or make a link or an image where the plain text is read
+#: as Markdown: an ``@``, a ``<`` that opens ``<!channel>``, ``<@id>`` or ``<#id>``, a
+#: ``]`` that is followed by a link's ``(``
+_MENTION_OR_LINK = re.compile(r"@|<(?=[!@#])|\](?=\()")
+_WORD_JOINER = "\u2060"
 
 
 @dataclass(frozen=True)
 class Notice:
-    """One change told: ``title`` and ``text`` are plain text, ``markdown`` the same
-    body in Markdown."""
+    """One change told: ``title`` and ``text`` are plain text; ``markdown`` the whole
+    message in Markdown, the title in bold as its first line (a receiver that renders
+    Markdown gets no title of its own: some would render it unescaped)."""
 
     title: str
     text: str
@@ -41,8 +51,10 @@ class Notice:
 
 
 def one_line(text: str) -> str:
-    """Untrusted ``text`` as plain text on one line, its controls visible."""
-    return " ".join(show_controls(text.replace("\t", " ")).split())
+    """Untrusted ``text`` as plain text on one line, its controls visible, neither a
+    mention nor a Markdown link (a word joiner inside)."""
+    shown = " ".join(show_controls(text.replace("\t", " ")).split())
+    return _MENTION_OR_LINK.sub(lambda m: m.group() + _WORD_JOINER, shown)
 
 
 def notice(
@@ -62,7 +74,8 @@ def notice(
     if len(title) > TITLE_MOST:
         title = title[: TITLE_MOST - 1] + "…"
     text = _text(change, project, host, links)
-    markdown = _markdown(change, project, host, links)
+    heading = md(title.replace(_WORD_JOINER, ""))  # md() neutralises in its own way
+    markdown = f"**{heading}**\n\n" + _markdown(change, project, host, links)
     if others:
         text += "\nalso across these commits:\n" + "".join(
             f"{other.kind}: {one_line(other.metric)}: {one_line(_levels(other))}, {_size(other)}\n"

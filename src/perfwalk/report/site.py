@@ -821,6 +821,8 @@ def _write_profiles(
             what += f", {profile.samples} samples"
             if profile.cut:
                 what += f" ({profile.dropped} in the lightest stacks not kept)"
+            if profile.message:  # what a bound changed (deep stacks folded…)
+                what += f"; {profile.message}"
             text = profile_data_file(profile_id, compressed, test=test, checkout=row.idx, what=what)
             files.write(target, text)
 

@@ -7,8 +7,11 @@ here, never in ``value``, so that no summary, change, drill or try counts them) 
 the run of a counted repetition (``repetitions = "all"``). Its stacks are stored as
 zlib-compressed folded text, heaviest first, at most ``limit`` bytes before
 compression: beyond it the lightest stacks are cut and ``dropped`` says how many
-samples they held (``samples`` is always every sample the profiler took). A
-profiler that failed leaves a row too, with no stacks, its status (XFAIL) and the
+samples they held (``samples`` is always every sample the profiler took). Before
+that, its stacks are bounded (:func:`perfwalk.folded.bound_stacks`: depth, counts),
+what a bound changed said in its message, and ``samples`` and ``dropped`` are at most
+:data:`~perfwalk.folded.MOST_SAMPLES`: nothing a profiler writes can fail the store.
+A profiler that failed leaves a row too, with no stacks, its status (XFAIL) and the
 reason.
 """
 
@@ -23,7 +26,7 @@ from typing import Any
 from sqlalchemy import Row, Select, select
 
 from perfwalk.errors import StoreError
-from perfwalk.folded import FoldedStacks, parse_folded
+from perfwalk.folded import MOST_SAMPLES, FoldedStacks, bound_stacks, parse_folded
 from perfwalk.model import Status
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
@@ -104,8 +107,11 @@ class ProfileRecords(StorePart):
     """The profiles of this store; get it from :attr:`perfwalk.store.Store.profiles`."""
 
     def add(self, checkout_id: int, new: NewProfile, *, limit: int) -> int:
-        """Store ``new`` (its stacks cut to ``limit`` bytes) for the checkout; its id."""
-        text, dropped = bounded(new.stacks, limit)
+        """Store ``new`` (its stacks bounded, cut to ``limit`` bytes) for the checkout;
+        its id."""
+        stacks, notes = bound_stacks(new.stacks)
+        text, dropped = bounded(stacks, limit)
+        message = "; ".join(part for part in (new.message, *notes) if part)
         with self._write(f"store a profile of {new.test} at checkout {checkout_id}") as conn:
             series_id = conn.scalar(select(_c.c.series_id).where(_c.c.id == checkout_id))
             if series_id is None:
@@ -125,9 +131,9 @@ class ProfileRecords(StorePart):
                     tool=new.tool,
                     event=new.event,
                     status=int(new.status),
-                    message=new.message,
-                    samples=sum(new.stacks.values()),
-                    dropped=dropped,
+                    message=message,
+                    samples=min(sum(stacks.values()), MOST_SAMPLES),
+                    dropped=min(dropped, MOST_SAMPLES),
                     stacks=zlib.compress(text.encode("utf-8"), 6),
                     run_values=[[name, value, unit] for name, value, unit in new.values],
                     duration=new.duration,
