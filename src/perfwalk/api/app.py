@@ -1,7 +1,8 @@
 """The API's application: its endpoints over one open store (docs/api.md).
 
 Reads need no token; ``POST /push`` needs scope push, ``POST /changes/{id}/triage``
-scope triage, ``POST /jobs`` scope submit. Every error is JSON naming the field at
+scope triage, ``POST /jobs`` scope submit (checked from the headers, before the body
+is read: :class:`~perfwalk.api.guard.Gate`). Every error is JSON naming the field at
 fault (``{"error": {"field": ..., "message": ...}}``); the OpenAPI description is at
 ``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the API:
 without one, the job endpoints answer 501.
@@ -10,6 +11,7 @@ without one, the job endpoints answer 501.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
@@ -22,11 +24,12 @@ from starlette.concurrency import run_in_threadpool
 from perfwalk import __version__
 from perfwalk.analysis.thresholds import CONFIGURED
 from perfwalk.api.bodies import JobBody, PushAnswer, PushBody, TriageBody
-from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, BodyLimit, KnownTokens, bearer, error_body
+from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, Gate, KnownTokens, bearer, error_body
 from perfwalk.config.model import Config
 from perfwalk.errors import ParseError, PerfwalkError, StoreError, UsageError
 from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import PushRequest, PushWriter
@@ -54,9 +57,13 @@ class JobQueue:
         self.jobs = jobs
 
 
-def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> Any:
-    """The ASGI application of the API over ``store``: the endpoints behind the bound
-    on the body size (``[api] max_body``), under ``[api] base_path``."""
+def make_app(
+    config: Config, store: Store, *, queue: JobQueue | None = None, listen: str | None = None
+) -> Any:
+    """The ASGI application of the API over ``store``: the endpoints behind the
+    :class:`~perfwalk.api.guard.Gate` (the names it answers to: ``listen``, default
+    ``[api] listen``, and ``[api] allowed_hosts``; the bound on the body size, ``[api]
+    max_body``), under ``[api] base_path``."""
     base = config.api.base_path
     app = FastAPI(
         title="perfwalk",
@@ -262,7 +269,35 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             error_body("method", f"{request.method} is not served at {request.url.path}"), 405
         )
 
-    return BodyLimit(app, config.api.max_body)
+    return Gate(
+        app,
+        limit=config.api.max_body,
+        names=_names(config, listen or config.api.listen),
+        writes=_writes(base),
+        store=store,
+        tokens=known_tokens,
+    )
+
+
+def _names(config: Config, listen: str) -> ServedNames:
+    """The names the API answers to: its listen address (any IP address when it listens
+    on them all), the loopback names, ``[api] allowed_hosts``."""
+    host = listen.rpartition(":")[0].strip("[]")
+    return ServedNames([host, *config.api.allowed_hosts], any_address=host in ANY_ADDRESS)
+
+
+def _writes(base: str) -> Callable[[str, str], str | None]:
+    """The scope each write needs, by method and path (None: not a write)."""
+    pattern = re.compile(rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage)")
+    scopes = {"push": "push", "jobs": "submit"}
+
+    def needs(method: str, path: str) -> str | None:
+        found = pattern.fullmatch(path) if method == "POST" else None
+        if found is None:
+            return None
+        return scopes.get(found.group(1), "triage")
+
+    return needs
 
 
 def _series_json(s: SeriesRow) -> dict[str, Any]:
