@@ -1,13 +1,17 @@
 """The API under hostile clients, over real HTTP (`perfwalk api` as a process on
 loopback): writes refused from their headers alone, slow and idle sockets cut off
-with the server's memory bounded, foreign Host names refused."""
+with the server's memory bounded, foreign Host names refused, errors that name
+nothing of the server in one shape, a store that is down told as 503."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import select
+import shutil
 import socket
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
 
 from tests.api.test_http import (
     MIB,
@@ -230,3 +235,179 @@ def test_a_foreign_host_name_is_refused(tmp_path: Path) -> None:
         ):
             assert httpx.get(series, headers={"Host": host}).status_code == 200, host
         assert httpx.get(series).json() == []  # the write refused stored nothing
+
+
+# -- D13: errors in one shape, naming nothing of the server -------------------------
+
+
+def _regression(api: Api, token: str) -> str:
+    """Pushes five commits at 100 ms then five at 130 ms; the change's id."""
+    auth = {"Authorization": f"Bearer {token}"}
+    for i in range(10):
+        body = push_body(f"{i + 1:040x}", i + 1, 0.100 if i < 5 else 0.130)
+        assert httpx.post(f"{api.url}/api/v1/push", json=body, headers=auth).status_code == 201
+    [change] = httpx.get(f"{api.url}/api/v1/changes").json()["changes"]
+    return str(change["id"])
+
+
+def test_every_error_has_the_one_shape_and_names_nothing_of_the_server(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    pusher, triager = api.token("ci", "push"), api.token("ada", "triage")
+    auth = {"Authorization": f"Bearer {pusher}"}
+    change = _regression(api, pusher)
+    expected = {
+        f"{base}/series/999": (404, "series_id"),
+        f"{base}/series/999/checkouts": (404, "series_id"),
+        f"{base}/series/999/values": (404, "series_id"),
+        f"{base}/series/0": (422, "series_id"),
+        f"{base}/series/99999999999999999999": (422, "series_id"),
+        f"{base}/changes?series=999": (404, "series"),
+        f"{base}/changes?series=x": (422, "series"),
+        f"{base}/nowhere": (404, "path"),
+    }
+    for url, (status, field) in expected.items():
+        answer = httpx.get(url)
+        assert (answer.status_code, _shaped(answer)["field"]) == (status, field), url
+    method = httpx.delete(f"{base}/series")
+    assert (method.status_code, _shaped(method)["field"]) == (405, "method")
+
+    word = {"state": "expected", "reason": "by design"}
+    for wrong in ("999:1", "1:999", "nonsense", change.replace(":", ":9")):
+        refused = httpx.post(
+            f"{base}/changes/{wrong}/triage",
+            json=word,
+            headers={"Authorization": f"Bearer {triager}"},
+        )
+        error = _shaped(refused)
+        assert (refused.status_code, error["field"]) == (404, "change_id"), wrong
+        assert change not in error["message"]  # the known ids are not listed
+
+    for date in ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"):
+        pushed = httpx.post(
+            f"{base}/push", json=push_body("c" * 40, 1, 0.1, date=date), headers=auth
+        )
+        assert (pushed.status_code, _shaped(pushed)["field"]) == (422, "date"), date
+
+    bodies = {
+        "not UTF-8": b'{"format": "\xff\xfe"}',
+        "a 5000-digit integer": b'{"format": ' + b"1" * 5000 + b"}",
+        "nested 1500 deep": b"[" * 1500 + b"]" * 1500,
+        "nested 200 000 deep": b'{"a":' * 200_000,
+        "UTF-16 junk": b"\xff\xfe" + "{junk".encode("utf-16-le"),
+        "UTF-16 JSON of the wrong kind": "[1, 2]".encode("utf-16"),
+        "not JSON": b"{",
+        "a list": b"[1]",
+    }
+    for what, body in bodies.items():
+        headers = {**auth, "Content-Type": "application/json"}
+        answer = httpx.post(f"{base}/push", content=body, headers=headers)
+        assert (answer.status_code, _shaped(answer)["field"]) == (422, "body"), what
+
+    over = httpx.post(f"{base}/push", content=b"x" * (MIB + 1), headers=auth)
+    assert (over.status_code, _shaped(over)["field"]) == (413, "body")
+    scope = httpx.post(f"{base}/push", json={}, headers={"Authorization": f"Bearer {triager}"})
+    assert (scope.status_code, _shaped(scope)["field"]) == (403, "authorization")
+    for request in (
+        b"GET /api/v1/series HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n",
+        b"HELLO\r\n\r\n",
+        b"GET /api/v1/series HTTP/1.1\r\n\r\n",  # no Host
+    ):
+        status, error = _raw_error(_raw(api, request))
+        assert status == 400, request
+        assert not any(word in error["message"].lower() for word in INTERNALS)
+    if "postgresql" not in api.config.read_text():
+        jobs = httpx.get(f"{base}/jobs")
+        assert (jobs.status_code, _shaped(jobs)["field"]) == (501, None)
+
+
+def test_a_damaged_store_is_a_500_in_the_shape_and_its_detail_in_the_log(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/store.db"
+    with running_api(tmp_path, url) as api:
+        token = api.token("ci", "push")
+        pushed = httpx.post(
+            f"{api.url}/api/v1/push",
+            json=push_body("a" * 40, 1, 0.1),
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert pushed.status_code == 201
+        engine = create_engine(url)
+        with engine.begin() as conn:  # a row damaged behind the API's back
+            conn.execute(text("UPDATE series SET fingerprint = '{not json'"))
+        engine.dispose()
+        broken = httpx.get(f"{api.url}/api/v1/series")
+        assert (broken.status_code, _shaped(broken)["field"]) == (500, None)
+        deadline = time.monotonic() + 30  # logged once answered
+        while "JSONDecodeError" not in api.log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "JSONDecodeError" in api.log.read_text()
+
+
+PG_SERVER = Path(__file__).resolve().parents[2] / "scripts" / "pg-server"
+
+
+@pytest.fixture
+def own_pg() -> Iterator[tuple[Path, str]]:
+    """A PostgreSQL server of this test's own (scripts/pg-server), to stop and start;
+    its folder and the URL of its database."""
+    folder = Path(tempfile.mkdtemp(prefix="pwpg", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        started = _pg_server("start", folder)
+        yield folder, started.stdout.strip()
+    finally:
+        _pg_server("stop", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _pg_server(action: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        ["bash", str(PG_SERVER), action, str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0 or action == "stop", done.stderr
+    return done
+
+
+@pytest.mark.postgres
+def test_a_store_that_is_down_is_503_for_every_read_and_write(
+    tmp_path: Path, own_pg: tuple[Path, str]
+) -> None:
+    folder, url = own_pg
+    with running_api(tmp_path, url) as api:
+        base = f"{api.url}/api/v1"
+        pusher = api.token("ci", "push")
+        change = _regression(api, pusher)
+        later = api.token("later", "push")  # never used before the server stops
+        triager, submitter = api.token("ada", "triage"), api.token("lab", "submit")
+        assert httpx.get(f"{base}/jobs").status_code == 200
+        _pg_server("stop", folder)
+        try:
+            reads = ["/series", "/series/1", "/series/1/checkouts", "/series/1/values"]
+            reads += ["/changes", "/changes?series=1", "/jobs"]
+            for path in reads:
+                answer = httpx.get(f"{base}{path}", timeout=60)
+                assert (answer.status_code, _shaped(answer)["field"]) == (503, None), path
+                assert answer.headers["retry-after"]
+            writes = [
+                ("/push", pusher, push_body("d" * 40, 20, 0.1)),  # a token known lately
+                ("/push", later, push_body("d" * 40, 20, 0.1)),  # one to look up
+                (f"/changes/{change}/triage", triager, {"state": "fixed", "reason": "x"}),
+                ("/jobs", submitter, {"kind": "watch", "params": {}}),
+            ]
+            for path, token, body in writes:
+                answer = httpx.post(
+                    f"{base}{path}",
+                    json=body,
+                    headers={"Authorization": f"Bearer {token}"},
+                    timeout=60,
+                )
+                assert (answer.status_code, _shaped(answer)["field"]) == (503, None), path
+        finally:
+            _pg_server("start", folder)
+        assert httpx.get(f"{base}/series", timeout=60).status_code == 200
+        assert str(folder) in api.log.read_text()  # the detail is in the log

@@ -2,10 +2,11 @@
 
 Reads need no token; ``POST /push`` needs scope push, ``POST /changes/{id}/triage``
 scope triage, ``POST /jobs`` scope submit (checked from the headers, before the body
-is read: :class:`~perfwalk.api.guard.Gate`). Every error is JSON naming the field at
-fault (``{"error": {"field": ..., "message": ...}}``); the OpenAPI description is at
-``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the API:
-without one, the job endpoints answer 501.
+is read: :class:`~perfwalk.api.guard.Gate`). Every error is JSON naming the field
+at fault (``{"error": {"field": ..., "message": ...}}``) and nothing of the server
+(its store, paths, database user: those go to the log); the OpenAPI description is
+at ``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the
+API: without one, the job endpoints answer 501.
 """
 
 from __future__ import annotations
@@ -14,19 +15,30 @@ import asyncio
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Header, Query, Request
+from fastapi import APIRouter, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from perfwalk import __version__
 from perfwalk.analysis.thresholds import CONFIGURED
 from perfwalk.api.bodies import JobBody, PushAnswer, PushBody, TriageBody
-from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, Gate, KnownTokens, bearer, error_body
+from perfwalk.api.guard import (
+    INTERNAL,
+    UNKNOWN_TOKEN,
+    ApiError,
+    Gate,
+    KnownTokens,
+    bearer,
+    failure,
+)
 from perfwalk.config.model import Config
-from perfwalk.errors import ParseError, PerfwalkError, StoreError, UsageError
+from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavailable, UsageError
+from perfwalk.limits import MAX_ID
 from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
@@ -47,6 +59,7 @@ PREFIX = "/api/v1"
 #: a millisecond, less than handing it to a thread); a larger one in a thread.
 PARSE_ON_LOOP = 64 * 1024
 Authorization = Annotated[str | None, Header(description="Bearer TOKEN")]
+SeriesId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 class JobQueue:
@@ -85,33 +98,30 @@ def make_app(
     known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
 
-    def _not_found(err: StoreError, field: str) -> ApiError:
-        return ApiError(404, field, str(err))
+    def _series(series_id: int, field: str = "series_id") -> SeriesRow:
+        try:
+            return store.series(series_id)
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            raise ApiError(404, field, f"no series with id {series_id}") from None
 
     @router.get("/series", summary="every series, newest first")
     def list_series() -> list[dict[str, Any]]:
         return [_series_json(s) for s in store.list_series()]
 
     @router.get("/series/{series_id}", summary="one series")
-    def one_series(series_id: int) -> dict[str, Any]:
-        try:
-            return _series_json(store.series(series_id))
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
+    def one_series(series_id: SeriesId) -> dict[str, Any]:
+        return _series_json(_series(series_id))
 
     @router.get("/series/{series_id}/checkouts", summary="the checkouts of a series")
-    def checkouts(series_id: int) -> list[dict[str, Any]]:
-        try:
-            return [_checkout_json(c) for c in store.checkouts(series_id)]
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
+    def checkouts(series_id: SeriesId) -> list[dict[str, Any]]:
+        _series(series_id)
+        return [_checkout_json(c) for c in store.checkouts(series_id)]
 
     @router.get("/series/{series_id}/values", summary="every value of a series, flat")
-    def values(series_id: int) -> list[dict[str, Any]]:
-        try:
-            rows = store.values(series_id)
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
+    def values(series_id: SeriesId) -> list[dict[str, Any]]:
+        _series(series_id)
         return [
             {
                 "checkout_idx": r.checkout_idx,
@@ -125,7 +135,7 @@ def make_app(
                 "value": finite_or_none(r.value),
                 "direction": r.direction,
             }
-            for r in rows
+            for r in store.values(series_id)
         ]
 
     @router.get(
@@ -134,10 +144,9 @@ def make_app(
         "--format json` prints them, with their triage and drill answers",
     )
     def changes(series: Annotated[list[int] | None, Query()] = None) -> dict[str, Any]:
-        try:
-            found = find_all(store, config, series, tuning=CONFIGURED)
-        except StoreError as err:
-            raise _not_found(err, "series") from None
+        for series_id in series or ():
+            _series(series_id, "series")
+        found = find_all(store, config, series, tuning=CONFIGURED)
         document: dict[str, Any] = finite_document(
             changes_document(found, listed_findings(store, found))
         )
@@ -164,7 +173,7 @@ def make_app(
             branch=body.branch,
             host=body.host,
             project=body.project or config.project.name,
-            date=body.date,
+            date=_in_range(body.date),
             test=body.test,
             subject=body.subject,
             author=body.author,
@@ -206,8 +215,15 @@ def make_app(
         try:
             with writing:
                 done = triage_change(store, config, change_id, word, who=f"token {token.name}")
-        except UsageError as err:
-            raise ApiError(404, "change_id", str(err)) from None
+        except (UsageError, StoreError) as err:
+            if isinstance(err, StoreUnavailable):
+                raise
+            raise ApiError(
+                404,
+                "change_id",
+                f"no change {change_id!r}: GET {base}{PREFIX}/changes lists the changes "
+                "with their ids (SERIES:CHECKOUT)",
+            ) from None
         row = done.word
         return {
             "change": done.change.id,
@@ -243,31 +259,40 @@ def make_app(
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if err.status == 401 else None
-        return JSONResponse(err.body(), status_code=err.status, headers=headers)
+        return _error(err)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0] if err.errors() else {"loc": (), "msg": "invalid request"}
-        where = [
-            str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")
-        ]
-        field = ".".join(where) or "body"
-        return JSONResponse(error_body(field, f"{field}: {first.get('msg', '')}"), 422)
+        first: dict[str, Any] = dict(err.errors()[0]) if err.errors() else {}
+        if first.get("type") == "json_invalid":  # its place is where the JSON broke
+            at = first.get("loc", ("body", 0))[-1]
+            why = dict(first.get("ctx") or {}).get("error", "")
+            return _error(ApiError(422, "body", f"body: not JSON: {why} (at character {at})"))
+        where = [str(part) for part in first.get("loc", ("body",))]
+        # a parameter is named alone (not the item of a list); a body's field in full
+        field = where[1] if where[0] != "body" and len(where) > 1 else ".".join(where[1:])
+        field = field or "body"
+        return _error(ApiError(422, field, f"{field}: {first.get('msg', 'invalid request')}"))
+
+    @app.exception_handler(HTTPException)
+    async def refused(request: Request, err: HTTPException) -> JSONResponse:
+        if err.status_code == 404:
+            return _error(ApiError(404, "path", f"no endpoint at {request.url.path}"))
+        if err.status_code == 405:
+            message = f"{request.method} is not served at {request.url.path}"
+            return _error(ApiError(405, "method", message))
+        if err.status_code == 400:  # FastAPI could not decode the body as JSON
+            return _error(ApiError(422, "body", f"body: {_unreadable(err.__cause__)}"))
+        return _error(ApiError(err.status_code, None, str(err.detail)))
 
     @app.exception_handler(PerfwalkError)
     async def failed(_request: Request, err: PerfwalkError) -> JSONResponse:
-        return JSONResponse(error_body(None, str(err)), status_code=500)
+        return _error(failure(err))
 
-    @app.exception_handler(404)
-    async def missing(request: Request, _err: Exception) -> JSONResponse:
-        return JSONResponse(error_body("path", f"no endpoint at {request.url.path}"), 404)
-
-    @app.exception_handler(405)
-    async def method(request: Request, _err: Exception) -> JSONResponse:
-        return JSONResponse(
-            error_body("method", f"{request.method} is not served at {request.url.path}"), 405
-        )
+    @app.exception_handler(Exception)
+    async def broken(_request: Request, _err: Exception) -> JSONResponse:
+        # Starlette raises it again after this answer: uvicorn logs it with its traceback
+        return _error(ApiError(500, None, INTERNAL))
 
     return Gate(
         app,
@@ -277,6 +302,34 @@ def make_app(
         store=store,
         tokens=known_tokens,
     )
+
+
+def _error(err: ApiError) -> JSONResponse:
+    return JSONResponse(err.body(), status_code=err.status, headers=err.headers())
+
+
+def _unreadable(cause: BaseException | None) -> str:
+    """Why FastAPI could not read a body as JSON, from the error it met."""
+    if isinstance(cause, UnicodeError):
+        return "not text in UTF-8 (send JSON in UTF-8)"
+    if isinstance(cause, RecursionError):
+        return "its JSON is nested too deeply"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return "a number in it has too many digits (at most 4300)"
+    return "not JSON"
+
+
+def _in_range(date: datetime | None) -> datetime | None:
+    """``date``, when it is a moment in UTC can name (its offset may take it past year
+    9999 or before year 1): else 422 naming ``date``."""
+    if date is not None:
+        try:
+            date.astimezone(UTC)
+        except OverflowError:
+            raise ApiError(
+                422, "date", f"date: {date.isoformat()} is out of range once in UTC"
+            ) from None
+    return date
 
 
 def _names(config: Config, listen: str) -> ServedNames:
