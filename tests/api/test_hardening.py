@@ -1,12 +1,15 @@
 """The API under hostile clients, over real HTTP (`perfwalk api` as a process on
 loopback): writes refused from their headers alone, slow and idle sockets cut off
 with the server's memory bounded, foreign Host names refused, errors that name
-nothing of the server in one shape, a store that is down told as 503."""
+nothing of the server in one shape, a store that is down told as 503, values
+read a page at a time, the changes kept between writes, reads that cannot starve
+pushes, large pushed files parsed off the event loop."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import select
 import shutil
 import socket
@@ -14,6 +17,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +30,11 @@ from tests.api.test_http import (
     Api,
     _read_answer,
     error_of,
+    perfwalk,
     push_body,
     running_api,
 )
-from tests.store.conftest import pg_admin, store_url
+from tests.store.conftest import _pg_schema_url, pg_admin, store_url
 
 __all__ = ["api", "pg_admin", "store_url"]  # fixtures of this module too
 
@@ -411,3 +416,145 @@ def test_a_store_that_is_down_is_503_for_every_read_and_write(
             _pg_server("start", folder)
         assert httpx.get(f"{base}/series", timeout=60).status_code == 200
         assert str(folder) in api.log.read_text()  # the detail is in the log
+
+
+# -- D14: pages of values, the changes kept between writes, reads that wait ----------
+
+
+@pytest.fixture
+def pg_api(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Api, str]]:
+    """`perfwalk api` over a PostgreSQL store of its own schema; and that store's URL."""
+    for url in _pg_schema_url(request):
+        with running_api(tmp_path, url) as started:
+            yield started, url
+
+
+def test_values_are_read_a_page_at_a_time(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    auth = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+    for day in (1, 2, 3):
+        pushed = httpx.post(f"{base}/push", json=push_body(f"{day:040x}", day, 0.1), headers=auth)
+        assert pushed.status_code == 201
+    [series] = httpx.get(f"{base}/series").json()
+    first = f"{base}/series/{series['id']}/values"
+    whole = httpx.get(f"{first}?limit=100000")
+    assert "link" not in whole.headers
+    pages, url = [], f"{first}?limit=4"
+    while url:
+        page = httpx.get(url)
+        assert page.status_code == 200
+        pages.append(page.json())
+        link = page.headers.get("link")
+        url = f"{api.url}{link.split(';')[0].strip('<>')}" if link else ""
+    assert all(len(p) == 4 for p in pages[:-1])
+    assert 1 <= len(pages[-1]) <= 4
+    assert [v for p in pages for v in p] == whole.json()
+    assert len(whole.json()) > 8
+    for wrong in ("limit=0", "limit=100001", "offset=-1"):
+        refused = httpx.get(f"{first}?{wrong}")
+        assert (refused.status_code, _shaped(refused)["field"]) == (422, wrong.split("=")[0])
+
+
+def _analyses(api: Api) -> int:
+    return api.log.read_text().count("the changes made again")
+
+
+def test_the_changes_are_analysed_again_only_after_a_write(api: Api) -> None:
+    base = f"{api.url}/api/v1"
+    pusher, triager = api.token("ci", "push"), api.token("ada", "triage")
+    change = _regression(api, pusher)  # one analysis, to find its id
+    first = httpx.get(f"{base}/changes").json()
+    for _ in range(3):
+        assert httpx.get(f"{base}/changes").json() == first
+    assert _analyses(api) == 1
+    assert httpx.get(f"{base}/changes?series=1").status_code == 200
+    assert _analyses(api) == 2  # another selection, kept on its own
+
+    body = push_body(f"{11:040x}", 11, 0.130)
+    pushed = httpx.post(f"{base}/push", json=body, headers={"Authorization": f"Bearer {pusher}"})
+    assert pushed.status_code == 201
+    assert httpx.get(f"{base}/changes").json() != first
+    assert _analyses(api) == 3
+
+    word = {"state": "expected", "reason": "by design"}
+    triaged = httpx.post(
+        f"{base}/changes/{change}/triage", json=word, headers={"Authorization": f"Bearer {triager}"}
+    )
+    assert triaged.status_code == 201
+    assert httpx.get(f"{base}/changes").json()["changes"][0]["triage"]["state"] == "expected"
+    before = _analyses(api)
+    # a write by another process on the same store: `perfwalk triage`
+    argv = ["triage", change, "--state", "fixed", "--reason", "undone", "-c", str(api.config)]
+    done = perfwalk(*argv)
+    assert done.returncode == 0, done.stderr
+    assert httpx.get(f"{base}/changes").json()["changes"][0]["triage"]["state"] == "fixed"
+    assert _analyses(api) == before + 1
+
+
+@pytest.mark.postgres
+def test_reads_waiting_on_the_store_hold_back_neither_kept_answers_nor_pushes(
+    pg_api: tuple[Api, str],
+) -> None:
+    """A table the analysis reads is locked: the changes already analysed are still
+    answered (the analysis is not run again). Then 60 reads wait on the store: a push
+    with a token the API has not seen yet is stored meanwhile."""
+    api, store_url = pg_api
+    base = f"{api.url}/api/v1"
+    _regression(api, api.token("ci", "push"))
+    kept = httpx.get(f"{base}/changes").json()
+    fresh = api.token("late", "push")
+    engine = create_engine(store_url)
+    try:
+        with engine.connect() as conn, conn.begin():
+            conn.execute(text("SET lock_timeout = '120s'"))
+            conn.execute(text("LOCK TABLE machine_state IN ACCESS EXCLUSIVE MODE"))
+            assert httpx.get(f"{base}/changes", timeout=20).json() == kept
+            conn.execute(text("LOCK TABLE triage IN ACCESS EXCLUSIVE MODE"))  # now they wait
+
+            def read(_n: int) -> int:
+                return httpx.get(f"{base}/changes?series=1", timeout=180).status_code
+
+            with ThreadPoolExecutor(60) as pool:
+                waiting = pool.map(read, range(60))
+                time.sleep(2)  # all of them sent
+                pushed = httpx.post(
+                    f"{base}/push",
+                    json=push_body(f"{12:040x}", 12, 0.130),
+                    headers={"Authorization": f"Bearer {fresh}"},
+                    timeout=30,
+                )
+                assert pushed.status_code == 201, pushed.text
+                conn.rollback()  # the reads go on
+                assert list(waiting) == [200] * 60
+    finally:
+        engine.dispose()
+    assert len(httpx.get(f"{base}/series/1/checkouts").json()) == 11
+
+
+def _cpu_ticks(pid: int, task: int) -> int:
+    fields = Path(f"/proc/{pid}/task/{task}/stat").read_text().rpartition(")")[2].split()
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
+def _all_ticks(pid: int) -> int:
+    return sum(_cpu_ticks(pid, int(task)) for task in os.listdir(f"/proc/{pid}/task"))
+
+
+def test_large_pushed_files_are_parsed_off_the_event_loop(tmp_path: Path) -> None:
+    """Twenty pushes of 60 000 characters of ``{`` (the parsers' costliest text, each
+    refused): the event loop's thread does a small share of the API's work; the
+    parsing runs in other threads, so that other requests are served meanwhile."""
+    with running_api(tmp_path, f"sqlite:///{tmp_path}/store.db") as api:
+        auth = {"Authorization": f"Bearer {api.token('ci', 'push')}"}
+        body = push_body("a" * 40, 1, 0.1, text="{" * 60_000)
+        with httpx.Client(headers=auth, timeout=60) as client:
+            client.get(f"{api.url}/api/v1/series")
+            loop_before, all_before = _cpu_ticks(api.pid, api.pid), _all_ticks(api.pid)
+            for _ in range(20):
+                refused = client.post(f"{api.url}/api/v1/push", json=body)
+                assert (refused.status_code, error_of(refused)["field"]) == (422, "text")
+        on_loop = _cpu_ticks(api.pid, api.pid) - loop_before
+        spent = _all_ticks(api.pid) - all_before
+        print(f"the event loop's thread: {on_loop} of {spent} ticks")
+        assert spent > 0
+        assert on_loop < 0.5 * spent

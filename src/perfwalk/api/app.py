@@ -7,11 +7,17 @@ at fault (``{"error": {"field": ..., "message": ...}}``) and nothing of the serv
 (its store, paths, database user: those go to the log); the OpenAPI description is
 at ``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the
 API: without one, the job endpoints answer 501.
+
+Reads run in threads, :data:`READS_AT_ONCE` at a time (the others wait without a
+thread), so that a flood of them leaves threads and store connections to the
+writes; ``GET /changes`` is kept between writes (:mod:`perfwalk.api.kept_answers`);
+values are read a page at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +26,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
@@ -36,6 +42,7 @@ from perfwalk.api.guard import (
     bearer,
     failure,
 )
+from perfwalk.api.kept_answers import KeptAnswers
 from perfwalk.config.model import Config
 from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavailable, UsageError
 from perfwalk.limits import MAX_ID
@@ -55,9 +62,15 @@ Submitter = Callable[[Config, str, Mapping[str, Any]], int]
 JobLister = Callable[[Config], Sequence[Mapping[str, Any]]]
 
 PREFIX = "/api/v1"
-#: A pushed file up to this many characters is parsed on the event loop (a fraction of
-#: a millisecond, less than handing it to a thread); a larger one in a thread.
-PARSE_ON_LOOP = 64 * 1024
+#: A pushed file up to this many characters is parsed on the event loop (less than
+#: handing it to a thread: a 10-benchmark pytest-benchmark file is 1.4 KiB); a larger
+#: one in a thread. The parsers' worst text of this size (all ``{``) takes ~4 ms.
+PARSE_ON_LOOP = 2 * 1024
+#: Reads answered at once; the others wait for their turn without holding a thread.
+READS_AT_ONCE = 4
+#: Values per page of ``GET /series/{id}/values``: by default, and at most.
+PAGE = 10_000
+MOST_PER_PAGE = 100_000
 Authorization = Annotated[str | None, Header(description="Bearer TOKEN")]
 SeriesId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
@@ -97,6 +110,12 @@ def make_app(
     pushes = PushWriter(write_pushes)
     known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
+    reads = asyncio.Semaphore(READS_AT_ONCE)
+
+    async def _read(make: Callable[[], Any]) -> Response:
+        """What ``make`` reads, as JSON: read and rendered in a thread, in turn."""
+        async with reads:
+            return await run_in_threadpool(_response, make)
 
     def _series(series_id: int, field: str = "series_id") -> SeriesRow:
         try:
@@ -106,51 +125,81 @@ def make_app(
         except StoreError:
             raise ApiError(404, field, f"no series with id {series_id}") from None
 
-    @router.get("/series", summary="every series, newest first")
-    def list_series() -> list[dict[str, Any]]:
-        return [_series_json(s) for s in store.list_series()]
+    def _analysed(chosen: tuple[int, ...] | None) -> bytes:
+        for series_id in chosen or ():
+            _series(series_id, "series")
+        found = find_all(store, config, chosen, tuning=CONFIGURED)
+        return _rendered(finite_document(changes_document(found, listed_findings(store, found))))
 
-    @router.get("/series/{series_id}", summary="one series")
-    def one_series(series_id: SeriesId) -> dict[str, Any]:
-        return _series_json(_series(series_id))
+    kept_changes = KeptAnswers(_analysed, store.site.generation, what="the changes", most=8)
 
-    @router.get("/series/{series_id}/checkouts", summary="the checkouts of a series")
-    def checkouts(series_id: SeriesId) -> list[dict[str, Any]]:
-        _series(series_id)
-        return [_checkout_json(c) for c in store.checkouts(series_id)]
+    @router.get("/series", summary="every series, newest first", response_model=None)
+    async def list_series() -> Response:
+        return await _read(lambda: [_series_json(s) for s in store.list_series()])
 
-    @router.get("/series/{series_id}/values", summary="every value of a series, flat")
-    def values(series_id: SeriesId) -> list[dict[str, Any]]:
-        _series(series_id)
-        return [
-            {
-                "checkout_idx": r.checkout_idx,
-                "commit": r.sha,
-                "date": r.date.isoformat(),
-                "repetition_idx": r.repetition_idx,
-                "test": r.test,
-                "status": r.status.name,
-                "name": r.name,
-                "unit": r.unit,
-                "value": finite_or_none(r.value),
-                "direction": r.direction,
-            }
-            for r in store.values(series_id)
-        ]
+    @router.get("/series/{series_id}", summary="one series", response_model=None)
+    async def one_series(series_id: SeriesId) -> Response:
+        return await _read(lambda: _series_json(_series(series_id)))
+
+    @router.get(
+        "/series/{series_id}/checkouts",
+        summary="the checkouts of a series",
+        response_model=None,
+    )
+    async def checkouts(series_id: SeriesId) -> Response:
+        def read() -> list[dict[str, Any]]:
+            _series(series_id)
+            return [_checkout_json(c) for c in store.checkouts(series_id)]
+
+        return await _read(read)
+
+    @router.get(
+        "/series/{series_id}/values",
+        summary=f"the values of a series, flat, a page at a time ({PAGE} by default, at "
+        f"most {MOST_PER_PAGE}); a Link header (rel next) gives the next page",
+        response_model=None,
+    )
+    async def values(
+        request: Request,
+        series_id: SeriesId,
+        limit: Annotated[int, Query(ge=1, le=MOST_PER_PAGE)] = PAGE,
+        offset: Annotated[int, Query(ge=0, le=MAX_ID // 2)] = 0,
+    ) -> Response:
+        def read() -> Response:
+            _series(series_id)
+            rows = store.values(series_id, limit=limit + 1, offset=offset)
+            document = [
+                {
+                    "checkout_idx": r.checkout_idx,
+                    "commit": r.sha,
+                    "date": r.date.isoformat(),
+                    "repetition_idx": r.repetition_idx,
+                    "test": r.test,
+                    "status": r.status.name,
+                    "name": r.name,
+                    "unit": r.unit,
+                    "value": finite_or_none(r.value),
+                    "direction": r.direction,
+                }
+                for r in rows[:limit]
+            ]
+            headers = {}
+            if len(rows) > limit:
+                following = f"{request.url.path}?limit={limit}&offset={offset + limit}"
+                headers["Link"] = f'<{following}>; rel="next"'
+            return Response(_rendered(document), media_type=JSON, headers=headers)
+
+        return await _read(read)
 
     @router.get(
         "/changes",
         summary="the changes of every series (or of those given), as `perfwalk changes "
         "--format json` prints them, with their triage and drill answers",
+        response_model=None,
     )
-    def changes(series: Annotated[list[int] | None, Query()] = None) -> dict[str, Any]:
-        for series_id in series or ():
-            _series(series_id, "series")
-        found = find_all(store, config, series, tuning=CONFIGURED)
-        document: dict[str, Any] = finite_document(
-            changes_document(found, listed_findings(store, found))
-        )
-        return document
+    async def changes(series: Annotated[list[int] | None, Query()] = None) -> Response:
+        key = None if series is None else tuple(sorted(set(series)))
+        return await _read(lambda: Response(kept_changes.answer(key), media_type=JSON))
 
     @router.post(
         "/push",
@@ -242,9 +291,10 @@ def make_app(
             )
         return queue
 
-    @router.get("/jobs", summary="the jobs of the queue (501 without a queue)")
-    def jobs() -> list[Mapping[str, Any]]:
-        return list(_queue().jobs(config))
+    @router.get("/jobs", summary="the jobs of the queue (501 without a queue)", response_model=None)
+    async def jobs() -> Response:
+        found = _queue()
+        return await _read(lambda: list(found.jobs(config)))
 
     @router.post("/jobs", status_code=202, summary="queue a job (scope submit)")
     def submit(body: JobBody, authorization: Authorization = None) -> dict[str, Any]:
@@ -302,6 +352,21 @@ def make_app(
         store=store,
         tokens=known_tokens,
     )
+
+
+JSON = "application/json"
+
+
+def _rendered(document: Any) -> bytes:
+    """``document`` as the API sends JSON (as Starlette's JSONResponse renders it)."""
+    return json.dumps(
+        document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode()
+
+
+def _response(make: Callable[[], Any]) -> Response:
+    found = make()
+    return found if isinstance(found, Response) else Response(_rendered(found), media_type=JSON)
 
 
 def _error(err: ApiError) -> JSONResponse:
