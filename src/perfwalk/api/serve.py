@@ -3,7 +3,7 @@
 Its access log shows the method, the path and the status, never a header: a token
 travels in ``Authorization`` only. What the API logs besides (an error it answered
 500 or 503 to, with its detail; each analysis of the changes) goes to the same
-output, on lines starting ``perfwalk:``.
+output, on lines that say ``perfwalk:`` after their level.
 
 uvicorn bounds the size of a request's headers (16 KiB) but neither the time a
 client takes to send them nor the number of connections: :func:`guarded_protocol`
