@@ -192,7 +192,7 @@ def test_a_slow_body_with_a_token_times_out_too(tmp_path: Path) -> None:
 def test_connections_over_the_cap_are_answered_503_at_once(tmp_path: Path) -> None:
     settings = "read_timeout = 2\nmax_connections = 3\n"
     with running_api(tmp_path, f"sqlite:///{tmp_path}/store.db", settings) as api:
-        time.sleep(0.5)  # the start-up probe's connection is gone
+        time.sleep(2)  # the start-up probe's connection is gone
         idle = []
         for _ in range(3):
             sock = socket.create_connection(("127.0.0.1", _port(api)), timeout=0.5)
