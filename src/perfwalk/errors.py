@@ -59,6 +59,11 @@ class StoreError(PerfwalkError):
     """The result store cannot be opened, migrated or written."""
 
 
+class StoreUnavailable(StoreError):
+    """The result store cannot be reached now: its server is down or unreachable, the
+    connection was lost, the file stayed locked. Trying again later may work."""
+
+
 class ParseError(PerfwalkError):
     """A parser found no value in a test's output; the test is FAIL with this message."""
 

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,7 @@ class Api:
     url: str
     config: Path
     log: Path
+    pid: int
 
     def token(self, name: str, scope: str) -> str:
         done = perfwalk("tokens", "add", name, "--scope", scope, "-c", str(self.config))
@@ -59,14 +61,15 @@ class Api:
         return done.stdout.strip()
 
 
-@pytest.fixture
-def api(tmp_path: Path, store_url: str) -> Iterator[Api]:
-    """`perfwalk api` on a free loopback port, stopped by its own PID at the end."""
+@contextmanager
+def running_api(tmp_path: Path, store_url: str, settings: str = "") -> Iterator[Api]:
+    """`perfwalk api` on a free loopback port (with more ``[api]`` ``settings``, TOML
+    lines), stopped by its own PID at the end."""
     port = _free_port()
     config = tmp_path / "perfwalk.toml"
     config.write_text(
         f'[project]\nname = "demo"\n\n[store]\nurl = "{store_url}"\n\n'
-        f'[api]\nlisten = "127.0.0.1:{port}"\n\n'
+        f'[api]\nlisten = "127.0.0.1:{port}"\n{settings}\n'
         '[[test]]\nname = "latency"\ncommand = "./bench"\nparser = "hyperfine"\n',
         encoding="utf-8",
     )
@@ -88,7 +91,7 @@ def api(tmp_path: Path, store_url: str) -> Iterator[Api]:
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"perfwalk api did not start:\n{log.read_text()}")
                 time.sleep(0.1)
-        yield Api(url, config, log)
+        yield Api(url, config, log, server.pid)
     finally:
         server.terminate()
         try:
@@ -96,6 +99,13 @@ def api(tmp_path: Path, store_url: str) -> Iterator[Api]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture
+def api(tmp_path: Path, store_url: str) -> Iterator[Api]:
+    """`perfwalk api` on a free loopback port, stopped by its own PID at the end."""
+    with running_api(tmp_path, store_url) as started:
+        yield started
 
 
 def hyperfine(mean: float) -> str:

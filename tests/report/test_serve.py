@@ -17,8 +17,9 @@ import pytest
 from perfwalk.config import load_config
 from perfwalk.errors import PerfwalkError
 from perfwalk.report import layout
-from perfwalk.report.server import SiteServer, host_name
+from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishReport
+from perfwalk.served_names import host_name
 from perfwalk.services.publish import serve_site
 from perfwalk.store import Store
 from tests.report.history import add_daily_checkout

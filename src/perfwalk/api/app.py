@@ -1,32 +1,54 @@
 """The API's application: its endpoints over one open store (docs/api.md).
 
 Reads need no token; ``POST /push`` needs scope push, ``POST /changes/{id}/triage``
-scope triage, ``POST /jobs`` scope submit. Every error is JSON naming the field at
-fault (``{"error": {"field": ..., "message": ...}}``); the OpenAPI description is at
-``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the API:
-without one, the job endpoints answer 501.
+scope triage, ``POST /jobs`` scope submit (checked from the headers, before the body
+is read: :class:`~perfwalk.api.guard.Gate`). Every error is JSON naming the field
+at fault (``{"error": {"field": ..., "message": ...}}``) and nothing of the server
+(its store, paths, database user: those go to the log); the OpenAPI description is
+at ``/api/v1/openapi.json``. Jobs are a :class:`JobQueue` given by who serves the
+API: without one, the job endpoints answer 501.
+
+Reads run in threads, :data:`READS_AT_ONCE` at a time (the others wait without a
+thread), so that a flood of them leaves threads and store connections to the
+writes; ``GET /changes`` is kept between writes (:mod:`perfwalk.api.kept_answers`);
+values are read a page at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Header, Query, Request
+from fastapi import APIRouter, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from perfwalk import __version__
 from perfwalk.analysis.thresholds import CONFIGURED
 from perfwalk.api.bodies import JobBody, PushAnswer, PushBody, TriageBody
-from perfwalk.api.guard import UNKNOWN_TOKEN, ApiError, BodyLimit, KnownTokens, bearer, error_body
+from perfwalk.api.guard import (
+    INTERNAL,
+    UNKNOWN_TOKEN,
+    ApiError,
+    Gate,
+    KnownTokens,
+    bearer,
+    failure,
+)
+from perfwalk.api.kept_answers import KeptAnswers
 from perfwalk.config.model import Config
-from perfwalk.errors import ParseError, PerfwalkError, StoreError, UsageError
+from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavailable, UsageError
+from perfwalk.limits import MAX_ID
 from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import PushRequest, PushWriter
@@ -40,10 +62,17 @@ Submitter = Callable[[Config, str, Mapping[str, Any]], int]
 JobLister = Callable[[Config], Sequence[Mapping[str, Any]]]
 
 PREFIX = "/api/v1"
-#: A pushed file up to this many characters is parsed on the event loop (a fraction of
-#: a millisecond, less than handing it to a thread); a larger one in a thread.
-PARSE_ON_LOOP = 64 * 1024
+#: A pushed file up to this many characters is parsed on the event loop (less than
+#: handing it to a thread: a 10-benchmark pytest-benchmark file is 1.4 KiB); a larger
+#: one in a thread. The parsers' worst text of this size (all ``{``) takes ~4 ms.
+PARSE_ON_LOOP = 2 * 1024
+#: Reads answered at once; the others wait for their turn without holding a thread.
+READS_AT_ONCE = 4
+#: Values per page of ``GET /series/{id}/values``: by default, and at most.
+PAGE = 10_000
+MOST_PER_PAGE = 100_000
 Authorization = Annotated[str | None, Header(description="Bearer TOKEN")]
+SeriesId = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 
 class JobQueue:
@@ -54,9 +83,13 @@ class JobQueue:
         self.jobs = jobs
 
 
-def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> Any:
-    """The ASGI application of the API over ``store``: the endpoints behind the bound
-    on the body size (``[api] max_body``), under ``[api] base_path``."""
+def make_app(
+    config: Config, store: Store, *, queue: JobQueue | None = None, listen: str | None = None
+) -> Any:
+    """The ASGI application of the API over ``store``: the endpoints behind the
+    :class:`~perfwalk.api.guard.Gate` (the names it answers to: ``listen``, default
+    ``[api] listen``, and ``[api] allowed_hosts``; the bound on the body size, ``[api]
+    max_body``), under ``[api] base_path``."""
     base = config.api.base_path
     app = FastAPI(
         title="perfwalk",
@@ -77,64 +110,96 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
     pushes = PushWriter(write_pushes)
     known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
+    reads = asyncio.Semaphore(READS_AT_ONCE)
 
-    def _not_found(err: StoreError, field: str) -> ApiError:
-        return ApiError(404, field, str(err))
+    async def _read(make: Callable[[], Any]) -> Response:
+        """What ``make`` reads, as JSON: read and rendered in a thread, in turn."""
+        async with reads:
+            return await run_in_threadpool(_response, make)
 
-    @router.get("/series", summary="every series, newest first")
-    def list_series() -> list[dict[str, Any]]:
-        return [_series_json(s) for s in store.list_series()]
-
-    @router.get("/series/{series_id}", summary="one series")
-    def one_series(series_id: int) -> dict[str, Any]:
+    def _series(series_id: int, field: str = "series_id") -> SeriesRow:
         try:
-            return _series_json(store.series(series_id))
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
+            return store.series(series_id)
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            raise ApiError(404, field, f"no series with id {series_id}") from None
 
-    @router.get("/series/{series_id}/checkouts", summary="the checkouts of a series")
-    def checkouts(series_id: int) -> list[dict[str, Any]]:
-        try:
+    def _analysed(chosen: tuple[int, ...] | None) -> bytes:
+        for series_id in chosen or ():
+            _series(series_id, "series")
+        found = find_all(store, config, chosen, tuning=CONFIGURED)
+        return _rendered(finite_document(changes_document(found, listed_findings(store, found))))
+
+    kept_changes = KeptAnswers(_analysed, store.site.generation, what="the changes", most=8)
+
+    @router.get("/series", summary="every series, newest first", response_model=None)
+    async def list_series() -> Response:
+        return await _read(lambda: [_series_json(s) for s in store.list_series()])
+
+    @router.get("/series/{series_id}", summary="one series", response_model=None)
+    async def one_series(series_id: SeriesId) -> Response:
+        return await _read(lambda: _series_json(_series(series_id)))
+
+    @router.get(
+        "/series/{series_id}/checkouts",
+        summary="the checkouts of a series",
+        response_model=None,
+    )
+    async def checkouts(series_id: SeriesId) -> Response:
+        def read() -> list[dict[str, Any]]:
+            _series(series_id)
             return [_checkout_json(c) for c in store.checkouts(series_id)]
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
 
-    @router.get("/series/{series_id}/values", summary="every value of a series, flat")
-    def values(series_id: int) -> list[dict[str, Any]]:
-        try:
-            rows = store.values(series_id)
-        except StoreError as err:
-            raise _not_found(err, "series_id") from None
-        return [
-            {
-                "checkout_idx": r.checkout_idx,
-                "commit": r.sha,
-                "date": r.date.isoformat(),
-                "repetition_idx": r.repetition_idx,
-                "test": r.test,
-                "status": r.status.name,
-                "name": r.name,
-                "unit": r.unit,
-                "value": finite_or_none(r.value),
-                "direction": r.direction,
-            }
-            for r in rows
-        ]
+        return await _read(read)
+
+    @router.get(
+        "/series/{series_id}/values",
+        summary=f"the values of a series, flat, a page at a time ({PAGE} by default, at "
+        f"most {MOST_PER_PAGE}); a Link header (rel next) gives the next page",
+        response_model=None,
+    )
+    async def values(
+        request: Request,
+        series_id: SeriesId,
+        limit: Annotated[int, Query(ge=1, le=MOST_PER_PAGE)] = PAGE,
+        offset: Annotated[int, Query(ge=0, le=MAX_ID // 2)] = 0,
+    ) -> Response:
+        def read() -> Response:
+            _series(series_id)
+            rows = store.values(series_id, limit=limit + 1, offset=offset)
+            document = [
+                {
+                    "checkout_idx": r.checkout_idx,
+                    "commit": r.sha,
+                    "date": r.date.isoformat(),
+                    "repetition_idx": r.repetition_idx,
+                    "test": r.test,
+                    "status": r.status.name,
+                    "name": r.name,
+                    "unit": r.unit,
+                    "value": finite_or_none(r.value),
+                    "direction": r.direction,
+                }
+                for r in rows[:limit]
+            ]
+            headers = {}
+            if len(rows) > limit:
+                following = f"{request.url.path}?limit={limit}&offset={offset + limit}"
+                headers["Link"] = f'<{following}>; rel="next"'
+            return Response(_rendered(document), media_type=JSON, headers=headers)
+
+        return await _read(read)
 
     @router.get(
         "/changes",
         summary="the changes of every series (or of those given), as `perfwalk changes "
         "--format json` prints them, with their triage and drill answers",
+        response_model=None,
     )
-    def changes(series: Annotated[list[int] | None, Query()] = None) -> dict[str, Any]:
-        try:
-            found = find_all(store, config, series, tuning=CONFIGURED)
-        except StoreError as err:
-            raise _not_found(err, "series") from None
-        document: dict[str, Any] = finite_document(
-            changes_document(found, listed_findings(store, found))
-        )
-        return document
+    async def changes(series: Annotated[list[int] | None, Query()] = None) -> Response:
+        key = None if series is None else tuple(sorted(set(series)))
+        return await _read(lambda: Response(kept_changes.answer(key), media_type=JSON))
 
     @router.post(
         "/push",
@@ -157,7 +222,7 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             branch=body.branch,
             host=body.host,
             project=body.project or config.project.name,
-            date=body.date,
+            date=_in_range(body.date),
             test=body.test,
             subject=body.subject,
             author=body.author,
@@ -199,8 +264,15 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
         try:
             with writing:
                 done = triage_change(store, config, change_id, word, who=f"token {token.name}")
-        except UsageError as err:
-            raise ApiError(404, "change_id", str(err)) from None
+        except (UsageError, StoreError) as err:
+            if isinstance(err, StoreUnavailable):
+                raise
+            raise ApiError(
+                404,
+                "change_id",
+                f"no change {change_id!r}: GET {base}{PREFIX}/changes lists the changes "
+                "with their ids (SERIES:CHECKOUT)",
+            ) from None
         row = done.word
         return {
             "change": done.change.id,
@@ -219,9 +291,10 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             )
         return queue
 
-    @router.get("/jobs", summary="the jobs of the queue (501 without a queue)")
-    def jobs() -> list[Mapping[str, Any]]:
-        return list(_queue().jobs(config))
+    @router.get("/jobs", summary="the jobs of the queue (501 without a queue)", response_model=None)
+    async def jobs() -> Response:
+        found = _queue()
+        return await _read(lambda: list(found.jobs(config)))
 
     @router.post("/jobs", status_code=202, summary="queue a job (scope submit)")
     def submit(body: JobBody, authorization: Authorization = None) -> dict[str, Any]:
@@ -236,33 +309,113 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, err: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if err.status == 401 else None
-        return JSONResponse(err.body(), status_code=err.status, headers=headers)
+        return _error(err)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, err: RequestValidationError) -> JSONResponse:
-        first = err.errors()[0] if err.errors() else {"loc": (), "msg": "invalid request"}
-        where = [
-            str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")
-        ]
-        field = ".".join(where) or "body"
-        return JSONResponse(error_body(field, f"{field}: {first.get('msg', '')}"), 422)
+        first: dict[str, Any] = dict(err.errors()[0]) if err.errors() else {}
+        if first.get("type") == "json_invalid":  # its place is where the JSON broke
+            at = first.get("loc", ("body", 0))[-1]
+            why = dict(first.get("ctx") or {}).get("error", "")
+            return _error(ApiError(422, "body", f"body: not JSON: {why} (at character {at})"))
+        where = [str(part) for part in first.get("loc", ("body",))]
+        # a parameter is named alone (not the item of a list); a body's field in full
+        field = where[1] if where[0] != "body" and len(where) > 1 else ".".join(where[1:])
+        field = field or "body"
+        return _error(ApiError(422, field, f"{field}: {first.get('msg', 'invalid request')}"))
+
+    @app.exception_handler(HTTPException)
+    async def refused(request: Request, err: HTTPException) -> JSONResponse:
+        if err.status_code == 404:
+            return _error(ApiError(404, "path", f"no endpoint at {request.url.path}"))
+        if err.status_code == 405:
+            message = f"{request.method} is not served at {request.url.path}"
+            return _error(ApiError(405, "method", message))
+        if err.status_code == 400:  # FastAPI could not decode the body as JSON
+            return _error(ApiError(422, "body", f"body: {_unreadable(err.__cause__)}"))
+        return _error(ApiError(err.status_code, None, str(err.detail)))
 
     @app.exception_handler(PerfwalkError)
     async def failed(_request: Request, err: PerfwalkError) -> JSONResponse:
-        return JSONResponse(error_body(None, str(err)), status_code=500)
+        return _error(failure(err))
 
-    @app.exception_handler(404)
-    async def missing(request: Request, _err: Exception) -> JSONResponse:
-        return JSONResponse(error_body("path", f"no endpoint at {request.url.path}"), 404)
+    @app.exception_handler(Exception)
+    async def broken(_request: Request, _err: Exception) -> JSONResponse:
+        # Starlette raises it again after this answer: uvicorn logs it with its traceback
+        return _error(ApiError(500, None, INTERNAL))
 
-    @app.exception_handler(405)
-    async def method(request: Request, _err: Exception) -> JSONResponse:
-        return JSONResponse(
-            error_body("method", f"{request.method} is not served at {request.url.path}"), 405
-        )
+    return Gate(
+        app,
+        limit=config.api.max_body,
+        names=_names(config, listen or config.api.listen),
+        writes=_writes(base),
+        store=store,
+        tokens=known_tokens,
+    )
 
-    return BodyLimit(app, config.api.max_body)
+
+JSON = "application/json"
+
+
+def _rendered(document: Any) -> bytes:
+    """``document`` as the API sends JSON (as Starlette's JSONResponse renders it)."""
+    return json.dumps(
+        document, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode()
+
+
+def _response(make: Callable[[], Any]) -> Response:
+    found = make()
+    return found if isinstance(found, Response) else Response(_rendered(found), media_type=JSON)
+
+
+def _error(err: ApiError) -> JSONResponse:
+    return JSONResponse(err.body(), status_code=err.status, headers=err.headers())
+
+
+def _unreadable(cause: BaseException | None) -> str:
+    """Why FastAPI could not read a body as JSON, from the error it met."""
+    if isinstance(cause, UnicodeError):
+        return "not text in UTF-8 (send JSON in UTF-8)"
+    if isinstance(cause, RecursionError):
+        return "its JSON is nested too deeply"
+    if isinstance(cause, ValueError) and "digits" in str(cause):
+        return "a number in it has too many digits (at most 4300)"
+    return "not JSON"
+
+
+def _in_range(date: datetime | None) -> datetime | None:
+    """``date``, when it is a moment in UTC can name (its offset may take it past year
+    9999 or before year 1): else 422 naming ``date``."""
+    if date is not None:
+        try:
+            date.astimezone(UTC)
+        except OverflowError:
+            raise ApiError(
+                422, "date", f"date: {date.isoformat()} is out of range once in UTC"
+            ) from None
+    return date
+
+
+def _names(config: Config, listen: str) -> ServedNames:
+    """The names the API answers to: its listen address (any IP address when it listens
+    on them all), the loopback names, ``[api] allowed_hosts``."""
+    host = listen.rpartition(":")[0].strip("[]")
+    return ServedNames([host, *config.api.allowed_hosts], any_address=host in ANY_ADDRESS)
+
+
+def _writes(base: str) -> Callable[[str, str], str | None]:
+    """The scope each write needs, by method and path (None: not a write)."""
+    pattern = re.compile(rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage)")
+    scopes = {"push": "push", "jobs": "submit"}
+
+    def needs(method: str, path: str) -> str | None:
+        found = pattern.fullmatch(path) if method == "POST" else None
+        if found is None:
+            return None
+        return scopes.get(found.group(1), "triage")
+
+    return needs
 
 
 def _series_json(s: SeriesRow) -> dict[str, Any]:

@@ -468,11 +468,16 @@ class NotifyConfig:
 
 @dataclass(frozen=True)
 class ApiConfig:
-    """``[api]``: where `perfwalk api` listens, the largest body it reads, its base path."""
+    """``[api]``: where `perfwalk api` listens, the largest body it reads, its base path,
+    the names it answers to, how long a request may take to arrive, how many
+    connections it serves at once."""
 
     listen: str = default_of("api.listen")
     max_body: int = default_of("api.max_body")
     base_path: str = default_of("api.base_path")
+    allowed_hosts: tuple[str, ...] = default_of("api.allowed_hosts")
+    read_timeout: float = default_of("api.read_timeout")
+    max_connections: int = default_of("api.max_connections")
 
     @property
     def host(self) -> str:

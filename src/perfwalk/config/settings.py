@@ -17,7 +17,7 @@ import copy
 import enum
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
@@ -2265,7 +2265,15 @@ def _base_path_problem(value: str) -> str | None:
     return None
 
 
+def _host_names_problem(value: Sequence[str]) -> str | None:
+    for name in value:
+        if not name or any(c.isspace() or c in "/:@[]" for c in name):
+            return f"{name!r} is not a host name: give names such as perf.example.org"
+    return None
+
+
 LISTEN = Rule("HOST:PORT", _listen_problem)
+HOST_NAMES = Rule("host names such as perf.example.org (no port)", _host_names_problem)
 BASE_PATH = Rule('a URL path such as /perf, or ""', _base_path_problem)
 
 _API = Section(
@@ -2298,6 +2306,34 @@ _API = Section(
             'endpoints are then /perf/api/v1/…); "" = at the root',
             default="",
             rules=(BASE_PATH,),
+        ),
+        Setting(
+            "allowed_hosts",
+            STRINGS,
+            "the names besides its listen address and localhost that requests may give "
+            "in their Host header, e.g. the public name of a proxy in front; another "
+            "name is refused (403), so that a web page cannot read the API through "
+            "a name of its own pointed at this machine (DNS rebinding)",
+            default=[],
+            rules=(HOST_NAMES,),
+            example=["perf.example.org"],
+        ),
+        Setting(
+            "read_timeout",
+            NUMBER,
+            "seconds a client has to send a whole request, its headers and its body, "
+            "from when it connects (or from the previous answer on the same "
+            "connection); a slower one is answered 408 and its connection closed",
+            default=30,
+            rules=(SECONDS,),
+        ),
+        Setting(
+            "max_connections",
+            INTEGER,
+            "connections served at once; a connection beyond them is answered 503 "
+            "and closed at once",
+            default=256,
+            rules=(COUNT,),
         ),
     ),
 )

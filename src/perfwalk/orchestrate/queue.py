@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.config.model import Config, HostConfig
-from perfwalk.errors import ConfigError, StoreError, UsageError
+from perfwalk.errors import ConfigError, StoreUnavailable, UsageError
 from perfwalk.orchestrate.leases import lease_name
 from perfwalk.orchestrate.run_hosts import run_hosts
 from perfwalk.store import Store
@@ -174,7 +174,7 @@ def _connection(url: str) -> Iterator[psycopg.Connection[Any]]:
     try:
         conn = psycopg.connect(conninfo(url), autocommit=True)
     except psycopg.Error as error:
-        raise StoreError(
+        raise StoreUnavailable(
             f"cannot reach the store's PostgreSQL for the queue: {error}".strip(),
             hint="check [store] url and that the server runs",
         ) from None

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from perfwalk.errors import UsageError
+from perfwalk.served_names import ServedNames
 from perfwalk.untrusted import CONTROL
 
 HOST = "127.0.0.1"
@@ -34,19 +35,6 @@ HOST = "127.0.0.1"
 IDLE_TIMEOUT = 10.0
 #: connections served at once; more are answered 503 and closed
 MAX_CONNECTIONS = 256
-#: the names of this machine's loopback interface a browser may use
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-
-
-def host_name(header: str) -> str:
-    """The name of a ``Host`` header, without its port, lower-case, no final dot."""
-    text = header.strip().lower()
-    if text.startswith("["):  # [::1]:8000
-        return text[1:].partition("]")[0]
-    name, colon, port = text.rpartition(":")
-    if colon and port.isdigit() and ":" not in name:
-        text = name
-    return text.rstrip(".")
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -73,7 +61,7 @@ class _Handler(SimpleHTTPRequestHandler):
             if self.request_version != "HTTP/1.0":
                 self.send_error(HTTPStatus.BAD_REQUEST, "Host header required")
                 return False
-        elif not self.server.allows(host_name(host)):
+        elif not self.server.names.allows(host):
             self.send_error(HTTPStatus.FORBIDDEN, "Not this server's name")
             return False
         if CONTROL.search(unquote(urlsplit(self.path).path)):
@@ -116,13 +104,10 @@ class _Server(ThreadingHTTPServer):
         idle_timeout: float,
         max_connections: int,
     ) -> None:
-        self.allowed = frozenset(host_name(name) for name in allowed) | LOOPBACK_NAMES
+        self.names = ServedNames(allowed)
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__(address, handler)
-
-    def allows(self, name: str) -> bool:
-        return name in self.allowed or name.endswith(".localhost")
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):

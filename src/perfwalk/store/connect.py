@@ -20,9 +20,16 @@ from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DisconnectionError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from perfwalk.errors import StoreError
+from perfwalk.errors import StoreError, StoreUnavailable
 from perfwalk.secret_text import MASK, hide_password, url_secrets
 
 __all__ = ["Connected", "Database", "StorePart", "Transactions", "hide_password"]
@@ -118,9 +125,26 @@ class Database:
             text = text.replace(secret, MASK)
         if len(text) > 200:  # a damaged row's text, quoted by the driver
             text = text[:200] + "…"
-        return StoreError(
-            f"result store {self.shown}: cannot {action}: {text}", hint=self._hint(text)
+        kind = StoreUnavailable if self._unavailable(err) else StoreError
+        return kind(f"result store {self.shown}: cannot {action}: {text}", hint=self._hint(text))
+
+    def _unavailable(self, err: Exception) -> bool:
+        """Whether ``err`` says the database cannot be reached now: the driver's
+        OperationalError or InterfaceError (PEP 249: a lost or refused connection, a
+        server that went away, a file that stayed locked), a pool with no connection
+        left to give."""
+        if isinstance(err, OperationalError | InterfaceError | DisconnectionError | PoolTimeout):
+            return True
+        driver = getattr(self.engine.dialect, "loaded_dbapi", None)
+        kinds = tuple(
+            kind
+            for kind in (
+                getattr(driver, "OperationalError", None),
+                getattr(driver, "InterfaceError", None),
+            )
+            if isinstance(kind, type)
         )
+        return bool(kinds) and isinstance(err, kinds)
 
     def _hint(self, text: str) -> str | None:
         lowered = text.lower()

@@ -30,6 +30,11 @@ _log = schema.log
 _pk = schema.checkout_pack
 _st = schema.step
 _sn = schema.snapshot
+_s = schema.series
+_q = schema.quirk
+_tr = schema.triage
+_dr = schema.drill
+_cf = schema.confirmation
 
 
 class PackRow(NamedTuple):
@@ -253,6 +258,31 @@ class SiteReads(StorePart):
             for idx, *rest in conn.execute(query):
                 found[int(idx)].append(SnapshotSite(*rest))
         return dict(found)
+
+    def generation(self) -> tuple[object, ...]:
+        """What changes with every write the change analysis reads, in one cheap query:
+        a new series, checkout, repetition (with its values), quirk, commit, triage
+        word, drill verdict or re-measure; a series that ended; a checkout built.
+        Equal generations, equal changes (no row here is ever deleted but
+        re-measures, which are counted)."""
+        counted = (
+            (_s, (func.count(), func.max(_s.c.id), func.count(_s.c.finished_at))),
+            (_ck, (func.max(_ck.c.id), func.count(_ck.c.build_status))),
+            (_rp, (func.max(_rp.c.id),)),
+            (_q, (func.max(_q.c.id),)),
+            (_gc, (func.max(_gc.c.id),)),
+            (_tr, (func.max(_tr.c.id),)),
+            (_dr, (func.count(), func.count(_dr.c.verdict))),
+            (_cf, (func.count(), func.max(_cf.c.measured_at))),
+        )
+        columns = [
+            select(each).select_from(table).scalar_subquery()
+            for table, aggregates in counted
+            for each in aggregates
+        ]
+        with self._read("read what the changes depend on") as conn:
+            row = conn.execute(select(*columns)).one()
+        return tuple(row)
 
     def repetition_marks(self, series_id: int) -> dict[int, tuple[int, int]]:
         """(number of repetitions, newest repetition id) of every checkout index that has

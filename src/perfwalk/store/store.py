@@ -752,8 +752,11 @@ class Store(Connected):
 
     # -- flat reads for analysis and export ----------------------------------------
 
-    def values(self, series_id: int) -> list[ValueRow]:
-        """Every value of a series, flat, ordered by checkout, repetition, result, value."""
+    def values(
+        self, series_id: int, *, limit: int | None = None, offset: int = 0
+    ) -> list[ValueRow]:
+        """Every value of a series, flat, ordered by checkout, repetition, result, value;
+        or ``limit`` of them from the ``offset``-th on."""
         query = (
             select(
                 _ck.c.id.label("checkout_id"),
@@ -775,6 +778,8 @@ class Store(Connected):
             .join(_ck, _rp.c.checkout_id == _ck.c.id)
             .where(_ck.c.series_id == series_id)
             .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
+            .limit(limit)
+            .offset(offset or None)
         )
         with self._read(f"read the values of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
