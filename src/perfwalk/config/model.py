@@ -17,6 +17,7 @@ from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
 from perfwalk.policy import Summary
 from perfwalk.units import default_direction
+from perfwalk.untrusted import commit_address
 
 #: How the repetitions of one checkout become one number.
 
@@ -36,7 +37,7 @@ class ProjectConfig:
 
     def commit_link(self, commit: str) -> str | None:
         """The web viewer's address of ``commit``; None without ``commit_url``."""
-        return self.commit_url.format(commit=commit) if self.commit_url else None
+        return commit_address(self.commit_url, commit) if self.commit_url else None
 
 
 @dataclass(frozen=True)
