@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "numbers": 1,
     "quantities": 1,
     "untrusted": 1,
+    "change_ids": 1,
     "secret_text": 1,
     "text_files": 1,
     "folded": 1,

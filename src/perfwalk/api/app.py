@@ -204,6 +204,9 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
         row = done.word
         return {
             "change": done.change.id,
+            "series": done.change.series_id,
+            "before": done.change.before.sha,  # the range the word is kept under
+            "after": done.change.after.sha,
             "state": row.state,
             "reason": row.reason,
             "bug": row.bug,
