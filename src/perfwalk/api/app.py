@@ -29,10 +29,10 @@ from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.publish import listed_findings
-from perfwalk.services.push import PushRequest, PushWriter
+from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
-from perfwalk.store.pushes import NewPush, PushedRow, TokenGone
+from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
 #: Queues a job: (configuration, kind, parameters) → its id.
 Submitter = Callable[[Config, str, Mapping[str, Any]], int]
@@ -71,10 +71,12 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
 
     def write_pushes(pushes: Sequence[NewPush]) -> list[PushedRow]:
         with writing:
-            return store.pushes.add_many(pushes)
+            return store.pushes.add_many(pushes, most_series=config.api.push_series)
 
-    # concurrent pushes are written together, each answered once committed
-    pushes = PushWriter(write_pushes)
+    # concurrent pushes are written together, each answered once committed; what git
+    # says of a pushed commit is asked of the project's clone, where there is one
+    history = ProjectHistory(config.project.name, config.project.repo)
+    pushes = PushWriter(write_pushes, limits=config.api, history=history)
     known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
 
@@ -163,13 +165,17 @@ def make_app(config: Config, store: Store, *, queue: JobQueue | None = None) -> 
             author=body.author,
         )
         try:
-            if len(body.text) > PARSE_ON_LOOP:
+            if len(body.text) > PARSE_ON_LOOP or pushes.asks_git(request):
                 waiting = await run_in_threadpool(pushes.submit, request, token_digest=digest)
             else:
                 waiting = pushes.submit(request, token_digest=digest)
             done = await asyncio.wrap_future(waiting)
         except ParseError as err:
             raise ApiError(422, "text", str(err)) from None
+        except PushRefused as err:
+            raise ApiError(422, err.field, f"{err}: {err.hint}") from None
+        except TooManySeries as err:
+            raise ApiError(422, "branch", f"{err}: {err.hint}") from None
         except TokenGone:
             known_tokens.forget(digest)
             raise ApiError(401, "authorization", UNKNOWN_TOKEN) from None

@@ -469,11 +469,15 @@ class NotifyConfig:
 
 @dataclass(frozen=True)
 class ApiConfig:
-    """``[api]``: where `perfwalk api` listens, the largest body it reads, its base path."""
+    """``[api]``: where `perfwalk api` listens, the largest body it reads, its base
+    path, and the bounds of a push (values, push series per project, date)."""
 
     listen: str = default_of("api.listen")
     max_body: int = default_of("api.max_body")
     base_path: str = default_of("api.base_path")
+    push_values: int = default_of("api.push_values")
+    push_series: int = default_of("api.push_series")
+    push_future: float = default_of("api.push_future")
 
     @property
     def host(self) -> str:

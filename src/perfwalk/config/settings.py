@@ -2258,6 +2258,10 @@ def _base_path_problem(value: str) -> str | None:
     return None
 
 
+#: The largest ``[api] push_values`` and ``push_series``: far beyond any CI's file and
+#: branches, below what makes every read of the store slow.
+MAX_PUSH_VALUES = 1_000_000
+MAX_PUSH_SERIES = 100_000
 LISTEN = Rule("HOST:PORT", _listen_problem)
 BASE_PATH = Rule('a URL path such as /perf, or ""', _base_path_problem)
 
@@ -2291,6 +2295,32 @@ _API = Section(
             'endpoints are then /perf/api/v1/…); "" = at the root',
             default="",
             rules=(BASE_PATH,),
+        ),
+        Setting(
+            "push_values",
+            INTEGER,
+            "the most values one push may hold (what its file's parser finds); a push "
+            "with more is refused (422, field text) and nothing of it is stored",
+            default=10_000,
+            rules=(rule(f"1 to {MAX_PUSH_VALUES}", lambda value: 1 <= value <= MAX_PUSH_VALUES),),
+        ),
+        Setting(
+            "push_series",
+            INTEGER,
+            "the most push series a project may have (one per branch and host pushed "
+            "to); a push that would make one more is refused (422, field branch)",
+            default=300,
+            rules=(rule(f"1 to {MAX_PUSH_SERIES}", lambda value: 1 <= value <= MAX_PUSH_SERIES),),
+        ),
+        Setting(
+            "push_future",
+            NUMBER,
+            "how far past the API's clock a push's date may lie, in seconds; a later "
+            "one is refused (422, field date), and so is one before 1970 (git records "
+            "no earlier date). A commit the API's clone of [project] repo knows is "
+            "placed by git's date whatever the push said",
+            default=86_400,
+            rules=(SECONDS,),
         ),
     ),
 )
