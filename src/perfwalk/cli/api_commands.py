@@ -233,11 +233,16 @@ def cmd_push(args: argparse.Namespace) -> int:
         author=None if known is None else known.author,
     )
     done = post_push(args.api, token, body)
+    said = {key: show_controls(str(done.get(key)))[:40] for key in _ANSWERED}  # the server's
     print(
-        f"pushed {done.get('values')} values of {args.file} to series {done.get('series')}, "
-        f"checkout {done.get('checkout')}, repetition {done.get('repetition')}"
+        f"pushed {said['values']} values of {show_controls(str(args.file))} to series "
+        f"{said['series']}, checkout {said['checkout']}, repetition {said['repetition']}"
     )
     return exits.OK
+
+
+#: What ``perfwalk push`` prints of the API's answer (untrusted: a server's words).
+_ANSWERED = ("values", "series", "checkout", "repetition")
 
 
 def _commit_in(where: Path, commitish: str) -> Commit | None:
