@@ -179,19 +179,25 @@ def test_what_git_says_wins_over_what_a_push_claimed(tmp_path: Path, store_url: 
         [series] = httpx.get(f"{base}/series").json()
         placed = httpx.get(f"{base}/series/{series['id']}/checkouts").json()
         assert [c["commit"] for c in placed] == [ids[1], new]  # git's 2024-01-02, not June
+    site = tmp_path / "site"
+    assert "Trusted Maintainer" in _published(config, site)  # the claim, as the push's
     git(repo, "pull", "-q", "--ff-only", str(ahead), "main")  # the clone learns the commit
     walked = perfwalk("run", "--from", ids[0], "-c", str(config))
     assert walked.returncode == 0, walked.stderr
     document = _export(config)
     told = {("commit 4: real subject", "Tester <tester@example.org>", _git_date(repo, new))}
     assert _told(document, new) == told  # in the push series and in the walk
-    site = tmp_path / "site"
-    published = perfwalk("report", "--out", str(site), "-c", str(config))
-    assert published.returncode == 0, published.stderr
-    texts = "".join(p.read_text(errors="replace") for p in site.rglob("*") if p.is_file())
+    texts = _published(config, site)  # the same site, brought up to date
     assert "commit 4: real subject" in texts
     assert "buffer overflow" not in texts
     assert "Trusted Maintainer" not in texts
+
+
+def _published(config: Path, site: Path) -> str:
+    """What `perfwalk report` writes under ``site``: every file's text."""
+    done = perfwalk("report", "--out", str(site), "-c", str(config))
+    assert done.returncode == 0, done.stderr
+    return "".join(p.read_text(errors="replace") for p in site.rglob("*") if p.is_file())
 
 
 def _git_date(repo: Path, sha: str) -> str:

@@ -492,7 +492,14 @@ class Store(Connected):
             .scalar_subquery()
             .label("commit_count")
         )
-        query = select(_ck, count).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
+        claimed = (
+            select(func.count())
+            .select_from(_cc.join(_gc, _gc.c.id == _cc.c.commit_id))
+            .where(_cc.c.checkout_id == _ck.c.id, _gc.c.pushed)
+            .scalar_subquery()
+            .label("claimed")
+        )
+        query = select(_ck, count, claimed).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
         runs_query = (
             select(_qr.c.checkout_id, _qr.c.letter, _qr.c.status, _qr.c.log_id)
             .join(_ck, _qr.c.checkout_id == _ck.c.id)
@@ -519,6 +526,7 @@ class Store(Connected):
                 build_seconds=row.build_seconds,
                 build_log_id=row.build_log_id,
                 commit_count=int(row.commit_count),
+                claimed=int(row.claimed),
                 quirk_runs=tuple(runs.get(row.id, ())),
             )
             for row in rows
