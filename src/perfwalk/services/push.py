@@ -107,7 +107,7 @@ class ProjectHistory:
 
     def commit(self, project: str, commit_id: str) -> Commit | None:
         """Git's commit of that id (or unique start of an id); None when unknown."""
-        if self._repo is None or project != self.project:
+        if self._repo is None or project != self.project or not re.fullmatch(COMMIT_ID, commit_id):
             return None
         wanted = commit_id.lower()
         found = self._known.get(wanted)
