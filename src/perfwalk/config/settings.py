@@ -2258,10 +2258,14 @@ def _base_path_problem(value: str) -> str | None:
     return None
 
 
-#: The largest ``[api] push_values`` and ``push_series``: far beyond any CI's file and
+def _one_to(most: int) -> Rule:
+    return rule(f"1 to {most}", lambda value: 1 <= value <= most)
+
+
+#: ``[api] push_values`` and ``push_series``: up to far beyond any CI's file and
 #: branches, below what makes every read of the store slow.
-MAX_PUSH_VALUES = 1_000_000
-MAX_PUSH_SERIES = 100_000
+PUSH_VALUES = _one_to(1_000_000)
+PUSH_SERIES = _one_to(100_000)
 LISTEN = Rule("HOST:PORT", _listen_problem)
 BASE_PATH = Rule('a URL path such as /perf, or ""', _base_path_problem)
 
@@ -2302,7 +2306,7 @@ _API = Section(
             "the most values one push may hold (what its file's parser finds); a push "
             "with more is refused (422, field text) and nothing of it is stored",
             default=10_000,
-            rules=(rule(f"1 to {MAX_PUSH_VALUES}", lambda value: 1 <= value <= MAX_PUSH_VALUES),),
+            rules=(PUSH_VALUES,),
         ),
         Setting(
             "push_series",
@@ -2310,7 +2314,7 @@ _API = Section(
             "the most push series a project may have (one per branch and host pushed "
             "to); a push that would make one more is refused (422, field branch)",
             default=300,
-            rules=(rule(f"1 to {MAX_PUSH_SERIES}", lambda value: 1 <= value <= MAX_PUSH_SERIES),),
+            rules=(PUSH_SERIES,),
         ),
         Setting(
             "push_future",
