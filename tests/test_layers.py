@@ -54,6 +54,7 @@ LAYERS: dict[str, int] = {
     "quantities": 1,
     "untrusted": 1,
     "served_names": 1,
+    "change_ids": 1,
     "secret_text": 1,
     "text_files": 1,
     "folded": 1,

@@ -230,12 +230,23 @@ def test_gbench_all_failed_names_them() -> None:
         parse("gbench", json.dumps({"context": {}, "benchmarks": entries}))
 
 
-def test_gbench_an_empty_time_unit_is_refused() -> None:
+@pytest.mark.parametrize(
+    "unit", ["", "<b>ms</b>", "ms\u202e", "seconds", "NS", "x" * 1_000_000], ids=str.__len__
+)
+def test_gbench_takes_only_the_time_units_it_writes(unit: str) -> None:
     """Found by tests/parsers/test_parser_robustness.py: "time_unit": "" gave times
-    without a unit."""
-    entries = [{"name": "BM_a", "real_time": 2.0, "cpu_time": 1.0, "time_unit": ""}]
-    with pytest.raises(ParseError, match=r"time_unit: empty"):
+    without a unit; a pushed file's time_unit was any string (HTML, 1 MB) and became
+    the unit of its values."""
+    entries = [{"name": "BM_a", "real_time": 2.0, "cpu_time": 1.0, "time_unit": unit}]
+    with pytest.raises(ParseError, match=r"time_unit: .* is not one of ns, us, ms, s") as refused:
         parse("gbench", json.dumps({"context": {}, "benchmarks": entries}))
+    assert len(str(refused.value)) < 200
+    for known in ("ns", "us", "ms", "s"):
+        entries[0]["time_unit"] = known
+        assert (
+            parse("gbench", json.dumps({"context": {}, "benchmarks": entries}))["BM_a.cpu_time"]
+            == 1.0
+        )
 
 
 # pytest-benchmark -----------------------------------------------------------

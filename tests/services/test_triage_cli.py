@@ -131,17 +131,21 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
         f"change 1:3 (regression in series 1 'repo nightly', after {walked.ids[4][:10]} up to "
         f"{walked.ids[6][:10]}): expected (was untriaged)"
     )
-    assert said[0] == f"  reason: {REASON}"
-    assert said[1].startswith(f"  by {user_at_machine()} at ")
+    assert (
+        said[0]
+        == f"  commits: {walked.ids[4]}..{walked.ids[6]} (after the first, up to the second)"
+    )
+    assert said[1] == f"  reason: {REASON}"
+    assert said[2].startswith(f"  by {user_at_machine()} at ")
 
     code, out, _ = _run(capsys, "changes", "-c", config)
     assert code == 0  # its only regression is triaged
     assert out.splitlines()[1].startswith(f"  triage: expected by {user_at_machine()} on ")
     assert out.splitlines()[1].endswith(f" UTC: {REASON}")
 
-    code, out, _ = _run(
-        capsys, "triage", "1:3", "-c", config, "--state", "acknowledged", "--reason",
-        "looking into it after all", "--bug", BUG,
+    code, out, _ = _run(  # the same change, named by its commit
+        capsys, "triage", f"1:{walked.ids[6][:8]}", "-c", config, "--state", "acknowledged",
+        "--reason", "looking into it after all", "--bug", BUG,
     )  # fmt: skip
     assert code == 0
     assert out.splitlines()[0].endswith(": acknowledged (was expected)")
@@ -151,7 +155,11 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
     assert code == 0
     lines = out.splitlines()
     assert lines[0].endswith(": acknowledged (2 words, the last is the current one)")
-    states = [line.strip() for line in lines[1:] if not line.startswith("    ")]
+    assert (
+        lines[1]
+        == f"  commits: {walked.ids[4]}..{walked.ids[6]} (after the first, up to the second)"
+    )
+    states = [line.strip() for line in lines[2:] if not line.startswith("    ")]
     assert states == ["expected", "acknowledged"]  # oldest first
     assert f"    reason: {REASON}" in lines
     with Store.open(walked.config.store.url, read_only=True) as store:

@@ -9,14 +9,16 @@ import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Engine, select, text
 
 from perfwalk.errors import StoreError
-from perfwalk.model import Commit, Direction, Log, Status, Value
-from perfwalk.store import NewResult, Store, packs, schema
+from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
+from perfwalk.store import LATEST_VERSION, NewResult, Store, packs, schema
 from perfwalk.store.coltypes import safe_text
-from perfwalk.store.pushes import NewPush, TokenGone
+from perfwalk.store.pushes import NewPush, TokenGone, TooManySeries
 from perfwalk.store.tokens import digest_of, new_token
+
+from .factories import new_series
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -204,3 +206,100 @@ def test_a_push_whose_token_is_gone_is_refused_in_its_transaction(store: Store) 
     series = store.pushes.series_of("demo", "main", "ci-1")
     assert series is not None
     assert [c.sha[0] for c in store.checkouts(series)] == ["c"]  # nothing of the lot
+
+
+def _claimed(sha: str, day: int, *, subject: str, author: str, branch: str = "main") -> NewPush:
+    pushed = _push(sha, day, 1.0, branch=branch)
+    claim = dataclasses.replace(pushed.commit, subject=subject, author=author)
+    return dataclasses.replace(pushed, commit=claim)
+
+
+def _git_commit(sha: str, day: int) -> Commit:
+    return Commit(
+        id=sha,
+        date=T0 + timedelta(days=day, hours=1),
+        author="Tester <tester@example.org>",
+        subject="commit 21: real subject",
+        body="the body git keeps",
+        files=("counter",),
+    )
+
+
+def _commit_row(raw: Engine, sha: str) -> tuple[str, str, str, list[str], bool]:
+    gc = schema.git_commit
+    with raw.connect() as conn:
+        row = conn.execute(select(gc).where(gc.c.sha == sha)).one()
+    return (row.subject, row.author, row.body, list(row.files), bool(row.pushed))
+
+
+def test_what_git_says_of_a_commit_wins_over_what_a_push_claimed(store: Store, raw: Engine) -> None:
+    """A push's subject and author are its claim (kept, marked pushed) until a walk or
+    a drill stores git's words over them; no push changes git's words afterwards."""
+    sha = "e" * 40
+    forged = _claimed(sha, 2, subject='Revert "fix overflow" (approved)', author="Trusted <m@x>")
+    done = store.pushes.add(forged)
+    assert _commit_row(raw, sha) == (
+        'Revert "fix overflow" (approved)',
+        "Trusted <m@x>",
+        "",
+        [],
+        True,
+    )
+    walk = store.create_series(new_series(project="demo"))
+    git = _git_commit(sha, 2)
+    store.add_checkout(walk, Checkout(0, sha, git.date, since=(git,), quirks=()))
+    told = ("commit 21: real subject", "Tester <tester@example.org>", "the body git keeps")
+    assert _commit_row(raw, sha) == (*told, ["counter"], False)
+    (shown,) = store.commits_since(done.checkout_id)  # the push series shows git's words
+    assert (shown.subject, shown.author, shown.date) == (git.subject, git.author, git.date)
+    store.pushes.add(_claimed(sha, 2, subject="forged again", author="Mallory <m@x>"))
+    assert _commit_row(raw, sha) == (*told, ["counter"], False)
+    # a push that git told the API about from the start is stored as git's words
+    other = "f" * 40
+    store.pushes.add(_claimed(other, 3, subject="claimed", author="CI <ci@x>"))
+    known = dataclasses.replace(
+        _claimed(other, 3, subject="x", author="y"),
+        commit=dataclasses.replace(_git_commit(other, 3), subject="git's own subject"),
+        told_by_git=True,
+    )
+    store.pushes.add(known)
+    assert _commit_row(raw, other)[0] == "git's own subject"
+    assert not _commit_row(raw, other)[4]
+
+
+def test_a_project_has_at_most_its_bound_of_push_series(store: Store) -> None:
+    store.pushes.add(_push("a" * 40, 0, 1.0, branch="b1"), most_series=2)
+    store.pushes.add(_push("a" * 40, 0, 1.0, branch="b2"), most_series=2)
+    with pytest.raises(TooManySeries, match=r"has 2 push series .* branch 'b3'") as refused:
+        store.pushes.add_many(
+            [_push("b" * 40, 1, 1.0, branch="b1"), _push("a" * 40, 0, 1.0, branch="b3")],
+            most_series=2,
+        )
+    assert "[api] push_series" in (refused.value.hint or "")
+    assert len(store.list_series()) == 2
+    assert len(store.checkouts(store.pushes.series_of("demo", "b1", "ci-1") or 0)) == 1
+    again = store.pushes.add(_push("b" * 40, 1, 1.0, branch="b2"), most_series=2)
+    assert not again.new_series  # a known branch and host: pushed as ever
+    other = dataclasses.replace(_push("a" * 40, 0, 1.0, branch="b3"), project="other")
+    assert store.pushes.add(other, most_series=2).new_series  # a bound per project
+
+
+def test_step_23_marks_the_commits_that_only_pushes_made(store_url: str, raw: Engine) -> None:
+    with Store.open(store_url) as store:
+        store.pushes.add(_claimed("a" * 40, 0, subject="only pushed", author="ci"))
+        store.pushes.add(_claimed("b" * 40, 1, subject="pushed, then walked", author="ci"))
+        walk = store.create_series(new_series(project="demo"))
+        walked = [_git_commit("b" * 40, 1), _git_commit("c" * 40, 1)]
+        store.add_checkout(walk, Checkout(0, "c" * 40, T0, since=tuple(walked), quirks=()))
+    with raw.begin() as conn:  # the store as step 22 left it
+        conn.execute(text("ALTER TABLE git_commit DROP COLUMN pushed"))
+        conn.execute(
+            schema.meta.update().where(schema.meta.c.key == "schema_version").values(value="22")
+        )
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+    assert [_commit_row(raw, sha)[4] for sha in ("a" * 40, "b" * 40, "c" * 40)] == [
+        True,
+        False,
+        False,
+    ]

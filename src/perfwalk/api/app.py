@@ -21,7 +21,6 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Header, Path, Query, Request
@@ -51,10 +50,10 @@ from perfwalk.orchestrate.changes import find_all
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.publish import listed_findings
-from perfwalk.services.push import PushRequest, PushWriter
+from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
-from perfwalk.store.pushes import NewPush, PushedRow, TokenGone
+from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
 #: Queues a job: (configuration, kind, parameters) → its id.
 Submitter = Callable[[Config, str, Mapping[str, Any]], int]
@@ -104,10 +103,12 @@ def make_app(
 
     def write_pushes(pushes: Sequence[NewPush]) -> list[PushedRow]:
         with writing:
-            return store.pushes.add_many(pushes)
+            return store.pushes.add_many(pushes, most_series=config.api.push_series)
 
-    # concurrent pushes are written together, each answered once committed
-    pushes = PushWriter(write_pushes)
+    # concurrent pushes are written together, each answered once committed; what git
+    # says of a pushed commit is asked of the project's clone, where there is one
+    history = ProjectHistory(config.project.name, config.project.repo)
+    pushes = PushWriter(write_pushes, limits=config.api, history=history)
     known_tokens = KnownTokens()  # each push's transaction checks its token still exists
     router = APIRouter(prefix=f"{base}{PREFIX}")
     reads = asyncio.Semaphore(READS_AT_ONCE)
@@ -222,19 +223,23 @@ def make_app(
             branch=body.branch,
             host=body.host,
             project=body.project or config.project.name,
-            date=_in_range(body.date),
+            date=body.date,
             test=body.test,
             subject=body.subject,
             author=body.author,
         )
         try:
-            if len(body.text) > PARSE_ON_LOOP:
+            if len(body.text) > PARSE_ON_LOOP or pushes.asks_git(request):
                 waiting = await run_in_threadpool(pushes.submit, request, token_digest=digest)
             else:
                 waiting = pushes.submit(request, token_digest=digest)
             done = await asyncio.wrap_future(waiting)
         except ParseError as err:
             raise ApiError(422, "text", str(err)) from None
+        except PushRefused as err:
+            raise ApiError(422, err.field, f"{err}: {err.hint}") from None
+        except TooManySeries as err:
+            raise ApiError(422, "branch", f"{err}: {err.hint}") from None
         except TokenGone:
             known_tokens.forget(digest)
             raise ApiError(401, "authorization", UNKNOWN_TOKEN) from None
@@ -276,6 +281,9 @@ def make_app(
         row = done.word
         return {
             "change": done.change.id,
+            "series": done.change.series_id,
+            "before": done.change.before.sha,  # the range the word is kept under
+            "after": done.change.after.sha,
             "state": row.state,
             "reason": row.reason,
             "bug": row.bug,
@@ -382,19 +390,6 @@ def _unreadable(cause: BaseException | None) -> str:
     if isinstance(cause, ValueError) and "digits" in str(cause):
         return "a number in it has too many digits (at most 4300)"
     return "not JSON"
-
-
-def _in_range(date: datetime | None) -> datetime | None:
-    """``date``, when it is a moment in UTC can name (its offset may take it past year
-    9999 or before year 1): else 422 naming ``date``."""
-    if date is not None:
-        try:
-            date.astimezone(UTC)
-        except OverflowError:
-            raise ApiError(
-                422, "date", f"date: {date.isoformat()} is out of range once in UTC"
-            ) from None
-    return date
 
 
 def _names(config: Config, listen: str) -> ServedNames:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from perfwalk.report.change_list import TRIAGE_STATES
-from perfwalk.services.push import PUSH_FORMATS
+from perfwalk.services.push import COMMIT_ID, PUSH_FORMATS
 
 PushFormat = Literal["hyperfine", "pytest-benchmark", "gbench"]
 TriageState = Literal["acknowledged", "expected", "invalid", "fixed"]
@@ -29,15 +29,16 @@ class PushBody(_Body):
     format: PushFormat = Field(description="the tool that wrote the file")
     text: str = Field(min_length=1, description="the file's content, as the tool wrote it")
     commit: str = Field(
-        min_length=4,
-        max_length=64,
-        pattern=r"^[0-9A-Za-z._/-]+$",
-        description="the commit measured: its full id (or the name CI gives it)",
+        pattern=COMMIT_ID,
+        description="the commit measured: its object id (4 to 64 hex digits; the full "
+        "id, or a start the API's clone of the project resolves)",
     )
     branch: str = Field(min_length=1, max_length=255, pattern=_NAME)
     host: str = Field(min_length=1, max_length=255, pattern=_NAME, description="the runner")
     date: AwareDatetime | None = Field(
-        default=None, description="the commit's date, with its offset (default: now)"
+        default=None,
+        description="the commit's date, with its offset (default: now); from 1970 to "
+        "[api] push_future past the API's clock",
     )
     project: str | None = Field(
         default=None,
@@ -53,8 +54,12 @@ class PushBody(_Body):
         pattern=_NAME,
         description="the name of the result (default: the format)",
     )
-    subject: str = Field(default="", max_length=1000, description="the commit's subject")
-    author: str = Field(default="", max_length=255)
+    subject: str = Field(
+        default="",
+        max_length=1000,
+        description="the commit's subject, as the push claims it (git's wins where known)",
+    )
+    author: str = Field(default="", max_length=255, description="as the push claims it")
 
 
 class PushAnswer(BaseModel):

@@ -1,6 +1,7 @@
 """The client side of ``POST /api/v1/push`` (``perfwalk push``): httpx, the token in
 the ``Authorization`` header, every failure a :class:`UsageError` that says what the
-server answered (never the token)."""
+server answered (never the token, nor the password of the API's address: a CI log
+keeps what is said)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from perfwalk.errors import UsageError
+from perfwalk.secret_text import hide_password, mask_text, url_secrets
 
 #: The environment variable ``perfwalk push`` reads its token from.
 TOKEN_ENV = "PERFWALK_TOKEN"
@@ -50,13 +52,17 @@ def post_push(api: str, token: str, body: dict[str, Any], *, timeout: float = 60
     import httpx
 
     url = api.rstrip("/") + "/api/v1/push"
+    shown = hide_password(url)
     try:
         answer = httpx.post(
             url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=timeout
         )
     except httpx.HTTPError as err:
         raise UsageError(
-            f"cannot reach the perfwalk API at {url}: {type(err).__name__}: {err}",
+            mask_text(
+                f"cannot reach the perfwalk API at {shown}: {type(err).__name__}: {err}",
+                url_secrets(url),
+            ),
             hint="check --api (the address `perfwalk api` listens on) and that it runs",
         ) from None
     try:
@@ -76,7 +82,10 @@ def post_push(api: str, token: str, body: dict[str, Any], *, timeout: float = 60
             413: "the file is over the API's [api] max_body",
         }
         raise UsageError(
-            f"the perfwalk API at {url} refused the push: {answer.status_code}: {said}",
+            mask_text(
+                f"the perfwalk API at {shown} refused the push: {answer.status_code}: {said}",
+                url_secrets(url),
+            ),
             hint=hints.get(answer.status_code, "fix what the answer names and push again"),
         )
     return found

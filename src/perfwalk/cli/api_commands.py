@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -141,7 +142,12 @@ def _push_args(p: argparse.ArgumentParser) -> None:
     from perfwalk.services.push import PUSH_FORMATS
 
     p.add_argument("file", type=Path, metavar="FILE", help="the JSON file a benchmark tool wrote")
-    p.add_argument("--commit", required=True, help="the commit measured (its full id)")
+    p.add_argument(
+        "--commit",
+        required=True,
+        help="the commit measured: its full id, or a name (HEAD, a branch) the git checkout "
+        "of --repo resolves",
+    )
     p.add_argument("--branch", required=True, help="the branch it is on")
     p.add_argument("--host", required=True, help="the machine that measured it (the runner)")
     p.add_argument(
@@ -177,6 +183,7 @@ def cmd_push(args: argparse.Namespace) -> int:
 
     from perfwalk.api.client import TOKEN_ENV, guess_format, post_push, push_body
     from perfwalk.errors import UsageError
+    from perfwalk.services.push import COMMIT_ID
     from perfwalk.text_files import read_user_text
 
     token = os.environ.get(TOKEN_ENV, "").strip()
@@ -200,6 +207,13 @@ def cmd_push(args: argparse.Namespace) -> int:
     text = read_user_text(args.file)
     kind = guess_format(text, str(args.file)) if args.format == "auto" else args.format
     known = _commit_in(args.repo, args.commit)
+    if known is None and not re.fullmatch(COMMIT_ID, args.commit):
+        raise UsageError(
+            f"--commit {args.commit!r} is not a commit id and no git repository at "
+            f"{args.repo} knows it",
+            hint="give the commit's full id (git rev-parse HEAD), or run in the project's "
+            "checkout (or name it with --repo) to push a name such as HEAD",
+        )
     if known is None and date is None:
         print(
             f"perfwalk push: commit {args.commit} is not in a git repository at {args.repo}: "
@@ -219,11 +233,16 @@ def cmd_push(args: argparse.Namespace) -> int:
         author=None if known is None else known.author,
     )
     done = post_push(args.api, token, body)
+    said = {key: show_controls(str(done.get(key)))[:40] for key in _ANSWERED}  # the server's
     print(
-        f"pushed {done.get('values')} values of {args.file} to series {done.get('series')}, "
-        f"checkout {done.get('checkout')}, repetition {done.get('repetition')}"
+        f"pushed {said['values']} values of {show_controls(str(args.file))} to series "
+        f"{said['series']}, checkout {said['checkout']}, repetition {said['repetition']}"
     )
     return exits.OK
+
+
+#: What ``perfwalk push`` prints of the API's answer (untrusted: a server's words).
+_ANSWERED = ("values", "series", "checkout", "repetition")
 
 
 def _commit_in(where: Path, commitish: str) -> Commit | None:

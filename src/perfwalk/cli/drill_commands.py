@@ -29,8 +29,9 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         "change",
         nargs="?",
         metavar="ID",
-        help="the change to drill, as `perfwalk changes` names it (SERIES:CHECKOUT); "
-        "default: every change not drilled yet",
+        help="the change to drill, as `perfwalk changes` names it (SERIES:CHECKOUT, or "
+        "SERIES:COMMIT: 4 hex digits or more of the commit after it); default: every change "
+        "not drilled yet",
     )
     p.add_argument(
         "--between",

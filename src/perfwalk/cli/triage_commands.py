@@ -22,7 +22,9 @@ def _triage_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "change",
         metavar="CHANGE",
-        help="the change, as `perfwalk changes` names it (SERIES:CHECKOUT, e.g. 3:14)",
+        help="the change, as `perfwalk changes` names it: SERIES:CHECKOUT (e.g. 3:14) or "
+        "SERIES:COMMIT (e.g. 34:4a84497e1f3c, 4 hex digits or more of the commit after the "
+        "change), either form for any series",
     )
     p.add_argument(
         "--state",
@@ -77,6 +79,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
         done = triage_change(store, config, args.change, word, tuning=tuning(args))
     was = "untriaged" if done.previous is None else done.previous.state
     print(f"{_title(done.change)}: {done.word.state} (was {was})")
+    print(f"  commits: {_commit_range(done.change)}")
     print(_word_text(done.word))
     return exits.OK
 
@@ -88,6 +91,11 @@ def _title(event: ChangeEvent) -> str:
         f", after {event.before.sha[:10]} up to "
         f"{event.after.sha[:10]})"
     )
+
+
+def _commit_range(event: ChangeEvent) -> str:
+    """The commits of the change, whole: what the word is kept under."""
+    return f"{event.before.sha}..{event.after.sha} (after the first, up to the second)"
 
 
 def _word_text(row: TriageRow, indent: str = "  ") -> str:
@@ -102,7 +110,10 @@ def _history_text(event: ChangeEvent, rows: list[TriageRow]) -> str:
     if not rows:
         return f"{_title(event)}: untriaged, nobody said a word on it yet"
     count = f"{len(rows)} word{'' if len(rows) == 1 else 's'}"
-    lines = [f"{_title(event)}: {rows[-1].state} ({count}, the last is the current one)"]
+    lines = [
+        f"{_title(event)}: {rows[-1].state} ({count}, the last is the current one)",
+        f"  commits: {_commit_range(event)}",
+    ]
     for row in rows:
         lines.append(f"  {row.state}")
         lines.append(_word_text(row, indent="    "))

@@ -17,6 +17,7 @@ from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
 from perfwalk.policy import Summary
 from perfwalk.units import default_direction
+from perfwalk.untrusted import commit_address
 
 #: How the repetitions of one checkout become one number.
 
@@ -36,7 +37,7 @@ class ProjectConfig:
 
     def commit_link(self, commit: str) -> str | None:
         """The web viewer's address of ``commit``; None without ``commit_url``."""
-        return self.commit_url.format(commit=commit) if self.commit_url else None
+        return commit_address(self.commit_url, commit) if self.commit_url else None
 
 
 @dataclass(frozen=True)
@@ -470,7 +471,8 @@ class NotifyConfig:
 class ApiConfig:
     """``[api]``: where `perfwalk api` listens, the largest body it reads, its base path,
     the names it answers to, how long a request may take to arrive, how many
-    connections it serves at once."""
+    connections it serves at once, and the bounds of a push (values, push series per
+    project, date)."""
 
     listen: str = default_of("api.listen")
     max_body: int = default_of("api.max_body")
@@ -478,6 +480,9 @@ class ApiConfig:
     allowed_hosts: tuple[str, ...] = default_of("api.allowed_hosts")
     read_timeout: float = default_of("api.read_timeout")
     max_connections: int = default_of("api.max_connections")
+    push_values: int = default_of("api.push_values")
+    push_series: int = default_of("api.push_series")
+    push_future: float = default_of("api.push_future")
 
     @property
     def host(self) -> str:

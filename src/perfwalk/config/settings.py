@@ -2272,6 +2272,14 @@ def _host_names_problem(value: Sequence[str]) -> str | None:
     return None
 
 
+def _one_to(most: int) -> Rule:
+    return rule(f"1 to {most}", lambda value: 1 <= value <= most)
+
+
+#: ``[api] push_values`` and ``push_series``: up to far beyond any CI's file and
+#: branches, below what makes every read of the store slow.
+PUSH_VALUES = _one_to(1_000_000)
+PUSH_SERIES = _one_to(100_000)
 LISTEN = Rule("HOST:PORT", _listen_problem)
 HOST_NAMES = Rule("host names such as perf.example.org (no port)", _host_names_problem)
 BASE_PATH = Rule('a URL path such as /perf, or ""', _base_path_problem)
@@ -2334,6 +2342,32 @@ _API = Section(
             "and closed at once",
             default=256,
             rules=(COUNT,),
+        ),
+        Setting(
+            "push_values",
+            INTEGER,
+            "the most values one push may hold (what its file's parser finds); a push "
+            "with more is refused (422, field text) and nothing of it is stored",
+            default=10_000,
+            rules=(PUSH_VALUES,),
+        ),
+        Setting(
+            "push_series",
+            INTEGER,
+            "the most push series a project may have (one per branch and host pushed "
+            "to); a push that would make one more is refused (422, field branch)",
+            default=300,
+            rules=(PUSH_SERIES,),
+        ),
+        Setting(
+            "push_future",
+            NUMBER,
+            "how far past the API's clock a push's date may lie, in seconds; a later "
+            "one is refused (422, field date), and so is one before 1970 (git records "
+            "no earlier date). A commit the API's clone of [project] repo knows is "
+            "placed by git's date whatever the push said",
+            default=86_400,
+            rules=(SECONDS,),
         ),
     ),
 )

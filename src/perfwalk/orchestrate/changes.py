@@ -24,12 +24,14 @@ from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find
 from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
+from perfwalk.change_ids import change_id, commit_digits, names_change
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Commit, Direction
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
+from perfwalk.store.pushes import PUSH_KIND
 from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRow
 
 EventKind = Literal["regression", "improvement", "mixed"]
@@ -120,11 +122,19 @@ class ChangeEvent:
     ruled_out_by: int | None = None
     variant: str | None = None  # a variant's series: the [[variant]] it measures
     variant_of: int | None = None  # … and its walk (the series of the plain checkout)
+    #: a push series' change: named by these first hex digits of its after-commit
+    #: (pushes of older commits move the checkout indexes), see :mod:`perfwalk.change_ids`
+    commit_digits: int | None = None
 
     @property
     def id(self) -> str:
-        """How ``perfwalk changes`` and ``perfwalk drill`` name it: SERIES:CHECKOUT (after)."""
-        return f"{self.series_id}:{self.after.idx}"
+        """How ``perfwalk changes`` and ``perfwalk drill`` name it: SERIES:CHECKOUT (the
+        checkout after the step), or SERIES:COMMIT in a push series."""
+        return change_id(self.series_id, self.after.idx, self.after.sha, digits=self.commit_digits)
+
+    def named(self, text: str) -> bool:
+        """Whether the change id ``text`` names it (either form: ``change_ids``)."""
+        return names_change(text, self.series_id, self.after.idx, self.after.sha)
 
     @property
     def before_idx(self) -> int:
@@ -325,6 +335,8 @@ def _series_findings(
             points_after=min(a for _, a in counts),
         )
     by_idx = {c.idx: c for c in checkouts}
+    # a push series' changes are named by their commits: its indexes move
+    named = commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
     episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
     variant, variant_of = variant_of_series(series)
     events = [
@@ -338,6 +350,7 @@ def _series_findings(
             metrics=tuple(metrics),
             variant=variant,
             variant_of=variant_of,
+            commit_digits=named.get(by_idx[after_idx].sha),
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]

@@ -3,7 +3,8 @@
 For every entry of ``benchmarks``, named as Google Benchmark names it (aggregates
 keep their suffix: ``BM_x/64_mean``, ``BM_x/64_stddev``):
 
-- ``<name>.real_time``, ``<name>.cpu_time`` in the entry's ``time_unit``;
+- ``<name>.real_time``, ``<name>.cpu_time`` in the entry's ``time_unit`` (``ns``,
+  ``us``, ``ms`` or ``s``: any other is a ParseError);
 - ``<name>.items_per_second`` (``items/s``), ``<name>.bytes_per_second``
   (``bytes/sec``) when the benchmark sets them.
 
@@ -30,6 +31,8 @@ from perfwalk.parsers.jsontext import (
 from perfwalk.parsers.values import mean_of_repeats, require
 
 RATES = (("items_per_second", "items/s"), ("bytes_per_second", "bytes/sec"))
+#: The time units Google Benchmark writes (``--benchmark_time_unit``): no other is read.
+TIME_UNITS = ("ns", "us", "ms", "s")
 
 
 def _values(name: str, entry: JsonObject, where: str) -> list[Value]:
@@ -37,8 +40,11 @@ def _values(name: str, entry: JsonObject, where: str) -> list[Value]:
         scale, time_unit, rates = 100.0, "percent", [(key, "percent") for key, _ in RATES]
     else:
         scale, time_unit, rates = 1.0, str_at(entry, "time_unit", where), list(RATES)
-        if not time_unit:
-            raise ParseError(f"{where}.time_unit: empty (ns, us, ms or s)")
+        if time_unit not in TIME_UNITS:
+            raise ParseError(
+                f"{where}.time_unit: {time_unit[:40]!r} is not one of "
+                f"{', '.join(TIME_UNITS)} (the units Google Benchmark writes)"
+            )
     values = [
         Value(f"{name}.{key}", number_at(entry, key, where) * scale, time_unit)
         for key in ("real_time", "cpu_time")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from perfwalk.change_ids import change_id
 from perfwalk.quantities import format_change
 
 
@@ -105,6 +106,7 @@ class ListedChange:
     unconfirmed: str = ""
     confirmed: bool = False
     variant: str | None = None  # a walk's variant's series: the variant it measures
+    commit_digits: int | None = None  # a push series' change: named by its after-commit
 
     @property
     def series_label(self) -> str:
@@ -113,8 +115,9 @@ class ListedChange:
 
     @property
     def id(self) -> str:
-        """How ``perfwalk changes`` names it: SERIES:CHECKOUT (the one after the step)."""
-        return f"{self.series_id}:{self.after_idx}"
+        """How ``perfwalk changes`` names it: SERIES:CHECKOUT (the one after the step),
+        or SERIES:COMMIT in a push series (:mod:`perfwalk.change_ids`)."""
+        return change_id(self.series_id, self.after_idx, self.after_sha, digits=self.commit_digits)
 
     @property
     def key(self) -> tuple[int, str, str]:

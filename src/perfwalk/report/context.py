@@ -17,6 +17,7 @@ from perfwalk.report.releases import Release
 from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
+from perfwalk.untrusted import commit_address
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class SeriesContext:
         return self.series.id
 
     def commit_href(self, sha: str) -> str | None:
-        return self.commit_url.replace("{commit}", sha) if self.commit_url else None
+        return commit_address(self.commit_url, sha) if self.commit_url else None
 
     def blocks(self) -> list[Sequence[CheckoutRow]]:
         """The checkouts cut into plot blocks (each a whole number of table pages)."""

@@ -19,7 +19,7 @@ from perfwalk.quantities import format_share, format_value
 from perfwalk.report import layout
 from perfwalk.untrusted import show_controls
 
-_SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f&<>\"']")
+_SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069&<>\"']")
 
 #: scripts and styles from the site's own files only; no inline script, no network
 CSP = (

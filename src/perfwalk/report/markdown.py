@@ -32,7 +32,7 @@ from perfwalk.report.change_list import (
     counted,
     percent,
 )
-from perfwalk.untrusted import show_controls
+from perfwalk.untrusted import commit_address, show_controls
 
 #: inline markup (code, emphasis, links, table cells, strikethrough, math), and what
 #: would make an address a link by itself (a scheme's ``:``, ``www.``)
@@ -58,7 +58,7 @@ class Links:
     base_url: str = ""
 
     def commit(self, sha: str) -> str | None:
-        return self.commit_url.format(commit=sha) if self.commit_url else None
+        return commit_address(self.commit_url, sha) if self.commit_url else None
 
     def page(self, relative: str) -> str | None:
         return f"{self.base_url}/{relative}" if self.base_url else None

@@ -23,6 +23,7 @@ from perfwalk.report.matrix_paths import (
     run_page,
 )
 from perfwalk.store.regress import MatrixRun, RegressRunRow
+from perfwalk.untrusted import commit_address
 
 #: a result neither PASS (1) nor absent (0) in a run's column of statuses
 _NOT_PASS = re.compile(b"[\\x02-\\x0b]")
@@ -130,7 +131,7 @@ def run_html(matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url:
     rate = pass_rate(run.counts)
     commit = "unknown"
     if run.commit:
-        url = commit_url.replace("{commit}", run.commit) if commit_url else ""
+        url = commit_address(commit_url, run.commit) if commit_url else ""
         commit = link(url, run.commit) if url else f"<code>{esc(run.commit)}</code>"
     facts = [
         ("host", link(href(at, host_page(run.host)), run.host)),
@@ -200,7 +201,7 @@ def commits_html(
 ) -> str:
     items = []
     for c in reversed(commits):  # newest first
-        url = commit_url.replace("{commit}", c.id) if commit_url else ""
+        url = commit_address(commit_url, c.id) if commit_url else ""
         title = link(url, c.id[:12], title=c.id) if url else f"<code>{esc(c.id[:12])}</code>"
         files = "".join(f"<li>{esc(f)}</li>" for f in c.files)
         body = f"<pre>{esc(c.body)}</pre>" if c.body.strip() else ""

@@ -375,6 +375,7 @@ def _checkout_sig(row: CheckoutRow, marks: Mapping[int, tuple[int, int]]) -> lis
         row.build_log_id,
         [[q.letter, q.log_id] for q in row.quirk_runs],
         row.commit_count,
+        row.claimed,  # a commit's words git told over a push's claim: its commit log again
         list(reps),
     ]
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from perfwalk.analysis.profile_diff import TOP, diff_functions
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
+from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config, ProfileConfig, TestConfig
 from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
 from perfwalk.errors import UsageError
@@ -114,14 +115,20 @@ def change_targets(
     else:
         events = find_changes(store, config, walks, tuning=tuning) if walks else []
     if chosen is not None:
-        picked = [e for e in events if e.id == chosen]
+        picked = [e for e in events if e.named(chosen)]
+        if len(picked) > 1:
+            raise UsageError(
+                f"change id {chosen!r} names {len(picked)} changes: "
+                + ", ".join(e.id for e in picked),
+                hint="give the id `perfwalk changes` lists",
+            )
         if not picked:
             _refuse_variant(store, config, chosen, tuning)
             known = ", ".join(e.id for e in events) or "none"
             raise UsageError(
                 f"no change {chosen!r} among the changes of project {config.project.name}"
                 f" (known: {known})",
-                hint="`perfwalk changes` lists them with their ids (SERIES:CHECKOUT)",
+                hint=f"`perfwalk changes` lists them with their ids ({FORMS})",
             )
         events = picked
     targets = []
@@ -139,17 +146,16 @@ def change_targets(
 def _refuse_variant(store: Store, config: Config, chosen: str, tuning: Thresholds) -> None:
     """A UsageError when ``chosen`` is a change of a walk's variant: a drill builds and
     measures the plain checkout, and would narrow the walk's values, not the variant's."""
-    series_id, _, after = chosen.partition(":")
-    if not series_id.isdigit() or not after.isdigit():
-        return
-    series = next((s for s in store.list_series() if s.id == int(series_id)), None)
+    series_id = id_series(chosen)
+    series = next((s for s in store.list_series() if s.id == series_id), None)
     if series is None or series.kind != "variant":
         return
-    events = [e for e in find_changes(store, config, [series.id], tuning=tuning) if e.id == chosen]
+    events = [e for e in find_changes(store, config, [series.id], tuning=tuning) if e.named(chosen)]
     walk = series.parent_id
+    after = events[0].after.idx if events else chosen.partition(":")[2]
     compare = (
-        f"; `perfwalk compare {series.id}:{events[0].before.idx} {chosen}` compares the "
-        "variant's two checkouts"
+        f"; `perfwalk compare {series.id}:{events[0].before.idx} {series.id}:{after}` "
+        "compares the variant's two checkouts"
         if events
         else ""
     )

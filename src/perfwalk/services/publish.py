@@ -89,6 +89,7 @@ def listed_findings(
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
                     triage=triaged.get((event.series_id, *ends)),
                     variant=event.variant,
+                    commit_digits=event.commit_digits,
                 )
             )
     episodes = [

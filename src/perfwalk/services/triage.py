@@ -1,6 +1,7 @@
 """Triage: a person's word on a change (``perfwalk triage``), stored with its history.
 
-The change is named as ``perfwalk changes`` names it (SERIES:CHECKOUT) and resolved
+The change is named as ``perfwalk changes`` names it (SERIES:CHECKOUT, or
+SERIES:COMMIT: either form for any series, :mod:`perfwalk.change_ids`) and resolved
 against the changes found now to its key: its series and commit range. The word is
 stored under that key (:mod:`perfwalk.store.triage`), so a walk continued or an
 analysis rerun that finds the change again on the same range keeps it. A word is
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
+from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.changes import ChangeEvent, find_changes
@@ -23,8 +25,6 @@ from perfwalk.report.change_list import TRIAGE_STATES
 from perfwalk.store import Store
 from perfwalk.store.leases import user_at_machine
 from perfwalk.store.triage import ChangeKey, TriageRow
-
-_ID = re.compile(r"(\d{1,18}):(\d{1,9})")
 
 
 @dataclass(frozen=True)
@@ -81,19 +81,27 @@ def checked_word(state: str, reason: str, bug: str = "") -> Word:
 def find_change(
     store: Store, config: Config, change_id: str, *, tuning: Thresholds = CONFIGURED
 ) -> ChangeEvent:
-    """The change ``change_id`` (SERIES:CHECKOUT) among the changes found now."""
-    matched = _ID.fullmatch(change_id.strip())
-    series = {s.id for s in store.list_series()}
-    if matched is not None and int(matched.group(1)) in series:
-        events = find_changes(store, config, [int(matched.group(1))], tuning=tuning)
-        found = [e for e in events if e.id == change_id.strip()]
-        if found:
-            return found[0]
+    """The change ``change_id`` (SERIES:CHECKOUT or SERIES:COMMIT) among the changes
+    found now."""
+    series_id = id_series(change_id)
+    found: list[ChangeEvent] = []
+    if series_id is not None and series_id in {s.id for s in store.list_series()}:
+        events = find_changes(store, config, [series_id], tuning=tuning)
+        found = [e for e in events if e.named(change_id)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UsageError(
+            f"change id {change_id!r} names {len(found)} changes: "
+            + ", ".join(f"{e.id} ({e.before.sha[:12]}..{e.after.sha[:12]})" for e in found),
+            hint="give the id `perfwalk changes` lists, or more digits of the commit after "
+            "the change",
+        )
     known = ", ".join(e.id for e in find_changes(store, config, tuning=tuning)) or "none"
-    what = "no change" if matched is not None else "not a change id (SERIES:CHECKOUT):"
+    what = "no change" if series_id is not None else f"not a change id ({FORMS}):"
     raise UsageError(
         f"{what} {change_id!r} among the changes found in the store {store.url} (known: {known})",
-        hint="`perfwalk changes` lists the changes with their ids (SERIES:CHECKOUT); "
+        hint=f"`perfwalk changes` lists the changes with their ids ({FORMS}); "
         "give the same thresholds as there, if any",
     )
 

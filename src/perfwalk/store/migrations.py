@@ -81,6 +81,10 @@ History:
     and by whom it was made; see perfwalk.store.tokens) and push_target (per project,
     branch and host, the series of kind push that pushed results feed; see
     perfwalk.store.pushes).
+23. what git says wins over what a push claimed: git_commit gets pushed (the row holds
+    what a push claimed of the commit, until a walk or drill stores git's words over
+    it; see perfwalk.store.commits); the rows of an older store that only the
+    checkouts of push series point to are marked pushed.
 """
 
 from __future__ import annotations
@@ -759,6 +763,28 @@ def _v22_api(conn: Connection) -> None:
     md.create_all(conn, tables=[tokens, targets])
 
 
+def _v23_pushed_commits(conn: Connection) -> None:
+    inspector = inspect(conn)  # a store put back to an older version by hand has it
+    if "pushed" not in {column["name"] for column in inspector.get_columns("git_commit")}:
+        conn.execute(
+            text("ALTER TABLE git_commit ADD COLUMN pushed BOOLEAN NOT NULL DEFAULT false")
+        )
+    # the commits that only push series point to were made by pushes: a walk or a
+    # drill that read one from git points to it from a checkout of its own
+    conn.execute(
+        text(
+            "UPDATE git_commit SET pushed = true WHERE id IN ("
+            " SELECT cc.commit_id FROM checkout_commit cc"
+            " JOIN checkout ck ON ck.id = cc.checkout_id"
+            " JOIN series s ON s.id = ck.series_id WHERE s.kind = 'push'"
+            ") AND id NOT IN ("
+            " SELECT cc.commit_id FROM checkout_commit cc"
+            " JOIN checkout ck ON ck.id = cc.checkout_id"
+            " JOIN series s ON s.id = ck.series_id WHERE s.kind <> 'push')"
+        )
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -802,6 +828,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(20, "profiles: profile, folded stacks per profiled run", _v20_profiles),
     Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
     Migration(22, "the HTTP API: api_token, push_target", _v22_api),
+    Migration(23, "git's words win: git_commit.pushed, what a push claimed", _v23_pushed_commits),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

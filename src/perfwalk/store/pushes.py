@@ -28,14 +28,14 @@ from sqlalchemy import Connection, func, select, text
 from perfwalk.errors import StoreError
 from perfwalk.model import Commit
 from perfwalk.store import logs, packs, schema
-from perfwalk.store.bulk import insert_or_keep, insert_returning_ids, insert_rows
+from perfwalk.store.bulk import insert_returning_ids, insert_rows
 from perfwalk.store.coltypes import safe_text, stored_real
+from perfwalk.store.commits import git_commit_ids, pushed_commit_id
 from perfwalk.store.connect import StorePart
 from perfwalk.store.records import DirectionName, NewResult, stored_direction
 
 _s = schema.series
 _pt = schema.push_target
-_gc = schema.git_commit
 _ck = schema.checkout
 _cc = schema.checkout_commit
 _rp = schema.repetition
@@ -58,6 +58,9 @@ class NewPush:
     branch: str
     host: str
     commit: Commit  # its date places the checkout among the others
+    #: ``commit`` is what git says of it (the API's clone of the project knows it),
+    #: not what the push claimed: stored as a walk stores it
+    told_by_git: bool = False
     results: tuple[NewResult, ...]
     started_at: datetime
     finished_at: datetime
@@ -68,6 +71,11 @@ class NewPush:
 
 class TokenGone(StoreError):
     """A push whose token was revoked before it could be committed: nothing stored."""
+
+
+class TooManySeries(StoreError):
+    """A push that would make one more push series than its project may have:
+    nothing stored."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,12 +94,15 @@ class PushedRow:
 class PushRecords(StorePart):
     """The pushed results of a store; get it from :attr:`perfwalk.store.Store.pushes`."""
 
-    def add(self, push: NewPush) -> PushedRow:
+    def add(self, push: NewPush, *, most_series: int | None = None) -> PushedRow:
         """Store ``push`` as a repetition of its commit's checkout (made when new) in
-        the push series of its project, branch and host (made when new)."""
-        return self.add_many([push])[0]
+        the push series of its project, branch and host (made when new: unless its
+        project has ``most_series`` push series already, :class:`TooManySeries`)."""
+        return self.add_many([push], most_series=most_series)[0]
 
-    def add_many(self, pushes: Sequence[NewPush]) -> list[PushedRow]:
+    def add_many(
+        self, pushes: Sequence[NewPush], *, most_series: int | None = None
+    ) -> list[PushedRow]:
         """Store ``pushes`` in one transaction, in their order, as :meth:`add` stores
         each (the same rows as one after the other); the pack of each checkout they
         reach is written once (its new repetitions added to it). All are stored, or
@@ -115,7 +126,7 @@ class PushRecords(StorePart):
             if conn.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_PUSH_LOCK})
             _check_tokens(conn, pushes, self._db.shown)
-            done, new = _add_all(conn, pushes, packed)
+            done, new = _add_all(conn, pushes, packed, most_series)
             for checkout_id in new.reps:
                 packs.extend(conn, checkout_id, new)
         return done
@@ -145,7 +156,10 @@ def _check_tokens(conn: Connection, pushes: Sequence[NewPush], shown: str) -> No
 
 
 def _add_all(
-    conn: Connection, pushes: Sequence[NewPush], packed: list[list[dict[str, Any]]]
+    conn: Connection,
+    pushes: Sequence[NewPush],
+    packed: list[list[dict[str, Any]]],
+    most_series: int | None,
 ) -> tuple[list[PushedRow], packs.NewRows]:
     """Store ``pushes`` within the open transaction ``conn`` (their packs aside): each
     series, checkout and next repetition index found once for the lot, then the rows
@@ -161,7 +175,7 @@ def _add_all(
         key = (push.project, push.branch, push.host)
         new_series = key not in series_ids
         if new_series:
-            series_ids[key], new_series = _target(conn, push)
+            series_ids[key], new_series = _target(conn, push, most_series)
         series_id = series_ids[key]
         known = places.setdefault(series_id, {})
         place = known.get(push.commit.id)
@@ -269,8 +283,9 @@ def _add_all(
     ], new
 
 
-def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
-    """The push series of the push's project, branch and host, made when new."""
+def _target(conn: Connection, push: NewPush, most: int | None) -> tuple[int, bool]:
+    """The push series of the push's project, branch and host, made when new (unless
+    the project has ``most`` push series already: :class:`TooManySeries`)."""
     found = conn.scalar(
         select(_pt.c.series_id).where(
             _pt.c.project == push.project, _pt.c.branch == push.branch, _pt.c.host == push.host
@@ -278,6 +293,16 @@ def _target(conn: Connection, push: NewPush) -> tuple[int, bool]:
     )
     if found is not None:
         return int(found), False
+    if most is not None:
+        count = conn.scalar(select(func.count()).where(_pt.c.project == push.project)) or 0
+        if count >= most:
+            raise TooManySeries(
+                f"project {push.project!r} has {count} push series (a branch and host each), "
+                f"the most [api] push_series allows: a push to branch {push.branch!r} on "
+                f"host {push.host!r} would make one more",
+                hint="push to a branch and host that have a series (`perfwalk list` shows "
+                "them), or raise [api] push_series in the API's configuration",
+            )
     series_id = int(
         conn.execute(
             _s.insert()
@@ -330,6 +355,8 @@ def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int
         )
     ).first()
     if found is not None:
+        if push.told_by_git:  # git's words over an earlier push's claim
+            git_commit_ids(conn, push.project, [commit])
         return int(found[0]), int(found[1]), False, int(found[2])
     rows = conn.execute(
         select(_ck.c.idx, _ck.c.date).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
@@ -363,33 +390,10 @@ def _checkout(conn: Connection, series_id: int, push: NewPush) -> tuple[int, int
             .returning(_ck.c.id)
         ).scalar_one()
     )
-    commit_id = _commit_id(conn, push.project, commit)
+    commit_id = (
+        git_commit_ids(conn, push.project, [commit])[commit.id]
+        if push.told_by_git
+        else pushed_commit_id(conn, push.project, commit)
+    )
     conn.execute(_cc.insert().values(checkout_id=checkout_id, position=0, commit_id=commit_id))
     return checkout_id, at, True, 0
-
-
-def _commit_id(conn: Connection, project: str, commit: Commit) -> int:
-    """The id of ``commit`` in the project's commits, kept as it is when known (a walk
-    read it from git: it knows more than a push)."""
-    offset = commit.date.utcoffset()
-    minutes = 0 if offset is None else int(offset.total_seconds() // 60)
-    insert = insert_or_keep(conn)
-    conn.execute(
-        insert(_gc)
-        .values(
-            project=project,
-            sha=commit.id,
-            date=commit.date,
-            tz_offset=minutes,
-            author=commit.author,
-            subject=commit.subject,
-            body=commit.body,
-            files=list(commit.files),
-        )
-        .on_conflict_do_nothing(index_elements=["project", "sha"])
-    )
-    return int(
-        conn.execute(
-            select(_gc.c.id).where(_gc.c.project == project, _gc.c.sha == commit.id)
-        ).scalar_one()
-    )

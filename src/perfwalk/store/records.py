@@ -167,6 +167,8 @@ class CheckoutRow:
     build_log_id: int | None
     commit_count: int
     quirk_runs: tuple[QuirkRunRow, ...] = ()
+    #: of its commits, those a push told and git has not yet (perfwalk.store.commits)
+    claimed: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -31,6 +31,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 from perfwalk.store.coltypes import ID, Real, SafeText, UTCDateTime
@@ -104,6 +105,9 @@ git_commit = Table(
     Column("subject", SafeText, nullable=False),
     Column("body", SafeText, nullable=False),
     Column("files", JSON, nullable=False),
+    # what a push claimed (migration step 23), until a walk or drill stores git's words
+    # over it (perfwalk.store.commits)
+    Column("pushed", Boolean, nullable=False, server_default=false()),
     UniqueConstraint("project", "sha", name="uq_git_commit_project_sha"),
 )
 

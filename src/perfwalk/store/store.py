@@ -22,6 +22,7 @@ from perfwalk.model import Checkout, Commit, Log, MachineState, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.build_facts import BuildFactRecords
 from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids, plain_rows
+from perfwalk.store.commits import git_commit_ids
 from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
@@ -436,7 +437,7 @@ class Store(Connected):
                 ).scalar_one()
             )
             if checkout.since:
-                ids = self._commit_ids(conn, str(project), checkout.since)
+                ids = git_commit_ids(conn, str(project), checkout.since)
                 conn.execute(
                     _cc.insert(),
                     [
@@ -445,35 +446,6 @@ class Store(Connected):
                     ],
                 )
         return checkout_id
-
-    def _commit_ids(
-        self, conn: Connection, project: str, commits: Sequence[Commit]
-    ) -> dict[str, int]:
-        """Insert the commits a project does not have yet; return the id of every sha."""
-        insert = insert_or_keep(conn)
-        unique = {commit.id: commit for commit in commits}
-        for chunk in chunks(list(unique.values())):
-            conn.execute(
-                insert(_gc).on_conflict_do_nothing(index_elements=["project", "sha"]),
-                [
-                    {
-                        "project": project,
-                        "sha": commit.id,
-                        "date": commit.date,
-                        "tz_offset": _offset_minutes(commit.date),
-                        "author": commit.author,
-                        "subject": commit.subject,
-                        "body": commit.body,
-                        "files": list(commit.files),
-                    }
-                    for commit in chunk
-                ],
-            )
-        ids: dict[str, int] = {}
-        for shas in chunks(list(unique)):
-            query = select(_gc.c.sha, _gc.c.id).where(_gc.c.project == project, _gc.c.sha.in_(shas))
-            ids.update({row.sha: int(row.id) for row in conn.execute(query)})
-        return ids
 
     def set_build(self, checkout_id: int, status: Status, seconds: float | None, log: Log) -> None:
         """Record how building a checkout went (replaces an earlier attempt)."""
@@ -520,7 +492,14 @@ class Store(Connected):
             .scalar_subquery()
             .label("commit_count")
         )
-        query = select(_ck, count).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
+        claimed = (
+            select(func.count())
+            .select_from(_cc.join(_gc, _gc.c.id == _cc.c.commit_id))
+            .where(_cc.c.checkout_id == _ck.c.id, _gc.c.pushed)
+            .scalar_subquery()
+            .label("claimed")
+        )
+        query = select(_ck, count, claimed).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
         runs_query = (
             select(_qr.c.checkout_id, _qr.c.letter, _qr.c.status, _qr.c.log_id)
             .join(_ck, _qr.c.checkout_id == _ck.c.id)
@@ -547,6 +526,7 @@ class Store(Connected):
                 build_seconds=row.build_seconds,
                 build_log_id=row.build_log_id,
                 commit_count=int(row.commit_count),
+                claimed=int(row.claimed),
                 quirk_runs=tuple(runs.get(row.id, ())),
             )
             for row in rows
@@ -928,13 +908,6 @@ class Store(Connected):
     def _require(self, conn: Connection, table: Any, ident: int, what: str) -> None:
         if conn.scalar(select(table.c.id).where(table.c.id == ident)) is None:
             raise self._unknown(what, ident)
-
-
-def _offset_minutes(moment: datetime) -> int:
-    offset = moment.utcoffset()
-    if offset is None:
-        raise ValueError(f"naive commit date {moment.isoformat()}: commit dates must be aware")
-    return int(offset.total_seconds() // 60)
 
 
 def _status_or_none(status: int | None) -> Status | None:

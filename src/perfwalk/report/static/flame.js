@@ -40,8 +40,9 @@
   }
 
   function visible(text) {
-    return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, function (c) {
-      return "\\x" + ("0" + c.charCodeAt(0).toString(16)).slice(-2);
+    return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      var code = c.charCodeAt(0);
+      return code > 0xff ? "\\u" + code.toString(16) : "\\x" + ("0" + code.toString(16)).slice(-2);
     });
   }
 

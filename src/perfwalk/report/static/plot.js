@@ -64,8 +64,13 @@
   }
   P.numbers = numbers;
 
+  /* Text for a tooltip's HTML: escaped, and the characters that would reorder what
+   * follows them (bidi embeddings, overrides, isolates) shown as \uNNNN. */
   function encode(text) {
-    return echarts.format.encodeHTML(String(text));
+    var shown = String(text).replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "\\u" + c.charCodeAt(0).toString(16);
+    });
+    return echarts.format.encodeHTML(shown);
   }
 
   function isoDate(ms) {
