@@ -28,7 +28,7 @@ __all__ = ["pg_admin", "store_url"]  # fixtures of this module too
 MIB = 1 << 20
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -65,7 +65,7 @@ class Api:
 def running_api(tmp_path: Path, store_url: str, settings: str = "") -> Iterator[Api]:
     """`perfwalk api` on a free loopback port (with more ``[api]`` ``settings``, TOML
     lines), stopped by its own PID at the end."""
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "perfwalk.toml"
     config.write_text(
         f'[project]\nname = "demo"\n\n[store]\nurl = "{store_url}"\n\n'
@@ -73,7 +73,16 @@ def running_api(tmp_path: Path, store_url: str, settings: str = "") -> Iterator[
         '[[test]]\nname = "latency"\ncommand = "./bench"\nparser = "hyperfine"\n',
         encoding="utf-8",
     )
-    log = tmp_path / "api.log"
+    with serving(config) as started:
+        yield started
+
+
+@contextmanager
+def serving(config: Path) -> Iterator[Api]:
+    """`perfwalk api -c config` (listening on a loopback ``[api] listen``) until the
+    block ends, stopped by its own PID; its log beside the configuration."""
+    port = config.read_text(encoding="utf-8").split('listen = "127.0.0.1:')[1].split('"')[0]
+    log = config.with_name("api.log")
     with log.open("wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "perfwalk", "api", "-c", str(config)],

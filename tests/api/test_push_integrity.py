@@ -16,11 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -29,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
-from tests.api.test_http import error_of, hyperfine, perfwalk
+from tests.api.test_http import error_of, free_port, hyperfine, perfwalk, serving
 from tests.fixtures.synthetic_repo import CommitSpec, git, make_repo
 from tests.store.conftest import pg_admin, store_url
 
@@ -42,17 +38,11 @@ FORGED_SUBJECT = 'Revert "fix buffer overflow" (approved by security team)'
 FORGED_AUTHOR = "Trusted Maintainer <maint@example.org>"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _config(tmp_path: Path, store: str, repo: Path, extra: str = "") -> Path:
     config = tmp_path / "perfwalk.toml"
     config.write_text(
         f'[project]\nname = "demo"\nrepo = "{repo}"\n\n[store]\nurl = "{store}"\n\n'
-        f'[api]\nlisten = "127.0.0.1:{_free_port()}"\n{extra}\n'
+        f'[api]\nlisten = "127.0.0.1:{free_port()}"\n{extra}\n'
         '[build]\nsteps = []\n\n[run]\nrepetitions = 1\nstep = "commit"\n\n'
         '[[test]]\nname = "latency"\ncommand = "sh bench.sh"\nparser = "value"\n',
         encoding="utf-8",
@@ -62,35 +52,9 @@ def _config(tmp_path: Path, store: str, repo: Path, extra: str = "") -> Path:
 
 @contextmanager
 def served(config: Path) -> Iterator[str]:
-    """`perfwalk api -c config` on its loopback port until the block ends (stopped by
-    its own PID); the base URL of its endpoints."""
-    port = config.read_text().split('listen = "127.0.0.1:')[1].split('"')[0]
-    log = config.with_name("api.log")
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "perfwalk", "api", "-c", str(config)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}/api/v1"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{base}/series", timeout=2)
-                break
-            except httpx.TransportError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"perfwalk api did not start:\n{log.read_text()}")
-                time.sleep(0.1)
-        yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    """`perfwalk api -c config` until the block ends; the base URL of its endpoints."""
+    with serving(config) as api:
+        yield f"{api.url}/api/v1"
 
 
 def _token(config: Path) -> dict[str, str]:
@@ -391,7 +355,7 @@ def test_perfwalk_push_shows_no_server_escapes_and_no_api_password(tmp_path: Pat
         argv += ["--date", "2024-03-01T12:00:00Z", "--api", api]
         return perfwalk(*argv, env=env, cwd=tmp_path)
 
-    closed = _free_port()
+    closed = free_port()
     try:
         said = [
             push("a" * 40, f"http://u:{secret}@127.0.0.1:{where}")
