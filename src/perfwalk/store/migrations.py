@@ -81,6 +81,7 @@ History:
     and by whom it was made; see perfwalk.store.tokens) and push_target (per project,
     branch and host, the series of kind push that pushed results feed; see
     perfwalk.store.pushes).
+23. (reserved: no change; a store at 22 moves to 23 as it is.)
 """
 
 from __future__ import annotations
@@ -759,6 +760,10 @@ def _v22_api(conn: Connection) -> None:
     md.create_all(conn, tables=[tokens, targets])
 
 
+def _v23_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -802,6 +807,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(20, "profiles: profile, folded stacks per profiled run", _v20_profiles),
     Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
     Migration(22, "the HTTP API: api_token, push_target", _v22_api),
+    Migration(23, "reserved: no change", _v23_reserved),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
