@@ -1796,7 +1796,10 @@ _MODIFIER = Section(
     "phase of each of its tests (before the test's own startup steps) and undone in the "
     "reset phase (after the test's own reset steps), which always runs: after a failure, "
     "a timeout or Ctrl-C too. A modifier that fails to apply makes the test NOEXIST; one "
-    "that fails to undo makes it NOCLEAN.",
+    "that fails to undo makes it NOCLEAN. While in place it is recorded in the store: a "
+    "walk killed meanwhile (`kill -9`) leaves it to the next walk on that host, which "
+    "runs its undo commands before it measures, or does not start when they fail "
+    "(docs/ab.md).",
     (
         Setting(
             "role",

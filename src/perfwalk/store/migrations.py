@@ -82,6 +82,11 @@ History:
     branch and host, the series of kind push that pushed results feed; see
     perfwalk.store.pushes).
 23. (reserved: no change; a store at 22 moves to 23 as it is.)
+24. applied modifiers: applied_modifier (a variant's runtime modifier put in place on a
+    host and not undone yet: the host's lease name and configured name, role, variant
+    and modifier number, its undo commands as they would run and where, the walk that
+    applied it (series, marker, user, machine, PID and start time) and when; see
+    perfwalk.store.modifiers).
 """
 
 from __future__ import annotations
@@ -764,6 +769,32 @@ def _v23_reserved(conn: Connection) -> None:
     """No change: the number is held for a step of its own."""
 
 
+def _v24_applied_modifiers(conn: Connection) -> None:
+    md = MetaData()
+    applied = Table(
+        "applied_modifier",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("host", SafeText, nullable=False),
+        Column("member", SafeText, nullable=False),
+        Column("role", SafeText, nullable=False),
+        Column("variant", SafeText, nullable=False),
+        Column("modifier", Integer, nullable=False),
+        Column("undo", JSON, nullable=False),
+        Column("cwd", SafeText, nullable=False),
+        Column("timeout", Double, nullable=False),
+        Column("series_id", ID, nullable=True),
+        Column("token", String(64), nullable=False),
+        Column("owner", SafeText, nullable=False),
+        Column("machine", SafeText, nullable=False),
+        Column("pid", Integer, nullable=False),
+        Column("process_start", String(32), nullable=False),
+        Column("applied_at", UTCDateTime, nullable=False),
+        Index("ix_applied_modifier_host", "host"),
+    )
+    md.create_all(conn, tables=[applied])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -808,6 +839,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
     Migration(22, "the HTTP API: api_token, push_target", _v22_api),
     Migration(23, "reserved: no change", _v23_reserved),
+    Migration(24, "applied modifiers: applied_modifier, not undone yet", _v24_applied_modifiers),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
