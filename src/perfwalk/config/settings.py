@@ -1171,7 +1171,8 @@ _METRICS = Section(
         Setting(
             "ignore",
             BOOLEAN,
-            "keep the values but leave them out of the analysis",
+            "keep the values (tables, exports) but leave them out of the analysis (no "
+            "change, finding or notification) and of the plots",
             default=False,
         ),
     ),
