@@ -66,3 +66,28 @@ def test_a_metric_marked_ignore_is_kept_and_tabled_but_not_drawn_on_the_plots(
     table = (site / layout.table_page(result.series_id, 0)).read_text()
     assert "jitter" in table  # its values are still shown in the table
 
+
+def test_report_without_out_publishes_the_configured_site_wherever_it_runs(
+    make_config: MakeConfig, tmp_path: Path
+) -> None:
+    config = make_config()
+    run_series(config, RunOptions(to="2024-01-02"))
+    elsewhere = tmp_path / "elsewhere"
+
+    done = _report(config.path, elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "site" / "index.html").exists()  # [watch] site: next to the file
+    assert not (elsewhere / "site").exists(), "a second site in the current folder"
+    assert f"site: {tmp_path / 'site' / 'index.html'}" in done.stdout
+
+    # a configured [watch] site, as `perfwalk watch` publishes it
+    text = config.path.read_text(encoding="utf-8")
+    config.path.write_text(text + '\n[watch]\nsite = "public/site"\n', encoding="utf-8")
+    done = _report(config.path, elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "public" / "site" / "index.html").exists()
+    assert not (elsewhere / "site").exists()
+    # --out still chooses
+    done = _report(config.path, elsewhere, "--out", "mine")
+    assert done.returncode == 0, done.stderr
+    assert (elsewhere / "mine" / "index.html").exists()

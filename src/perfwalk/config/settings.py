@@ -1931,7 +1931,8 @@ _WATCH = Section(
         Setting(
             "site",
             STRING,
-            "where the site is published, relative to this file",
+            "where the site is published, relative to this file (by `perfwalk watch`, and "
+            "by `perfwalk report` and `serve` without --out)",
             default="site",
             rules=(NOT_EMPTY,),
             finish=_path,
