@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
@@ -11,6 +12,7 @@ from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.model import Config
     from perfwalk.services.drill import DrillResult, DrillTarget
     from perfwalk.store.drills import DrillRow
 
@@ -54,7 +56,8 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         help="profile the culprit and its parent (one perf run each, with the test's "
         "[test.profile] settings such as frequency) when no profile of them is stored, and "
         "show their differential profile; a test whose [test.profile] has a tool is "
-        "profiled without it",
+        "profiled without it. A change drilled before is not drilled again: its culprit "
+        "is profiled (or it says why not)",
     )
     p.add_argument(
         "--again",
@@ -107,6 +110,8 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _row_json(row)
             if text:
                 print(f"{_title(target)}: drilled before, series {row.series_id}")
+            if args.profile:
+                answer = _profiled_since(config, row, answer, say=print if text else None)
         else:
             if text:
                 print(f"{_title(target)}:")
@@ -151,17 +156,28 @@ def _result_json(result: DrillResult) -> dict[str, Any]:
     )
 
 
-def _row_json(row: DrillRow) -> dict[str, Any]:
-    from perfwalk.services.drill import DrillTarget
+def _profiled_since(
+    config: Config, row: DrillRow, answer: dict[str, Any], *, say: Callable[[str], None] | None
+) -> dict[str, Any]:
+    """``drill --profile`` of a change drilled before: its answer with the culprit's
+    differential profile (profiled now unless it has one), or why there is none and
+    what to run."""
+    from perfwalk.errors import UsageError
+    from perfwalk.services.drill import profile_drilled
 
-    target = DrillTarget(
-        before=row.change["before_sha"],
-        after=row.change["after_sha"],
-        test=row.test,
-        name=row.name,
-        parent=row.change.get("series"),
-        change=row.change,
-    )
+    if "functions" in (answer.get("profile") or {}):
+        return answer
+    try:
+        profiled = profile_drilled(config, row, say=say or (lambda _s: None))
+    except UsageError as error:  # no culprit: said with the answer, not an error
+        profiled = {"test": row.test, "missing": f"{error}; {error.hint}"}
+    return {**answer, "profile": profiled}
+
+
+def _row_json(row: DrillRow) -> dict[str, Any]:
+    from perfwalk.services.drill import drilled_target
+
+    target = drilled_target(row)
     answer = row.answer or {}
     return _answer(
         series=row.series_id,
