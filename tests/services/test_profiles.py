@@ -259,4 +259,5 @@ def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     assert "drilled before, series" in out, out + err
     assert "no differential profile: drill " in out
     assert "named no culprit (" in out
-    assert "--again --profile` drills it again" in out
+    again = f"--between {ids[0][:12]} {ids[1][:12]} --test crc --value elapsed --again --profile"
+    assert f"`perfwalk drill {again}` drills it again" in out

@@ -319,15 +319,19 @@ def profile_drilled(
     A UsageError when the drill named no culprit."""
     answer = dict(drilled.answer or {})
     culprit = answer.get("culprit")
+    target = drilled_target(drilled)
     if drilled.verdict != Verdict.CULPRIT.value or not isinstance(culprit, str):
+        change = target.change.get("id") or (
+            f"--between {target.before[:12]} {target.after[:12]} --test {target.test} "
+            f"--value {target.name}"
+        )
         raise UsageError(
             f"drill {drilled.series_id} named no culprit ({drilled.verdict or 'unfinished'}): "
             "there is no commit and parent to profile",
-            hint=f"`perfwalk drill {drilled.change.get('id') or '--between BEFORE AFTER'} "
-            "--again --profile` drills it again (--max-builds, --max-repetitions: a larger "
-            "budget) and profiles the culprit it names",
+            hint=f"`perfwalk drill {change} --again --profile` drills it again "
+            "(--max-builds, --max-repetitions: a larger budget) and profiles the culprit "
+            "it names",
         )
-    target = drilled_target(drilled)
     test_config = _drilled_test(config, target)
     walked = _walked_line(config, target)
     purpose = f"the profiles of drill {drilled.series_id} ({config.path})"
