@@ -24,8 +24,8 @@ command's name or before it (`perfwalk -c FILE list` is `perfwalk list -c FILE`)
 A command's options may come between its arguments (`perfwalk regress import -c
 FILE x.xml`). Tables (`list`, `show`, `hosts`, `jobs`…) wrap to the terminal's width
 (`COLUMNS`); a cell but in the last column shows at most {MAX_CELL} characters, a longer
-one (a pushed branch or host name) is cut with `…`: `perfwalk export --format json`
-has it whole.
+one (a pushed branch or host name, a path) is cut in its middle (`…`): `--format
+json` (`export`, `conduct --list`…) has it whole.
 
 ## Exit status
 

@@ -26,7 +26,7 @@ _NUMBER = re.compile(r"([-+]?\d+)(\.\d*)?([eE][-+]?\d+)?(?=$|[\s%])")
 Styler = Callable[[int, int, str], str | None]
 
 #: the most characters a cell shows, but in the last column (nothing is padded after
-#: it): a longer one (a pushed branch or host name of 255) is cut with an ellipsis
+#: it): a longer one (a pushed branch or host name of 255) is cut in its middle (…)
 MAX_CELL = 60
 
 
@@ -93,7 +93,7 @@ def table_lines(
     follows them); within ``width`` columns, the column ``fit`` (e.g. a subject) is cut
     (…) to fit, and a table still wider is cut into blocks of columns that fit, each
     beginning with the first ``keep`` columns, a blank line between blocks. A cell but
-    in the last column is cut to :data:`MAX_CELL` characters (…)."""
+    in the last column is cut to :data:`MAX_CELL` characters (… in its middle)."""
     if not rows:
         return []
     columns = len(rows[0])
@@ -137,9 +137,13 @@ def table_lines(
 
 def _shown(cell: str, *, cut: bool) -> str:
     """A cell as shown: its control characters as ``\\xNN``; with ``cut``, at most
-    :data:`MAX_CELL` characters (the last an ellipsis)."""
+    :data:`MAX_CELL` characters, an ellipsis in their middle (a path keeps its file's
+    name, a branch its start and its end)."""
     text = show_controls(cell)
-    return text[: MAX_CELL - 1] + "…" if cut and len(text) > MAX_CELL else text
+    if not cut or len(text) <= MAX_CELL:
+        return text
+    head = (MAX_CELL - 1) // 2
+    return text[:head] + "…" + text[len(text) - (MAX_CELL - 1 - head) :]
 
 
 def _align_numbers(cells: list[list[str]], col: int) -> bool:
