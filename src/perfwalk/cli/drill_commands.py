@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
@@ -12,7 +11,6 @@ from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
-    from perfwalk.config.model import Config
     from perfwalk.services.drill import DrillResult, DrillTarget
     from perfwalk.store.drills import DrillRow
 
@@ -71,8 +69,15 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
 def cmd_drill(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.drill import Budget, Verdict
+    from perfwalk.errors import UsageError
     from perfwalk.numbers import json_text
-    from perfwalk.services.drill import between_target, change_targets, finished_drill, run_drill
+    from perfwalk.services.drill import (
+        between_target,
+        change_targets,
+        finished_drill,
+        profile_drilled,
+        run_drill,
+    )
     from perfwalk.services.inspect import opened
 
     config = load_config(args.config)
@@ -110,8 +115,12 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _row_json(row)
             if text:
                 print(f"{_title(target)}: drilled before, series {row.series_id}")
-            if args.profile:
-                answer = _profiled_since(config, row, answer, say=print if text else None)
+            if args.profile and "functions" not in (answer.get("profile") or {}):
+                try:  # its culprit profiled now, the profile kept with that drill
+                    profiled = profile_drilled(config, row, say=print if text else lambda _s: None)
+                except UsageError as error:  # no culprit: said with the answer
+                    profiled = {"test": row.test, "missing": f"{error}; {error.hint}"}
+                answer = {**answer, "profile": profiled}
         else:
             if text:
                 print(f"{_title(target)}:")
@@ -154,24 +163,6 @@ def _result_json(result: DrillResult) -> dict[str, Any]:
         subject=None if culprit is None else culprit.subject,
         reused=result.reused,
     )
-
-
-def _profiled_since(
-    config: Config, row: DrillRow, answer: dict[str, Any], *, say: Callable[[str], None] | None
-) -> dict[str, Any]:
-    """``drill --profile`` of a change drilled before: its answer with the culprit's
-    differential profile (profiled now unless it has one), or why there is none and
-    what to run."""
-    from perfwalk.errors import UsageError
-    from perfwalk.services.drill import profile_drilled
-
-    if "functions" in (answer.get("profile") or {}):
-        return answer
-    try:
-        profiled = profile_drilled(config, row, say=say or (lambda _s: None))
-    except UsageError as error:  # no culprit: said with the answer, not an error
-        profiled = {"test": row.test, "missing": f"{error}; {error.hint}"}
-    return {**answer, "profile": profiled}
 
 
 def _row_json(row: DrillRow) -> dict[str, Any]:
