@@ -4,6 +4,8 @@ width, colour only on a terminal that wants it."""
 from __future__ import annotations
 
 import io
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,10 @@ import pytest
 from perfwalk.cli import tables
 from perfwalk.cli.main import main
 from perfwalk.cli.tables import format_table, print_table, show_style
+from perfwalk.services.push import PushRequest, store_push
+from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
+from tests.services.walks import finished
 
 ROWS = [
     ["#", "commit", "bench.rate [MB/s]", "size"],
@@ -126,3 +131,46 @@ def test_show_labels_its_cells_and_fits_columns(
     assert max(map(len, body)) <= 70
     assert out.count("date") >= 2  # blocks, each with the checkout's columns
     assert tables.SHOW_KEPT == 3
+
+
+def test_a_pushed_name_of_255_characters_keeps_list_s_columns_bounded(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI push with a branch and a host name of 255 characters each (what the API takes):
+    `perfwalk list` cuts the name in its middle (…), its other columns stay where a short name puts
+    them; the whole name stays in `perfwalk export --format json`."""
+    config = tmp_path / "perfwalk.toml"
+    config.write_text(
+        f'[project]\nrepo = "{known_values_repo_copy.path}"\nname = "p"\n[build]\nsteps = []\n'
+        '[[test]]\nname = "t"\ncommand = "true"\nparser = "value"\n',
+        encoding="utf-8",
+    )
+    branch, host = "b" * 254 + "\u00e9", "h" * 255
+    with Store.open(f"sqlite:///{tmp_path}/perfwalk.db") as store:
+        for project, where in (("p", "main"), ("p", branch)):
+            request = PushRequest(
+                format="hyperfine",
+                text=json.dumps({"results": [{"command": "a", "mean": 1.0}]}),
+                commit="ab" * 20,
+                branch=where,
+                host=host if where == branch else "ci",
+                project=project,
+                date=datetime(2026, 1, 1, tzinfo=UTC),
+            )
+            store_push(store, request)
+    monkeypatch.setenv("COLUMNS", "200")  # a wide terminal: one block, each row whole
+    code, out, err = finished("list", "-c", str(config))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 3
+    assert max(map(len, lines)) < 200, out
+    long_row = next(line for line in lines if line.split()[2].startswith("bbb"))
+    name = long_row.split()[2]
+    assert len(name) == tables.MAX_CELL
+    assert name == "b" * 29 + "…" + "h" * 30  # its start and its end
+    # the state column comes right after the name's, at most MAX_CELL wide
+    assert lines[0].index("state") == len("id  kind  ") + tables.MAX_CELL + 2
+    code, out, err = finished("export", "-c", str(config), "--format", "json")
+    assert code == 0, err
+    names = [series["name"] for series in json.loads(out)["series"]]
+    assert f"{branch} on {host}" in names

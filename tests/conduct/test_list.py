@@ -66,12 +66,16 @@ def test_list_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_a_hostile_master_name_stays_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The names a run stores are shown with their control characters escaped."""
+    """The names a run stores are shown with their control characters escaped (the
+    table's cell cut in its middle, the JSON whole)."""
     played = play_local(tmp_path / f"a\x1b[31m{HOSTILE_NAME}", trials=1)
     assert main(["conduct", "--list", "--store", played.store]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out
-    assert f"a\\x1b[31m{HOSTILE_NAME}/master.cfg" in out
+    assert "/master.cfg  " in out
+    assert main(["conduct", "--list", "--store", played.store, "--format", "json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["master"].endswith(f"a\x1b[31m{HOSTILE_NAME}/master.cfg")
 
 
 def test_list_of_an_empty_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.lab.conftest import LabConfig
+from tests.services.walks import finished, perfwalk, wait_for
 
 LIMITED = """
 [run]
@@ -90,3 +91,54 @@ def test_a_rate_limit_modifier_shows_in_its_variant_and_leaves_the_dut_as_it_was
     undone = [s for s in steps if s.phase == "reset" and "qdisc del" in s.command]
     assert len(applied) == len(undone) == 2 * 2
     assert all(s.status is Status.PASS and s.role == "dut" for s in applied + undone)
+
+
+#: the same variant, and a second modifier on the dut that holds the test there once the
+#: limit is in place (for a kill -9); a plain test refuses to run on a limited dut
+HELD = (
+    LIMITED
+    + """
+[[variant.modifier]]
+role = "dut"
+apply = ["sleep 60"]
+undo = ["true"]
+
+[test.roles.dut]
+startup = ["if tc qdisc show dev {host.dut.ifname_sink} | grep -q tbf; then exit 7; fi"]
+"""
+)
+
+
+def _recorded(url: str) -> int:
+    with Store.open(url) as store:
+        return len(store.modifiers.on())
+
+
+def test_a_limit_a_killed_walk_left_on_the_dut_is_undone_by_the_next_walk_over_ssh(
+    lab: LabPlan, lab_config: LabConfig
+) -> None:
+    before = _qdiscs(lab)
+    config = lab_config(HELD)
+    cfg = str(config.path)
+    walk = perfwalk("run", "-c", cfg, "--variants", "limited", capture=False)
+    try:
+        wait_for(lambda: "tbf" in _qdiscs(lab), "the limit on the dut", timeout=120)
+        wait_for(lambda: _recorded(config.store.url) == 2, "the test held", timeout=60)
+    finally:
+        walk.kill()
+        walk.wait(timeout=30)
+    try:
+        assert "tbf" in _qdiscs(lab), "kill -9: nothing undid it"
+        code, out, err = finished("run", "-c", cfg, timeout=300)
+        assert code == 0, out + err
+        assert _qdiscs(lab) == before
+    finally:  # whatever happened, the lab's later tests find the dut as it was
+        if "tbf" in _qdiscs(lab):
+            interface = lab.host_vars()["dut"]["ifname_sink"]
+            remove = ["tc", "qdisc", "del", "dev", interface, "root"]
+            subprocess.run(["ip", "netns", "exec", lab.namespace("dut"), *remove], check=False)
+    undid = [line for line in out.splitlines() if line.startswith("undid ")]
+    assert len(undid) == 2, out  # the modifier that held the test, then the limit
+    assert "the modifier 1 of variant 'limited' on host dut (role dut)" in undid[0]
+    assert "the modifier 0 of variant 'limited' on host dut (role dut)" in undid[1]
+    assert undid[1].endswith(f"tc qdisc del dev {lab.host_vars()['dut']['ifname_sink']} root")

@@ -24,6 +24,7 @@ from tests.fixtures.profiled_repo import (
     perf_can_record,
     profiled_history,
 )
+from tests.services.walks import finished
 
 WHY_NOT = perf_can_record()
 needs_perf = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
@@ -215,3 +216,48 @@ def test_a_try_with_profile_draws_b_against_a(
     first = page.split('<table class="profile-changes">', 1)[1]
     assert f"<code>{HOT}</code>" in first.split("</tr>", 2)[1]
     assert list((site / f"series-{series.id}" / "data").glob("profile-d*.js"))
+
+
+@needs_perf
+def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    """A change drilled without --profile, then ``drill --profile`` of it: not drilled
+    again, its culprit and parent profiled, the profile kept in the drill's answer; a
+    drill without a culprit says why it has no profile and what to run."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, profile=FAST)  # no tool: nothing profiled by itself
+    run_series(config, RunOptions())
+    cfg = str(config.path)
+    low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
+    between = ["--between", low, high, "--test", "crc", "--value", "elapsed"]
+    code, out, err = finished("drill", *between, "-c", cfg)
+    assert code == 0, out + err
+    assert f"CULPRIT {high[:12]}" in out
+    assert "differential profile" not in out
+    assert not store_profiles(config)
+
+    code, out, err = finished("drill", *between, "--profile", "-c", cfg)
+    assert code == 0, out + err
+    assert "drilled before, series" in out
+    assert f"{high[:12]}: a profiled run (perf)" in out
+    assert f"{low[:12]}: a profiled run (perf)" in out
+    assert "differential profile of crc" in out
+    table = out[out.index("self before") :].splitlines()
+    assert table[1].rstrip().endswith(HOT), out
+    assert len(store_profiles(config)) == 2
+    # kept: shown again without profiling anything
+    code, out, err = finished("drill", *between, "--profile", "-c", cfg)
+    assert code == 0, out + err
+    assert "a profiled run" not in out
+    assert out[out.index("self before") :].splitlines()[1].rstrip().endswith(HOT)
+    assert len(store_profiles(config)) == 2
+
+    same = ["--between", ids[0], ids[1], "--test", "crc", "--value", "elapsed"]
+    finished("drill", *same, "-c", cfg)
+    code, out, err = finished("drill", *same, "--profile", "-c", cfg)
+    assert "drilled before, series" in out, out + err
+    assert "no differential profile: drill " in out
+    assert "named no culprit (" in out
+    again = f"--between {ids[0][:12]} {ids[1][:12]} --test crc --value elapsed --again --profile"
+    assert f"`perfwalk drill {again}` drills it again" in out

@@ -7,6 +7,7 @@ for three seeds (real processes, SQLite)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ import pytest
 from perfwalk.analysis.sequential import Verdict, side
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
+from perfwalk.limits import MAX_PATCH_BYTES
 from perfwalk.orchestrate.changes import find_changes
 from perfwalk.services.try_change import TryOptions, run_try
 from perfwalk.store import Store
@@ -210,3 +212,45 @@ def test_a_side_without_values_is_named_with_its_own_status_and_message(
     assert "side A gave no value in 3 repetitions; its last: bench FAIL (" in str(raised.value)
     assert "PASS" not in str(raised.value)
     assert raised.value.hint == "see its outputs: perfwalk log 1:0"
+
+
+def test_a_patch_path_that_is_no_patch_file_is_named_for_what_it_is_and_never_waited_on(
+    tmp_path: Path,
+) -> None:
+    """`try --patch` of a device, a FIFO no one writes, a directory, a file that cannot be
+    read and one too large: each refused (exit 2) with what is wrong with that path, at
+    once (the FIFO is not opened for a blocking read), and nothing is stored."""
+    path = _project(tmp_path, 7)
+    fifo = tmp_path / "fifo.diff"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.diff"
+    with huge.open("wb") as sparse:
+        sparse.truncate(MAX_PATCH_BYTES + 1)
+    if os.geteuid() == 0:  # root reads any file: one whose read fails
+        unreadable, why = Path("/proc/self/mem"), ": cannot read it: Input/output error"
+    else:
+        unreadable, why = tmp_path / "secret.diff", ": cannot open it: Permission denied"
+        unreadable.write_text(SAME, encoding="utf-8")
+        unreadable.chmod(0)
+    cases = {
+        Path("/dev/zero"): " is a character device, not a regular file",
+        fifo: " is a FIFO (a named pipe), not a regular file",
+        tmp_path: " is a directory, not a regular file",
+        unreadable: why,
+        huge: f" holds {MAX_PATCH_BYTES + 1} bytes, more than {MAX_PATCH_BYTES}",
+        tmp_path / "nowhere.diff": ": no such file",
+    }
+    for patch, said in cases.items():
+        done = subprocess.run(
+            [*PERFWALK, "-c", str(path), "try", "HEAD", "--patch", str(patch)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 2, (patch, done.stdout, done.stderr)
+        assert f"perfwalk: error: --patch {patch}{said}" in (done.stderr), done.stderr
+        assert "hint: give a patch file (`git diff > fix.diff`)" in done.stderr
+        assert "Traceback" not in done.stderr
+    with Store.open(load_config(path).store.url) as store:
+        assert store.list_series() == []

@@ -61,7 +61,8 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         help="profile the culprit and its parent (one perf run each, with the test's "
         "[test.profile] settings such as frequency) when no profile of them is stored, and "
         "show their differential profile; a test whose [test.profile] has a tool is "
-        "profiled without it",
+        "profiled without it. A change drilled before is not drilled again: its culprit "
+        "is profiled (or it says why not)",
     )
     p.add_argument(
         "--again",
@@ -76,8 +77,15 @@ def cmd_drill(args: argparse.Namespace) -> int:
     from perfwalk.cli.terminal import width_of
     from perfwalk.config.load import load_config
     from perfwalk.drill import Budget, Verdict
+    from perfwalk.errors import UsageError
     from perfwalk.numbers import json_text
-    from perfwalk.services.drill import between_target, change_targets, finished_drill, run_drill
+    from perfwalk.services.drill import (
+        between_target,
+        change_targets,
+        finished_drill,
+        profile_drilled,
+        run_drill,
+    )
     from perfwalk.services.inspect import opened
 
     config = load_config(args.config)
@@ -115,6 +123,12 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _row_json(row)
             if text:
                 print(f"{_title(target)}: drilled before, series {row.series_id}")
+            if args.profile and "functions" not in (answer.get("profile") or {}):
+                try:  # its culprit profiled now, the profile kept with that drill
+                    profiled = profile_drilled(config, row, say=print if text else lambda _s: None)
+                except UsageError as error:  # no culprit: said with the answer
+                    profiled = {"test": row.test, "missing": f"{error}; {error.hint}"}
+                answer = {**answer, "profile": profiled}
         else:
             if text:
                 print(f"{_title(target)}:")
@@ -160,16 +174,9 @@ def _result_json(result: DrillResult) -> dict[str, Any]:
 
 
 def _row_json(row: DrillRow) -> dict[str, Any]:
-    from perfwalk.services.drill import DrillTarget
+    from perfwalk.services.drill import drilled_target
 
-    target = DrillTarget(
-        before=row.change["before_sha"],
-        after=row.change["after_sha"],
-        test=row.test,
-        name=row.name,
-        parent=row.change.get("series"),
-        change=row.change,
-    )
+    target = drilled_target(row)
     answer = row.answer or {}
     return _answer(
         series=row.series_id,

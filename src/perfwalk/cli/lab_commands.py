@@ -12,6 +12,7 @@ from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.quantities import format_value
+from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.conduct import MasterConfig
@@ -94,11 +95,19 @@ def _hosts_args(p: argparse.ArgumentParser) -> None:
         help="remove the lease on HOST (a host of the config, or a lease name) whoever "
         "holds it: for a lease left by a run that is gone",
     )
+    p.add_argument(
+        "--forget-modifier",
+        type=options.RECORD_ID,
+        metavar="RECORD",
+        help="remove the record RECORD of a variant's runtime modifier left in place "
+        "(`perfwalk hosts` lists them), once undone by hand: a walk on its host runs the "
+        "undo of every record there first, and does not start when one fails",
+    )
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
-    from perfwalk.services.hosts import break_lease, hosts_report
+    from perfwalk.services.hosts import break_lease, forget_modifier, hosts_report
     from perfwalk.store import Store
 
     config = load_config(args.config)
@@ -106,6 +115,10 @@ def cmd_hosts(args: argparse.Namespace) -> int:
         if args.break_:
             removed = break_lease(config, store, args.break_)
             print(f"broke the lease on {removed.host}: {removed.describe(datetime.now(UTC))}")
+            return exits.OK
+        if args.forget_modifier is not None:
+            forgotten = forget_modifier(store, args.forget_modifier)
+            print(show_controls(f"forgot the record {forgotten.id}: {forgotten.describe()}"))
             return exits.OK
         report = hosts_report(config, store)
     rows = [["host", "target", "roles", "vars", "lease"]]
@@ -116,12 +129,28 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     print()
     if not report.leases:
         print("no leases: no run holds a host")
-        return exits.OK
-    rows = [["lease", "state", "holder"]]
-    for lease in report.leases:
-        state = "STALE" if lease.stale(report.now) else "held"
-        rows.append([lease.host, state, lease.describe(report.now)])
-    print(format_table(rows))
+    else:
+        rows = [["lease", "state", "holder"]]
+        for lease in report.leases:
+            state = "STALE" if lease.stale(report.now) else "held"
+            rows.append([lease.host, state, lease.describe(report.now)])
+        print(format_table(rows))
+    if report.modifiers:
+        print()
+        print("modifiers left in place: the next walk on their host undoes them first")
+        rows = [["record", "host", "variant", "applied", "by", "undo"]]
+        for modifier in report.modifiers:
+            rows.append(
+                [
+                    str(modifier.id),
+                    f"{modifier.host} ({modifier.member})",
+                    f"{modifier.variant} [{modifier.modifier}]",
+                    f"{modifier.applied_at:%Y-%m-%d %H:%M:%S}",
+                    f"{modifier.owner} pid {modifier.pid}",
+                    "; ".join(modifier.undo),
+                ]
+            )
+        print(format_table(rows))
     return exits.OK
 
 
@@ -405,7 +434,10 @@ COMMANDS: dict[str, Command] = {
         needs_config=False,
     ),
     "hosts": Command(
-        "the hosts of the configuration and the leases on them", _hosts_args, cmd_hosts
+        "the hosts of the configuration, the leases on them and the variants' runtime "
+        "modifiers left in place",
+        _hosts_args,
+        cmd_hosts,
     ),
     "conduct": Command(
         "play a Conductor configuration (master and player files) over ssh",

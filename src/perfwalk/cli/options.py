@@ -111,6 +111,8 @@ def _between(low: float, high: float, *, low_included: bool = True, also: str = 
 REPETITIONS = integer(_named("COUNT"))
 #: a series id of the store
 SERIES_ID = integer(_rule(f"a series id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID))
+#: the id of a record of the store (an applied modifier's)
+RECORD_ID = integer(_rule(f"a record id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID))
 #: an index from 0 (a repetition of a checkout)
 INDEX = integer(_rule(f"an index, 0 to {MAX_ID}", lambda value: 0 <= value <= MAX_ID))
 #: a count of up to MAX_COUNT (trials, builds, points of a level)

@@ -10,8 +10,9 @@ import argparse
 
 from perfwalk.cli import exits
 from perfwalk.cli.parser import build_parser
+from perfwalk.cli.tables import MAX_CELL
 
-_INTRO = """\
+_INTRO = f"""\
 # Command-line reference
 
 <!-- Generated from src/perfwalk/cli: run `pytest tests/cli --regen-golden` after
@@ -21,7 +22,10 @@ Every command takes `--help`. Commands that read a configuration take
 `-c/--config FILE` (default `./perfwalk.toml`; see `configuration.md`), after the
 command's name or before it (`perfwalk -c FILE list` is `perfwalk list -c FILE`).
 A command's options may come between its arguments (`perfwalk regress import -c
-FILE x.xml`).
+FILE x.xml`). Tables (`list`, `show`, `hosts`, `jobs`…) wrap to the terminal's width
+(`COLUMNS`); a cell but in the last column shows at most {MAX_CELL} characters, a longer
+one (a pushed branch or host name, a path) is cut in its middle (`…`): `--format
+json` (`export`, `conduct --list`…) has it whole.
 
 ## Exit status
 

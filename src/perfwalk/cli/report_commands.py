@@ -23,9 +23,9 @@ def _out_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out",
         type=Path,
-        default=Path("site"),
         metavar="DIR",
-        help="where the site goes (default: ./site)",
+        help="where the site goes (default: the configuration's [watch] site, which "
+        "`perfwalk watch` publishes: site next to the file unless set)",
     )
     p.add_argument(
         "--full", action="store_true", help="rewrite every page, not only those that changed"
@@ -45,7 +45,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from perfwalk.services.publish import publish_site
 
     config = load_config(args.config)
-    report = publish_site(config, args.out, full=args.full)
+    report = publish_site(config, args.out or config.watch.site, full=args.full)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(_say(report))
@@ -84,10 +84,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from perfwalk.services.publish import serve_site
 
     config = load_config(args.config)
+    out: Path = args.out or config.watch.site
 
     def ready(url: str, report: PublishReport) -> None:
         print(_say(report))
-        print(f"serving {args.out.resolve()} at {url} (Ctrl-C stops)", flush=True)
+        print(f"serving {out.resolve()} at {url} (Ctrl-C stops)", flush=True)
 
     def published(report: PublishReport) -> None:
         print(_say(report), flush=True)
@@ -105,7 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     serve_site(
         config,
-        args.out,
+        out,
         port=args.port,
         interval=args.interval,
         allowed_hosts=args.allow_host,

@@ -1,5 +1,6 @@
-"""Tables for the terminal: columns padded to their widest cell, numbers aligned on
-their decimal point, wrapped into blocks of columns that fit the width
+"""Tables for the terminal: columns padded to their widest cell (a cell cut at
+:data:`MAX_CELL` characters), numbers aligned on their decimal point, wrapped into
+blocks of columns that fit the width
 (:func:`perfwalk.cli.terminal.width_of`: ``COLUMNS``, the terminal's), in colour
 only on a terminal that wants it (``NO_COLOR``)."""
 
@@ -23,6 +24,10 @@ _NUMBER = re.compile(r"([-+]?\d+)(\.\d*)?([eE][-+]?\d+)?(?=$|[\s%])")
 
 #: a cell's style (rich's words: ``bold``, ``red``…) by its row, column and text
 Styler = Callable[[int, int, str], str | None]
+
+#: the most characters a cell shows, but in the last column (nothing is padded after
+#: it): a longer one (a pushed branch or host name of 255) is cut in its middle (…)
+MAX_CELL = 60
 
 
 def format_table(
@@ -87,11 +92,12 @@ def table_lines(
     the blanks between cells. Numbers are aligned on their decimal point (and what
     follows them); within ``width`` columns, the column ``fit`` (e.g. a subject) is cut
     (…) to fit, and a table still wider is cut into blocks of columns that fit, each
-    beginning with the first ``keep`` columns, a blank line between blocks."""
-    cells = [[show_controls(cell) for cell in row] for row in rows]
-    if not cells:
+    beginning with the first ``keep`` columns, a blank line between blocks. A cell but
+    in the last column is cut to :data:`MAX_CELL` characters (… in its middle)."""
+    if not rows:
         return []
-    columns = len(cells[0])
+    columns = len(rows[0])
+    cells = [[_shown(cell, cut=col < columns - 1) for col, cell in enumerate(row)] for row in rows]
     right = {col for col in range(columns) if _align_numbers(cells, col)}
     widths = [max(len(row[col]) for row in cells) for col in range(columns)]
     gap = 2
@@ -127,6 +133,17 @@ def table_lines(
                 line[-1] = (text.rstrip(), at, col)
             lines.append(line)
     return lines
+
+
+def _shown(cell: str, *, cut: bool) -> str:
+    """A cell as shown: its control characters as ``\\xNN``; with ``cut``, at most
+    :data:`MAX_CELL` characters, an ellipsis in their middle (a path keeps its file's
+    name, a branch its start and its end)."""
+    text = show_controls(cell)
+    if not cut or len(text) <= MAX_CELL:
+        return text
+    head = (MAX_CELL - 1) // 2
+    return text[:head] + "…" + text[len(text) - (MAX_CELL - 1 - head) :]
 
 
 def _align_numbers(cells: list[list[str]], col: int) -> bool:

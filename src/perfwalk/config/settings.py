@@ -1172,7 +1172,8 @@ _METRICS = Section(
         Setting(
             "ignore",
             BOOLEAN,
-            "keep the values but leave them out of the analysis",
+            "keep the values (tables, exports) but leave them out of the analysis (no "
+            "change, finding or notification) and of the plots",
             default=False,
         ),
     ),
@@ -1803,7 +1804,10 @@ _MODIFIER = Section(
     "phase of each of its tests (before the test's own startup steps) and undone in the "
     "reset phase (after the test's own reset steps), which always runs: after a failure, "
     "a timeout or Ctrl-C too. A modifier that fails to apply makes the test NOEXIST; one "
-    "that fails to undo makes it NOCLEAN.",
+    "that fails to undo makes it NOCLEAN. While in place it is recorded in the store: a "
+    "walk killed meanwhile (`kill -9`) leaves it to the next walk on that host, which "
+    "runs its undo commands before it measures, or does not start when they fail "
+    "(docs/ab.md).",
     (
         Setting(
             "role",
@@ -1934,7 +1938,8 @@ _WATCH = Section(
         Setting(
             "site",
             STRING,
-            "where the site is published, relative to this file",
+            "where the site is published, relative to this file (by `perfwalk watch`, and "
+            "by `perfwalk report` and `serve` without --out)",
             default="site",
             rules=(NOT_EMPTY,),
             finish=_path,

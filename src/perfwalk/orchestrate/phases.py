@@ -1,6 +1,8 @@
 """One test at one repetition, in four phases across its hosts.
 
-1. **startup**: each role's startup steps in order, then the background services,
+1. **startup**: each role's startup steps in order (after the apply commands of the
+   variant's runtime modifiers on that role, each recorded in the store first:
+   :mod:`perfwalk.orchestrate.modifiers`), then the background services,
    each waited for by its readiness check (a port that accepts, a text in its
    output; never a fixed sleep). A failure skips the run phase: the test is
    NOEXIST, or NORUN when its host could not be reached.
@@ -15,7 +17,9 @@
    fetched from its host (stored as artifacts, bounded like logs).
 4. **reset**: always, after a failure, a timeout, a lost host or Ctrl-C: the
    services are stopped by their process group id (and their logs fetched), then
-   each role's reset steps run, all of them, whatever fails.
+   each role's reset steps run, all of them, whatever fails, and last the undo
+   commands of the runtime modifiers on that role, in the reverse order (the record
+   of a modifier is cleared once its undo commands passed).
 
 Under ``[test.profile]`` (:mod:`perfwalk.orchestrate.profiling`) the profiled
 command runs under the profiler, whose stacks are read back on its host after it
@@ -37,9 +41,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import InstallConfig, SnapshotConfig, TestConfig
+from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.hosts.base import Completed
 from perfwalk.model import EMPTY_LOG, Log, Status, Value
 from perfwalk.orchestrate import background
+from perfwalk.orchestrate.modifiers import ModifierLedger, RuntimeModifier
 from perfwalk.orchestrate.outcome import Outcome, judge
 from perfwalk.orchestrate.placeholders import names, substitute
 from perfwalk.orchestrate.profiling import (
@@ -73,6 +79,8 @@ class TestContext:
     snapshots: tuple[SnapshotConfig, ...] = ()  # [[snapshot]]: around the run phase
     profile: ProfileRequest | None = None  # the run to profile, if any
     profiler: Profiler | None = None  # reads the profile back
+    modifiers: tuple[RuntimeModifier, ...] = ()  # the variant's runtime modifiers
+    ledger: ModifierLedger | None = None  # records them while they are in place
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,8 @@ class _TestRun:
     services: list[tuple[int, Place, background.Started]] = field(default_factory=list)
     main_command: str = ""
     captured: list[CapturedProfile] = field(default_factory=list)
+    #: the records of the modifiers applied, by variant and number (ModifierLedger)
+    records: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(
@@ -184,11 +194,26 @@ class _TestRun:
 
     # -- phases ---------------------------------------------------------------------
 
+    def _roles(self) -> list[str]:
+        """The roles of the test's own steps, then those only its modifiers name."""
+        roles = list(self.test.roles)
+        modified = dict.fromkeys(modifier.config.role for modifier in self.ctx.modifiers)
+        return roles + [role for role in modified if role not in self.test.roles]
+
+    def _modifiers_on(self, role: str) -> list[RuntimeModifier]:
+        return [modifier for modifier in self.ctx.modifiers if modifier.config.role == role]
+
     def _startup(self) -> _Note | None:
-        """Startup steps, then services; the failure that stops the test, if any."""
-        for role, phases in self.test.roles.items():
+        """Startup steps (after the modifiers' apply commands), then services; the
+        failure that stops the test, if any."""
+        for role in self._roles():
             place = self._place("startup", role)
-            for text in phases.startup:
+            for modifier in self._modifiers_on(role):
+                failure = self._apply(place, modifier)
+                if failure is not None:
+                    return failure
+            phases = self.test.roles.get(role)
+            for text in () if phases is None else phases.startup:
                 command = self._command(text, place.member, f"roles.{role}.startup")
                 status, done = self.steps.shell(place, command, self.test.phase_timeout)
                 if status is not Status.PASS:
@@ -197,6 +222,34 @@ class _TestRun:
             failure = self._start_service(number, self._place("startup", service.role))
             if failure is not None:
                 return failure
+        return None
+
+    def _apply(self, place: Place, modifier: RuntimeModifier) -> _Note | None:
+        """Record ``modifier`` as in place on the role's host, then run its apply
+        commands; the failure that stops the test, if any."""
+        member, ledger = place.member, self.ctx.ledger
+        if ledger is not None:
+            undo = [
+                self._command(text, member, f"{modifier.key}.undo") for text in modifier.config.undo
+            ]
+            try:
+                cwd = self.steps.cwd(member) or ""
+            except HostError:
+                cwd = ""
+            record = ledger.applying(
+                member,
+                modifier,
+                role=place.role,
+                undo=undo,
+                cwd=cwd,
+                timeout=self.test.phase_timeout,
+            )
+            self.records[modifier.variant, modifier.number] = record
+        for text in modifier.config.apply:
+            command = self._command(text, member, f"{modifier.key}.apply")
+            status, done = self.steps.shell(place, command, self.test.phase_timeout)
+            if status is not Status.PASS:
+                return self._startup_failure(place, command, status, done)
         return None
 
     def _startup_failure(
@@ -339,17 +392,41 @@ class _TestRun:
                 if self.steps.is_lost(place.member):
                     status = Status.NORUN  # its host is gone, and the service with it
                 self._note(status, f"reset on {place.role}: service {number}: {status.name}")
-        for role, phases in self.test.roles.items():
+        for role in self._roles():
             place = self._place("reset", role)
-            for text in phases.reset:
-                command = self._command(text, place.member, f"roles.{role}.reset")
-                if not self.steps.reachable_for_reset(place.member):
-                    self.steps.record_not_run(place, "command", command, command)
-                    self._note(Status.NORUN, f"reset on {role}: host {place.member.name} lost")
-                    continue
-                status, done = self.steps.shell(place, command, self.test.phase_timeout)
-                if status is not Status.PASS:
-                    self._note(Status.NOCLEAN, f"reset on {role}: {command}: {why(done, status)}")
+            phases = self.test.roles.get(role)
+            for text in () if phases is None else phases.reset:
+                self._reset_step(place, text, f"roles.{role}.reset")
+            for modifier in reversed(self._modifiers_on(role)):
+                passed = [
+                    self._reset_step(place, text, f"{modifier.key}.undo")
+                    for text in modifier.config.undo
+                ]
+                self._undone(place, modifier, all(passed))
+
+    def _reset_step(self, place: Place, text: str, key: str) -> bool:
+        """Run one reset step; whether it passed."""
+        command = self._command(text, place.member, key)
+        if not self.steps.reachable_for_reset(place.member):
+            self.steps.record_not_run(place, "command", command, command)
+            self._note(Status.NORUN, f"reset on {place.role}: host {place.member.name} lost")
+            return False
+        status, done = self.steps.shell(place, command, self.test.phase_timeout)
+        if status is not Status.PASS:
+            self._note(Status.NOCLEAN, f"reset on {place.role}: {command}: {why(done, status)}")
+            return False
+        return True
+
+    def _undone(self, place: Place, modifier: RuntimeModifier, passed: bool) -> None:
+        """Clear the record of ``modifier`` once its undo commands ``passed`` (one that
+        failed keeps it: the next walk on the host undoes it first)."""
+        record = self.records.pop((modifier.variant, modifier.number), None)
+        if record is None or self.ctx.ledger is None or not passed:
+            return
+        try:
+            self.ctx.ledger.undone(record)
+        except PerfwalkError as error:  # undone, but the next walk undoes it once more
+            self._note(Status.NOCLEAN, f"reset on {place.role}: {modifier.key}: {error}")
 
     # -- helpers --------------------------------------------------------------------
 

@@ -29,11 +29,12 @@ from perfwalk.model import Checkout, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.machine import MachineWatch, playing
+from perfwalk.orchestrate.modifiers import ModifierLedger, runtime_modifiers
 from perfwalk.orchestrate.phases import TestContext, TestOutcome, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.profiling import CapturedProfile, Profiler, ProfileRequest, failed
 from perfwalk.orchestrate.shell_steps import StepsOutcome
-from perfwalk.orchestrate.variants import base_variant, with_modifiers
+from perfwalk.orchestrate.variants import base_variant
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import ProgressCount
 from perfwalk.orchestrate.walk_setup import WalkSetup
@@ -58,6 +59,7 @@ class Repetitions:
         )
         self._base = base_variant(self.setup.config)
         self._profiler = Profiler()
+        self._ledger = ModifierLedger(self.setup.store, self.setup.series_id, self.setup.marker)
 
     def measure(
         self,
@@ -245,7 +247,6 @@ class Repetitions:
         that can record on the host (else as it is, the profile XFAIL)."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
-        test = with_modifiers(test, variant)
         run_id = secrets.token_hex(8)
         extra = {RUN_MARKER: run_id}
         if warmup:
@@ -259,6 +260,8 @@ class Repetitions:
             artifact_limit=self.setup.config.store.artifact_limit,
             cpus=test.pinned(self.setup.config.run),
             snapshots=self.setup.config.snapshots,
+            modifiers=runtime_modifiers(variant),
+            ledger=self._ledger,
         )
         unable: CapturedProfile | None = None
         if profiled:

@@ -43,10 +43,12 @@ def run_hosts(config: Config) -> dict[str, HostConfig]:
 
 
 def leased_hosts(config: Config) -> list[str]:
-    """The lease names a run of ``config`` takes: the hosts its tests and installs use
-    (the [run] host only when a test runs there, without a role)."""
+    """The lease names a run of ``config`` takes: the hosts its tests, installs and
+    variants' runtime modifiers use (the [run] host only when a test or a modifier
+    runs there, without a role)."""
     hosts = run_hosts(config)
-    if all(test.role for test in config.tests):
+    modifiers = [m for variant in config.variants for m in variant.modifiers]
+    if all(test.role for test in config.tests) and all(m.role for m in modifiers):
         hosts.pop(config.run.host, None)
     return sorted({lease_name(host) for host in hosts.values()})
 
@@ -63,6 +65,7 @@ def open_topology(config: Config, control_dir: Path) -> Topology:
             reboot=host.reboot,
             reboot_timeout=host.reboot_timeout,
             console=host.console,
+            lease=lease_name(host),
         )
         for name, host in run_hosts(config).items()
     }

@@ -26,6 +26,7 @@ from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets
 from perfwalk.orchestrate.ending import Ending, recorded_end
 from perfwalk.orchestrate.leases import HeldLeases
+from perfwalk.orchestrate.modifiers import undo_left
 from perfwalk.orchestrate.run_hosts import (
     connect_all,
     control_directory,
@@ -96,10 +97,14 @@ class Session:
         return recorded_end(record, self.purpose)
 
     def sweep(self, say: Callable[[str], None]) -> None:
-        """Stop what the walks of this machine that are gone left running (``say`` tells
-        each) and mark their series interrupted, before measuring anything."""
+        """Before measuring anything: stop what the walks of this machine that are gone
+        left running and mark their series interrupted, then undo the runtime modifiers
+        an earlier walk left in place on the hosts leased (``say`` tells each; a
+        HostError names those that cannot be undone)."""
         for swept in sweep_gone(self.store):
             say(swept.describe())
+        for undone in undo_left(self.store, self.topology, self.leasing.hosts):
+            say(undone.describe())
 
     def walker(self) -> Holder:
         """This process as the walker of a series: the marker of what it starts."""

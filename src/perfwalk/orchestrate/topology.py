@@ -31,6 +31,7 @@ class Member:
     reboot: str = ""
     reboot_timeout: float = 600.0
     console: str = ""
+    lease: str = ""  # the name it is leased under (run_hosts.lease_name); "": not known
 
 
 class Topology:

@@ -10,16 +10,15 @@ named ``base`` says what the plain checkout is (e.g. a modifier every walk runs 
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TypeVar
 
-from perfwalk.config.model import Config, RoleConfig, TestConfig, VariantConfig
+from perfwalk.config.model import Config, VariantConfig
 from perfwalk.config.settings import BASE_VARIANT
 from perfwalk.errors import UsageError
+from perfwalk.orchestrate.modifiers import runtime_modifiers
 from perfwalk.orchestrate.phases import TEST_PLACEHOLDERS
 from perfwalk.orchestrate.placeholders import substitute
 from perfwalk.orchestrate.topology import Topology
@@ -86,29 +85,11 @@ def check_modifiers(variants: Sequence[VariantConfig], topology: Topology) -> No
     naming the key otherwise, before anything is stored."""
     known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
     for variant in variants:
-        for number, modifier in enumerate(variant.modifiers):
-            topology.member(modifier.role)  # a role no host plays: a ConfigError
-            where = f"variant.{variant.name}.modifier[{number}]"
+        for modifier in runtime_modifiers(variant):
+            topology.member(modifier.config.role)  # a role no host plays: a ConfigError
             for phase in ("apply", "undo"):
-                for text in getattr(modifier, phase):
-                    substitute(text, known, key=f"{where}.{phase}")
-
-
-def with_modifiers(test: TestConfig, variant: VariantConfig | None) -> TestConfig:
-    """``test`` as it runs for ``variant``: each modifier's apply commands first in its
-    role's startup steps, its undo commands last in that role's reset steps (the
-    modifiers undone in the reverse order of their applying)."""
-    if variant is None or not variant.modifiers:
-        return test
-    roles: dict[str, RoleConfig] = dict(test.roles)
-    for modifier in variant.modifiers:
-        phases = roles.get(modifier.role, RoleConfig())
-        roles[modifier.role] = dataclasses.replace(
-            phases,
-            startup=(*modifier.apply, *phases.startup),
-            reset=(*phases.reset, *modifier.undo),
-        )
-    return dataclasses.replace(test, roles=MappingProxyType(roles))
+                for text in getattr(modifier.config, phase):
+                    substitute(text, known, key=f"{modifier.key}.{phase}")
 
 
 def variant_order(variants: Sequence[_T], seed: int | None, index: int, number: int) -> list[_T]:

@@ -28,6 +28,7 @@ from perfwalk.analysis.summary import (
 from perfwalk.config.model import Config
 from perfwalk.config.policy import metric_policy
 from perfwalk.model import Direction, Status
+from perfwalk.policy import MetricPolicy
 from perfwalk.report.summaries import MetricKey
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.packs import STATS, from_little_endian, little_endian
@@ -89,17 +90,27 @@ class Policies:
 
     def __init__(self, config: Config | None) -> None:
         self._config = config
-        self._known: dict[MetricKey, tuple[str, Direction, float, float]] = {}
+        self._known: dict[MetricKey, MetricPolicy] = {}
         #: ``[run] exclude_loaded``: summaries leave out the loaded repetitions
         self.exclude_loaded = config is not None and config.run.exclude_loaded
 
-    def of(self, key: MetricKey) -> tuple[str, Direction, float, float]:
-        """(summary policy, direction, unstable rsd, outlier distance) of ``key``."""
+    def _policy(self, key: MetricKey) -> MetricPolicy:
         found = self._known.get(key)
         if found is None:
-            p = metric_policy(self._config, key.test, key.name, key.unit, Direction(key.direction))
-            found = self._known[key] = (p.summary, p.direction, p.unstable_rsd, p.outlier)
+            direction = Direction(key.direction)
+            found = metric_policy(self._config, key.test, key.name, key.unit, direction)
+            self._known[key] = found
         return found
+
+    def of(self, key: MetricKey) -> tuple[str, Direction, float, float]:
+        """(summary policy, direction, unstable rsd, outlier distance) of ``key``."""
+        p = self._policy(key)
+        return p.summary, p.direction, p.unstable_rsd, p.outlier
+
+    def drawn(self, key: MetricKey) -> bool:
+        """Whether the plots draw ``key``: not a metric marked ``ignore`` (its values are
+        kept, in the tables and the exports, but left out of the analysis and plots)."""
+        return not self._policy(key).ignore
 
 
 class _Head(NamedTuple):

@@ -719,7 +719,7 @@ def _render(
     rows = ctx.checkouts[start : start + layout.PLOT_BLOCK]
     data = read_block(store, ctx.id, rows, shared.policies)
     failures = {c.row.idx: failures_of(store, c) for c in data if has_failures(c)}
-    plots = block_files(ctx, job.block, data, failures)
+    plots = block_files(ctx, job.block, data, failures, shared.policies.drawn)
     variants = _variant_blocks(shared, ctx, rows) if job.tables or job.newest else []
     for number in job.tables:
         first = number * layout.TABLE_COLUMNS - start

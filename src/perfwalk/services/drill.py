@@ -21,7 +21,8 @@ commit that has enough is never built again.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -30,7 +31,7 @@ from perfwalk.analysis.profile_diff import TOP, diff_functions
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config, ProfileConfig, TestConfig
-from perfwalk.drill import Budget, Done, DrillState, Measure, next_action
+from perfwalk.drill import Budget, Done, DrillState, Measure, Verdict, next_action
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
@@ -40,7 +41,7 @@ from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
 from perfwalk.orchestrate.plan import PlannedCheckout, history_quirks
 from perfwalk.orchestrate.provenance import describe_series
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying
-from perfwalk.orchestrate.session import config_session
+from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.walk import Walk
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
@@ -246,12 +247,148 @@ def run_drill(
     its values). ``profile``: profile the culprit and its parent when nothing stored
     has their profiles, even without [test.profile] (perf, its defaults)."""
     budget = budget or Budget()
-    test_config = next((t for t in config.tests if t.name == target.test), None)
-    if test_config is None:
+    test_config = _drilled_test(config, target)
+    walked = _walked_line(config, target)
+    line = walked.line
+    purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
+    with config_session(config, purpose, clock) as session, session.holding():
+        session.sweep(say)
+        store, topology = session.store, session.topology
+        provenance = Provenance(config.project.name, topology.member("").host.name, config.hash)
+        found = store.drills.values_at(line, target.test, target.name, provenance)
+        stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
+        reused = sum(map(len, stored.values()))
+        series_id = store.create_series(
+            describe_series(
+                config,
+                topology,
+                name=f"drill {target.metric} {target.before[:10]}..{target.after[:10]}",
+                spec=(target.before, target.after, DRILL_STEP),
+                repetitions=budget.max_repetitions,
+                between=config.run.between,
+                quirks=walked.quirks,
+                parent=target.parent,
+                kind="drill",
+                started_at=clock(),
+            )
+        )
+        change = {
+            **target.change,
+            "before_sha": target.before,
+            "after_sha": target.after,
+            "commits": len(line) - 1,
+        }
+        store.drills.start(series_id, target.test, target.name, change)
+        say(
+            f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
+            f" {target.before[:12]} up to {target.after[:12]}"
+            f" ({reused} stored values reused)"
+        )
+        with _searching(
+            session, config, test_config, walked, target=target, series_id=series_id
+        ) as search:
+            done = _search(search, stored, budget, say)
+            profiled = _culprit_profiles(
+                search, done.culprit, test_config, profile=profile, say=say
+            )
+            commits = {c.id: c for c in walked.repo.commits_between(line[0], line[-1])}
+            commits[line[0]] = walked.repo.commit(line[0])
+            answer = answer_json(done, line)
+            culprit = None if done.culprit is None else commits[line[done.culprit]]
+            answer["subject"] = None if culprit is None else culprit.subject
+            answer["reused"] = reused
+            if profiled is not None:
+                answer["profile"] = profiled
+            store.drills.finish(series_id, done.verdict.value, answer)
+    return DrillResult(
+        series_id=series_id,
+        target=target,
+        line=line,
+        done=done,
+        reused=reused,
+        commits=commits,
+        profile=profiled,
+    )
+
+
+def profile_drilled(
+    config: Config,
+    drilled: DrillRow,
+    *,
+    say: Callable[[str], None] = lambda _s: None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> dict[str, Any]:
+    """The differential profile of the culprit an earlier drill named against its
+    parent (``drill --profile`` of a change drilled before): the profiles stored at the
+    two commits, else one profiled run at each in the drill's series (perf with the
+    test's [test.profile] settings, unless it has a tool); kept in the drill's answer.
+    A UsageError when the drill named no culprit."""
+    answer = dict(drilled.answer or {})
+    culprit = answer.get("culprit")
+    target = drilled_target(drilled)
+    if drilled.verdict != Verdict.CULPRIT.value or not isinstance(culprit, str):
+        change = target.change.get("id") or (
+            f"--between {target.before[:12]} {target.after[:12]} --test {target.test} "
+            f"--value {target.name}"
+        )
+        raise UsageError(
+            f"drill {drilled.series_id} named no culprit ({drilled.verdict or 'unfinished'}): "
+            "there is no commit and parent to profile",
+            hint=f"`perfwalk drill {change} --again --profile` drills it again "
+            "(--max-builds, --max-repetitions: a larger budget) and profiles the culprit "
+            "it names",
+        )
+    test_config = _drilled_test(config, target)
+    walked = _walked_line(config, target)
+    purpose = f"the profiles of drill {drilled.series_id} ({config.path})"
+    with config_session(config, purpose, clock) as session, session.holding():
+        session.sweep(say)
+        series_id = drilled.series_id
+        with _searching(
+            session, config, test_config, walked, target=target, series_id=series_id
+        ) as search:
+            position = walked.line.index(culprit)
+            profiled = _culprit_profiles(search, position, test_config, profile=True, say=say)
+            assert profiled is not None  # (asked for)
+            answer["profile"] = profiled
+            session.store.drills.finish(series_id, drilled.verdict, answer)
+    return profiled
+
+
+def drilled_target(drilled: DrillRow) -> DrillTarget:
+    """The target an earlier drill narrowed, as it stored it."""
+    return DrillTarget(
+        before=drilled.change["before_sha"],
+        after=drilled.change["after_sha"],
+        test=drilled.test,
+        name=drilled.name,
+        parent=drilled.change.get("series"),
+        change=drilled.change,
+    )
+
+
+def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
+    found = next((t for t in config.tests if t.name == target.test), None)
+    if found is None:
         raise UsageError(
             f"test {target.test!r} is not in {config.path}",
             hint=f"the tests there: {', '.join(t.name for t in config.tests)}",
         )
+    return found
+
+
+@dataclass(frozen=True)
+class _WalkedLine:
+    """The first-parent commits a drill searches (``line``, from the last known before
+    to the first known after), where the line starts on the branch, the quirks."""
+
+    repo: Repo
+    line: tuple[str, ...]
+    start: int
+    quirks: Sequence[PlannedQuirk]
+
+
+def _walked_line(config: Config, target: DrillTarget) -> _WalkedLine:
     repo = Repo(config.project.repo)
     history = repo.first_parent(config.project.branch)
     where = {commit: pos for pos, (commit, _) in enumerate(history)}
@@ -270,81 +407,47 @@ def run_drill(
             hint="give the earlier commit first: --between BEFORE AFTER",
         )
     line = tuple(commit for commit, _ in history[start : end + 1])
-    quirks = history_quirks(repo, config, history)
-    purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
-    with config_session(config, purpose, clock) as session, session.holding():
-        session.sweep(say)
-        store, topology = session.store, session.topology
-        provenance = Provenance(config.project.name, topology.member("").host.name, config.hash)
-        found = store.drills.values_at(line, target.test, target.name, provenance)
-        stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
-        reused = sum(map(len, stored.values()))
-        series_id = store.create_series(
-            describe_series(
-                config,
-                topology,
-                name=f"drill {target.metric} {target.before[:10]}..{target.after[:10]}",
-                spec=(target.before, target.after, DRILL_STEP),
-                repetitions=budget.max_repetitions,
-                between=config.run.between,
-                quirks=quirks,
-                parent=target.parent,
-                kind="drill",
-                started_at=clock(),
-            )
-        )
-        change = {
-            **target.change,
-            "before_sha": target.before,
-            "after_sha": target.after,
-            "commits": len(line) - 1,
-        }
-        store.drills.start(series_id, target.test, target.name, change)
-        say(
-            f"drill {series_id}: {target.metric} over {len(line) - 1} commits after"
-            f" {target.before[:12]} up to {target.after[:12]}"
-            f" ({reused} stored values reused)"
-        )
-        walker = session.walker()
-        worktrees = Worktrees.for_series(repo, config.store.worktrees, store.store_id(), series_id)
-        with session.walking(series_id, walker):
-            walk = Walk(
-                series_id=series_id,
-                # the search runs no profiled run; the culprit's two commits may, below
-                config=dataclasses.replace(
-                    config, tests=(dataclasses.replace(test_config, profile=ProfileConfig()),)
-                ),
-                store=store,
-                worktrees=worktrees,
-                topology=topology,
-                quirks=quirks,
-                between=config.run.between,
-                progress=lambda _p: session.check(),
-                marker=walker.token,
-            )
-            with worktrees.held(f"series {series_id} of {store.url}, {purpose}"):
-                search = _Search(store, walk, repo, line, start, quirks, target)
-                done = _search(search, stored, budget, say)
-                profiled = _culprit_profiles(search, done, test_config, profile=profile, say=say)
-                worktrees.remove()
-            commits = {c.id: c for c in repo.commits_between(line[0], line[-1])}
-            commits[line[0]] = repo.commit(line[0])
-            answer = answer_json(done, line)
-            culprit = None if done.culprit is None else commits[line[done.culprit]]
-            answer["subject"] = None if culprit is None else culprit.subject
-            answer["reused"] = reused
-            if profiled is not None:
-                answer["profile"] = profiled
-            store.drills.finish(series_id, done.verdict.value, answer)
-    return DrillResult(
-        series_id=series_id,
-        target=target,
-        line=line,
-        done=done,
-        reused=reused,
-        commits=commits,
-        profile=profiled,
+    return _WalkedLine(repo, line, start, history_quirks(repo, config, history))
+
+
+@contextmanager
+def _searching(
+    session: Session,
+    config: Config,
+    test: TestConfig,
+    walked: _WalkedLine,
+    *,
+    target: DrillTarget,
+    series_id: int,
+) -> Iterator[_Search]:
+    """The drill series ``series_id`` walked by this process during the block (marked
+    finished at its end, interrupted when it raises), measured in worktrees of its own
+    (removed at the end): what the search and the culprit's profiles measure with."""
+    store = session.store
+    walker = session.walker()
+    worktrees = Worktrees.for_series(
+        walked.repo, config.store.worktrees, store.store_id(), series_id
     )
+    with session.walking(series_id, walker):
+        walk = Walk(
+            series_id=series_id,
+            # the search runs no profiled run; the culprit's two commits may
+            config=dataclasses.replace(
+                config, tests=(dataclasses.replace(test, profile=ProfileConfig()),)
+            ),
+            store=store,
+            worktrees=worktrees,
+            topology=session.topology,
+            quirks=walked.quirks,
+            between=config.run.between,
+            progress=lambda _p: session.check(),
+            marker=walker.token,
+        )
+        with worktrees.held(f"series {series_id} of {store.url}, {session.purpose}"):
+            yield _Search(
+                store, walk, walked.repo, walked.line, walked.start, walked.quirks, target
+            )
+            worktrees.remove()
 
 
 @dataclass
@@ -399,17 +502,18 @@ def _stored_profile(search: _Search, sha: str) -> ProfileRow | None:
 
 def _culprit_profiles(
     search: _Search,
-    done: Done,
+    culprit: int | None,
     test: TestConfig,
     *,
     profile: bool,
     say: Callable[[str], None],
 ) -> dict[str, Any] | None:
-    """The culprit's differential profile against its parent, as the answer keeps it;
-    None without a culprit or when no profile was asked for or stored."""
-    if done.culprit is None or done.culprit == 0:
+    """The differential profile of the culprit (its position on the line) against its
+    parent, as the answer keeps it; None without a culprit or when no profile was asked
+    for or stored."""
+    if culprit is None or culprit == 0:
         return None
-    positions = {"before": done.culprit - 1, "after": done.culprit}
+    positions = {"before": culprit - 1, "after": culprit}
     rows = {side: _stored_profile(search, search.line[p]) for side, p in positions.items()}
     # without a tool, perf with the test's other [test.profile] settings (frequency…)
     wanted = test.profile if test.profile.on else dataclasses.replace(test.profile, tool="perf")

@@ -1,6 +1,8 @@
-"""The hosts use case: ``perfwalk hosts`` lists the configured hosts and every lease;
-``perfwalk hosts --break NAME`` removes a stale lease (leases are taken by the session
-of a use case, :mod:`perfwalk.orchestrate.session`)."""
+"""The hosts use case: ``perfwalk hosts`` lists the configured hosts, every lease and
+every runtime modifier left in place; ``perfwalk hosts --break NAME`` removes a stale
+lease (leases are taken by the session of a use case,
+:mod:`perfwalk.orchestrate.session`); ``perfwalk hosts --forget-modifier ID`` the
+record of a modifier undone by hand (:mod:`perfwalk.orchestrate.modifiers`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from perfwalk.errors import UsageError
 from perfwalk.orchestrate.leases import lease_name
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+from perfwalk.store.modifiers import AppliedModifier
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class HostsReport:
     hosts: list[HostLine]
     leases: list[LeaseRow]
     now: datetime
+    modifiers: list[AppliedModifier]  # runtime modifiers left in place, on any host
 
 
 def hosts_report(config: Config, store: Store, now: datetime | None = None) -> HostsReport:
@@ -41,7 +45,7 @@ def hosts_report(config: Config, store: Store, now: datetime | None = None) -> H
         HostLine(name, host.target, host.roles, dict(host.vars), lease_name(host))
         for name, host in sorted(hosts.items())
     ]
-    return HostsReport(lines, store.leases.list(), now or datetime.now(UTC))
+    return HostsReport(lines, store.leases.list(), now or datetime.now(UTC), store.modifiers.on())
 
 
 def break_lease(config: Config, store: Store, name: str) -> LeaseRow:
@@ -55,3 +59,15 @@ def break_lease(config: Config, store: Store, name: str) -> LeaseRow:
             f"no lease on {lease!r}", hint=f"leases held now: {held} (see `perfwalk hosts`)"
         )
     return removed
+
+
+def forget_modifier(store: Store, record: int) -> AppliedModifier:
+    """Remove the record ``record`` of a runtime modifier left in place (undone by hand)."""
+    forgotten = store.modifiers.forget(record)
+    if forgotten is None:
+        left = ", ".join(str(m.id) for m in store.modifiers.on()) or "none"
+        raise UsageError(
+            f"no record {record} of a modifier left in place (records now: {left})",
+            hint="`perfwalk hosts` lists the modifiers left in place with their records",
+        )
+    return forgotten

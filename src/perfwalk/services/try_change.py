@@ -26,6 +26,7 @@ from perfwalk.config.model import Config, TestConfig, VariantConfig
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
+from perfwalk.limits import MAX_PATCH_BYTES
 from perfwalk.model import Checkout, Direction, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.alternation import Alternation, BuiltSide, TrySide
@@ -34,6 +35,7 @@ from perfwalk.orchestrate.session import config_session
 from perfwalk.orchestrate.variants import chosen_variants
 from perfwalk.store.records import NewResult
 from perfwalk.store.tries import NewTry
+from perfwalk.text_files import read_user_file
 
 #: the step a try's series shows where a walk shows 1day or commit
 TRY_STEP = "try"
@@ -108,6 +110,7 @@ def run_try(
     repo = Repo(config.project.repo)
     base = repo.commit(options.base)
     head = repo.commit(options.head) if options.head is not None else base
+    patches = tuple((p.name, _patch_text(p)) for p in options.patches)
     variant = _b_variant(config, options)
     if options.head is None and variant is None:
         raise UsageError(
@@ -147,7 +150,7 @@ def run_try(
                 head_sha=head.id,
                 confidence=confidence,
                 max_repetitions=most,
-                patches=tuple((p.name, p.read_text(errors="replace")) for p in options.patches),
+                patches=patches,
                 variant=options.variant,
             ),
         )
@@ -204,17 +207,22 @@ def profiled_tests(config: Config, asked: bool) -> tuple[TestConfig, ...]:
     return tuple(found)
 
 
+def _patch_text(patch: Path) -> str:
+    """The text of a ``--patch`` file (a UsageError says what is wrong with its path)."""
+    data = read_user_file(
+        patch,
+        f"--patch {patch}",
+        MAX_PATCH_BYTES,
+        hint="give a patch file (`git diff > fix.diff`), its path relative to where perfwalk runs",
+    )
+    return data.decode(errors="replace")
+
+
 def _b_variant(config: Config, options: TryOptions) -> VariantConfig | None:
     """What B is besides its commit: the named variant, with the patches after its own."""
     variant = None
     if options.variant is not None:
         [variant] = chosen_variants(config, (options.variant,), "--variant")
-    for patch in options.patches:
-        if not patch.is_file():
-            raise UsageError(
-                f"--patch {patch}: no such file",
-                hint="give the patch file's path, relative to where perfwalk runs",
-            )
     if options.patches:
         variant = variant or VariantConfig(name="patch")
         variant = dataclasses.replace(

@@ -85,6 +85,11 @@ History:
     what a push claimed of the commit, until a walk or drill stores git's words over
     it; see perfwalk.store.commits); the rows of an older store that only the
     checkouts of push series point to are marked pushed.
+24. applied modifiers: applied_modifier (a variant's runtime modifier put in place on a
+    host and not undone yet: the host's lease name and configured name, role, variant
+    and modifier number, its undo commands as they would run and where, the walk that
+    applied it (series, marker, user, machine, PID and start time) and when; see
+    perfwalk.store.modifiers).
 """
 
 from __future__ import annotations
@@ -785,6 +790,32 @@ def _v23_pushed_commits(conn: Connection) -> None:
     )
 
 
+def _v24_applied_modifiers(conn: Connection) -> None:
+    md = MetaData()
+    applied = Table(
+        "applied_modifier",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("host", SafeText, nullable=False),
+        Column("member", SafeText, nullable=False),
+        Column("role", SafeText, nullable=False),
+        Column("variant", SafeText, nullable=False),
+        Column("modifier", Integer, nullable=False),
+        Column("undo", JSON, nullable=False),
+        Column("cwd", SafeText, nullable=False),
+        Column("timeout", Double, nullable=False),
+        Column("series_id", ID, nullable=True),
+        Column("token", String(64), nullable=False),
+        Column("owner", SafeText, nullable=False),
+        Column("machine", SafeText, nullable=False),
+        Column("pid", Integer, nullable=False),
+        Column("process_start", String(32), nullable=False),
+        Column("applied_at", UTCDateTime, nullable=False),
+        Index("ix_applied_modifier_host", "host"),
+    )
+    md.create_all(conn, tables=[applied])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -829,6 +860,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(21, "team jobs: job_series, the series a queued job walks", _v21_job_series),
     Migration(22, "the HTTP API: api_token, push_target", _v22_api),
     Migration(23, "git's words win: git_commit.pushed, what a push claimed", _v23_pushed_commits),
+    Migration(24, "applied modifiers: applied_modifier, not undone yet", _v24_applied_modifiers),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

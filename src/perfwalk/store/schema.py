@@ -611,3 +611,28 @@ push_target = Table(
     Column("host", SafeText, nullable=False),
     UniqueConstraint("project", "branch", "host", name="uq_push_target"),
 )
+
+#: Runtime modifiers of variants put in place on a host and not undone yet (migration
+#: step 24, perfwalk.store.modifiers): recorded before their apply commands run,
+#: removed once their undo commands passed; what a walk killed meanwhile left applied.
+applied_modifier = Table(
+    "applied_modifier",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("host", SafeText, nullable=False),  # the lease name of the host it is on
+    Column("member", SafeText, nullable=False),  # that host's name in the configuration
+    Column("role", SafeText, nullable=False),
+    Column("variant", SafeText, nullable=False),
+    Column("modifier", Integer, nullable=False),  # its number among the variant's
+    Column("undo", JSON, nullable=False),  # the undo commands, placeholders filled in
+    Column("cwd", SafeText, nullable=False),  # where they would have run
+    Column("timeout", Double, nullable=False),  # seconds each may take
+    Column("series_id", ID, nullable=True),  # the series of the walk that applied it
+    Column("token", String(64), nullable=False),  # that walk's marker (PERFWALK_WALK)
+    Column("owner", SafeText, nullable=False),  # user@machine
+    Column("machine", SafeText, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("process_start", String(32), nullable=False),  # tells a reused pid apart
+    Column("applied_at", UTCDateTime, nullable=False),
+    Index("ix_applied_modifier_host", "host"),
+)

@@ -30,6 +30,7 @@ from perfwalk.store.drills import DrillRecords
 from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
 from perfwalk.store.machine import insert_state, series_states
+from perfwalk.store.modifiers import AppliedModifiers
 from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
 from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
@@ -157,6 +158,11 @@ class Store(Connected):
     def walkers(self) -> Walkers:
         """Who walks each series (:mod:`perfwalk.store.walkers`)."""
         return Walkers(self._db, self._check_open)
+
+    @property
+    def modifiers(self) -> AppliedModifiers:
+        """The variants' runtime modifiers in place on hosts (:mod:`perfwalk.store.modifiers`)."""
+        return AppliedModifiers(self._db, self._check_open)
 
     @property
     def drills(self) -> DrillRecords:

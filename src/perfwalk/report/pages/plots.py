@@ -1,15 +1,16 @@
 """The data behind the plots (script files the site's plot.js reads) and the places
 on a page where plots go.
 
-A plot shows one test's values of one unit: x is the checkout date (or commit
-order), every repetition a point, each checkout's summary a line, one colour per
-series and value name (on the page of a walk with variants, a line per variant and
-value name, named by its variant, the plain checkout's first: the columns' order);
-quirks are lettered vertical lines (a quirk over a range shaded over it), releases
-labelled vertical lines of their own style, detected changes shaded
-red or green (a click opens the culprit's drill, else the checkout after the step;
-its tooltip tells the change), excursions shaded blue and drifts drawn as a dashed
-blue line from their first to their last checkout (neither is a change).
+A plot shows one test's values of one unit (but a metric marked ``ignore``): x is
+the checkout date (or commit order), every repetition a point, each checkout's
+summary a line, one colour per series and value name (on the page of a walk with
+variants, a line per variant and value name, named by its variant, the plain
+checkout's first: the columns' order); quirks are lettered vertical lines (a quirk
+over a range shaded over it), releases labelled vertical lines of their own style,
+detected changes shaded red or green (a click opens the culprit's drill, else the
+checkout after the step; its tooltip tells the change), excursions shaded blue and
+drifts drawn as a dashed blue line from their first to their last checkout (neither
+is a change).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 import math
 from array import array
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,7 @@ from perfwalk.report.html import esc
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.releases import Release
 from perfwalk.report.releases import positions as release_positions
+from perfwalk.report.summaries import MetricKey
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.packs import little_endian
 
@@ -58,8 +60,10 @@ def block_files(
     block_no: int,
     block: Sequence[CheckoutData],
     failures: Mapping[int, Sequence[Failure]] | None = None,
+    drawn: Callable[[MetricKey], bool] = lambda _key: True,
 ) -> dict[str, tuple[str, str, tuple[str, ...], str]]:
-    """The data file of every plot key of one block: key → (test, unit, names, text).
+    """The data file of every plot key of one block: key → (test, unit, names, text);
+    only the metrics ``drawn`` says (not those marked ``ignore``).
 
     Per value name, ``s`` holds each checkout's summary and ``p`` each checkout's
     PASS values (one per repetition of ``c``, NaN for none), as float64 little-endian
@@ -80,6 +84,8 @@ def block_files(
         if plan is None:
             plan = plans[id(c.metrics)] = []
             for m, key in enumerate(c.metrics):
+                if not drawn(key):
+                    continue
                 names = lines.setdefault((key.test, key.unit), {})
                 plan.append((names, names.setdefault(key.name, _Line()), m))
         for _names, line, m in plan:
