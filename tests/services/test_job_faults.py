@@ -1,18 +1,30 @@
 """Team mode under faults, with real ``perfwalk worker`` processes on real PostgreSQL:
-secrets kept out of the worker's output and the queue's tables when jobs fail."""
+secrets kept out of the worker's output and the queue's tables when jobs fail; a
+PostgreSQL restart of a server of the test's own under a running walk; hosts held by
+another run; a walk that stops beating."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.services.jobs import submit
+from perfwalk.services.jobs import cancel_job, jobs, submit
+from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.fixtures.team import (
     Worker,
+    job_series,
+    measured,
+    own_pg_server,
     perfwalk,
     pg_url,
     queue_rows,
@@ -111,3 +123,180 @@ def test_no_secret_in_the_worker_s_output_the_queue_or_an_error(
         assert len(told) == 1, said
     assert "no change '99:99'" in said
     assert "postgresql+psycopg://postgres:***@" in said  # the store named, its password masked
+
+
+def _known_rows(url: str, series_id: int, repo: KnownHistory, each: int, add: int = 0) -> None:
+    """Every checkout of the series has ``each`` repetitions, each once, with the
+    value its commit is known to have (plus ``add``)."""
+    with Store.open(url) as store:
+        checkouts = store.checkouts(series_id)
+        values = store.values(series_id)
+    assert checkouts
+    for checkout in checkouts:
+        mine = [v for v in values if v.sha == checkout.sha]
+        if checkout.build_status is not None and checkout.build_status.name == "NOEXIST":
+            assert mine == []
+            continue
+        assert sorted(v.repetition_idx for v in mine) == list(range(each)), checkout
+        assert {v.value for v in mine} == {repo.value_of(checkout.sha) + add}, checkout
+
+
+def test_a_postgresql_restart_under_a_walk_puts_the_job_back_and_it_resumes(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, workers: list[Worker]
+) -> None:
+    """A 12-second restart of the store's PostgreSQL (a server of the test's own) while
+    a worker walks: the job stops at the store error, goes back in the queue once the
+    server answers, and continues its series (each repetition stored once); its lease
+    is given back (another job queued meanwhile runs, not refused by it); nothing is
+    left running."""
+    with own_pg_server() as server:
+        config = team_config(
+            tmp_path / "a",
+            known_values_repo_copy,
+            server.url,
+            "pool-a",
+            repetitions=3,
+            command="sh bench.sh && sleep 0.7",
+            lease_expiry=300,
+        )
+        url = config.store.url
+        job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
+        worker = Worker(config, "pool-a", tmp_path / "worker.log")
+        workers.append(worker)
+        wait_for("the walk to measure", measured(url, job_id, 2))
+        series_id = job_series(url, job_id)
+        server.stop()
+        time.sleep(12)
+        server.start()
+        later = submit(config, "run", {"from_": "2024-01-08", "to": "2024-01-09"})
+        wait_for(
+            "both jobs done",
+            lambda: {states(config).get(job_id), states(config).get(later)} <= {"done", "failed"},
+            timeout=180,
+        )
+        said = worker.said()
+        assert states(config)[job_id] == "done", said
+        assert states(config)[later] == "done", said
+        assert f"job {job_id}: stopped: result store postgresql+psycopg://postgres@" in said
+        assert f"job {job_id}: queued again: it continues where it stopped" in said
+        assert f"job {job_id}: continues series {series_id}" in said
+        assert (
+            f"job {job_id}: series {series_id} left running by its walk: marked interrupted" in said
+        )
+        assert "Traceback" not in said
+        assert ": failed: " not in said
+        (row,) = [r for r in jobs(config) if r.id == job_id]
+        assert row.tries == 2
+        _known_rows(url, series_id, known_values_repo_copy, 3)
+        with Store.open(url) as store:
+            assert store.series(series_id).state == "finished"
+            assert store.leases.list() == []
+        assert worker.process.poll() is None  # the worker lives on
+        worker.stop()
+
+
+def test_a_job_waits_for_hosts_another_run_holds(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """A direct walk holds the hosts: a job waits for them instead of failing; one
+    cancelled while it waits ends cancelled; the next runs once the walk is over."""
+    hold = tmp_path / "hold"
+    hold.touch()
+    command = f"sh bench.sh; while [ -e {hold} ]; do sleep 0.1; done"
+    config = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", command=command)
+    with (tmp_path / "direct.log").open("wb") as out:
+        direct = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "perfwalk",
+                "run",
+                "-c",
+                str(config.path),
+                "--from",
+                "2024-01-09",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+
+        def leased() -> bool:
+            with Store.open(pg_url) as store:
+                return bool(store.leases.list())
+
+        wait_for("the direct walk's lease", leased)
+        first = submit(config, "run", {"from_": "2024-01-09"})
+        worker = Worker(config, "pool-a", tmp_path / "worker.log")
+        workers.append(worker)
+        waits = f"job {first}: waits for its hosts: host leased by another run: box-pool-a held by"
+        wait_for("the job to wait", lambda: waits in worker.said())
+        assert cancel_job(config, first).state == "cancelling"
+        wait_for("the job cancelled", lambda: states(config).get(first) == "cancelled")
+        second = submit(config, "run", {"from_": "2024-01-09"})
+        wait_for("the next to wait", lambda: f"job {second}: waits for its hosts" in worker.said())
+        hold.unlink()
+        assert direct.wait(timeout=60) == 0
+        wait_for("the next job done", lambda: states(config).get(second) == "done")
+        assert ": failed: " not in worker.said()
+    finally:
+        if direct.poll() is None:
+            direct.kill()
+            direct.wait()
+
+
+def test_status_tells_a_walk_that_stopped_beating_from_one_that_runs(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
+) -> None:
+    """A walk whose process lives but no longer walks (stopped: SIGSTOP) stops renewing
+    its leases: once they expire, `perfwalk status` shows it interrupted, without an
+    ETA; going on again, it renews them and is shown running, then finished."""
+    hold = tmp_path / "hold"
+    command = f"sh bench.sh; while [ -e {hold} ]; do sleep 0.1; done"
+    config = team_config(
+        tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=2, command=command
+    )
+    path = str(config.path)
+    with (tmp_path / "direct.log").open("wb") as out:
+        direct = subprocess.Popen(
+            [sys.executable, "-m", "perfwalk", "run", "-c", path, "--from", "2024-01-09"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+
+        def values() -> int:
+            with Store.open(pg_url) as store:
+                found = store.list_series()
+                return len(store.values(found[0].id)) if found else 0
+
+        wait_for("a repetition", lambda: values() >= 1)
+        hold.touch()
+        wait_for(
+            "a repetition held", lambda: "running (pid" in perfwalk("status", "-c", path).stdout
+        )
+        running = perfwalk("status", "-c", path).stdout
+        assert f"running (pid {direct.pid} on " in running
+        os.kill(direct.pid, signal.SIGSTOP)
+
+        def stopped() -> str:
+            return perfwalk("status", "-c", path).stdout
+
+        wait_for(
+            "status to see the walk stopped",
+            lambda: "stopped: no heartbeat on its hosts' leases since" in stopped(),
+            timeout=60,
+        )
+        shown = stopped()
+        assert re.search(rf"interrupted: its walk \(pid {direct.pid} on .*\) stopped: ", shown)
+        assert "ETA" not in shown
+        os.kill(direct.pid, signal.SIGCONT)
+        wait_for("the walk running again", lambda: "running (pid" in stopped(), timeout=60)
+        hold.unlink()
+        assert direct.wait(timeout=60) == 0
+        assert perfwalk("status", "-c", path).stdout.split("\n")[0].endswith(": finished")
+    finally:
+        if direct.poll() is None:
+            os.kill(direct.pid, signal.SIGCONT)
+            direct.kill()
+            direct.wait()

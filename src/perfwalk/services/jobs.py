@@ -9,13 +9,15 @@ each job's parameters again against the configuration it loaded itself (a job of
 another project is refused) and runs the same service function as the direct command
 (:func:`perfwalk.services.run.run_series`, :func:`~perfwalk.services.try_change.run_try`,
 :func:`~perfwalk.services.drill.run_drill`, :func:`~perfwalk.services.watch.watch_once`)
-with that configuration, holding the hosts' leases as that function does. A job
-cancelled while it runs stops at its next step (a walk: before its next repetition)
-and its series is left interrupted. A worker that stops (SIGTERM, Ctrl-C) stops its
-job the same way and puts it back in the queue; a worker that dies (``kill -9``) stops
-its heartbeat, and after ``stall`` seconds another worker puts its job back in the
-queue: a walk run again continues its series as ``run --resume`` does. Nothing the
-worker says, its queue's log included, shows a secret of its configuration.
+with that configuration, holding the hosts' leases as that function does; a job whose
+hosts another run holds waits for them. A job cancelled while it runs (or waits)
+stops at its next step (a walk: before its next repetition) and its series is left
+interrupted. A worker that stops (SIGTERM, Ctrl-C) stops its job the same way and puts
+it back in the queue; a job stopped by the store going away is put back in the queue
+once the store answers again; a worker that dies (``kill -9``) stops its heartbeat,
+and after ``stall`` seconds another worker puts its job back in the queue: a walk run
+again continues its series as ``run --resume`` does. Nothing the worker says, its
+queue's log included, shows a secret of its configuration.
 """
 
 from __future__ import annotations
@@ -24,15 +26,17 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets, hide_url_passwords
-from perfwalk.errors import PerfwalkError, UsageError
+from perfwalk.errors import PerfwalkError, StoreError, UsageError
+from perfwalk.orchestrate.leases import LEASE_POLL, HostsLeased
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.queue import (
     SCHEDULED_WATCH,
@@ -49,10 +53,11 @@ from perfwalk.orchestrate.queue import (
     list_jobs,
     queue_app,
 )
+from perfwalk.orchestrate.walker import left_running
 from perfwalk.secret_text import hide_password, mask_text
 from perfwalk.services.job_params import checked_params
 from perfwalk.store import Store
-from perfwalk.store.leases import user_at_machine
+from perfwalk.store.leases import Holder, user_at_machine
 
 if TYPE_CHECKING:
     from procrastinate import App, JobContext
@@ -293,13 +298,18 @@ def _queue_log(say: Callable[[str], None]) -> Iterator[None]:
 def _retry() -> Any:
     from procrastinate import RetryStrategy
 
-    # only a job its stopping worker put down is taken again (an error is told, not
-    # repeated); the attempts bound a job that every worker stops
-    return RetryStrategy(max_attempts=20, retry_exceptions={_WorkerStopped})
+    # only a job its stopping worker put down, or the store lost, is taken again (an
+    # error is told, not repeated); the attempts bound a job that every worker stops
+    return RetryStrategy(max_attempts=20, retry_exceptions={_WorkerStopped, _StoreLost})
 
 
 class _WorkerStopped(Exception):
     """The worker stopped (SIGTERM, SIGINT) while the job ran: it goes back in the queue."""
+
+
+class _StoreLost(Exception):
+    """The store went away while the job ran: once it answers again, the job goes back
+    in the queue (a walk continues its series)."""
 
 
 async def _requeue_lost(app: App, timing: WorkerTiming, say: Callable[[str], None]) -> None:
@@ -376,8 +386,20 @@ def _perform(
         f"{request.owner}" + (f" (attempt {attempt + 1})" if attempt else "")
     )
     try:
-        params = _accepted(config, request)
-        outcome = _run(config, _Taken(job_id, request.kind, params, told_and_checked, check))
+        try:
+            _tidy(config, told, "an earlier job of this worker")
+            params = _accepted(config, request)
+            taken = _Taken(job_id, request.kind, params, told_and_checked, check)
+            outcome = _run_waiting(config, taken)
+        except PerfwalkError as error:
+            if not _store_lost(error):
+                raise
+            told(f"stopped: {error}")
+            _await_store(config, told, check)
+            told("queued again: it continues where it stopped")
+            raise _StoreLost() from None
+    except _StoreLost:
+        raise
     except _Stopped:
         if context.abort_reason() is AbortReason.USER_REQUEST:
             told("cancelled; what it measured is kept")
@@ -409,6 +431,44 @@ def _accepted(config: Config, request: JobRequest) -> dict[str, Any]:
     return checked_params(config, request.kind, request.options)
 
 
+def _tidy(config: Config, told: Callable[[str], None], by: str) -> None:
+    """What this worker's walks left when the store went away as they ended (their
+    series still ``running``, their leases held), ``by`` whom, is put right: before
+    each job, and after a job the store stopped."""
+    with Store.open(config.store.url) as store:
+        left = left_running(store, Holder.this_process("a worker between jobs"))
+    if left:
+        told(f"series {', '.join(map(str, left))} left running by {by}: marked interrupted")
+
+
+def _store_lost(error: BaseException) -> bool:
+    """Whether ``error`` comes from losing the store's database (its server stopped or
+    restarted, the network): a connection error somewhere in its causes."""
+    import psycopg
+
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        seen.add(id(found))
+        if isinstance(found, psycopg.OperationalError | psycopg.InterfaceError):
+            return True
+        found = found.__cause__ or found.__context__
+    return False
+
+
+def _await_store(config: Config, told: Callable[[str], None], check: Callable[[], None]) -> None:
+    """Wait until the store answers again (a cancel or a stop ends the wait), then
+    mark the series the job left ``running`` interrupted and give back its leases."""
+    told("waits for the store to answer again")
+    while True:
+        check()
+        try:
+            _tidy(config, told, "its walk")
+            return
+        except StoreError:
+            time.sleep(LEASE_POLL)
+
+
 @dataclass(frozen=True)
 class _Taken:
     """A job as its worker runs it: its id, kind and checked parameters; ``say`` tells
@@ -419,6 +479,32 @@ class _Taken:
     params: Mapping[str, Any]
     say: Callable[[str], None]
     check: Callable[[], None]
+
+
+def _run_waiting(config: Config, job: _Taken) -> str:
+    """Run the job; while another run holds some of its hosts, wait for them (a cancel
+    or a stop ends the wait), then start again."""
+    waited: list[str] = []
+    while True:
+        try:
+            return _run(config, job)
+        except HostsLeased as busy:
+            if busy.hosts != waited:
+                job.say(f"waits for its hosts: {busy}")
+                waited = busy.hosts
+            _wait_for_hosts(config, busy.hosts, job.check)
+
+
+def _wait_for_hosts(config: Config, hosts: Sequence[str], check: Callable[[], None]) -> None:
+    """Until no other run holds a lease on ``hosts`` (or it is stale)."""
+    while True:
+        check()
+        with Store.open(config.store.url) as store:
+            leases = [lease for lease in store.leases.list() if lease.host in hosts]
+        now = datetime.now(UTC)
+        if all(lease.stale(now) for lease in leases):
+            return
+        time.sleep(LEASE_POLL)
 
 
 def _run(config: Config, job: _Taken) -> str:
