@@ -1,7 +1,8 @@
 """Team mode under faults, with real ``perfwalk worker`` processes on real PostgreSQL:
 secrets kept out of the worker's output and the queue's tables when jobs fail; a
 PostgreSQL restart of a server of the test's own under a running walk; hosts held by
-another run; a walk that stops beating."""
+another run; a walk that stops beating; a variants job put back in the queue; a job
+cancelled after its worker was killed."""
 
 from __future__ import annotations
 
@@ -22,12 +23,14 @@ from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.fixtures.team import (
     Worker,
+    has_series,
     job_series,
     measured,
     own_pg_server,
     perfwalk,
     pg_url,
     queue_rows,
+    rows,
     states,
     team_config,
     wait_for,
@@ -300,3 +303,115 @@ def test_status_tells_a_walk_that_stopped_beating_from_one_that_runs(
             os.kill(direct.pid, signal.SIGCONT)
             direct.kill()
             direct.wait()
+
+
+def _variant(folder: Path) -> tuple[str, str]:
+    """The test command that reads a modifier's state file, and a [[variant]] whose
+    modifier writes it (7: the variant's values are the known ones + 7)."""
+    state = folder / "state"
+    command = (
+        "v=$(sh bench.sh | cut -d' ' -f2); "
+        f"e=$(cat {state} 2>/dev/null || echo 0); "
+        'echo \\"VALUE $((v + e)) ms latency\\"; sleep 0.4'
+    )
+    variant = (
+        f'\n[[variant]]\nname = "loaded"\n[[variant.modifier]]\n'
+        f'apply = ["echo 7 > {state}"]\nundo = ["rm -f {state}"]\n'
+    )
+    return command, variant
+
+
+@pytest.mark.parametrize("stop", ["sigterm", "kill"])
+def test_a_variants_job_put_back_in_the_queue_finishes_with_its_variants(
+    stop: str,
+    tmp_path: Path,
+    known_values_repo_copy: KnownHistory,
+    pg_url: str,
+    workers: list[Worker],
+) -> None:
+    """A variants walk whose worker stops (SIGTERM) or is killed (kill -9): another
+    worker continues its series with the variant it started with, to the end."""
+    folder = tmp_path / "a"
+    folder.mkdir()
+    command, variant = _variant(folder)
+    config = team_config(
+        folder,
+        known_values_repo_copy,
+        pg_url,
+        "pool-a",
+        repetitions=2,
+        command=command,
+        extra=variant,
+    )
+    job_id = submit(
+        config, "run", {"from_": "2024-01-01", "to": "2024-01-06", "variants": ["loaded"]}
+    )
+    first = Worker(config, "pool-a", tmp_path / "first.log")
+    workers.append(first)
+    wait_for("the walk to measure", measured(pg_url, job_id, 2))
+    series_id = job_series(pg_url, job_id)
+    if stop == "sigterm":
+        first.process.send_signal(signal.SIGTERM)
+        assert first.process.wait(timeout=60) == 0
+    else:
+        first.process.send_signal(signal.SIGKILL)
+        first.process.wait()
+        (folder / "state").unlink(missing_ok=True)  # a killed walk's modifier: not this test's
+    second = Worker(config, "pool-a", tmp_path / "second.log")
+    workers.append(second)
+    wait_for("the job done", lambda: states(config).get(job_id) in ("done", "failed"), timeout=120)
+    said = second.said()
+    assert states(config)[job_id] == "done", said
+    assert f"job {job_id}: continues series {series_id}" in said
+    with Store.open(pg_url) as store:
+        (varied,) = store.variant_series(series_id)
+        assert varied.variant_name == "loaded"
+        assert store.series(series_id).state == "finished"
+        assert store.series(varied.id).state == "finished"
+    _known_rows(pg_url, series_id, known_values_repo_copy, 2)
+    _known_rows(pg_url, varied.id, known_values_repo_copy, 2, add=7)
+
+
+def test_a_job_cancelled_after_its_worker_was_killed_ends_cancelled(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """kill -9 of the worker of a variants walk, then `perfwalk jobs cancel`: the other
+    worker ends the job cancelled (not failed), its series and its variant's left
+    interrupted (not running)."""
+    folder = tmp_path / "a"
+    folder.mkdir()
+    command, variant = _variant(folder)
+    config = team_config(
+        folder,
+        known_values_repo_copy,
+        pg_url,
+        "pool-a",
+        repetitions=2,
+        command=command,
+        extra=variant,
+    )
+    job_id = submit(
+        config, "run", {"from_": "2024-01-01", "to": "2024-01-06", "variants": ["loaded"]}
+    )
+    first = Worker(config, "pool-a", tmp_path / "first.log")
+    workers.append(first)
+    wait_for("the walk to measure", measured(pg_url, job_id, 2))
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    cancelled = perfwalk("jobs", "cancel", str(job_id), "-c", str(config.path))
+    assert f"job {job_id}: cancelling" in cancelled.stdout, cancelled.stderr
+    second = Worker(config, "pool-a", tmp_path / "second.log")
+    workers.append(second)
+    wait_for("the job ended", lambda: states(config).get(job_id) != "cancelling", timeout=60)
+    (row,) = [r for r in jobs(config) if r.id == job_id]
+    assert (row.state, row.tries) == ("cancelled", 1)
+    series_id = job_series(pg_url, job_id)
+    assert f"job {job_id}: its worker is lost and it was cancelled: cancelled; series " in (
+        second.said()
+    )
+    with Store.open(pg_url) as store:
+        (varied,) = store.variant_series(series_id)
+        assert store.series(series_id).state == "interrupted"
+        assert store.series(varied.id).state == "interrupted"
+    assert has_series(pg_url, job_id)
+    assert rows(pg_url, series_id)

@@ -15,8 +15,9 @@ stops at its next step (a walk: before its next repetition) and its series is le
 interrupted. A worker that stops (SIGTERM, Ctrl-C) stops its job the same way and puts
 it back in the queue; a job stopped by the store going away is put back in the queue
 once the store answers again; a worker that dies (``kill -9``) stops its heartbeat,
-and after ``stall`` seconds another worker puts its job back in the queue: a walk run
-again continues its series as ``run --resume`` does. Nothing the worker says, its
+and after ``stall`` seconds another worker puts its job back in the queue (or ends it
+cancelled, when it was cancelled meanwhile): a walk run again continues its series as
+``run --resume`` does, with the variants it started with. Nothing the worker says, its
 queue's log included, shows a secret of its configuration.
 """
 
@@ -53,7 +54,7 @@ from perfwalk.orchestrate.queue import (
     list_jobs,
     queue_app,
 )
-from perfwalk.orchestrate.walker import left_running
+from perfwalk.orchestrate.walker import interrupt, left_running
 from perfwalk.secret_text import hide_password, mask_text
 from perfwalk.services.job_params import checked_params
 from perfwalk.store import Store
@@ -132,11 +133,11 @@ def _ready(config: Config) -> None:
 
 def _run_options(params: Mapping[str, Any], resume_series: int | None) -> RunOptions:
     """The options of a run job's walk; run again (its worker stopped or was lost),
-    it continues its series."""
+    it continues its series with the variants that series started with."""
     values = dict(params)
     values["variants"] = tuple(values.get("variants") or ())
     if resume_series is not None:
-        values.update(resume=True, resume_series=resume_series, walk=None)
+        values.update(resume=True, resume_series=resume_series, walk=None, variants=())
     return RunOptions(**values)
 
 
@@ -219,7 +220,7 @@ def run_worker(
 
     async def work() -> None:
         async with app.open_async():
-            watcher = asyncio.create_task(_requeue_lost(app, timing, say))
+            watcher = asyncio.create_task(_requeue_lost(app, url, timing, say))
             try:
                 await app.run_worker_async(**options)
             finally:
@@ -312,19 +313,46 @@ class _StoreLost(Exception):
     in the queue (a walk continues its series)."""
 
 
-async def _requeue_lost(app: App, timing: WorkerTiming, say: Callable[[str], None]) -> None:
+async def _requeue_lost(
+    app: App, url: str, timing: WorkerTiming, say: Callable[[str], None]
+) -> None:
     """Every little while, put back in the queue the jobs of workers that stopped
-    beating (killed, a lost machine): another worker continues them."""
+    beating (killed, a lost machine): another worker continues them. A job cancelled
+    while its worker was lost ends cancelled, its series left interrupted."""
+    from procrastinate.jobs import Status
+
     while True:
         await asyncio.sleep(max(0.5, timing.stall / 4))
         try:
             stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=timing.stall)
             for lost in stalled:
                 with contextlib.suppress(Exception):  # another worker did it first
-                    await app.job_manager.retry_job(lost)
-                    say(f"job {lost.id}: its worker is lost; queued again")
+                    found = await app.connector.execute_query_one_async(
+                        "SELECT abort_requested FROM procrastinate_jobs WHERE id = %(id)s",
+                        id=lost.id,
+                    )
+                    if not found["abort_requested"]:
+                        await app.job_manager.retry_job(lost)
+                        say(f"job {lost.id}: its worker is lost; queued again")
+                        continue
+                    await app.job_manager.finish_job(lost, status=Status.ABORTED, delete_job=False)
+                    left = await asyncio.to_thread(_interrupt_job_series, url, int(lost.id or 0))
+                    series = (
+                        f"; series {', '.join(map(str, left))} left interrupted" if left else ""
+                    )
+                    say(
+                        f"job {lost.id}: its worker is lost and it was cancelled: cancelled{series}"
+                    )
         except Exception as error:  # the store went away for a moment: next time
             say(f"cannot look for the jobs of lost workers: {_one_line(error)}")
+
+
+def _interrupt_job_series(url: str, job_id: int) -> list[int]:
+    """Mark the series of job ``job_id`` (and its variants') interrupted where they are
+    still running: their walker is lost."""
+    with Store.open(url) as store:
+        series_id = store.job_series.of(job_id)
+        return [] if series_id is None else interrupt(store, series_id)
 
 
 @contextlib.contextmanager
