@@ -305,9 +305,13 @@ def test_status_tells_a_walk_that_stopped_beating_from_one_that_runs(
             direct.wait()
 
 
-def _variant(folder: Path) -> tuple[str, str]:
-    """The test command that reads a modifier's state file, and a [[variant]] whose
-    modifier writes it (7: the variant's values are the known ones + 7)."""
+def _variants_walk(
+    folder: Path, repo: KnownHistory, url: str, workers: list[Worker]
+) -> tuple[Config, int, Worker]:
+    """A variants walk queued as a job and taken by a worker, measuring: its
+    configuration (the test command reads a modifier's state file; [[variant]]
+    "loaded" writes 7 there: its values are the known ones + 7), the job, the worker."""
+    folder.mkdir()
     state = folder / "state"
     command = (
         "v=$(sh bench.sh | cut -d' ' -f2); "
@@ -318,7 +322,14 @@ def _variant(folder: Path) -> tuple[str, str]:
         f'\n[[variant]]\nname = "loaded"\n[[variant.modifier]]\n'
         f'apply = ["echo 7 > {state}"]\nundo = ["rm -f {state}"]\n'
     )
-    return command, variant
+    config = team_config(folder, repo, url, "pool-a", repetitions=2, command=command, extra=variant)
+    job_id = submit(
+        config, "run", {"from_": "2024-01-01", "to": "2024-01-06", "variants": ["loaded"]}
+    )
+    first = Worker(config, "pool-a", folder.parent / "first.log")
+    workers.append(first)
+    wait_for("the walk to measure", measured(url, job_id, 2))
+    return config, job_id, first
 
 
 @pytest.mark.parametrize("stop", ["sigterm", "kill"])
@@ -332,23 +343,7 @@ def test_a_variants_job_put_back_in_the_queue_finishes_with_its_variants(
     """A variants walk whose worker stops (SIGTERM) or is killed (kill -9): another
     worker continues its series with the variant it started with, to the end."""
     folder = tmp_path / "a"
-    folder.mkdir()
-    command, variant = _variant(folder)
-    config = team_config(
-        folder,
-        known_values_repo_copy,
-        pg_url,
-        "pool-a",
-        repetitions=2,
-        command=command,
-        extra=variant,
-    )
-    job_id = submit(
-        config, "run", {"from_": "2024-01-01", "to": "2024-01-06", "variants": ["loaded"]}
-    )
-    first = Worker(config, "pool-a", tmp_path / "first.log")
-    workers.append(first)
-    wait_for("the walk to measure", measured(pg_url, job_id, 2))
+    config, job_id, first = _variants_walk(folder, known_values_repo_copy, pg_url, workers)
     series_id = job_series(pg_url, job_id)
     if stop == "sigterm":
         first.process.send_signal(signal.SIGTERM)
@@ -378,24 +373,7 @@ def test_a_job_cancelled_after_its_worker_was_killed_ends_cancelled(
     """kill -9 of the worker of a variants walk, then `perfwalk jobs cancel`: the other
     worker ends the job cancelled (not failed), its series and its variant's left
     interrupted (not running)."""
-    folder = tmp_path / "a"
-    folder.mkdir()
-    command, variant = _variant(folder)
-    config = team_config(
-        folder,
-        known_values_repo_copy,
-        pg_url,
-        "pool-a",
-        repetitions=2,
-        command=command,
-        extra=variant,
-    )
-    job_id = submit(
-        config, "run", {"from_": "2024-01-01", "to": "2024-01-06", "variants": ["loaded"]}
-    )
-    first = Worker(config, "pool-a", tmp_path / "first.log")
-    workers.append(first)
-    wait_for("the walk to measure", measured(pg_url, job_id, 2))
+    config, job_id, first = _variants_walk(tmp_path / "a", known_values_repo_copy, pg_url, workers)
     first.process.send_signal(signal.SIGKILL)
     first.process.wait()
     cancelled = perfwalk("jobs", "cancel", str(job_id), "-c", str(config.path))
