@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets, hide_url_passwords
-from perfwalk.errors import PerfwalkError, StoreError, UsageError
+from perfwalk.errors import PerfwalkError, StoreUnavailable, UsageError
 from perfwalk.orchestrate.leases import LEASE_POLL, HostsLeased
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.queue import (
@@ -420,7 +420,7 @@ def _perform(
             taken = _Taken(job_id, request.kind, params, told_and_checked, check)
             outcome = _run_waiting(config, taken)
         except PerfwalkError as error:
-            if not _store_lost(error):
+            if not isinstance(error, StoreUnavailable):
                 raise
             told(f"stopped: {error}")
             _await_store(config, told, check)
@@ -469,21 +469,6 @@ def _tidy(config: Config, told: Callable[[str], None], by: str) -> None:
         told(f"series {', '.join(map(str, left))} left running by {by}: marked interrupted")
 
 
-def _store_lost(error: BaseException) -> bool:
-    """Whether ``error`` comes from losing the store's database (its server stopped or
-    restarted, the network): a connection error somewhere in its causes."""
-    import psycopg
-
-    seen: set[int] = set()
-    found: BaseException | None = error
-    while found is not None and id(found) not in seen:
-        seen.add(id(found))
-        if isinstance(found, psycopg.OperationalError | psycopg.InterfaceError):
-            return True
-        found = found.__cause__ or found.__context__
-    return False
-
-
 def _await_store(config: Config, told: Callable[[str], None], check: Callable[[], None]) -> None:
     """Wait until the store answers again (a cancel or a stop ends the wait), then
     mark the series the job left ``running`` interrupted and give back its leases."""
@@ -493,7 +478,7 @@ def _await_store(config: Config, told: Callable[[str], None], check: Callable[[]
         try:
             _tidy(config, told, "its walk")
             return
-        except StoreError:
+        except StoreUnavailable:
             time.sleep(LEASE_POLL)
 
 
