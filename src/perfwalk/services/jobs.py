@@ -419,9 +419,7 @@ def _perform(
             params = _accepted(config, request)
             taken = _Taken(job_id, request.kind, params, told_and_checked, check)
             outcome = _run_waiting(config, taken)
-        except PerfwalkError as error:
-            if not isinstance(error, StoreUnavailable):
-                raise
+        except StoreUnavailable as error:
             told(f"stopped: {error}")
             _await_store(config, told, check)
             told("queued again: it continues where it stopped")
