@@ -19,11 +19,10 @@ from perfwalk.orchestrate.queue import TASK, ensure_schema, lease_names, queue_a
 from perfwalk.services.jobs import jobs, submit
 from perfwalk.store import Store
 from perfwalk.store.leases import user_at_machine
+from tests.api.test_http import Api, free_port, serving
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.fixtures.team import (
     Worker,
-    api_process,
-    free_port,
     job_series,
     perfwalk,
     pg_url,
@@ -127,6 +126,15 @@ def _attacks(proof: Path) -> list[tuple[dict[str, Any], str]]:
     return bodies
 
 
+def _post_job(api: Api, token: str, body: Any) -> httpx.Response:
+    return httpx.post(
+        f"{api.url}/api/v1/jobs",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+
+
 def _error(answer: httpx.Response) -> dict[str, Any]:
     found = answer.json()
     assert set(found) == {"error"}, found
@@ -147,11 +155,11 @@ def test_a_job_can_carry_no_command(
         tmp_path / "team", known_values_repo_copy, pg_url, between=f"echo worker >> {marks}"
     )
     workers.append(Worker(config, "pool-a", tmp_path / "worker.log"))
-    with api_process(config, tmp_path / "api.log") as api:
+    with serving(Path(config.path)) as api:
         token = api.token("lab", "submit")
         tried = 0
         for body, field in _attacks(proof):
-            answer = api.post_job(token, body)
+            answer = _post_job(api, token, body)
             assert answer.status_code == 422, (body, answer.text)
             assert _error(answer)["field"] == field, (body, answer.text)
             tried += 1
@@ -159,7 +167,7 @@ def test_a_job_can_carry_no_command(
         assert httpx.get(f"{api.url}/api/v1/jobs").json() == []  # nothing queued
         # what the configuration allows is queued, and says who queued it
         allowed = {"kind": "run", "params": {"from_": "2024-01-09", "repetitions": 2}}
-        queued = api.post_job(token, allowed)
+        queued = _post_job(api, token, allowed)
         assert queued.status_code == 202, queued.text
         job_id = queued.json()["id"]
         [listed] = httpx.get(f"{api.url}/api/v1/jobs").json()
@@ -284,10 +292,10 @@ def test_job_parameters_are_checked_where_they_are_submitted(
     """Each wrong parameter: 422 with the documented error shape naming it, nothing
     queued; the same mistakes given to `perfwalk submit` exit 2 naming the option."""
     config = _configured(tmp_path / "team", known_values_repo_copy, pg_url)
-    with api_process(config, tmp_path / "api.log") as api:
+    with serving(Path(config.path)) as api:
         token = api.token("lab", "submit")
         for kind, params, field in WRONG:
-            answer = api.post_job(token, {"kind": kind, "params": params})
+            answer = _post_job(api, token, {"kind": kind, "params": params})
             assert answer.status_code == 422, (params, answer.text)
             error = _error(answer)
             assert error["field"] == field, (params, answer.text)
