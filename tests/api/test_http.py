@@ -239,7 +239,7 @@ def test_reads_pushes_and_the_regression_in_changes(api: Api) -> None:
         queued = httpx.post(f"{base}/jobs", json=body, headers=submitter)
         assert queued.status_code == 202, queued.text
         wrong = httpx.post(f"{base}/jobs", json={"kind": "nosuch"}, headers=submitter)
-        assert (wrong.status_code, error_of(wrong)["field"]) == (422, "params")
+        assert (wrong.status_code, error_of(wrong)["field"]) == (422, "kind")
         [job] = httpx.get(f"{base}/jobs").json()
         assert (job["id"], job["kind"], job["state"]) == (queued.json()["id"], "watch", "queued")
     described = httpx.get(f"{base}/openapi.json").json()

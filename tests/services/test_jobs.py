@@ -6,190 +6,63 @@ or a missing row."""
 from __future__ import annotations
 
 import itertools
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from perfwalk.config import load_config
-from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.services.jobs import cancel_job, jobs, submit
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
-from tests.store.conftest import _pg_schema_url, pg_admin
+from tests.fixtures.team import (
+    Worker,
+    has_series,
+    job_series,
+    perfwalk,
+    pg_url,
+    rows,
+    states,
+    team_config,
+    wait_for,
+    workers,
+)
+from tests.store.conftest import pg_admin
 
-__all__ = ["pg_admin"]
+__all__ = ["pg_admin", "pg_url", "workers"]
 
 pytest.importorskip("procrastinate", reason="team mode needs procrastinate (pip install .)")
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(120)]
 
-CONFIG = """\
-[project]
-repo = "{repo}"
-[store]
-url = "{url}"
-worktrees = "{folder}/worktrees"
-[build]
-steps = ["sh build.sh"]
-[run]
-host = "{host}"
-step = "commit/10"
-repetitions = {repetitions}
-lease_expiry = 10
-[hosts.{host}]
-target = "local"{roles}
-lease = "box-{pool}"
-pool = "{pool}"
-[[test]]
-name = "latency"
-command = "{command}"
-parser = "value"
-"""
-
-
-@pytest.fixture
-def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    yield from _pg_schema_url(request)
-
-
-def _config(
-    folder: Path,
-    repo: KnownHistory,
-    url: str,
-    pool: str,
-    *,
-    repetitions: int = 1,
-    command: str = "sh bench.sh",
-    extra: str = "",
-    roles: str = "",
-) -> Config:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "perfwalk.toml"
-    path.write_text(
-        CONFIG.format(
-            repo=repo.path,
-            url=url,
-            folder=folder,
-            host=f"bench-{pool}",
-            pool=pool,
-            repetitions=repetitions,
-            command=command,
-            roles=f"\nroles = {roles}" if roles else "",
-        )
-        + extra
-    )
-    return load_config(path)
-
-
-class Worker:
-    """A ``perfwalk worker`` process; its output in a file."""
-
-    def __init__(self, config: Config, pools: str | None, log: Path) -> None:
-        self.log = log
-        self._out = log.open("wb")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "perfwalk",
-                "worker",
-                "-c",
-                str(config.path),
-                *(("--hosts", pools) if pools else ()),
-                "--poll",
-                "0.5",
-                "--heartbeat",
-                "0.5",
-                "--stall",
-                "3",
-            ],
-            stdout=self._out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-
-    def said(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._out.close()
-
-
-@pytest.fixture
-def workers() -> Iterator[list[Worker]]:
-    started: list[Worker] = []
-    yield started
-    for worker in started:
-        worker.stop()
-
-
-def _wait(what: str, ok: object, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if callable(ok) and ok():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _states(config: Config) -> dict[int, str]:
-    return {row.id: row.state for row in jobs(config)}
-
-
-def _rows(url: str, series_id: int) -> list[tuple[str, int, str, str, float]]:
-    """The series' values, as an uninterrupted walk of the same commits would have them."""
-    with Store.open(url) as store:
-        return sorted(
-            (v.sha, v.repetition_idx, v.status.name, v.name, v.value)
-            for v in store.values(series_id)
-        )
-
-
-def _job_series(url: str, job_id: int) -> int:
-    with Store.open(url) as store:
-        found = store.job_series.of(job_id)
-    assert found is not None
-    return found
-
 
 def test_two_workers_take_the_walks_of_their_pools(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
 ) -> None:
-    a = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
-    b = _config(tmp_path / "b", known_values_repo_copy, pg_url, "pool-b")
+    a = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    b = team_config(tmp_path / "b", known_values_repo_copy, pg_url, "pool-b")
     ids = {
         submit(a, "run", {"from_": "2024-01-01", "to": "2024-01-05"}): a,
         submit(a, "run", {"from_": "2024-01-05", "to": "2024-01-09"}): a,
         submit(b, "run", {"from_": "2024-01-01", "to": "2024-01-05", "step": "commit/8"}): b,
         submit(b, "run", {"from_": "2024-01-05", "to": "2024-01-10"}): b,
     }
-    assert set(_states(a).values()) == {"queued"}
+    assert set(states(a).values()) == {"queued"}
     workers.append(Worker(a, "pool-a", tmp_path / "worker-a.log"))
     workers.append(Worker(b, "pool-b", tmp_path / "worker-b.log"))
-    _wait("the four jobs", lambda: set(_states(a).values()) == {"done"})
+    wait_for("the four jobs", lambda: set(states(a).values()) == {"done"})
     listed = {row.id: row for row in jobs(a)}
     for job_id, config in ids.items():
         row = listed[job_id]
         assert row.queue == ("pool-a" if config is a else "pool-b")
         assert row.hosts == (f"box-{row.queue}",)
         assert row.tries == 1  # taken once, by the worker of its pool
-        series_id = _job_series(pg_url, job_id)
+        series_id = job_series(pg_url, job_id)
         with Store.open(pg_url) as store:
             checkouts = store.checkouts(series_id)
             values = store.values(series_id)
@@ -211,33 +84,31 @@ def test_a_killed_worker_s_walk_is_finished_by_another(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
 ) -> None:
     slow = "sh bench.sh && sleep 0.3"
-    config = _config(
+    config = team_config(
         tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=3, command=slow
     )
     reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
     job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
     first = Worker(config, "pool-a", tmp_path / "first.log")
     workers.append(first)
-    _wait(
+    wait_for(
         "the walk to start",
         lambda: (
             f"job {job_id}: continues" in first.said()
-            or (
-                _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
-            )
+            or (has_series(pg_url, job_id) and len(rows(pg_url, job_series(pg_url, job_id))) >= 2)
         ),
     )
     first.process.send_signal(signal.SIGKILL)
     first.process.wait()
-    series_id = _job_series(pg_url, job_id)
-    measured = len(_rows(pg_url, series_id))
+    series_id = job_series(pg_url, job_id)
+    measured = len(rows(pg_url, series_id))
     second = Worker(config, "pool-a", tmp_path / "second.log")
     workers.append(second)
-    _wait("the job done elsewhere", lambda: _states(config).get(job_id) == "done", timeout=90)
+    wait_for("the job done elsewhere", lambda: states(config).get(job_id) == "done", timeout=90)
     assert f"job {job_id}: its worker is lost; queued again" in second.said()
     assert f"job {job_id}: continues series {series_id}" in second.said()
-    assert 0 < measured < len(_rows(pg_url, reference.series_id))
-    assert _rows(pg_url, series_id) == _rows(pg_url, reference.series_id)
+    assert 0 < measured < len(rows(pg_url, reference.series_id))
+    assert rows(pg_url, series_id) == rows(pg_url, reference.series_id)
     with Store.open(pg_url) as store:
         assert store.series(series_id).state == "finished"
 
@@ -250,32 +121,30 @@ def test_a_running_job_cancelled_stops_at_a_repetition_and_keeps_what_it_measure
     finished, the job cancelled; ``run --resume`` then finishes it with the rows of an
     uninterrupted walk."""
     slow = "sh bench.sh && sleep 0.3"
-    config = _config(
+    config = team_config(
         tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=3, command=slow
     )
     reference = run_series(config, RunOptions(from_="2024-01-01", to="2024-01-08"))
     job_id = submit(config, "run", {"from_": "2024-01-01", "to": "2024-01-08"})
     workers.append(Worker(config, "pool-a", tmp_path / "worker.log"))
-    _wait(
+    wait_for(
         "the walk to measure",
-        lambda: (
-            _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
-        ),
+        lambda: has_series(pg_url, job_id) and len(rows(pg_url, job_series(pg_url, job_id))) >= 2,
     )
-    cancelled = _perfwalk("jobs", "cancel", str(job_id), "-c", str(config.path))
+    cancelled = perfwalk("jobs", "cancel", str(job_id), "-c", str(config.path))
     assert cancelled.returncode == 0, cancelled.stderr
     assert f"job {job_id}: cancelling; it stops at its next repetition" in cancelled.stdout
-    _wait("the job cancelled", lambda: _states(config).get(job_id) == "cancelled")
-    series_id = _job_series(pg_url, job_id)
-    kept = _rows(pg_url, series_id)
-    whole = _rows(pg_url, reference.series_id)
+    wait_for("the job cancelled", lambda: states(config).get(job_id) == "cancelled")
+    series_id = job_series(pg_url, job_id)
+    kept = rows(pg_url, series_id)
+    whole = rows(pg_url, reference.series_id)
     assert 0 < len(kept) < len(whole)
     assert set(kept) <= set(whole)  # what it measured is kept, as measured
     with Store.open(pg_url) as store:
         assert store.series(series_id).state == "interrupted"
-    resumed = _perfwalk("run", "--resume", "-c", str(config.path))
+    resumed = perfwalk("run", "--resume", "-c", str(config.path))
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert _rows(pg_url, series_id) == whole
+    assert rows(pg_url, series_id) == whole
 
 
 def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
@@ -295,7 +164,7 @@ def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
         f"while [ -e {hold} ]; do sleep 0.1; done; fi"
     )
     reset = f'\n[test.roles.dut]\nreset = ["echo reset >> {marks}/resets"]\n'
-    config = _config(
+    config = team_config(
         tmp_path / "a",
         known_values_repo_copy,
         pg_url,
@@ -313,15 +182,13 @@ def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
     one = Worker(config, "pool-a", tmp_path / "one.log")
     two = Worker(config, "pool-a", tmp_path / "two.log")
     workers.extend([one, two])
-    _wait(
+    wait_for(
         "the walk to measure",
-        lambda: (
-            _has_series(pg_url, job_id) and len(_rows(pg_url, _job_series(pg_url, job_id))) >= 2
-        ),
+        lambda: has_series(pg_url, job_id) and len(rows(pg_url, job_series(pg_url, job_id))) >= 2,
     )
     # the next repetition is held past --stall (3 s) after the SIGTERM
     hold.touch()
-    _wait("a held repetition", (marks / "held").exists)
+    wait_for("a held repetition", (marks / "held").exists)
     first, other = (one, two) if f"job {job_id}: run of" in one.said() else (two, one)
     first.process.send_signal(signal.SIGTERM)
     time.sleep(6)
@@ -332,16 +199,16 @@ def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
     said = first.said()
     assert f"job {job_id}: its worker stops: queued again" in said
     assert f"job {later}:" not in said  # a stopping worker takes no other job
-    series_id = _job_series(pg_url, job_id)
-    _wait("the job done by the other", lambda: _states(config).get(job_id) == "done", 90)
+    series_id = job_series(pg_url, job_id)
+    wait_for("the job done by the other", lambda: states(config).get(job_id) == "done", 90)
     assert f"job {job_id}: continues series {series_id}" in other.said()
     assert "its worker is lost" not in other.said()
-    assert _rows(pg_url, series_id) == _rows(pg_url, reference.series_id)
+    assert rows(pg_url, series_id) == rows(pg_url, reference.series_id)
     with Store.open(pg_url) as store:
         assert store.series(series_id).state == "finished"
     # every repetition that started ran to its end and its reset: none was cut short
     assert len(lines(marks / "resets")) == len(lines(marks / "started"))
-    assert len(lines(marks / "started")) == len(_rows(pg_url, series_id))
+    assert len(lines(marks / "started")) == len(rows(pg_url, series_id))
     (row,) = [r for r in jobs(config) if r.id == job_id]
     assert row.tries == 2  # one each worker
 
@@ -350,57 +217,42 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def _has_series(url: str, job_id: int) -> bool:
-    with Store.open(url) as store:
-        return store.job_series.of(job_id) is not None
-
-
 def test_a_cancelled_job_does_not_run(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
 ) -> None:
-    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    config = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
     job_id = submit(config, "run", {})
     assert cancel_job(config, job_id).state == "cancelled"
     with pytest.raises(UsageError, match="cancelled already"):
         cancel_job(config, job_id)
-    with pytest.raises(UsageError, match="takes no option"):
+    with pytest.raises(UsageError, match=r"params\.frm: a run job takes no parameter"):
         submit(config, "run", {"frm": "x"})
 
 
 def test_a_sqlite_store_has_no_queue(tmp_path: Path, known_values_repo_copy: KnownHistory) -> None:
-    config = _config(tmp_path / "a", known_values_repo_copy, f"sqlite:///{tmp_path}/s.db", "p")
+    config = team_config(tmp_path / "a", known_values_repo_copy, f"sqlite:///{tmp_path}/s.db", "p")
     with pytest.raises(UsageError, match="need a PostgreSQL store"):
         submit(config, "run", {})
-
-
-def _perfwalk(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfwalk", *argv],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_the_commands_submit_list_and_cancel(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str
 ) -> None:
-    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    config = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
     path = str(config.path)
-    submitted = _perfwalk("submit", "run", "-c", path, "--from", "2024-01-02", "-n", "2")
+    submitted = perfwalk("submit", "run", "-c", path, "--from", "2024-01-02", "-n", "2")
     assert submitted.returncode == 0, submitted.stderr
     job_id = int(submitted.stdout)
-    listed = _perfwalk("jobs", "-c", path)
+    listed = perfwalk("jobs", "-c", path)
     assert listed.returncode == 0, listed.stderr
     rows = [line.split()[:5] for line in listed.stdout.splitlines()[1:]]
     assert [str(job_id), "run", "queued", "pool-a", "box-pool-a"] in rows
     (row,) = jobs(config)
     assert row.options == {"from_": "2024-01-02", "repetitions": 2}
-    cancelled = _perfwalk("jobs", "cancel", str(job_id), "-c", path)
+    cancelled = perfwalk("jobs", "cancel", str(job_id), "-c", path)
     assert cancelled.returncode == 0, cancelled.stderr
     assert f"job {job_id}: cancelled" in cancelled.stdout
-    refused = _perfwalk("submit", "try", "HEAD", "--patch", "x.diff", "-c", path)
+    refused = perfwalk("submit", "try", "HEAD", "--patch", "x.diff", "-c", path)
     assert refused.returncode == 2
     assert "cannot carry patch files" in refused.stderr
 
@@ -455,14 +307,14 @@ def test_the_schedule_runs_one_watch_cycle_per_period_however_many_workers_are_u
         '\n[[walk]]\nname = "nightly"\nfrom = "2024-01-08"\n'
         f'\n[watch]\nschedule = "* * * * * */{PERIOD}"\nsite = "{tmp_path}/site"\n'
     )
-    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", extra=schedule)
+    config = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", extra=schedule)
     workers.append(Worker(config, None, tmp_path / "one.log"))
     workers.append(Worker(config, "watch,pool-a", tmp_path / "two.log"))
 
     def cycles_done() -> int:
         return sum(states.count("succeeded") for states in _scheduled(pg_url).values())
 
-    _wait("four watch cycles", lambda: cycles_done() >= 4, timeout=90)
+    wait_for("four watch cycles", lambda: cycles_done() >= 4, timeout=90)
     for worker in workers:
         worker.stop()
     scheduled = _scheduled(pg_url)
@@ -488,7 +340,7 @@ def test_the_jobs_listed_first_on_an_empty_database_leave_it_a_store(
 ) -> None:
     """`perfwalk jobs` may be the first team command to meet the database: the queue's
     tables come with the store's, never alone (the store would not know the database)."""
-    config = _config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
+    config = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a")
     assert jobs(config) == []
     with Store.open(pg_url) as store:
         assert store.list_series() == []

@@ -75,3 +75,17 @@ def test_breaking_a_lease_removes_it_whoever_holds_it(store: Store) -> None:
     assert store.leases.list() == []
     assert store.leases.break_lease("dut") is None
     assert store.leases.renew(["dut"], holder, expiry=60, now=NOW) == ["dut"]
+
+
+def test_a_process_gives_back_every_lease_it_holds_whichever_use_case_took_it(
+    store: Store,
+) -> None:
+    """A worker between two jobs gives back what a job of its own could not (the store
+    was gone when it ended): the leases of its process, not another's."""
+    left, earlier = _holder("a walk the store lost"), _holder("an earlier drill")
+    other = dataclasses.replace(_holder("another worker"), pid=left.pid + 1)
+    store.leases.take(["dut"], left, expiry=60, now=NOW)
+    store.leases.take(["sink"], earlier, expiry=60, now=NOW)
+    store.leases.take(["src"], other, expiry=60, now=NOW)
+    assert store.leases.release_process(_holder("the worker")) == ["dut", "sink"]
+    assert [row.host for row in store.leases.list()] == ["src"]

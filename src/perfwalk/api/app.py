@@ -49,14 +49,15 @@ from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
+from perfwalk.services.job_params import JobParamError
 from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, triage_change
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
-#: Queues a job: (configuration, kind, parameters) → its id.
-Submitter = Callable[[Config, str, Mapping[str, Any]], int]
+#: Queues a job: (configuration, kind, parameters, who asks) → its id.
+Submitter = Callable[[Config, str, Mapping[str, Any], str], int]
 #: The jobs of the queue, newest first, each as JSON.
 JobLister = Callable[[Config], Sequence[Mapping[str, Any]]]
 
@@ -304,12 +305,19 @@ def make_app(
         found = _queue()
         return await _read(lambda: list(found.jobs(config)))
 
-    @router.post("/jobs", status_code=202, summary="queue a job (scope submit)")
+    @router.post(
+        "/jobs",
+        status_code=202,
+        summary="queue a job (scope submit): a use case and parameters the configuration "
+        "allows, never a command",
+    )
     def submit(body: JobBody, authorization: Authorization = None) -> dict[str, Any]:
-        bearer(store, authorization, "submit")
+        token = bearer(store, authorization, "submit")
         found = _queue()
         try:
-            return {"id": found.submit(config, body.kind, body.params)}
+            return {"id": found.submit(config, body.kind, body.params, f"token {token.name}")}
+        except JobParamError as err:
+            raise ApiError(422, err.field, str(err)) from None
         except UsageError as err:
             raise ApiError(422, "params", str(err)) from None
 

@@ -84,7 +84,17 @@ class TriageBody(_Body):
 
 
 class JobBody(_Body):
-    """A job to queue: its kind and parameters, as the job queue defines them."""
+    """A job to queue: its kind and parameters, checked by the job queue
+    (:mod:`perfwalk.services.job_params`): names and values the configuration allows,
+    never a command."""
 
-    kind: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9-]*$")
-    params: dict[str, Any] = Field(default_factory=dict)
+    kind: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[a-z][a-z0-9-]*$",
+        description="run, drill, try or watch",
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the direct command's options by name (docs/api.md lists them)",
+    )

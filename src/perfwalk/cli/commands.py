@@ -239,6 +239,11 @@ def _state_line(status: SeriesStatus) -> str:
             "variant": f"; `perfwalk run --resume` continues its walk, series "
             f"{status.series.parent_id}, with it",
         }.get(status.series.kind, "")
+        if status.silent_since is not None:
+            return (
+                f"interrupted: its walk ({walker.describe()}) stopped: no heartbeat on its "
+                f"hosts' leases since {status.silent_since:%Y-%m-%d %H:%M:%S} UTC{again}"
+            )
         return f"interrupted: its walk ({walker.describe()}) is gone{again}"
     if status.state != "running" or walker is None:
         return status.state

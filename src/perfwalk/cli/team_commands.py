@@ -60,12 +60,15 @@ def _direct_parser(kind: str) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog=f"perfwalk submit {kind}")
     all_commands()[kind].add_arguments(parser)
+    if kind == "drill":  # the change also by the name of its parameter (docs/team.md)
+        parser.add_argument("--change", dest="change_option", metavar="ID", help="= ID")
     return parser
 
 
 def job_options(kind: str, argv: list[str]) -> dict[str, Any]:
-    """The options of a job ``kind`` from the direct command's arguments ``argv``;
-    an option a job cannot carry is a UsageError."""
+    """The options of a job ``kind`` from the direct command's arguments ``argv`` (a
+    drill's change also as ``--change ID``); an option a job cannot carry is a
+    UsageError. Their values are checked by the service that queues the job."""
     parser = _direct_parser(kind)
     try:
         given = parser.parse_args(argv)
@@ -74,7 +77,16 @@ def job_options(kind: str, argv: list[str]) -> dict[str, Any]:
             f"bad options for a {kind} job: {' '.join(argv)}",
             hint=f"perfwalk {kind} --help lists them",
         ) from None
+    named = vars(given).pop("change_option", None)
+    if named is not None:
+        if given.change is not None:
+            raise UsageError(
+                f"two changes to drill: {given.change} and --change {named}",
+                hint="give one: perfwalk submit drill --change ID",
+            )
+        given.change = named
     defaults = parser.parse_args([] if kind != "try" else [given.base])
+    vars(defaults).pop("change_option", None)
     mapping = _OPTIONS[kind]
     values: dict[str, Any] = {}
     for key, value in vars(given).items():

@@ -111,6 +111,14 @@ class HeldLeases:
             )
 
 
+class HostsLeased(HostError):
+    """Another run holds a lease on some of the hosts (``hosts``, their lease names)."""
+
+    def __init__(self, message: str, *, hosts: list[str], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.hosts = hosts
+
+
 def _held_error(blocking: list[LeaseRow], now: datetime, waited: float) -> PerfwalkError:
     by_holder: dict[str, list[LeaseRow]] = {}
     for row in blocking:
@@ -119,8 +127,9 @@ def _held_error(blocking: list[LeaseRow], now: datetime, waited: float) -> Perfw
         f"{', '.join(r.host for r in rows)} {rows[0].describe(now)}" for rows in by_holder.values()
     )
     after = f" (waited {waited:g} s)" if waited else ""
-    return HostError(
+    return HostsLeased(
         f"host leased by another run{after}: {held}",
+        hosts=sorted(row.host for row in blocking),
         hint="wait until it finishes, set [run] lease_wait to wait for it, or, if that run "
         "is gone, break its lease: perfwalk hosts --break HOST",
     )

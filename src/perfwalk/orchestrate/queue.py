@@ -3,8 +3,10 @@
 
 procrastinate owns its tables in the store's database (:func:`ensure_schema` makes
 them the first time a team command meets it). A job is one task, :data:`TASK`, whose
-arguments carry the use case (:class:`JobRequest`: its kind, the configuration's text
-and path, the options) so that a worker on another controller needs no shared file.
+arguments name the use case (:class:`JobRequest`: its kind, its project, its checked
+parameters, who queued it): never a command, nor the configuration's text, which
+holds secrets and commands. The worker that takes it runs it with the configuration
+it loaded itself.
 A job's queue is the host pool of its hosts (``[hosts.X] pool``), and so is its
 procrastinate lock: one job at a time per pool, whatever the number of workers; the
 hosts' leases keep any other use case off them besides.
@@ -46,13 +48,13 @@ _SCHEMA_LOCK = 0x7175657565  # "queue"
 
 @dataclass(frozen=True)
 class JobRequest:
-    """What a job runs: the use case, the configuration it was submitted with (its
-    path, for the paths relative to it, and its text), the options, who asked, and
-    the lease names of its hosts (what ``perfwalk jobs`` shows)."""
+    """What a job runs: the use case, the project it is of (``[project] name``), its
+    parameters (checked: :mod:`perfwalk.services.job_params`), who queued it (a token
+    ``token NAME``, or ``user@machine``) and the lease names of its hosts (what
+    ``perfwalk jobs`` shows)."""
 
     kind: str
-    config_path: str
-    config_text: str
+    project: str
     options: Mapping[str, Any]
     owner: str
     hosts: tuple[str, ...]
@@ -60,8 +62,7 @@ class JobRequest:
     def arguments(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
-            "config_path": self.config_path,
-            "config_text": self.config_text,
+            "project": self.project,
             "options": dict(self.options),
             "owner": self.owner,
             "hosts": list(self.hosts),
@@ -69,10 +70,12 @@ class JobRequest:
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> JobRequest:
+        """The request of a job's arguments; those of a job queued by an earlier
+        version carried the configuration's text and path: they are ignored, and the
+        job, which named no project, is taken as of the worker's."""
         return cls(
             kind=str(arguments["kind"]),
-            config_path=str(arguments["config_path"]),
-            config_text=str(arguments["config_text"]),
+            project=str(arguments.get("project") or ""),
             options=dict(arguments.get("options") or {}),
             owner=str(arguments.get("owner", "")),
             hosts=tuple(arguments.get("hosts") or ()),
@@ -85,6 +88,7 @@ class JobRow:
 
     id: int
     kind: str
+    project: str  # "" for a job queued by an earlier version
     queue: str
     status: str  # todo, doing, succeeded, failed, cancelled, aborted
     owner: str
@@ -248,6 +252,7 @@ def _job_row(row: Sequence[Any]) -> JobRow:
     return JobRow(
         id=int(row[0]),
         kind=str(request.get("kind", "watch")),
+        project=str(request.get("project") or ""),
         queue=str(row[1]),
         status=str(row[2]),
         owner=str(request.get("owner", "(schedule)")),

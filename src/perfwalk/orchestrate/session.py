@@ -107,7 +107,11 @@ class Session:
             say(undone.describe())
 
     def walker(self) -> Holder:
-        """This process as the walker of a series: the marker of what it starts."""
+        """This process as the walker of a series: the marker of what it starts. While
+        the session holds its leases, the walker is their holder (one token), so that
+        the leases' heartbeat tells whether the walk still runs."""
+        if self._held is not None:
+            return self._held.holder
         return this_walker(self.purpose)
 
     @contextmanager

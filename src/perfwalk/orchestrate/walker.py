@@ -7,6 +7,9 @@ left running before it measures anything, and marks the series when it stops.
   a crash) while its series was unfinished: the processes it left (its builds,
   its tests, their daemons: everything that carries its marker, and its
   cgroups) are killed, and its series, if still ``running``, is ``interrupted``;
+- :func:`left_running`: a worker between two jobs marks ``interrupted`` the series
+  its own walks left ``running`` (the store was gone when they stopped) and gives
+  back their leases;
 - :func:`interrupted_on_error`: a walk that stops on an exception or a signal
   stops every process it started that still runs (its marker) and marks its
   series ``interrupted``; when even that fails (the store is gone), the error
@@ -93,12 +96,34 @@ def sweep_gone(store: Store) -> list[Swept]:
         for cgroup in stale_cgroups(f"{CGROUP_PREFIX}{walker.token}-"):
             mine += tuple(cgroup.members())
             cgroup.end()
-        for walked in (walker.series_id, *(v.id for v in store.variant_series(walker.series_id))):
-            if store.series(walked).state == "running":
-                store.set_series_state(walked, "interrupted")
+        interrupt(store, walker.series_id)
         if mine:
             swept.append(Swept(walker, mine))
     return swept
+
+
+def interrupt(store: Store, series_id: int) -> list[int]:
+    """Mark ``series_id`` and its variants' series ``interrupted`` where they are still
+    ``running`` (their walk is gone); those marked."""
+    marked_now = []
+    for walked in (series_id, *(v.id for v in store.variant_series(series_id))):
+        if store.series(walked).state == "running":
+            store.set_series_state(walked, "interrupted")
+            marked_now.append(walked)
+    return marked_now
+
+
+def left_running(store: Store, process: Holder) -> list[int]:
+    """The series that ``process`` (its machine, PID and start: a worker between two
+    jobs, which walks nothing) left ``running`` because the store was gone when their
+    walk stopped, now marked ``interrupted``, with its leases released."""
+    walked = [
+        w.series_id
+        for w in store.walkers.unfinished(process.machine)
+        if w.pid == process.pid and w.process_start == process.process_start
+    ]
+    store.leases.release_process(process)
+    return [marked_now for series_id in walked for marked_now in interrupt(store, series_id)]
 
 
 @contextmanager

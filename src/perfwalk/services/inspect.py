@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
@@ -15,6 +15,7 @@ from perfwalk.model import Log, Status
 from perfwalk.orchestrate.checkout_ref import find_checkout
 from perfwalk.quantities import format_value
 from perfwalk.store import Store
+from perfwalk.store.leases import LeaseRow
 from perfwalk.store.records import CheckoutRow, SeriesRow
 from perfwalk.store.walkers import WalkerRow
 
@@ -63,6 +64,10 @@ class SeriesStatus:
     #: while it runs, the seconds a repetition takes at the recent rate (builds
     #: included): the median time between the last repetitions to finish
     pace: float | None = None
+    #: a walker whose process may live but whose leases on the hosts have all
+    #: expired (it stopped beating: a worker whose walk the store lost): their last
+    #: heartbeat. The walker is then gone as well.
+    silent_since: datetime | None = None
 
     @property
     def eta(self) -> float | None:
@@ -97,7 +102,8 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     for result in store.results(series.id):
         worst[result.test] = max(worst.get(result.test, Status.PASS), result.status)
     walker = store.walkers.of([series.id]).get(series.id)
-    gone = _gone(series, walker)
+    silent = _silent_since(series, walker, store.leases.list())
+    gone = silent is not None or _gone(series, walker)
     failed = [r for r in rows if r.build_status not in (None, Status.PASS)]
     planned = series.planned_checkouts
     # adaptive repetitions: the most a checkout may get (a quiet one needs fewer)
@@ -122,6 +128,7 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         pace=recent_pace(store.recent_repetitions(series.id, RECENT + 1))
         if series.state == "running" and not gone
         else None,
+        silent_since=silent,
     )
 
 
@@ -130,11 +137,33 @@ def series_states(store: Store, series: list[SeriesRow]) -> dict[int, str]:
     walker is gone is ``interrupted``)."""
     running = [s.id for s in series if s.state == "running"]
     walkers = store.walkers.of(running) if running else {}
-    return {s.id: "interrupted" if _gone(s, walkers.get(s.id)) else s.state for s in series}
+    leases = store.leases.list() if running else []
+
+    def gone(one: SeriesRow) -> bool:
+        walker = walkers.get(one.id)
+        return _gone(one, walker) or _silent_since(one, walker, leases) is not None
+
+    return {s.id: "interrupted" if gone(s) else s.state for s in series}
 
 
 def _gone(series: SeriesRow, walker: WalkerRow | None) -> bool:
     return series.state == "running" and walker is not None and walker.liveness() == "gone"
+
+
+def _silent_since(
+    series: SeriesRow, walker: WalkerRow | None, leases: Sequence[LeaseRow]
+) -> datetime | None:
+    """The last heartbeat of the walker of a running series when every lease it holds
+    has expired: whatever its process does, it no longer walks (a walk renews its
+    leases while it runs). None while it beats, or when it holds no lease (a walk
+    recorded before its leases named it, or one without hosts to lease)."""
+    if series.state != "running" or walker is None:
+        return None
+    held = [lease for lease in leases if lease.token == walker.token]
+    now = datetime.now(UTC)
+    if not held or not all(lease.expired(now) for lease in held):
+        return None
+    return max(lease.heartbeat_at for lease in held)
 
 
 @dataclass(frozen=True)

@@ -1,38 +1,45 @@
 """Team mode's use cases: submit a use case as a job, list and cancel jobs, and be a
 worker that runs them (docs/team.md).
 
-:func:`submit` is what ``perfwalk submit`` and the HTTP API call. A worker
-(:func:`run_worker`) takes the jobs of its pools' queues one at a time and runs the
-same service function as the direct command (:func:`perfwalk.services.run.run_series`,
-:func:`~perfwalk.services.try_change.run_try`, :func:`~perfwalk.services.drill.run_drill`,
-:func:`~perfwalk.services.watch.watch_once`) with the configuration the job carries,
-holding the hosts' leases as that function does. A job cancelled while it runs stops
-at its next step (a walk: before its next repetition) and its series is left
-interrupted. A worker that stops (SIGTERM, Ctrl-C) stops its job the same way and
-puts it back in the queue; a worker that dies (``kill -9``) stops its heartbeat, and
-after ``stall`` seconds another worker puts its job back in the queue: a walk run
-again continues its series as ``run --resume`` does.
+:func:`submit` is what ``perfwalk submit`` and the HTTP API call: it checks the job's
+parameters (:mod:`perfwalk.services.job_params`) and queues them with the name of the
+project and of who asked; a job carries no command and no configuration text. A
+worker (:func:`run_worker`) takes the jobs of its pools' queues one at a time, checks
+each job's parameters again against the configuration it loaded itself (a job of
+another project is refused) and runs the same service function as the direct command
+(:func:`perfwalk.services.run.run_series`, :func:`~perfwalk.services.try_change.run_try`,
+:func:`~perfwalk.services.drill.run_drill`, :func:`~perfwalk.services.watch.watch_once`)
+with that configuration, holding the hosts' leases as that function does; a job whose
+hosts another run holds waits for them. A job cancelled while it runs (or waits)
+stops at its next step (a walk: before its next repetition) and its series is left
+interrupted. A worker that stops (SIGTERM, Ctrl-C) stops its job the same way and puts
+it back in the queue; a job stopped by the store going away is put back in the queue
+once the store answers again; a worker that dies (``kill -9``) stops its heartbeat,
+and after ``stall`` seconds another worker puts its job back in the queue (or ends it
+cancelled, when it was cancelled meanwhile): a walk run again continues its series as
+``run --resume`` does, with the variants it started with. Nothing the worker says, its
+queue's log included, shows a secret of its configuration.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import threading
+import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from perfwalk.config.load import load_config
 from perfwalk.config.model import Config
-from perfwalk.errors import PerfwalkError, UsageError
+from perfwalk.config.secrets import config_secrets, hide_url_passwords
+from perfwalk.errors import PerfwalkError, StoreUnavailable, UsageError
+from perfwalk.orchestrate.leases import LEASE_POLL, HostsLeased
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.queue import (
-    KINDS,
     SCHEDULED_WATCH,
     TASK,
     WATCH_QUEUE,
@@ -47,38 +54,33 @@ from perfwalk.orchestrate.queue import (
     list_jobs,
     queue_app,
 )
-from perfwalk.secret_text import hide_password
+from perfwalk.orchestrate.walker import interrupt, left_running
+from perfwalk.secret_text import hide_password, mask_text
+from perfwalk.services.job_params import checked_params
 from perfwalk.store import Store
-from perfwalk.store.leases import user_at_machine
+from perfwalk.store.leases import Holder, user_at_machine
 
 if TYPE_CHECKING:
     from procrastinate import App, JobContext
     from procrastinate.app import WorkerOptions
 
-#: The option names each kind of job takes (those of its direct command).
-_RUN_OPTIONS = frozenset(f.name for f in dataclasses.fields(RunOptions)) - {"resume_series"}
-_TRY_OPTIONS = frozenset(
-    {"base", "head", "variant", "max_repetitions", "confidence", "patches", "profile"}
-)
-_DRILL_OPTIONS = frozenset({"change", "between", "test", "value", "max_builds", "max_repetitions"})
 
-
-def submit(config: Config, kind: str, options: Mapping[str, Any]) -> int:
-    """Queue the use case ``kind`` (run, drill, try, watch) of ``config`` with
-    ``options`` (the direct command's options by their names: ``from_``, ``to``,
-    ``repetitions``… for run; ``base``, ``head``… for try; JSON values) and return the
-    job's id. The job carries the configuration's text: a worker needs no shared file,
-    only the project's repository at the same path. Options are checked here, so that
-    a mistake is told to the one who submits, not to the worker's log."""
-    if kind not in KINDS:
-        raise UsageError(f"no job kind {kind!r}", hint=f"one of {', '.join(KINDS)}")
-    _check_options(kind, options)
+def submit(config: Config, kind: str, options: Mapping[str, Any], owner: str | None = None) -> int:
+    """Queue the use case ``kind`` (run, drill, try, watch) of ``config``'s project with
+    the parameters ``options`` (the direct command's options by their names:
+    ``from_``, ``to``, ``repetitions``… for run; ``base``, ``head``… for try; JSON
+    values) and return the job's id; ``owner`` is who asks (a token: ``token NAME``;
+    default: this process's ``user@machine``). The parameters are checked here, so that
+    a mistake is told to the one who submits (a
+    :class:`~perfwalk.services.job_params.JobParamError` naming the parameter), and the
+    job carries them alone: the worker that takes it runs it with its own
+    configuration (its commands, its secrets), only the project's name must match."""
+    params = checked_params(config, kind, options)
     request = JobRequest(
         kind=kind,
-        config_path=str(Path(config.path).resolve()),
-        config_text=Path(config.path).read_text(encoding="utf-8"),
-        options=dict(options),
-        owner=user_at_machine(),
+        project=config.project.name,
+        options=params,
+        owner=owner or user_at_machine(),
         hosts=lease_names(config),
     )
     _ready(config)
@@ -100,6 +102,7 @@ def job_json(row: JobRow) -> dict[str, Any]:
     return {
         "id": row.id,
         "kind": row.kind,
+        "project": row.project or None,
         "state": row.state,
         "pool": row.queue,
         "hosts": list(row.hosts),
@@ -128,47 +131,14 @@ def _ready(config: Config) -> None:
     ensure_schema(config.store.url)
 
 
-def _check_options(kind: str, options: Mapping[str, Any]) -> None:
-    allowed = {
-        "run": _RUN_OPTIONS,
-        "try": _TRY_OPTIONS,
-        "drill": _DRILL_OPTIONS,
-        "watch": frozenset(),
-    }[kind]
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise UsageError(
-            f"a {kind} job takes no option {', '.join(unknown)}",
-            hint=f"its options: {', '.join(sorted(allowed)) or 'none'}",
-        )
-    if kind == "try":
-        if options.get("patches"):
-            raise UsageError(
-                "a try job cannot carry patch files (a worker may not see them)",
-                hint="describe the patch as a [[variant]] and give --variant NAME",
-            )
-        if not options.get("base"):
-            raise UsageError("a try job needs its base commit", hint="perfwalk submit try BASE")
-    if kind == "run":
-        _run_options(options, None)
-    if kind == "drill" and not options.get("change") and not options.get("between"):
-        raise UsageError(
-            "a drill job needs a change or a range",
-            hint="perfwalk submit drill --change ID, or --between GOOD BAD",
-        )
-
-
-def _run_options(options: Mapping[str, Any], resume_series: int | None) -> RunOptions:
-    values = dict(options)
+def _run_options(params: Mapping[str, Any], resume_series: int | None) -> RunOptions:
+    """The options of a run job's walk; run again (its worker stopped or was lost),
+    it continues its series with the variants that series started with."""
+    values = dict(params)
     values["variants"] = tuple(values.get("variants") or ())
     if resume_series is not None:
-        values.update(resume=True, resume_series=resume_series, walk=None)
-    try:
-        return RunOptions(**values)
-    except TypeError as error:
-        raise UsageError(
-            f"bad options of a run job: {error}", hint="perfwalk submit run -h"
-        ) from None
+        values.update(resume=True, resume_series=resume_series, walk=None, variants=())
+    return RunOptions(**values)
 
 
 # -- the worker ---------------------------------------------------------------------
@@ -199,8 +169,10 @@ def run_worker(
     """Take the jobs of ``pools`` (every queue when empty: every pool and the watch
     cycles) one at a time until stopped (SIGTERM, SIGINT); run ``[watch] schedule``'s
     cycles (deferred once per period by whichever worker is up). ``say`` hears each
-    job's lines, prefixed by its id."""
+    job's lines, prefixed by its id, and the queue's warnings, each line with the
+    configuration's secrets masked."""
     url = config.store.url
+    say = _masking(config, say)
     _ready(config)
     app = queue_app(url)
     worker_name = name or user_at_machine()
@@ -208,22 +180,17 @@ def run_worker(
     @app.task(name=TASK, pass_context=True, retry=_retry())
     def job(context: JobContext, request: dict[str, Any]) -> str:
         with _beating(url, context, timing.heartbeat):
-            return _perform(context, JobRequest.of(request), say)
+            return _perform(context, config, JobRequest.of(request), say)
 
     if config.watch.schedule:
 
         def scheduled(context: JobContext, timestamp: int) -> str:
             del timestamp
             request = JobRequest(
-                kind="watch",
-                config_path=str(Path(config.path).resolve()),
-                config_text=Path(config.path).read_text(encoding="utf-8"),
-                options={},
-                owner="(schedule)",
-                hosts=(),
+                kind="watch", project=config.project.name, options={}, owner="(schedule)", hosts=()
             )
             with _beating(url, context, timing.heartbeat):
-                return _perform(context, request, say)
+                return _perform(context, config, request, say)
 
         task = app.task(name=SCHEDULED_WATCH, pass_context=True, retry=_retry())(scheduled)
         app.periodic(
@@ -233,7 +200,6 @@ def run_worker(
             lock=WATCH_QUEUE,
         )(task)
 
-    logging.getLogger("procrastinate").setLevel(logging.WARNING)
     say(
         f"worker {worker_name} on {', '.join(pools) if pools else 'every queue'} of "
         f"{hide_password(url)}"
@@ -254,7 +220,7 @@ def run_worker(
 
     async def work() -> None:
         async with app.open_async():
-            watcher = asyncio.create_task(_requeue_lost(app, timing, say))
+            watcher = asyncio.create_task(_requeue_lost(app, url, timing, say))
             try:
                 await app.run_worker_async(**options)
             finally:
@@ -262,34 +228,131 @@ def run_worker(
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
 
-    asyncio.run(work())
+    with _queue_log(say):
+        asyncio.run(work())
+
+
+def _masking(config: Config, say: Callable[[str], None]) -> Callable[[str], None]:
+    """``say`` with the secrets of ``config`` and any URL's password masked."""
+    secrets = config_secrets(config)
+
+    def masked(line: str) -> None:
+        say(hide_url_passwords(mask_text(line, secrets)))
+
+    return masked
+
+
+#: The log records of procrastinate's worker on a job's end: the job tells it itself.
+_JOB_ENDS = frozenset(
+    {"job_success", "job_error", "job_error_retry", "job_aborted", "job_aborted_retry"}
+)
+
+
+class _QueueLog(logging.Handler):
+    """The warnings and errors of the queue (procrastinate, psycopg's pool, asyncio), one
+    line each, through the worker's ``say`` (which masks secrets); not a job's end,
+    which the job tells (procrastinate's record names the job's arguments and holds its
+    error's traceback)."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.say = say
+        self.last = ""  # the same line again (a pool that retries) is not repeated
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "action", None) in _JOB_ENDS:
+            return
+        try:
+            text = record.getMessage()
+        except (TypeError, ValueError):
+            text = str(record.msg)
+        line = (text.strip().splitlines() or [""])[0]
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None:
+            line += f": {_one_line(error)}"
+        if line != self.last:
+            self.last = line
+            self.say(f"queue: {line}")
+
+
+def _one_line(error: BaseException) -> str:
+    text = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@contextlib.contextmanager
+def _queue_log(say: Callable[[str], None]) -> Iterator[None]:
+    """The queue's log goes to ``say`` (and nowhere else) while the worker runs."""
+    handler = _QueueLog(say)
+    root = logging.getLogger()
+    queue_logger = logging.getLogger("procrastinate")
+    level = queue_logger.level
+    queue_logger.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        queue_logger.setLevel(level)
 
 
 def _retry() -> Any:
     from procrastinate import RetryStrategy
 
-    # only a job its stopping worker put down is taken again (an error is told, not
-    # repeated); the attempts bound a job that every worker stops
-    return RetryStrategy(max_attempts=20, retry_exceptions={_WorkerStopped})
+    # only a job its stopping worker put down, or the store lost, is taken again (an
+    # error is told, not repeated); the attempts bound a job that every worker stops
+    return RetryStrategy(max_attempts=20, retry_exceptions={_WorkerStopped, _StoreLost})
 
 
 class _WorkerStopped(Exception):
     """The worker stopped (SIGTERM, SIGINT) while the job ran: it goes back in the queue."""
 
 
-async def _requeue_lost(app: App, timing: WorkerTiming, say: Callable[[str], None]) -> None:
+class _StoreLost(Exception):
+    """The store went away while the job ran: once it answers again, the job goes back
+    in the queue (a walk continues its series)."""
+
+
+async def _requeue_lost(
+    app: App, url: str, timing: WorkerTiming, say: Callable[[str], None]
+) -> None:
     """Every little while, put back in the queue the jobs of workers that stopped
-    beating (killed, a lost machine): another worker continues them."""
+    beating (killed, a lost machine): another worker continues them. A job cancelled
+    while its worker was lost ends cancelled, its series left interrupted."""
+    from procrastinate.jobs import Status
+
     while True:
         await asyncio.sleep(max(0.5, timing.stall / 4))
         try:
             stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=timing.stall)
             for lost in stalled:
                 with contextlib.suppress(Exception):  # another worker did it first
-                    await app.job_manager.retry_job(lost)
-                    say(f"job {lost.id}: its worker is lost; queued again")
+                    found = await app.connector.execute_query_one_async(
+                        "SELECT abort_requested FROM procrastinate_jobs WHERE id = %(id)s",
+                        id=lost.id,
+                    )
+                    if not found["abort_requested"]:
+                        await app.job_manager.retry_job(lost)
+                        say(f"job {lost.id}: its worker is lost; queued again")
+                        continue
+                    await app.job_manager.finish_job(lost, status=Status.ABORTED, delete_job=False)
+                    left = await asyncio.to_thread(_interrupt_job_series, url, int(lost.id or 0))
+                    series = (
+                        f"; series {', '.join(map(str, left))} left interrupted" if left else ""
+                    )
+                    say(
+                        f"job {lost.id}: its worker is lost and it was cancelled: cancelled{series}"
+                    )
         except Exception as error:  # the store went away for a moment: next time
-            say(f"cannot look for the jobs of lost workers: {error}")
+            say(f"cannot look for the jobs of lost workers: {_one_line(error)}")
+
+
+def _interrupt_job_series(url: str, job_id: int) -> list[int]:
+    """Mark the series of job ``job_id`` (and its variants') interrupted where they are
+    still running: their walker is lost."""
+    with Store.open(url) as store:
+        series_id = store.job_series.of(job_id)
+        return [] if series_id is None else interrupt(store, series_id)
 
 
 @contextlib.contextmanager
@@ -323,8 +386,12 @@ def _beating(url: str, context: JobContext, every: float) -> Iterator[None]:
         beating.join()
 
 
-def _perform(context: JobContext, request: JobRequest, say: Callable[[str], None]) -> str:
-    """Run one job; what it did, in one line (the queue keeps it as the job's result)."""
+def _perform(
+    context: JobContext, config: Config, request: JobRequest, say: Callable[[str], None]
+) -> str:
+    """Run one job with the worker's ``config``; what it did, in one line (the queue
+    keeps it as the job's result). A job that fails is told in one line (``job N:
+    failed: …``), with a traceback only for an error of perfwalk itself."""
     from procrastinate.exceptions import JobAborted
     from procrastinate.job_context import AbortReason
 
@@ -343,12 +410,22 @@ def _perform(context: JobContext, request: JobRequest, say: Callable[[str], None
         check()
 
     told(
-        f"{request.kind} of {request.config_path} for {request.owner}"
-        + (f" (attempt {attempt + 1})" if attempt else "")
+        f"{request.kind} of project {request.project or config.project.name} for "
+        f"{request.owner}" + (f" (attempt {attempt + 1})" if attempt else "")
     )
     try:
-        config = load_config(Path(request.config_path), request.config_text)
-        outcome = _run(config, request, job_id, told_and_checked, check)
+        try:
+            _tidy(config, told, "an earlier job of this worker")
+            params = _accepted(config, request)
+            taken = _Taken(job_id, request.kind, params, told_and_checked, check)
+            outcome = _run_waiting(config, taken)
+        except StoreUnavailable as error:
+            told(f"stopped: {error}")
+            _await_store(config, told, check)
+            told("queued again: it continues where it stopped")
+            raise _StoreLost() from None
+    except _StoreLost:
+        raise
     except _Stopped:
         if context.abort_reason() is AbortReason.USER_REQUEST:
             told("cancelled; what it measured is kept")
@@ -356,40 +433,113 @@ def _perform(context: JobContext, request: JobRequest, say: Callable[[str], None
         told("its worker stops: queued again")
         raise _WorkerStopped() from None
     except PerfwalkError as error:
-        told(f"failed: {error}")
+        told(f"failed: {error}" + (f" (hint: {error.hint})" if error.hint else ""))
+        raise
+    except Exception as error:  # not a mistake of the one who asked: a bug to report
+        told(f"failed: internal error: {_one_line(error)}")
+        for line in "".join(traceback.format_exception(error)).splitlines():
+            told(f"  {line}")
         raise
     told(outcome)
     return outcome
 
 
-def _run(
-    config: Config,
-    request: JobRequest,
-    job_id: int,
-    say: Callable[[str], None],
-    check: Callable[[], None],
-) -> str:
-    options = request.options
-    if request.kind == "run":
-        return _run_walk(config, options, job_id, say, check)
-    if request.kind == "try":
+def _accepted(config: Config, request: JobRequest) -> dict[str, Any]:
+    """The job's parameters, checked against the worker's configuration; a job of
+    another project is refused."""
+    if request.project and request.project != config.project.name:
+        raise UsageError(
+            f"the job is of project {request.project!r}, and this worker's configuration "
+            f"({config.path}) of project {config.project.name!r}: refused",
+            hint="run a worker with that project's configuration, and give each "
+            "project's hosts pools of their own ([hosts.NAME] pool)",
+        )
+    return checked_params(config, request.kind, request.options)
+
+
+def _tidy(config: Config, told: Callable[[str], None], by: str) -> None:
+    """What this worker's walks left when the store went away as they ended (their
+    series still ``running``, their leases held), ``by`` whom, is put right: before
+    each job, and after a job the store stopped."""
+    with Store.open(config.store.url) as store:
+        left = left_running(store, Holder.this_process("a worker between jobs"))
+    if left:
+        told(f"series {', '.join(map(str, left))} left running by {by}: marked interrupted")
+
+
+def _await_store(config: Config, told: Callable[[str], None], check: Callable[[], None]) -> None:
+    """Wait until the store answers again (a cancel or a stop ends the wait), then
+    mark the series the job left ``running`` interrupted and give back its leases."""
+    told("waits for the store to answer again")
+    while True:
+        check()
+        try:
+            _tidy(config, told, "its walk")
+            return
+        except StoreUnavailable:
+            time.sleep(LEASE_POLL)
+
+
+@dataclass(frozen=True)
+class _Taken:
+    """A job as its worker runs it: its id, kind and checked parameters; ``say`` tells
+    one of its lines (then ``check``), ``check`` raises _Stopped once it must stop."""
+
+    id: int
+    kind: str
+    params: Mapping[str, Any]
+    say: Callable[[str], None]
+    check: Callable[[], None]
+
+
+def _run_waiting(config: Config, job: _Taken) -> str:
+    """Run the job; while another run holds some of its hosts, wait for them (a cancel
+    or a stop ends the wait), then start again."""
+    waited: list[str] = []
+    while True:
+        try:
+            return _run(config, job)
+        except HostsLeased as busy:
+            if busy.hosts != waited:
+                job.say(f"waits for its hosts: {busy}")
+                waited = busy.hosts
+            _wait_for_hosts(config, busy.hosts, job.check)
+
+
+def _wait_for_hosts(config: Config, hosts: Sequence[str], check: Callable[[], None]) -> None:
+    """Until no other run holds a lease on ``hosts`` (or it is stale)."""
+    while True:
+        check()
+        with Store.open(config.store.url) as store:
+            leases = [lease for lease in store.leases.list() if lease.host in hosts]
+        now = datetime.now(UTC)
+        if all(lease.stale(now) for lease in leases):
+            return
+        time.sleep(LEASE_POLL)
+
+
+def _run(config: Config, job: _Taken) -> str:
+    params, say = job.params, job.say
+    if job.kind == "run":
+        return _run_walk(config, job)
+    if job.kind == "try":
         from perfwalk.services.try_change import TryOptions, run_try
 
         result = run_try(
             config,
             TryOptions(
-                base=str(options["base"]),
-                head=options.get("head"),
-                variant=options.get("variant"),
-                max_repetitions=options.get("max_repetitions"),
-                confidence=options.get("confidence"),
-                profile=bool(options.get("profile")),
+                base=params["base"],
+                head=params.get("head"),
+                variant=params.get("variant"),
+                max_repetitions=params.get("max_repetitions"),
+                confidence=params.get("confidence"),
+                profile=bool(params.get("profile")),
             ),
             say=say,
         )
         return f"try finished: series {result.series_id}"
-    if request.kind == "drill":
-        return _run_drills(config, options, say)
+    if job.kind == "drill":
+        return _run_drills(config, params, say)
     from perfwalk.services.watch import watch_once
 
     cycle = watch_once(config, say=say)
@@ -399,15 +549,10 @@ def _run(
     )
 
 
-def _run_walk(
-    config: Config,
-    options: Mapping[str, Any],
-    job_id: int,
-    say: Callable[[str], None],
-    check: Callable[[], None],
-) -> str:
+def _run_walk(config: Config, job: _Taken) -> str:
     from perfwalk.services.run import run_series
 
+    job_id, say = job.id, job.say
     with Store.open(config.store.url) as store:
         walked = store.job_series.of(job_id)
         state = store.series(walked).state if walked is not None else None
@@ -422,8 +567,8 @@ def _run_walk(
 
     result = run_series(
         config,
-        _run_options(options, walked),
-        lambda _step: check(),
+        _run_options(job.params, walked),
+        lambda _step: job.check(),
         say=say,
         walks=walks,
     )

@@ -164,6 +164,21 @@ class Leases(StorePart):
         with self._write("release leases") as conn:
             conn.execute(_lease.delete().where(_lease.c.token == holder.token))
 
+    def release_process(self, holder: Holder) -> list[str]:
+        """Give back every lease that ``holder``'s process (its machine, PID and start)
+        holds, whatever use case took it: for a process that runs one use case at a
+        time (a worker), what an earlier one could not give back (the store was gone
+        when it ended). The hosts released."""
+        mine = (
+            (_lease.c.machine == holder.machine)
+            & (_lease.c.pid == holder.pid)
+            & (_lease.c.process_start == holder.process_start)
+        )
+        with self._write("release the leases of this process") as conn:
+            hosts = sorted(conn.scalars(select(_lease.c.host).where(mine)).all())
+            conn.execute(_lease.delete().where(mine))
+        return hosts
+
     def list(self) -> list[LeaseRow]:
         """Every lease, stale or not, by host."""
         with self._read("list the leases") as conn:
