@@ -112,7 +112,9 @@ def test_demo_site_from_the_index_to_a_log_line(demo: DemoResult, watched: Watch
     anchor = line.get_attribute("id")
     line.click()
     assert page.url.endswith("&to=" + anchor)
-    assert page.locator(f"#{anchor}.pw-target").count() == 1  # the line, marked
+    # the line, marked (by the page's hashchange handler, a moment after the click)
+    page.locator(f"#{anchor}.pw-target").wait_for(timeout=PAINT_TIMEOUT_MS)
+    assert page.locator(f"#{anchor}.pw-target").count() == 1
     watched.shot("5-log")
     assert not watched.errors, watched.errors
 

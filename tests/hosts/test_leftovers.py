@@ -49,8 +49,15 @@ def started() -> Iterator[list[subprocess.Popen[bytes]]]:
 
 
 def _sleeper(procs: list[subprocess.Popen[bytes]], env: dict[str, str]) -> int:
+    """A ``sleep`` with ``env``, once it runs: until the child has exec'd, /proc shows
+    the forked parent's command line and environment, not its own."""
     proc = subprocess.Popen(["sleep", "1000"], env={**os.environ, **env}, start_new_session=True)
     procs.append(proc)
+    cmdline = Path(f"/proc/{proc.pid}/cmdline")
+    deadline = time.monotonic() + 30
+    while cmdline.read_bytes() != b"sleep\x001000\x00":
+        assert time.monotonic() < deadline, "sleep did not start"
+        time.sleep(0.01)
     return proc.pid
 
 

@@ -168,9 +168,9 @@ def test_a_modifier_a_killed_worker_left_is_undone_by_the_next_job_on_its_host(
     modifier; the next job on that host (another worker) undoes it before measuring."""
     pytest.importorskip("procrastinate", reason="team mode needs procrastinate")
     from perfwalk.services.jobs import cancel_job, jobs, submit
-    from tests.services.test_jobs import Worker, _config
+    from tests.fixtures.team import Worker, team_config
 
-    config = _config(
+    config = team_config(
         tmp_path / "team",
         known_values_repo_copy,
         pg_url,

@@ -394,7 +394,7 @@ def _check(master: MasterConfig) -> int:
     for player in master.players:
         counts = [str(len(player.steps(phase))) for phase in ("Startup", "Run", "Collect", "Reset")]
         rows.append([player.name, player.address, str(player.file), *counts])
-    print(format_table(rows))
+    print(format_table(rows, whole={2}))  # the players' files, as the master names them
     return exits.OK
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from perfwalk.quantities import format_share, format_value
@@ -36,13 +36,14 @@ def format_table(
     width: int | None = None,
     keep: int = 1,
     fit: int | None = None,
+    whole: Collection[int] = (),
 ) -> str:
     """Columns padded to their widest cell; the first row is the header. Control
     characters of a cell (stored text: value names, units, messages) are shown as
     ``\\xNN``, never sent to the terminal. See :func:`table_lines`."""
     return "\n".join(
         "".join(text for text, _row, _col in line)
-        for line in table_lines(rows, width=width, keep=keep, fit=fit)
+        for line in table_lines(rows, width=width, keep=keep, fit=fit, whole=whole)
     )
 
 
@@ -87,17 +88,22 @@ def table_lines(
     width: int | None = None,
     keep: int = 1,
     fit: int | None = None,
+    whole: Collection[int] = (),
 ) -> list[list[tuple[str, int, int]]]:
     """The lines of a table, each as its pieces: (text, row, column), column -1 for
     the blanks between cells. Numbers are aligned on their decimal point (and what
     follows them); within ``width`` columns, the column ``fit`` (e.g. a subject) is cut
     (…) to fit, and a table still wider is cut into blocks of columns that fit, each
     beginning with the first ``keep`` columns, a blank line between blocks. A cell but
-    in the last column is cut to :data:`MAX_CELL` characters (… in its middle)."""
+    in the last column and the columns ``whole`` (what the user wrote: a file's path)
+    is cut to :data:`MAX_CELL` characters (… in its middle)."""
     if not rows:
         return []
     columns = len(rows[0])
-    cells = [[_shown(cell, cut=col < columns - 1) for col, cell in enumerate(row)] for row in rows]
+    cells = [
+        [_shown(cell, cut=col < columns - 1 and col not in whole) for col, cell in enumerate(row)]
+        for row in rows
+    ]
     right = {col for col in range(columns) if _align_numbers(cells, col)}
     widths = [max(len(row[col]) for row in cells) for col in range(columns)]
     gap = 2
