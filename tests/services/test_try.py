@@ -18,7 +18,7 @@ import pytest
 from perfwalk.analysis.sequential import Verdict, side
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
-from perfwalk.limits import MAX_PATCH_BYTES
+from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.orchestrate.changes import find_changes
 from perfwalk.services.try_change import TryOptions, run_try
 from perfwalk.store import Store
@@ -225,7 +225,7 @@ def test_a_patch_path_that_is_no_patch_file_is_named_for_what_it_is_and_never_wa
     os.mkfifo(fifo)
     huge = tmp_path / "huge.diff"
     with huge.open("wb") as sparse:
-        sparse.truncate(MAX_PATCH_BYTES + 1)
+        sparse.truncate(MAX_USER_FILE_BYTES + 1)
     if os.geteuid() == 0:  # root reads any file: one whose read fails
         unreadable, why = Path("/proc/self/mem"), ": cannot read it: Input/output error"
     else:
@@ -237,7 +237,7 @@ def test_a_patch_path_that_is_no_patch_file_is_named_for_what_it_is_and_never_wa
         fifo: " is a FIFO (a named pipe), not a regular file",
         tmp_path: " is a directory, not a regular file",
         unreadable: why,
-        huge: f" holds {MAX_PATCH_BYTES + 1} bytes, more than {MAX_PATCH_BYTES}",
+        huge: f" holds {MAX_USER_FILE_BYTES + 1} bytes, more than {MAX_USER_FILE_BYTES}",
         tmp_path / "nowhere.diff": ": no such file",
     }
     for patch, said in cases.items():
