@@ -4,6 +4,7 @@ results files are read, and the suite's configuration errors."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -245,3 +246,56 @@ def test_a_missing_suite_directory_is_a_config_error(
     err = capsys.readouterr().err
     assert "regress.dir" in err
     assert "no such directory on host local" in err
+
+
+def _perfwalk(where: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    where.mkdir(exist_ok=True)
+    return subprocess.run(
+        [sys.executable, "-m", "perfwalk", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        cwd=where,
+    )
+
+
+def test_the_matrix_is_published_in_the_configured_site_wherever_regress_runs(
+    tmp_path: Path, shell_suite: Path, known_values_repo: KnownHistory
+) -> None:
+    """`perfwalk regress publish` without --site writes the matrix in regress/ of the
+    configuration's [watch] site, the one `watch` and `report` publish and whose first
+    page links to it, from whatever folder it runs (it wrote ./site/regress: a second
+    site in the current folder, never linked from the published one)."""
+    suite = (
+        'command = "sh run.sh"\n[[regress.test]]\ndir = "pass"\n[[regress.test]]\ndir = "fail"\n'
+    )
+    config = write_config(tmp_path, known_values_repo.path, shell_suite, suite)
+    elsewhere = tmp_path / "elsewhere"
+    done = _perfwalk(elsewhere, "-c", str(config), "regress")
+    assert done.returncode == 1, done.stderr  # a test fails
+    assert "regress run 1 on local: 2 tests" in done.stdout
+    assert list(elsewhere.iterdir()) == [], "a run without --site publishes nothing"
+
+    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish")
+    assert done.returncode == 0, done.stderr
+    matrix = tmp_path / "site" / "regress" / "index.html"  # [watch] site: next to the file
+    assert f"matrix: {matrix}" in done.stdout
+    assert matrix.exists()
+    assert not (elsewhere / "site").exists(), "a second site in the current folder"
+    done = _perfwalk(elsewhere, "-c", str(config), "report")
+    assert done.returncode == 0, done.stderr
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="regress/index.html"' in index  # one site: its first page links the matrix
+
+    # a configured [watch] site, as `perfwalk watch` publishes it
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + '[watch]\nsite = "public/site"\n', encoding="utf-8")
+    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "public" / "site" / "regress" / "index.html").exists()
+    assert not (elsewhere / "site").exists()
+    # --site still chooses, relative to where the command runs
+    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish", "--site", "mine")
+    assert done.returncode == 0, done.stderr
+    assert (elsewhere / "mine" / "regress" / "index.html").exists()

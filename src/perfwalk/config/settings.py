@@ -1946,7 +1946,8 @@ _WATCH = Section(
             "site",
             STRING,
             "where the site is published, relative to this file (by `perfwalk watch`, and "
-            "by `perfwalk report` and `serve` without --out)",
+            "by `perfwalk report` and `serve` without --out); `perfwalk regress publish` "
+            "without --site writes the regress matrix in its regress/",
             default="site",
             rules=(NOT_EMPTY,),
             finish=_path,
