@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,8 @@ from perfwalk.config import load_config
 from perfwalk.errors import ConfigError
 from perfwalk.limits import MAX_USER_FILE_BYTES
 from tests.config.conftest import MINIMAL, WriteConfig
+from tests.fixtures.bad_paths import no_regular_files
+from tests.fixtures.commands import perfwalk
 
 
 def _load_error(path: Path) -> ConfigError:
@@ -477,25 +478,7 @@ def test_a_named_file_that_is_no_regular_file_is_named_for_what_it_is(
     each but the last two), at once (the FIFO is not waited on)."""
     folder = write_config(MINIMAL).parent
     (folder / "fix.diff").write_text("--- a/x\n+++ b/x\n", encoding="utf-8")
-    fifo = folder / "fifo.diff"
-    os.mkfifo(fifo)
-    huge = folder / "huge.diff"
-    with huge.open("wb") as sparse:
-        sparse.truncate(MAX_USER_FILE_BYTES + 1)
-    if os.geteuid() == 0:  # root reads any file: one whose read fails
-        unreadable, why = Path(f"/proc/{os.getpid()}/mem"), ": cannot read it: Input/output error"
-    else:
-        unreadable, why = folder / "secret.diff", ": cannot open it: Permission denied"
-        unreadable.write_text("x", encoding="utf-8")
-        unreadable.chmod(0)
-    cases = {
-        Path("/dev/zero"): " is a character device, not a regular file",
-        fifo: " is a FIFO (a named pipe), not a regular file",
-        folder: " is a directory, not a regular file",
-        unreadable: why,
-        huge: f" holds {MAX_USER_FILE_BYTES + 1} bytes, more than {MAX_USER_FILE_BYTES}",
-        folder / "nowhere.diff": ": no such file",
-    }
+    cases = no_regular_files(folder)
     for named, said in cases.items():
         path = write_config(MINIMAL + FILE_KEYS[key].format(path=named))
         error = _load_error(path)
@@ -547,24 +530,6 @@ def test_a_byte_order_mark_is_tolerated(write_config: WriteConfig) -> None:
     assert load_config(path).tests[0].name == "latency"
 
 
-def _bounded_memory() -> None:
-    """In the child: at most 2 GiB of address space, so that a file read without end
-    fails there instead of exhausting the machine."""
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-
-
-def _perfwalk(where: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "perfwalk", *argv],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        cwd=where,
-        preexec_fn=_bounded_memory,
-    )
-
-
 def test_a_configuration_file_that_is_no_regular_file_is_named_for_what_it_is(
     tmp_path: Path,
 ) -> None:
@@ -582,7 +547,7 @@ def test_a_configuration_file_that_is_no_regular_file_is_named_for_what_it_is(
     }
     for named, said in cases.items():
         for argv in (["-c", str(named), "list"], ["conduct", "--check", str(named)]):
-            done = _perfwalk(tmp_path, *argv)
+            done = perfwalk(*argv, cwd=tmp_path, timeout=60, bounded=True)
             assert done.returncode == 2, (argv, done.stdout, done.stderr)
             assert done.stderr.startswith(f"perfwalk: error: {named}: {said}\nhint: "), argv
             assert "Traceback" not in done.stderr
@@ -591,7 +556,7 @@ def test_a_configuration_file_that_is_no_regular_file_is_named_for_what_it_is(
     os.mkfifo(fifo)
     master = tmp_path / "m.cfg"
     master.write_text(f"[Test]\ntrials: 1\n[Clients]\na: {fifo.name}\n", encoding="utf-8")
-    done = _perfwalk(tmp_path, "conduct", "--check", str(master))
+    done = perfwalk("conduct", "--check", str(master), cwd=tmp_path, timeout=60)
     assert done.returncode == 2, (done.stdout, done.stderr)
     said = f"perfwalk: error: {fifo}: is a FIFO (a named pipe), not a regular file\nhint: "
     assert done.stderr.startswith(said)

@@ -4,7 +4,6 @@ results files are read, and the suite's configuration errors."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from perfwalk.hosts.fake import FakeHost, Rule
 from perfwalk.model import Status
 from perfwalk.orchestrate.regress_suite import plan_suite, run_on_host
 from perfwalk.store import Store
+from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.conftest import SOURCES
 
@@ -248,18 +248,6 @@ def test_a_missing_suite_directory_is_a_config_error(
     assert "no such directory on host local" in err
 
 
-def _perfwalk(where: Path, *argv: str) -> subprocess.CompletedProcess[str]:
-    where.mkdir(exist_ok=True)
-    return subprocess.run(
-        [sys.executable, "-m", "perfwalk", *argv],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-        cwd=where,
-    )
-
-
 def test_the_matrix_is_published_in_the_configured_site_wherever_regress_runs(
     tmp_path: Path, shell_suite: Path, known_values_repo: KnownHistory
 ) -> None:
@@ -272,18 +260,19 @@ def test_the_matrix_is_published_in_the_configured_site_wherever_regress_runs(
     )
     config = write_config(tmp_path, known_values_repo.path, shell_suite, suite)
     elsewhere = tmp_path / "elsewhere"
-    done = _perfwalk(elsewhere, "-c", str(config), "regress")
+    elsewhere.mkdir()
+    done = perfwalk("-c", str(config), "regress", cwd=elsewhere)
     assert done.returncode == 1, done.stderr  # a test fails
     assert "regress run 1 on local: 2 tests" in done.stdout
     assert list(elsewhere.iterdir()) == [], "a run without --site publishes nothing"
 
-    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish")
+    done = perfwalk("-c", str(config), "regress", "publish", cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     matrix = tmp_path / "site" / "regress" / "index.html"  # [watch] site: next to the file
     assert f"matrix: {matrix}" in done.stdout
     assert matrix.exists()
     assert not (elsewhere / "site").exists(), "a second site in the current folder"
-    done = _perfwalk(elsewhere, "-c", str(config), "report")
+    done = perfwalk("-c", str(config), "report", cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert 'href="regress/index.html"' in index  # one site: its first page links the matrix
@@ -291,11 +280,11 @@ def test_the_matrix_is_published_in_the_configured_site_wherever_regress_runs(
     # a configured [watch] site, as `perfwalk watch` publishes it
     text = config.read_text(encoding="utf-8")
     config.write_text(text + '[watch]\nsite = "public/site"\n', encoding="utf-8")
-    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish")
+    done = perfwalk("-c", str(config), "regress", "publish", cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "public" / "site" / "regress" / "index.html").exists()
     assert not (elsewhere / "site").exists()
     # --site still chooses, relative to where the command runs
-    done = _perfwalk(elsewhere, "-c", str(config), "regress", "publish", "--site", "mine")
+    done = perfwalk("-c", str(config), "regress", "publish", "--site", "mine", cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     assert (elsewhere / "mine" / "regress" / "index.html").exists()
