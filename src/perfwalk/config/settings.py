@@ -53,6 +53,7 @@ from perfwalk.policy import (
 from perfwalk.regress.formats import FORMAT_NAMES
 from perfwalk.secret_text import hide_password, looks_secret
 from perfwalk.text_files import check_user_file
+from perfwalk.untrusted import shortened
 
 
 class Invalid(Exception):
@@ -95,11 +96,6 @@ def described(value: object) -> str:
     if isinstance(value, list | dict):
         return type_name(value)
     return f"{type_name(value)} ({shortened(toml_value(value))})"
-
-
-def shortened(text: str, most: int = 40) -> str:
-    """``text``, or its first ``most`` characters and an ellipsis."""
-    return text if len(text) <= most else text[:most] + "…"
 
 
 def toml_value(value: object) -> str:
