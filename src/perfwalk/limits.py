@@ -17,8 +17,9 @@ MAX_TOTAL = 1_000_000
 MAX_SECONDS = 30 * 24 * 3600
 #: Bytes kept of one output or one fetched file: 1 GiB.
 MAX_BYTES = 1 << 30
-#: Bytes of a patch file given on the command line (``try --patch``): 64 MiB.
-MAX_PATCH_BYTES = 64 << 20
+#: Bytes of a file a user names to be read: a patch (``try --patch``, a quirk's, a
+#: variant's), the configuration file, an ssh_config or known_hosts file: 64 MiB.
+MAX_USER_FILE_BYTES = 64 << 20
 #: A relative threshold (an unstable relative sd, an outlier distance): 1000 %.
 MAX_SHARE = 10.0
 #: A z threshold of the change detector (standard errors).

@@ -32,6 +32,11 @@ def show_controls(text: str) -> str:
     return SHOWN.sub(_visible, text)
 
 
+def shortened(text: str, most: int = 40) -> str:
+    """``text``, or its first ``most`` characters and an ellipsis."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
 def commit_address(template: str, commit: str) -> str:
     """A web viewer's ``template`` (``…/commit/{commit}``) with ``commit`` in place of
     ``{commit}``, percent-encoded: whatever it holds (``../../x``, ``?``, ``#``), it

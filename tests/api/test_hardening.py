@@ -34,6 +34,7 @@ from tests.api.test_http import (
     push_body,
     running_api,
 )
+from tests.services.walks import wait_for
 from tests.store.conftest import _pg_schema_url, pg_admin, store_url
 
 __all__ = ["api", "pg_admin", "store_url"]  # fixtures of this module too
@@ -528,6 +529,59 @@ def test_reads_waiting_on_the_store_hold_back_neither_kept_answers_nor_pushes(
                 assert list(waiting) == [200] * 60
     finally:
         engine.dispose()
+    assert len(httpx.get(f"{base}/series/1/checkouts").json()) == 11
+
+
+@pytest.mark.postgres
+def test_a_push_is_answered_while_a_triage_finds_its_change(pg_api: tuple[Api, str]) -> None:
+    """A table the change analysis reads is locked: a triage and a read of the changes
+    wait in their analyses (seen waiting on that lock), and a push of a newer commit
+    meanwhile is stored and answered 201 (it waited behind the triage: the API's writer
+    was held through the analysis). Once the table is free both analyses end in the
+    state of the store they began in: the triage is stored, the changes answered (they
+    failed with a 500: the values of the pushed checkout had no checkout read before)."""
+    api, store_url = pg_api
+    base = f"{api.url}/api/v1"
+    pusher, triager = api.token("ci", "push"), api.token("ada", "triage")
+    change = _regression(api, pusher)
+    engine = create_engine(store_url)
+    waiting_on_it = text(
+        "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'machine_state'::regclass"
+    )
+    try:
+        with engine.connect() as conn, ThreadPoolExecutor(2) as pool:
+            conn.execute(text("SET lock_timeout = '120s'"))
+            conn.execute(text("LOCK TABLE machine_state IN ACCESS EXCLUSIVE MODE"))
+            triage = pool.submit(
+                httpx.post,
+                f"{base}/changes/{change}/triage",
+                json={"state": "acknowledged", "reason": "looking"},
+                headers={"Authorization": f"Bearer {triager}"},
+                timeout=180,
+            )
+            read = pool.submit(httpx.get, f"{base}/changes?series=1", timeout=180)
+            with engine.connect() as watcher:
+                wait_for(
+                    lambda: watcher.execute(waiting_on_it).scalar_one() == 2,
+                    "the triage and the read to wait in their analyses",
+                    timeout=60,
+                )
+            pushed = httpx.post(
+                f"{base}/push",
+                json=push_body(f"{12:040x}", 12, 0.130),
+                headers={"Authorization": f"Bearer {pusher}"},
+                timeout=60,
+            )
+            assert pushed.status_code == 201, pushed.text
+            assert not triage.done()
+            conn.rollback()  # the analyses go on
+            triaged, changes = triage.result(), read.result()
+    finally:
+        engine.dispose()
+    assert triaged.status_code == 201, triaged.text
+    assert (triaged.json()["change"], triaged.json()["state"]) == (change, "acknowledged")
+    assert changes.status_code == 200, changes.text
+    assert [c["id"] for c in changes.json()["changes"]] == [change]
     assert len(httpx.get(f"{base}/series/1/checkouts").json()) == 11
 
 

@@ -1,11 +1,12 @@
 """The drill's differential table cuts a function name of 100 000 characters to the
-terminal's width (to NAME_MOST characters in a pipe), with an ellipsis; a name that
+terminal's width (to TEXT_MOST characters in a pipe), with an ellipsis; a name that
 fits is shown whole."""
 
 from __future__ import annotations
 
 from perfwalk.analysis.profile_diff import diff_functions
-from perfwalk.cli.drill_commands import NAME_LEAST, NAME_MOST, _profile_text
+from perfwalk.cli.drill_commands import _profile_text
+from perfwalk.cli.terminal import TEXT_LEAST, TEXT_MOST
 
 LONG = "std::vector<" * 10_000 + "x"
 REF = {"samples": 100, "host": "local", "event": "cpu-clock"}
@@ -26,11 +27,11 @@ def test_a_long_name_is_cut_to_the_terminal() -> None:
     assert second.endswith("  crc")
     narrow, _ = _rows(30)
     assert narrow.endswith("…")
-    assert len(narrow.rpartition("%  ")[2]) == NAME_LEAST
+    assert len(narrow.rpartition("%  ")[2]) == TEXT_LEAST
 
 
 def test_a_long_name_is_cut_in_a_pipe_too() -> None:
     first, second = _rows(None)
     name = first.rpartition("%  ")[2]
-    assert (len(name), name[-1]) == (NAME_MOST, "…")
+    assert (len(name), name[-1]) == (TEXT_MOST, "…")
     assert second.endswith("  crc")

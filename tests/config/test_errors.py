@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from perfwalk.config import load_config
 from perfwalk.errors import ConfigError
+from perfwalk.limits import MAX_USER_FILE_BYTES
 from tests.config.conftest import MINIMAL, WriteConfig
+from tests.fixtures.bad_paths import no_regular_files
+from tests.fixtures.commands import perfwalk
 
 
 def _load_error(path: Path) -> ConfigError:
@@ -450,7 +456,35 @@ def test_a_missing_patch_names_the_key_and_the_resolved_path(write_config: Write
     path = write_config(MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\npatch = 'p/fix.diff'\n")
     error = _load_error(path)
     assert error.key == "quirk[0].patch"
-    assert f"no such file: {path.parent / 'p' / 'fix.diff'}" in error.message
+    assert f"{path.parent / 'p' / 'fix.diff'}: no such file" in error.message
+
+
+#: each key that names a file perfwalk or ssh reads, and the table it is written in
+FILE_KEYS = {
+    "quirk[0].patch": "[[quirk]]\nat = 'v1'\ncomment = 'c'\npatch = '{path}'\n",
+    "variant[0].patches": "[[variant]]\nname = 'fast'\npatches = ['fix.diff', '{path}']\n",
+    "hosts.dut.ssh_config": "[hosts.dut]\ntarget = 'dut'\nssh_config = '{path}'\n",
+    "hosts.dut.known_hosts": "[hosts.dut]\ntarget = 'dut'\nknown_hosts = '{path}'\n",
+}
+
+
+@pytest.mark.parametrize("key", FILE_KEYS)
+def test_a_named_file_that_is_no_regular_file_is_named_for_what_it_is(
+    write_config: WriteConfig, key: str
+) -> None:
+    """A patch, an ssh_config or a known_hosts file that is a device, a FIFO no one
+    writes, a directory, a file that cannot be read or one too large: each a ConfigError
+    naming the file, the key and what is wrong with the path (it said 'no such file' of
+    each but the last two), at once (the FIFO is not waited on)."""
+    folder = write_config(MINIMAL).parent
+    (folder / "fix.diff").write_text("--- a/x\n+++ b/x\n", encoding="utf-8")
+    cases = no_regular_files(folder)
+    for named, said in cases.items():
+        path = write_config(MINIMAL + FILE_KEYS[key].format(path=named))
+        error = _load_error(path)
+        assert error.key == key, error
+        assert error.message == f"{path}: {key}: {named}{said}"
+        assert f"path, relative to {folder}" in (error.hint or "")
 
 
 def test_the_second_quirk_is_counted_from_zero(write_config: WriteConfig) -> None:
@@ -494,3 +528,48 @@ def test_a_byte_order_mark_is_tolerated(write_config: WriteConfig) -> None:
     path = write_config(MINIMAL)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert load_config(path).tests[0].name == "latency"
+
+
+def test_a_configuration_file_that_is_no_regular_file_is_named_for_what_it_is(
+    tmp_path: Path,
+) -> None:
+    """`perfwalk -c` and `perfwalk conduct --check` of a device, a directory or a file
+    too large, and a Conductor player file that is a FIFO no one writes: each exit 2 at
+    once, naming the file and what it is, without a traceback (-c /dev/zero was read
+    until the memory ran out). A configuration in a pipe is read."""
+    huge = tmp_path / "huge.toml"
+    with huge.open("wb") as sparse:
+        sparse.truncate(MAX_USER_FILE_BYTES + 1)
+    cases = {
+        Path("/dev/zero"): "is a character device, not a regular file",
+        tmp_path: "is a directory, not a regular file",
+        huge: f"holds {MAX_USER_FILE_BYTES + 1} bytes, more than {MAX_USER_FILE_BYTES}",
+    }
+    for named, said in cases.items():
+        for argv in (["-c", str(named), "list"], ["conduct", "--check", str(named)]):
+            done = perfwalk(*argv, cwd=tmp_path, timeout=60, bounded=True)
+            assert done.returncode == 2, (argv, done.stdout, done.stderr)
+            assert done.stderr.startswith(f"perfwalk: error: {named}: {said}\nhint: "), argv
+            assert "Traceback" not in done.stderr
+
+    fifo = tmp_path / "player.cfg"
+    os.mkfifo(fifo)
+    master = tmp_path / "m.cfg"
+    master.write_text(f"[Test]\ntrials: 1\n[Clients]\na: {fifo.name}\n", encoding="utf-8")
+    done = perfwalk("conduct", "--check", str(master), cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    said = f"perfwalk: error: {fifo}: is a FIFO (a named pipe), not a regular file\nhint: "
+    assert done.stderr.startswith(said)
+
+    store = f'[store]\nurl = "sqlite:///{tmp_path / "perfwalk.db"}"\n'
+    (tmp_path / "perfwalk.toml").write_text(MINIMAL + store, encoding="utf-8")
+    piped = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m perfwalk -c <(cat perfwalk.toml) list'],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert (piped.returncode, piped.stderr) == (0, ""), piped.stderr
+    assert piped.stdout.startswith("no series yet")

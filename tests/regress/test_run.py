@@ -17,6 +17,7 @@ from perfwalk.hosts.fake import FakeHost, Rule
 from perfwalk.model import Status
 from perfwalk.orchestrate.regress_suite import plan_suite, run_on_host
 from perfwalk.store import Store
+from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.regress.conftest import SOURCES
 
@@ -245,3 +246,45 @@ def test_a_missing_suite_directory_is_a_config_error(
     err = capsys.readouterr().err
     assert "regress.dir" in err
     assert "no such directory on host local" in err
+
+
+def test_the_matrix_is_published_in_the_configured_site_wherever_regress_runs(
+    tmp_path: Path, shell_suite: Path, known_values_repo: KnownHistory
+) -> None:
+    """`perfwalk regress publish` without --site writes the matrix in regress/ of the
+    configuration's [watch] site, the one `watch` and `report` publish and whose first
+    page links to it, from whatever folder it runs (it wrote ./site/regress: a second
+    site in the current folder, never linked from the published one)."""
+    suite = (
+        'command = "sh run.sh"\n[[regress.test]]\ndir = "pass"\n[[regress.test]]\ndir = "fail"\n'
+    )
+    config = write_config(tmp_path, known_values_repo.path, shell_suite, suite)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = perfwalk("-c", str(config), "regress", cwd=elsewhere)
+    assert done.returncode == 1, done.stderr  # a test fails
+    assert "regress run 1 on local: 2 tests" in done.stdout
+    assert list(elsewhere.iterdir()) == [], "a run without --site publishes nothing"
+
+    done = perfwalk("-c", str(config), "regress", "publish", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    matrix = tmp_path / "site" / "regress" / "index.html"  # [watch] site: next to the file
+    assert f"matrix: {matrix}" in done.stdout
+    assert matrix.exists()
+    assert not (elsewhere / "site").exists(), "a second site in the current folder"
+    done = perfwalk("-c", str(config), "report", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'href="regress/index.html"' in index  # one site: its first page links the matrix
+
+    # a configured [watch] site, as `perfwalk watch` publishes it
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text + '[watch]\nsite = "public/site"\n', encoding="utf-8")
+    done = perfwalk("-c", str(config), "regress", "publish", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "public" / "site" / "regress" / "index.html").exists()
+    assert not (elsewhere / "site").exists()
+    # --site still chooses, relative to where the command runs
+    done = perfwalk("-c", str(config), "regress", "publish", "--site", "mine", cwd=elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert (elsewhere / "mine" / "regress" / "index.html").exists()

@@ -7,7 +7,6 @@ for three seeds (real processes, SQLite)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -18,10 +17,10 @@ import pytest
 from perfwalk.analysis.sequential import Verdict, side
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
-from perfwalk.limits import MAX_PATCH_BYTES
 from perfwalk.orchestrate.changes import find_changes
 from perfwalk.services.try_change import TryOptions, run_try
 from perfwalk.store import Store
+from tests.fixtures.bad_paths import no_regular_files
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
 BENCH = r"""#!/bin/sh
@@ -221,25 +220,7 @@ def test_a_patch_path_that_is_no_patch_file_is_named_for_what_it_is_and_never_wa
     read and one too large: each refused (exit 2) with what is wrong with that path, at
     once (the FIFO is not opened for a blocking read), and nothing is stored."""
     path = _project(tmp_path, 7)
-    fifo = tmp_path / "fifo.diff"
-    os.mkfifo(fifo)
-    huge = tmp_path / "huge.diff"
-    with huge.open("wb") as sparse:
-        sparse.truncate(MAX_PATCH_BYTES + 1)
-    if os.geteuid() == 0:  # root reads any file: one whose read fails
-        unreadable, why = Path("/proc/self/mem"), ": cannot read it: Input/output error"
-    else:
-        unreadable, why = tmp_path / "secret.diff", ": cannot open it: Permission denied"
-        unreadable.write_text(SAME, encoding="utf-8")
-        unreadable.chmod(0)
-    cases = {
-        Path("/dev/zero"): " is a character device, not a regular file",
-        fifo: " is a FIFO (a named pipe), not a regular file",
-        tmp_path: " is a directory, not a regular file",
-        unreadable: why,
-        huge: f" holds {MAX_PATCH_BYTES + 1} bytes, more than {MAX_PATCH_BYTES}",
-        tmp_path / "nowhere.diff": ": no such file",
-    }
+    cases = no_regular_files(tmp_path)
     for patch, said in cases.items():
         done = subprocess.run(
             [*PERFWALK, "-c", str(path), "try", "HEAD", "--patch", str(patch)],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -190,6 +191,27 @@ def test_add_checkout_stores_commits_since(store: Store) -> None:
     assert (row.build_status, row.build_seconds, row.build_log_id) == (None, None, None)
     assert row.commit_count == 3
     assert store.commits_since(checkout_id) == list(co.since)
+
+
+def test_reads_in_one_state_see_no_write_made_meanwhile(store_url: str) -> None:
+    """The reads of a thread within ``one_state`` agree: a checkout and its values
+    written by another store (as another process would) after the block's first read
+    are not seen by the block's later reads, and are seen after it; another thread
+    reads as usual meanwhile."""
+    with Store.open(store_url) as reader, Store.open(store_url) as writer:
+        series_id = writer.create_series(new_series())
+        first_id = writer.add_checkout(series_id, checkout(0))
+        writer.add_repetition(first_id, repetition(0, result("t", 1.0)))
+        with reader.one_state("read a series"), ThreadPoolExecutor(1) as other:
+            before = reader.checkouts(series_id)
+            second_id = writer.add_checkout(series_id, checkout(1))
+            writer.add_repetition(second_id, repetition(0, result("t", 2.0)))
+            assert len(other.submit(reader.checkouts, series_id).result()) == 2
+            values = reader.passed_values(series_id)
+            again = reader.checkouts(series_id)
+        assert [c.idx for c in before] == [c.idx for c in again] == [0]
+        assert [(v[0], v[5]) for v in values] == [(0, 1.0)]
+        assert [(v[0], v[5]) for v in reader.passed_values(series_id)] == [(0, 1.0), (1, 2.0)]
 
 
 def test_commit_dates_keep_their_offset(store: Store) -> None:

@@ -52,7 +52,7 @@ from perfwalk.services.change_json import changes_document
 from perfwalk.services.job_params import JobParamError
 from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
-from perfwalk.services.triage import checked_word, triage_change
+from perfwalk.services.triage import checked_word, find_change, store_word
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
@@ -267,9 +267,8 @@ def make_app(
             word = checked_word(body.state, body.reason, body.bug)
         except UsageError as err:
             raise ApiError(422, "bug", str(err)) from None
-        try:
-            with writing:
-                done = triage_change(store, config, change_id, word, who=f"token {token.name}")
+        try:  # the analysis, outside the write lock: pushes are not held back by it
+            event = find_change(store, config, change_id)
         except (UsageError, StoreError) as err:
             if isinstance(err, StoreUnavailable):
                 raise
@@ -279,6 +278,8 @@ def make_app(
                 f"no change {change_id!r}: GET {base}{PREFIX}/changes lists the changes "
                 "with their ids (SERIES:CHECKOUT)",
             ) from None
+        with writing:  # only the word's writing
+            done = store_word(store, event, word, who=f"token {token.name}")
         row = done.word
         return {
             "change": done.change.id,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
+from perfwalk.cli.terminal import fitted, width_of
 from perfwalk.quantities import format_change, format_difference, format_levels, format_value
 from perfwalk.untrusted import show_controls
 
@@ -448,7 +449,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(json_text(changes_document(found, listing), indent=2))
     else:
-        texts = [_event_text(e, marks.get(change_key(e))) for e in events] or ["no changes found"]
+        width = width_of(sys.stdout)
+        texts = [_event_text(e, marks.get(change_key(e)), width) for e in events]
+        texts = texts or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
         print("\n\n".join(texts))
@@ -470,7 +473,9 @@ def _changes_markdown(
     return changes_markdown(config.project.name, changes, episodes, links)
 
 
-def _event_text(event: ChangeEvent, marks: Marks | None) -> str:
+def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = None) -> str:
+    """A change as `perfwalk changes` shows it; its commits' subjects and authors, and
+    its culprit's, cut to a line of ``width`` columns (:func:`fitted`)."""
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
@@ -487,7 +492,7 @@ def _event_text(event: ChangeEvent, marks: Marks | None) -> str:
     ]
     lines.append(f"  triage: {_triage_text(None if marks is None else marks.triage)}")
     if marks is not None and marks.drill is not None:
-        lines.append(f"  {_drill_text(marks.drill, marks.culprit)}")
+        lines.append(f"  {_drill_text(marks.drill, marks.culprit, width)}")
     rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
@@ -508,8 +513,8 @@ def _event_text(event: ChangeEvent, marks: Marks | None) -> str:
         )
         lines += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
     for commit in event.commits:
-        author, subject = show_controls(commit.author), show_controls(commit.subject)
-        lines.append(f"  {commit.id[:10]} {commit.date:%Y-%m-%d} {author}: {subject}")
+        start = f"  {commit.id[:10]} {commit.date:%Y-%m-%d} "
+        lines.append(start + fitted(f"{commit.author}: {commit.subject}", len(start), width))
     return "\n".join(lines)
 
 
@@ -532,14 +537,17 @@ def _triage_text(mark: TriageMark | None) -> str:
     )
 
 
-def _drill_text(drill: DrillMark, culprit: Culprit | None) -> str:
-    """What the newest drill across the change answered: its culprit, the range it
-    narrowed the change to, or why it named no commit."""
+def _drill_text(drill: DrillMark, culprit: Culprit | None, width: int | None) -> str:
+    """What the newest drill across the change answered: its culprit (its subject cut
+    to a line of ``width`` columns, two of them an indent), the range it narrowed the
+    change to, or why it named no commit."""
     head = f"drill {drill.drill}:"
     if drill.verdict == "culprit":
         sha = drill.hi if culprit is None else culprit.sha
-        subject = f" {show_controls(culprit.subject)!r}" if culprit and culprit.subject else ""
-        return f"{head} culprit {sha[:10]}{subject}"
+        start = f"{head} culprit {sha[:10]}"
+        if culprit is None or not culprit.subject:
+            return start
+        return f"{start} " + fitted(repr(show_controls(culprit.subject)), len(start) + 3, width)
     if drill.verdict == "range":
         return f"{head} narrowed to after {drill.lo[:10]} up to {drill.hi[:10]}"
     word = "not confirmed" if drill.verdict == "no-change" else drill.verdict

@@ -9,12 +9,8 @@ from typing import TYPE_CHECKING, Any
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
+from perfwalk.cli.terminal import fitted, width_of
 from perfwalk.untrusted import show_controls
-
-#: the most characters of a function's name in the profile table, and the fewest a
-#: narrow terminal leaves it (the drill's page and --format json keep it whole)
-NAME_MOST = 200
-NAME_LEAST = 20
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.services.drill import DrillResult, DrillTarget
@@ -74,7 +70,6 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_drill(args: argparse.Namespace) -> int:
-    from perfwalk.cli.terminal import width_of
     from perfwalk.config.load import load_config
     from perfwalk.drill import Budget, Verdict
     from perfwalk.errors import UsageError
@@ -224,8 +219,9 @@ def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = Non
     verdict = answer["verdict"]
     spent = f"{answer['builds']} builds, {answer['repetitions']} repetitions"
     if verdict == Verdict.CULPRIT.value:
-        subject = f" {show_controls(answer['subject'])!r}" if answer.get("subject") else ""
-        head = f"  CULPRIT {answer['commit'][:12]}{subject}"
+        head = f"  CULPRIT {answer['commit'][:12]}"
+        if answer.get("subject"):  # quoted, then cut to the line
+            head += " " + fitted(repr(show_controls(answer["subject"])), len(head) + 1, width)
     elif verdict == Verdict.RANGE.value:
         lo, hi = answer["range"]
         head = f"  RANGE after {lo[:12]} up to {hi[:12]}"
@@ -247,10 +243,7 @@ def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = Non
 
 def _profile_text(profile: dict[str, Any] | None, width: int | None = None) -> list[str]:
     """The differential profile's table: the functions whose share changed most, a
-    name cut (…) to the ``width`` of the terminal (:data:`NAME_MOST` characters
-    without one)."""
-    from perfwalk.config.settings import shortened
-
+    name cut (…) to the ``width`` of the terminal (:func:`fitted`)."""
     if not profile:
         return []
     if "missing" in profile:
@@ -269,9 +262,7 @@ def _profile_text(profile: dict[str, Any] | None, width: int | None = None) -> l
             f"  {row['total_before']:11.1f}% {row['total_after']:6.1f}% "
             f"{row['total_delta']:+6.1f}%  "
         )
-        room = NAME_MOST if width is None else max(NAME_LEAST, width - len(shares))
-        name = show_controls(row["name"])
-        lines.append(shares + (name if len(name) <= room else shortened(name, room - 1)))
+        lines.append(shares + fitted(row["name"], len(shares), width))
     return lines
 
 

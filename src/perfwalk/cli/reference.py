@@ -11,6 +11,7 @@ import argparse
 from perfwalk.cli import exits
 from perfwalk.cli.parser import build_parser
 from perfwalk.cli.tables import MAX_CELL
+from perfwalk.cli.terminal import TEXT_MOST
 
 _INTRO = f"""\
 # Command-line reference
@@ -25,7 +26,10 @@ A command's options may come between its arguments (`perfwalk regress import -c
 FILE x.xml`). Tables (`list`, `show`, `hosts`, `jobs`…) wrap to the terminal's width
 (`COLUMNS`); a cell but in the last column shows at most {MAX_CELL} characters, a longer
 one (a pushed branch or host name, a path) is cut in its middle (`…`): `--format
-json` (`export`, `conduct --list`…) has it whole.
+json` (`export`, `conduct --list`…) has it whole. A commit's subject and author (in
+`drill`, `changes`, `watch`, `run --dry-run`) and a profiled function's name are cut
+with `…` to what the terminal's line leaves them, or to {TEXT_MOST} characters when
+the output is not a terminal; `--format json` and the pages keep them whole.
 
 ## Exit status
 

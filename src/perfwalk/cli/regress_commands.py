@@ -69,8 +69,10 @@ def _regress_args(p: argparse.ArgumentParser) -> None:
         "--site",
         type=Path,
         metavar="DIR",
-        help="publish: where the site is (default ./site); run and import: publish the "
-        "matrix there afterwards",
+        help="publish: the site whose regress/ the matrix is written to (default: the "
+        "configuration's [watch] site, which `perfwalk watch` and `perfwalk report` "
+        "publish: site next to the file unless set); run and import: publish the matrix "
+        "there afterwards",
     )
     p.add_argument(
         "--full", action="store_true", help="publish: rewrite every file, not only new runs'"
@@ -148,7 +150,7 @@ def cmd_regress(args: argparse.Namespace) -> int:
         )
     config = load_config(args.config)
     if args.action == "publish":
-        return _publish(config, args.site or Path("site"), full=args.full)
+        return _publish(config, args.site or config.watch.site, full=args.full)
     if args.action == "runs":
         return _runs(config, args.host)
     code = _import(config, args) if args.action == "import" else _run(config, args)

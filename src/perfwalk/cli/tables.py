@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from perfwalk.cli.terminal import fitted
 from perfwalk.quantities import format_share, format_value
 from perfwalk.untrusted import show_controls
 
@@ -93,7 +94,8 @@ def table_lines(
     """The lines of a table, each as its pieces: (text, row, column), column -1 for
     the blanks between cells. Numbers are aligned on their decimal point (and what
     follows them); within ``width`` columns, the column ``fit`` (e.g. a subject) is cut
-    (…) to fit, and a table still wider is cut into blocks of columns that fit, each
+    (…) to fit (without a width, to :data:`perfwalk.cli.terminal.TEXT_MOST`
+    characters), and a table still wider is cut into blocks of columns that fit, each
     beginning with the first ``keep`` columns, a blank line between blocks. A cell but
     in the last column and the columns ``whole`` (what the user wrote: a file's path)
     is cut to :data:`MAX_CELL` characters (… in its middle)."""
@@ -107,13 +109,12 @@ def table_lines(
     right = {col for col in range(columns) if _align_numbers(cells, col)}
     widths = [max(len(row[col]) for row in cells) for col in range(columns)]
     gap = 2
-    if width is not None and fit is not None and fit < columns:
-        over = sum(widths) + gap * (columns - 1) - width
-        if over > 0:
-            narrower = max(10, widths[fit] - over)
+    if fit is not None and fit < columns:
+        over = sum(widths) + gap * (columns - 1) - (width or 0)
+        if width is None or over > 0:
+            narrower = None if width is None else max(10, widths[fit] - over)
             for row in cells:
-                if len(row[fit]) > narrower:
-                    row[fit] = row[fit][: narrower - 1] + "…"
+                row[fit] = fitted(row[fit], 0, narrower)
             widths[fit] = max(len(row[fit]) for row in cells)
     blocks = _blocks(widths, width, min(keep, columns), gap)
     lines: list[list[tuple[str, int, int]]] = []

@@ -1,12 +1,15 @@
 """What the terminal is: whether an output is one, whether it wants colour
-(``NO_COLOR``, ``TERM=dumb``), how wide it is (``COLUMNS``), and a rich console
-drawing on it. rich is imported only by the commands that draw (start-up time)."""
+(``NO_COLOR``, ``TERM=dumb``), how wide it is (``COLUMNS``) and what of a long
+untrusted text fits on a line, and a rich console drawing on it. rich is imported
+only by the commands that draw (start-up time)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 from typing import TYPE_CHECKING, TextIO
+
+from perfwalk.untrusted import shortened, show_controls
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,6 +39,23 @@ def width_of(stream: TextIO) -> int | None:
     if is_terminal(stream):
         return shutil.get_terminal_size().columns
     return None
+
+
+#: the most characters an untrusted text at the end of a line (a commit's subject and
+#: author, a function's name) shows when the output is no terminal, and the fewest a
+#: narrow terminal leaves it; --format json and the pages keep it whole
+TEXT_MOST = 200
+TEXT_LEAST = 20
+
+
+def fitted(text: str, used: int, width: int | None) -> str:
+    """``text`` as shown (:func:`show_controls`) at the end of a line whose first
+    ``used`` columns are taken: cut with an ellipsis to the room a terminal of ``width``
+    columns leaves (:data:`TEXT_LEAST` characters at least), to :data:`TEXT_MOST`
+    characters without one (``width`` None: a file, a pipe)."""
+    shown = show_controls(text)
+    room = TEXT_MOST if width is None else max(TEXT_LEAST, width - used)
+    return shown if len(shown) <= room else shortened(shown, room - 1)
 
 
 def console(stream: TextIO, *, terminal: bool | None = None, width: int | None = None) -> Console:

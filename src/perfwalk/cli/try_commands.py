@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg
 from perfwalk.cli.spec import Command
-from perfwalk.limits import MAX_PATCH_BYTES
+from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
@@ -35,7 +35,7 @@ def _try_args(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="FILE",
         help="a patch applied to side B before its build (repeatable, applied in order): "
-        f"a regular file of at most {MAX_PATCH_BYTES >> 20} MiB (a FIFO, a device or a "
+        f"a regular file of at most {MAX_USER_FILE_BYTES >> 20} MiB (a FIFO, a device or a "
         "directory is refused)",
     )
     p.add_argument(

@@ -64,10 +64,15 @@ def _loading() -> Iterator[None]:
 
 def _told(cycle: WatchCycle) -> int:
     """Print what a cycle did; its exit status."""
-    from perfwalk.report.feed import summary, title
+    from perfwalk.cli.terminal import fitted, width_of
+    from perfwalk.report.feed import culprit_text, summary, title
 
+    width = width_of(sys.stdout)
     for change in cycle.new:
-        print(f"new {show_controls(title(change))} ({change.id}): {show_controls(summary(change))}")
+        said = show_controls(summary(change, culprit=False))
+        print(f"new {show_controls(title(change))} ({change.id}): {said}")
+        if change.culprit is not None:  # the commit's subject and author cut to the line
+            print("  " + fitted(culprit_text(change.culprit), 2, width))
     for drill in cycle.drills:
         if drill.error is not None:
             print(f"drill of {drill.target.metric} failed: {show_controls(str(drill.error))}")

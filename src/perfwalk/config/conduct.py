@@ -47,8 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from perfwalk.errors import ConfigError
-from perfwalk.limits import MAX_COUNT, MAX_SECONDS
+from perfwalk.errors import ConfigError, UsageError
+from perfwalk.limits import MAX_COUNT, MAX_SECONDS, MAX_USER_FILE_BYTES
+from perfwalk.text_files import read_user_file
 
 #: The phases, in the order they run, as the player files name them.
 PHASES = ("Startup", "Run", "Collect", "Reset")
@@ -107,7 +108,7 @@ class MasterConfig:
 def read_master(path: Path) -> MasterConfig:
     """Read a master file and every player file it names."""
     path = Path(path)
-    parser, text = _parse(path)
+    parser, text = _parse(path, pipes=True)
     for section in parser.sections():
         if section not in _MASTER_SECTIONS:
             _unknown_section(path, section, _MASTER_SECTIONS)
@@ -229,15 +230,17 @@ def _step(path: Path, phase: str, key: str, value: str) -> Step:
     return Step(key=key, command=command, spawn=spawn, timeout=timeout)
 
 
-def _parse(path: Path) -> tuple[configparser.RawConfigParser, str]:
+def _parse(path: Path, *, pipes: bool = False) -> tuple[configparser.RawConfigParser, str]:
+    """A Conductor file, parsed, and its text; a master file may be a pipe (``pipes``),
+    a player file it names is a regular file."""
+    hint = "give the path of a Conductor configuration file"
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        _fail(path, "no such file", "give the path of a Conductor configuration file")
-    except IsADirectoryError:
-        _fail(path, "is a directory", "give the path of a Conductor configuration file")
-    except (OSError, UnicodeDecodeError) as error:
-        _fail(path, f"cannot read: {error}", "check the file and its permissions")
+        data = read_user_file(path, "", MAX_USER_FILE_BYTES, hint, pipes=pipes)
+        text = data.decode("utf-8")
+    except UsageError as error:
+        _fail(path, error.message, hint)
+    except UnicodeDecodeError as error:
+        _fail(path, f"not UTF-8 text (byte {error.start})", "convert it with iconv")
     parser = configparser.RawConfigParser(
         delimiters=(":", "="), comment_prefixes=("#", ";"), strict=True
     )
@@ -272,12 +275,13 @@ def _parse(path: Path) -> tuple[configparser.RawConfigParser, str]:
 
 
 def _player_path(master: Path, name: str, file: str) -> Path:
-    """A player file: relative to the master file's directory, else to the current one."""
+    """A player file: relative to the master file's directory, else to the current one
+    (the first that exists: what it is, if not a file, is told when it is read)."""
     if not file:
         _fail(master, f"player {name!r} names no file", "write name: player.cfg")
     candidates = [master.parent / file, Path(file)]
     for candidate in candidates:
-        if candidate.is_file():
+        if candidate.exists():
             return candidate
     tried = " and ".join(str(c) for c in dict.fromkeys(candidates))
     return _fail(

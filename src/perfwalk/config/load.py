@@ -68,9 +68,11 @@ from perfwalk.config.settings import (
     toml_value,
     walk,
 )
-from perfwalk.errors import ConfigError
+from perfwalk.errors import ConfigError, UsageError
+from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.parsers import get_parser
 from perfwalk.secret_text import hide_password
+from perfwalk.text_files import read_user_file
 
 #: The file perfwalk looks for when none is named.
 DEFAULT_CONFIG_NAME = "perfwalk.toml"
@@ -165,17 +167,16 @@ class _Checker:
 
     def read(self, path: Path) -> str:
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            self.fail(None, "no such file", hint="`perfwalk init` writes one to start from")
-        except IsADirectoryError:
-            self.fail(
-                None,
-                "is a directory, not a configuration file",
-                hint=f"name the file in it, e.g. {path / DEFAULT_CONFIG_NAME}",
+            data = read_user_file(
+                path,
+                "",
+                MAX_USER_FILE_BYTES,
+                hint="give the path of a configuration file (`perfwalk init` writes one)",
+                pipes=True,
             )
-        except OSError as error:
-            self.fail(None, f"cannot read: {error.strerror}", hint="check the file's permissions")
+        except UsageError as error:
+            hint = f"name the file in it, e.g. {path / DEFAULT_CONFIG_NAME}"
+            self.fail(None, error.message, hint=hint if path.is_dir() else error.hint)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:

@@ -27,6 +27,13 @@ outside its allowed values, a missing repository or patch file, and a TOML synta
 error (with its line and column) each stop perfwalk with a message that names the
 file and the key, such as `perfwalk.toml: test[1].metrics.sender.direction:
 expected one of higher, lower, got 'up'`. Arrays of tables are counted from 0.
+A file the configuration names (a patch, an `ssh_config` or `known_hosts` file) must
+be a regular file of at most 64 MiB that can be read: a device such as `/dev/zero`, a
+FIFO (never waited on), a directory, a file that cannot be read or one too large is
+refused with what it is, e.g. `perfwalk.toml: quirk[0].patch: /dev/zero is a
+character device, not a regular file`. The configuration file itself is a regular
+file or a pipe (`-c <(envsubst < perfwalk.toml.in)`, read as far as 64 MiB); a device
+or a directory is refused the same way.
 
 Every count, duration and size has an upper bound (listed with each setting; the
 command-line options that override them have the same): a count that would exhaust

@@ -30,7 +30,14 @@ from perfwalk.config.env import entry as env_entry
 from perfwalk.errors import UsageError
 from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
-from perfwalk.limits import MAX_BYTES, MAX_COUNT, MAX_SECONDS, MAX_SHARE, MAX_Z
+from perfwalk.limits import (
+    MAX_BYTES,
+    MAX_COUNT,
+    MAX_SECONDS,
+    MAX_SHARE,
+    MAX_USER_FILE_BYTES,
+    MAX_Z,
+)
 from perfwalk.model import Direction
 from perfwalk.parsers import PARSER_NAMES
 from perfwalk.parsers.snapshots import SNAPSHOT_PARSER_NAMES
@@ -45,6 +52,8 @@ from perfwalk.policy import (
 )
 from perfwalk.regress.formats import FORMAT_NAMES
 from perfwalk.secret_text import hide_password, looks_secret
+from perfwalk.text_files import check_user_file
+from perfwalk.untrusted import shortened
 
 
 class Invalid(Exception):
@@ -87,11 +96,6 @@ def described(value: object) -> str:
     if isinstance(value, list | dict):
         return type_name(value)
     return f"{type_name(value)} ({shortened(toml_value(value))})"
-
-
-def shortened(text: str, most: int = 40) -> str:
-    """``text``, or its first ``most`` characters and an ellipsis."""
-    return text if len(text) <= most else text[:most] + "…"
 
 
 def toml_value(value: object) -> str:
@@ -478,34 +482,33 @@ def _existing_dir(value: str, base: Path) -> Path:
     return path
 
 
-def _existing_file(value: str, base: Path) -> Path | None:
+def _user_file(value: str, base: Path, what: str) -> Path | None:
+    """The file ``value`` resolved against ``base`` ("" = none), refused unless it is a
+    regular file perfwalk can read, of at most :data:`MAX_USER_FILE_BYTES` (a device, a
+    FIFO, a folder are named for what they are; a FIFO is never waited on)."""
     if value == "":
         return None
     path = _path(value, base)
-    if not path.is_file():
-        raise Invalid(
-            f"no such file: {path}", hint=f"give the patch file's path, relative to {base}"
+    try:
+        check_user_file(
+            path, str(path), MAX_USER_FILE_BYTES, hint=f"give the {what}'s path, relative to {base}"
         )
+    except UsageError as error:
+        raise Invalid(error.message, hint=error.hint) from None
     return path
 
 
-def _existing_files(values: tuple[str, ...], base: Path) -> tuple[Path, ...]:
-    """Patch files, each resolved against ``base`` and checked to exist."""
-    return tuple(path for value in values if (path := _existing_file(value, base)) is not None)
+def _patch_files(values: tuple[str, ...], base: Path) -> tuple[Path, ...]:
+    """Patch files, each resolved against ``base`` and checked."""
+    found = (_user_file(value, base, "patch file") for value in values)
+    return tuple(path for path in found if path is not None)
 
 
-def _existing_file_or_none(what: str) -> Callable[[str, Path], Path | None]:
-    """A finish that resolves an optional file and checks that it exists."""
+def _user_file_or_none(what: str) -> Callable[[str, Path], Path | None]:
+    """A finish that resolves an optional file and checks it (:func:`_user_file`)."""
 
     def finish(value: str, base: Path) -> Path | None:
-        if value == "":
-            return None
-        path = _path(value, base)
-        if not path.is_file():
-            raise Invalid(
-                f"no such file: {path}", hint=f"give the {what}'s path, relative to {base}"
-            )
-        return path
+        return _user_file(value, base, what)
 
     return finish
 
@@ -934,7 +937,7 @@ _HOSTS = Section(
             STRING,
             'an ssh_config file used instead of ~/.ssh/config (ssh -F); "" = the usual one',
             default="",
-            finish=_existing_file_or_none("ssh_config file"),
+            finish=_user_file_or_none("ssh_config file"),
         ),
         Setting(
             "known_hosts",
@@ -942,7 +945,7 @@ _HOSTS = Section(
             "a known_hosts file checked strictly for this host (a lab's generated one); "
             '"" = the usual ones. Host keys are always checked',
             default="",
-            finish=_existing_file_or_none("known_hosts file"),
+            finish=_user_file_or_none("known_hosts file"),
         ),
         Setting(
             "ssh_options",
@@ -1640,7 +1643,7 @@ _QUIRK = Section(
             STRING,
             'a patch file (relative to this file) applied to checkouts in [at, until); "" = none',
             default="",
-            finish=_existing_file,
+            finish=_user_file_or_none("patch file"),
             example="patches/fix-build.diff",
         ),
         Setting(
@@ -1869,7 +1872,7 @@ _VARIANT = Section(
             "its build, after the patches of the quirks that hold there",
             default=[],
             rules=(NO_EMPTY_ITEM,),
-            finish=_existing_files,
+            finish=_patch_files,
             example=["patches/fast-path.diff"],
         ),
         Setting(
@@ -1939,7 +1942,8 @@ _WATCH = Section(
             "site",
             STRING,
             "where the site is published, relative to this file (by `perfwalk watch`, and "
-            "by `perfwalk report` and `serve` without --out)",
+            "by `perfwalk report` and `serve` without --out); `perfwalk regress publish` "
+            "without --site writes the regress matrix in its regress/",
             default="site",
             rules=(NOT_EMPTY,),
             finish=_path,

@@ -293,9 +293,13 @@ def _series_findings(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
 ) -> tuple[list[ChangeEvent], list[MetricEpisode], list[MetricPoints]]:
     """:func:`series_findings`, and each searched metric's per-checkout summaries."""
-    checkouts = store.checkouts(series.id)
+    # read in one state: a checkout pushed meanwhile (a push of an older commit moves
+    # the indexes of the newer ones) would have values no checkout read stands for
+    with store.one_state(f"analyse series {series.id}"):
+        checkouts = store.checkouts(series.id)
+        states = store.machine_states(series.id)
+        rows = store.passed_values(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
-    states = store.machine_states(series.id)
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
         left_out = {key for key, found in states.items() if machine.repetition_loaded(found)}
@@ -307,7 +311,7 @@ def _series_findings(
         tuning=tuning,
         series=series,
         checkouts=checkouts,
-        rows=store.passed_values(series.id),
+        rows=rows,
         position=position,
         states=states,
         left_out=left_out,

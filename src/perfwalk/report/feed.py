@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from perfwalk.quantities import format_levels
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedChange, confidence, percent
+from perfwalk.report.change_list import Culprit, ListedChange, confidence, percent
 from perfwalk.untrusted import show_controls
 
 #: when a feed without changes says it was updated (any fixed date would do)
@@ -68,7 +68,9 @@ def title(change: ListedChange) -> str:
     return f"{change.kind}: {change.metric} {change.moved()} in {change.series_label}"
 
 
-def summary(change: ListedChange) -> str:
+def summary(change: ListedChange, *, culprit: bool = True) -> str:
+    """What ``change`` is, in one line: its levels, its size, its commits, the culprit a
+    drill found (unless ``culprit`` is False: the caller says it apart) and its note."""
     parts = [
         f"{change.metric}: {format_levels(change.before, change.after, change.unit)}",
         f"Δ {change.moved()} (95 % interval {percent(change.low)} … "
@@ -77,15 +79,18 @@ def summary(change: ListedChange) -> str:
         f"{change.commits} commit{'' if change.commits == 1 else 's'} after "
         f"{change.before_sha[:10]} up to {change.after_sha[:10]}",
     ]
-    if change.culprit is not None:
-        who = f" ({change.culprit.author})" if change.culprit.author else ""
-        parts.append(
-            f"culprit found by drill {change.culprit.drill}: {change.culprit.sha[:10]} "
-            f"{change.culprit.subject}{who}".rstrip()
-        )
+    if culprit and change.culprit is not None:
+        parts.append(culprit_text(change.culprit))
     if change.note:
         parts.append(change.note)
     return "; ".join(parts)
+
+
+def culprit_text(culprit: Culprit) -> str:
+    """ "culprit found by drill 9: 1a2b3c4d5e Speed up (Dev)"."""
+    who = f" ({culprit.author})" if culprit.author else ""
+    told = f"culprit found by drill {culprit.drill}: {culprit.sha[:10]} {culprit.subject}{who}"
+    return told.rstrip()
 
 
 def _href(base_url: str, relative: str) -> str:

@@ -119,6 +119,20 @@ def triage_change(
     """Store ``word`` as the current word on the change ``change_id`` (the earlier ones
     stay, its history); ``who`` says who (default: user@machine)."""
     event = find_change(store, config, change_id, tuning=tuning)
+    return store_word(store, event, word, now=now, who=who)
+
+
+def store_word(
+    store: Store,
+    event: ChangeEvent,
+    word: Word,
+    *,
+    now: datetime | None = None,
+    who: str | None = None,
+) -> Triaged:
+    """Store ``word`` as the current word on ``event``, a change :func:`find_change`
+    found (the analysis is done: a writer that holds others back while it stores the
+    word need not hold them while the change is found)."""
     key = change_key(event)
     history = store.triage.history(key)
     stored = store.triage.add(

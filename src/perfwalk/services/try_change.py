@@ -26,7 +26,7 @@ from perfwalk.config.model import Config, TestConfig, VariantConfig
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
-from perfwalk.limits import MAX_PATCH_BYTES
+from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.model import Checkout, Direction, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.alternation import Alternation, BuiltSide, TrySide
@@ -212,7 +212,7 @@ def _patch_text(patch: Path) -> str:
     data = read_user_file(
         patch,
         f"--patch {patch}",
-        MAX_PATCH_BYTES,
+        MAX_USER_FILE_BYTES,
         hint="give a patch file (`git diff > fix.diff`), its path relative to where perfwalk runs",
     )
     return data.decode(errors="replace")

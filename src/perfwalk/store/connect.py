@@ -11,6 +11,7 @@ psycopg 3 (``postgresql+psycopg://``; a bare ``postgresql://`` means the same).
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,6 +66,7 @@ class Database:
         self.shown = hide_password(parsed.render_as_string(hide_password=True))
         self.backend = parsed.get_backend_name()
         self.read_only = read_only
+        self._one_state = threading.local()  # the connection of one_state(), per thread
         password = parsed.password if isinstance(parsed.password, str) else None
         self._secrets = sorted({*url_secrets(url), *([password] if password else [])})
         self.log_secrets: tuple[bytes, ...] = tuple(s.encode() for s in self._secrets)
@@ -85,9 +87,33 @@ class Database:
 
     @contextmanager
     def read(self, action: str) -> Iterator[Connection]:
-        """A connection for reading; its transaction is rolled back at the end."""
+        """A connection for reading; its transaction is rolled back at the end (within
+        :meth:`one_state`, that block's connection and transaction)."""
+        pinned: Connection | None = getattr(self._one_state, "conn", None)
+        if pinned is not None:
+            with self._errors(action):
+                yield pinned
+            return
         with self._errors(action), self.engine.connect() as conn:
             yield conn
+
+    @contextmanager
+    def one_state(self, action: str) -> Iterator[None]:
+        """Every read of this thread within the block sees the store in one state,
+        whatever is written meanwhile: the reads share one transaction (REPEATABLE READ
+        on PostgreSQL, where each statement would see the state as it starts; SQLite's
+        transaction sees one state already). Nested, the outer block holds."""
+        if getattr(self._one_state, "conn", None) is not None:
+            yield
+            return
+        with self._errors(action), self.engine.connect() as conn:
+            if self.backend != "sqlite":
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            self._one_state.conn = conn
+            try:
+                yield
+            finally:
+                self._one_state.conn = None
 
     @contextmanager
     def write(self, action: str) -> Iterator[Connection]:
@@ -346,6 +372,15 @@ class Transactions:
         self._check_open()
         with self._db.write(action) as conn:
             yield conn
+
+    @contextmanager
+    def one_state(self, action: str) -> Iterator[None]:
+        """The reads of this thread within the block see the store in one state
+        (:meth:`Database.one_state`): what an analysis reads in several queries agrees,
+        whatever a push or a walk writes meanwhile. Not for writes."""
+        self._check_open()
+        with self._db.one_state(action):
+            yield
 
 
 class Connected(Transactions):
