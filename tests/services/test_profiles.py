@@ -121,6 +121,7 @@ def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
     return repo[1][position]
 
 
+@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
 @needs_perf
 def test_a_drill_shows_the_slower_function_first(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -154,6 +155,7 @@ def test_a_drill_shows_the_slower_function_first(
         assert all(v.name == "elapsed" for v in drill_values)
 
 
+@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
 @needs_perf
 def test_the_drill_table_in_text(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -189,6 +191,7 @@ def test_every_repetition_profiled(tmp_path: Path, profiled_repo: tuple[Path, li
         assert len(store.values(result.series_id)) == 2
 
 
+@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
 @needs_perf
 def test_a_try_with_profile_draws_b_against_a(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -218,6 +221,7 @@ def test_a_try_with_profile_draws_b_against_a(
     assert list((site / f"series-{series.id}" / "data").glob("profile-d*.js"))
 
 
+@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
 @needs_perf
 def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]]
