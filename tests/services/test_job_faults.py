@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ from tests.fixtures.team import (
     wait_for,
     workers,
 )
-from tests.store.conftest import pg_admin
+from tests.store.conftest import _pg_schema_url, pg_admin
 
 __all__ = ["pg_admin", "pg_url", "workers"]
 
@@ -393,3 +394,41 @@ def test_a_job_cancelled_after_its_worker_was_killed_ends_cancelled(
         assert store.series(varied.id).state == "interrupted"
     assert has_series(pg_url, job_id)
     assert rows(pg_url, series_id)
+
+
+@pytest.fixture
+def other_pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A second store in the same database: a schema of its own."""
+    yield from _pg_schema_url(request)
+
+
+def test_a_cancel_in_another_store_of_the_database_stops_only_its_own_job(
+    tmp_path: Path,
+    known_values_repo_copy: KnownHistory,
+    pg_url: str,
+    other_pg_url: str,
+    workers: list[Worker],
+) -> None:
+    """Two stores in one database (two schemas), each with a job 1 on pool ``pool-a``
+    run by a worker of its own: the queue tells a cancel to every worker of the
+    database by the job's id alone, so cancelling store A's job 1 reached store B's
+    job 1 too, which stopped "cancelled" though nobody cancelled it. A's job is
+    cancelled; B's walks to its end."""
+    slow = "sh bench.sh; sleep 0.3"
+    a = team_config(tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", command=slow)
+    b = team_config(tmp_path / "b", known_values_repo_copy, other_pg_url, "pool-a", command=slow)
+    walked = {"from_": "2024-01-01", "to": "2024-01-06"}
+    first, second = submit(a, "run", walked), submit(b, "run", walked)
+    assert first == second  # the same id, in two stores
+    workers.append(Worker(a, "pool-a", tmp_path / "a.log"))
+    workers.append(Worker(b, "pool-a", tmp_path / "b.log"))
+    wait_for(
+        "both walks measuring",
+        lambda: measured(pg_url, first, 1)() and measured(other_pg_url, second, 1)(),
+    )
+    cancel_job(a, first)
+    wait_for("job 1 of store A cancelled", lambda: states(a).get(first) == "cancelled")
+    wait_for("job 1 of store B ended", lambda: states(b).get(second) not in ("queued", "running"))
+    assert states(b)[second] == "done", workers[1].said()
+    with Store.open(other_pg_url) as store:
+        assert store.series(job_series(other_pg_url, second)).state == "finished"

@@ -266,6 +266,18 @@ def _job_row(row: Sequence[Any]) -> JobRow:
     )
 
 
+def cancel_asked(url: str, job_id: int) -> bool:
+    """Whether someone asked to cancel job ``job_id`` (``jobs cancel``), as the queue's
+    table says. A worker hears of a cancel by a notification that names the job by
+    its id only, and notifications go to the whole database: a cancel of the job of
+    that id in another store of the same database (another schema) is heard too."""
+    with _connection(url) as conn:
+        found = conn.execute(
+            "SELECT abort_requested FROM procrastinate_jobs WHERE id = %s", (job_id,)
+        ).fetchone()
+    return found is not None and bool(found[0])
+
+
 def cancel(url: str, job_id: int) -> JobRow:
     """Cancel job ``job_id``: a queued one at once, a running one at its next
     repetition boundary. The job as it is now; a UsageError for a job that is

@@ -46,6 +46,7 @@ from perfwalk.orchestrate.queue import (
     JobRequest,
     JobRow,
     cancel,
+    cancel_asked,
     conninfo,
     defer,
     ensure_schema,
@@ -397,13 +398,20 @@ def _perform(
 
     job_id = int(context.job.id or 0)
     attempt = context.job.attempts
+    url = config.store.url
 
     def told(line: str) -> None:
         say(f"job {job_id}: {line}")
 
     def check() -> None:
-        if context.should_abort():
-            raise _Stopped()
+        reason = context.abort_reason()
+        if reason is None:
+            return
+        # a cancel is heard by its job's id, from any store of the database: this
+        # job's own row says whether it is this one
+        if reason is AbortReason.USER_REQUEST and not cancel_asked(url, job_id):
+            return
+        raise _Stopped()
 
     def told_and_checked(line: str) -> None:
         told(line)
