@@ -16,6 +16,8 @@ FOUND = 1
 USER = 2
 #: an internal error (a bug)
 BUG = 3
+#: the command worked, and could not decide: what it looked for may be there unseen
+UNDECIDED = 4
 #: stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: 128 + the signal's number
 HANGUP, INTERRUPTED, TERMINATED = 129, 130, 143
 
@@ -32,6 +34,11 @@ MEANINGS: dict[int, str] = {
     "docs/analysis.md say more)",
     USER: "a user error: bad configuration, argument, repository, store (message + hint)",
     BUG: "an internal error (a bug: please report it with the traceback)",
+    UNDECIDED: "the command worked and could not decide: a change it found is neither "
+    "confirmed nor refuted yet, or the measurements were too noisy (or too many were left "
+    "out) to see a change as small as the metric's min_change; nothing was found to act "
+    "on, and nothing says there is none (each command's --help and docs/analysis.md say "
+    "more)",
     HANGUP: "stopped by SIGHUP (the terminal closed), as for Ctrl-C",
     INTERRUPTED: "interrupted (Ctrl-C, SIGINT): the running test is reset and its "
     "processes killed, the series marked interrupted; `perfwalk run --resume` "
@@ -42,5 +49,5 @@ MEANINGS: dict[int, str] = {
 #: the one line of ``perfwalk --help`` that lists them
 SUMMARY = (
     "exit status: 0 ok, 1 something found (non-PASS results, a difference, a change), "
-    "2 user error, 3 internal error, 130 interrupted (129 SIGHUP, 143 SIGTERM)"
+    "2 user error, 3 internal error, 4 undecided, 130 interrupted (129 SIGHUP, 143 SIGTERM)"
 )
