@@ -16,6 +16,8 @@ tooltips, plot axes and every page (docs/report.md, "Numbers").
 * A change and every other percentage of a fraction: one decimal below 100 %, none
   from 100 % (``-38.0 %``, ``+150 %``); a change carries its sign, but a change that
   rounds to nothing is ``0.0 %``, never ``-0.0 %``.
+* A change's confidence: two decimals, never rounded up to 100 % (``99.95 %``,
+  ``> 99.99 %`` beyond 0.9999).
 * The minus sign is ASCII ``-`` (it greps); negative zero is written as zero.
 * None, NaN and infinity are ``n/a``.
 
@@ -113,6 +115,25 @@ def format_change(fraction: float | None) -> str:
     if text == MISSING or text.startswith("-") or text == "0.0 %":
         return text
     return f"+{text}"
+
+
+def format_size(fraction: float | None) -> str:
+    """A change's relative size: :func:`format_change`, and a move from a level of 0
+    (±infinity) as ``from 0 up`` or ``from 0 down``."""
+    if fraction is not None and math.isinf(fraction):
+        return "from 0 " + ("up" if fraction > 0 else "down")
+    return format_change(fraction)
+
+
+def format_confidence(value: float | None) -> str:
+    """A confidence (1 - p) as a percentage with two decimals, never rounded up to
+    100 %: ``> 99.99 %`` beyond 0.9999, else ``99.98 %``, ``95.00 %``; ``n/a`` for
+    None and NaN. Every change's confidence is written so, wherever it is shown."""
+    if value is None or math.isnan(value):
+        return MISSING
+    if value > 0.9999:
+        return "> 99.99 %"
+    return f"{_fixed(min(value, 0.9999) * 100, 2)} %"
 
 
 def format_share(fraction: float | None) -> str:

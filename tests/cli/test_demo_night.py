@@ -19,7 +19,7 @@ from perfwalk.services.watch import WatchCycle
 WHEN = datetime(2026, 2, 16, tzinfo=UTC)
 
 
-def _change(note: str, after_idx: int) -> ListedChange:
+def _change(note: str, after_idx: int, state: str = "confirmed") -> ListedChange:
     return ListedChange(
         series_id=1,
         series_name="checksum nightly",
@@ -40,6 +40,8 @@ def _change(note: str, after_idx: int) -> ListedChange:
         date=WHEN,
         commits=3,
         note=note,
+        state=state,
+        chain=(note,) if note else (),
     )
 
 
@@ -52,7 +54,8 @@ def _night(*new: ListedChange) -> Night:
 
 def test_a_new_change_left_suspect_is_named_with_why(capsys: pytest.CaptureFixture[str]) -> None:
     load = "suspect: machine load: local: before 16 of 50 repetitions loaded"
-    _told_night(_night(_change(load, 40), _change("", 41)), "perfwalk triage", "demo.toml")
+    night = _night(_change(load, 40, "suspect"), _change("", 41))
+    _told_night(night, "perfwalk triage", "demo.toml")
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "the night's notifications: 0 messages arrived"
     assert out[1] == (
@@ -60,7 +63,8 @@ def test_a_new_change_left_suspect_is_named_with_why(capsys: pytest.CaptureFixtu
         '--reason "…" (then `changes` passes)'
     )
     assert out[2] == (
-        f"the night's change 1:40 (checksum.checksum +38.9%) was neither drilled nor told: {load}"
+        "the night's change 1:40 (checksum.checksum +38.9 % (series 1)) was neither drilled nor "
+        f"told: suspect: {load}"
     )
     assert "on a quiet machine the watch drills it and tells it" in out[3]
     assert len(out) == 4

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from perfwalk.analysis.verdict import Measurement
 from perfwalk.config.model import (
     AnalysisConfig,
     BuildConfig,
@@ -550,8 +551,9 @@ def add_try(store: Store) -> int:
 
 def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:
     """The regression at checkout 3 of the daily series, in two metrics: iperf.sender,
-    drilled (by ``fine``, standing in for a drill) to its hostile culprit and triaged
-    "expected"; make.real, drilled to a range and untriaged."""
+    suspect of the machine's load, then drilled (by ``fine``, standing in for a drill)
+    to its hostile culprit, which confirms it, and triaged "expected"; make.real,
+    drilled to a range, which confirms it, and untriaged."""
     before, lo, after = f"{21:040x}", f"{30:040x}", f"{31:040x}"  # 31: the hostile commit
     sender = ListedChange(
         series_id=daily,
@@ -577,6 +579,13 @@ def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:
         triage=TriageMark(
             "expected", f"the new toolchain {HOSTILE}", "ann", T0 + timedelta(days=4), "BUG-1"
         ),
+        state="confirmed",
+        chain=(
+            f"detected in walk {daily} at > 99.99 %",
+            f"suspect: machine load: {HOSTILE}",
+            f"confirmed by drill {fine} (CULPRIT {after[:8]}, 99.98 %)",
+        ),
+        headline=Measurement(-0.198, f"drill {fine}", confidence=0.9998),
     )
     real = dataclasses.replace(
         sender,
@@ -591,6 +600,11 @@ def fixed_changes(daily: int, fine: int) -> tuple[ListedChange, ListedChange]:
         culprit=None,
         drill=DrillMark(fine, "range", before, after, "the commits between did not build"),
         triage=None,
+        chain=(
+            f"detected in walk {daily} at > 99.99 %, both sides quiet",
+            f"confirmed by drill {fine} (RANGE {before[:8]}..{after[:8]})",
+        ),
+        headline=None,
     )
     return sender, real
 

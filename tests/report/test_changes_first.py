@@ -77,10 +77,11 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
     ) in first
     assert "<td>10.0 ms → 13.0 ms</td>" in first
     assert (
-        '<td class="delta">▲ +30.0 % (+28.0 % … +32.0 %) '
+        '<td class="delta">▲ +30.0 % (series 1), 95 % interval +28.0 % … +32.0 % '
         '<span class="worse">worse</span></td>' in first
     )
     assert "<td>99.90 %</td>" in first
+    assert '<td class="state confirmed">confirmed</td>' in first
     assert '<span class="triage untriaged">untriaged</span>' in first
     assert "bench.rss" in second
     assert (
@@ -90,7 +91,8 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
     ) in second
     assert third.startswith('<tr class="improvement">')
     assert (
-        '<td class="delta">▼ -10.0 % (-12.0 % … -8.0 %) <span class="better">better</span></td>'
+        '<td class="delta">▼ -10.0 % (series 1), 95 % interval -12.0 % … -8.0 % '
+        '<span class="better">better</span></td>'
     ) in third
     assert '<span class="undrilled">not drilled</span>' in third
     assert "<script>" not in html
@@ -100,6 +102,29 @@ def test_a_change_not_to_act_on_is_greyed_with_its_reason() -> None:
     (row,) = _rows(changes_section(layout.INDEX, [_change(note=f"suspect: {EVIL}")]))
     assert row.startswith('<tr class="noted regression">')
     assert f'bench.time<br><span class="note">suspect: {EVIL_HTML}</span>' in row
+
+
+def test_a_refuted_change_is_shown_apart_greyed_with_its_chain() -> None:
+    why = f"refuted by drill 7 (NO-CHANGE: {EVIL})"
+    refuted = _change(
+        name="rss",
+        state="refuted",
+        chain=("detected in walk 1 at > 99.99 %, both sides quiet", why),
+        note=why,
+        unconfirmed=why,
+    )
+    html = changes_section(layout.INDEX, [refuted, _change()])
+    listed, ruled_out = html.split('<h3 id="ruled-out">Ruled out</h3>')
+    (row,) = _rows(listed)
+    assert "bench.time" in row
+    (apart,) = _rows(ruled_out)
+    assert apart.startswith('<tr class="noted regression">')  # greyed
+    assert (
+        '<td class="state refuted" title="detected in walk 1 at &gt; 99.99 %, both sides '
+        f'quiet; refuted by drill 7 (NO-CHANGE: {EVIL_HTML})">refuted</td>'
+    ) in apart
+    only = changes_section(layout.INDEX, [refuted])
+    assert only.index('<p class="no-changes">no changes found</p>') < only.index("Ruled out")
 
 
 def test_no_changes_says_so() -> None:
@@ -180,8 +205,10 @@ def test_plots_and_banners_get_the_facts_as_data(published: Published) -> None:
     daily = published.fixed.daily
     _call, meta = read_data(published.site / layout.series_meta(daily))
     sender = next(c for c in meta["changes"] if c["name"] == "sender")
-    assert sender["delta"] == "-20.0 % (-21.0 % … -19.0 %)"
-    assert sender["confidence"] == "> 99.99 %"
+    assert sender["delta"] == f"-19.8 % (drill {published.fixed.fine})"  # the drill's size
+    assert sender["confidence"] == "99.98 %"
+    assert sender["state"] == "confirmed"
+    assert sender["chain"][-1].startswith(f"confirmed by drill {published.fixed.fine} (CULPRIT")
     assert sender["after_idx"] == 3
     assert sender["culprit"]["subject"].startswith("Fix <script>window.pwned=1")  # text
     assert sender["culprit"]["href"] == layout.series_page(published.fixed.fine)

@@ -60,11 +60,11 @@ def test_one_entry_per_change_newest_first_with_links_to_the_series() -> None:
     first, second = root.findall(f"{ATOM}entry")
     assert (
         first.findtext(f"{ATOM}title")
-        == "improvement: checksum.time ▼ -25.0 % better in checksum 1week"
+        == "improvement (confirmed): checksum.time ▼ -25.0 % (series 2) better in checksum 1week"
     )
     assert (
         second.findtext(f"{ATOM}title")
-        == "regression: checksum.time ▲ +79.0 % worse in checksum 1day"
+        == "regression (confirmed): checksum.time ▲ +79.0 % (series 1) worse in checksum 1day"
     )
     link = first.find(f"{ATOM}link")
     assert link is not None

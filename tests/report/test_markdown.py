@@ -107,22 +107,24 @@ def test_a_regression_with_its_culprit_and_links() -> None:
         "series",
         "metric",
         "before → after",
-        "Δ (95 % interval)",
+        "Δ",
         "confidence",
+        "evidence",
         "culprit or commits",
         "triage",
     ]
     assert first == [
-        "regression",
+        "regression (confirmed)",
         "1: checksum 1day",
         "checksum.time [ms]",
         "10.0 ms → 17.9 ms",
-        "▲ +79.0 % worse (+75.0 % … +83.0 %)",
+        "▲ +79.0 % (series 1), 95 % interval +75.0 % … +83.0 % worse",
         "> 99.99 %",
+        "",
         f"{CULPRIT[:10]} Slow down the checksum (drill 5)",
         "untriaged",
     ]
-    assert second[0] == "improvement"
+    assert second[0] == "improvement (confirmed)"
     assert second[-2] == f"{BEFORE[:10]}…{AFTER[:10]} (3 commits)"
     assert html.hrefs == [
         "https://perf.example.org/demo/series-1.html",
@@ -161,10 +163,10 @@ def test_hostile_names_and_subjects_stay_text_in_their_cell() -> None:
     assert all(href.startswith("https://") for href in html.hrefs)
     assert not [href for href in html.hrefs if "javascript" in href]
     _head, row = html.rows  # one row: the line break did not end it
-    assert len(row) == 8  # the pipes did not add cells
+    assert len(row) == 9  # the pipes did not add cells
     shown = HOSTILE.replace("\n", " ").replace("\r", "\\x0d").replace("\x1b", "\\x1b")
     assert row[1] == f"1: {shown}".replace("@", "@\u2060").replace("#", "#\u2060")
-    assert row[6].startswith(f"{CULPRIT[:10]} a|b `tick` <script>")  # shown as it was written
+    assert row[7].startswith(f"{CULPRIT[:10]} a|b `tick` <script>")  # shown as it was written
     assert "@everyone" not in text  # no one is mentioned
     assert not re.search(r"#\d", text)  # no issue is referenced
     assert len([line for line in text.splitlines() if line.startswith("|")]) == 3
@@ -178,11 +180,16 @@ def test_numbers_and_plain_words_are_written_as_they_are() -> None:
         [change(before=80.755, after=97.1234, size=0.2027, low=0.19, high=0.21)],
     )
     row = text.splitlines()[-1]
-    assert row.startswith("| **regression** | 1: checksum 1day | checksum.time \\[ms\\] | ")
-    assert "| 80\\.8 ms → 97\\.1 ms | ▲ +20.3 % worse (+19.0 % … +21.0 %) | > 99.99 % |" in row
+    assert row.startswith(
+        "| **regression** (confirmed) | 1: checksum 1day | checksum.time \\[ms\\] | "
+    )
+    assert (
+        "| 80\\.8 ms → 97\\.1 ms | ▲ +20.3 % (series 1), 95 % interval +19.0 % … +21.0 % worse "
+        "| > 99.99 % |"
+    ) in row
     assert text.startswith("### perfwalk: demo 1.2: net: 1 regression\n")
     assert rendered(text).rows[1][:4] == [
-        "regression",
+        "regression (confirmed)",
         "1: checksum 1day",
         "checksum.time [ms]",
         "80.8 ms → 97.1 ms",
@@ -225,28 +232,40 @@ def test_the_triage_and_the_drills_answer_of_each_change() -> None:
     ranged = DrillMark(7, "range", lo, hi, "the commits between could not be placed")
     gone = DrillMark(8, "no-change", BEFORE, AFTER, "the two ends do not differ")
     stuck = DrillMark(9, "undecided", BEFORE, AFTER, "the budget ran out")
+    refuted = "refuted by drill 8 (NO-CHANGE: the two ends do not differ)"
     text = changes_markdown(
         "demo",
         [
             change(triage=word, drill=ranged),
-            change(series_id=2, drill=gone, note="not confirmed by drill 8"),
-            change(series_id=3, drill=stuck),
+            change(
+                series_id=2,
+                drill=gone,
+                state="refuted",
+                chain=("detected in walk 2 at > 99.99 %, both sides quiet", refuted),
+                note=refuted,
+            ),
+            change(series_id=3, drill=stuck, state="undecided"),
         ],
         links=Links(base_url="https://perf.example.org"),
     )
-    assert text.startswith("### perfwalk: demo: 2 regressions (1 triaged), 1 not to act on\n")
-    html = rendered(text)
-    _head, first, second, third = html.rows
-    assert first[0] == "regression"  # triaged: no longer shown as one to act on
+    # the refuted change is not counted: it is listed apart, after the others
+    assert text.startswith("### perfwalk: demo: 1 regression (1 triaged), 1 undecided\n")
+    listed, ruled_out = text.split("Ruled out (measured again, the change was not there):")
+    html = rendered(listed)
+    _head, first, third = html.rows
+    assert first[0] == "regression (confirmed)"  # triaged: no longer shown as one to act on
     assert (
-        first[6]
+        first[7]
         == f"{BEFORE[:10]}…{AFTER[:10]} (3 commits), narrowed to {lo[:10]}…{hi[:10]} by drill 7"
     )
-    assert first[7] == "expected: slower by *design* (ada@\u2060lab, 2024-03-04, bug)"
+    assert first[8] == "expected: slower by *design* (ada@\u2060lab, 2024-03-04, bug)"
     assert "https://bugs.example.org/7" in html.hrefs
     assert "https://perf.example.org/series-7.html" in html.hrefs
-    assert second[0] == "regression (not confirmed by drill 8)"
-    assert second[6].endswith("; drill 8: not confirmed: the two ends do not differ")
-    assert second[7] == "untriaged"
-    assert third[6].endswith("; drill 9: undecided: the budget ran out")
-    assert html.tags.count("strong") == 2  # the untriaged regression, the state "expected"
+    assert third[0] == "regression (undecided)"
+    assert third[7].endswith("; drill 9: undecided: the budget ran out")
+    assert html.tags.count("strong") == 1  # the state "expected": nothing to act on
+    _head, second = rendered(ruled_out).rows
+    assert second[0] == "regression (refuted)"
+    assert second[6].endswith(refuted)
+    assert second[7].endswith("; drill 8: not confirmed: the two ends do not differ")
+    assert second[8] == "untriaged"

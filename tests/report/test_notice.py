@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from perfwalk.analysis.verdict import Measurement
 from perfwalk.report.change_list import Culprit, DrillMark
 from perfwalk.report.markdown import Links
 from perfwalk.report.notice import Notice, notice
@@ -21,15 +22,21 @@ LINKS = Links(
     commit_url="https://git.example.org/demo/commit/{commit}",
     base_url="https://perf.example.org/demo",
 )
+REFUTED = "refuted by a re-measure (+0.1 %): it did not hold"
 CASES = {
     "culprit": replace(
         change(),
         culprit=Culprit(CULPRIT, "crc32: unroll the inner loop", "Ada Lovelace", drill=9),
+        chain=("detected in walk 1 at > 99.99 %, both sides quiet",),
+        headline=Measurement(0.79, "walk 1", 0.75, 0.83, 0.99999),
     ),
     "range": replace(
         change(regression=False, size=-0.2, low=-0.25, high=-0.15, after=8.0),
         drill=DrillMark(drill=4, verdict="range", lo=CULPRIT, hi=AFTER, reason="budget spent"),
-        note="not confirmed by the re-measure",
+        state="refuted",
+        chain=("detected in walk 1 at > 99.99 %, both sides quiet", REFUTED),
+        headline=Measurement(0.001, "re-measure"),
+        note=REFUTED,
     ),
 }
 
@@ -51,16 +58,16 @@ def test_notices_match_the_golden_texts(case: str, regen_golden: bool) -> None:
 def test_a_notice_names_everything_a_person_acts_on() -> None:
     told = notice(CASES["culprit"], project="demo", host="local (builder-1)", links=LINKS)
     assert told.title == (
-        "perfwalk demo: regression: checksum.time ▲ +79.0 % worse in checksum 1day "
-        "on local (builder-1)"
+        "perfwalk demo: regression (confirmed): checksum.time ▲ +79.0 % (walk 1) worse in "
+        "checksum 1day on local (builder-1)"
     )
     for shown in (told.text, told.markdown):
         for words in (
             CULPRIT,
             "crc32: unroll the inner loop",
             "Ada Lovelace",
-            "+79.0 %",
-            "95 % interval +75.0 % … +83.0 %",
+            "+79.0 % (walk 1), 95 % interval +75.0 % … +83.0 %",
+            "verdict: confirmed: detected in walk 1 at > 99.99 %, both sides quiet",
             "confidence > 99.99 %",
             "checksum.time",
             "checksum 1day",
@@ -73,17 +80,23 @@ def test_a_notice_names_everything_a_person_acts_on() -> None:
 
 def test_the_metrics_of_one_change_are_told_in_one_message() -> None:
     rate = replace(
-        CASES["culprit"], test="checksum", name="rate", unit="MB/s", size=-0.44, low=-0.46
+        CASES["culprit"],
+        test="checksum",
+        name="rate",
+        unit="MB/s",
+        size=-0.44,
+        low=-0.46,
+        headline=None,
     )
     told = notice(CASES["culprit"], project="demo", host="local", links=LINKS, others=[rate])
     assert told.title.endswith(
-        "checksum.time ▲ +79.0 % worse in checksum 1day and 1 more metric on local"
+        "checksum.time ▲ +79.0 % (walk 1) worse in checksum 1day and 1 more metric on local"
     )
     for shown in (told.text, _rendered_text(told.markdown)):
         assert "also across these commits:" in shown
         assert (
-            "regression: checksum.rate: 10.0 MB/s → 17.9 MB/s, ▼ -44.0 % worse "
-            "(95 % interval -46.0 %" in shown
+            "regression: checksum.rate: 10.0 MB/s → 17.9 MB/s, ▼ -44.0 % (series 1), "
+            "95 % interval -46.0 %" in shown
         )
 
 

@@ -197,7 +197,10 @@ def test_marks_unstable_outliers_and_changes(published: Published) -> None:
     table = (published.site / layout.series_page(daily)).read_text(encoding="utf-8")
     assert re.search(r'class="[a-z ]*outlier" title="[^"]*outlier: a value [0-9.]+ % from', table)
     assert 'class="unstable' in table
-    assert "regression: ▼ -20.0% worse between checkouts 2 and 3" in table
+    assert (
+        f"regression: ▼ -19.8 % (drill {published.fixed.fine}) worse between checkouts 2 and 3"
+        in table
+    )
     _, data = read_data(published.site / layout.checkout_data(daily, 0))
     checkout = next(c for c in data["c"] if c["idx"] == 2)
     metrics = [data["metrics"][m] for m in data["layouts"][checkout["m"]]]

@@ -150,7 +150,8 @@ def test_the_variants_change_is_marked_in_its_column(published: Published) -> No
     cells = re.findall(r"<td[^>]*>.*?</td>", row)[1:13]
     marked = [n for n, cell in enumerate(cells) if 'class="regression"' in cell]
     assert marked == [6, 7]  # checkout 3: the walk's change and the variant's, each its own
-    assert "regression: ▼ -20.0% worse between checkouts 2 and 3" in cells[7]
+    assert "regression: ▼ -20.0 % (series " in cells[7]
+    assert "worse between checkouts 2 and 3 (confirmed)" in cells[7]
 
 
 def test_the_walk_page_sums_up_each_variant(published: Published) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.store import Store
@@ -219,9 +220,11 @@ def test_changes_at_the_edge_and_min_change(
     with Store.open(load_config(path).store.url) as store:
         sid = add_series(store, {TIME: step(10, 14, 15)})  # the last checkout is slower
     code, out, _ = run(capsys, "changes", "-c", str(path))
-    assert code == 1
-    assert out.startswith(f"REGRESSION {sid}:15 ")
+    assert code == exits.UNDECIDED  # not quiet, not confirmed: more checkouts decide it
+    assert out.startswith(f"REGRESSION {sid}:15 (undecided) ")
     assert "bench.time: at the edge: confirm with more checkouts" in out
+    assert "\n  undecided: detected in " in out
+    assert out.count("undecided: at the edge, confirm with more checkouts") == 1
     code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
     assert json.loads(out)["changes"][0]["metrics"][0]["edge"] is True
     code, out, _ = run(capsys, "changes", "-c", str(path), "--min-change", "0.5")

@@ -75,15 +75,15 @@ def test_changes_as_markdown_for_a_pull_request(
     html = rendered(text)
     head, *rows = html.rows
     assert len(rows) == 2
-    assert all(len(row) == len(head) == 8 for row in rows)
-    (regression,) = [row for row in rows if row[0] == "regression"]
+    assert all(len(row) == len(head) == 9 for row in rows)
+    (regression,) = [row for row in rows if row[0] == "regression (confirmed)"]
     culprit = commit(8, 0)
     assert regression[2] == "bench.time [ms]"
-    assert regression[6] == f"{culprit.id[:10]} {culprit.subject} (drill {stored.drill})"
+    assert regression[7] == f"{culprit.id[:10]} {culprit.subject} (drill {stored.drill})"
     assert f"https://git.example.org/{culprit.id}" in html.hrefs
     assert f"https://perf.example.org/demo/series-{stored.drill}.html" in html.hrefs
     assert f"https://perf.example.org/demo/series-{stored.slower}.html" in html.hrefs
-    (improvement,) = [row for row in rows if row[0] == "improvement"]
+    (improvement,) = [row for row in rows if row[0] == "improvement (confirmed)"]
     assert improvement[2] == "bench.t|me <b>x</b> `y` [z](javascript:1) [ms]"  # text, one cell
     assert not [href for href in html.hrefs if "javascript" in href]
 
@@ -98,11 +98,15 @@ def test_the_site_publishes_a_valid_feed_linked_from_the_index(stored: Stored) -
     assert len(titles) == 2
     slower, faster = sorted(titles, key=lambda title: title.startswith("improvement"))
     assert re.fullmatch(
-        r"regression: bench\.time ▲ \+(29|30|31)(\.\d)? % worse in netstack weekly", slower
+        r"regression \(confirmed\): bench\.time ▲ \+(29|30|31)(\.\d)? % \((walk|drill) \d+\) "
+        r"worse in netstack weekly",
+        slower,
     )
     hostile = re.escape("bench.t|me <b>x</b> `y` [z](javascript:1)")
     assert re.fullmatch(
-        rf"improvement: {hostile} ▼ -(19|20|21)(\.\d)? % better in netstack weekly", faster
+        rf"improvement \(confirmed\): {hostile} ▼ -(19|20|21)(\.\d)? % \(walk \d+\) better in "
+        r"netstack weekly",
+        faster,
     )
     assert b"<b>" not in feed
     hrefs = {link.get("href") for e in entries for link in e.findall(f"{ATOM}link")}

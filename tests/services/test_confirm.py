@@ -115,15 +115,21 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
         assert not again.held
         assert abs(again.after - again.before) < 1  # side by side, the same machine
         (mark,) = detected_changes(store, config)
-    assert mark.unconfirmed == "not confirmed by a re-measure"
-    assert mark.describe().endswith("(not confirmed by a re-measure)")
+    refuted = "refuted by a re-measure (0.0 %): it did not hold"
+    assert mark.unconfirmed == refuted
+    assert mark.describe().endswith(f"; {refuted})")
     assert main(["changes", "-c", str(config_path)]) == 0  # not to act on
     text = capsys.readouterr().out
-    assert "REGRESSION (not confirmed by a re-measure) 1:5" in text
+    ruled_out = text.split("ruled out (measured again, the change was not there):")[1]
+    assert "REGRESSION 1:5 (refuted)" in ruled_out
     assert "not confirmed by a re-measure: its two checkouts measured once more" in text
     assert "did not hold (the change: +10.0 %)" in text
     assert main(["changes", "-c", str(config_path), "--format", "json"]) == 0
-    (listed,) = json.loads(capsys.readouterr().out)["changes"]
+    found = json.loads(capsys.readouterr().out)
+    assert found["changes"] == []  # refuted: apart
+    (listed,) = found["ruled_out"]
+    assert listed["verdict"]["state"] == "refuted"
+    assert listed["verdict"]["chain"][-1] == refuted
     assert listed["confirmed_by_remeasure"] is False
     assert listed["metrics"][0]["remeasured"]["held"] is False
 
@@ -151,11 +157,13 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
         (row,) = [c for c in store.checkouts(result.series_id) if c.idx == 4]
         assert [r.idx for r in store.repetitions(row.id)] == [0, 1, 2, 3]  # stored as real
     assert [(m.confirmed, m.unconfirmed) for m in marks] == [(True, ""), (True, "")]
-    assert marks[0].describe().endswith("(confirmed by a re-measure)")
+    assert marks[0].describe().endswith(": it held)")
+    assert marks[0].size_text().endswith(" (re-measure)")  # what measured it last
     assert main(["changes", "-c", str(config_path)]) == 1
     text = capsys.readouterr().out
-    assert "REGRESSION (confirmed by a re-measure) 1:5" in text
-    assert "IMPROVEMENT (confirmed by a re-measure) 1:11" in text
+    assert "REGRESSION 1:5 (confirmed)" in text
+    assert "IMPROVEMENT 1:11 (confirmed)" in text
+    assert text.count("; confirmed by a re-measure (") == 2
     assert text.count(", held (the change: ") == 2
     assert main(["status", "-c", str(config_path)]) == 0
     assert "  repetitions 48 of 48 (+4 re-measures of changes)" in capsys.readouterr().out

@@ -1,6 +1,7 @@
 """A drill's verdict reaches the change it drilled: a change that the machine made
 (its values moved with time, not with a commit) is ruled out by the drill at
-once, and `perfwalk changes` and the site then show it as not confirmed, exit 0."""
+once, and `perfwalk changes` and the site then show it refuted, apart from the
+changes (never counted), exit 0."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def walked(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_change_the_drill_rules_out_is_shown_not_confirmed_and_passes(
+def test_a_change_the_drill_rules_out_is_refuted_shown_apart_and_passes(
     walked: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = load_config(walked)
@@ -79,11 +80,21 @@ def test_a_change_the_drill_rules_out_is_shown_not_confirmed_and_passes(
     assert done.repetitions < 40
     assert main(["changes", "-c", str(walked)]) == 0
     out = capsys.readouterr().out
-    assert f"not confirmed by drill {result.series_id}" in out
+    # refuted: not listed as a change, shown apart
+    listed, ruled_out = out.split("ruled out (measured again, the change was not there):")
+    assert listed.startswith("no changes found\n")
+    assert "REGRESSION 1:5 (refuted)" in ruled_out
+    refuted = f"refuted by drill {result.series_id} (NO-CHANGE: "
+    assert f"; {refuted}" in ruled_out
     assert main(["changes", "-c", str(walked), "--format", "json"]) == 0
-    (listed,) = json.loads(capsys.readouterr().out)["changes"]
-    assert listed["not_confirmed_by"] == result.series_id
+    found = json.loads(capsys.readouterr().out)
+    assert found["changes"] == []
+    (listed_json,) = found["ruled_out"]
+    assert listed_json["not_confirmed_by"] == result.series_id
+    assert listed_json["verdict"]["state"] == "refuted"
+    assert listed_json["verdict"]["chain"][-1].startswith(refuted)
     with Store.open(config.store.url) as store:
         (mark,) = detected_changes(store, config)
-    assert mark.unconfirmed == f"not confirmed by drill {result.series_id}"
-    assert mark.describe().endswith(f"(not confirmed by drill {result.series_id})")
+    assert mark.unconfirmed.startswith(refuted)
+    assert mark.state == "refuted"
+    assert mark.describe().endswith(f"{done.reason}))")

@@ -1,6 +1,7 @@
 """A walk on a machine that the test makes busy for part of the walk: the repetitions
 measured while the load ran are marked loaded, the step the load produced is
-"suspect: machine load" and does not fail CI, and the walk warns of them. A walk on
+suspect of being the machine's load (its verdict, until something measures it
+again), and the walk warns of them. A walk on
 two hosts records the state of both: a loaded sink marks the repetition loaded,
 naming the sink.
 
@@ -152,7 +153,8 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
 
     code = main(["changes", "-c", str(path), "--format", "json"])
     events = json.loads(capsys.readouterr().out)["changes"]
-    assert code == 0, events  # what the load explains does not fail CI
+    # what the load explains is suspect until measured again: it fails CI as a change
+    assert code == 1, events
     # the start of the loaded stretch looks like a regression, its end like an
     # improvement: both are the machine's doing
     found = {e["after"]["idx"]: e["metrics"] for e in events}
@@ -161,10 +163,12 @@ def test_a_load_for_part_of_the_walk_is_marked_and_its_step_is_suspect(
     assert [m["regression"] for m in found[LOADED.stop]] == [False]
     for metrics in found.values():
         assert metrics[0]["suspect"].startswith("machine load: "), metrics
-    assert main(["changes", "-c", str(path)]) == 0
+        assert metrics[0]["verdict"]["state"] == "suspect", metrics
+        assert metrics[0]["verdict"]["chain"][-1].startswith("suspect: machine load: ")
+    assert main(["changes", "-c", str(path)]) == 1
     text = capsys.readouterr().out
-    assert "REGRESSION (suspect: machine load)" in text
-    assert "suspect: machine load  " in text  # in the confidence column, not >99.99%
+    assert f"REGRESSION {result.series_id}:{LOADED.start} (suspect)" in text
+    assert "\n  suspect: detected in walk " in text  # its chain, the suspicion last
 
     # a benchmark known not to feel the load: judged on its values alone
     path.write_text(path.read_text("utf-8") + "\n[analysis]\nsuspect_load = false\n", "utf-8")

@@ -181,6 +181,7 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
         "after",
         "metrics",
         "known_causes",
+        "verdict",
         "not_confirmed_by",
         "confirmed_by_remeasure",
         "triage",
@@ -211,11 +212,11 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
     assert out.startswith("### perfwalk: ")
     assert out.splitlines()[0].endswith(": 2 regressions (1 triaged)")
     _head, *rows = rendered(out).rows
-    assert [(row[0], row[7].split(":")[0]) for row in rows] == [
-        ("regression", "untriaged"),  # newest first, and shown as one to act on (bold)
-        ("regression", "acknowledged"),
+    assert [(row[0], row[8].split(":")[0]) for row in rows] == [
+        ("regression (confirmed)", "untriaged"),  # newest first, shown as one to act on (bold)
+        ("regression (confirmed)", "acknowledged"),
     ]
-    assert rows[1][7].startswith("acknowledged: looking into it after all (")
+    assert rows[1][8].startswith("acknowledged: looking into it after all (")
 
 
 def test_the_drills_answer_is_shown_with_the_change(
@@ -251,8 +252,8 @@ def test_the_drills_answer_is_shown_with_the_change(
     assert change["drill"]["reason"]
     code, out, _ = _run(capsys, "changes", "-c", str(walked.path), "--format", "markdown")
     (row,) = rendered(out).rows[1:]
-    assert row[6] == f"{culprit[:10]} Make the checksum slower (drill {result.series_id})"
-    assert row[7] == "untriaged"
+    assert row[7] == f"{culprit[:10]} Make the checksum slower (drill {result.series_id})"
+    assert row[8] == "untriaged"
 
 
 #: (arguments after `perfwalk triage -c FILE`, what the error says, what its hint says)

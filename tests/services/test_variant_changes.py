@@ -82,7 +82,7 @@ def test_changes_names_the_variant_in_text_and_json(
     out = capsys.readouterr().out
     assert code == 1  # the variant's regression fails a check as the walk's would
     assert out.startswith(
-        f"REGRESSION {walked.fast}:8 in series {walked.fast} 'netstack weekly' "
+        f"REGRESSION {walked.fast}:8 (confirmed) in series {walked.fast} 'netstack weekly' "
         f"(variant fast of series {walked.walk}): between checkout 7"
     )
     assert main(["changes", "-c", str(walked.path), "--format", "json"]) == 1

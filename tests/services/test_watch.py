@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -110,7 +111,13 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
         assert drill.answer["culprit"] == ids[26]
         assert drill.answer["builds"] <= 12
         assert store.seen.keys() == {(1, ids[23], ids[27])}
-    assert "new regression: latency.latency ▲ +20.0 % worse" in out
+    # the size the drill measured, the drill's word in the chain
+    assert re.search(
+        rf"new regression \(confirmed\): latency\.latency ▲ \+(19|20|21)(\.\d)? % "
+        rf"\(drill {drill.series_id}\) worse ",
+        out,
+    ), out
+    assert f"; confirmed by drill {drill.series_id} (CULPRIT {ids[26][:8]}, " in out
     assert f"culprit found by drill {drill.series_id}: {ids[26][:10]} Make it slower" in out
     assert "perfwalk triage 1:7 --state acknowledged" in out
     assert f'href="series-{drill.series_id}.html"' in site.read_text(encoding="utf-8")

@@ -42,3 +42,11 @@ def one_value(values: Sequence[float]) -> float | None:
     """The value of one repetition (the mean when a test printed the value several
     times); None when it printed none (the test failed)."""
     return math.fsum(values) / len(values) if values else None
+
+
+def moved(before: float, after: float) -> float:
+    """The relative move a re-measure measured, ``(after - before) / |before|``
+    (±inf from 0)."""
+    if before:
+        return (after - before) / abs(before)
+    return math.copysign(math.inf, after) if after else 0.0

@@ -2,24 +2,30 @@
 change points of a file of numbers, list the changes of every stored series.
 
 Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
-proven at the confidence level, ``detect``: a change point, ``changes``: a
-regression without a known cause, not suspect of being the machine's load, not
-ruled out by a drill or a re-measure, and not triaged (``perfwalk triage``); 2 a
-user error.
+proven at the confidence level, ``detect``: a change point, ``changes``: a confirmed
+or suspect regression without a known cause, not triaged (``perfwalk triage``); 2 a
+user error; 4 ``changes``: the worst such regression is undecided (its verdict:
+:mod:`perfwalk.analysis.verdict`).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.cli.terminal import fitted, width_of
-from perfwalk.quantities import format_change, format_difference, format_levels, format_value
+from perfwalk.quantities import (
+    format_confidence,
+    format_difference,
+    format_levels,
+    format_size,
+    format_value,
+)
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -319,7 +325,7 @@ def _detection_text(name: str, detection: Detection) -> str:
                     else format_difference(c.difference),
                     _interval(c),
                     f"{c.z:+.1f}",
-                    _confidence(c.confidence),
+                    format_confidence(c.confidence),
                 ]
             )
         lines.append(_table(rows))
@@ -383,18 +389,14 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
 
 
 def _percent(value: float) -> str:
-    """A change (perfwalk.quantities); one from a level of 0 is +inf or -inf."""
-    return format_change(value) if not math.isinf(value) else ("+inf" if value > 0 else "-inf")
+    """A change (perfwalk.quantities); one from a level of 0 is "from 0 up" or down."""
+    return format_size(value)
 
 
 def _interval(c: ChangePoint) -> str:
     if c.low is None or c.high is None:
         return f"{format_difference(c.difference_low)} .. {format_difference(c.difference_high)}"
     return f"{_percent(c.low)} .. {_percent(c.high)}"
-
-
-def _confidence(value: float) -> str:
-    return ">99.99%" if value > 0.9999 else f"{value:.2%}"
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -450,17 +452,33 @@ def cmd_changes(args: argparse.Namespace) -> int:
         print(json_text(changes_document(found, listing), indent=2))
     else:
         width = width_of(sys.stdout)
-        texts = [_event_text(e, marks.get(change_key(e)), width) for e in events]
+        listed = [e for e in events if not e.refuted]
+        texts = [_event_text(e, marks.get(change_key(e)), width) for e in listed]
         texts = texts or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
+        if ruled_out := [e for e in events if e.refuted]:  # apart, never counted
+            texts.append(
+                "ruled out (measured again, the change was not there):\n\n"
+                + "\n\n".join(_event_text(e, marks.get(change_key(e)), width) for e in ruled_out)
+            )
         print("\n\n".join(texts))
-    # a known cause, a drill, the machine's state or a person's triage explains the
-    # others: they do not fail
+    return changes_status(events, marks)
+
+
+def changes_status(events: Sequence[ChangeEvent], marks: Mapping[Any, Marks]) -> int:
+    """``perfwalk changes``' exit status: 1 for an untriaged regression without a known
+    cause whose verdict is confirmed or suspect; else 4 when such a regression is
+    undecided; else 0 (a person's triage, a known cause or a refuting measure
+    explains the others)."""
+    from perfwalk.services.change_json import change_key
+
     untriaged = [
         e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
     ]
-    return exits.FOUND if any(e.to_act_on for e in untriaged) else exits.OK
+    if any(e.to_check for e in untriaged):
+        return exits.FOUND
+    return exits.UNDECIDED if any(e.to_decide for e in untriaged) else exits.OK
 
 
 def _changes_markdown(
@@ -479,11 +497,9 @@ def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = Non
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
-    suspect = " (suspect: machine load)" if event.suspect else ""
-    if event.confirmed is not None:
-        suspect += f" ({_remeasure_word(event.confirmed)})"
+    verdict = event.verdict
     lines = [
-        f"{event.kind.upper()}{suspect} {event.id} in series {event.series_id} "
+        f"{event.kind.upper()} {event.id} ({verdict.state.value}) in series {event.series_id} "
         f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
         f": between checkout {b.idx} "
         f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
@@ -493,19 +509,28 @@ def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = Non
     lines.append(f"  triage: {_triage_text(None if marks is None else marks.triage)}")
     if marks is not None and marks.drill is not None:
         lines.append(f"  {_drill_text(marks.drill, marks.culprit, width)}")
-    rows = [["metric", "before", "after", "change", "95% interval", "confidence", "checkouts"]]
+    lines.append(f"  {verdict.state.value}: {show_controls(verdict.told())}")
+    for m in event.metrics:  # a metric that another chain decided
+        if m.verdict.chain != verdict.chain:
+            told = f"{m.verdict.state.value}: {m.verdict.told()}"
+            lines.append(f"  {show_controls(m.test)}.{show_controls(m.name)} {show_controls(told)}")
+    rows = [
+        [
+            "metric",
+            "before",
+            "after",
+            "change",
+            "95% interval",
+            "confidence",
+            "verdict",
+            "checkouts",
+        ]
+    ]
     rows += [_metric_row(m) for m in event.metrics]
     lines += ["  " + line for line in _table(rows).splitlines()]
     lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
-    for why in dict.fromkeys(m.suspect for m in event.metrics if m.suspect):
-        lines.append(f"  suspect: {show_controls(why)}")
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
-    if event.ruled_out_by is not None:
-        lines.append(
-            f"  not confirmed by drill {event.ruled_out_by}: its two ends, measured again, "
-            f"do not differ (`perfwalk show {event.ruled_out_by}`)"
-        )
     if event.confirmed is not None:
         lines.append(
             f"  {_remeasure_word(event.confirmed)}: its two checkouts measured once more, "
@@ -565,8 +590,10 @@ def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
     if again.before is None or again.after is None:
         seen = "no value (the test failed)"
     else:
-        moved = (again.after - again.before) / abs(again.before) if again.before else math.inf
-        seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(moved)})"
+        from perfwalk.analysis.confirmation import moved
+
+        went = moved(again.before, again.after)
+        seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(went)})"
     verdict = "held" if again.held else "did not hold"
     return (
         f"    {show_controls(m.test)}.{show_controls(m.name)}: {seen}, {verdict} "
@@ -594,13 +621,15 @@ def _episode_text(e: MetricEpisode) -> str:
 
 def _metric_row(m: MetricChange) -> list[str]:
     mark = "worse" if m.regression else "better"
+    headline = m.verdict.headline
     return [
         f"{m.test}.{m.name} [{m.unit}]",
         format_value(m.before, m.unit),
         format_value(m.after, m.unit),
-        f"{_percent(m.size)} {mark}",
-        f"{_percent(m.low)} .. {_percent(m.high)}",
-        "suspect: machine load" if m.suspect else _confidence(m.confidence),
+        f"{headline.text()} {mark}",
+        headline.interval() or "-",
+        headline.confidence_text(),
+        m.verdict.state.value,
         f"{m.checkouts_before} | {m.checkouts_after}",
     ]
 
@@ -621,10 +650,11 @@ COMMANDS: dict[str, Command] = {
         needs_config=False,
     ),
     "changes": Command(
-        "regressions and improvements of every stored series, with their commits, then "
-        "the excursions and drifts (shown, never a failure), each change with its triage "
-        "and its drill's answer; exit 1 for an untriaged regression without a known cause "
-        "that no drill or re-measure ruled out and the machine's load does not explain",
+        "regressions and improvements of every stored series, each with its verdict "
+        "(confirmed, suspect, undecided; the refuted ones apart), its commits, its triage "
+        "and its drill's answer, then the excursions and drifts (shown, never a failure); "
+        "exit 1 for an untriaged confirmed or suspect regression without a known cause, 4 "
+        "when the worst such regression is undecided",
         _changes_args,
         cmd_changes,
     ),

@@ -132,6 +132,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
+    from perfwalk.cli.change_lines import change_lines
+
+    for line in change_lines(config, result.series_id):  # each change's verdict
+        print(line)
     failed = failed_builds_line(bar.failed, result.series_id)
     if failed is not None:
         print(failed)
@@ -427,9 +431,9 @@ def _told_night(night: Night, triage: str, config: str) -> None:
     for change in {c.id: c for c in night.cycle.new if c.note}.values():
         print(
             f"the night's change {change.id} ({change.test}.{change.name} "
-            f"{change.size:+.1%}) was neither drilled nor told: {change.note}"
+            f"{change.size_text()}) was neither drilled nor told: {change.cause or change.told()}"
         )
-        if change.note.startswith("suspect: machine load"):
+        if change.state == "suspect":
             print(
                 "  the machine was busy while the night was measured; on a quiet machine "
                 "the watch drills it and tells it"

@@ -22,8 +22,9 @@ def _watch_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--once",
         action="store_true",
-        help="one cycle, then exit: 1 when it found a new regression nobody triaged, 2 when "
-        "a walk failed, 0 otherwise (for cron or a systemd timer)",
+        help="one cycle, then exit: 1 when it found a new confirmed or suspect regression "
+        "nobody triaged, 2 when a walk failed, 4 when its new regressions are only "
+        "undecided, 0 otherwise (for cron or a systemd timer)",
     )
 
 
@@ -103,9 +104,19 @@ def _told(cycle: WatchCycle) -> int:
             f"once looked at: perfwalk triage {first.id} "
             '--state acknowledged --reason "…"'
         )
+    unsettled = {state: cycle.unsettled(state) for state in ("suspect", "undecided")}
+    for state, changes in unsettled.items():
+        if changes:
+            print(
+                f"{len(changes)} new regression{'' if len(changes) == 1 else 's'} {state}, "
+                f"neither confirmed nor refuted yet: `perfwalk changes` tells why; a "
+                f"re-measure or a drill (perfwalk drill {changes[0].id}) decides"
+            )
     if cycle.failed:
         return exits.USER
-    return exits.FOUND if alarms else exits.OK
+    if alarms or unsettled["suspect"]:
+        return exits.FOUND
+    return exits.UNDECIDED if unsettled["undecided"] else exits.OK
 
 
 COMMANDS: dict[str, Command] = {

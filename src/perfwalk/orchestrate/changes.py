@@ -15,19 +15,34 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from itertools import pairwise
 from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
+from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
+from perfwalk.analysis.verdict import (
+    Detected,
+    Drilled,
+    Elsewhere,
+    Evidence,
+    Remeasured,
+    Sides,
+    State,
+    Tried,
+    Verdict,
+    combined,
+    decide,
+)
 from perfwalk.change_ids import change_id, commit_digits, names_change
 from perfwalk.config.model import Config
-from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Commit, Direction
+from perfwalk.orchestrate.evidence import with_evidence
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
@@ -36,7 +51,6 @@ from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRo
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
-NO_CHANGE = Verdict.NO_CHANGE.value  # as a drill stores its verdict
 
 
 @dataclass(frozen=True)
@@ -94,6 +108,47 @@ class MetricChange:
     edge: bool = False
     suspect: str = ""  # why the machine's state explains it better ("" when it does not)
     remeasured: Remeasure | None = None  # measured again at the end of the walk
+    #: the evidence of its verdict besides the walk (:mod:`perfwalk.analysis.verdict`):
+    #: the machine's state on its two sides, the newest drill across its commits, the
+    #: newest try of them (or of their culprit), the same change on other machines
+    sides: Sides = field(default_factory=Sides)
+    drilled: Drilled | None = None
+    tried: Tried | None = None
+    elsewhere: tuple[Elsewhere, ...] = ()
+    found_in: str = ""  # its series as the verdict names it: "walk 1", "series 34"
+
+    @property
+    def evidence(self) -> Evidence:
+        """Everything known of this change, as the verdict weighs it."""
+        again = self.remeasured
+        moved = None
+        if again is not None and again.before is not None and again.after is not None:
+            moved = relative_move(again.before, again.after)
+        return Evidence(
+            detected=Detected(
+                label=self.found_in or f"series {self.series_id}",
+                size=self.size,
+                low=self.low,
+                high=self.high,
+                confidence=self.confidence,
+                regression=self.regression,
+                edge=self.edge,
+                checkouts_before=self.checkouts_before,
+                checkouts_after=self.checkouts_after,
+            ),
+            sides=self.sides,
+            suspect=self.suspect,
+            remeasured=None if again is None else Remeasured(again.held, moved),
+            drilled=self.drilled,
+            tried=self.tried,
+            elsewhere=self.elsewhere,
+        )
+
+    @cached_property
+    def verdict(self) -> Verdict:
+        """Its state from all its evidence, with the chain that decided it and its
+        headline size (:func:`perfwalk.analysis.verdict.decide`)."""
+        return decide(self.evidence)
 
 
 @dataclass(frozen=True)
@@ -160,18 +215,44 @@ class ChangeEvent:
         again = [m.remeasured for m in self.metrics if m.remeasured is not None]
         return all(r.held for r in again) if again else None
 
+    @cached_property
+    def verdict(self) -> Verdict:
+        """Its metrics' verdicts as one (:func:`perfwalk.analysis.verdict.combined`):
+        confirmed when one of them is, else suspect, else undecided, else refuted."""
+        return combined([(m.verdict, m.regression) for m in self.metrics])
+
+    @property
+    def refuted(self) -> bool:
+        """Measured again and not there: shown apart, never counted."""
+        return self.verdict.state is State.REFUTED
+
     @property
     def to_act_on(self) -> bool:
-        """A regression that no quirk explains, no drill ruled out, the machine's
-        state does not explain better and a re-measure did not fail to confirm: what
-        fails a check (``perfwalk changes`` exits 1) and is shaded red."""
+        """A regression that no quirk explains and whose verdict is confirmed: what is
+        shaded red (and fails a check: :attr:`to_check`)."""
+        return not self.known_causes and any(
+            m.regression and m.verdict.state is State.CONFIRMED for m in self.metrics
+        )
+
+    @property
+    def to_check(self) -> bool:
+        """A regression that no quirk explains whose verdict is confirmed or suspect
+        (nothing has measured it again yet): what fails a check (``perfwalk
+        changes`` exits 1)."""
+        return not self.known_causes and any(
+            m.regression and m.verdict.state in (State.CONFIRMED, State.SUSPECT)
+            for m in self.metrics
+        )
+
+    @property
+    def to_decide(self) -> bool:
+        """A regression that no quirk explains, too little evidence either way
+        (undecided), none of it confirmed or suspect: nothing to act on yet, nothing
+        ruled out (``perfwalk changes`` exits 4 when it is the worst)."""
         return (
             not self.known_causes
-            and self.ruled_out_by is None
-            and any(
-                m.regression and not m.suspect and (m.remeasured is None or m.remeasured.held)
-                for m in self.metrics
-            )
+            and not self.to_check
+            and any(m.regression and m.verdict.state is State.UNDECIDED for m in self.metrics)
         )
 
     @property
@@ -252,19 +333,16 @@ def find_all(
     else:
         chosen = [store.series(i) for i in series_ids]
     found = Findings([], [])
-    ruled_out = _ruled_out(store)
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes, points = _series_findings(store, config, series, tuning=tuning)
         found.points[series.id] = points
         again = store.confirmations.of_series(series.id)
         found.changes.extend(
-            replace(
-                _remeasured(event, again.get((event.before.idx, event.after.idx))),
-                ruled_out_by=ruled_out.get((event.series_id, event.id)),
-            )
-            for event in events
+            _remeasured(event, again.get((event.before.idx, event.after.idx))) for event in events
         )
         found.episodes.extend(episodes)
+    # the drills, tries and other machines' walks of each change, for its verdict
+    found.changes[:] = with_evidence(store, chosen, found.changes)
     return found
 
 
@@ -541,9 +619,22 @@ def _metric_found(
                 regression=worse,
                 edge=change.edge,
                 suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
+                sides=_sides(left, right),
+                found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
             )
         )
     return episodes, changes
+
+
+def _sides(before: Mapping[str, machine.Side], after: Mapping[str, machine.Side]) -> Sides:
+    """The machine's state on a change's two sides as its verdict tells it: of the
+    hosts, the most repetitions with a state and the most loaded, on each side."""
+    return Sides(
+        before=max((s.n for s in before.values()), default=0),
+        before_loaded=max((s.loaded for s in before.values()), default=0),
+        after=max((s.n for s in after.values()), default=0),
+        after_loaded=max((s.loaded for s in after.values()), default=0),
+    )
 
 
 def _episode(
@@ -596,16 +687,6 @@ def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
 
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
-
-
-def _ruled_out(store: Store) -> dict[tuple[int, str], int]:
-    """(walk, change id) → the drill that answered NO-CHANGE for it (the newest)."""
-    found: dict[tuple[int, str], int] = {}
-    for drill in store.drills.all():
-        series, change = drill.change.get("series"), drill.change.get("id")
-        if drill.verdict == NO_CHANGE and isinstance(series, int) and isinstance(change, str):
-            found[(series, change)] = drill.series_id
-    return found
 
 
 def _side(

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from perfwalk.analysis.verdict import Measurement
 from perfwalk.change_ids import change_id
-from perfwalk.quantities import format_change
+from perfwalk.quantities import format_confidence, format_size
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,14 @@ class ListedChange:
     ``after_idx`` (commits ``before_sha`` exclusive … ``after_sha`` inclusive).
 
     ``size`` is relative (-0.12 for 12 % less, ±inf from a level of 0) with its 95 %
-    interval ``low`` … ``high``; ``date`` the date of the checkout after the step;
-    ``note`` why it is not to act on though detected ("not confirmed by drill 7",
-    "suspect: …", "known cause: quirk A"), "" when it is; ``unconfirmed`` the part of
-    it the tables and plots shade grey (what the machine or a re-measure or a drill
-    said, not a quirk); ``confirmed`` when a re-measure at the end of its walk
-    (``[run] confirm``) found it held.
+    interval ``low`` … ``high``, as the walk found it; ``date`` the date of the
+    checkout after the step; ``state`` its verdict (confirmed, refuted, suspect,
+    undecided: :mod:`perfwalk.analysis.verdict`) with its ``chain`` of evidence and its
+    ``headline`` size (the best evidence's measurement, with its source); ``note`` why
+    it is not to act on though detected ("refuted by drill 7 (NO-CHANGE…)", "suspect:
+    …", "known cause: quirk A"), "" when it is; ``unconfirmed`` the part of it the
+    tables and plots shade grey (what its verdict said, not a quirk); ``confirmed``
+    when a re-measure at the end of its walk (``[run] confirm``) found it held.
     """
 
     series_id: int
@@ -107,11 +110,54 @@ class ListedChange:
     confirmed: bool = False
     variant: str | None = None  # a walk's variant's series: the variant it measures
     commit_digits: int | None = None  # a push series' change: named by its after-commit
+    state: str = "confirmed"
+    chain: tuple[str, ...] = ()
+    headline: Measurement | None = None  # None: the walk's
+    known_causes: tuple[str, ...] = ()  # the letters of the quirks that explain it
 
     @property
     def series_label(self) -> str:
         """Its series as the pages and messages name it: a variant's names its variant."""
         return series_label(self.series_name, self.variant)
+
+    @property
+    def measured(self) -> Measurement:
+        """Its one headline size with its source (the walk's, unless better evidence
+        measured it)."""
+        if self.headline is not None:
+            return self.headline
+        return Measurement(
+            self.size, f"series {self.series_id}", self.low, self.high, self.confidence
+        )
+
+    def size_text(self) -> str:
+        """ "+41.7 % (drill 6)": its one size, wherever it is shown."""
+        return self.measured.text()
+
+    def size_and_interval(self) -> str:
+        """ "-20.0 % (walk 1), 95 % interval -21.0 % … -19.0 %"; "+41.7 % (drill 6)"."""
+        measured = self.measured
+        interval = measured.interval()
+        return f"{measured.text()}, 95 % interval {interval}" if interval else measured.text()
+
+    def confidence_text(self) -> str:
+        """ "> 99.99 %", "99.98 %": its one confidence, wherever it is shown."""
+        return self.measured.confidence_text()
+
+    def told(self) -> str:
+        """Its verdict and chain on one line: "suspect: detected in walk 1 at > 99.99 %;
+        suspect: machine load: …"."""
+        return f"{self.state}: {'; '.join(self.chain)}" if self.chain else self.state
+
+    @property
+    def cause(self) -> str:
+        """Its note when its chain does not say it already (a known cause); ""."""
+        return "" if self.note in self.chain else self.note
+
+    @property
+    def refuted(self) -> bool:
+        """Measured again and not there: shown apart, never counted."""
+        return self.state == "refuted"
 
     @property
     def id(self) -> str:
@@ -146,27 +192,27 @@ class ListedChange:
 
     @property
     def arrow(self) -> str:
-        """ "▲" when the value went up, "▼" when it went down (whichever is better)."""
-        return arrow(self.size)
+        """ "▲" when the value went up, "▼" when it went down (whichever is better), by
+        its headline size."""
+        return arrow(self.measured.size)
 
     def moved(self) -> str:
-        """ "▲ +79 % worse", "▼ -40 % better": where the value went and what it means."""
-        return f"{self.arrow} {percent(self.size)} {self.verdict}"
+        """ "▲ +79.0 % (drill 6) worse", "▼ -40.0 % (walk 1, 95 % interval …) better":
+        where the value went, by how much, and what it means."""
+        return f"{self.arrow} {self.size_text()} {self.verdict}"
 
     @property
     def metric(self) -> str:
         return f"{self.test}.{self.name}"
 
     def describe(self) -> str:
-        """Its table cell's tooltip: "regression: ▼ -20.0 % worse between checkouts 2
-        and 3"."""
-        told = (
-            f"{self.word}: {self.arrow} {self.size:+.1%} {self.verdict} between "
-            f"checkouts {self.before_idx} and {self.after_idx}"
+        """Its table cell's tooltip: "regression: ▼ -20.0 % (walk 1, …) worse between
+        checkouts 2 and 3 (confirmed: detected in walk 1 at > 99.99 %, both sides
+        quiet)"."""
+        return (
+            f"{self.word}: {self.moved()} between checkouts {self.before_idx} and "
+            f"{self.after_idx} ({self.told()})"
         )
-        if self.unconfirmed:
-            return f"{told} ({self.unconfirmed})"
-        return f"{told} (confirmed by a re-measure)" if self.confirmed else told
 
 
 @dataclass(frozen=True)
@@ -221,9 +267,7 @@ def series_label(name: str, variant: str | None) -> str:
 def percent(value: float) -> str:
     """ "+79.0 %", "-12.3 %", "+150 %" (perfwalk.quantities); a move from 0 has no
     percentage."""
-    if math.isinf(value):
-        return "from 0 " + ("up" if value > 0 else "down")
-    return format_change(value)
+    return format_size(value)
 
 
 def arrow(size: float) -> str:
@@ -232,37 +276,59 @@ def arrow(size: float) -> str:
 
 
 def confidence(value: float) -> str:
-    return "> 99.99 %" if value > 0.9999 else f"{value * 100:.2f} %"
+    return format_confidence(value)
+
+
+#: how a change is counted, in this order: a regression or an improvement confirmed,
+#: one neither confirmed nor refuted yet, one the machine's state explains, one
+#: confirmed that a quirk explains; a refuted change is not counted
+_COUNTED = (
+    ("regression", "regressions"),
+    ("improvement", "improvements"),
+    ("undecided", "undecided"),
+    ("suspect", "suspect"),
+    ("not to act on", "not to act on"),
+)
+
+
+def _counted_as(change: ListedChange) -> str | None:
+    """How ``change`` is counted (:data:`_COUNTED`); None: refuted, not counted."""
+    if change.refuted:
+        return None
+    if change.state in ("suspect", "undecided"):
+        return change.state
+    return "not to act on" if change.note else change.kind  # confirmed: a known cause
 
 
 def counted(changes: list[ListedChange]) -> str:
-    """ "2 regressions (1 triaged), 1 improvement, 1 not to act on (5 metrics)"; "no
-    changes". A change is a series and commit range (:attr:`ListedChange.key`), however
-    many of its metrics moved: a regression when one of them got worse and is to act
-    on, else an improvement when one is to act on, else not to act on. The metrics
-    are told when there are more of them than changes."""
+    """ "2 regressions (1 triaged), 1 improvement, 1 undecided, 1 suspect, 1 not to act
+    on (5 metrics)"; "no changes". A change is a series and commit range
+    (:attr:`ListedChange.key`), however many of its metrics moved: counted as the
+    first of :data:`_COUNTED` any of its metrics is; a refuted change is not counted
+    (it is shown apart). The metrics are told when there are more of them than
+    changes."""
+    order = [one for one, _many in _COUNTED]
     kinds: dict[tuple[int, str, str], str] = {}
     triaged: set[tuple[int, str, str]] = set()
+    metrics = 0
     for c in changes:
-        kind = "not to act on" if c.note else c.kind
-        order = ("regression", "improvement", "not to act on")
+        kind = _counted_as(c)
+        if kind is None:
+            continue
+        metrics += 1
         known = kinds.get(c.key, kind)
         kinds[c.key] = min(kind, known, key=order.index)
         if c.triage is not None:
             triaged.add(c.key)
     told = []
-    for one, many in (
-        ("regression", "regressions"),
-        ("improvement", "improvements"),
-        ("not to act on", "not to act on"),
-    ):
+    for one, many in _COUNTED:
         keys = [key for key, kind in kinds.items() if kind == one]
         if keys:
             done = sum(key in triaged for key in keys)
             said = f" ({done} triaged)" if done else ""
             told.append(f"{len(keys)} {one if len(keys) == 1 else many}{said}")
-    metrics = f" ({len(changes)} metrics)" if len(changes) > len(kinds) else ""
-    return ", ".join(told) + metrics if told else "no changes"
+    shown = f" ({metrics} metrics)" if metrics > len(kinds) else ""
+    return ", ".join(told) + shown if told else "no changes"
 
 
 def relative_size(size: float) -> str:

@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from perfwalk.quantities import format_levels
 from perfwalk.report import layout
-from perfwalk.report.change_list import Culprit, ListedChange, confidence, percent
+from perfwalk.report.change_list import Culprit, ListedChange
 from perfwalk.untrusted import show_controls
 
 #: when a feed without changes says it was updated (any fixed date would do)
@@ -64,25 +64,30 @@ def _urn(key: str) -> str:
 
 
 def title(change: ListedChange) -> str:
-    """ "regression: checksum.value ▲ +79 % worse in checksum 1day"."""
-    return f"{change.kind}: {change.metric} {change.moved()} in {change.series_label}"
+    """ "regression (confirmed): checksum.value ▲ +79.0 % (walk 1) worse in checksum
+    1day"."""
+    return (
+        f"{change.kind} ({change.state}): {change.metric} {change.moved()} in {change.series_label}"
+    )
 
 
 def summary(change: ListedChange, *, culprit: bool = True) -> str:
-    """What ``change`` is, in one line: its levels, its size, its commits, the culprit a
-    drill found (unless ``culprit`` is False: the caller says it apart) and its note."""
+    """What ``change`` is, in one line: its levels, its size and confidence, its
+    commits, the culprit a drill found (unless ``culprit`` is False: the caller says
+    it apart), its verdict with its chain, and a known cause."""
     parts = [
         f"{change.metric}: {format_levels(change.before, change.after, change.unit)}",
-        f"Δ {change.moved()} (95 % interval {percent(change.low)} … "
-        f"{percent(change.high)}), confidence {confidence(change.confidence)}",
+        f"Δ {change.arrow} {change.size_and_interval()} {change.verdict}, "
+        f"confidence {change.confidence_text()}",
         f"between checkouts {change.before_idx} and {change.after_idx}: "
         f"{change.commits} commit{'' if change.commits == 1 else 's'} after "
         f"{change.before_sha[:10]} up to {change.after_sha[:10]}",
     ]
     if culprit and change.culprit is not None:
         parts.append(culprit_text(change.culprit))
-    if change.note:
-        parts.append(change.note)
+    parts.append(change.told())
+    if change.cause:
+        parts.append(change.cause)
     return "; ".join(parts)
 
 

@@ -25,13 +25,7 @@ from urllib.parse import quote
 
 from perfwalk.quantities import format_value
 from perfwalk.report import layout
-from perfwalk.report.change_list import (
-    ListedChange,
-    ListedEpisode,
-    confidence,
-    counted,
-    percent,
-)
+from perfwalk.report.change_list import ListedChange, ListedEpisode, counted, percent
 from perfwalk.untrusted import commit_address, show_controls
 
 #: inline markup (code, emphasis, links, table cells, strikethrough, math), and what
@@ -121,10 +115,16 @@ def _triage(change: ListedChange) -> str:
 
 
 def _row(change: ListedChange, links: Links) -> str:
-    to_act_on = change.regression and not change.note and change.triage is None
+    to_act_on = (
+        change.regression
+        and change.state == "confirmed"
+        and not change.note
+        and change.triage is None
+    )
     kind = f"**{change.kind}**" if to_act_on else change.kind
-    if change.note:
-        kind += f" ({md(change.note)})"
+    kind += f" ({change.state})"
+    if change.cause:
+        kind += f" ({md(change.cause)})"
     series = link(
         md(f"{change.series_id}: {change.series_label}"),
         links.page(layout.series_page(change.series_id)),
@@ -138,8 +138,9 @@ def _row(change: ListedChange, links: Links) -> str:
         series,
         f"{md(change.metric)} \\[{md(change.unit)}\\]" if change.unit else md(change.metric),
         f"{md(format_value(change.before, change.unit))} → {after}",
-        f"{change.moved()} ({percent(change.low)} … {percent(change.high)})",
-        confidence(change.confidence),
+        md(f"{change.arrow} {change.size_and_interval()} {change.verdict}"),
+        change.confidence_text(),
+        md("; ".join(change.chain)),
         _where(change, links),
         _triage(change),
     ]
@@ -169,19 +170,27 @@ def changes_markdown(
     episodes: Sequence[ListedEpisode] = (),
     links: Links = Links(),
 ) -> str:
-    """The report: newest change first, then the excursions and drifts."""
-    listed = sorted(changes, key=lambda c: (-c.date.timestamp(), c.series_id, c.metric))
-    lines = [f"### perfwalk: {md(project)}: {counted(list(listed))}", ""]
+    """The report: newest change first, then the excursions and drifts, then the
+    changes ruled out (refuted: measured again, not there)."""
+    ordered = sorted(changes, key=lambda c: (-c.date.timestamp(), c.series_id, c.metric))
+    listed = [c for c in ordered if not c.refuted]
+    lines = [f"### perfwalk: {md(project)}: {counted(listed)}", ""]
     if listed:
-        lines += [
-            "| change | series | metric | before → after | Δ (95 % interval) | confidence "
-            "| culprit or commits | triage |",
-            "|---|---|---|---|---|---|---|---|",
-            *(_row(change, links) for change in listed),
-        ]
+        lines += [*_HEAD, *(_row(change, links) for change in listed)]
     else:
         lines.append("No regression or improvement found.")
     if episodes:
         lines += ["", "Excursions and drifts (shown, never a failure):", ""]
         lines += [_episode(e, links) for e in episodes]
+    if ruled_out := [c for c in ordered if c.refuted]:
+        lines += ["", "Ruled out (measured again, the change was not there):", ""]
+        lines += [*_HEAD, *(_row(change, links) for change in ruled_out)]
     return "\n".join(lines) + "\n"
+
+
+#: the head of a table of changes
+_HEAD = (
+    "| change | series | metric | before → after | Δ | confidence | evidence "
+    "| culprit or commits | triage |",
+    "|---|---|---|---|---|---|---|---|---|",
+)

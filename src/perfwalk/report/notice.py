@@ -1,9 +1,10 @@
 """The message that tells one new change (``[notify]``): a one-line title, and a body
 as plain text (mail, generic webhooks) and as Markdown (Slack, Matrix, Mattermost),
-each saying whether it is a regression or an improvement, its size with the 95 %
-interval, the confidence, the metric and its levels, the series, the host, the
-culprit commit (id, subject, author) or the commit range, and the link to the
-series' page on the site (``[report] base_url``).
+each saying whether it is a regression or an improvement, its verdict with the
+chain of evidence that decided it, its one size (with its source, and the 95 %
+interval when the walk's) and confidence, the metric and its levels, the series, the
+host, the culprit commit (id, subject, author) or the commit range, and the link to
+the series' page on the site (``[report] base_url``).
 
 Every text from outside (series and metric names, host names, commit subjects and
 authors) is untrusted: in the plain text its controls are shown as ``\\xNN``, its
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 
 from perfwalk.quantities import format_levels
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedChange, confidence, percent
+from perfwalk.report.change_list import ListedChange
 from perfwalk.report.feed import title as feed_title
 from perfwalk.report.markdown import Links, link, md
 from perfwalk.untrusted import show_controls
@@ -89,10 +90,11 @@ def notice(
 
 
 def _size(change: ListedChange) -> str:
-    """ "▲ +79 % worse (95 % interval …), confidence …": the arrow follows the value."""
+    """ "▲ +79.0 % (walk 1), 95 % interval … worse, confidence …": the arrow follows the
+    value."""
     return (
-        f"{change.moved()} (95 % interval {percent(change.low)} … {percent(change.high)}), "
-        f"confidence {confidence(change.confidence)}"
+        f"{change.arrow} {change.size_and_interval()} {change.verdict}, "
+        f"confidence {change.confidence_text()}"
     )
 
 
@@ -112,6 +114,7 @@ def _text(change: ListedChange, project: str, host: str, links: Links) -> str:
     lines = [
         f"{change.kind} in {one_line(project)}: {one_line(change.metric)} {_size(change)}",
         "",
+        f"verdict: {one_line(change.told())}",
         f"series: {change.series_id}: {one_line(change.series_label)}",
         f"host: {one_line(host)}",
         f"metric: {one_line(change.metric)}: {one_line(_levels(change))}",
@@ -128,8 +131,8 @@ def _text(change: ListedChange, project: str, host: str, links: Links) -> str:
     lines.append(f"commits: {_commits(change)}")
     if culprit is None and change.drill is not None:
         lines.append(f"drill {change.drill.drill}: {_drill(change)}")
-    if change.note:
-        lines.append(f"not to act on: {one_line(change.note)}")
+    if change.cause:
+        lines.append(f"not to act on: {one_line(change.cause)}")
     if page := links.page(layout.series_page(change.series_id)):
         lines += ["", f"page: {page}"]
     return "\n".join(lines) + "\n"
@@ -160,6 +163,7 @@ def _markdown(change: ListedChange, project: str, host: str, links: Links) -> st
     lines = [
         f"{kind} in {md(project)}: {md(change.metric)} {md(_size(change))}",
         "",
+        f"- verdict: {md(change.told())}",
         f"- series: {series}",
         f"- host: {md(host)}",
         f"- metric: {md(change.metric)}: {md(_levels(change))}",
@@ -178,8 +182,8 @@ def _markdown(change: ListedChange, project: str, host: str, links: Links) -> st
     )
     if culprit is None and change.drill is not None:
         lines.append(f"- drill {change.drill.drill}: {md(_drill(change))}")
-    if change.note:
-        lines.append(f"- not to act on: {md(change.note)}")
+    if change.cause:
+        lines.append(f"- not to act on: {md(change.cause)}")
     if page := links.page(layout.series_page(change.series_id)):
         lines += ["", link(md(page), page)]
     return "\n".join(lines) + "\n"

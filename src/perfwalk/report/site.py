@@ -455,6 +455,9 @@ def _change_list(ctx: SeriesContext) -> list[list[Any]]:
             c.regression,
             c.unconfirmed,
             c.confirmed,
+            c.told(),
+            c.size_and_interval(),
+            c.confidence_text(),
         ]
         for c in ctx.changes
     )

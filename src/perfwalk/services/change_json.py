@@ -1,8 +1,11 @@
 """The changes as ``perfwalk changes --format json`` prints them and the HTTP API
 serves them (``GET /api/v1/changes``): one document, built in one place.
 
-A change carries, besides its analysis, the current triage of its commit range and
-the newest finished drill across it with the culprit that drill named (:class:`Marks`).
+A change carries, besides its analysis, its verdict (its state, the chain of
+evidence that decided it, its headline size and confidence: :func:`verdict_json`),
+the current triage of its commit range and the newest finished drill across it with
+the culprit that drill named (:class:`Marks`). A refuted change is listed apart, in
+``ruled_out``.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
 from perfwalk.report.change_list import (
@@ -24,12 +28,34 @@ from perfwalk.report.change_list import (
 def changes_document(
     found: Findings, listing: tuple[list[ListedChange], list[ListedEpisode]]
 ) -> dict[str, Any]:
-    """``{"changes": [...], "episodes": [...]}``: every change of ``found`` with its
-    marks from ``listing`` (:func:`perfwalk.services.publish.listed_findings`)."""
+    """``{"changes": [...], "episodes": [...], "ruled_out": [...]}``: every change of
+    ``found`` with its marks from ``listing``
+    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart."""
     marks = marks_of(listing[0])
     return {
-        "changes": [event_json(e, marks.get(change_key(e))) for e in found.changes],
+        "changes": [
+            event_json(e, marks.get(change_key(e))) for e in found.changes if not e.refuted
+        ],
         "episodes": [episode_json(e) for e in found.episodes],
+        "ruled_out": [event_json(e, marks.get(change_key(e))) for e in found.changes if e.refuted],
+    }
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """A verdict: ``state``, ``chain`` (its evidence as lines, the deciding one last),
+    ``size`` (the headline size: relative, null beyond the float range), ``source``
+    (where it was measured: ``walk 1``, ``drill 6``), ``confidence`` (null when that
+    measure has none) and ``text`` (``+41.7 % (drill 6)``) and ``confidence_text``
+    (``> 99.99 %``) as every page writes them."""
+    headline = verdict.headline
+    return {
+        "state": verdict.state.value,
+        "chain": list(verdict.chain),
+        "size": finite_or_none(headline.size),
+        "source": headline.source,
+        "confidence": headline.confidence,
+        "text": headline.text(),
+        "confidence_text": headline.confidence_text(),
     }
 
 
@@ -161,6 +187,7 @@ def event_json(event: ChangeEvent, marks: Marks | None) -> dict[str, Any]:
                 "regression": m.regression,
                 "edge": m.edge,
                 "suspect": m.suspect or None,
+                "verdict": verdict_json(m.verdict),
                 "remeasured": (
                     None
                     if m.remeasured is None
@@ -182,6 +209,7 @@ def event_json(event: ChangeEvent, marks: Marks | None) -> dict[str, Any]:
             }
             for q in event.known_causes
         ],
+        "verdict": verdict_json(event.verdict),
         "not_confirmed_by": event.ruled_out_by,
         "confirmed_by_remeasure": event.confirmed,
         "triage": triage_json(None if marks is None else marks.triage),

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from perfwalk.analysis.levels import MetricPoints
+from perfwalk.analysis.verdict import State
 from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
@@ -85,8 +86,12 @@ def listed_findings(
                     note=_not_to_act_on(event, metric),
                     culprit=None if drill is None else _culprit(event, *drill),
                     drill=answer,
-                    unconfirmed=_unconfirmed(event, metric),
+                    unconfirmed=_unconfirmed(metric),
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
+                    state=metric.verdict.state.value,
+                    chain=metric.verdict.chain,
+                    headline=metric.verdict.headline,
+                    known_causes=tuple(q.letter for q in event.known_causes),
                     triage=triaged.get((event.series_id, *ends)),
                     variant=event.variant,
                     commit_digits=event.commit_digits,
@@ -166,17 +171,17 @@ def _not_to_act_on(event: ChangeEvent, metric: MetricChange) -> str:
     if event.known_causes:
         letters = ", ".join(q.letter for q in event.known_causes)
         return f"known cause: quirk {letters}"
-    why = _unconfirmed(event, metric)
-    return f"suspect: {why}" if why == metric.suspect and why else why
+    return _unconfirmed(metric)
 
 
-def _unconfirmed(event: ChangeEvent, metric: MetricChange) -> str:
-    """Why a metric's change is not to act on though detected ("" when it is)."""
-    if event.ruled_out_by is not None:
-        return f"not confirmed by drill {event.ruled_out_by}"
-    if metric.remeasured is not None and not metric.remeasured.held:
-        return "not confirmed by a re-measure"  # measured: stronger than a suspicion
-    return metric.suspect
+def _unconfirmed(metric: MetricChange) -> str:
+    """Why a metric's change is not to act on though detected, as its verdict's last
+    line says: refuted ("refuted by drill 7 (NO-CHANGE…)") or suspect ("suspect:
+    machine load: …"); "" when it is confirmed or undecided."""
+    verdict = metric.verdict
+    if verdict.state in (State.REFUTED, State.SUSPECT):
+        return verdict.because
+    return ""
 
 
 def store_state(store: Store) -> list[tuple[object, ...]]:

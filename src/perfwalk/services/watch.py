@@ -88,9 +88,23 @@ class WatchCycle:
 
     @property
     def alarms(self) -> list[ListedChange]:
-        """The new regressions nobody triaged that are to act on: what makes
-        ``watch --once`` exit 1."""
-        return [c for c in self.new if c.regression and not c.note and c.triage is None]
+        """The new regressions nobody triaged that are to act on (confirmed, no known
+        cause): what makes ``watch --once`` exit 1."""
+        return [
+            c
+            for c in self.new
+            if c.regression and c.state == "confirmed" and not c.note and c.triage is None
+        ]
+
+    def unsettled(self, state: str) -> list[ListedChange]:
+        """The new regressions nobody triaged, without a known cause, whose verdict is
+        ``state`` (``suspect``: ``watch --once`` exits 1 for them as for an alarm;
+        ``undecided``: it exits 4 when there is nothing else)."""
+        return [
+            c
+            for c in self.new
+            if c.regression and c.state == state and not c.known_causes and c.triage is None
+        ]
 
     @property
     def failed(self) -> list[WalkCycle]:

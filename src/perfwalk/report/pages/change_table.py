@@ -1,8 +1,10 @@
 """The changes as the site tells them: the index's "Changes" table (newest first:
-date, walk, metric, before → after, Δ with its 95 % interval, confidence, culprit or
-range, triage state) and the words every page uses for a change's culprit and
-triage, in HTML here and as data for the plots' tooltips and the checkout pages'
-banners (see :func:`change_facts`).
+date, walk, metric, before → after, Δ (the headline size with its source, and the
+walk's 95 % interval), confidence, verdict (its chain of evidence as tooltip and,
+when it is not confirmed, below the metric), culprit or range, triage state), the
+refuted ones apart ("Ruled out", greyed, never counted), and the words every page
+uses for a change's culprit and triage, in HTML here and as data for the plots'
+tooltips and the checkout pages' banners (see :func:`change_facts`).
 
 Commit subjects, authors, series names and triage reasons are untrusted: every one
 goes through :func:`esc` here, and stays text in the data (pages.js and plot.js
@@ -10,13 +12,12 @@ put it into the page as text)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from perfwalk.quantities import format_levels
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedChange, confidence, percent
+from perfwalk.report.change_list import ListedChange
 from perfwalk.report.html import esc, link
 
 #: how a drill's verdict reads when it named no culprit
@@ -33,10 +34,9 @@ def levels(change: ListedChange) -> str:
 
 
 def delta(change: ListedChange) -> str:
-    """ "-20.0 % (-21.0 % … -19.0 %)": the size with its 95 % interval."""
-    if not math.isfinite(change.size):
-        return percent(change.size)
-    return f"{percent(change.size)} ({percent(change.low)} … {percent(change.high)})"
+    """ "-20.0 % (walk 1), 95 % interval -21.0 % … -19.0 %", "+41.7 % (drill 6)": the
+    headline size with its source."""
+    return change.size_and_interval()
 
 
 def triage_title(change: ListedChange) -> str:
@@ -87,17 +87,29 @@ def newest_first(changes: Sequence[ListedChange]) -> list[ListedChange]:
 
 
 def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
-    """The "Changes" section of the index: the table, or "no changes found"."""
+    """The "Changes" section of the index: the table, or "no changes found"; then the
+    refuted changes apart ("Ruled out")."""
     head = "<h2>Changes</h2>\n"
-    if not changes:
-        return head + '<p class="no-changes">no changes found</p>\n'
+    listed = [c for c in changes if not c.refuted]
+    ruled_out = [c for c in changes if c.refuted]
+    found = _changes_table(at, listed) if listed else '<p class="no-changes">no changes found</p>\n'
+    if ruled_out:
+        found += (
+            '<h3 id="ruled-out">Ruled out</h3>\n<p class="note">Measured again, the change '
+            "was not there: shown, never counted.</p>\n" + _changes_table(at, ruled_out)
+        )
+    return head + found
+
+
+def _changes_table(at: str, changes: Sequence[ListedChange]) -> str:
     header = [
         "<th>date</th>",
         '<th class="name">walk</th>',
         '<th class="name">metric</th>',
         "<th>before → after</th>",
-        "<th>Δ (95 % interval)</th>",
+        "<th>Δ</th>",
         "<th>confidence</th>",
+        "<th>verdict</th>",
         '<th class="name">culprit</th>',
         "<th>triage</th>",
     ]
@@ -114,19 +126,27 @@ def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
             f"<td>{esc(levels(c))}</td>",
             f'<td class="delta">{esc(c.arrow)} {esc(delta(c))} '
             f'<span class="{c.verdict}">{c.verdict}</span></td>',
-            f"<td>{esc(confidence(c.confidence))}</td>",
+            f"<td>{esc(c.confidence_text())}</td>",
+            state_html(c),
             f'<td class="name">{culprit_html(at, c)}</td>',
             f"<td>{triage_html(c)}</td>",
         ]
         rows.append(f'<tr class="{css}">' + "".join(cells) + "</tr>")
     return (
-        head
-        + '<table class="changes">\n<thead><tr>'
+        '<table class="changes">\n<thead><tr>'
         + "".join(header)
         + "</tr></thead>\n<tbody>\n"
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n"
     )
+
+
+def state_html(change: ListedChange) -> str:
+    """Its verdict's cell: the state, its chain of evidence as tooltip."""
+    state = esc(change.state)
+    chain = "; ".join(change.chain)
+    tip = f' title="{esc(chain)}"' if chain else ""
+    return f'<td class="state {state}"{tip}>{state}</td>'
 
 
 def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
@@ -141,7 +161,9 @@ def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
         "delta": delta(change),
         "arrow": change.arrow,  # where the value went: ▲ up, ▼ down
         "verdict": change.verdict,  # what that means: better, worse
-        "confidence": confidence(change.confidence),
+        "confidence": change.confidence_text(),
+        "state": change.state,  # confirmed, refuted, suspect, undecided
+        "chain": list(change.chain),  # the evidence that decided it, the deciding line last
         "note": change.note,
         "triage": change.triage_state,
         "triage_why": triage_title(change),

@@ -64,13 +64,15 @@ def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
 
 
 def changes_text(changes: Iterable[ListedChange]) -> str:
-    """How many metric changes a series has, by kind."""
+    """How many metric changes a series has, by kind: the confirmed ones by their
+    kind, the others by their verdict (a refuted one is not counted)."""
     return _counted(
-        ("not confirmed" if c.unconfirmed else c.word for c in changes),
+        (c.word if c.state == "confirmed" else c.state for c in changes if not c.refuted),
         (
             ("regression", "regressions"),
             ("improvement", "improvements"),
-            ("not confirmed", "not confirmed"),
+            ("undecided", "undecided"),
+            ("suspect", "suspect"),
         ),
     )
 

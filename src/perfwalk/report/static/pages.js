@@ -413,6 +413,8 @@
         ": " + visible(ch.levels) + ", \u0394 " + visible((ch.arrow ? ch.arrow + " " : "") + ch.delta) + " ",
         ch.verdict ? el("span", { class: ch.verdict }, ch.verdict) : null,
         ", confidence " + visible(ch.confidence),
+        ch.state ? el("span", { class: "state", title: ch.chain ? visible(ch.chain.join("; ")) : null },
+          " \u2014 " + visible(ch.state)) : null,
         ch.note ? el("span", { class: "note" }, " \u2014 " + visible(ch.note)) : null,
         el("br"), answer(ch), " \u00b7 triage: ", triage);
     });

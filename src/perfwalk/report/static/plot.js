@@ -602,7 +602,8 @@
     return [low === lo ? null : low, high === hi ? null : high];
   }
 
-  /* A change band's tooltip: Δ with its interval, confidence, culprit, triage. */
+  /* A change band's tooltip: Δ with its interval, confidence, verdict and its chain,
+   * culprit, triage. */
   function changeTip(line, c) {
     var told = [
       "<b>" + encode((c.regression ? "regression " : "improvement ") + (c.metric || "")) + "</b>",
@@ -611,11 +612,13 @@
         (c.verdict ? " " + c.verdict : "")),
       "confidence " + encode(c.confidence || ""),
     ];
+    if (c.state) told.push("<b>" + encode(c.state) + "</b>" +
+      (c.chain && c.chain.length ? ": " + encode(c.chain.join("; ")) : ""));
     if (c.culprit) told.push("culprit " + encode(c.culprit.sha.slice(0, 12) + " " + c.culprit.subject));
     else if (c.range) told.push(encode("drill " + c.range.drill + ": " + c.range.verdict + " " +
       c.range.lo.slice(0, 10) + ".." + c.range.hi.slice(0, 10)));
     else told.push("not drilled");
-    if (c.note) told.push(encode(c.note));
+    if (c.note && !(c.chain && c.chain.indexOf(c.note) >= 0)) told.push(encode(c.note));
     if (c.triage) told.push("triage: " + encode(c.triage) + (c.triage_why ? " (" + encode(c.triage_why) + ")" : ""));
     told.push("<i>click: " + (c.culprit ? "the culprit's drill" : "the checkout after it") + "</i>");
     return told.join("<br>");
