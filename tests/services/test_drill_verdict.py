@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.drill import Verdict
@@ -20,6 +21,7 @@ from perfwalk.services.drill import change_targets, run_drill
 from perfwalk.services.publish import detected_changes
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
+from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 from tests.services.walks import walk_config
 
@@ -98,3 +100,17 @@ def test_a_change_the_drill_rules_out_is_refuted_shown_apart_and_passes(
     assert mark.unconfirmed.startswith(refuted)
     assert mark.state == "refuted"
     assert mark.describe().endswith(f"{done.reason}))")
+
+    # the same from a real `perfwalk` process, and the site counts no change
+    shown = perfwalk("changes", "-c", str(walked))
+    assert shown.returncode == exits.OK, shown.stderr
+    assert shown.stdout.startswith("no changes found\n"), shown.stdout
+    site = walked.parent / "site"
+    published = perfwalk("report", "-c", str(walked), "--out", str(site))
+    assert published.returncode == exits.OK, published.stderr
+    index = (site / "index.html").read_text(encoding="utf-8")
+    changes = index[index.index("<h2>Changes</h2>") : index.index('<h3 id="ruled-out">')]
+    assert '<p class="no-changes">no changes found</p>' in changes
+    ruled_out = index[index.index('<h3 id="ruled-out">') :]
+    assert '<td class="state refuted" title="detected in walk 1 at ' in ruled_out
+    assert "regression" not in index[index.index("<h2>Walks</h2>") :].split("</table>")[0]
