@@ -27,6 +27,7 @@ from tests.fixtures.commands import perfwalk
 from tests.fixtures.noisy_repo import CONFIG as NOISY_CONFIG
 from tests.fixtures.noisy_repo import add_noisy_commits, noisy_history
 from tests.fixtures.receivers import Hook
+from tests.services.test_watch import CONFIG as WATCH_CONFIG
 
 #: the quiet side and the loaded one, as a busy machine records them: 10.9 and 1.0
 #: of load on 2 cores, the other processes taking 1.95 CPUs of 2 after the step
@@ -114,19 +115,10 @@ def test_a_drill_confirmed_change_under_load_is_confirmed_and_changes_exits_1(
     assert found["ruled_out"] == []
 
 
+#: the watch tests' nightly walk, drilled within a budget, told to a real webhook
 CONFIG = (
-    NOISY_CONFIG
+    WATCH_CONFIG
     + """
-[[walk]]
-name = "nightly"
-from = "{first}"
-step = "commit/4"
-
-[watch]
-site = "site"
-drill_builds = 12
-drill_repetitions = 300
-
 [report]
 base_url = "https://perf.example.org"
 
