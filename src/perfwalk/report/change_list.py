@@ -197,8 +197,8 @@ class ListedChange:
         return arrow(self.measured.size)
 
     def moved(self) -> str:
-        """ "▲ +79.0 % (drill 6) worse", "▼ -40.0 % (walk 1, 95 % interval …) better":
-        where the value went, by how much, and what it means."""
+        """ "▲ +79.0 % (drill 6) worse", "▼ -40.0 % (walk 1) better": where the value
+        went, by how much (its headline size, with its source), and what it means."""
         return f"{self.arrow} {self.size_text()} {self.verdict}"
 
     @property
