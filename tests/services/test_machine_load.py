@@ -1,9 +1,8 @@
 """A walk on a machine that the test makes busy for part of the walk: the repetitions
-measured while the load ran are marked loaded, the step the load produced is
-suspect of being the machine's load (its verdict, until something measures it
-again), and the walk warns of them. A walk on
-two hosts records the state of both: a loaded sink marks the repetition loaded,
-naming the sink.
+measured while the load ran are marked loaded, the step the load produced is suspect
+of being the machine's load (its verdict, until something measures it again), and
+the walk warns of them. A walk on two hosts records the state of both: a loaded sink
+marks the repetition loaded, naming the sink.
 
 The load is real: two CPU-bound processes started by the test (outside the walk's
 process tree, as another job's would be), each kept by its PID and stopped by it.
