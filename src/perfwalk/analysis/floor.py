@@ -71,6 +71,7 @@ from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_v
 from perfwalk.analysis.scaled import median
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning, despike, jump_scale
 from perfwalk.policy import Summary
+from perfwalk.quantities import format_share
 
 #: the repetitions' noise counts this much at least (a short walk's neighbour
 #: differences are few: a quiet-looking handful happens by chance)
@@ -322,3 +323,71 @@ def _summary_share(summary: Summary, reps: int) -> float:
     if summary == "best":
         return _BEST_OF[min(reps, len(_BEST_OF)) - 1]
     return math.pi / (2 * reps + 1)
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What a walk could see in one metric, and what it left out to see it.
+
+    ``floor``: what its search could see; ``min_change``: the smallest change that
+    matters (the metric's, ``[test.metrics.NAME]`` else ``[analysis]``); ``changes``:
+    how many it found (at the edge too). ``values``: the repetitions' values of the
+    metric change detection could weigh (re-measures aside), ``loaded`` of them
+    measured on a loaded machine, ``excluded`` of them left out as loaded (``[run]
+    exclude_loaded``); ``kept``: the values left out were kept after all (without them
+    the walk saw no change and could not see one of ``min_change``); ``load``: the
+    machine's load over them in words ("load 10.9 on 2 cores"; "" unknown).
+    """
+
+    test: str
+    name: str
+    floor: Floor
+    min_change: float
+    changes: int
+    values: int
+    loaded: int = 0
+    excluded: int = 0
+    kept: bool = False
+    load: str = ""
+
+    @property
+    def metric(self) -> str:
+        return f"{self.test}.{self.name}"
+
+    @property
+    def undecided(self) -> str:
+        """Why the walk cannot say that the metric did not change ("" when it found a
+        change, or could have seen one of ``min_change``)."""
+        if self.changes:
+            return ""
+        if self.kept:
+            return (
+                f"undecided: {self.excluded} of {self.values} repetitions of {self.metric} "
+                f"excluded as loaded (kept, they show no change; {self.seen})"
+            )
+        if self.floor.sees(self.min_change):
+            return ""
+        machine = ", ".join(
+            part
+            for part in (self.load, f"{self.loaded} of {self.values} repetitions loaded")
+            if part
+        )
+        below = (
+            f"too noisy to see changes below {format_share(self.floor.relative)} in {self.metric}"
+            if math.isfinite(self.floor.relative)
+            else f"too few checkouts to see a change in {self.metric}"
+        )
+        return f"undecided: {below} ({machine})"
+
+    @property
+    def seen(self) -> str:
+        """ "could see changes of ≥ 6.0 % here" (or why it could see none)."""
+        if math.isfinite(self.floor.relative):
+            return f"could see changes of ≥ {format_share(self.floor.relative)} here"
+        return f"could see no change: {self.floor.points} checkouts with a value"
+
+    @property
+    def suspect(self) -> str:
+        """Why a change found in it is suspect ("" when none is): it was found only
+        with the values left out kept."""
+        return f"found only with {self.excluded} loaded repetitions kept" if self.kept else ""
