@@ -268,3 +268,8 @@ def test_scale_free_and_for_numbers_of_both_signs() -> None:
     floor = floor_of(shifted)
     assert math.isfinite(floor.relative)
     assert floor.relative == pytest.approx(2 * times, rel=0.3)  # the same noise on half the level
+    # at the ends of the float range (their differences and squares would overflow)
+    huge = [[v * 2.0**1016 for v in s] for s in shifted]  # about -50 × 7e305
+    assert floor_of(huge).relative == pytest.approx(floor.relative)
+    tiny = [[v * 2.0**-1000 for v in s] for s in sets]
+    assert floor_of(tiny).relative == pytest.approx(times)

@@ -68,7 +68,7 @@ from statistics import NormalDist
 
 from perfwalk.analysis.changepoints import Detection, Reduce, set_points
 from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances, per_point
-from perfwalk.analysis.scaled import median
+from perfwalk.analysis.scaled import exponent, median, scaled
 from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning, despike, jump_scale
 from perfwalk.policy import Summary
 from perfwalk.quantities import format_share
@@ -147,15 +147,17 @@ def detection_floor(
     values = sum(1 for s in sets for v in s if math.isfinite(v))
     n = len(found)
     ratios = n > 0 and min(found) > 0
-    y = [math.log(p) for p in found] if ratios else list(found)
-    level = abs(median(found)) if n else 0.0
+    # points far from 1 are weighed divided by 2**k, as the detector searches them
+    k = 0 if ratios else exponent(found)
+    y = [math.log(p) for p in found] if ratios else scaled(found, k)
+    level = abs(median(y)) if n else 0.0
 
     def relative(d: float) -> float:
         if ratios:
             return math.expm1(d) if d < _EXP_LIMIT else math.inf
         return _plain(d, level)
 
-    within = _within_variance(sets, ratios)
+    within = _within_variance(sets, ratios, k)
     reps = median([float(sum(map(math.isfinite, s))) for s in sets if s] or [1.0])
     least = _QUIET * within * _summary_share(summary, round(reps))
     seen = Floor(math.inf, relative(math.sqrt(least)), relative(math.sqrt(within)), 0.0, n, values)
@@ -290,21 +292,22 @@ def _local_variances(jumps: Sequence[float]) -> list[float]:
     return per_point(size, blocks, len(jumps) + 1)
 
 
-def _within_variance(sets: Sequence[Sequence[float]], ratios: bool) -> float:
+def _within_variance(sets: Sequence[Sequence[float]], ratios: bool, k: int) -> float:
     """The variance of one repetition inside a checkout (of its logarithm when
-    ``ratios``): the median over the checkouts of two values or more of their sample
-    variance over the median of its chi-square; 0 when none has two."""
-    scaled: list[float] = []
+    ``ratios``, else of the values divided by ``2**k``): the median over the checkouts
+    of two values or more of their sample variance over the median of its chi-square;
+    0 when none has two."""
+    found: list[float] = []
     for values in sets:
         kept = [v for v in values if math.isfinite(v)]
         if len(kept) < 2 or (ratios and min(kept) <= 0):
             continue
-        x = [math.log(v) for v in kept] if ratios else kept
+        x = [math.log(v) for v in kept] if ratios else scaled(kept, k)
         m = math.fsum(x) / len(x)
         df = len(x) - 1
         variance = math.fsum((v - m) ** 2 for v in x) / df
-        scaled.append(variance / _chi2_median_share(df))
-    return median(scaled) if scaled else 0.0
+        found.append(variance / _chi2_median_share(df))
+    return median(found) if found else 0.0
 
 
 def _chi2_median_share(df: int) -> float:
