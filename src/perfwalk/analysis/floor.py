@@ -370,17 +370,15 @@ class Sight:
             )
         if self.floor.sees(self.min_change):
             return ""
-        machine = ", ".join(
-            part
-            for part in (self.load, f"{self.loaded} of {self.values} repetitions loaded")
-            if part
-        )
+        counted = f"{self.loaded} of {self.values} repetitions loaded"
+        known = self.load or self.loaded  # the machine's state was recorded
+        machine = ", ".join(part for part in (self.load, counted) if part) if known else ""
         below = (
             f"too noisy to see changes below {format_share(self.floor.relative)} in {self.metric}"
             if math.isfinite(self.floor.relative)
             else f"too few checkouts to see a change in {self.metric}"
         )
-        return f"undecided: {below} ({machine})"
+        return f"undecided: {below} ({machine})" if machine else f"undecided: {below}"
 
     @property
     def seen(self) -> str:
@@ -388,6 +386,19 @@ class Sight:
         if math.isfinite(self.floor.relative):
             return f"could see changes of ≥ {format_share(self.floor.relative)} here"
         return f"could see no change: {self.floor.points} checkouts with a value"
+
+    @property
+    def said(self) -> str:
+        """Why the walk cannot judge the metric, or what it could see there (with its
+        ``min_change``), and that its changes were found only with the repetitions it
+        was told to leave out."""
+        said = self.undecided or f"{self.seen} (its min_change: {format_share(self.min_change)})"
+        if self.kept and not self.undecided:
+            said += (
+                f"; its changes were found only with {self.excluded} loaded repetitions kept "
+                "(exclude_loaded left too few to judge): suspect"
+            )
+        return said
 
     @property
     def suspect(self) -> str:

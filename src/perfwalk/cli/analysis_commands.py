@@ -5,7 +5,9 @@ Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a differe
 proven at the confidence level, ``detect``: a change point, ``changes``: a
 regression without a known cause, not suspect of being the machine's load, not
 ruled out by a drill or a re-measure, and not triaged (``perfwalk triage``); 2 a
-user error.
+user error; 4 ``changes``: none of those, but a metric the walk could not judge (no
+change found, and too noisy to see one of its ``min_change``, or judged only with the
+repetitions ``exclude_loaded`` leaves out).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +27,7 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.changepoints import ChangePoint, Detection
+    from perfwalk.analysis.floor import Sight
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
     from perfwalk.config.model import Config
@@ -442,15 +446,23 @@ def cmd_changes(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         found = find_all(store, config, args.series, tuning=tuning(args))
         listing = listed_findings(store, found)
+        names = {s.id: s.name for s in store.list_series()}
     events = found.changes
     marks = marks_of(listing[0])
+    blind = undecided_lines(found.undecided, names)
     if args.format == "markdown":
-        sys.stdout.write(_changes_markdown(listing, config))
+        sys.stdout.write(_changes_markdown(listing, config, blind))
     elif args.format == "json":
-        print(json_text(changes_document(found, listing), indent=2))
+        document = changes_document(found, listing)
+        document["floors"] = [
+            sight_json(series, sight) for series, sights in found.sights.items() for sight in sights
+        ]
+        print(json_text(document, indent=2))
     else:
         width = width_of(sys.stdout)
         texts = [_event_text(e, marks.get(change_key(e)), width) for e in events]
+        if blind:  # "no changes found" only where a change that matters could be seen
+            texts.append("\n".join(blind))
         texts = texts or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
@@ -460,17 +472,74 @@ def cmd_changes(args: argparse.Namespace) -> int:
     untriaged = [
         e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
     ]
-    return exits.FOUND if any(e.to_act_on for e in untriaged) else exits.OK
+    if any(e.to_act_on for e in untriaged):
+        return exits.FOUND
+    return exits.UNDECIDED if found.undecided else exits.OK
+
+
+def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, str]) -> list[str]:
+    """Each metric the walk could not judge (:attr:`Findings.undecided`), with its series
+    (``names``: by id) and the most likely step it saw below its bar; a metric judged
+    only with the values it was told to leave out says so on its changes instead."""
+    lines = []
+    for series, sight in undecided:
+        if not sight.undecided:
+            continue
+        name = show_controls(names.get(series, ""))
+        lines.append(f"series {series} {name!r}: {show_controls(sight.undecided)}")
+        step = sight.floor.candidate
+        if step is not None:
+            lines.append(
+                f"  most likely step: between checkout {step.previous} and {step.index}, "
+                f"{_percent(step.relative)} ({step.share:.0%} of a change it could see there)"
+            )
+    return lines
+
+
+def sight_json(series: int, sight: Sight) -> dict[str, Any]:
+    """What the walk could see in one metric, for ``--format json``."""
+    from perfwalk.numbers import finite_or_none
+
+    floor, step = sight.floor, sight.floor.candidate
+    return {
+        "series": series,
+        "test": sight.test,
+        "name": sight.name,
+        "floor": finite_or_none(floor.relative),
+        "min_change": sight.min_change,
+        "sees_min_change": floor.sees(sight.min_change),
+        "noise": finite_or_none(floor.noise),
+        "within": finite_or_none(floor.within),
+        "autocorrelation": floor.autocorrelation,
+        "checkouts": floor.points,
+        "values": sight.values,
+        "loaded": sight.loaded,
+        "excluded": sight.excluded,
+        "kept": sight.kept,
+        "load": sight.load or None,
+        "changes": sight.changes,
+        "undecided": sight.undecided or None,
+        "likely_step": None
+        if step is None
+        else {
+            "before": step.previous,
+            "after": step.index,
+            "relative": finite_or_none(step.relative),
+            "share": step.share,
+        },
+    }
 
 
 def _changes_markdown(
-    listing: tuple[list[ListedChange], list[ListedEpisode]], config: Config
+    listing: tuple[list[ListedChange], list[ListedEpisode]],
+    config: Config,
+    undecided: Sequence[str] = (),
 ) -> str:
     from perfwalk.report.markdown import Links, changes_markdown
 
     changes, episodes = listing
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
-    return changes_markdown(config.project.name, changes, episodes, links)
+    return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
 
 
 def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = None) -> str:
@@ -624,7 +693,8 @@ COMMANDS: dict[str, Command] = {
         "regressions and improvements of every stored series, with their commits, then "
         "the excursions and drifts (shown, never a failure), each change with its triage "
         "and its drill's answer; exit 1 for an untriaged regression without a known cause "
-        "that no drill or re-measure ruled out and the machine's load does not explain",
+        "that no drill or re-measure ruled out and the machine's load does not explain, "
+        "else 4 when a metric is undecided (too noisy to see a change of its min_change)",
         _changes_args,
         cmd_changes,
     ),

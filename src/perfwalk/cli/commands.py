@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +14,13 @@ from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.analysis.floor import Sight
+    from perfwalk.config.model import Config
     from perfwalk.orchestrate.confirm import Confirmed
     from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
+    from perfwalk.store import Store
+    from perfwalk.store.records import SeriesRow
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -136,6 +141,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if failed is not None:
         print(failed)
     print(f"see `perfwalk show {result.series_id}`")
+    blind = _walk_undecided(config, result.series_id)
+    for line in blind:
+        print(line)
     if result.loaded:
         print(
             f"warning: {result.loaded} of {result.watched} repetitions were measured on a "
@@ -159,7 +167,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.confirmed is not None:
         print(_confirmed_line(result.confirmed))
-    return exits.OK if result.worst is Status.PASS else exits.FOUND
+    if result.worst is not Status.PASS:
+        return exits.FOUND
+    # a walk that judges its changes (confirm) and could not see in a metric: undecided
+    return exits.UNDECIDED if blind and result.confirmed is not None else exits.OK
+
+
+def _walk_undecided(config: Config, series_id: int) -> list[str]:
+    """What the walk could not see, a line per metric it cannot judge (with its most
+    likely step), as `perfwalk changes` says it."""
+    from perfwalk.cli.analysis_commands import undecided_lines
+    from perfwalk.orchestrate.changes import series_sights
+    from perfwalk.services.inspect import opened
+
+    with opened(config, read_only=True) as store:
+        series = store.series(series_id)
+        if series.kind == "try":
+            return []
+        sights = series_sights(store, config, series)
+    return undecided_lines([(series_id, s) for s in sights], {series_id: series.name})
 
 
 def _confirmed_line(confirmed: Confirmed) -> str:
@@ -197,6 +223,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(NO_SERIES)  # as `list` says it
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
+        sights = _sights(store, config, status.series)
     s = status.series
     print(f"series {s.id} {s.name!r}: {_state_line(status)}")
     if s.kind == "variant":
@@ -227,7 +254,24 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
+    for line in _sight_lines(sights):
+        print(line)
     return exits.OK
+
+
+def _sight_lines(sights: Sequence[Sight]) -> list[str]:
+    """Per metric what the walk could see ("  bench.time: could see changes of ≥ 6.0 %
+    here"), or why it cannot judge it (undecided, or judged only with the repetitions
+    it was told to leave out)."""
+    return [f"  {show_controls(s.metric)}: {show_controls(s.said)}" for s in sights]
+
+
+def _sights(store: Store, config: Config, series: SeriesRow) -> list[Sight]:
+    """What the walk could see in each metric of ``series`` (none for a try: its sides
+    are no history)."""
+    from perfwalk.orchestrate.changes import series_sights
+
+    return [] if series.kind == "try" else series_sights(store, config, series)
 
 
 def _state_line(status: SeriesStatus) -> str:
@@ -299,6 +343,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
+        sights = _sights(store, config, table.series)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -309,6 +354,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
+    shown = [x for x in sights if args.test is None or x.test == args.test]
+    for line in _sight_lines(shown):
+        print(line)
     return exits.OK
 
 

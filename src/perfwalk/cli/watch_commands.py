@@ -23,7 +23,8 @@ def _watch_args(p: argparse.ArgumentParser) -> None:
         "--once",
         action="store_true",
         help="one cycle, then exit: 1 when it found a new regression nobody triaged, 2 when "
-        "a walk failed, 0 otherwise (for cron or a systemd timer)",
+        "a walk failed, 4 when a walk's metric is undecided (too noisy to see a change "
+        "that matters), 0 otherwise (for cron or a systemd timer)",
     )
 
 
@@ -84,6 +85,13 @@ def _told(cycle: WatchCycle) -> int:
         )
     if not cycle.new:
         print("no new changes")
+    if cycle.undecided:
+        from perfwalk.cli.analysis_commands import undecided_lines
+
+        names = {sid: f"walk {walk}" for sid, walk, _sight in cycle.undecided}
+        blind = [(sid, sight) for sid, _walk, sight in cycle.undecided]
+        for line in undecided_lines(blind, names):
+            print(line)
     print(f"site: {cycle.site.index.resolve()}")
     if cycle.notified is not None:
         from perfwalk.cli.report_commands import notify_lines
@@ -105,7 +113,9 @@ def _told(cycle: WatchCycle) -> int:
         )
     if cycle.failed:
         return exits.USER
-    return exits.FOUND if alarms else exits.OK
+    if alarms:
+        return exits.FOUND
+    return exits.UNDECIDED if cycle.undecided else exits.OK
 
 
 COMMANDS: dict[str, Command] = {

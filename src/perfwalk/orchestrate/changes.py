@@ -226,6 +226,8 @@ class Findings:
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
+    #: the series a drill measured: its answer is the drill's, never undecided
+    drills: set[int] = field(default_factory=set)
 
     @property
     def sights(self) -> dict[int, list[Sight]]:
@@ -246,6 +248,7 @@ class Findings:
         return [
             (series, sight)
             for series, sights in self.sights.items()
+            if series not in self.drills
             for sight in sights
             if sight.undecided or sight.kept
         ]
@@ -281,6 +284,8 @@ def find_all(
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes, points = _series_findings(store, config, series, tuning=tuning)
         found.points[series.id] = points
+        if series.kind == "drill":
+            found.drills.add(series.id)
         again = store.confirmations.of_series(series.id)
         found.changes.extend(
             replace(
@@ -315,6 +320,15 @@ def series_findings(
     (:mod:`perfwalk.analysis.machine`).
     """
     return _series_findings(store, config, series, tuning=tuning)[:2]
+
+
+def series_sights(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
+) -> list[Sight]:
+    """What the walk could see in each searched metric of ``series`` (by test and name):
+    its floor, and what it left out (``perfwalk status``, ``show``, the end of a walk)."""
+    points = _series_findings(store, config, series, tuning=tuning)[2]
+    return [p.sight for p in points if p.sight is not None]
 
 
 def _series_findings(

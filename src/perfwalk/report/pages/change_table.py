@@ -86,11 +86,16 @@ def newest_first(changes: Sequence[ListedChange]) -> list[ListedChange]:
     return sorted(ordered, key=lambda c: c.date, reverse=True)
 
 
-def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
-    """The "Changes" section of the index: the table, or "no changes found"."""
+def changes_section(
+    at: str, changes: Sequence[ListedChange], undecided: Sequence[tuple[int, str, str]] = ()
+) -> str:
+    """The "Changes" section of the index: the table, then the metrics the walks could
+    not judge (``undecided``: series, name, why); "no changes found" only when there is
+    neither."""
     head = "<h2>Changes</h2>\n"
+    blind = undecided_list(at, undecided)
     if not changes:
-        return head + '<p class="no-changes">no changes found</p>\n'
+        return head + (blind or '<p class="no-changes">no changes found</p>\n')
     header = [
         "<th>date</th>",
         '<th class="name">walk</th>',
@@ -126,6 +131,23 @@ def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
         + "</tr></thead>\n<tbody>\n"
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n"
+        + blind
+    )
+
+
+def undecided_list(at: str, undecided: Sequence[tuple[int, str, str]]) -> str:
+    """The metrics the walks could not judge, each with its series (linked) and why
+    ("undecided: too noisy to see changes below 12.0 % in bench.time (…)"); "" when none."""
+    if not undecided:
+        return ""
+    items = [
+        f"<li>{link(layout.href(at, layout.series_page(sid)), f'{sid}: {name}')}: {esc(why)}</li>"
+        for sid, name, why in undecided
+    ]
+    return (
+        '<p class="undecided">No change found here, and none that matters could be seen:'
+        "</p>\n"
+        '<ul class="undecided">\n' + "\n".join(items) + "\n</ul>\n"
     )
 
 
