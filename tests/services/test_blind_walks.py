@@ -87,8 +87,9 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 @pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # lines whole, as in a file
     script = tmp_path / "bench.py"
     script.write_text(BENCH.replace("STEP", str(STEP)), "utf-8")
     counts = tmp_path / "counts"
@@ -129,6 +130,10 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
         undecided.append(metric)
     if undecided:  # nothing to act on would be exit 0: undecided is not "no change"
         assert code in (exits.FOUND, exits.UNDECIDED), text
+        code_md, markdown = _cli(capsys, "changes", "-c", c, "--format", "markdown")
+        assert code_md == code
+        assert "No regression or improvement found." not in markdown
+        assert "Undecided (no change found, and none that matters could be seen):" in markdown
     # status and show say, per metric, what the walk could see
     for command in ("status", "show"):
         code, out = _cli(capsys, command, "-c", c)
@@ -159,8 +164,9 @@ ALL_LOADED_STEP = f"n=$(cat n.txt); echo VALUE $(( n < {STEP} ? 100 : 200 )) ms 
 @pytest.mark.alone
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_exclude_loaded_on_a_walk_loaded_throughout_never_says_no_changes_found(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # lines whole, as in a file
     path = _project(tmp_path, ALL_LOADED_STEP, repetitions=2, run="exclude_loaded = true")
     c = str(path)
     walked = _loaded_walk(path, capsys)
@@ -184,6 +190,10 @@ def test_exclude_loaded_on_a_walk_loaded_throughout_never_says_no_changes_found(
     else:
         assert floor["undecided"].startswith("undecided: 16 of 16 repetitions ")
         assert floor["undecided"] in text
+
+    code, markdown = _cli(capsys, "changes", "-c", c, "--format", "markdown")
+    assert code == exits.UNDECIDED
+    assert "No regression or improvement found." not in markdown
 
     code, out = _cli(capsys, "status", "-c", c)
     (line,) = [x for x in out.splitlines() if x.startswith("  bench.latency: ")]

@@ -262,8 +262,20 @@ def cmd_status(args: argparse.Namespace) -> int:
 def _sight_lines(sights: Sequence[Sight]) -> list[str]:
     """Per metric what the walk could see ("  bench.time: could see changes of ≥ 6.0 %
     here"), or why it cannot judge it (undecided, or judged only with the repetitions
-    it was told to leave out)."""
-    return [f"  {show_controls(s.metric)}: {show_controls(s.said)}" for s in sights]
+    it was told to leave out); wrapped to the terminal's width, as the tables are."""
+    import textwrap
+
+    from perfwalk.cli.terminal import width_of
+
+    width = width_of(sys.stdout)
+    lines = [f"  {show_controls(s.metric)}: {show_controls(s.said)}" for s in sights]
+    if width is None:
+        return lines
+    return [
+        wrapped
+        for line in lines
+        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
+    ]
 
 
 def _sights(store: Store, config: Config, series: SeriesRow) -> list[Sight]:
