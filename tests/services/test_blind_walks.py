@@ -207,3 +207,22 @@ def test_exclude_loaded_on_a_walk_loaded_throughout_never_says_no_changes_found(
     (page,) = site.glob("series-*.html")
     html = page.read_text("utf-8")
     assert "16 loaded repetitions kept" in html or "16 of 16 repetitions" in html
+
+
+def test_a_walk_too_short_to_see_says_so_and_exits_4_when_it_judges_its_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    # 8 checkouts, of which the walk takes 3: no level on each side of any step
+    path = _project(tmp_path, ALL_LOADED_STEP, repetitions=2)
+    path.write_text(path.read_text("utf-8").replace('step = "commit"', 'step = "commit/3"'))
+    blind = (
+        "series 1 'repo commit/3': undecided: too few checkouts to see a change in bench.latency"
+    )
+    code, out = _cli(capsys, "run", "-c", str(path))
+    assert code == exits.OK, out  # a walk that does not judge its changes
+    assert [line for line in out.splitlines() if line.startswith(blind)], out
+    path.write_text(path.read_text("utf-8").replace("[run]\n", "[run]\nconfirm = true\n"))
+    code, out = _cli(capsys, "run", "-c", str(path), "--name", "again")
+    assert code == exits.UNDECIDED, out  # one that does: neither a change nor none
+    assert "series 2 'again': undecided: too few checkouts to see a change in " in out
