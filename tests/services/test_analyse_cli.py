@@ -246,9 +246,16 @@ def test_changes_lists_excursions_and_drifts_which_never_fail(
         away = add_series(store, {TIME: dip})
         drifting = add_series(store, {TIME: slope}, seed="drift")
     code, out, _ = run(capsys, "changes", "-c", str(path))
-    assert code == 0  # slower for four checkouts, then back; slower slowly: no regression
-    first, episodes = out.split("\n\n")
-    assert first == "no changes found"
+    # slower for four checkouts, then back; slower slowly: no regression. But the slow
+    # move hides steps: there the walk could not see a change of 1 % (its min_change),
+    # and says so, undecided (4), never "no changes found"
+    assert code == 4
+    undecided, episodes = out.split("\n\n")
+    blind, likely = undecided.splitlines()
+    assert blind.startswith(f"series {drifting} ")
+    assert ": undecided: too noisy to see changes below 1." in blind
+    assert blind.endswith(" % in bench.time")  # no machine's state recorded: no load
+    assert likely.startswith("  most likely step: between checkout ")
     excursion, drift = episodes.splitlines()
     assert excursion.startswith(f"EXCURSION in series {away} ")
     assert "bench.time [ms] " in excursion
@@ -263,7 +270,12 @@ def test_changes_lists_excursions_and_drifts_which_never_fail(
     assert drift.endswith("a slow drift, no step")
     code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
     listed = json.loads(out)
-    assert (code, listed["changes"]) == (0, [])
+    assert (code, listed["changes"]) == (4, [])
+    floors = {f["series"]: f for f in listed["floors"]}
+    assert floors[away]["undecided"] is None
+    assert floors[away]["floor"] < 0.01 == floors[away]["min_change"]
+    assert floors[drifting]["floor"] > 0.01
+    assert floors[drifting]["undecided"].startswith("undecided: too noisy")
     found = [
         (e["kind"], e["series"], e["first"]["idx"], e["last"]["idx"], e["worse"])
         for e in listed["episodes"]

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,7 @@ from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
-from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.fixtures.synthetic_repo import numbered_repo
 from tests.services.walks import walk_config
 
 HOG_MARK = "perfwalk-test-hog"
@@ -100,14 +100,7 @@ def hogs() -> Iterator[Hogs]:
 def _project(
     tmp_path: Path, run: str = "", checkouts: int = CHECKOUTS, extra: str = ""
 ) -> tuple[Path, Path]:
-    start = datetime(2024, 1, 1, tzinfo=UTC)
-    make_repo(
-        tmp_path / "repo",
-        [
-            CommitSpec(start + timedelta(days=i), f"commit {i}", {"n.txt": f"{i}\n"})
-            for i in range(checkouts)
-        ],
-    )
+    numbered_repo(tmp_path / "repo", checkouts)
     level = tmp_path / "level"
     level.write_text("100\n")
     path = tmp_path / "perfwalk.toml"

@@ -119,6 +119,10 @@ def test_the_plot_data_carry_both(site: Published) -> None:
 def test_the_index_counts_them_apart_from_changes(site: Published) -> None:
     out = site.out
     index = (out / layout.INDEX).read_text(encoding="utf-8")
-    assert '<p class="no-changes">no changes found</p>' in index
+    # no change, but the drift hides steps of 1 % (the min_change): the walk says it
+    # could not see one, never "no changes found"
+    assert '<p class="no-changes">no changes found</p>' not in index
+    (blind,) = [line for line in index.splitlines() if "undecided: too noisy" in line]
+    assert blind.endswith(".rate</li>"), blind
     assert '<td class="changes">none</td><td class="findings">1 excursion · 1 drift</td>' in index
     assert "regression" not in index.split("<h2>Plots</h2>")[0]

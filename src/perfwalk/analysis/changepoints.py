@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from statistics import NormalDist
 
+from perfwalk.analysis.noise import WHITE, Correlation
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
 from perfwalk.analysis.segmentation import (
     DEFAULT_TUNING,
@@ -115,6 +116,10 @@ class Detection:
     edges: tuple[ChangePoint, ...] = ()
     excursions: tuple[Episode, ...] = ()
     drifts: tuple[Episode, ...] = ()
+    #: the noise's correlation and its factor for noise that is not Gaussian, as the
+    #: test of a change weighed them (what :mod:`perfwalk.analysis.floor` needs)
+    correlation: Correlation = WHITE
+    noise_factor: float = 1.0
 
 
 def find_change_points(
@@ -128,7 +133,7 @@ def find_change_points(
     Non-finite values are ignored; a set left empty is skipped. Raises
     ``ValueError`` for a ``reduce`` that returns a non-finite number.
     """
-    positions, points = _points(sets, reduce)
+    positions, points = set_points(sets, reduce)
     ratios = bool(points) and min(points) > 0
     # points far from 1 are searched divided by 2**k (exact): no sum overflows
     k = 0 if ratios else exponent(points)
@@ -145,6 +150,8 @@ def find_change_points(
         edges=tuple(_change(brk, positions, ratios, k, edge=True) for brk in found.edges),
         excursions=tuple(_episode(e, positions, ratios, k) for e in found.excursions),
         drifts=tuple(_episode(d, positions, ratios, k) for d in found.drifts),
+        correlation=found.correlation,
+        noise_factor=found.factor,
     )
 
 
@@ -212,8 +219,11 @@ def _change(
     )
 
 
-def _points(sets: Sequence[Sequence[float]], reduce: Reduce) -> tuple[Sequence[int], list[float]]:
-    """The positions of the non-empty sets and their summaries."""
+def set_points(
+    sets: Sequence[Sequence[float]], reduce: Reduce
+) -> tuple[Sequence[int], list[float]]:
+    """The positions of the non-empty sets (non-finite values ignored) and their
+    summaries, as the search reads them."""
     if set(map(len, sets)) == {1}:  # one value per point: the fast way
         flat = list(map(itemgetter(0), sets))
         if all(map(math.isfinite, flat)):

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.summary import moments, relative_sd
 
 
@@ -67,7 +68,8 @@ def levels(points: Sequence[float], starts: Iterable[int]) -> tuple[Level, ...]:
 class MetricPoints:
     """One metric of a series as change detection read it: the checkouts (indexes)
     where it has a summary, in order, and that summary at each (by the metric's
-    ``summary`` policy, over the values detection weighed)."""
+    ``summary`` policy, over the values detection weighed); ``sight``: what the walk
+    could see in it (None when not judged)."""
 
     test: str
     name: str
@@ -75,3 +77,4 @@ class MetricPoints:
     direction: str
     idxs: tuple[int, ...]
     points: tuple[float, ...]
+    sight: Sight | None = None

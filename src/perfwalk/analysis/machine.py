@@ -305,3 +305,18 @@ def _most_moved(
     return max(
         found, key=lambda host: abs(after[host].pressure - before[host].pressure), default=None
     )
+
+
+def load_words(sides: Mapping[str, Side]) -> str:
+    """The load over some repetitions in a few words, of the host under the most
+    pressure (named when there are several): "load 10.9 on 2 cores", "sink: load 3.1 on
+    2 cores, others 0.8 CPUs"; "" when no host's state is known."""
+    known = {host: s for host, s in sides.items() if s.n}
+    if not known:
+        return ""
+    host = max(sorted(known), key=lambda h: known[h].pressure)
+    found = known[host]
+    words = f"load {found.load:.1f}" + (f" on {found.cores} cores" if found.cores else "")
+    if found.others > OTHERS_SHARE:
+        words += f", others {found.others:.1f} CPUs"
+    return f"{host}: {words}" if len(known) > 1 else words

@@ -226,6 +226,9 @@ class Segmentation:
     excursions: tuple[Excursion, ...] = ()
     drifts: tuple[Drift, ...] = ()
     correlation: Correlation = WHITE
+    #: the local variances times this as far as the test goes (noise that is not
+    #: Gaussian, e.g. bimodal: :class:`perfwalk.analysis.noise.NoiseFit`)
+    factor: float = 1.0
 
 
 #: The measured defaults, with the practical significance of 1 %.
@@ -287,17 +290,17 @@ def segment_finite(
 def _segment(x: list[float], tuning: Tuning, logarithms: bool) -> Segmentation:
     n = len(x)
     if n < 2 * tuning.min_size:
-        return Segmentation((), _noise_scale(x), 0.0, _median(list(x)) if x else 0.0)
+        return Segmentation((), noise_scale(x), 0.0, _median(list(x)) if x else 0.0)
     search = _Search(x, tuning, logarithms)
     return search.run()
 
 
-def _noise_scale(x: Sequence[float]) -> float:
+def noise_scale(x: Sequence[float]) -> float:
     """Trimmed root mean square of neighbour differences, as a standard deviation."""
-    return _scale_of_jumps(list(map(abs, map(sub, x[1:], x[:-1]))))
+    return jump_scale(list(map(abs, map(sub, x[1:], x[:-1]))))
 
 
-def _scale_of_jumps(jumps: list[float]) -> float:
+def jump_scale(jumps: list[float]) -> float:
     """The noise scale from the absolute neighbour differences (a sample of about
     10 000 of them for long series)."""
     if not jumps:
@@ -329,7 +332,7 @@ def _median(values: list[float]) -> float:
     return values[m // 2] if m % 2 else 0.5 * (values[m // 2 - 1] + values[m // 2])
 
 
-def _despike(
+def despike(
     x: list[float], squares: list[float], variances: list[float], clip: float
 ) -> tuple[list[float], list[int]]:
     """``x`` without its spikes: the points between two jumps larger than 4 local noise
@@ -418,13 +421,13 @@ class _Search:
         steps = list(map(sub, x[1:], x))  # map stops at the shorter
         squares = list(map(mul, steps, steps))
         jumps = list(map(abs, steps))
-        self.noise = _scale_of_jumps(jumps)
+        self.noise = jump_scale(jumps)
         largest = max(1e-100, *map(abs, sample))
         # the local noise variance: constant over blocks of points
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
         self.var = per_point(self.size, self.blocks, n)
         self.even = min(self.blocks) == max(self.blocks)
-        despiked, self.replaced = _despike(x, squares, self.var, tuning.clip)
+        despiked, self.replaced = despike(x, squares, self.var, tuning.clip)
         self.V = [0.0, *accumulate(self.var)]
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
@@ -544,6 +547,7 @@ class _Search:
             excursions=tuple(excursions),
             drifts=tuple(self.drifts(found)),
             correlation=self.correlation,
+            factor=self.factor,
         )
 
     # -- candidates ------------------------------------------------------------------

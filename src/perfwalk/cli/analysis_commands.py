@@ -3,16 +3,18 @@ change points of a file of numbers, list the changes of every stored series.
 
 Exit status of these commands, for CI: 0 nothing found; 1 ``compare``: a difference
 proven at the confidence level, ``detect``: a change point, ``changes``: a confirmed
-or suspect regression without a known cause, not triaged (``perfwalk triage``); 2 a
-user error; 4 ``changes``: the worst such regression is undecided (its verdict:
-:mod:`perfwalk.analysis.verdict`).
+regression without a known cause, not triaged (``perfwalk triage``); 2 a user error; 4
+``changes``: none of those, but an untriaged regression whose verdict is suspect or
+undecided (:mod:`perfwalk.analysis.verdict`), or a metric the walk could not judge (no
+change found, and too noisy to see one of its ``min_change``, or judged only with the
+repetitions ``exclude_loaded`` leaves out).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,7 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.changepoints import ChangePoint, Detection
+    from perfwalk.analysis.floor import Sight
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
     from perfwalk.config.model import Config
@@ -444,16 +447,24 @@ def cmd_changes(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         found = find_all(store, config, args.series, tuning=tuning(args))
         listing = listed_findings(store, found)
+        names = {s.id: s.name for s in store.list_series()}
     events = found.changes
     marks = marks_of(listing[0])
+    blind = undecided_lines(found.undecided, names)
     if args.format == "markdown":
-        sys.stdout.write(_changes_markdown(listing, config))
+        sys.stdout.write(_changes_markdown(listing, config, blind))
     elif args.format == "json":
-        print(json_text(changes_document(found, listing), indent=2))
+        document = changes_document(found, listing)
+        document["floors"] = [
+            sight_json(series, sight) for series, sights in found.sights.items() for sight in sights
+        ]
+        print(json_text(document, indent=2))
     else:
         width = width_of(sys.stdout)
         listed = [e for e in events if not e.refuted]
         texts = [_event_text(e, marks.get(change_key(e)), width) for e in listed]
+        if blind:  # "no changes found" only where a change that matters could be seen
+            texts.append("\n".join(blind))
         texts = texts or ["no changes found"]
         if found.episodes:  # shown, never a failure
             texts.append("\n".join(_episode_text(e) for e in found.episodes))
@@ -463,32 +474,91 @@ def cmd_changes(args: argparse.Namespace) -> int:
                 + "\n\n".join(_event_text(e, marks.get(change_key(e)), width) for e in ruled_out)
             )
         print("\n\n".join(texts))
-    return changes_status(events, marks)
+    return changes_status(events, marks, blind=bool(found.undecided))
 
 
-def changes_status(events: Sequence[ChangeEvent], marks: Mapping[Any, Marks]) -> int:
-    """``perfwalk changes``' exit status: 1 for an untriaged regression without a known
-    cause whose verdict is confirmed or suspect; else 4 when such a regression is
-    undecided; else 0 (a person's triage, a known cause or a refuting measure
-    explains the others)."""
+def changes_status(
+    events: Sequence[ChangeEvent], marks: Mapping[Any, Marks], *, blind: bool = False
+) -> int:
+    """``perfwalk changes``' exit status: 1 for an untriaged confirmed regression without
+    a known cause; else 4 when such a regression is suspect or undecided, or a metric
+    the walk could not judge (``blind``); else 0 (a person's triage, a known cause or a
+    refuting measure explains the others)."""
     from perfwalk.services.change_json import change_key
 
     untriaged = [
         e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
     ]
-    if any(e.to_check for e in untriaged):
+    if any(e.to_act_on for e in untriaged):
         return exits.FOUND
-    return exits.UNDECIDED if any(e.to_decide for e in untriaged) else exits.OK
+    if blind or any(e.to_decide for e in untriaged):
+        return exits.UNDECIDED
+    return exits.OK
+
+
+def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, str]) -> list[str]:
+    """Each metric the walk could not judge (:attr:`Findings.undecided`), with its series
+    (``names``: by id) and the most likely step it saw below its bar; a metric judged
+    only with the values it was told to leave out says so on its changes instead."""
+    lines = []
+    for series, sight in undecided:
+        if not sight.undecided:
+            continue
+        name = show_controls(names.get(series, ""))
+        lines.append(f"series {series} {name!r}: {show_controls(sight.undecided)}")
+        step = sight.floor.candidate
+        if step is not None:
+            lines.append(
+                f"  most likely step: between checkout {step.previous} and {step.index}, "
+                f"{_percent(step.relative)} ({step.share:.0%} of a change it could see there)"
+            )
+    return lines
+
+
+def sight_json(series: int, sight: Sight) -> dict[str, Any]:
+    """What the walk could see in one metric, for ``--format json``."""
+    from perfwalk.numbers import finite_or_none
+
+    floor, step = sight.floor, sight.floor.candidate
+    return {
+        "series": series,
+        "test": sight.test,
+        "name": sight.name,
+        "floor": finite_or_none(floor.relative),
+        "min_change": sight.min_change,
+        "sees_min_change": floor.sees(sight.min_change),
+        "noise": finite_or_none(floor.noise),
+        "within": finite_or_none(floor.within),
+        "autocorrelation": floor.autocorrelation,
+        "checkouts": floor.points,
+        "values": sight.values,
+        "loaded": sight.loaded,
+        "excluded": sight.excluded,
+        "kept": sight.kept,
+        "load": sight.load or None,
+        "changes": sight.changes,
+        "undecided": sight.undecided or None,
+        "likely_step": None
+        if step is None
+        else {
+            "before": step.previous,
+            "after": step.index,
+            "relative": finite_or_none(step.relative),
+            "share": step.share,
+        },
+    }
 
 
 def _changes_markdown(
-    listing: tuple[list[ListedChange], list[ListedEpisode]], config: Config
+    listing: tuple[list[ListedChange], list[ListedEpisode]],
+    config: Config,
+    undecided: Sequence[str] = (),
 ) -> str:
     from perfwalk.report.markdown import Links, changes_markdown
 
     changes, episodes = listing
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
-    return changes_markdown(config.project.name, changes, episodes, links)
+    return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
 
 
 def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = None) -> str:
@@ -652,9 +722,10 @@ COMMANDS: dict[str, Command] = {
     "changes": Command(
         "regressions and improvements of every stored series, each with its verdict "
         "(confirmed, suspect, undecided; the refuted ones apart), its commits, its triage "
-        "and its drill's answer, then the excursions and drifts (shown, never a failure); "
-        "exit 1 for an untriaged confirmed or suspect regression without a known cause, 4 "
-        "when the worst such regression is undecided",
+        "and its drill's answer, then the metrics a walk could not judge and the "
+        "excursions and drifts (shown, never a failure); exit 1 for an untriaged "
+        "confirmed regression without a known cause, else 4 for an untriaged suspect or "
+        "undecided one or a metric too noisy to see a change of its min_change",
         _changes_args,
         cmd_changes,
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +14,13 @@ from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.analysis.floor import Sight
+    from perfwalk.config.model import Config
     from perfwalk.orchestrate.confirm import Confirmed
     from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
+    from perfwalk.store import Store
+    from perfwalk.store.records import SeriesRow
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -132,14 +137,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
-    from perfwalk.cli.change_lines import change_lines
+    from perfwalk.cli.change_lines import walk_changes
 
-    for line in change_lines(config, result.series_id):  # each change's verdict
+    changes = walk_changes(config, result.series_id)
+    for line in changes.lines:  # each change's verdict
         print(line)
     failed = failed_builds_line(bar.failed, result.series_id)
     if failed is not None:
         print(failed)
     print(f"see `perfwalk show {result.series_id}`")
+    for line in changes.blind:  # what the walk could not see
+        print(line)
     if result.loaded:
         print(
             f"warning: {result.loaded} of {result.watched} repetitions were measured on a "
@@ -163,7 +171,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.confirmed is not None:
         print(_confirmed_line(result.confirmed))
-    return exits.OK if result.worst is Status.PASS else exits.FOUND
+    if result.worst is not Status.PASS:
+        return exits.FOUND
+    # a walk that judges its changes (confirm) exits as `perfwalk changes` of its series
+    return changes.status if result.confirmed is not None else exits.OK
 
 
 def _confirmed_line(confirmed: Confirmed) -> str:
@@ -201,6 +212,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(NO_SERIES)  # as `list` says it
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
+        sights = _sights(store, config, status.series)
     s = status.series
     print(f"series {s.id} {s.name!r}: {_state_line(status)}")
     if s.kind == "variant":
@@ -231,7 +243,36 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     for test, worst in sorted(status.worst.items()):
         print(f"  test {show_controls(test)}: worst {worst.name}")
+    for line in _sight_lines(sights):
+        print(line)
     return exits.OK
+
+
+def _sight_lines(sights: Sequence[Sight]) -> list[str]:
+    """Per metric what the walk could see ("  bench.time: could see changes of ≥ 6.0 %
+    here"), or why it cannot judge it (undecided, or judged only with the repetitions
+    it was told to leave out); wrapped to the terminal's width, as the tables are."""
+    import textwrap
+
+    from perfwalk.cli.terminal import width_of
+
+    width = width_of(sys.stdout)
+    lines = [f"  {show_controls(s.metric)}: {show_controls(s.said)}" for s in sights]
+    if width is None:
+        return lines
+    return [
+        wrapped
+        for line in lines
+        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
+    ]
+
+
+def _sights(store: Store, config: Config, series: SeriesRow) -> list[Sight]:
+    """What the walk could see in each metric of ``series`` (none for a try: its sides
+    are no history)."""
+    from perfwalk.orchestrate.changes import series_sights
+
+    return [] if series.kind == "try" else series_sights(store, config, series)
 
 
 def _state_line(status: SeriesStatus) -> str:
@@ -303,6 +344,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
+        sights = _sights(store, config, table.series)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -313,6 +355,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
+    shown = [x for x in sights if args.test is None or x.test == args.test]
+    for line in _sight_lines(shown):
+        print(line)
     return exits.OK
 
 

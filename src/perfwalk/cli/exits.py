@@ -25,9 +25,10 @@ HANGUP, INTERRUPTED, TERMINATED = 129, 130, 143
 MEANINGS: dict[int, str] = {
     OK: "success",
     FOUND: "the command worked and found something to look at: a walk finished with "
-    "builds or tests that are not PASS, compare proved a difference, detect found a "
-    "change, changes or watch --once found a confirmed or suspect regression without a "
-    "known cause and not triaged (its verdict: docs/analysis.md), drill left a change "
+    "builds or tests that are not PASS (or, with [run] confirm, a confirmed regression), "
+    "compare proved a difference, detect found a change, changes or watch --once found a "
+    "confirmed regression without a known cause and not triaged (its verdict: "
+    "docs/analysis.md), drill left a change "
     "undecided, regress found a failing test, lab is not up (or not fully down), a "
     "Conductor run had a step that is not PASS, notify --test found a receiver that "
     "does not work, parse found no value (each command's --help and "
@@ -35,8 +36,9 @@ MEANINGS: dict[int, str] = {
     USER: "a user error: bad configuration, argument, repository, store (message + hint)",
     BUG: "an internal error (a bug: please report it with the traceback)",
     UNDECIDED: "the command worked and could not decide: a change it found is neither "
-    "confirmed nor refuted yet (changes, watch --once: the worst untriaged regression "
-    "without a known cause is undecided), or the measurements were too noisy (or too "
+    "confirmed nor refuted yet (changes, watch --once, run with [run] confirm: the worst "
+    "untriaged regression without a known cause is suspect or undecided), or the "
+    "measurements were too noisy (or too "
     "many were left out) to see a change as small as the metric's min_change; nothing "
     "was found to act on, and nothing says there is none (each command's --help and "
     "docs/analysis.md say more)",

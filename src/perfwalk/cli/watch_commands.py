@@ -22,9 +22,10 @@ def _watch_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--once",
         action="store_true",
-        help="one cycle, then exit: 1 when it found a new confirmed or suspect regression "
-        "nobody triaged, 2 when a walk failed, 4 when its new regressions are only "
-        "undecided, 0 otherwise (for cron or a systemd timer)",
+        help="one cycle, then exit: 1 when it found a new confirmed regression nobody "
+        "triaged, 2 when a walk failed, 4 when its new regressions are only suspect or "
+        "undecided, or a walk's metric is undecided (too noisy to see a change that "
+        "matters), 0 otherwise (for cron or a systemd timer)",
     )
 
 
@@ -85,6 +86,13 @@ def _told(cycle: WatchCycle) -> int:
         )
     if not cycle.new:
         print("no new changes")
+    if cycle.undecided:
+        from perfwalk.cli.analysis_commands import undecided_lines
+
+        names = {sid: f"walk {walk}" for sid, walk, _sight in cycle.undecided}
+        blind = [(sid, sight) for sid, _walk, sight in cycle.undecided]
+        for line in undecided_lines(blind, names):
+            print(line)
     print(f"site: {cycle.site.index.resolve()}")
     if cycle.notified is not None:
         from perfwalk.cli.report_commands import notify_lines
@@ -114,9 +122,10 @@ def _told(cycle: WatchCycle) -> int:
             )
     if cycle.failed:
         return exits.USER
-    if alarms or unsettled["suspect"]:
+    if alarms:
         return exits.FOUND
-    return exits.UNDECIDED if unsettled["undecided"] else exits.OK
+    undecided = unsettled["suspect"] or unsettled["undecided"] or cycle.undecided
+    return exits.UNDECIDED if undecided else exits.OK
 
 
 COMMANDS: dict[str, Command] = {

@@ -853,7 +853,9 @@ _RUN = Section(
             BOOLEAN,
             "leave the repetitions measured on a loaded machine out of the summaries and "
             "of change detection (which repetition is loaded: the machine's state recorded "
-            "with each, see docs/analysis.md); false = mark them, count them",
+            "with each, see docs/analysis.md), but for a metric they would leave too "
+            "little to judge: there they are kept and its changes suspect; false = mark "
+            "them, count them",
             default=False,
         ),
         Setting(

@@ -23,6 +23,7 @@ from typing import Literal, NamedTuple
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
 from perfwalk.analysis.confirmation import moved as relative_move
+from perfwalk.analysis.floor import Floor, Sight, detection_floor
 from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
@@ -43,6 +44,7 @@ from perfwalk.change_ids import change_id, commit_digits, names_change
 from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction
 from perfwalk.orchestrate.evidence import with_evidence
+from perfwalk.policy import MetricPolicy
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
@@ -229,30 +231,24 @@ class ChangeEvent:
     @property
     def to_act_on(self) -> bool:
         """A regression that no quirk explains and whose verdict is confirmed: what is
-        shaded red (and fails a check: :attr:`to_check`)."""
+        shaded red and fails a check (``perfwalk changes`` exits 1)."""
         return not self.known_causes and any(
             m.regression and m.verdict.state is State.CONFIRMED for m in self.metrics
         )
 
     @property
-    def to_check(self) -> bool:
-        """A regression that no quirk explains whose verdict is confirmed or suspect
-        (nothing has measured it again yet): what fails a check (``perfwalk
-        changes`` exits 1)."""
-        return not self.known_causes and any(
-            m.regression and m.verdict.state in (State.CONFIRMED, State.SUSPECT)
-            for m in self.metrics
-        )
-
-    @property
     def to_decide(self) -> bool:
-        """A regression that no quirk explains, too little evidence either way
-        (undecided), none of it confirmed or suspect: nothing to act on yet, nothing
-        ruled out (``perfwalk changes`` exits 4 when it is the worst)."""
+        """A regression that no quirk explains, none of it confirmed, whose verdict is
+        suspect (nothing has measured it again yet) or undecided (too little evidence
+        either way): nothing to act on yet, nothing ruled out (``perfwalk changes``
+        exits 4 when it is the worst)."""
         return (
             not self.known_causes
-            and not self.to_check
-            and any(m.regression and m.verdict.state is State.UNDECIDED for m in self.metrics)
+            and not self.to_act_on
+            and any(
+                m.regression and m.verdict.state in (State.SUSPECT, State.UNDECIDED)
+                for m in self.metrics
+            )
         )
 
     @property
@@ -300,11 +296,37 @@ class MetricEpisode:
 class Findings:
     """The changes of some series and what else their metrics did; ``points``: by
     series, each searched metric's per-checkout summaries (what the site cuts into
-    levels at the changes: read once, for both)."""
+    levels at the changes: read once, for both) and what the walk could see in it."""
 
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
+    #: the series a drill measured: its answer is the drill's, never undecided
+    drills: set[int] = field(default_factory=set)
+
+    @property
+    def sights(self) -> dict[int, list[Sight]]:
+        """By series, what the walk could see in each searched metric: its floor (the
+        smallest change it would have found), what it left out, and the most likely
+        step below the bar (``floor.candidate``, as checkout indexes)."""
+        return {
+            series: [p.sight for p in points if p.sight is not None]
+            for series, points in self.points.items()
+        }
+
+    @property
+    def undecided(self) -> list[tuple[int, Sight]]:
+        """(series, sight) of each metric the walk cannot judge: no change found and none
+        of its ``min_change`` visible (``Sight.undecided`` says why), or judged only
+        with the values it was told to leave out (``Sight.kept``: its changes are
+        suspect). A re-measure looks at ``floor.candidate`` of each first."""
+        return [
+            (series, sight)
+            for series, sights in self.sights.items()
+            if series not in self.drills
+            for sight in sights
+            if sight.undecided or sight.kept
+        ]
 
 
 def find_changes(
@@ -336,6 +358,8 @@ def find_all(
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes, points = _series_findings(store, config, series, tuning=tuning)
         found.points[series.id] = points
+        if series.kind == "drill":
+            found.drills.add(series.id)
         again = store.confirmations.of_series(series.id)
         found.changes.extend(
             _remeasured(event, again.get((event.before.idx, event.after.idx))) for event in events
@@ -359,12 +383,24 @@ def series_findings(
     """The change events of one series, and its metrics' excursions and drifts.
 
     With ``[run] exclude_loaded``, the values of the repetitions measured on a loaded
-    machine are left out; so are those of the re-measures (``[run] confirm``: they
-    test the changes found without them, and must not move them). A change whose
+    machine are left out, but for a metric they leave too little to judge (no change
+    found without them, and none of its ``min_change`` visible): that one is searched
+    with them kept, and its changes are suspect ("found only with N loaded repetitions
+    kept"). The values of the re-measures (``[run] confirm``) are always left out: they
+    test the changes found without them, and must not move them. A change whose
     sides the machine's state tells apart is marked suspect
     (:mod:`perfwalk.analysis.machine`).
     """
     return _series_findings(store, config, series, tuning=tuning)[:2]
+
+
+def series_sights(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
+) -> list[Sight]:
+    """What the walk could see in each searched metric of ``series`` (by test and name):
+    its floor, and what it left out (``perfwalk status``, ``show``, the end of a walk)."""
+    points = _series_findings(store, config, series, tuning=tuning)[2]
+    return [p.sight for p in points if p.sight is not None]
 
 
 def _series_findings(
@@ -378,12 +414,14 @@ def _series_findings(
         states = store.machine_states(series.id)
         rows = store.passed_values(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
+    loaded = {key for key, found in states.items() if machine.repetition_loaded(found)}
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
-        left_out = {key for key, found in states.items() if machine.repetition_loaded(found)}
-        states = {key: state for key, state in states.items() if key not in left_out}
+        left_out = loaded
+    every_state = states  # the left out's too: weighed when they are kept after all
+    states = {key: state for key, state in states.items() if key not in left_out}
     if config is not None and not config.analysis.suspect_load:  # kept, not weighed
-        states = {}
+        states = every_state = {}
     reading = _Reading(
         config=config,
         tuning=tuning,
@@ -393,6 +431,8 @@ def _series_findings(
         position=position,
         states=states,
         left_out=left_out,
+        loaded=loaded,
+        every_state=every_state,
     )
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
@@ -450,8 +490,9 @@ def variant_of_series(series: SeriesRow) -> tuple[str | None, int | None]:
 class _Reading(NamedTuple):
     """What the search of a series' metrics reads: its PASS values (rows of
     :meth:`Store.passed_values <perfwalk.store.Store.passed_values>`), where each
-    checkout stands, the machine's state of each repetition and the repetitions
-    left out."""
+    checkout stands, the machine's state of each repetition weighed, the repetitions
+    left out, those measured on a loaded machine, and the state of every repetition
+    (the left out's too)."""
 
     config: Config | None
     tuning: Thresholds
@@ -461,19 +502,40 @@ class _Reading(NamedTuple):
     position: Mapping[int, int]
     states: Mapping[tuple[int, int], HostStates]
     left_out: set[tuple[int, int]]
+    loaded: set[tuple[int, int]]
+    every_state: Mapping[tuple[int, int], HostStates]
 
 
 class _Metric:
     """A metric's values as detection reads them: its PASS values by checkout position,
-    and the machine's state of the repetition of each."""
+    and the machine's state of the repetition of each; the values left out (by
+    position, with their states) and how many of its values were measured loaded."""
 
-    __slots__ = ("direction", "measured", "sets", "unit")
+    __slots__ = ("direction", "left", "loaded", "measured", "sets", "unit")
 
     def __init__(self, unit: str, direction: str, checkouts: int) -> None:
         self.unit = unit
         self.direction = direction
         self.sets: list[list[float]] = [[] for _ in range(checkouts)]
         self.measured: list[list[HostStates]] = [[] for _ in range(checkouts)]
+        self.left: list[tuple[int, float, HostStates | None]] = []
+        self.loaded = 0
+
+    @property
+    def values(self) -> int:
+        return sum(map(len, self.sets)) + len(self.left)
+
+    def with_left(self) -> _Metric:
+        """The metric with the values left out put back (its states with them)."""
+        whole = _Metric(self.unit, self.direction, len(self.sets))
+        whole.sets = [list(values) for values in self.sets]
+        whole.measured = [list(states) for states in self.measured]
+        whole.loaded = self.loaded
+        for at, value, state in self.left:
+            whole.sets[at].append(value)
+            if state is not None:
+                whole.measured[at].append(state)
+        return whole
 
 
 #: what the search found in one metric: its episodes, its changes and its summaries
@@ -521,18 +583,19 @@ def _metrics_found(
     grouped = _grouped(reading, rows)
     weighed: dict[tuple[int, ...], dict[str, machine.Side]] = {}
     out = []
-    for (test, name), metric in sorted(grouped.items()):
-        direction = Direction(metric.direction)
-        policy = metric_policy(reading.config, test, name, metric.unit, direction)
+    for (test, name), read in sorted(grouped.items()):
+        direction = Direction(read.direction)
+        policy = metric_policy(reading.config, test, name, read.unit, direction)
         if policy.ignore:
             continue
-        detection = find_change_points(
-            metric.sets,
-            tuning=reading.tuning.tuning(policy),
-            reduce=summary_of(policy.detection_summary, direction),
-        )
+        metric, detection, sight = _searched(reading, (test, name), read, policy)
         described = (test, name, metric.unit, direction)
         episodes, changes = _metric_found(reading, described, metric, detection, weighed)
+        if sight.kept:  # what only the values left out show is suspect
+            changes = [
+                replace(c, suspect="; ".join(filter(None, (sight.suspect, c.suspect))))
+                for c in changes
+            ]
         summary = summary_of(policy.summary, direction)  # as the tables show it
         measured = [pos for pos, values in enumerate(metric.sets) if values]
         points = MetricPoints(
@@ -542,9 +605,61 @@ def _metrics_found(
             direction.value,
             tuple(reading.checkouts[pos].idx for pos in measured),
             tuple(summary(metric.sets[pos]) for pos in measured),
+            sight,
         )
         out.append(((test, name), (episodes, changes, points)))
     return out
+
+
+def _searched(
+    reading: _Reading, key: tuple[str, str], metric: _Metric, policy: MetricPolicy
+) -> tuple[_Metric, Detection, Sight]:
+    """The change points of a metric and what the walk could see in it. When the values
+    left out (``[run] exclude_loaded``) leave too little to judge — no change found,
+    and none of the metric's ``min_change`` visible without them — they are kept after
+    all: what they show is told, and suspect (:attr:`Sight.kept`)."""
+    direction = Direction(metric.direction)
+    tuning = reading.tuning.tuning(policy)
+    reduce = summary_of(policy.detection_summary, direction)
+
+    def search(values: _Metric) -> tuple[Detection, Floor]:
+        found = find_change_points(values.sets, tuning=tuning, reduce=reduce)
+        floor = detection_floor(
+            values.sets, found, tuning=tuning, reduce=reduce, summary=policy.detection_summary
+        )
+        return found, floor
+
+    detection, floor = search(metric)
+    excluded = len(metric.left)
+    found = len(detection.changes) + len(detection.edges)
+    kept = bool(excluded) and not found and not floor.sees(tuning.min_change)
+    if kept:
+        metric = metric.with_left()
+        detection, floor = search(metric)
+        found = len(detection.changes) + len(detection.edges)
+    candidate = floor.candidate
+    if candidate is not None:  # as the series names its checkouts
+        checkouts = reading.checkouts
+        candidate = replace(
+            candidate,
+            previous=checkouts[candidate.previous].idx,
+            index=checkouts[candidate.index].idx,
+        )
+    sight = Sight(
+        *key,
+        floor=replace(floor, candidate=candidate),
+        min_change=tuning.min_change,
+        changes=found,
+        values=metric.values,
+        loaded=metric.loaded,
+        excluded=excluded,
+        kept=kept,
+    )
+    if sight.undecided or kept:  # the machine's load over its repetitions, in words
+        states = [s for at in metric.measured for s in at]
+        states += [s for _at, _value, s in metric.left if s is not None]
+        sight = replace(sight, load=machine.load_words(machine.host_sides(states)))
+    return metric, detection, sight
 
 
 def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, str], _Metric]:
@@ -552,18 +667,22 @@ def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, 
     (``[run] confirm``) and the repetitions left out."""
     planned = reading.series.planned_repetitions
     position, states, left_out = reading.position, reading.states, reading.left_out
+    loaded = reading.loaded
     count = len(reading.checkouts)
     grouped: dict[tuple[str, str], _Metric] = {}
     for checkout_idx, repetition_idx, test, name, unit, value, direction_name in rows:
         if planned is not None and repetition_idx >= planned:  # a re-measure
             continue
         key = (checkout_idx, repetition_idx)
-        if left_out and key in left_out:
-            continue
         metric = grouped.get((test, name))
         if metric is None:  # its unit and direction: those of its first value
             metric = grouped[(test, name)] = _Metric(unit, direction_name, count)
         at = position[checkout_idx]
+        if loaded and key in loaded:
+            metric.loaded += 1
+        if left_out and key in left_out:
+            metric.left.append((at, value, reading.every_state.get(key)))
+            continue
         metric.sets[at].append(value)
         state = states.get(key)
         if state is not None:

@@ -169,16 +169,22 @@ def changes_markdown(
     changes: Sequence[ListedChange],
     episodes: Sequence[ListedEpisode] = (),
     links: Links = Links(),
+    *,
+    undecided: Sequence[str] = (),
 ) -> str:
-    """The report: newest change first, then the excursions and drifts, then the
+    """The report: newest change first, then what the walks could not judge
+    (``undecided``: a line per metric), then the excursions and drifts, then the
     changes ruled out (refuted: measured again, not there)."""
     ordered = sorted(changes, key=lambda c: (-c.date.timestamp(), c.series_id, c.metric))
     listed = [c for c in ordered if not c.refuted]
     lines = [f"### perfwalk: {md(project)}: {counted(listed)}", ""]
     if listed:
         lines += [*_HEAD, *(_row(change, links) for change in listed)]
-    else:
+    elif not undecided:
         lines.append("No regression or improvement found.")
+    if undecided:
+        lines += ["", "Undecided (no change found, and none that matters could be seen):", ""]
+        lines += [f"- {md(line.strip())}" for line in undecided if not line.startswith(" ")]
     if episodes:
         lines += ["", "Excursions and drifts (shown, never a failure):", ""]
         lines += [_episode(e, links) for e in episodes]

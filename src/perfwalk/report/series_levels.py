@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.levels import Level, MetricPoints, levels
 
 
@@ -53,6 +54,7 @@ class MetricLevels:
     points: tuple[float, ...]
     levels: tuple[Level, ...]
     sums: tuple[float, ...] = ()
+    sight: Sight | None = None  # what the walk could see in it (its floor)
 
     @classmethod
     def of(cls, found: MetricPoints, starts: Iterable[int]) -> MetricLevels:
@@ -72,6 +74,7 @@ class MetricLevels:
             points,
             found_levels,
             tuple(itertools.accumulate(points, initial=0.0)),
+            found.sight,
         )
 
     def whole(self, level: Level) -> Shown:

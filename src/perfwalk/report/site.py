@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from perfwalk import __version__
+from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.levels import MetricPoints
 from perfwalk.config.model import Config
 from perfwalk.model import Status
@@ -300,6 +301,7 @@ def publish(
         index = index_page(
             summaries,
             options.changes,
+            undecided=undecided_metrics(contexts[x.series.id] for x in summaries),
             matrix=matrix,
             conduct=runs,
             tries=listed,
@@ -409,7 +411,8 @@ def _facts(ctx: SeriesContext, drill: str) -> tuple[str, list[Any], list[Any]]:
 
 
 def _levels_list(ctx: SeriesContext) -> list[list[Any]]:
-    """The levels of every metric, as the series page lists them (ends and figures)."""
+    """The levels of every metric, as the series page lists them (ends and figures),
+    and what the walk could see in it."""
     return [
         [
             test,
@@ -418,8 +421,30 @@ def _levels_list(ctx: SeriesContext) -> list[list[Any]]:
                 [x.first, x.last, x.n, repr(x.median), repr(x.sd), repr(x.min), repr(x.max)]
                 for x in found.levels
             ],
+            _sight_words(found.sight),
         ]
         for (test, name), found in sorted((ctx.levels or {}).items())
+    ]
+
+
+def _sight_words(sight: Sight | None) -> list[Any]:
+    """What the series page says of what the walk could see in a metric."""
+    if sight is None:
+        return []
+    step = sight.floor.candidate
+    where = [] if step is None else [step.previous, step.index, repr(step.relative)]
+    return [sight.said, bool(sight.undecided or sight.kept), where]
+
+
+def undecided_metrics(contexts: Iterable[SeriesContext]) -> list[tuple[int, str, str]]:
+    """(series, its name, why) of each metric of ``contexts`` the walk could not judge
+    (a try has no levels, nor any of this; a drill's series has the drill's answer)."""
+    return [
+        (ctx.id, ctx.series.name, sight.undecided)
+        for ctx in contexts
+        if ctx.series.kind != "drill"
+        for _key, found in sorted((ctx.levels or {}).items())
+        if (sight := found.sight) is not None and sight.undecided
     ]
 
 

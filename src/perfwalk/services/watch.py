@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from perfwalk.analysis.floor import Sight
 from perfwalk.config.model import Config
 from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.orchestrate.changes import Findings, find_all
@@ -85,6 +86,10 @@ class WatchCycle:
     site: PublishReport
     seconds: float
     notified: NotifyReport | None = None  # None: no [notify] urls
+    #: the metrics of the watched walks that the cycle could not judge (their series,
+    #: their walk's name, what the walk could see): too noisy to see a change that
+    #: matters, or judged only with the repetitions left out (Findings.undecided)
+    undecided: tuple[tuple[int, str, Sight], ...] = ()
 
     @property
     def alarms(self) -> list[ListedChange]:
@@ -98,8 +103,8 @@ class WatchCycle:
 
     def unsettled(self, state: str) -> list[ListedChange]:
         """The new regressions nobody triaged, without a known cause, whose verdict is
-        ``state`` (``suspect``: ``watch --once`` exits 1 for them as for an alarm;
-        ``undecided``: it exits 4 when there is nothing else)."""
+        ``state`` (``suspect`` or ``undecided``: ``watch --once`` exits 4 for them
+        when there is no alarm)."""
         return [
             c
             for c in self.new
@@ -239,6 +244,7 @@ def _cycle(
         site=site,
         seconds=time.monotonic() - began,
         notified=notified,
+        undecided=tuple((sid, watched[sid], x) for sid, x in found.undecided if sid in watched),
     )
 
 

@@ -86,13 +86,20 @@ def newest_first(changes: Sequence[ListedChange]) -> list[ListedChange]:
     return sorted(ordered, key=lambda c: c.date, reverse=True)
 
 
-def changes_section(at: str, changes: Sequence[ListedChange]) -> str:
-    """The "Changes" section of the index: the table, or "no changes found"; then the
-    refuted changes apart ("Ruled out")."""
+def changes_section(
+    at: str, changes: Sequence[ListedChange], undecided: Sequence[tuple[int, str, str]] = ()
+) -> str:
+    """The "Changes" section of the index: the table, then the metrics the walks could
+    not judge (``undecided``: series, name, why) — "no changes found" only when there is
+    neither —, then the refuted changes apart ("Ruled out")."""
     head = "<h2>Changes</h2>\n"
+    blind = undecided_list(at, undecided)
     listed = [c for c in changes if not c.refuted]
     ruled_out = [c for c in changes if c.refuted]
-    found = _changes_table(at, listed) if listed else '<p class="no-changes">no changes found</p>\n'
+    if listed:
+        found = _changes_table(at, listed) + blind
+    else:
+        found = blind or '<p class="no-changes">no changes found</p>\n'
     if ruled_out:
         found += (
             '<h3 id="ruled-out">Ruled out</h3>\n<p class="note">Measured again, the change '
@@ -138,6 +145,22 @@ def _changes_table(at: str, changes: Sequence[ListedChange]) -> str:
         + "</tr></thead>\n<tbody>\n"
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n"
+    )
+
+
+def undecided_list(at: str, undecided: Sequence[tuple[int, str, str]]) -> str:
+    """The metrics the walks could not judge, each with its series (linked) and why
+    ("undecided: too noisy to see changes below 12.0 % in bench.time (…)"); "" when none."""
+    if not undecided:
+        return ""
+    items = [
+        f"<li>{link(layout.href(at, layout.series_page(sid)), f'{sid}: {name}')}: {esc(why)}</li>"
+        for sid, name, why in undecided
+    ]
+    return (
+        '<p class="undecided">No change found here, and none that matters could be seen:'
+        "</p>\n"
+        '<ul class="undecided">\n' + "\n".join(items) + "\n</ul>\n"
     )
 
 

@@ -137,12 +137,14 @@ def index_page(
     every: Sequence[SeriesSummary],
     changes: Sequence[ListedChange] = (),
     *,
+    undecided: Sequence[tuple[int, str, str]] = (),
     matrix: bool = False,
     conduct: Sequence[ConductSummary] = (),
     tries: Sequence[TryListing] = (),
     releases: Sequence[Release] = (),
 ) -> str:
-    """The index: the ``changes`` table, then every series as a row (drills and zooms
+    """The index: the ``changes`` table and the metrics the walks could not judge
+    (``undecided``: series, name, why), then every series as a row (drills and zooms
     under their walk), then the ``tries`` (their series are not in ``every``), the
     ``conduct`` runs; ``matrix`` links the regress matrix; ``releases`` mark the plots."""
     at = layout.INDEX
@@ -213,7 +215,7 @@ def index_page(
     specs = [spec for s in every for spec in s.specs]
     shown = [s for s in every if s.specs]
     body = (
-        changes_section(at, changes)
+        changes_section(at, changes, undecided)
         + walks
         + tried
         + runs

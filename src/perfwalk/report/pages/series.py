@@ -146,6 +146,41 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
     )
 
 
+def sights_section(at: str, ctx: SeriesContext) -> str:
+    """Per metric (and per variant of a walk), what the walk could see: the smallest
+    change it would have found, or why it cannot judge the metric, with the most likely
+    step below its bar; "" when no metric was searched."""
+    items = []
+    for v in (ctx, *ctx.variants):
+        label = f"{v.variant_name}: " if ctx.variants else ""
+        for (test, name), found in sorted((v.levels or {}).items()):
+            sight = found.sight
+            if sight is None:
+                continue
+            text = esc(f"{label}{test}.{name}: {sight.said}")
+            step = sight.floor.candidate
+            if sight.undecided and step is not None:
+                before, after = (
+                    link(layout.href(at, layout.checkout_page(v.id, idx)), f"#{idx}")
+                    for idx in (step.previous, step.index)
+                )
+                text += (
+                    f" <small>most likely step: between {before} and {after}, "
+                    f"{esc(relative_size(step.relative))}</small>"
+                )
+            css = ' class="undecided"' if sight.undecided or sight.kept else ""
+            items.append(f"<li{css}>{text}</li>")
+    if not items:
+        return ""
+    return (
+        '<h2 id="sight">What the walk could see</h2>\n<p>Per metric, the smallest change '
+        "its detector would have found (about half the time; one of 1.5 times it mostly), "
+        "from the noise of the checkouts, their repetitions and how many they are: no change "
+        "found says nothing of changes below it.</p>\n"
+        '<ul class="sight">\n' + "\n".join(items) + "\n</ul>\n"
+    )
+
+
 LEVEL_HEADERS = ("metric", "checkouts", "median", "± rsd", "min … max", "n", "then")
 #: what each column of the levels says, as its header's tooltip
 LEVEL_TITLES = {
@@ -294,6 +329,7 @@ def series_page(
         )
         + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
+        + sights_section(at, ctx)
         + levels_section(at, ctx)
         + "<h2>Checkouts</h2>\n"
         + paging
