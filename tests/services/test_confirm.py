@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.orchestrate.changes import find_changes
@@ -195,7 +196,7 @@ def test_a_walk_stopped_in_its_re_measures_measures_them_again_when_resumed(
     resumed = _walk(config_path, "--resume")
     out, err = resumed.communicate(timeout=120)
 
-    assert resumed.returncode == 0, err
+    assert resumed.returncode == exits.FOUND, err  # a confirmed regression (with confirm)
     lines = out.splitlines()
     assert lines[0].startswith(f"series {series.id} resumed and finished")
     assert lines[-1].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")

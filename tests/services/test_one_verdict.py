@@ -84,7 +84,7 @@ def test_a_drill_confirmed_change_under_load_is_confirmed_and_changes_exits_1(
     assert change["id"] == "1:4", change
     (metric,) = change["metrics"]
     assert metric["suspect"].startswith("machine load: "), metric
-    assert code == exits.FOUND  # suspect: nothing measured it again yet
+    assert code == exits.UNDECIDED  # suspect: nothing measured it again yet, not hidden
     assert change["verdict"]["state"] == "suspect", change["verdict"]
 
     drill = perfwalk("drill", "1:4", "-c", str(path), timeout=600)
@@ -137,7 +137,8 @@ def test_one_size_and_one_confidence_per_change_in_cli_page_feed_and_notificatio
         CONFIG.format(repo=tmp_path / "repo", first=ids[0], port=hook.port), encoding="utf-8"
     )
     first = perfwalk("watch", "--once", "-c", str(path), timeout=600)
-    assert first.returncode == 0, first.stdout + first.stderr
+    # 7 checkouts: too few to see a small change when the machine is busy (undecided)
+    assert first.returncode in (exits.OK, exits.UNDECIDED), first.stdout + first.stderr
     # overnight: 16 commits, the third of them 20 % slower
     ids += add_noisy_commits(
         tmp_path / "repo", 24, lambda i: 120 if i >= 26 else 100, count=16, slower_at=26
