@@ -120,12 +120,20 @@ def test_a_real_step_holds_at_the_first_looks() -> None:
     assert 0.25 < found.change < 0.35
 
 
+def test_a_real_step_that_a_load_made_look_larger_still_holds() -> None:
+    # the walk saw +125 % (a real +50 %, its after side loaded); side by side, +50 %
+    before, after = _remeasured(6, 10, ratio=1.5)
+    found = _decided(before, after, (100.0, 225.0))
+    assert (found.outcome, found.held) == (HELD, True)
+    assert 0.45 < found.change < 0.55
+
+
 def test_a_step_the_load_or_time_made_does_not_hold() -> None:
     # the walk saw +40 % (one side loaded); side by side, on a quiet machine, none
     before, after = _remeasured(2, 10, ratio=1.0)
     found = _decided(before, after, (100.0, 140.0))
     assert (found.outcome, found.final, found.held) == (NOT_HELD, True, False)
-    assert found.reason.startswith("equivalent within ±20 %")
+    assert found.reason.startswith("no difference of half the change (±20 %): ")
     # the other way: not held either
     other = _decided(*_remeasured(3, 10, ratio=0.7), (100.0, 130.0))
     assert (other.outcome, other.held) == (NOT_HELD, False)

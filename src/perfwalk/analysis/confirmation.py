@@ -7,17 +7,16 @@ defined here and nowhere else:
 
 a metric's re-measure is decided (:func:`decide_again`) by the sequential test of
 :mod:`perfwalk.analysis.sequential` (the drift model, looks at 3, 4, 6, 8, 11, …
-repetitions per side, intervals that hold together at the configured confidence),
-with the margin :func:`margin`: :data:`HELD_SHARE` of the change's size, at least the
-metric's ``min_change``. It **held** when the interval does not hold 0 and the
-re-measured difference has the sign of the change and more than the margin (the
-change is there); it did **not hold** when the interval lies within ± the margin (the
-two checkouts, measured side by side, do not differ by half the change: a change
-made by time or by a load on one side), or when it does not hold 0 and the
-difference is the other way;
-it stays **undecided** as long as neither, and for good at the most repetitions per
-side. A metric whose test gave no value on a side after :data:`FIRST_LOOK` pairs did
-not hold.
+repetitions per side, intervals that hold together at the configured confidence). It
+**held** when the interval does not hold 0 and the checkout after differs from the
+one before the change's way by more than the metric's ``min_change`` (the change is
+there, whatever its size now); it did **not hold** when the interval lies within ±
+the margin :func:`margin` (:data:`HELD_SHARE` of the change's size, at least the
+metric's ``min_change``: the two checkouts, measured side by side, do not differ by
+half the change: a change made by time or by a load on one side), or when it does
+not hold 0 and the difference is the other way; it stays **undecided** as long as
+neither, and for good at the most repetitions per side. A metric whose test gave no
+value on a side after :data:`FIRST_LOOK` pairs did not hold.
 
 Undecided (the budget spent before a decision), a re-measure is told for the
 hypothesis its values are nearer to (:func:`held`): the re-measured difference
@@ -120,16 +119,26 @@ def decide_again(
         after,
         higher_is_better=higher_is_better,
         confidence=confidence,
-        min_change=margin(levels[0], levels[1], min_change),
+        min_change=min_change,
         most=most,
     )
-    reason = found.reason.replace("B is ", "the checkout after is ", 1)
+    bound = margin(levels[0], levels[1], min_change)
+    reason, final = found.reason.replace("B is ", "the checkout after is ", 1), found.final
     if found.verdict in (Verdict.WORSE, Verdict.BETTER):
         outcome = HELD if found.change * expected > 0 else NOT_HELD
         if outcome == NOT_HELD:
             reason = f"the other way: {reason}"
+    elif found.verdict is Verdict.SAME:
+        outcome = NOT_HELD
+    elif found.look and -bound <= found.low and found.high <= bound:
+        outcome, final = NOT_HELD, True
+        reason = (
+            f"no difference of half the change (±{100 * bound:g} %): {_percent(found.change)} "
+            f"[{_percent(found.low)}, {_percent(found.high)}] at {confidence:g} % after "
+            f"{len(before)} + {len(after)} repetitions"
+        )
     else:
-        outcome = NOT_HELD if found.verdict is Verdict.SAME else UNDECIDED
+        outcome = UNDECIDED
     mean_before, mean_after = one_value(before), one_value(after)
     nearer = (
         mean_before is not None
@@ -138,7 +147,7 @@ def decide_again(
     )
     return Again(
         outcome=outcome,
-        final=found.final,
+        final=final,
         held=outcome == HELD or (outcome == UNDECIDED and nearer),
         change=found.change,
         low=found.low,
@@ -157,3 +166,7 @@ def _p_value(before: Sequence[float], after: Sequence[float]) -> float:
     if fit.se == 0:
         return 1.0 if fit.delta == 0 else 0.0
     return 2 * (1 - student_t_cdf(abs(fit.delta / fit.se), fit.degrees))
+
+
+def _percent(share: float) -> str:
+    return f"{round(100 * share, 1) + 0.0:+.1f} %"
