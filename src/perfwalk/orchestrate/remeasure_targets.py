@@ -1,0 +1,129 @@
+"""Which steps of a walk the re-measure loop measures again (``[run] confirm``,
+``[watch] confirm``), most doubtful first, and where each checkout is on the walked
+line.
+
+A change is measured again (:func:`wanted`) until a re-measure decided it (held, not
+held, or undecided at its most repetitions: a stored row that is ``final``), never
+after: when the machine's state makes it suspect, when it lies at the edge of its
+series (too few checkouts on one side), or when nothing measured it again yet and no
+drill answered it (a drill's culprit, range or NO-CHANGE answers it). A change whose
+re-measure the budget stopped undecided is measured on.
+
+A :class:`Target` is any step between two checkouts with the levels each metric
+moved between: a change the walk found, or a step it could not tell from its noise
+(a metric's most likely step below its threshold) that is worth measuring again; its
+re-measure is stored and read back by its two checkouts as a change's is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from perfwalk.config.model import Config
+from perfwalk.drill.schedule import Verdict
+from perfwalk.model import Checkout, Direction
+from perfwalk.orchestrate.changes import ChangeEvent, find_changes
+from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
+from perfwalk.store import Store
+from perfwalk.store.confirmations import ConfirmationRow
+
+#: the drill verdicts that answer a change (an undecided drill does not)
+ANSWERED = frozenset({Verdict.CULPRIT.value, Verdict.RANGE.value, Verdict.NO_CHANGE.value})
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A metric's step as the walk saw it: its levels before and after, which way is
+    better and the smallest change that counts."""
+
+    test: str
+    name: str
+    before: float
+    after: float
+    higher_is_better: bool
+    min_change: float
+
+
+@dataclass(frozen=True)
+class Target:
+    """A step to measure again between two checkouts of a walk: a change it found
+    (its id, as ``perfwalk changes`` names it), and the metrics that moved there."""
+
+    id: str
+    before_idx: int
+    after_idx: int
+    metrics: tuple[Expected, ...]
+    why: str  # suspect, at the edge, not measured again yet, measured on
+
+
+def wanted(event: ChangeEvent, row: ConfirmationRow | None, drilled: set[str]) -> str:
+    """Why ``event`` is to be measured again ("" when it is not): ``row`` is its stored
+    re-measure, ``drilled`` the ids of the changes of its series a drill answered.
+
+    A stand-in for the change's verdict (suspect or undecided), which this predicate
+    reads from the evidence itself."""
+    if row is not None:
+        return "" if row.final else "measured on"
+    if event.suspect:
+        return "suspect"
+    if any(m.edge for m in event.metrics):
+        return "at the edge"
+    if event.id not in drilled:
+        return "not measured again yet"
+    return ""
+
+
+def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Target]:
+    """The steps of walk ``series_id`` to measure again, in the order to measure them:
+    those measured on first, then the suspect ones, those at the edge, the rest; the
+    larger first within each."""
+    from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
+
+    rows = store.confirmations.of_series(series_id)
+    drilled = {
+        str(d.change.get("id"))
+        for d in store.drills.all()
+        if d.verdict in ANSWERED and d.change.get("series") == series_id
+    }
+    found: list[tuple[int, float, Target]] = []
+    order = ("measured on", "suspect", "at the edge", "not measured again yet")
+    for event in find_changes(store, config, [series_id]):
+        why = wanted(event, rows.get((event.before.idx, event.after.idx)), drilled)
+        if not why:
+            continue
+        metrics = tuple(
+            Expected(
+                m.test,
+                m.name,
+                m.before,
+                m.after,
+                m.direction is Direction.HIGHER,
+                metric_policy(config, m.test, m.name, m.unit, m.direction).min_change,
+            )
+            for m in event.metrics
+        )
+        size = max(abs(m.size) for m in event.metrics)
+        target = Target(event.id, event.before.idx, event.after.idx, metrics, why)
+        found.append((order.index(why), -size, target))
+    found.sort(key=lambda item: item[:2])
+    return [target for _rank, _size, target in found]
+
+
+def planned_checkouts(
+    store: Store, plan: WalkPlan, series_id: int, indexes: Sequence[int]
+) -> Mapping[int, PlannedCheckout]:
+    """The checkouts of ``indexes`` as a walk builds them: those of the plan as planned,
+    the others (a named walk's earlier checkouts) placed on the line the plan walks;
+    a checkout whose commit is not on it any more is left out."""
+    found = {p.checkout.index: p for p in plan.checkouts if p.checkout.index in indexes}
+    missing = [i for i in indexes if i not in found]
+    if not missing or not plan.checkouts:
+        return found
+    history = plan.repo.first_parent(plan.checkouts[-1].checkout.commit)
+    where = {commit: position for position, (commit, _date) in enumerate(history)}
+    for row in store.checkouts(series_id):
+        if row.idx in missing and row.sha in where:
+            checkout = Checkout(row.idx, row.sha, row.date, quirks=row.quirks)
+            found[row.idx] = PlannedCheckout(checkout, where[row.sha])
+    return found
