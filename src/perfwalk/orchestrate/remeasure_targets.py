@@ -4,15 +4,14 @@ line.
 
 A change is measured again (:func:`wanted`) until a re-measure decided it (held, not
 held, or undecided at its most repetitions: a stored row that is ``final``), never
-after: when the machine's state makes it suspect, when it lies at the edge of its
-series (too few checkouts on one side), or when nothing measured it again yet and no
-drill answered it (a drill's culprit, range or NO-CHANGE answers it). A change whose
-re-measure the budget stopped undecided is measured on.
+after; before that, while it is in doubt (:func:`doubtful`): when the machine's state
+makes it suspect, when it lies at the edge of its series (too few checkouts on one
+side), or when nothing measured it again yet and no drill answered it (a drill's
+culprit, range or NO-CHANGE answers it). A change whose re-measure the budget stopped
+undecided is measured on.
 
-A :class:`Target` is any step between two checkouts with the levels each metric
-moved between: a change the walk found, or a step it could not tell from its noise
-(a metric's most likely step below its threshold) that is worth measuring again; its
-re-measure is stored and read back by its two checkouts as a change's is.
+A :class:`Target` is a change to measure again: its two checkouts and the levels each
+metric moved between; its re-measure is stored and read back by its two checkouts.
 """
 
 from __future__ import annotations
@@ -59,12 +58,18 @@ class Target:
 
 def wanted(event: ChangeEvent, row: ConfirmationRow | None, drilled: set[str]) -> str:
     """Why ``event`` is to be measured again ("" when it is not): ``row`` is its stored
-    re-measure, ``drilled`` the ids of the changes of its series a drill answered.
-
-    A stand-in for the change's verdict (suspect or undecided), which this predicate
-    reads from the evidence itself."""
+    re-measure (a final one decided it: never again; one the budget stopped: measured
+    on), ``drilled`` the ids of the changes of its series a drill answered."""
     if row is not None:
         return "" if row.final else "measured on"
+    return doubtful(event, drilled)
+
+
+def doubtful(event: ChangeEvent, drilled: set[str]) -> str:
+    """Why a change no re-measure measured yet is still in doubt ("" when it is not):
+    suspect of being the machine's load, at the edge of its series, or answered by no
+    drill. The one place that says which changes the loop measures again: it reads the
+    evidence itself, as the change's verdict (suspect, undecided) would say it."""
     if event.suspect:
         return "suspect"
     if any(m.edge for m in event.metrics):
