@@ -75,23 +75,16 @@ class Budget:
 
     @classmethod
     def of_run(cls, config: Config) -> Budget:
-        run = config.run
-        return cls(
-            run.confirm_repetitions,
-            run.confirm_seconds,
-            f"[run] confirm_repetitions = {run.confirm_repetitions}, "
-            f"confirm_seconds = {run.confirm_seconds:g}",
-        )
+        return cls._of("run", config.run.confirm_repetitions, config.run.confirm_seconds)
 
     @classmethod
     def of_watch(cls, config: Config) -> Budget:
-        watch = config.watch
-        return cls(
-            watch.confirm_repetitions,
-            watch.confirm_seconds,
-            f"[watch] confirm_repetitions = {watch.confirm_repetitions}, "
-            f"confirm_seconds = {watch.confirm_seconds:g}",
-        )
+        return cls._of("watch", config.watch.confirm_repetitions, config.watch.confirm_seconds)
+
+    @classmethod
+    def _of(cls, section: str, repetitions: int, seconds: float) -> Budget:
+        what = f"[{section}] confirm_repetitions = {repetitions}, confirm_seconds = {seconds:g}"
+        return cls(repetitions, seconds, what)
 
     def take(self, count: int) -> bool:
         """Spend ``count`` repetitions, when they and time are left."""
