@@ -71,8 +71,14 @@ def _project(tmp_path: Path, levels: list[int], level: str = "repo") -> Path:
         encoding="utf-8",
     )
     path = tmp_path / "perfwalk.toml"
-    # the machine's load is another test's subject: measured without waiting for it
-    text = walk_config(tmp_path / "repo", f"sh {bench}", run="confirm = true\nconfirm_wait = 0")
+    # the machine's load is another test's subject: measured without waiting for it, and
+    # never making a change suspect (which would measure it again first)
+    text = walk_config(
+        tmp_path / "repo",
+        f"sh {bench}",
+        run="confirm = true\nconfirm_wait = 0",
+        extra="\n[analysis]\nsuspect_load = false\n",
+    )
     path.write_text(text, encoding="utf-8")
     return path
 
