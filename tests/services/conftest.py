@@ -10,6 +10,7 @@ import pytest
 
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
+from tests.fixtures.hogs import Hogs
 from tests.fixtures.receivers import Hook, Mailbox, free_port, smtp_server
 from tests.fixtures.synthetic_repo import KnownHistory
 
@@ -82,3 +83,13 @@ def hook() -> Iterator[Hook]:
     """A real HTTP receiver of JSON webhooks on 127.0.0.1."""
     with Hook(free_port()).running() as running:
         yield running
+
+
+@pytest.fixture
+def hogs() -> Iterator[Hogs]:
+    """A real CPU load the test starts and stops (every process stopped at its end)."""
+    found = Hogs()
+    try:
+        yield found
+    finally:
+        found.stop()

@@ -1,9 +1,10 @@
 """Confirm before telling (`[run] confirm = true`): at the end of a walk each change it
-found is measured once more at both of its checkouts, interleaved. A change made by
-time (the values moved with the machine, not with a commit) is then shown "not
-confirmed by a re-measure" and passes; a real step in the repository's values is
-confirmed and fails as ever. A walk stopped during its re-measures and resumed
-measures them again."""
+found is measured again at both of its checkouts, interleaved (before, after, after,
+before, …), until the sequential test decides. A change made by time (the values
+moved with the machine, not with a commit) is then shown "not confirmed by a
+re-measure" and passes; a real step in the repository's values is confirmed and
+fails as ever. A walk stopped during its re-measures and resumed measures them
+again."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.orchestrate.changes import find_changes
-from perfwalk.orchestrate.confirm import Confirmed
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.services.publish import detected_changes
 from perfwalk.services.run import run_series
@@ -72,7 +72,14 @@ def _project(tmp_path: Path, levels: list[int], level: str = "repo") -> Path:
         encoding="utf-8",
     )
     path = tmp_path / "perfwalk.toml"
-    text = walk_config(tmp_path / "repo", f"sh {bench}", run="confirm = true")
+    # the machine's load is another test's subject: measured without waiting for it, and
+    # never making a change suspect (which would measure it again first)
+    text = walk_config(
+        tmp_path / "repo",
+        f"sh {bench}",
+        run="confirm = true\nconfirm_wait = 0",
+        extra="\n[analysis]\nsuspect_load = false\n",
+    )
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -100,7 +107,9 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     assert out[-1] == (
         "confirm: 0 of 1 change confirmed by a re-measure, 1 not confirmed; see `perfwalk changes`"
     )
-    assert _order(tmp_path)[30:] == ["4 3", "5 3"]  # one more of each side, at the end
+    assert out[-2].startswith("re-measure of 1:5: not held after 3 + 3 repetitions, interleaved")
+    # before, after, after, before, before, after: decided at the first look
+    assert _order(tmp_path)[30:] == ["4 3", "5 3", "5 4", "4 4", "4 5", "5 5"]
     _forget_the_load(tmp_path)
     config = load_config(config_path)
     with Store.open(config.store.url) as store:
@@ -123,7 +132,11 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     text = capsys.readouterr().out
     ruled_out = text.split("ruled out (measured again, the change was not there):")[1]
     assert "REGRESSION 1:5 (refuted)" in ruled_out
-    assert "not confirmed by a re-measure: its two checkouts measured once more" in text
+    assert (
+        "not confirmed by a re-measure: its two checkouts measured again side by side, "
+        "3 + 3 repetitions interleaved (" in text
+    )
+    assert "equivalent within ±1 %: +0.0 % [" in text  # within its min_change
     assert "did not hold (the change: +10.0 %)" in text
     assert main(["changes", "-c", str(config_path), "--format", "json"]) == 0
     found = json.loads(capsys.readouterr().out)
@@ -143,9 +156,18 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
 
     result = run_series(config, RunOptions())
 
-    assert result.confirmed == Confirmed(confirmed=2, not_confirmed=0)
-    # before, after, before, after: the two changes' checkouts, one more repetition each
-    assert _order(tmp_path)[48:] == ["4 3", "5 3", "10 3", "11 3"]
+    confirmed = result.confirmed
+    assert confirmed is not None
+    assert (confirmed.confirmed, confirmed.not_confirmed, confirmed.undecided) == (2, 0, 0)
+    assert [(c.id, c.outcome, c.counts) for c in confirmed.remeasured] == [
+        ("1:5", "held", (3, 3)),
+        ("1:11", "held", (3, 3)),
+    ]
+    # each change's checkouts in turns, before, after, after, before…, the larger first
+    assert _order(tmp_path)[48:] == [
+        *("4 3", "5 3", "5 4", "4 4", "4 5", "5 5"),
+        *("10 3", "11 3", "11 4", "10 4", "10 5", "11 5"),
+    ]
     _forget_the_load(tmp_path)
     with Store.open(config.store.url) as store:
         events = find_changes(store, config)
@@ -156,7 +178,7 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
         assert events[0].to_act_on  # 100 -> 140 ms: a regression, confirmed
         marks = detected_changes(store, config)
         (row,) = [c for c in store.checkouts(result.series_id) if c.idx == 4]
-        assert [r.idx for r in store.repetitions(row.id)] == [0, 1, 2, 3]  # stored as real
+        assert [r.idx for r in store.repetitions(row.id)] == [0, 1, 2, 3, 4, 5]  # real ones
     assert [(m.confirmed, m.unconfirmed) for m in marks] == [(True, ""), (True, "")]
     assert marks[0].describe().endswith(": it held)")
     assert marks[0].size_text().endswith(" (re-measure)")  # what measured it last
@@ -167,7 +189,7 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
     assert text.count("; confirmed by a re-measure (") == 2
     assert text.count(", held (the change: ") == 2
     assert main(["status", "-c", str(config_path)]) == 0
-    assert "  repetitions 48 of 48 (+4 re-measures of changes)" in capsys.readouterr().out
+    assert "  repetitions 48 of 48 (+12 re-measures of changes)" in capsys.readouterr().out
 
 
 def _walk(config: Path, *extra: str) -> subprocess.Popen[str]:
@@ -200,8 +222,8 @@ def test_a_walk_stopped_in_its_re_measures_measures_them_again_when_resumed(
     lines = out.splitlines()
     assert lines[0].startswith(f"series {series.id} resumed and finished")
     assert lines[-1].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")
-    # the repetition in flight when it stopped is lost; then before, after
-    assert _order(tmp_path)[24:] == ["3 3", "3 3", "4 3"]
+    # the repetition in flight when it stopped is lost; then before, after, after…
+    assert _order(tmp_path)[24:] == ["3 3", "3 3", "4 3", "4 4", "3 4", "3 5", "4 5"]
     with Store.open(config.store.url) as store:
         (row,) = store.confirmations.of_series(series.id).values()
         assert (row.before_idx, row.after_idx, row.before_rep, row.after_rep) == (3, 4, 3, 3)

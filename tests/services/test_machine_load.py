@@ -15,12 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -40,61 +35,12 @@ from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
+from tests.fixtures.hogs import Hogs
 from tests.fixtures.synthetic_repo import numbered_repo
 from tests.services.walks import walk_config
 
-HOG_MARK = "perfwalk-test-hog"
 CHECKOUTS = 15
 LOADED = range(5, 10)  # the checkouts measured while the load runs
-
-
-class Hogs:
-    """CPU-bound processes that are not children of this one (a double fork, as a
-    job of someone else's), each stopped by its PID."""
-
-    def __init__(self) -> None:
-        self.pids: list[int] = []
-
-    def start(self, count: int) -> None:
-        code = f"# {HOG_MARK}\nwhile True: pass"
-        for _ in range(count):
-            out = subprocess.run(
-                [
-                    "sh",
-                    "-c",
-                    '"$0" -c "$1" </dev/null >/dev/null 2>&1 & echo $!',
-                    sys.executable,
-                    code,
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            self.pids.append(int(out.strip()))
-
-    def stop(self) -> None:
-        for pid in self.pids:
-            try:
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if HOG_MARK.encode() in cmdline:  # ours still, not a PID reused since
-                os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 10
-        while (
-            any(Path(f"/proc/{pid}").exists() for pid in self.pids) and time.monotonic() < deadline
-        ):
-            time.sleep(0.01)
-        self.pids = []
-
-
-@pytest.fixture
-def hogs() -> Iterator[Hogs]:
-    found = Hogs()
-    try:
-        yield found
-    finally:
-        found.stop()
 
 
 def _project(

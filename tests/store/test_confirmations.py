@@ -1,15 +1,20 @@
 """Re-measures of changes: which change of a walk was measured again, by which
-repetitions, and what it found; a second re-measure replaces the first. On SQLite
-and PostgreSQL."""
+repetitions, and what it found; a second re-measure replaces the first. A sequential
+re-measure (schema step 25) keeps its outcome, its rounds with their load, its waits
+and both sides' values; a row of an older store still reads. On SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import Engine, text, update
+import pytest
+from sqlalchemy import Engine, MetaData, Table, select, text, update
 
 from perfwalk.store import LATEST_VERSION, Store, schema
-from tests.store.factories import T0, new_series
+from perfwalk.store.connect import Database
+from perfwalk.store.migrations import MIGRATIONS, migrate
+from tests.store.factories import T0, new_series, older_series_row
 
 HELD = {
     "test": "iperf",
@@ -67,3 +72,97 @@ def test_a_store_of_schema_8_gets_the_re_measures(store_url: str, raw: Engine) -
         assert store.confirmations.of_series(walk) == {}
         store.confirmations.add(walk, (1, 2), (3, 3), held=True, metrics=[HELD], measured_at=T0)
         assert store.confirmations.of_series(walk)[(1, 2)].held
+
+
+#: a metric of a sequential re-measure, as perfwalk.orchestrate.confirm stores it
+SEQUENTIAL = {
+    **HELD,
+    "measured_before": 100.5,
+    "measured_after": 130.25,
+    "values_before": [100.0, 101.0],
+    "values_after": [130.0, 130.5],
+    "outcome": "held",
+    "final": True,
+    "change": 0.296,
+    "low": 0.28,
+    "high": 0.31,
+    "p_value": 0.0001,
+    "level": 98.75,
+    "confidence": 95.0,
+    "reason": "the checkout after is worse by 29.6 % [28.0 %, 31.0 %] at 95 %",
+}
+ROUNDS = [
+    {
+        "side": "before",
+        "checkout": 3,
+        "rep": 5,
+        "loaded": False,
+        "hosts": {"local": {"load1": 0.5}},
+    },
+    {"side": "after", "checkout": 4, "rep": 3, "loaded": True, "hosts": {"local": {"load1": 3.5}}},
+]
+WAITS = [{"at": "2026-01-01T00:00:00+00:00", "seconds": 4.0, "quiet": True, "why": "local: load"}]
+
+
+def test_a_sequential_re_measure_keeps_its_outcome_rounds_waits_and_values(store: Store) -> None:
+    walk = store.create_series(new_series())
+    store.confirmations.add(
+        walk,
+        (3, 4),
+        (5, 3),
+        held=True,
+        metrics=[SEQUENTIAL],
+        measured_at=T0,
+        outcome="undecided",
+        final=False,
+        rounds=ROUNDS,
+        waits=WAITS,
+    )
+    (row,) = store.confirmations.of_series(walk).values()
+    assert (row.outcome, row.final, row.held) == ("undecided", False, True)
+    assert row.rounds == tuple(ROUNDS)
+    assert row.waits == tuple(WAITS)
+    assert row.metric("iperf", "iperf.v0") == SEQUENTIAL
+    with pytest.raises(ValueError, match="outcome 'maybe' is not one of held, not held"):
+        store.confirmations.add(
+            walk, (3, 4), (5, 3), held=True, metrics=[], measured_at=T0, outcome="maybe"
+        )
+
+
+def test_a_one_pair_re_measure_of_a_store_of_schema_24_still_reads(
+    store_url: str, db: Database, raw: Engine
+) -> None:
+    assert migrate(lambda: db.write("make"), db.shown, MIGRATIONS[:24]) == 24
+    with raw.begin() as conn:
+        series = Table("series", MetaData(), autoload_with=conn)
+        walk = conn.execute(series.insert().values(older_series_row()).returning(series.c.id))
+        walk_id = walk.scalar_one()
+        older = Table("confirmation", MetaData(), autoload_with=conn)
+        assert "outcome" not in older.columns
+        conn.execute(
+            older.insert().values(
+                series_id=walk_id,
+                before_idx=3,
+                after_idx=4,
+                before_rep=3,
+                after_rep=3,
+                held=False,
+                metrics=[GONE],
+                measured_at=T0,
+            )
+        )
+    with Store.open(store_url) as store:
+        assert store.schema_version == LATEST_VERSION
+        (row,) = store.confirmations.of_series(walk_id).values()
+        # what it was: one pair, its held alone says what it found; never measured on
+        assert (row.held, row.outcome, row.final, row.rounds, row.waits) == (
+            False,
+            None,
+            True,
+            (),
+            (),
+        )
+        assert row.metric("iperf", "iperf.v1") == GONE
+    with raw.connect() as conn:
+        stored = conn.execute(select(schema.confirmation.c.outcome, schema.confirmation.c.final))
+        assert stored.all() == [(None, None)]

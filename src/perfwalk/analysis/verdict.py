@@ -125,12 +125,18 @@ class Sides:
 
 @dataclass(frozen=True)
 class Remeasured:
-    """A re-measure of the change's two checkouts (``[run] confirm``): whether the
-    change held (:func:`perfwalk.analysis.confirmation.held`) and the relative move it
-    measured (None: a side has no value)."""
+    """A re-measure of the change's two checkouts (``[run] confirm``, ``[watch]
+    confirm``): whether the change held (:mod:`perfwalk.analysis.confirmation`), the
+    relative move it measured (None: a side has no value), whether it decided
+    (``decided``: False while its sequential test is undecided — then it decides
+    nothing), the repetitions it measured on each side (0: not recorded) and its
+    confidence (1 - p of no difference; None: not recorded)."""
 
     held: bool
     size: float | None = None
+    decided: bool = True
+    repetitions: tuple[int, int] = (0, 0)
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -270,14 +276,7 @@ def _measured_again(evidence: Evidence) -> list[_Said]:
     if (tried := evidence.tried) is not None:
         said.append(_try(tried, regression=evidence.detected.regression))
     if (again := evidence.remeasured) is not None:
-        measured = None if again.size is None else Measurement(again.size, "re-measure")
-        moved = "" if again.size is None else f" ({format_size(again.size)})"
-        line = (
-            f"confirmed by a re-measure{moved}: it held"
-            if again.held
-            else f"refuted by a re-measure{moved}: it did not hold"
-        )
-        said.append(_Said(again.held, line, WEIGHT["re-measure"], 0, measured))
+        said.append(_remeasure(again))
     for other in evidence.elsewhere:
         if not other.clear:
             continue
@@ -290,6 +289,25 @@ def _measured_again(evidence: Evidence) -> list[_Said]:
         )
         said.append(_Said(True, line, WEIGHT["elsewhere"], 0, measured))
     return said
+
+
+def _remeasure(again: Remeasured) -> _Said:
+    measured = None
+    moved = ""
+    if again.size is not None:
+        measured = Measurement(again.size, "re-measure", confidence=again.confidence)
+        moved = format_size(again.size)
+    if any(again.repetitions):
+        moved = ", ".join(filter(None, (moved, "{} + {} repetitions".format(*again.repetitions))))
+    moved = f" ({moved})" if moved else ""
+    says: bool | None
+    if not again.decided:
+        says, line = None, f"re-measure undecided yet{moved}"
+    elif again.held:
+        says, line = True, f"confirmed by a re-measure{moved}: it held"
+    else:
+        says, line = False, f"refuted by a re-measure{moved}: it did not hold"
+    return _Said(says, line, WEIGHT["re-measure"], 0, measured)
 
 
 def _drill(drilled: Drilled) -> _Said:

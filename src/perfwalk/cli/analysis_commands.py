@@ -602,10 +602,7 @@ def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = Non
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
     if event.confirmed is not None:
-        lines.append(
-            f"  {_remeasure_word(event.confirmed)}: its two checkouts measured once more, "
-            "side by side, at the end of the walk"
-        )
+        lines.append(f"  {_remeasure_word(event.confirmed)}: {_remeasure_how(event)}")
         lines += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
     for commit in event.commits:
         start = f"  {commit.id[:10]} {commit.date:%Y-%m-%d} "
@@ -654,9 +651,24 @@ def _remeasure_word(confirmed: bool) -> str:
     return "confirmed by a re-measure" if confirmed else "not confirmed by a re-measure"
 
 
+def _remeasure_how(event: ChangeEvent) -> str:
+    """How a change was measured again: its rounds (a one-pair re-measure of an older
+    store: once more) and what the sequential test made of them."""
+    again = next(m.remeasured for m in event.metrics if m.remeasured is not None)
+    if not again.outcome:
+        return "its two checkouts measured once more, side by side, at the end of the walk"
+    sides = [sum(1 for r in again.rounds if r.get("side") == s) for s in ("before", "after")]
+    loaded = sum(1 for r in again.rounds if r.get("loaded"))
+    state = again.outcome if again.final else f"{again.outcome}, to be measured on"
+    return (
+        f"its two checkouts measured again side by side, {sides[0]} + {sides[1]} "
+        f"repetitions interleaved ({loaded} on a loaded machine): {state}"
+    )
+
+
 def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
     """``    latency.value: 110.1 ms -> 110.2 ms (+0.1 %), did not hold (the change:
-    +10.0 %)``."""
+    +10.0 %)``, then the sequential test's reason and p-value when it ran."""
     if again.before is None or again.after is None:
         seen = "no value (the test failed)"
     else:
@@ -665,9 +677,12 @@ def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
         went = moved(again.before, again.after)
         seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(went)})"
     verdict = "held" if again.held else "did not hold"
+    why = f"; {show_controls(again.reason)}" if again.reason else ""
+    if again.p_value is not None:
+        why += f" (p = {again.p_value:.2g})"
     return (
         f"    {show_controls(m.test)}.{show_controls(m.name)}: {seen}, {verdict} "
-        f"(the change: {_percent(m.size)})"
+        f"(the change: {_percent(m.size)}){why}"
     )
 
 

@@ -121,6 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{last.sha[:12]} ({last.date:%Y-%m-%d %H:%M}); series {result.series_id} "
             "is unchanged"
         )
+        _print_confirmed(result.confirmed)
         return exits.OK
     if named is not None and named.last is not None:
         print(
@@ -169,26 +170,40 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"the series page (`perfwalk report`); {more}, pinning (`cpus`) or a quieter "
             "machine steady them"
         )
-    if result.confirmed is not None:
-        print(_confirmed_line(result.confirmed))
+    _print_confirmed(result.confirmed)
     if result.worst is not Status.PASS:
         return exits.FOUND
     # a walk that judges its changes (confirm) exits as `perfwalk changes` of its series
     return changes.status if result.confirmed is not None else exits.OK
 
 
+def _print_confirmed(confirmed: Confirmed | None) -> None:
+    """Each change measured again, and how the walk's changes stand (None: none was)."""
+    if confirmed is None:
+        return
+    for change in confirmed.remeasured:
+        print(show_controls(change.said()))
+    print(_confirmed_line(confirmed))
+
+
 def _confirmed_line(confirmed: Confirmed) -> str:
     """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
-    told = confirmed.confirmed + confirmed.not_confirmed
-    if not told and not confirmed.not_measured:
+    told = confirmed.confirmed + confirmed.not_confirmed + confirmed.undecided
+    if not told and not confirmed.not_measured and not confirmed.left:
         return "confirm: no change to measure again"
     line = (
         f"confirm: {confirmed.confirmed} of {told} "
         f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
         f"{confirmed.not_confirmed} not confirmed"
     )
+    if confirmed.undecided:
+        line += f", {confirmed.undecided} undecided"
     if confirmed.not_measured:
         line += f", {confirmed.not_measured} not measured again (a build failed)"
+    if confirmed.left:
+        line += f", {confirmed.left} left for the next walk"
+    if confirmed.spent:
+        line += f" (the budget is spent: {confirmed.spent})"
     return line + "; see `perfwalk changes`"
 
 

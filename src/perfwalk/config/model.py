@@ -81,6 +81,10 @@ class RunConfig:
     tools: tuple[str, ...] = default_of("run.tools")
     exclude_loaded: bool = default_of("run.exclude_loaded")
     confirm: bool = default_of("run.confirm")
+    confirm_max_repetitions: int = default_of("run.confirm_max_repetitions")
+    confirm_repetitions: int = default_of("run.confirm_repetitions")
+    confirm_seconds: float = default_of("run.confirm_seconds")
+    confirm_wait: float = default_of("run.confirm_wait")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
 
@@ -411,6 +415,9 @@ class WatchConfig:
     interval: float = default_of("watch.interval")
     drill_builds: int = default_of("watch.drill_builds")
     drill_repetitions: int = default_of("watch.drill_repetitions")
+    confirm: bool = default_of("watch.confirm")
+    confirm_repetitions: int = default_of("watch.confirm_repetitions")
+    confirm_seconds: float = default_of("watch.confirm_seconds")
     schedule: str = default_of("watch.schedule")
 
 

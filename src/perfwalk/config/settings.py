@@ -861,12 +861,47 @@ _RUN = Section(
         Setting(
             "confirm",
             BOOLEAN,
-            "at the end of a walk (and of a resumed one), measure each change it found once "
-            "more in a new round: one repetition at the checkout before the change and one at "
-            "the checkout after, the changes' interleaved (before, after, before, after…); "
-            "a change whose re-measured difference does not have its sign and half its size "
+            "at the end of a walk (and of a resumed one), measure its changes again: both "
+            "checkouts of each, interleaved (before, after, after, before…), until a "
+            "sequential test decides whether the change held or the budget "
+            "(confirm_repetitions, confirm_seconds) is spent; a change that did not hold "
             'is shown "not confirmed by a re-measure" and fails no check (docs/analysis.md)',
             default=False,
+        ),
+        Setting(
+            "confirm_max_repetitions",
+            INTEGER,
+            "the most repetitions per side one change's re-measure runs (over all the walks "
+            "and watch cycles that measure it); it stops undecided there",
+            default=10,
+            rules=(rule("3 to 1000", lambda value: 3 <= value <= 1000),),
+        ),
+        Setting(
+            "confirm_repetitions",
+            INTEGER,
+            "the repetitions (both sides counted) all the re-measures at the end of one walk "
+            "may run together; a change the budget leaves undecided is measured on by the "
+            "next walk or watch cycle",
+            default=200,
+            rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+        Setting(
+            "confirm_seconds",
+            NUMBER,
+            "the seconds all the re-measures at the end of one walk may take together, "
+            "their waits for a quiet machine included; 0 = no limit",
+            default=0,
+            rules=(WAIT_SECONDS,),
+        ),
+        Setting(
+            "confirm_wait",
+            NUMBER,
+            "before each change's re-measure, the most seconds to wait for the load of the "
+            "hosts it runs on to fall below their cores (docs/analysis.md); then it measures "
+            "anyway and says so (and the changes after it in the same walk do not wait "
+            "again); 0 = never wait",
+            default=120,
+            rules=(WAIT_SECONDS,),
         ),
         Setting(
             "lease_wait",
@@ -1972,6 +2007,31 @@ _WATCH = Section(
             "the repetitions all the drills of one cycle may run together",
             default=200,
             rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+        Setting(
+            "confirm",
+            BOOLEAN,
+            "every cycle re-measures, after the walks and before the drills and "
+            "notifications, the changes of the named walks that a re-measure has not "
+            "decided yet, as [run] confirm does (within confirm_repetitions and "
+            "confirm_seconds per cycle); false = only with [run] confirm",
+            default=True,
+        ),
+        Setting(
+            "confirm_repetitions",
+            INTEGER,
+            "the repetitions (both sides counted) all the re-measures of one cycle may run "
+            "together; a change left undecided is measured on by the next cycle",
+            default=100,
+            rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+        Setting(
+            "confirm_seconds",
+            NUMBER,
+            "the seconds all the re-measures of one cycle may take together, their waits "
+            "for a quiet machine included; 0 = no limit",
+            default=3600,
+            rules=(WAIT_SECONDS,),
         ),
         Setting(
             "schedule",

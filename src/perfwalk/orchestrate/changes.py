@@ -18,10 +18,11 @@ from datetime import datetime
 from functools import cached_property
 from itertools import pairwise
 from operator import itemgetter
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
+from perfwalk.analysis.confirmation import UNDECIDED
 from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.floor import Floor, Sight, detection_floor
 from perfwalk.analysis.levels import MetricPoints
@@ -66,13 +67,48 @@ class CheckoutRef:
 
 @dataclass(frozen=True)
 class Remeasure:
-    """A metric's change measured again (``[run] confirm``): one value at each of its
-    two checkouts (None: the test failed there), and whether the change held
-    (:func:`perfwalk.analysis.confirmation.held`)."""
+    """A metric's change measured again (``[run] confirm``, ``[watch] confirm``): the
+    mean of the values measured again at each of its two checkouts (None: the test
+    gave none there), and whether the change held
+    (:func:`perfwalk.analysis.confirmation.decide_again`: by the sequential test when
+    it decided, else by the answer the values are nearer to).
+
+    Since the sequential re-measure: ``outcome`` (held, not held, undecided; "" for a
+    one-pair re-measure stored before it), ``final`` (nothing more will be measured),
+    both sides' values in the order measured, the change they show with its interval
+    and p-value, the confidence it was decided at (%), why, and the change's rounds
+    (each repetition measured again: its side, checkout, repetition, whether it was
+    loaded and the load of each host, :mod:`perfwalk.store.confirmations`)."""
 
     before: float | None
     after: float | None
     held: bool
+    outcome: str = ""
+    final: bool = True
+    values_before: tuple[float, ...] = ()
+    values_after: tuple[float, ...] = ()
+    change: float | None = None  # after against before, a share
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    confidence: float | None = None
+    reason: str = ""
+    rounds: tuple[Mapping[str, Any], ...] = ()
+
+    def evidence(self) -> Remeasured:
+        """What it says of the change, as its verdict weighs it: a re-measure still
+        undecided (``outcome``) decides nothing; its size is the change it measured
+        (else the move between its two means)."""
+        size = self.change
+        if size is None and self.before is not None and self.after is not None:
+            size = relative_move(self.before, self.after)
+        return Remeasured(
+            self.held,
+            size,
+            decided=self.outcome != UNDECIDED,
+            repetitions=(len(self.values_before), len(self.values_after)),
+            confidence=None if self.p_value is None else 1 - self.p_value,
+        )
 
 
 @dataclass(frozen=True)
@@ -123,9 +159,6 @@ class MetricChange:
     def evidence(self) -> Evidence:
         """Everything known of this change, as the verdict weighs it."""
         again = self.remeasured
-        moved = None
-        if again is not None and again.before is not None and again.after is not None:
-            moved = relative_move(again.before, again.after)
         return Evidence(
             detected=Detected(
                 label=self.found_in or f"series {self.series_id}",
@@ -140,7 +173,7 @@ class MetricChange:
             ),
             sides=self.sides,
             suspect=self.suspect,
-            remeasured=None if again is None else Remeasured(again.held, moved),
+            remeasured=None if again is None else again.evidence(),
             drilled=self.drilled,
             tried=self.tried,
             elsewhere=self.elsewhere,
@@ -799,6 +832,17 @@ def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
                 _number(found.get("measured_before")),
                 _number(found.get("measured_after")),
                 bool(found.get("held")),
+                outcome=str(found.get("outcome") or row.outcome or ""),
+                final=bool(found.get("final", row.final)),
+                values_before=_numbers(found.get("values_before")),
+                values_after=_numbers(found.get("values_after")),
+                change=_number(found.get("change")),
+                low=_number(found.get("low")),
+                high=_number(found.get("high")),
+                p_value=_number(found.get("p_value")),
+                confidence=_number(found.get("confidence")),
+                reason=str(found.get("reason") or ""),
+                rounds=row.rounds,
             )
         metrics.append(replace(metric, remeasured=again))
     return replace(event, metrics=tuple(metrics))
@@ -806,6 +850,14 @@ def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
 
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
+
+
+def _numbers(values: object) -> tuple[float, ...]:
+    return (
+        tuple(float(v) for v in values if isinstance(v, int | float))
+        if isinstance(values, list)
+        else ()
+    )
 
 
 def _side(

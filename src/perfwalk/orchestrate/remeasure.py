@@ -1,14 +1,17 @@
-"""Measure a change's two checkouts again (``[run] confirm``): one more repetition of
-each, in a new round, before, after, before, after… Each checkout is built again in a
-worktree of its own; the quirks the walk crossed to reach it are not run again."""
+"""Measure a change's two checkouts again (``[run] confirm``, ``[watch] confirm``): one
+more repetition at a time of the checkout the caller asks for (before, after, after,
+before… :mod:`perfwalk.orchestrate.confirm`), each stored as soon as it finishes with
+the walk's other repetitions. Each checkout is built again once per round of
+re-measures, in a worktree of its own (installed again before each repetition when
+the walk installs builds and another checkout was installed since); the quirks the
+walk crossed to reach it are not run again."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfwalk.model import Status
+from perfwalk.model import MachineState, Status
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.repetition import Repetitions
@@ -18,14 +21,14 @@ from perfwalk.store.records import NewResult
 
 
 @dataclass(frozen=True)
-class Remeasured:
-    """A change's two checkouts measured again (:meth:`Remeasure.measure_again`): the
-    index of the repetition added at each and its results."""
+class OneMore:
+    """One repetition measured again: the checkout, the repetition's index, its results
+    and the state of each host it ran on."""
 
-    before_rep: int
-    after_rep: int
-    before: tuple[NewResult, ...]
-    after: tuple[NewResult, ...]
+    checkout: int
+    rep: int
+    results: tuple[NewResult, ...]
+    states: dict[str, MachineState]
 
 
 @dataclass
@@ -36,47 +39,36 @@ class Remeasure:
     preparation: Preparation
     repetitions: Repetitions
     progress: ProgressCount
+    #: per checkout index: its stored id and worktree, built in this round (None: failed)
+    _ready: dict[int, tuple[int, Path] | None] = field(default_factory=dict)
+    _installed: int | None = None  # the checkout installed last (builds installed)
+    _next: dict[int, int] = field(default_factory=dict)  # the next free repetition index
 
-    def measure_again(
-        self, pairs: Sequence[tuple[PlannedCheckout, PlannedCheckout]]
-    ) -> list[Remeasured | None]:
-        """One more repetition of each checkout of each pair, in the order of ``pairs``
-        (installed again before each repetition when the walk installs builds; its
-        warm-up runs before its first). Per pair, the repetitions it got, or None when
-        one of its checkouts did not build."""
-        every = {p.checkout.index: p for pair in pairs for p in pair}
-        have: dict[int, int] = {}  # the next free repetition index of each checkout
+    def start(self, total: int) -> None:
+        """A new round of re-measures, of about ``total`` repetitions: every checkout is
+        built again (and warmed up) before its first repetition in it."""
+        self._ready, self._installed, self._next = {}, None, {}
         for index, rep in self.setup.store.done_repetitions(self.setup.series_id):
-            have[index] = max(have.get(index, 0), rep + 1)
-        self.progress.start(
-            0, 2 * len(pairs), len(self.setup.store.checkouts(self.setup.series_id))
-        )
+            self._next[index] = max(self._next.get(index, 0), rep + 1)
         self.repetitions.warm = set()
-        ready: dict[int, tuple[int, Path] | None] = {}
-        installed: int | None = None  # the checkout installed last (builds installed)
-        found: list[Remeasured | None] = []
-        for pair in pairs:
-            got: list[tuple[int, tuple[NewResult, ...]]] = []
-            for planned in pair:
-                index = planned.checkout.index
-                if index not in ready or (self.setup.config.install and installed != index):
-                    ready[index] = self._ready_again(every[index])
-                    installed = index
-                prepared = ready[index]
-                if prepared is None:
-                    break
-                checkout_id, worktree = prepared
-                rep = have.get(index, 0)
-                have[index] = rep + 1
-                ran = self.repetitions.measure(checkout_id, worktree, planned.checkout, rep)
-                got.append((rep, ran))
-            if len(got) < 2:
-                found.append(None)
-                self.progress.done += 2 - len(got)
-                continue
-            (before_rep, before), (after_rep, after) = got
-            found.append(Remeasured(before_rep, after_rep, before, after))
-        return found
+        self.progress.start(0, total, len(self.setup.store.checkouts(self.setup.series_id)))
+
+    def once(self, planned: PlannedCheckout) -> OneMore | None:
+        """One more repetition of a checkout (its warm-up runs before its first in this
+        round); None when it does not build."""
+        index = planned.checkout.index
+        if index not in self._ready or (self.setup.config.install and self._installed != index):
+            self._ready[index] = self._ready_again(planned)
+            self._installed = index
+        prepared = self._ready[index]
+        if prepared is None:
+            self.progress.done += 1
+            return None
+        checkout_id, worktree = prepared
+        rep = self._next.get(index, 0)
+        self._next[index] = rep + 1
+        ran = self.repetitions.measure(checkout_id, worktree, planned.checkout, rep)
+        return OneMore(index, rep, ran, dict(self.repetitions.last_states))
 
     def _ready_again(self, planned: PlannedCheckout) -> tuple[int, Path] | None:
         """A checkout built again for a re-measure (no quirk crossed: the walk crossed

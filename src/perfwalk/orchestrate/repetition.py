@@ -25,7 +25,7 @@ from pathlib import Path
 from perfwalk.config.model import TestConfig, VariantConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
-from perfwalk.model import Checkout, Status
+from perfwalk.model import Checkout, MachineState, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.machine import MachineWatch, playing
@@ -52,6 +52,8 @@ class Repetitions:
     progress: ProgressCount
     #: the checkouts (ids) whose warm-up runs ran in this call of the walk
     warm: set[int] = field(default_factory=set)
+    #: the state of each host over the last repetition measured (none read: empty)
+    last_states: dict[str, MachineState] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._machine = MachineWatch(
@@ -143,18 +145,20 @@ class Repetitions:
             snapshots.extend(outcome.snapshots)
             if every:
                 profiles.append((test, outcome))
+        finished = datetime.now(UTC)
+        self.last_states = self._machine.end(first)
         self.setup.store.add_repetition(
             checkout_id,
             NewRepetition(
                 idx=rep,
                 started_at=started,
-                finished_at=datetime.now(UTC),
+                finished_at=finished,
                 between_status=None if between is None else between.status,
                 between_log=None if between is None else between.log,
                 results=tuple(results),
                 steps=tuple(steps),
                 snapshots=tuple(snapshots),
-                machines=self._machine.end(first),
+                machines=self.last_states,
             ),
         )
         for test, outcome in profiles:

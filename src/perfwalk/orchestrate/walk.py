@@ -20,7 +20,8 @@ Every process the walk starts carries its marker (``PERFWALK_WALK``, see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from perfwalk.config.model import TestConfig
@@ -28,7 +29,7 @@ from perfwalk.model import Status
 from perfwalk.orchestrate.measuring_order import Measured, MeasuringOrder
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.preparation import Preparation
-from perfwalk.orchestrate.remeasure import Remeasure, Remeasured
+from perfwalk.orchestrate.remeasure import Remeasure
 from perfwalk.orchestrate.repetition import Repetitions
 from perfwalk.orchestrate.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk_progress import Progress, ProgressCount
@@ -84,17 +85,16 @@ class Walk(WalkSetup):
         finally:
             self._parsers.close()
 
-    def measure_again(
-        self, pairs: Sequence[tuple[PlannedCheckout, PlannedCheckout]]
-    ) -> list[Remeasured | None]:
-        """One more repetition of each checkout of each pair (a change's two checkouts,
-        ``[run] confirm``), in a new round: before, after, before, after… in the order
-        of ``pairs``. Each checkout is built once, in a worktree of its own (installed
-        again before each repetition when the walk installs builds); its warm-up runs
-        run before its first. Per pair, the repetitions it got, or None when one of
-        its checkouts did not build."""
+    @contextmanager
+    def measuring_again(self, total: int) -> Iterator[Remeasure]:
+        """A round of re-measures of changes' checkouts (``[run] confirm``), of about
+        ``total`` repetitions, one at a time as the caller asks
+        (:meth:`Remeasure.once`): each checkout is built once in the round, in a
+        worktree of its own (installed again before each repetition when the walk
+        installs builds); its warm-up runs run before its first repetition."""
+        self._again.start(total)
         try:
-            return self._again.measure_again(pairs)
+            yield self._again
         finally:
             self._parsers.close()
 

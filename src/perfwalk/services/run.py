@@ -20,7 +20,7 @@ from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
-from perfwalk.orchestrate.confirm import Confirmed, confirm_changes
+from perfwalk.orchestrate.confirm import Budget, Confirmed, confirm_changes
 from perfwalk.orchestrate.plan import (
     NamedWalk,
     PlannedCheckout,
@@ -30,6 +30,7 @@ from perfwalk.orchestrate.plan import (
     walk_config,
 )
 from perfwalk.orchestrate.provenance import walk_series
+from perfwalk.orchestrate.remeasure_targets import remeasure_targets
 from perfwalk.orchestrate.run_hosts import control_directory, open_topology
 from perfwalk.orchestrate.session import Session, config_session
 from perfwalk.orchestrate.variants import WalkVariant, variant_series_name
@@ -55,7 +56,8 @@ class RunResult:
     loaded: int = 0  # repetitions with a loaded host (perfwalk.analysis.machine)
     watched: int = 0  # repetitions with a machine state
     repetitions_max: int | None = None  # adaptive repetitions: the most a checkout got
-    #: ``[run] confirm``: the changes of the series after their re-measures (None: off)
+    #: the changes of the series after their re-measures (None: none measured again:
+    #: ``[run] confirm`` off, not in a watch cycle)
     confirmed: Confirmed | None = None
     named: NamedWalk | None = None  # the named walk it continued (``--walk``)
     new_checkouts: int = 0  # how many checkouts it added to the series
@@ -77,12 +79,18 @@ def run_series(
     say: Callable[[str], None] = lambda _s: None,
     tallies: bool = True,
     walks: Callable[[int], None] = lambda _id: None,
+    remeasure: Budget | None = None,
 ) -> RunResult:
     """Walk (or resume) a series and return what it measured; ``say`` hears what the
     walk did besides measuring (processes of killed walks it stopped first);
     ``tallies=False`` leaves out the counts of loaded repetitions, unstable sets and
     outliers of the whole series (what ``perfwalk run`` warns of; they read all of it);
     ``walks`` hears the id of the series before anything is measured in it.
+
+    At its end the walk measures its undecided changes again
+    (:mod:`perfwalk.orchestrate.confirm`) within ``remeasure`` (a watch cycle's budget,
+    with or without ``[run] confirm``), or with ``[run] confirm`` within its own; a
+    named walk with nothing new still measures on those of its earlier walks.
 
     Every repetition is committed to the store when it finishes; a KeyboardInterrupt
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
@@ -91,13 +99,19 @@ def run_series(
     if options.walk is not None:  # on the walk's own host and branch
         config = walk_config(config, options.walk)
     purpose = f"a walk of {config.project.name} ({config.path})"
+    if remeasure is None and config.run.confirm:
+        remeasure = Budget.of_run(config)
     with config_session(config, purpose, clock) as session:
         plan = plan_walk(session.store, config, session.topology, options)
         if plan.nothing_new and plan.resumed is not None:
-            return _nothing_new(session.store, plan, plan.resumed.id)
+            series_id = plan.resumed.id
+            if remeasure is None or not remeasure_targets(session.store, config, series_id):
+                return _nothing_new(session.store, plan, series_id)
         with session.holding():
             session.sweep(say)
-            return _walk(session, config, plan, progress, tallies=tallies, walks=walks)
+            return _walk(
+                session, config, plan, progress, tallies=tallies, walks=walks, budget=remeasure
+            )
 
 
 @dataclass(frozen=True)
@@ -166,6 +180,7 @@ def _walk(
     *,
     tallies: bool,
     walks: Callable[[int], None],
+    budget: Budget | None,
 ) -> RunResult:
     store, clock = session.store, session.clock
     walker = session.walker()
@@ -206,10 +221,13 @@ def _walk(
         )
         confirmed = None
         with worktrees.held(purpose):
-            walk.run(plan)
-            if config.run.confirm:  # every change found, measured again before it is told
-                confirmed = confirm_changes(walk, store, config, plan, clock)
+            if not plan.nothing_new:
+                walk.run(plan)
+            if budget is not None:  # the changes measured again before they are told
+                confirmed = confirm_changes(walk, store, config, plan, clock=clock, budget=budget)
             worktrees.remove()
+    if plan.nothing_new:
+        return dataclasses.replace(_nothing_new(store, plan, series_id), confirmed=confirmed)
     states = store.machine_states(series_id) if tallies else {}
     return RunResult(
         series_id=series_id,

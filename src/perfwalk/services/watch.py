@@ -1,13 +1,16 @@
 """The daily loop: ``perfwalk watch --once`` and ``perfwalk watch``.
 
 One cycle continues every named walk (``[[walk]]``) with what landed on its branch,
-finds the changes of every series, drills the changes that are new within the
-cycle's budget (``[watch] drill_builds``, ``drill_repetitions``), publishes the site
-incrementally (``[watch] site``), tells the people (``[notify]``) and records the
-new changes as seen. A change is new when its series and commit range were not seen
-by an earlier cycle; a cycle that dies before its end sees them again. The changes
-of a walk's variants (``perfwalk run --variants``) are new and told as the walk's
-are, never drilled: a drill measures the plain checkout.
+measures again the changes of those walks that no re-measure decided yet (``[watch]
+confirm``, within ``confirm_repetitions`` and ``confirm_seconds`` for the whole cycle:
+:mod:`perfwalk.orchestrate.confirm`), finds the changes of every series, drills the
+changes that are new within the cycle's budget (``[watch] drill_builds``,
+``drill_repetitions``), publishes the site incrementally (``[watch] site``), tells
+the people (``[notify]``) and records the new changes as seen. A change is new when
+its series and commit range were not seen by an earlier cycle; a cycle that dies
+before its end sees them again. The changes of a walk's variants (``perfwalk run
+--variants``) are new and told as the walk's are, never drilled: a drill measures
+the plain checkout.
 
 Walks whose hosts are disjoint run at the same time, one thread per group of walks
 that share a host (:func:`perfwalk.orchestrate.run_hosts.sharing_groups`); the walks of
@@ -31,6 +34,7 @@ from perfwalk.analysis.floor import Sight
 from perfwalk.config.model import Config
 from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.orchestrate.changes import Findings, find_all
+from perfwalk.orchestrate.confirm import Budget
 from perfwalk.orchestrate.leases import HeldLeases
 from perfwalk.orchestrate.plan import RunOptions, walk_config
 from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
@@ -214,7 +218,8 @@ def _cycle(
     store: Store, config: Config, say: Callable[[str], None], clock: Callable[[], datetime]
 ) -> WatchCycle:
     started_at, began = clock(), time.monotonic()
-    walks = _continue_walks(config, say)
+    budget = Budget.of_watch(config) if config.watch.confirm else None
+    walks = _continue_walks(config, say, budget)
     watched = _watched(store, config)
     seen = store.seen.keys()
     found = find_all(store, config)
@@ -248,8 +253,12 @@ def _cycle(
     )
 
 
-def _continue_walks(config: Config, say: Callable[[str], None]) -> tuple[WalkCycle, ...]:
-    """Every named walk continued; groups of walks sharing no host at the same time."""
+def _continue_walks(
+    config: Config, say: Callable[[str], None], budget: Budget | None
+) -> tuple[WalkCycle, ...]:
+    """Every named walk continued, and its undecided changes measured again within the
+    cycle's ``budget`` (None: only with ``[run] confirm``); groups of walks sharing no
+    host at the same time."""
     names = [w.name for w in config.walks]
     groups = sharing_groups({n: leased_hosts(walk_config(config, n)) for n in names})
     lock = threading.Lock()
@@ -264,7 +273,7 @@ def _continue_walks(config: Config, say: Callable[[str], None]) -> tuple[WalkCyc
             raise KeyboardInterrupt
 
     def walk_group(group: Sequence[str]) -> list[WalkCycle]:
-        return [_continue(config, name, told, stopped) for name in group]
+        return [_continue(config, name, told, stopped, budget) for name in group]
 
     if len(groups) == 1:  # in this thread: Ctrl-C reaches the walk as in `perfwalk run`
         results = [walk_group(groups[0])]
@@ -281,11 +290,17 @@ def _continue_walks(config: Config, say: Callable[[str], None]) -> tuple[WalkCyc
 
 
 def _continue(
-    config: Config, name: str, say: Callable[[str], None], progress: Callable[[object], None]
+    config: Config,
+    name: str,
+    say: Callable[[str], None],
+    progress: Callable[[object], None],
+    budget: Budget | None,
 ) -> WalkCycle:
     try:
         # the cycle does not tell the series' loaded repetitions and unstable sets
-        result = run_series(config, RunOptions(walk=name), progress, say=say, tallies=False)
+        result = run_series(
+            config, RunOptions(walk=name), progress, say=say, tallies=False, remeasure=budget
+        )
     except PerfwalkError as error:
         say(f"walk {name}: {error}")
         return WalkCycle(name, error=error)
@@ -296,6 +311,14 @@ def _continue(
             f"walk {name}: series {result.series_id}, {result.new_checkouts or result.checkouts}"
             f" new checkouts measured; worst status {result.worst.name}"
         )
+    if result.confirmed is not None:
+        for change in result.confirmed.remeasured:
+            say(f"walk {name}: {change.said()}")
+        if result.confirmed.left:
+            say(
+                f"walk {name}: {result.confirmed.left} change(s) left for the next cycle: "
+                f"the re-measures' budget ({result.confirmed.spent}) is spent"
+            )
     return WalkCycle(name, run=result)
 
 

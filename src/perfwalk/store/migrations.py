@@ -90,6 +90,13 @@ History:
     and modifier number, its undo commands as they would run and where, the walk that
     applied it (series, marker, user, machine, PID and start time) and when; see
     perfwalk.store.modifiers).
+25. sequential re-measures: confirmation gets outcome (held, not held or undecided),
+    final (decided, or the most repetitions per side reached: never measured again),
+    rounds (each repetition measured again, in the order measured: its side, checkout,
+    repetition and the load of each host it ran on) and waits (each wait for a quiet
+    machine before measuring: how long, whether the machine got quiet, why not); the
+    rows of an older store keep NULL there (a re-measure of one pair, whose held says
+    what it found; see perfwalk.store.confirmations).
 """
 
 from __future__ import annotations
@@ -816,6 +823,20 @@ def _v24_applied_modifiers(conn: Connection) -> None:
     md.create_all(conn, tables=[applied])
 
 
+def _v25_sequential_remeasures(conn: Connection) -> None:
+    inspector = inspect(conn)  # a store put back to an older version by hand has them
+    have = {column["name"] for column in inspector.get_columns("confirmation")}
+    added = (
+        ("outcome", "VARCHAR(16)"),
+        ("final", "BOOLEAN"),
+        ("rounds", "JSON"),
+        ("waits", "JSON"),
+    )
+    for name, kind in added:
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE confirmation ADD COLUMN {name} {kind}"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -861,6 +882,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(22, "the HTTP API: api_token, push_target", _v22_api),
     Migration(23, "git's words win: git_commit.pushed, what a push claimed", _v23_pushed_commits),
     Migration(24, "applied modifiers: applied_modifier, not undone yet", _v24_applied_modifiers),
+    Migration(
+        25,
+        "sequential re-measures: confirmation.outcome, final, rounds, waits",
+        _v25_sequential_remeasures,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

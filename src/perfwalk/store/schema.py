@@ -393,6 +393,11 @@ confirmation = Table(
     Column("held", Boolean, nullable=False),  # every metric re-measured held
     Column("metrics", JSON, nullable=False),  # per metric: levels, re-measured values, held
     Column("measured_at", UTCDateTime, nullable=False),
+    # the sequential re-measure (step 25; NULL in a row of the one-pair re-measure before):
+    Column("outcome", String(16), nullable=True),  # held, not held, undecided
+    Column("final", Boolean, nullable=True),  # decided, or its most repetitions reached
+    Column("rounds", JSON, nullable=True),  # each repetition measured again, with its load
+    Column("waits", JSON, nullable=True),  # each wait for a quiet machine before measuring
     PrimaryKeyConstraint("series_id", "before_idx", "after_idx", name="pk_confirmation"),
 )
 

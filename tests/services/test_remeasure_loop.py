@@ -1,0 +1,132 @@
+"""The re-measure loop's bounds: a budget of repetitions is never exceeded (a change
+it stops is measured on by the next walk, from where it stopped), and a change a
+re-measure decided is never measured again, by a walk or a watch cycle.
+
+Real walks of a real repository whose benchmark prints seeded values
+(tests/fixtures/noisy_repo.py): the same history is decided the same way on any
+machine; the machine's load is not looked at (``confirm_wait = 0``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.store import Store
+from tests.fixtures.noisy_repo import CONFIG, add_noisy_commits, noisy_history
+
+HELD, UNDECIDED = "held", "undecided"  # as the store keeps them
+STEP = 6  # the commit that makes the benchmark 20 % slower
+NAMED = '\n[[walk]]\nname = "nightly"\nfrom = "{first}"\n'
+
+
+def _project(tmp_path: Path, run: str = "", extra: str = "") -> Config:
+    ids = noisy_history(tmp_path / "repo", commits=12, step_at=STEP, size=20, salt=5)
+    text = CONFIG.format(repo=tmp_path / "repo").replace(
+        "confirm_wait = 0", f"confirm_wait = 0\n{run}"
+    )
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(text + (NAMED + extra).format(first=ids[0]), encoding="utf-8")
+    return load_config(path)
+
+
+def _again(config: Config) -> dict[int, dict[int, list[int]]]:
+    """Per walk and checkout, the repetitions beyond the walk's three: those measured
+    again."""
+    found: dict[int, dict[int, list[int]]] = {}
+    with Store.open(config.store.url) as store:
+        for series in store.list_series():
+            for checkout in store.checkouts(series.id):
+                again = [r.idx for r in store.repetitions(checkout.id) if r.idx >= 3]
+                if again and series.kind == "walk":
+                    found.setdefault(series.id, {})[checkout.idx] = again
+    return found
+
+
+def test_the_budget_bounds_the_repetitions_and_the_next_walk_measures_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 5 repetitions: two pairs, not the three the first look needs
+    config = _project(tmp_path, "confirm = true\nconfirm_repetitions = 5")
+    walk = ["run", "--walk", "nightly", "-c", str(config.path)]
+
+    main(walk)
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert f"re-measure of 1:{STEP}: undecided yet after 2 + 2 repetitions, interleaved" in out
+    assert "the budget ([run] confirm_repetitions = 5, confirm_seconds = 0) is spent" in out
+    assert out.splitlines()[-1].endswith(
+        "(the budget is spent: [run] confirm_repetitions = 5, confirm_seconds = 0); "
+        "see `perfwalk changes`"
+    )
+    assert _again(config) == {1: {STEP - 1: [3, 4], STEP: [3, 4]}}  # 4 of 5: never more
+    with Store.open(config.store.url) as store:
+        (row,) = store.confirmations.of_series(1).values()
+    assert (row.outcome, row.final, len(row.rounds)) == (UNDECIDED, False, 4)
+
+    main(walk)  # nothing new: it measures on from where the budget stopped it
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert "nothing new" in out
+    assert f"re-measure of 1:{STEP}: held after 3 + 3 repetitions, interleaved" in out
+    assert _again(config) == {1: {STEP - 1: [3, 4, 5], STEP: [3, 4, 5]}}  # one pair more
+    with Store.open(config.store.url) as store:
+        (row,) = store.confirmations.of_series(1).values()
+    assert (row.outcome, row.final, len(row.rounds)) == (HELD, True, 6)
+    sides = ["before", "after", "after", "before", "before", "after"]
+    assert [r["side"] for r in row.rounds] == sides
+
+
+def test_a_watch_cycles_budget_bounds_the_repetitions_of_all_its_walks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two walks of the same line, one after the other (they share the host), one budget
+    second = NAMED.replace("nightly", "second")
+    extra = f'{second}\n[watch]\nsite = "site"\ndrill_builds = 0\nconfirm_repetitions = 3\n'
+    config = _project(tmp_path, extra=extra)
+
+    main(["watch", "--once", "-c", str(config.path)])
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert f"walk nightly: re-measure of 1:{STEP}: undecided yet after 1 + 1 repetitions" in out
+    assert "walk second: 1 change(s) left for the next cycle: the re-measures' budget" in out
+    # 2 of 3: a pair at a time, the first walk's change; the second's left for later
+    assert _again(config) == {1: {STEP - 1: [3], STEP: [3]}}
+
+
+def test_a_decided_change_is_never_measured_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = '\n[watch]\nsite = "site"\ndrill_builds = 0\n'
+    config = _project(tmp_path, "confirm = true", extra)
+    watch = ["watch", "--once", "-c", str(config.path)]
+
+    main(watch)  # the walk, then its change measured again by default: decided
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert f"walk nightly: re-measure of 1:{STEP}: held after 3 + 3 repetitions" in out
+    measured = _again(config)
+    assert measured == {1: {STEP - 1: [3, 4, 5], STEP: [3, 4, 5]}}
+
+    # more commits at the new level; then nothing new at all
+    add_noisy_commits(tmp_path / "repo", 12, lambda _i: 120, count=3, slower_at=-1)
+    for _cycle in range(2):
+        main(watch)
+        out = capsys.readouterr().out
+        print(out, file=sys.stderr)  # shown when it fails
+        assert "re-measure of" not in out
+        assert _again(config) == measured
+    with Store.open(config.store.url) as store:
+        (row,) = store.confirmations.of_series(1).values()
+    assert (row.outcome, row.final, len(row.rounds)) == (HELD, True, 6)
+    assert main(["run", "--walk", "nightly", "-c", str(config.path)]) == 0
+    assert "re-measure of" not in capsys.readouterr().out
+    assert _again(config) == measured
