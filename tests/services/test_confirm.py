@@ -125,7 +125,7 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
         assert not again.held
         assert abs(again.after - again.before) < 1  # side by side, the same machine
         (mark,) = detected_changes(store, config)
-    refuted = "refuted by a re-measure (0.0 %): it did not hold"
+    refuted = "refuted by a re-measure (0.0 %, 3 + 3 repetitions): it did not hold"
     assert mark.unconfirmed == refuted
     assert mark.describe().endswith(f"; {refuted})")
     assert main(["changes", "-c", str(config_path)]) == 0  # not to act on
