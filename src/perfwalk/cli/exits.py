@@ -27,15 +27,16 @@ MEANINGS: dict[int, str] = {
     FOUND: "the command worked and found something to look at: a walk finished with "
     "builds or tests that are not PASS, compare proved a difference, detect found a "
     "change, changes found a regression without a known cause (not suspect: machine "
-    "load, not ruled out by a drill or a re-measure, not triaged), drill left a change "
-    "undecided, regress found a failing test, lab is not up (or not fully down), a "
+    "load, not ruled out by a drill or a re-measure, not triaged), regress found a "
+    "failing test, lab is not up (or not fully down), a "
     "Conductor run had a step that is not PASS, notify --test found a receiver that "
     "does not work, parse found no value (each command's --help and "
     "docs/analysis.md say more)",
     USER: "a user error: bad configuration, argument, repository, store (message + hint)",
     BUG: "an internal error (a bug: please report it with the traceback)",
     UNDECIDED: "the command worked and could not decide: a change it found is neither "
-    "confirmed nor refuted yet, or the measurements were too noisy (or too many were left "
+    "confirmed nor refuted yet, a drill stayed undecided (its budget ran out, or the "
+    "evidence is not one step), or the measurements were too noisy (or too many were left "
     "out) to see a change as small as the metric's min_change; nothing was found to act "
     "on, and nothing says there is none (each command's --help and docs/analysis.md say "
     "more)",
