@@ -17,11 +17,13 @@ from perfwalk.drill.schedule import (
     Verdict,
     next_action,
 )
+from perfwalk.drill.shift import mann_whitney_p
 from perfwalk.errors import UsageError
 from tests.drill.simulate import (
     LEVEL,
     SIGMA,
     Line,
+    Loaded,
     Noise,
     Run,
     bimodal,
@@ -117,6 +119,48 @@ def test_unbuildable_neighbour_is_skipped_for_another() -> None:
     assert 20 in tried
     assert tried.index(20) < len(tried) - 1
     assert tried[tried.index(20) + 1] in (19, 21)
+
+
+def _ends_at_each_request(run: Run) -> list[tuple[Measure, int, int, float]]:
+    """Each request with the values the two ends had then and their Mann–Whitney p."""
+    last = run.state.last
+    have = {end: len(run.state.stored.get(end, ())) for end in (0, last)}
+    seen = []
+    for request in run.requests:
+        before, after = (run.state.values(end)[: have[end]] for end in (0, last))
+        p = mann_whitney_p(before, after) if min(len(before), len(after)) >= 2 else 1.0
+        seen.append((request, have[0], have[last], p))
+        if request.position in have:
+            have[request.position] += request.repetitions
+    return seen
+
+
+def test_heavy_noise_with_ends_that_clearly_differ_is_bisected_at_once() -> None:
+    """A +50 % change under load: 30 % spread, loaded stretches, neighbouring runs alike.
+    The ends differ at p ≤ 1e-4 after a few batches; from then on every repetition goes
+    to the bisection (they were spent at the ends, up to 60 values each, "to pin the
+    change", while the ends differed at p ≈ 1e-7) and the culprit is named.
+
+    A run of loaded values at one commit can still make it look moved (runs that are
+    alike are not independent evidence): one of these 20 drills names its neighbour."""
+    exact = wrong = 0
+    late: list[tuple[int, int, float]] = []  # drill, values at an end asked for, p then
+    starts: list[tuple[int, int, float]] = []  # drill, values at an end, p: bisecting
+    for n in range(20):
+        culprit = random.Random(f"test-drill-loaded-{n}").randint(1, 39)
+        line = Line(culprit=culprit, step=-0.5 * LEVEL / SIGMA, noise=Loaded(f"test-drill-l{n}"))
+        run = drill(line, f"test-drill-loaded-run-{n}", expected=0.5)
+        seen = _ends_at_each_request(run)
+        first = next(i for i, (r, *_) in enumerate(seen) if r.position not in (0, line.length))
+        late += [(n, r.repetitions, p) for r, _, _, p in seen[:first] if p <= 1e-4]
+        _, at_start, at_end, p = seen[first]
+        starts.append((n, max(at_start, at_end), p))
+        exact += run.done.culprit == culprit
+        wrong += not honest(run, culprit)
+    assert late == []  # no end measured once the ends differ …
+    assert all(p <= 1e-4 and values <= 40 for _, values, p in starts), starts  # … till then
+    assert exact >= 17
+    assert wrong <= 1
 
 
 @pytest.mark.parametrize("step", [1.0, 1.5, 2.0])

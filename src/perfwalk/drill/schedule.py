@@ -10,11 +10,16 @@ The search, in the order it happens:
 1. **The ends.** The last checkout before the change (position 0) and the first
    after it (the last position) define the two levels and the noise, so each
    needs ``min_end_repetitions`` values first. They must differ
-   convincingly (two-sided Mann–Whitney at ``ends_alpha``) and the change must be
-   known well enough (its 95 % interval within ± ``ends_precision`` of the
-   smallest change it allows); until then more repetitions are asked for at the
-   ends, up to ``max_end_repetitions`` each. Ends that never differ convincingly
-   give ``NO_CHANGE``; an imprecise change is carried on as wider kernels.
+   convincingly (two-sided Mann–Whitney); the ends are looked at after every batch,
+   so each look but the last (at ``max_end_repetitions`` values each) is held to
+   ``ends_alpha / ends_looks`` and the last to ``ends_alpha``: ends alike are taken
+   for different at most about ``ends_alpha`` of the time. As soon as they differ
+   the bisection starts — further repetitions go to the commits between, not to
+   the ends (the change is known only roughly in heavy noise: that is carried on as
+   wider kernels, and the ends get more values only when the commits around the
+   answer have more, step 5). Until they differ, more repetitions are asked for at
+   the ends, up to ``max_end_repetitions`` each; ends that never differ give
+   ``NO_CHANGE``.
 2. **The noise.** The values at both ends (those after the change moved back by it)
    are one pool of draws from the before level; its kernel density estimate is the
    noise shape (:mod:`perfwalk.drill.noise`): spikes and bimodal noise are
@@ -36,8 +41,9 @@ The search, in the order it happens:
    ``min_verify_repetitions`` values each (a run of values from one mode of a
    bimodal metric must not decide), and must also be
    ``rival_odds`` times likelier at their own level than at a rival level
-   ``rival_share`` of the way to the other one (the end of their side gets more
-   values too, so that the level they are held to is known as well as they are).
+   ``rival_share`` of the way to the other one (the ends get more values too, up
+   to as many as the commit around the answer with the most, so that the levels
+   they are held to are known as well as they are).
    A commit likelier at both rivals by ``between_odds`` sits between the levels
    — the metric is not a clean step there — and, like a commit that cannot be
    placed within its share of repetitions, it is skipped like an unbuildable one.
@@ -119,8 +125,8 @@ class Settings:
     between_odds: float = 100_000.0  # a commit this much likelier at both rivals: in between
     boundary_share: float = 0.7  # the step at the answer must carry this share of the change
     boundary_confidence: float = 0.9  # the step's interval, reported with the answer
-    ends_alpha: float = 1e-3  # the ends must differ at this significance (two-sided)
-    ends_precision: float = 0.35  # … and the change be known within ± this share (95 %)
+    ends_alpha: float = 1e-3  # ends alike are taken for different at most this often …
+    ends_looks: float = 10.0  # … each look at them but the last held to ends_alpha / this
     min_end_repetitions: int = 10
     max_end_repetitions: int = 60
     rule_out_confidence: float = 0.99  # ends whose shift, at this confidence, …
@@ -366,7 +372,23 @@ class _Drill:
         for position in (lo, hi):
             if not self.at[position].confirmed:
                 return self._confirm(self.at[position])
-        return self._boundary()
+        return self._level_ends() or self._boundary()
+
+    def _level_ends(self) -> Action | None:
+        """More values at an end while it has fewer than a commit around the answer: the
+        two levels those commits were held to must be known at least as well as they are."""
+        state = self.state
+        most = max(len(state.values(p)) for p in (self.lo, self.hi))
+        short = [
+            end
+            for end in (0, state.last)
+            if len(state.values(end)) < min(most, state.settings.max_end_repetitions)
+            and end not in state.unbuildable
+        ]
+        if not short:
+            return None
+        end = min(short, key=lambda e: len(state.values(e)))
+        return self._measure(end, 3, "the levels must be known as well as the answer's commits")
 
     def _confirm(self, placement: Placement) -> Action:
         """More values at a commit of the boundary, or at the end whose level it must match.
@@ -615,37 +637,32 @@ def _levels(state: DrillState) -> Levels | Action:
             " and does not build: rebuild it or choose other ends",
         )
     shift = rank_shift(before, after, confidence=0.95)
-    significant = shift.p_value <= s.ends_alpha
-    smallest = min(abs(shift.low), abs(shift.high)) if shift.low * shift.high > 0 else 0.0
-    precise = shift.half_width <= s.ends_precision * smallest
-    if significant and precise:
-        return _make_levels(before, after, shift)
     growing = [
         end
         for end in (0, last)
         if end not in state.unbuildable and len(state.values(end)) < s.max_end_repetitions
     ]
-    ruled_out = None if significant else _ruled_out(state, before, after)
+    # the ends are looked at after every batch: each look but the last at a margin
+    alpha = s.ends_alpha / s.ends_looks if growing else s.ends_alpha
+    if shift.p_value <= alpha:  # told apart: bisect
+        return _make_levels(before, after, shift)
+    ruled_out = _ruled_out(state, before, after)
     if ruled_out is not None:
         return _stop_at_ends(state, Verdict.NO_CHANGE, ruled_out, shift=shift)
     if growing:
         end = min(growing, key=lambda e: len(state.values(e)))
         wanted = min(3, s.max_end_repetitions - len(state.values(end)))
-        why = "the ends do not differ convincingly yet" if not significant else "pin the change"
-        step = _measure(state, end, wanted, why, 0)
-        if step is not None:
-            return step
-        if not significant:
-            return _stop_at_ends(state, Verdict.UNDECIDED, _spent(state, end))
-    if not significant:
-        return _stop_at_ends(
-            state,
-            Verdict.NO_CHANGE,
-            f"the two ends do not differ convincingly ({len(before)} and {len(after)}"
-            f" values, Mann–Whitney p = {shift.p_value:.2g} > {s.ends_alpha:g})",
-            shift=shift,
+        why = f"the ends are not told apart yet (Mann–Whitney p = {shift.p_value:.2g})"
+        return _measure(state, end, wanted, why, 0) or _stop_at_ends(
+            state, Verdict.UNDECIDED, _spent(state, end)
         )
-    return _make_levels(before, after, shift)
+    return _stop_at_ends(
+        state,
+        Verdict.NO_CHANGE,
+        f"the two ends do not differ convincingly ({len(before)} and {len(after)}"
+        f" values, Mann–Whitney p = {shift.p_value:.2g} > {alpha:g})",
+        shift=shift,
+    )
 
 
 def _ruled_out(state: DrillState, before: Sequence[float], after: Sequence[float]) -> str | None:
