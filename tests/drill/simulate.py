@@ -81,6 +81,7 @@ def drill(
         }
     measured: dict[int, tuple[float, ...]] = {}
     failed: set[int] = set()
+    order: list[int] = []
     requests: list[Measure] = []
     while True:
         state = DrillState(
@@ -88,6 +89,7 @@ def drill(
             stored=stored,
             measured=dict(measured),
             unbuildable=frozenset(failed),
+            order=tuple(order),
             expected=expected,
             budget=budget or Budget(),
             settings=settings or Settings(),
@@ -103,6 +105,7 @@ def drill(
             continue
         new = tuple(line.noise(line.level(action.position), rng) for _ in range(action.repetitions))
         measured[action.position] = measured.get(action.position, ()) + new
+        order += [action.position] * len(new)
 
 
 class Loaded:
