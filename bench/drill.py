@@ -168,9 +168,16 @@ def perfwalk_trial(job: Job) -> Outcome:
     stored = {0: history.stored_before, len(line) - 1: history.stored_after}
     measured: dict[int, tuple[float, ...]] = {}
     failed: set[int] = set()
+    order: list[int] = []
     while True:
         action = next_action(
-            DrillState(line=line, stored=stored, measured=measured, unbuildable=frozenset(failed))
+            DrillState(
+                line=line,
+                stored=stored,
+                measured=measured,
+                unbuildable=frozenset(failed),
+                order=tuple(order),
+            )
         )
         if not isinstance(action, Measure):
             break
@@ -180,6 +187,7 @@ def perfwalk_trial(job: Job) -> Outcome:
             continue
         new = tuple(history.run(position, rng) for _ in range(action.repetitions))
         measured[action.position] = measured.get(action.position, ()) + new
+        order += [action.position] * len(new)
     kind = {Verdict.CULPRIT: "culprit", Verdict.RANGE: "range"}.get(action.verdict, "undecided")
     return Outcome(kind, first + action.lo, first + action.hi, action.builds, action.repetitions)
 

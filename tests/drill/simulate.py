@@ -5,6 +5,7 @@ Seeds here start with ``test-drill``; the benchmark (bench/drill.py) uses its ow
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,7 @@ def drill(
         }
     measured: dict[int, tuple[float, ...]] = {}
     failed: set[int] = set()
+    order: list[int] = []
     requests: list[Measure] = []
     while True:
         state = DrillState(
@@ -87,6 +89,7 @@ def drill(
             stored=stored,
             measured=dict(measured),
             unbuildable=frozenset(failed),
+            order=tuple(order),
             expected=expected,
             budget=budget or Budget(),
             settings=settings or Settings(),
@@ -102,3 +105,23 @@ def drill(
             continue
         new = tuple(line.noise(line.level(action.position), rng) for _ in range(action.repetitions))
         measured[action.position] = measured.get(action.position, ()) + new
+        order += [action.position] * len(new)
+
+
+class Loaded:
+    """Noise of a loaded machine, one stream in the order the runs happen: each run is
+    its level times a slow factor (log AR(1), φ 0.5) and, in loaded stretches (entered
+    at 8 % of the runs, left at 30 %), a factor 1.4–1.9: a relative spread of about
+    30 % whose neighbouring runs are alike (lag-1 autocorrelation about 0.55)."""
+
+    def __init__(self, seed: str) -> None:
+        self.rng = random.Random(seed)
+        self.slow = 0.0
+        self.loaded = False
+
+    def __call__(self, level: float, _rng: random.Random) -> float:
+        rng = self.rng
+        self.slow = 0.5 * self.slow + rng.gauss(0, 0.12)
+        self.loaded = rng.random() > 0.3 if self.loaded else rng.random() < 0.08
+        load = 1 + rng.uniform(0.4, 0.9) if self.loaded else 1.0
+        return level * math.exp(self.slow) * load

@@ -17,11 +17,13 @@ from perfwalk.drill.schedule import (
     Verdict,
     next_action,
 )
+from perfwalk.drill.shift import mann_whitney_p
 from perfwalk.errors import UsageError
 from tests.drill.simulate import (
     LEVEL,
     SIGMA,
     Line,
+    Loaded,
     Noise,
     Run,
     bimodal,
@@ -117,6 +119,74 @@ def test_unbuildable_neighbour_is_skipped_for_another() -> None:
     assert 20 in tried
     assert tried.index(20) < len(tried) - 1
     assert tried[tried.index(20) + 1] in (19, 21)
+
+
+def _ends_at_each_request(run: Run) -> list[tuple[Measure, int, int, float]]:
+    """Each request with the values the two ends had then and their Mann–Whitney p."""
+    last = run.state.last
+    have = {end: len(run.state.stored.get(end, ())) for end in (0, last)}
+    seen = []
+    for request in run.requests:
+        before, after = (run.state.values(end)[: have[end]] for end in (0, last))
+        p = mann_whitney_p(before, after) if min(len(before), len(after)) >= 2 else 1.0
+        seen.append((request, have[0], have[last], p))
+        if request.position in have:
+            have[request.position] += request.repetitions
+    return seen
+
+
+def test_heavy_noise_with_ends_that_clearly_differ_is_bisected_at_once() -> None:
+    """A +50 % change under load: 30 % spread, loaded stretches, neighbouring runs alike.
+    The ends differ at p ≤ 1e-4 after a few batches; from then on every repetition goes
+    to the bisection (they were spent at the ends, up to 60 values each, "to pin the
+    change", while the ends differed at p ≈ 1e-7) and the culprit is named, or a range
+    that holds it: never a commit that a loaded stretch made look moved (the commits
+    around the answer are measured in turns before it is given)."""
+    exact = wrong = 0
+    late: list[tuple[int, int, float]] = []  # drill, values at an end asked for, p then
+    starts: list[tuple[int, int, float]] = []  # drill, values at an end, p: bisecting
+    for n in range(20):
+        culprit = random.Random(f"test-drill-loaded-{n}").randint(1, 39)
+        line = Line(culprit=culprit, step=-0.5 * LEVEL / SIGMA, noise=Loaded(f"test-drill-l{n}"))
+        run = drill(line, f"test-drill-loaded-run-{n}", expected=0.5)
+        seen = _ends_at_each_request(run)
+        first = next(i for i, (r, *_) in enumerate(seen) if r.position not in (0, line.length))
+        late += [(n, r.repetitions, p) for r, _, _, p in seen[:first] if p <= 1e-4]
+        _, at_start, at_end, p = seen[first]
+        starts.append((n, max(at_start, at_end), p))
+        exact += run.done.culprit == culprit
+        wrong += not honest(run, culprit)
+    assert late == []  # no end measured once the ends differ …
+    assert all(p <= 1e-4 and values <= 40 for _, values, p in starts), starts  # … till then
+    assert exact >= 17
+    assert wrong == 0
+
+
+@pytest.mark.parametrize("loaded", [12, 60])
+def test_a_commit_measured_in_a_loaded_stretch_is_not_named_the_culprit(loaded: int) -> None:
+    """Commit 19 is at the before level, but the values stored there (measured while
+    the machine was loaded) are at the after level: they placed it after the change, at
+    odds of 10 000:1 and more, and it was named the culprit. Measured in turns with its
+    neighbour, one repetition at a time, it does not differ from it: 19 is left
+    unplaced (a range that holds the culprit) or, when its stored values outweigh
+    all it gets, the drill is undecided and says why."""
+    line = Line(culprit=20, step=3)
+    rng = random.Random("test-drill-stored-loaded")
+    stored = {p: tuple(gaussian(line.level(p), rng) for _ in range(10)) for p in (0, 40)}
+    stored[19] = tuple(gaussian(LEVEL - 3 * SIGMA, rng) for _ in range(loaded))
+    run = drill(line, "test-drill-stored-loaded-run", stored=stored)
+    done = run.done
+    assert honest(run, 20), done.reason
+    assert done.culprit != 19
+    in_turns = [r for r in run.requests if "in turns" in r.reason]
+    assert [r.position for r in in_turns][:12] == [19, 18] * 6  # each after the other …
+    assert {r.repetitions for r in in_turns} == {1}  # … one at a time
+    if done.verdict is Verdict.UNDECIDED:
+        assert "measured in turns (30 and 30 values)" in done.reason
+        assert "0018cccccccc and 0019cccccccc do not differ the way of the change" in done.reason
+        assert "machine's load" in done.reason
+    else:
+        assert (done.verdict, done.lo, done.hi) == (Verdict.RANGE, 18, 20), done.reason
 
 
 @pytest.mark.parametrize("step", [1.0, 1.5, 2.0])
@@ -320,6 +390,8 @@ def test_a_bad_budget_is_a_usage_error(budget: dict[str, int], message: str) -> 
         ({"line": ("a", "b"), "stored": {2: (1.0,)}}, "off the line"),
         ({"line": ("a", "b"), "measured": {0: (float("nan"),)}}, "finite"),
         ({"line": ("a", "b"), "unbuildable": frozenset({-1})}, "off the line"),
+        ({"line": ("a", "b"), "measured": {0: (1.0, 2.0)}, "order": (0,)}, "order"),
+        ({"line": ("a", "b"), "measured": {0: (1.0,)}, "order": (1,)}, "order"),
     ],
 )
 def test_a_bad_state_is_refused(state: dict[str, object], message: str) -> None:

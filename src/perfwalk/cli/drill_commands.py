@@ -140,8 +140,9 @@ def cmd_drill(args: argparse.Namespace) -> int:
             print(_answer_text(answer, str(target.change.get("unit") or ""), width_of(sys.stdout)))
     if not text:
         print(json_text({"drills": answers}, indent=2))
-    decided = {Verdict.CULPRIT.value, Verdict.RANGE.value}
-    return exits.OK if all(a["verdict"] in decided for a in answers) else exits.FOUND
+    # a change ruled out (NO-CHANGE) is an answer like a culprit, not a failure
+    undecided = any(a["verdict"] == Verdict.UNDECIDED.value for a in answers)
+    return exits.UNDECIDED if undecided else exits.OK
 
 
 def _title(target: DrillTarget) -> str:
@@ -268,8 +269,9 @@ def _profile_text(profile: dict[str, Any] | None, width: int | None = None) -> l
 
 COMMANDS: dict[str, Command] = {
     "drill": Command(
-        "narrow each detected change down to the commit that caused it; exit 1 when a "
-        "drill stays undecided",
+        "narrow each detected change down to the commit that caused it; exit 0 when "
+        "every drill answered (a culprit, a range, or no change between its ends), 4 when "
+        "one stayed undecided",
         _drill_args,
         cmd_drill,
         when_interrupted="`perfwalk drill` again continues: it reuses every value stored so far",

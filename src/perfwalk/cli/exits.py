@@ -28,8 +28,7 @@ MEANINGS: dict[int, str] = {
     "builds or tests that are not PASS (or, with [run] confirm, a confirmed regression), "
     "compare proved a difference, detect found a change, changes or watch --once found a "
     "confirmed regression without a known cause and not triaged (its verdict: "
-    "docs/analysis.md), drill left a change "
-    "undecided, regress found a failing test, lab is not up (or not fully down), a "
+    "docs/analysis.md), regress found a failing test, lab is not up (or not fully down), a "
     "Conductor run had a step that is not PASS, notify --test found a receiver that "
     "does not work, parse found no value (each command's --help and "
     "docs/analysis.md say more)",
@@ -37,11 +36,11 @@ MEANINGS: dict[int, str] = {
     BUG: "an internal error (a bug: please report it with the traceback)",
     UNDECIDED: "the command worked and could not decide: a change it found is neither "
     "confirmed nor refuted yet (changes, watch --once, run with [run] confirm: the worst "
-    "untriaged regression without a known cause is suspect or undecided), or the "
-    "measurements were too noisy (or too "
-    "many were left out) to see a change as small as the metric's min_change; nothing "
-    "was found to act on, and nothing says there is none (each command's --help and "
-    "docs/analysis.md say more)",
+    "untriaged regression without a known cause is suspect or undecided), a drill stayed "
+    "undecided (its budget ran out, or the evidence is not one step), or the measurements "
+    "were too noisy (or too many were left out) to see a change as small as the metric's "
+    "min_change; nothing was found to act on, and nothing says there is none (each "
+    "command's --help and docs/analysis.md say more)",
     HANGUP: "stopped by SIGHUP (the terminal closed), as for Ctrl-C",
     INTERRUPTED: "interrupted (Ctrl-C, SIGINT): the running test is reset and its "
     "processes killed, the series marked interrupted; `perfwalk run --resume` "

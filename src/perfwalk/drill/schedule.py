@@ -10,11 +10,16 @@ The search, in the order it happens:
 1. **The ends.** The last checkout before the change (position 0) and the first
    after it (the last position) define the two levels and the noise, so each
    needs ``min_end_repetitions`` values first. They must differ
-   convincingly (two-sided Mann–Whitney at ``ends_alpha``) and the change must be
-   known well enough (its 95 % interval within ± ``ends_precision`` of the
-   smallest change it allows); until then more repetitions are asked for at the
-   ends, up to ``max_end_repetitions`` each. Ends that never differ convincingly
-   give ``NO_CHANGE``; an imprecise change is carried on as wider kernels.
+   convincingly (two-sided Mann–Whitney); the ends are looked at after every batch,
+   so each look but the last (at ``max_end_repetitions`` values each) is held to
+   ``ends_alpha / ends_looks`` and the last to ``ends_alpha``: ends alike are taken
+   for different at most about ``ends_alpha`` of the time. As soon as they differ
+   the bisection starts — further repetitions go to the commits between, not to
+   the ends (the change is known only roughly in heavy noise: that is carried on as
+   wider kernels, and the ends get more values only when the commits around the
+   answer have more, step 5). Until they differ, more repetitions are asked for at
+   the ends, up to ``max_end_repetitions`` each; ends that never differ give
+   ``NO_CHANGE``.
 2. **The noise.** The values at both ends (those after the change moved back by it)
    are one pool of draws from the before level; its kernel density estimate is the
    noise shape (:mod:`perfwalk.drill.noise`): spikes and bimodal noise are
@@ -36,13 +41,21 @@ The search, in the order it happens:
    ``min_verify_repetitions`` values each (a run of values from one mode of a
    bimodal metric must not decide), and must also be
    ``rival_odds`` times likelier at their own level than at a rival level
-   ``rival_share`` of the way to the other one (the end of their side gets more
-   values too, so that the level they are held to is known as well as they are).
+   ``rival_share`` of the way to the other one (the ends get more values too, up
+   to as many as the commit around the answer with the most, so that the levels
+   they are held to are known as well as they are).
    A commit likelier at both rivals by ``between_odds`` sits between the levels
    — the metric is not a clean step there — and, like a commit that cannot be
    placed within its share of repetitions, it is skipped like an unbuildable one.
-   Last, the step between the two commits must carry ``boundary_share`` of the
-   change (else more values there, then ``UNDECIDED``: a staircase).
+   Then the step between the two commits must carry ``boundary_share`` of the
+   change (else more values there, then ``UNDECIDED``: a staircase). Last, the two
+   are measured in turns, one repetition at a time (``DrillState.order`` tells
+   which values ran so), until those values differ the way of the change at
+   ``turn_alpha`` (Mann–Whitney) with ``turn_repetitions`` each at least:
+   neighbouring runs are alike on a loaded machine, so a commit measured in one
+   loaded stretch, or values stored from one, can look moved at any odds; in turns a
+   load falls on both alike. Two that do not differ within ``max_turn_repetitions``
+   turns each give ``UNDECIDED``.
 6. **The answer.** ``CULPRIT`` when the two confirmed commits are neighbours;
    ``RANGE`` when only skipped commits lie between them (the smallest range the
    skips allow, each skip said why); ``UNDECIDED`` when the budget runs out first
@@ -53,6 +66,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import median, stdev
@@ -119,14 +133,17 @@ class Settings:
     between_odds: float = 100_000.0  # a commit this much likelier at both rivals: in between
     boundary_share: float = 0.7  # the step at the answer must carry this share of the change
     boundary_confidence: float = 0.9  # the step's interval, reported with the answer
-    ends_alpha: float = 1e-3  # the ends must differ at this significance (two-sided)
-    ends_precision: float = 0.35  # … and the change be known within ± this share (95 %)
+    ends_alpha: float = 1e-3  # ends alike are taken for different at most this often …
+    ends_looks: float = 10.0  # … each look at them but the last held to ends_alpha / this
     min_end_repetitions: int = 10
     max_end_repetitions: int = 60
     rule_out_confidence: float = 0.99  # ends whose shift, at this confidence, …
     rule_out_share: float = 0.5  # … stays below this share of the change reported: NO_CHANGE
     max_commit_repetitions: int = 100  # at one commit, stored values included; fewer …
     commit_repetitions_factor: float = 4.0  # … when this many times the expected need is less
+    turn_repetitions: int = 6  # the two commits around the answer, measured in turns, …
+    turn_alpha: float = 0.01  # … must differ the change's way at this significance …
+    max_turn_repetitions: int = 30  # … within this many turns each (else UNDECIDED)
     max_batch: int = 8  # repetitions asked for at once
     spike_fraction: float = 0.03  # share of the noise density given to wild values
     max_sample_evidence: float = 3.0  # the most one repetition counts (log-likelihood ratio)
@@ -142,6 +159,7 @@ class Settings:
             self.rival_share,
             self.rule_out_confidence,
             self.rule_out_share,
+            self.turn_alpha,
         )
         if not all(0 < share < 1 for share in (*shares, self.boundary_confidence)):
             raise ValueError("shares, significance and confidence must lie between 0 and 1")
@@ -151,6 +169,8 @@ class Settings:
             raise ValueError("need 1 ≤ min_verify_repetitions ≤ max_commit_repetitions")
         if self.max_batch < 1:
             raise ValueError("need max_batch ≥ 1")
+        if not 2 <= self.turn_repetitions <= self.max_turn_repetitions:
+            raise ValueError("need 2 ≤ turn_repetitions ≤ max_turn_repetitions")
 
 
 @dataclass(frozen=True)
@@ -162,7 +182,9 @@ class DrillState:
     position), both included; positions index it. ``stored`` holds the values
     present before the drill started (reused, at no cost), ``measured`` those the
     drill asked for, ``unbuildable`` the positions whose build failed during the
-    drill; ``expected`` the relative change that was reported between the two ends
+    drill; ``order`` the position of every repetition the drill ran, in the order
+    they ran (``measured`` holds each position's values in that order); ``expected``
+    the relative change that was reported between the two ends
     (``(after - before) / |before|``, None when unknown): ends that rule out even
     ``rule_out_share`` of it stop the drill at once with ``NO_CHANGE``.
     """
@@ -171,6 +193,7 @@ class DrillState:
     stored: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
     measured: Mapping[int, tuple[float, ...]] = field(default_factory=dict)
     unbuildable: frozenset[int] = frozenset()
+    order: tuple[int, ...] = ()
     expected: float | None = None
     budget: Budget = field(default_factory=Budget)
     settings: Settings = field(default_factory=Settings)
@@ -190,6 +213,9 @@ class DrillState:
         for values in (*self.stored.values(), *self.measured.values()):
             if not all(math.isfinite(v) for v in values):
                 raise ValueError("drill values must be finite numbers")
+        ran = {p: n for p, v in self.measured.items() if (n := len(v))}
+        if Counter(self.order) != ran:
+            raise ValueError(f"the order of the repetitions {ran} does not match measured")
 
     @property
     def last(self) -> int:
@@ -366,7 +392,24 @@ class _Drill:
         for position in (lo, hi):
             if not self.at[position].confirmed:
                 return self._confirm(self.at[position])
-        return self._boundary()
+        return self._level_ends() or self._boundary()
+
+    def _level_ends(self) -> Action | None:
+        """More values at an end while it has fewer than a commit around the answer: the
+        two levels those commits were held to must be known at least as well as they are."""
+        state = self.state
+        turns = _turns(state.order, self.lo, self.hi)  # those compare the two directly
+        most = max(len(state.values(p)) - turns.count(p) for p in (self.lo, self.hi))
+        short = [
+            end
+            for end in (0, state.last)
+            if len(state.values(end)) < min(most, state.settings.max_end_repetitions)
+            and end not in state.unbuildable
+        ]
+        if not short:
+            return None
+        end = min(short, key=lambda e: len(state.values(e)))
+        return self._measure(end, 3, "the levels must be known as well as the answer's commits")
 
     def _confirm(self, placement: Placement) -> Action:
         """More values at a commit of the boundary, or at the end whose level it must match.
@@ -441,6 +484,9 @@ class _Drill:
                 f" {_short(state, hi)} carries only {share} of the change",
                 step=step,
             )
+        turns = self._in_turns()
+        if turns is not None:
+            return turns
         if hi - lo == 1:
             return self._done(
                 Verdict.CULPRIT,
@@ -457,6 +503,41 @@ class _Drill:
             f" {_short(state, hi)}; could not be placed: {skipped}",
             step=step,
         )
+
+    def _in_turns(self) -> Action | None:
+        """The two commits around the answer measured in turns, one repetition at a time,
+        until the values taken so differ the change's way; None once they do.
+
+        Runs next to each other are alike on a loaded machine (a load that comes and
+        goes, a slow drift): a commit measured in one stretch can look moved only
+        because the stretch was loaded, and its evidence, taken value by value, then
+        counts one load many times. In turns, a load falls on both commits alike.
+        """
+        state, s, lo, hi = self.state, self.state.settings, self.lo, self.hi
+        ran = _turns(state.order, lo, hi)
+        counts = {p: ran.count(p) for p in (lo, hi)}
+        if min(counts.values()) >= s.turn_repetitions:
+            first, then = (
+                state.measured[p][len(state.measured[p]) - counts[p] :] for p in (lo, hi)
+            )
+            found = rank_shift(first, then)
+            if found.p_value <= s.turn_alpha and found.estimate * self.levels.shift.estimate > 0:
+                return None
+            if min(counts.values()) >= s.max_turn_repetitions:
+                return self._done(
+                    Verdict.UNDECIDED,
+                    f"measured in turns ({counts[lo]} and {counts[hi]} values),"
+                    f" {_short(state, lo)} and {_short(state, hi)} do not differ the way of"
+                    f" the change (step"
+                    f" {format_change(found.estimate / abs(self.levels.before or 1))},"
+                    f" Mann–Whitney p = {found.p_value:.2g}, needed ≤ {s.turn_alpha:g}): what"
+                    " set them apart was likely the machine's load, not a commit",
+                )
+        position = hi if ran and ran[-1] == lo else lo
+        cap = len(state.values(position)) + 1
+        return _measure(
+            state, position, 1, "measure the commits around the answer in turns", cap, ends=False
+        ) or self._done(Verdict.UNDECIDED, _spent(state, position))
 
     def _measure(
         self, position: int, repetitions: int, reason: str, *, cap: int | None = None
@@ -615,37 +696,32 @@ def _levels(state: DrillState) -> Levels | Action:
             " and does not build: rebuild it or choose other ends",
         )
     shift = rank_shift(before, after, confidence=0.95)
-    significant = shift.p_value <= s.ends_alpha
-    smallest = min(abs(shift.low), abs(shift.high)) if shift.low * shift.high > 0 else 0.0
-    precise = shift.half_width <= s.ends_precision * smallest
-    if significant and precise:
-        return _make_levels(before, after, shift)
     growing = [
         end
         for end in (0, last)
         if end not in state.unbuildable and len(state.values(end)) < s.max_end_repetitions
     ]
-    ruled_out = None if significant else _ruled_out(state, before, after)
+    # the ends are looked at after every batch: each look but the last at a margin
+    alpha = s.ends_alpha / s.ends_looks if growing else s.ends_alpha
+    if shift.p_value <= alpha:  # told apart: bisect
+        return _make_levels(before, after, shift)
+    ruled_out = _ruled_out(state, before, after)
     if ruled_out is not None:
         return _stop_at_ends(state, Verdict.NO_CHANGE, ruled_out, shift=shift)
     if growing:
         end = min(growing, key=lambda e: len(state.values(e)))
         wanted = min(3, s.max_end_repetitions - len(state.values(end)))
-        why = "the ends do not differ convincingly yet" if not significant else "pin the change"
-        step = _measure(state, end, wanted, why, 0)
-        if step is not None:
-            return step
-        if not significant:
-            return _stop_at_ends(state, Verdict.UNDECIDED, _spent(state, end))
-    if not significant:
-        return _stop_at_ends(
-            state,
-            Verdict.NO_CHANGE,
-            f"the two ends do not differ convincingly ({len(before)} and {len(after)}"
-            f" values, Mann–Whitney p = {shift.p_value:.2g} > {s.ends_alpha:g})",
-            shift=shift,
+        why = f"the ends are not told apart yet (Mann–Whitney p = {shift.p_value:.2g})"
+        return _measure(state, end, wanted, why, 0) or _stop_at_ends(
+            state, Verdict.UNDECIDED, _spent(state, end)
         )
-    return _make_levels(before, after, shift)
+    return _stop_at_ends(
+        state,
+        Verdict.NO_CHANGE,
+        f"the two ends do not differ convincingly ({len(before)} and {len(after)}"
+        f" values, Mann–Whitney p = {shift.p_value:.2g} > {alpha:g})",
+        shift=shift,
+    )
 
 
 def _ruled_out(state: DrillState, before: Sequence[float], after: Sequence[float]) -> str | None:
@@ -696,16 +772,17 @@ def _stop_at_ends(
 
 
 def _measure(
-    state: DrillState, position: int, wanted: int, reason: str, cap: int
+    state: DrillState, position: int, wanted: int, reason: str, cap: int, *, ends: bool = True
 ) -> Measure | None:
-    """A request within the budget and ``cap`` values at a commit (the ends have theirs).
+    """A request within the budget and ``cap`` values at a commit (the ends have theirs,
+    ``max_end_repetitions``, unless ``ends`` is false).
 
     None when the budget does not allow it.
     """
     budget, s = state.budget, state.settings
     if not state.measured.get(position) and state.builds_used >= budget.max_builds:
         return None
-    if position in (0, state.last):
+    if ends and position in (0, state.last):
         cap = s.max_end_repetitions
     room = min(
         budget.max_repetitions - state.repetitions_used,
@@ -714,6 +791,20 @@ def _measure(
     if room <= 0:
         return None
     return Measure(position, state.line[position], min(wanted, room), reason)
+
+
+def _turns(order: Sequence[int], lo: int, hi: int) -> list[int]:
+    """The last repetitions of ``order`` that ran at ``lo`` and ``hi`` in turns: the
+    longest tail of those at the two positions (others may run between them) that
+    never has one twice in a row."""
+    tail: list[int] = []
+    for position in reversed(order):
+        if position not in (lo, hi):
+            continue
+        if tail and tail[-1] == position:
+            break
+        tail.append(position)
+    return tail[::-1]
 
 
 def _spent(state: DrillState, position: int) -> str:

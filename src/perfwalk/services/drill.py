@@ -609,6 +609,7 @@ def _search(
                 **state.measured,
                 action.position: (*state.measured.get(action.position, ()), *gained),
             },
+            order=(*state.order, *[action.position] * len(gained)),
             unbuildable=frozenset(unbuildable),
         )
 
