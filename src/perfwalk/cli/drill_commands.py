@@ -10,6 +10,7 @@ from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
 from perfwalk.cli.spec import Command
 from perfwalk.cli.terminal import fitted, width_of
+from perfwalk.quantities import format_confidence
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -233,7 +234,7 @@ def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = Non
         relative = answer.get("relative")
         size = f" ({format_change(relative)})" if relative is not None else ""
         confidence = answer.get("confidence")
-        sure = f", confidence {confidence:.4f}" if confidence is not None else ""
+        sure = f", confidence {format_confidence(confidence)}" if confidence is not None else ""
         levels = format_levels(answer["before"], answer["after"], unit, "->")
         lines.append(f"  level {show_controls(levels)}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")

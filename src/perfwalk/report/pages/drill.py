@@ -11,7 +11,7 @@ from typing import Any
 from perfwalk.analysis.profile_diff import FunctionShare, moved
 from perfwalk.analysis.scaled import median
 from perfwalk.model import Commit
-from perfwalk.quantities import format_change, format_levels
+from perfwalk.quantities import format_change, format_confidence, format_levels
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
@@ -215,7 +215,7 @@ def _answer(
             )
         )
     if answer.get("confidence") is not None:
-        rows.append(("confidence", f"{answer['confidence']:.4f}"))
+        rows.append(("confidence", format_confidence(answer["confidence"])))
     reused = answer.get("reused")
     rows.append(
         (
