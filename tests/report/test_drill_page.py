@@ -143,7 +143,7 @@ def test_the_answer_the_culprit_and_every_step_are_shown_escaped() -> None:
     assert "CULPRIT" in html
     assert "change 3:15" in html
     assert "+30.0 %" in html  # the change as the parent saw it
-    assert "0.9999" in html
+    assert "99.99 %" in html
     assert "4 builds, 26 repetitions; 10 stored values reused" in html
     assert f"https://git.example/c/{HI}" in html
     assert "src/&lt;b&gt;.c" in html

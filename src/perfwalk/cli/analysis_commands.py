@@ -454,11 +454,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     if args.format == "markdown":
         sys.stdout.write(_changes_markdown(listing, config, blind))
     elif args.format == "json":
-        document = changes_document(found, listing)
-        document["floors"] = [
-            sight_json(series, sight) for series, sights in found.sights.items() for sight in sights
-        ]
-        print(json_text(document, indent=2))
+        print(json_text(changes_document(found, listing), indent=2))
     else:
         width = width_of(sys.stdout)
         listed = [e for e in events if not e.refuted]
@@ -513,40 +509,6 @@ def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, 
                 f"{_percent(step.relative)} ({step.share:.0%} of a change it could see there)"
             )
     return lines
-
-
-def sight_json(series: int, sight: Sight) -> dict[str, Any]:
-    """What the walk could see in one metric, for ``--format json``."""
-    from perfwalk.numbers import finite_or_none
-
-    floor, step = sight.floor, sight.floor.candidate
-    return {
-        "series": series,
-        "test": sight.test,
-        "name": sight.name,
-        "floor": finite_or_none(floor.relative),
-        "min_change": sight.min_change,
-        "sees_min_change": floor.sees(sight.min_change),
-        "noise": finite_or_none(floor.noise),
-        "within": finite_or_none(floor.within),
-        "autocorrelation": floor.autocorrelation,
-        "checkouts": floor.points,
-        "values": sight.values,
-        "loaded": sight.loaded,
-        "excluded": sight.excluded,
-        "kept": sight.kept,
-        "load": sight.load or None,
-        "changes": sight.changes,
-        "undecided": sight.undecided or None,
-        "likely_step": None
-        if step is None
-        else {
-            "before": step.previous,
-            "after": step.index,
-            "relative": finite_or_none(step.relative),
-            "share": step.share,
-        },
-    }
 
 
 def _changes_markdown(

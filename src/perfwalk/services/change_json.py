@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
@@ -28,9 +29,10 @@ from perfwalk.report.change_list import (
 def changes_document(
     found: Findings, listing: tuple[list[ListedChange], list[ListedEpisode]]
 ) -> dict[str, Any]:
-    """``{"changes": [...], "episodes": [...], "ruled_out": [...]}``: every change of
-    ``found`` with its marks from ``listing``
-    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart."""
+    """``{"changes": [...], "episodes": [...], "ruled_out": [...], "floors": [...]}``:
+    every change of ``found`` with its marks from ``listing``
+    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart, and
+    what the walks could see in each metric (:func:`sight_json`)."""
     marks = marks_of(listing[0])
     return {
         "changes": [
@@ -38,6 +40,42 @@ def changes_document(
         ],
         "episodes": [episode_json(e) for e in found.episodes],
         "ruled_out": [event_json(e, marks.get(change_key(e))) for e in found.changes if e.refuted],
+        "floors": [
+            sight_json(series, sight) for series, sights in found.sights.items() for sight in sights
+        ],
+    }
+
+
+def sight_json(series: int, sight: Sight) -> dict[str, Any]:
+    """What the walk could see in one metric (:class:`Sight`): its floor, what it left
+    out, and the most likely step below its bar."""
+    floor, step = sight.floor, sight.floor.candidate
+    return {
+        "series": series,
+        "test": sight.test,
+        "name": sight.name,
+        "floor": finite_or_none(floor.relative),
+        "min_change": sight.min_change,
+        "sees_min_change": floor.sees(sight.min_change),
+        "noise": finite_or_none(floor.noise),
+        "within": finite_or_none(floor.within),
+        "autocorrelation": floor.autocorrelation,
+        "checkouts": floor.points,
+        "values": sight.values,
+        "loaded": sight.loaded,
+        "excluded": sight.excluded,
+        "kept": sight.kept,
+        "load": sight.load or None,
+        "changes": sight.changes,
+        "undecided": sight.undecided or None,
+        "likely_step": None
+        if step is None
+        else {
+            "before": step.previous,
+            "after": step.index,
+            "relative": finite_or_none(step.relative),
+            "share": step.share,
+        },
     }
 
 
