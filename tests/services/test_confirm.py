@@ -133,7 +133,7 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     ruled_out = text.split("ruled out (measured again, the change was not there):")[1]
     assert "REGRESSION 1:5 (refuted)" in ruled_out
     assert (
-        "not confirmed by a re-measure: its two checkouts measured again side by side, "
+        "refuted by a re-measure: its two checkouts measured again side by side, "
         "3 + 3 repetitions interleaved (" in text
     )
     assert "equivalent within ±1 %: +0.0 % [" in text  # within its min_change

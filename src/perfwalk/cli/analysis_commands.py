@@ -563,7 +563,7 @@ def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = Non
     lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
         lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
-    if event.confirmed is not None:
+    if any(m.remeasured is not None for m in event.metrics):
         lines.append(f"  {_remeasure_word(event.confirmed)}: {_remeasure_how(event)}")
         lines += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
     for commit in event.commits:
@@ -609,8 +609,11 @@ def _drill_text(drill: DrillMark, culprit: Culprit | None, width: int | None) ->
     return f"{head} {word}{why}"
 
 
-def _remeasure_word(confirmed: bool) -> str:
-    return "confirmed by a re-measure" if confirmed else "not confirmed by a re-measure"
+def _remeasure_word(confirmed: bool | None) -> str:
+    """What a change's re-measure says of it (None: it is still undecided)."""
+    if confirmed is None:
+        return "re-measure undecided yet"
+    return "confirmed by a re-measure" if confirmed else "refuted by a re-measure"
 
 
 def _remeasure_how(event: ChangeEvent) -> str:
@@ -639,6 +642,8 @@ def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
         went = moved(again.before, again.after)
         seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(went)})"
     verdict = "held" if again.held else "did not hold"
+    if again.outcome == "undecided":
+        verdict = f"undecided yet (nearer to: {verdict})"
     why = f"; {show_controls(again.reason)}" if again.reason else ""
     if again.p_value is not None:
         why += f" (p = {again.p_value:.2g})"

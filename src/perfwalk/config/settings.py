@@ -865,7 +865,7 @@ _RUN = Section(
             "checkouts of each, interleaved (before, after, after, before…), until a "
             "sequential test decides whether the change held or the budget "
             "(confirm_repetitions, confirm_seconds) is spent; a change that did not hold "
-            'is shown "not confirmed by a re-measure" and fails no check (docs/analysis.md)',
+            "is refuted (shown apart, never counted) and fails no check (docs/analysis.md)",
             default=False,
         ),
         Setting(

@@ -246,9 +246,12 @@ class ChangeEvent:
     @property
     def confirmed(self) -> bool | None:
         """Measured again (``[run] confirm``): True when every metric measured again
-        held, False when one did not; None when it was not measured again."""
+        held, False when one did not; None when it was not measured again, or its
+        re-measure is still undecided (it decides nothing yet)."""
         again = [m.remeasured for m in self.metrics if m.remeasured is not None]
-        return all(r.held for r in again) if again else None
+        if not again or any(r.outcome == UNDECIDED for r in again):
+            return None
+        return all(r.held for r in again)
 
     @cached_property
     def verdict(self) -> Verdict:
