@@ -238,3 +238,31 @@ def test_sizes_from_zero_and_confidences_are_written_one_way() -> None:
         "n/a",
     ]
     assert format_confidence(0.99995) == "> 99.99 %"
+
+
+def test_a_remeasure_the_other_way_or_undecided_for_good_leaves_the_change_undecided() -> None:
+    # a load on one side turned a real step around: measured again quietly, it went the
+    # other way clearly; that is no proof that nothing changed
+    turned = decide(
+        _evidence(
+            suspect=LOAD,
+            remeasured=Remeasured(held=False, size=-0.06, repetitions=(3, 3), other_way=True),
+        )
+    )
+    assert turned.state is State.UNDECIDED
+    assert turned.because.startswith("undecided: a re-measure measured it the other way (-6.0 %")
+    assert turned.chain[1] == f"suspect: {LOAD}"
+    # at its most repetitions it could not tell the change from none: not confirmed
+    # by the walk alone any more, nor refuted
+    unsure = Remeasured(held=False, size=-0.0002, decided=False, repetitions=(10, 10), final=True)
+    stuck = decide(_evidence(remeasured=unsure))
+    assert stuck.state is State.UNDECIDED
+    assert stuck.because == (
+        "undecided: a re-measure could not tell it from no change (0.0 %, 10 + 10 repetitions)"
+    )
+    # still measuring: it decides nothing yet, the walk's verdict stands
+    going = decide(_evidence(remeasured=Remeasured(held=True, size=0.3, decided=False)))
+    assert going.state is State.CONFIRMED
+    # a drill decides over both
+    drilled = Drilled(drill=6, answer="culprit", culprit="5a17eab3c0", confidence=0.9998)
+    assert decide(_evidence(remeasured=unsure, drilled=drilled)).state is State.CONFIRMED

@@ -130,13 +130,20 @@ class Remeasured:
     relative move it measured (None: a side has no value), whether it decided
     (``decided``: False while its sequential test is undecided — then it decides
     nothing), the repetitions it measured on each side (0: not recorded) and its
-    confidence (1 - p of no difference; None: not recorded)."""
+    confidence (1 - p of no difference; None: not recorded). One undecided at its most
+    repetitions (``final``), or that measured a clear move the other way
+    (``other_way``), leaves the change undecided: neither confirmed nor refuted."""
 
     held: bool
     size: float | None = None
     decided: bool = True
     repetitions: tuple[int, int] = (0, 0)
     confidence: float | None = None
+    #: undecided at its most repetitions: nothing more will be measured
+    final: bool = False
+    #: it did not hold, and measured a clear move against the change's way: a change
+    #: the walk saw the wrong way (a load on one side can turn a step around)
+    other_way: bool = False
 
 
 @dataclass(frozen=True)
@@ -233,6 +240,7 @@ class _Said:
     weight: int
     newest: int
     measured: Measurement | None
+    undecides: bool = False  # it leaves the change undecided (when nothing decided it)
 
 
 def decide(evidence: Evidence) -> Verdict:
@@ -257,6 +265,10 @@ def decide(evidence: Evidence) -> Verdict:
         state = State.CONFIRMED if last.says else State.REFUTED
         return Verdict(state, (*told, last.line), last.measured or walk)
     others = [seen, *(s.line for s in said)]  # a drill or a try that decided nothing
+    if unsure := [s for s in said if s.undecides]:  # measured again, and not decided
+        told = [seen, *([f"suspect: {suspect}"] if suspect else [])]
+        told += [s.line for s in said if s is not unsure[-1]]
+        return Verdict(State.UNDECIDED, (*told, unsure[-1].line), walk)
     if suspect:
         return Verdict(State.SUSPECT, (*others, f"suspect: {suspect}"), walk)
     if found.edge:
@@ -301,13 +313,23 @@ def _remeasure(again: Remeasured) -> _Said:
         moved = ", ".join(filter(None, (moved, "{} + {} repetitions".format(*again.repetitions))))
     moved = f" ({moved})" if moved else ""
     says: bool | None
-    if not again.decided:
+    undecides = False
+    if again.other_way:
+        says, undecides = None, True
+        line = (
+            f"undecided: a re-measure measured it the other way{moved}: the walk saw it "
+            "turned around (a load on one side?); drill it"
+        )
+    elif not again.decided and again.final:
+        says, undecides = None, True
+        line = f"undecided: a re-measure could not tell it from no change{moved}"
+    elif not again.decided:
         says, line = None, f"re-measure undecided yet{moved}"
     elif again.held:
         says, line = True, f"confirmed by a re-measure{moved}: it held"
     else:
         says, line = False, f"refuted by a re-measure{moved}: it did not hold"
-    return _Said(says, line, WEIGHT["re-measure"], 0, measured)
+    return _Said(says, line, WEIGHT["re-measure"], 0, measured, undecides)
 
 
 def _drill(drilled: Drilled) -> _Said:
