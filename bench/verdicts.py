@@ -86,13 +86,22 @@ from pathlib import Path
 import changepoints
 from perfwalk.analysis import machine
 from perfwalk.analysis.changepoints import ChangePoint, find_change_points
-from perfwalk.analysis.confirmation import UNDECIDED, Again, decide_again
+from perfwalk.analysis.confirmation import Again, decide_again
 from perfwalk.analysis.sequential import side
 from perfwalk.analysis.thresholds import Thresholds
-from perfwalk.analysis.verdict import Detected, Evidence, Remeasured, Sides, State, decide
+from perfwalk.analysis.verdict import (
+    Detected,
+    Evidence,
+    Remeasured,
+    Sides,
+    State,
+    decide,
+    remeasured,
+)
 from perfwalk.model import Direction, MachineState
 from perfwalk.orchestrate.changes import summary_of
 from perfwalk.orchestrate.confirm import Budget
+from perfwalk.orchestrate.remeasure_targets import AROUND, around
 from perfwalk.policy import MetricPolicy, Summary
 
 HERE = Path(__file__).resolve().parent
@@ -411,12 +420,16 @@ def remeasure(
     before: list[float] = []
     after: list[float] = []
     again = None
+    # as the loop does: up to AROUND checkouts out from the change's own, within its levels
+    order = list(range(len(walk.sets)))
+    out = max(0, min(AROUND, change.points_before - 1, change.points_after - 1))
+    at = around(order, change.previous, change.index, out)
     while budget.take(2):
         for _ in range(2):
             if side(len(before) + len(after)) == "A":
-                before.append(walk.draw(rng, change.previous))
+                before.append(walk.draw(rng, at[0]))
             else:
-                after.append(walk.draw(rng, change.index))
+                after.append(walk.draw(rng, at[1]))
         again = decide_again(
             before,
             after,
@@ -428,18 +441,24 @@ def remeasure(
         )
         if again.final or len(before) >= MOST:
             break
-    return None if again is None else as_evidence(again, (len(before), len(after)))
+    if again is None:
+        return None
+    return as_evidence(again, (len(before), len(after)), change.after - change.before)
 
 
-def as_evidence(again: Again, counts: tuple[int, int]) -> Remeasured:
-    """What a re-measure says of the change, as orchestrate.changes.Remeasure.evidence
-    gives it to the verdict."""
-    return Remeasured(
-        again.held,
-        again.change if math.isfinite(again.change) else None,
-        decided=again.outcome != UNDECIDED,
+def as_evidence(again: Again, counts: tuple[int, int], walked: float) -> Remeasured:
+    """What a re-measure says of the change the walk saw, as the walk's verdict takes
+    it (``verdict.remeasured``, as orchestrate.changes.Remeasure.evidence calls it)."""
+    return remeasured(
+        outcome=again.outcome,
+        held=again.held,
+        final=again.final,
+        change=again.change,
+        low=again.low,
+        high=again.high,
+        p_value=again.p_value,
         repetitions=counts,
-        confidence=1 - again.p_value if math.isfinite(again.p_value) else None,
+        walked=walked,
     )
 
 

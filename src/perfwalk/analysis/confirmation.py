@@ -13,7 +13,8 @@ one before the change's way by more than the metric's ``min_change`` (the change
 there, whatever its size now); it did **not hold** when the interval lies within ±
 the margin :func:`margin` (:data:`HELD_SHARE` of the change's size, at least the
 metric's ``min_change``: the two checkouts, measured side by side, do not differ by
-half the change: a change made by time or by a load on one side), or when it does
+half the change: a change made by time or by a load on one side) and what it measured
+is at most :data:`EQUAL_SHARE` of that margin (or ``min_change``), or when it does
 not hold 0 and the difference is the other way; it stays **undecided** as long as
 neither, and for good at the most repetitions per side. A metric whose test gave no
 value on a side after :data:`FIRST_LOOK` pairs did not hold.
@@ -42,6 +43,12 @@ from perfwalk.analysis.sequential import (
     estimate,
     student_t_cdf,
 )
+
+#: a re-measure within ± the margin refutes a change only when what it measured is
+#: also at most this share of the margin (or ``min_change``): a real step that a load
+#: on one side made look larger is measured again at its own size, inside a margin of
+#: half the inflated size, and must not be refuted for that (it goes on, and holds)
+EQUAL_SHARE = 0.25
 
 #: what a re-measure found: the change is there, it is not, or no decision yet
 HELD, NOT_HELD, UNDECIDED = "held", "not held", "undecided"
@@ -138,7 +145,12 @@ def decide_again(
             reason = f"the other way: {reason}"
     elif found.verdict is Verdict.SAME:
         outcome = NOT_HELD
-    elif found.look and -bound <= found.low and found.high <= bound:
+    elif (
+        found.look
+        and -bound <= found.low
+        and found.high <= bound
+        and abs(found.change) <= max(min_change, EQUAL_SHARE * bound)
+    ):
         outcome, final = NOT_HELD, True
         reason = (
             f"no difference of half the change (±{100 * bound:g} %): {_percent(found.change)} "

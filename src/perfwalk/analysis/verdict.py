@@ -38,6 +38,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfwalk.analysis.confirmation import NOT_HELD, UNDECIDED
 from perfwalk.quantities import format_confidence, format_size
 
 #: below this confidence, a walk's detection alone does not confirm a change
@@ -144,6 +145,47 @@ class Remeasured:
     #: it did not hold, and measured a clear move against the change's way: a change
     #: the walk saw the wrong way (a load on one side can turn a step around)
     other_way: bool = False
+
+
+def remeasured(
+    *,
+    outcome: str,
+    held: bool,
+    final: bool,
+    change: float | None,
+    low: float | None,
+    high: float | None,
+    p_value: float | None,
+    repetitions: tuple[int, int],
+    walked: float,
+) -> Remeasured:
+    """What a re-measure (:func:`perfwalk.analysis.confirmation.decide_again`: its
+    ``outcome``, ``held``, ``final``, the ``change`` it measured with its interval
+    ``low`` … ``high`` and ``p_value``; None or NaN when unknown) says of the change the
+    walk saw (``walked``, its relative size): one still undecided decides nothing; one
+    that did not hold with a clear move against ``walked`` measured it the other way."""
+
+    def known(value: float | None) -> float | None:
+        return value if value is not None and math.isfinite(value) else None
+
+    size, low, high, p = known(change), known(low), known(high), known(p_value)
+    other_way = (
+        outcome == NOT_HELD
+        and size is not None
+        and low is not None
+        and high is not None
+        and size * walked < 0
+        and low * high > 0
+    )
+    return Remeasured(
+        held,
+        size,
+        decided=outcome != UNDECIDED,
+        repetitions=repetitions,
+        confidence=None if p is None else 1 - p,
+        final=final,
+        other_way=other_way,
+    )
 
 
 @dataclass(frozen=True)

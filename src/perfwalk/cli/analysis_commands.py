@@ -625,8 +625,18 @@ def _remeasure_how(event: ChangeEvent) -> str:
     sides = [sum(1 for r in again.rounds if r.get("side") == s) for s in ("before", "after")]
     loaded = sum(1 for r in again.rounds if r.get("loaded"))
     state = again.outcome if again.final else f"{again.outcome}, to be measured on"
+    own = (event.before.idx, event.after.idx)
+    measured = tuple(
+        next((r.get("checkout") for r in again.rounds if r.get("side") == s), at)
+        for s, at in zip(("before", "after"), own, strict=True)
+    )
+    which = (
+        "its two checkouts"
+        if measured == own
+        else f"checkouts {measured[0]} and {measured[1]} (around its {own[0]} and {own[1]})"
+    )
     return (
-        f"its two checkouts measured again side by side, {sides[0]} + {sides[1]} "
+        f"{which} measured again side by side, {sides[0]} + {sides[1]} "
         f"repetitions interleaved ({loaded} on a loaded machine): {state}"
     )
 

@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
-from perfwalk.analysis.confirmation import NOT_HELD, UNDECIDED
+from perfwalk.analysis.confirmation import UNDECIDED
 from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.floor import Floor, Sight, detection_floor
 from perfwalk.analysis.levels import MetricPoints
@@ -40,6 +40,7 @@ from perfwalk.analysis.verdict import (
     Verdict,
     combined,
     decide,
+    remeasured,
 )
 from perfwalk.change_ids import change_id, commit_digits, names_change
 from perfwalk.config.model import Config
@@ -97,30 +98,21 @@ class Remeasure:
 
     def evidence(self, walked: float) -> Remeasured:
         """What it says of the change the walk saw (``walked``: its relative size), as
-        its verdict weighs it: a re-measure still undecided (``outcome``) decides
-        nothing; its size is the change it measured (else the move between its two
-        means); one that did not hold with a clear move against ``walked`` measured
-        it the other way."""
+        its verdict weighs it (:func:`perfwalk.analysis.verdict.remeasured`); its size
+        is the change it measured, else the move between its two means."""
         size = self.change
         if size is None and self.before is not None and self.after is not None:
             size = relative_move(self.before, self.after)
-        low, high = self.low, self.high
-        other_way = (
-            self.outcome == NOT_HELD
-            and size is not None
-            and low is not None
-            and high is not None
-            and size * walked < 0
-            and low * high > 0
-        )
-        return Remeasured(
-            self.held,
-            size,
-            decided=self.outcome != UNDECIDED,
-            repetitions=(len(self.values_before), len(self.values_after)),
-            confidence=None if self.p_value is None else 1 - self.p_value,
+        return remeasured(
+            outcome=self.outcome,
+            held=self.held,
             final=self.final,
-            other_way=other_way,
+            change=size,
+            low=self.low,
+            high=self.high,
+            p_value=self.p_value,
+            repetitions=(len(self.values_before), len(self.values_after)),
+            walked=walked,
         )
 
 

@@ -159,7 +159,7 @@ def confirm_changes(
     series_id = walk.series_id
     targets = remeasure_targets(store, config, series_id)
     rows = store.confirmations.of_series(series_id)
-    indexes = [i for t in targets for i in (t.before_idx, t.after_idx)]
+    indexes = [i for t in targets for i in t.measured]
     places = planned_checkouts(store, plan, series_id, indexes)
     most = config.run.confirm_max_repetitions
     watch = MachineWatch(playing(config, walk.topology), walk.marker)
@@ -168,7 +168,7 @@ def confirm_changes(
     bound = config.run.confirm_wait
     with walk.measuring_again(min(budget.repetitions, 2 * most * len(targets))) as again:
         for target in targets:
-            before, after = places.get(target.before_idx), places.get(target.after_idx)
+            before, after = (places.get(i) for i in target.measured)
             if before is None or after is None:
                 not_measured += 1
                 continue
@@ -305,7 +305,7 @@ class _ChangeLoop:
         return self._decide(most, confidence, pairs)
 
     def _add(self, one: OneMore) -> None:
-        before = one.checkout == self.target.before_idx
+        before = one.checkout == self.target.measured[0]
         self.added += 1
         self.rounds.append(
             {

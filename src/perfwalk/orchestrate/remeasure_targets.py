@@ -32,6 +32,13 @@ from perfwalk.store.confirmations import ConfirmationRow
 ANSWERED = frozenset({Verdict.CULPRIT.value, Verdict.RANGE.value, Verdict.NO_CHANGE.value})
 
 
+#: how many checkouts out from a change's own two its re-measure measures, on each side,
+#: within its levels: a detector may place a step a checkout or two away from where it
+#: is (the tolerance bench/changepoints.py grants), and two checkouts of the same code
+#: side by side would show no change and refute a real one
+AROUND = 2
+
+
 @dataclass(frozen=True)
 class Expected:
     """A metric's step as the walk saw it: its levels before and after, which way is
@@ -55,6 +62,9 @@ class Target:
     after_idx: int
     metrics: tuple[Expected, ...]
     why: str  # suspect, undecided, at the edge, not measured again yet, measured on
+    #: the two checkouts measured again: up to :data:`AROUND` checkouts out from the
+    #: change's own, within its two levels (its key stays the change's two checkouts)
+    measured: tuple[int, int] = (0, 0)
 
 
 def wanted(event: ChangeEvent, row: ConfirmationRow | None, drilled: set[str]) -> str:
@@ -94,6 +104,7 @@ def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Targ
         for d in store.drills.all()
         if d.verdict in ANSWERED and d.change.get("series") == series_id
     }
+    order_of = [row.idx for row in store.checkouts(series_id)]
     found: list[tuple[int, float, Target]] = []
     order = ("measured on", "suspect", "undecided", "at the edge", "not measured again yet")
     for event in find_changes(store, config, [series_id]):
@@ -112,10 +123,22 @@ def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Targ
             for m in event.metrics
         )
         size = max(abs(m.size) for m in event.metrics)
-        target = Target(event.id, event.before.idx, event.after.idx, metrics, why)
+        out = min(AROUND, *(min(m.checkouts_before, m.checkouts_after) - 1 for m in event.metrics))
+        measured = around(order_of, event.before.idx, event.after.idx, max(0, out))
+        target = Target(event.id, event.before.idx, event.after.idx, metrics, why, measured)
         found.append((order.index(why), -size, target))
     found.sort(key=lambda item: item[:2])
     return [target for _rank, _size, target in found]
+
+
+def around(order: Sequence[int], before: int, after: int, out: int) -> tuple[int, int]:
+    """The checkouts ``out`` places before ``before`` and after ``after`` in the walk's
+    ``order`` of checkout indexes (as far as it goes); the two themselves when either
+    is not in it."""
+    if before not in order or after not in order:
+        return before, after
+    first, last = order.index(before) - out, order.index(after) + out
+    return order[max(first, 0)], order[min(last, len(order) - 1)]
 
 
 def planned_checkouts(
