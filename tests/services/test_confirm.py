@@ -108,8 +108,9 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
         "confirm: 0 of 1 change confirmed by a re-measure, 1 not confirmed; see `perfwalk changes`"
     )
     assert out[-2].startswith("re-measure of 1:5: not held after 3 + 3 repetitions, interleaved")
-    # before, after, after, before, before, after: decided at the first look
-    assert _order(tmp_path)[30:] == ["4 3", "5 3", "5 4", "4 4", "4 5", "5 5"]
+    # before, after, after, before, before, after: decided at the first look; two
+    # checkouts out from the change's own (4 and 5) on each side, within its levels
+    assert _order(tmp_path)[30:] == ["2 3", "7 3", "7 4", "2 4", "2 5", "7 5"]
     _forget_the_load(tmp_path)
     config = load_config(config_path)
     with Store.open(config.store.url) as store:
@@ -133,8 +134,8 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     ruled_out = text.split("ruled out (measured again, the change was not there):")[1]
     assert "REGRESSION 1:5 (refuted)" in ruled_out
     assert (
-        "refuted by a re-measure: its two checkouts measured again side by side, "
-        "3 + 3 repetitions interleaved (" in text
+        "refuted by a re-measure: checkouts 2 and 7 (around its 4 and 5) measured again "
+        "side by side, 3 + 3 repetitions interleaved (" in text
     )
     assert "equivalent within ±1 %: +0.0 % [" in text  # within its min_change
     assert "did not hold (the change: +10.0 %)" in text
@@ -163,10 +164,11 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
         ("1:5", "held", (3, 3)),
         ("1:11", "held", (3, 3)),
     ]
-    # each change's checkouts in turns, before, after, after, before…, the larger first
+    # each change's checkouts in turns, before, after, after, before…, the larger first,
+    # two out from its own on each side (4 and 5; 10 and 11) within its levels
     assert _order(tmp_path)[48:] == [
-        *("4 3", "5 3", "5 4", "4 4", "4 5", "5 5"),
-        *("10 3", "11 3", "11 4", "10 4", "10 5", "11 5"),
+        *("2 3", "7 3", "7 4", "2 4", "2 5", "7 5"),
+        *("8 3", "13 3", "13 4", "8 4", "8 5", "13 5"),
     ]
     _forget_the_load(tmp_path)
     with Store.open(config.store.url) as store:
@@ -177,7 +179,7 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
         ]
         assert events[0].to_act_on  # 100 -> 140 ms: a regression, confirmed
         marks = detected_changes(store, config)
-        (row,) = [c for c in store.checkouts(result.series_id) if c.idx == 4]
+        (row,) = [c for c in store.checkouts(result.series_id) if c.idx == 2]
         assert [r.idx for r in store.repetitions(row.id)] == [0, 1, 2, 3, 4, 5]  # real ones
     assert [(m.confirmed, m.unconfirmed) for m in marks] == [(True, ""), (True, "")]
     assert marks[0].describe().endswith(": it held)")
@@ -223,7 +225,8 @@ def test_a_walk_stopped_in_its_re_measures_measures_them_again_when_resumed(
     assert lines[0].startswith(f"series {series.id} resumed and finished")
     assert lines[-1].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")
     # the repetition in flight when it stopped is lost; then before, after, after…
-    assert _order(tmp_path)[24:] == ["3 3", "3 3", "4 3", "4 4", "3 4", "3 5", "4 5"]
+    # (checkouts 1 and 6: two out from the change's 3 and 4)
+    assert _order(tmp_path)[24:] == ["1 3", "1 3", "6 3", "6 4", "1 4", "1 5", "6 5"]
     with Store.open(config.store.url) as store:
         (row,) = store.confirmations.of_series(series.id).values()
         assert (row.before_idx, row.after_idx, row.before_rep, row.after_rep) == (3, 4, 3, 3)

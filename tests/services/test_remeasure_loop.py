@@ -16,11 +16,14 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
+from perfwalk.orchestrate.remeasure_targets import AROUND
 from perfwalk.store import Store
 from tests.fixtures.noisy_repo import CONFIG, add_noisy_commits, noisy_history
 
 HELD, UNDECIDED = "held", "undecided"  # as the store keeps them
 STEP = 6  # the commit that makes the benchmark 20 % slower
+# the checkouts a re-measure measures: AROUND out from the change's own on each side
+BEFORE, AFTER = STEP - 1 - AROUND, STEP + AROUND
 NAMED = '\n[[walk]]\nname = "nightly"\nfrom = "{first}"\n'
 
 
@@ -64,7 +67,7 @@ def test_the_budget_bounds_the_repetitions_and_the_next_walk_measures_on(
         "(the budget is spent: [run] confirm_repetitions = 5, confirm_seconds = 0); "
         "see `perfwalk changes`"
     )
-    assert _again(config) == {1: {STEP - 1: [3, 4], STEP: [3, 4]}}  # 4 of 5: never more
+    assert _again(config) == {1: {BEFORE: [3, 4], AFTER: [3, 4]}}  # 4 of 5: never more
     with Store.open(config.store.url) as store:
         (row,) = store.confirmations.of_series(1).values()
     assert (row.outcome, row.final, len(row.rounds)) == (UNDECIDED, False, 4)
@@ -75,7 +78,7 @@ def test_the_budget_bounds_the_repetitions_and_the_next_walk_measures_on(
     print(out, file=sys.stderr)  # shown when it fails
     assert "nothing new" in out
     assert f"re-measure of 1:{STEP}: held after 3 + 3 repetitions, interleaved" in out
-    assert _again(config) == {1: {STEP - 1: [3, 4, 5], STEP: [3, 4, 5]}}  # one pair more
+    assert _again(config) == {1: {BEFORE: [3, 4, 5], AFTER: [3, 4, 5]}}  # one pair more
     with Store.open(config.store.url) as store:
         (row,) = store.confirmations.of_series(1).values()
     assert (row.outcome, row.final, len(row.rounds)) == (HELD, True, 6)
@@ -98,7 +101,7 @@ def test_a_watch_cycles_budget_bounds_the_repetitions_of_all_its_walks(
     assert f"walk nightly: re-measure of 1:{STEP}: undecided yet after 1 + 1 repetitions" in out
     assert "walk second: 1 change(s) left for the next cycle: the re-measures' budget" in out
     # 2 of 3: a pair at a time, the first walk's change; the second's left for later
-    assert _again(config) == {1: {STEP - 1: [3], STEP: [3]}}
+    assert _again(config) == {1: {BEFORE: [3], AFTER: [3]}}
 
 
 def test_a_decided_change_is_never_measured_again(
@@ -114,7 +117,7 @@ def test_a_decided_change_is_never_measured_again(
     print(out, file=sys.stderr)  # shown when it fails
     assert f"walk nightly: re-measure of 1:{STEP}: held after 3 + 3 repetitions" in out
     measured = _again(config)
-    assert measured == {1: {STEP - 1: [3, 4, 5], STEP: [3, 4, 5]}}
+    assert measured == {1: {BEFORE: [3, 4, 5], AFTER: [3, 4, 5]}}
 
     # more commits at the new level; then nothing new at all
     add_noisy_commits(tmp_path / "repo", 12, lambda _i: 120, count=3, slower_at=-1)

@@ -104,13 +104,14 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert main(watch) == 1  # a new regression nobody triaged
     out = capsys.readouterr().out
     # only the new checkouts were measured; the earlier repetitions are as they were
-    # (the new change's checkout before it has more: the re-measures, from 3 on)
+    # (the checkout the change's re-measure measured before it, two out from the
+    # change's own, has more: the re-measures, from 3 on)
     walked = _walked(config)
     assert walked == [ids[i] for i in (0, 4, 8, 12, 16, 20, 23, 27, 31, 35, 39)]
     after = _measured(config)
     earlier = [row for row in after if row[0] in walked[:7] and row[2] == "walk"]
     assert [row for row in earlier if row[1] < 3] == before
-    assert {row[0] for row in earlier if row[1] >= 3} == {ids[23]}
+    assert {row[0] for row in earlier if row[1] >= 3} == {ids[16]}
     assert "walk nightly: re-measure of 1:7: held after 3 + 3 repetitions, interleaved" in out
     with Store.open(config.store.url) as store:
         (drill,) = store.drills.all()
