@@ -74,6 +74,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -411,6 +412,178 @@ def worker(kind: str) -> None:
     json.dump({"found": found, "seconds": seconds}, sys.stdout)
 
 
+# -- the real corpus ----------------------------------------------------------------------
+#
+# bench/corpus/: walks of real projects' histories made with perfwalk (their changes
+# checked by an A/B of the two commits or a drill) and the Turing Change Point
+# Dataset's series with their annotators' marks (bench/corpus/README.md).
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+REAL_MARGIN = 5  # a hit: within this many points of a change a person flags (TCPD's margin)
+CLOSE = 2  # … and its point within this many of the person's
+GOAL_UNCONFIRMED = 2.0  # changes neither a person nor a re-measure confirms, per 1 000 points
+GOAL_REAL_RECALL = 0.90
+GOAL_CLOSE = 1.0  # the share of hits within ±CLOSE
+
+
+@dataclass(frozen=True)
+class RealSeries:
+    """One real series: its sets of values per point (one value a point but for the
+    walks, whose points are checkouts with their repetitions), the changes a person
+    flags (the recall counts them) and the other points a person or a re-measure
+    confirms (a detection there is not counted against a tool, nor for it)."""
+
+    source: str
+    name: str
+    sets: list[list[float]]
+    flagged: list[int]
+    confirmed: list[int]
+    policy: Any  # perfwalk's MetricPolicy of the series, as the walk analyses it
+    summary: Callable[[Sequence[float]], float]
+
+    def points(self) -> tuple[list[int], Series]:
+        """The positions of the non-empty sets and their summaries: what the peers get."""
+        kept = [i for i, values in enumerate(self.sets) if values]
+        return kept, [self.summary(self.sets[i]) for i in kept]
+
+
+def _majority(marks: dict[str, list[int]]) -> list[int]:
+    """The points a majority of the annotators marked: a mark is backed by the
+    annotators with a mark within REAL_MARGIN of it; the best-backed marks are taken
+    first, none within REAL_MARGIN of one taken, each at the median of its backers'
+    nearest marks."""
+    annotators = list(marks.values())
+    backed = []
+    for mark in sorted({m for ms in annotators for m in ms}):
+        nearest = [min(ms, key=lambda m: abs(m - mark)) for ms in annotators if ms]
+        near = [m for m in nearest if abs(m - mark) <= REAL_MARGIN]
+        if len(near) * 2 > len(annotators):
+            backed.append((-len(near), mark, round(statistics.median(near))))
+    taken: list[int] = []
+    for _, _, at in sorted(backed):
+        if all(abs(at - t) > REAL_MARGIN for t in taken):
+            taken.append(at)
+    return sorted(taken)
+
+
+def _apart(marks: Sequence[int], away_from: Sequence[int]) -> list[int]:
+    """One mark per place: ``marks`` none within REAL_MARGIN of another or of ``away_from``."""
+    out: list[int] = []
+    for m in sorted(set(marks)):
+        if all(abs(m - o) > REAL_MARGIN for o in (*out, *away_from)):
+            out.append(m)
+    return out
+
+
+def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
+    from perfwalk.model import Direction
+    from perfwalk.orchestrate.changes import summary_of
+    from perfwalk.policy import MetricPolicy
+
+    out = []
+    for manifest_path in sorted(directory.glob("walks/*.manifest.json")):
+        manifest = json.loads(manifest_path.read_text())
+        data = json.loads(manifest_path.with_name(manifest["data"]).read_text())
+        analysis = manifest["analysis"]
+        for name, metric in data["metrics"].items():
+            truth = manifest["series"].get(name, {})
+            direction = Direction(metric["direction"])
+            policy = MetricPolicy(
+                summary=analysis["summary"],
+                direction=direction,
+                threshold=analysis["threshold"],
+                min_size=analysis["min_size"],
+                min_change=analysis["min_change"],
+                configured=True,
+            )
+            real = [c["index"] for c in truth.get("changes", []) if c["verdict"] == "real"]
+            out.append(
+                RealSeries(
+                    f"walk {manifest['project']}",
+                    name,
+                    metric["values"],
+                    real,
+                    [],
+                    policy,
+                    summary_of(policy.detection_summary, direction),
+                )
+            )
+    tcpd = json.loads((directory / "tcpd.json").read_text())
+    for dataset in tcpd["datasets"]:
+        marks = dataset["annotations"]
+        flagged = _majority(marks)
+        out.append(
+            RealSeries(
+                "TCPD",
+                dataset["name"],
+                [[v] if v is not None else [] for v in dataset["values"]],
+                flagged,
+                _apart([m for ms in marks.values() for m in ms], flagged),
+                None,
+                statistics.median,
+            )
+        )
+    return out
+
+
+#: (series, points, flagged, hits, hits within ±CLOSE, unconfirmed detections)
+RealResult = tuple[int, int, int, int, int, int]
+
+
+def real_score(found: Sequence[int], series: RealSeries) -> tuple[list[int], list[int], list[int]]:
+    """(the offsets of the hits, the flagged changes missed, the detections neither a
+    person nor a re-measure confirms). Each flagged change takes the nearest detection
+    within REAL_MARGIN; each other confirmed point one of the detections left."""
+    left, offsets, rest = sorted(series.flagged), [], []
+    for f in sorted(found):
+        near = [t for t in left if abs(t - f) <= REAL_MARGIN]
+        if near:
+            t = min(near, key=lambda t: abs(t - f))
+            left.remove(t)
+            offsets.append(f - t)
+        else:
+            rest.append(f)
+    others, unconfirmed = list(series.confirmed), []
+    for f in rest:
+        near = [t for t in others if abs(t - f) <= REAL_MARGIN]
+        if near:
+            others.remove(min(near, key=lambda t: abs(t - f)))
+        else:
+            unconfirmed.append(f)
+    return offsets, left, unconfirmed
+
+
+def real_result(found: list[list[int]], corpus: list[RealSeries]) -> RealResult:
+    count = points = flagged = hits = close = unconfirmed = 0
+    for detected, series in zip(found, corpus, strict=True):
+        offsets, _, extra = real_score(detected, series)
+        count, points = count + 1, points + sum(1 for values in series.sets if values)
+        flagged, hits = flagged + len(series.flagged), hits + len(offsets)
+        close += sum(1 for o in offsets if abs(o) <= CLOSE)
+        unconfirmed += len(extra)
+    return count, points, flagged, hits, close, unconfirmed
+
+
+def real_cell(result: RealResult | None) -> str:
+    if result is None:
+        return "(timeout)"
+    _, points, flagged, hits, close, unconfirmed = result
+    recall = f"{hits / flagged:5.0%}" if flagged else "    -"
+    near = f"{close / hits:5.0%}" if hits else "    -"
+    return f"{unconfirmed / points * 1000:5.1f} {recall} {near}"
+
+
+def perfwalk_real(series: RealSeries, detect: Callable[..., Any]) -> Any:
+    """perfwalk's detection on a real series: a walk's as the walk analyses its
+    metric (its thresholds, its summary of a checkout's repetitions), TCPD's as
+    ``perfwalk detect`` does."""
+    if series.policy is None:
+        return detect(series.sets)
+    from perfwalk.analysis.thresholds import CONFIGURED
+
+    return detect(series.sets, tuning=CONFIGURED.tuning(series.policy), reduce=series.summary)
+
+
 # -- the peers' environments --------------------------------------------------------------
 
 
@@ -508,12 +681,107 @@ def kinds(detections: list[Any], cases: list[Case]) -> tuple[int, int, int, int]
     return drifts, found, right, dips
 
 
+def report_real(
+    corpus: list[RealSeries], found: dict[str, list[list[int]] | None], detections: list[Any]
+) -> dict[str, RealResult]:
+    """Prints the real corpus's table, per source and in total, and what perfwalk
+    missed or reported unconfirmed; returns each tool's total (None: timed out)."""
+    sources = list(dict.fromkeys(series.source for series in corpus))
+    names = list(found)
+    print(
+        f"\nreal series (bench/corpus): a hit is within ±{REAL_MARGIN} points of a change a "
+        "person flags; each cell: changes per 1 000 points that neither a person nor a "
+        f"re-measure confirms, recall, share of the hits within ±{CLOSE}"
+    )
+    header = f"{'source':16}{'series':>7}{'points':>7}{'flagged':>8}  "
+    print(header + "  ".join(f"{n:>17}" for n in names))
+    totals: dict[str, RealResult] = {}
+    for source in [*sources, "total"]:
+        chosen = [i for i, s in enumerate(corpus) if source in ("total", s.source)]
+        cells, first = [], None
+        for n in names:
+            detected = found[n]
+            result = (
+                real_result([detected[i] for i in chosen], [corpus[i] for i in chosen])
+                if detected is not None
+                else None
+            )
+            first = first or result
+            cells.append(f"{real_cell(result):>17}")
+            if source == "total" and result is not None:
+                totals[n] = result
+        assert first is not None
+        count, points, flagged = first[:3]
+        print(f"{source:16}{count:7d}{points:7d}{flagged:8d}  " + "  ".join(cells))
+
+    print("\nwhere perfwalk missed or was not confirmed (point: a change's first point)")
+    perfwalk_found = found["perfwalk"]
+    assert perfwalk_found is not None
+    for series, detected, detection in zip(corpus, perfwalk_found, detections, strict=True):
+        offsets, missed, unconfirmed = real_score(detected, series)
+        far = [o for o in offsets if abs(o) > CLOSE]
+        if not (missed or unconfirmed or far):
+            continue
+        said = []
+        if missed:
+            said.append(f"missed {', '.join(map(str, missed))}")
+        if far:
+            said.append(f"hits off by {', '.join(f'{o:+d}' for o in far)}")
+        if unconfirmed:
+            said.append(f"unconfirmed {', '.join(map(str, unconfirmed))}")
+        seen = [str(c.index) for c in (*detection.changes, *detection.edges)]
+        said.append(f"flagged {series.flagged or '-'}, reported {', '.join(seen) or '-'}")
+        episodes = [
+            f"{e.kind} {e.start}-{e.end - 1}" for e in (*detection.drifts, *detection.excursions)
+        ]
+        if episodes:
+            said.append("also " + ", ".join(episodes))
+        print(f"  {series.source} {series.name}: " + "; ".join(said))
+    return totals
+
+
+def real_section(tools: dict[str, Any], detect: Callable[..., Any], timeout: float) -> list[str]:
+    """Measures every tool on the real corpus, prints its table; perfwalk's missed goals."""
+    corpus = real_corpus()
+    found: dict[str, list[list[int]] | None] = {}
+    detections = [perfwalk_real(series, detect) for series in corpus]
+    found["perfwalk"] = [reported_steps(d) for d in detections]
+    kept = [series.points() for series in corpus]
+    for name, how in list(tools.items())[1:]:
+        ran = run_peer(how[0], how[1], [points for _, points in kept], timeout)
+        found[name] = (
+            [[at[i] for i in f] for (at, _), f in zip(kept, ran[0], strict=True)] if ran else None
+        )
+    _, points, flagged, hits, close, unconfirmed = report_real(corpus, found, detections)[
+        "perfwalk"
+    ]
+    failures = []
+    if unconfirmed / points * 1000 > GOAL_UNCONFIRMED:
+        failures.append(
+            f"{unconfirmed / points * 1000:.1f} unconfirmed changes per 1 000 real points"
+        )
+    if hits < GOAL_REAL_RECALL * flagged:
+        failures.append(f"recall {hits / flagged:.0%} on the real corpus")
+    if hits and close < GOAL_CLOSE * hits:
+        failures.append(f"{hits - close} of {hits} real hits beyond ±{CLOSE}")
+    return failures
+
+
+REAL_GOALS = (
+    f"on the real corpus <= {GOAL_UNCONFIRMED:g} unconfirmed changes per 1 000 points, "
+    f"recall >= {GOAL_REAL_RECALL:.0%}, every hit within ±{CLOSE}"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers-dir", type=Path, help="where the peers' environments go")
     parser.add_argument("--no-peers", action="store_true", help="measure perfwalk only")
     parser.add_argument(
         "--timeout", type=float, default=120.0, help="seconds a peer may take per run (default 120)"
+    )
+    parser.add_argument(
+        "--real-only", action="store_true", help="measure the real corpus only (bench/corpus)"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -528,6 +796,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         root.mkdir(parents=True, exist_ok=True)
         for name, (requirements, kind) in PEERS.items():
             tools[name] = (peer_python(root, name, requirements), kind)
+    if args.real_only:
+        failures = real_section(tools, detect, args.timeout)
+        print(
+            f"\ngoals: {REAL_GOALS} -> "
+            + ("PASS" if not failures else "FAIL: " + "; ".join(failures))
+        )
+        return 1 if failures else 0
 
     steps_of = {name: steps for name, (steps, _, _) in SCENARIOS.items()}
     steps_of.update({name: steps for name, (steps, _) in REAL_SCENARIOS.items()})
@@ -615,6 +890,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = f"  x{measured[1] / base[1]:.0f} perfwalk's CPU" if name != "perfwalk" else ""
         print(f"  {name:16} {measured[0]:9.3f} s wall {measured[1]:9.3f} s CPU{ratio}")
 
+    real_failures = real_section(tools, detect, args.timeout)
+
     failures = []
     for seed_set in SEED_SETS:
         for scenario, steps in steps_of.items():
@@ -629,11 +906,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failures.append(f"{at_dips} steps at short dips on {scenario} ({seed_set})")
     if base[1] > GOAL_SECONDS:
         failures.append(f"{base[1]:.3f} s CPU for {BIG_POINTS} points")
+    failures += real_failures
     print(
         f"\ngoals: recall >= {GOAL_RECALL:.0%} on every step scenario, <= {GOAL_ALARMS:g} false "
         f"alarm per 10 000 points on every scenario without steps (but {', '.join(NO_GOAL)}), "
         "no step at a dip of at most "
-        f"{SHORT_DIP} points, <= {GOAL_SECONDS} s for {BIG_POINTS} points -> "
+        f"{SHORT_DIP} points, <= {GOAL_SECONDS} s for {BIG_POINTS} points; {REAL_GOALS} -> "
         + ("PASS" if not failures else "FAIL: " + "; ".join(failures))
     )
     return 1 if failures else 0
