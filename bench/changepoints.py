@@ -703,7 +703,7 @@ def report_real(
         "person flags; each cell: changes per 1 000 points that neither a person nor a "
         f"re-measure confirms, recall, share of the hits within ±{CLOSE}"
     )
-    header = f"{'source':16}{'series':>7}{'points':>7}{'flagged':>8}  "
+    header = f"{'source':20}{'series':>7}{'points':>7}{'flagged':>8}  "
     print(header + "  ".join(f"{n:>17}" for n in names))
     totals: dict[str, RealResult] = {}
     for source in [*sources, "total"]:
@@ -722,7 +722,7 @@ def report_real(
                 totals[n] = result
         assert first is not None
         count, points, flagged = first[:3]
-        print(f"{source:16}{count:7d}{points:7d}{flagged:8d}  " + "  ".join(cells))
+        print(f"{source:20}{count:7d}{points:7d}{flagged:8d}  " + "  ".join(cells))
 
     print("\nwhere perfwalk missed or was not confirmed (point: a change's first point)")
     perfwalk_found = found["perfwalk"]
