@@ -724,6 +724,23 @@ def report_real(
         count, points, flagged = first[:3]
         print(f"{source:20}{count:7d}{points:7d}{flagged:8d}  " + "  ".join(cells))
 
+    print(
+        "\nper series, each tool: hits of the flagged changes / detections nobody confirms"
+        f"\n{'series':52}{'points':>7}{'flagged':>8}  " + "".join(f"{n:>17}" for n in names)
+    )
+    for i, series in enumerate(corpus):
+        row = []
+        for n in names:
+            detected = found[n]
+            if detected is None:
+                row.append(f"{'(timeout)':>17}")
+                continue
+            offsets, _, unconfirmed = real_score(detected[i], series)
+            row.append(f"{len(offsets):>11} / {len(unconfirmed):<3}")
+        points = sum(1 for values in series.sets if values)
+        label = f"{series.source} {series.name}"
+        print(f"{label:52}{points:7d}{len(series.flagged):8d}  " + "".join(row))
+
     print("\nwhere perfwalk missed or was not confirmed (point: a change's first point)")
     perfwalk_found = found["perfwalk"]
     assert perfwalk_found is not None
