@@ -540,27 +540,37 @@ def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
 RealResult = tuple[int, int, int, int, int, int]
 
 
+def _pair(found: Sequence[int], marks: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+    """Detections paired with marks within REAL_MARGIN, the nearest pairs first, each
+    used once: (the offsets of the pairs, the marks left, the detections left)."""
+    pairs = sorted(
+        (abs(f - t), i, j)
+        for i, f in enumerate(found)
+        for j, t in enumerate(marks)
+        if abs(f - t) <= REAL_MARGIN
+    )
+    took_f: set[int] = set()
+    took_t: set[int] = set()
+    offsets = []
+    for _, i, j in pairs:
+        if i not in took_f and j not in took_t:
+            took_f.add(i)
+            took_t.add(j)
+            offsets.append(found[i] - marks[j])
+    return (
+        offsets,
+        [t for j, t in enumerate(marks) if j not in took_t],
+        [f for i, f in enumerate(found) if i not in took_f],
+    )
+
+
 def real_score(found: Sequence[int], series: RealSeries) -> tuple[list[int], list[int], list[int]]:
     """(the offsets of the hits, the flagged changes missed, the detections neither a
-    person nor a re-measure confirms). Each flagged change takes the nearest detection
-    within REAL_MARGIN; each other confirmed point one of the detections left."""
-    left, offsets, rest = sorted(series.flagged), [], []
-    for f in sorted(found):
-        near = [t for t in left if abs(t - f) <= REAL_MARGIN]
-        if near:
-            t = min(near, key=lambda t: abs(t - f))
-            left.remove(t)
-            offsets.append(f - t)
-        else:
-            rest.append(f)
-    others, unconfirmed = list(series.confirmed), []
-    for f in rest:
-        near = [t for t in others if abs(t - f) <= REAL_MARGIN]
-        if near:
-            others.remove(min(near, key=lambda t: abs(t - f)))
-        else:
-            unconfirmed.append(f)
-    return offsets, left, unconfirmed
+    person nor a re-measure confirms). The flagged changes take the detections
+    nearest to them first; the other confirmed points take one each of those left."""
+    offsets, missed, rest = _pair(sorted(found), sorted(series.flagged))
+    _, _, unconfirmed = _pair(rest, sorted(series.confirmed))
+    return offsets, missed, unconfirmed
 
 
 def real_result(found: list[list[int]], corpus: list[RealSeries]) -> RealResult:
@@ -583,15 +593,19 @@ def real_cell(result: RealResult | None) -> str:
     return f"{unconfirmed / points * 1000:5.1f} {recall} {near}"
 
 
-def perfwalk_real(series: RealSeries, detect: Callable[..., Any]) -> Any:
+def perfwalk_real(
+    series: RealSeries, detect: Callable[..., Any], min_change: float | None = None
+) -> Any:
     """perfwalk's detection on a real series: a walk's as the walk analyses its
     metric (its thresholds, its summary of a checkout's repetitions), TCPD's as
-    ``perfwalk detect`` does."""
-    if series.policy is None:
-        return detect(series.sets)
-    from perfwalk.analysis.thresholds import CONFIGURED
+    ``perfwalk detect`` does; ``min_change``: with this one instead (``perfwalk detect
+    --min-change``, ``[analysis] min_change``)."""
+    from perfwalk.analysis.thresholds import Thresholds
 
-    return detect(series.sets, tuning=CONFIGURED.tuning(series.policy), reduce=series.summary)
+    thresholds = Thresholds(min_change=min_change)
+    if series.policy is None:
+        return detect(series.sets, tuning=thresholds.tuning())
+    return detect(series.sets, tuning=thresholds.tuning(series.policy), reduce=series.summary)
 
 
 # -- the peers' environments --------------------------------------------------------------
@@ -773,8 +787,9 @@ def real_section(tools: dict[str, Any], detect: Callable[..., Any], timeout: flo
     found: dict[str, list[list[int]] | None] = {}
     detections = [perfwalk_real(series, detect) for series in corpus]
     found["perfwalk"] = [reported_steps(d) for d in detections]
+    found[EVERY_STEP] = [reported_steps(perfwalk_real(series, detect, 0.0)) for series in corpus]
     kept = [series.points() for series in corpus]
-    for name, how in list(tools.items())[1:]:
+    for name, how in list(tools.items())[1:]:  # the peers
         ran = run_peer(how[0], how[1], [points for _, points in kept], timeout)
         found[name] = (
             [[at[i] for i in f] for (at, _), f in zip(kept, ran[0], strict=True)] if ran else None
@@ -793,6 +808,10 @@ def real_section(tools: dict[str, Any], detect: Callable[..., Any], timeout: flo
         failures.append(f"{hits - close} of {hits} real hits beyond ±{CLOSE}")
     return failures
 
+
+#: perfwalk with min_change 0: every step its detector is sure of, however small (the
+#: real corpus only; its goals are judged on perfwalk as configured)
+EVERY_STEP = "perfwalk mc=0"
 
 REAL_GOALS = (
     f"on the real corpus <= {GOAL_UNCONFIRMED:g} unconfirmed changes per 1 000 points, "
