@@ -705,6 +705,14 @@ def kinds(detections: list[Any], cases: list[Case]) -> tuple[int, int, int, int]
     return drifts, found, right, dips
 
 
+def _few(points: Sequence[int], most: int = 10) -> str:
+    """Points as a short list: the first few and how many in all."""
+    if not points:
+        return "-"
+    shown = ", ".join(map(str, sorted(points)[:most]))
+    return shown if len(points) <= most else f"{shown} … ({len(points)} in all)"
+
+
 def report_real(
     corpus: list[RealSeries], found: dict[str, list[list[int]] | None], detections: list[Any]
 ) -> dict[str, RealResult]:
@@ -769,9 +777,9 @@ def report_real(
         if far:
             said.append(f"hits off by {', '.join(f'{o:+d}' for o in far)}")
         if unconfirmed:
-            said.append(f"unconfirmed {', '.join(map(str, unconfirmed))}")
-        seen = [str(c.index) for c in (*detection.changes, *detection.edges)]
-        said.append(f"flagged {series.flagged or '-'}, reported {', '.join(seen) or '-'}")
+            said.append(f"unconfirmed {_few(unconfirmed)}")
+        seen = [c.index for c in (*detection.changes, *detection.edges)]
+        said.append(f"flagged {_few(series.flagged)}, reported {_few(seen)}")
         episodes = [
             f"{e.kind} {e.start}-{e.end - 1}" for e in (*detection.drifts, *detection.excursions)
         ]
