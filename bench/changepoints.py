@@ -486,6 +486,8 @@ def _apart(marks: Sequence[int], away_from: Sequence[int]) -> list[int]:
 
 
 def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
+    """Every metric of every walk (its manifest's truth and analysis settings), then
+    every TCPD series (its annotators' majority flagged, every other mark confirming)."""
     from perfwalk.model import Direction
     from perfwalk.orchestrate.changes import summary_of
     from perfwalk.policy import MetricPolicy
@@ -716,8 +718,9 @@ def _few(points: Sequence[int], most: int = 10) -> str:
 def report_real(
     corpus: list[RealSeries], found: dict[str, list[list[int]] | None], detections: list[Any]
 ) -> dict[str, RealResult]:
-    """Prints the real corpus's table, per source and in total, and what perfwalk
-    missed or reported unconfirmed; returns each tool's total (None: timed out)."""
+    """Prints the real corpus's table, per source and in total, each series's figures
+    and what perfwalk missed or reported unconfirmed; returns each tool's total (a
+    tool that ran out of time has none)."""
     sources = list(dict.fromkeys(series.source for series in corpus))
     names = list(found)
     print(
