@@ -1,6 +1,7 @@
 """Change detection on a seeded synthetic suite: perfwalk against its peers.
 
-Run: ``.venv/bin/python bench/changepoints.py [--peers-dir DIR] [--no-peers] [--timeout S]``
+Run: ``.venv/bin/python bench/changepoints.py [--peers-dir DIR] [--no-peers] [--timeout S]
+[--real-only]``
 
 Six scenarios of 30 series × 500 points each (2 % Gaussian noise around the level):
 
@@ -53,11 +54,20 @@ system's temporary directory) and reused while their pins do not change:
   ``2 σ² ln n`` (BIC) with σ the median absolute deviation of neighbour differences
   over √2.
 
+Then the real corpus (``bench/corpus``, its README: walks of real projects' histories
+made with perfwalk, their changes checked by an A/B of the two commits, and the Turing
+Change Point Dataset's freely licensed series with their annotators' marks), every
+tool in the same run: per source and in total, the changes per 1 000 points that
+neither a person nor a re-measure confirms, the recall of the changes a person flags
+(within ±5 points, TCPD's margin) and the share of hits within ±2 of the person's
+point; ``--real-only`` measures this section alone.
+
 Goals: recall ≥ 95 % on every step scenario, ≤ 1 false alarm per 10 000 points on
 every scenario without steps but ``dips 6-10`` (an excursion is a short interruption
 of a longer level: a dip of 6 to 10 points next to a level less than twice as long is
-two changes), no step at a dip of at most 5 points, ≤ 0.1 s for 100 000 points.
-Exits 1 when perfwalk misses one.
+two changes), no step at a dip of at most 5 points, ≤ 0.1 s for 100 000 points; on the
+real corpus ≤ 2 unconfirmed changes per 1 000 points, recall ≥ 90 %, every hit within
+±2. Exits 1 when perfwalk misses one.
 A benchmark, not a test: nothing here is timed by pytest.
 """
 
@@ -74,6 +84,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -411,6 +422,194 @@ def worker(kind: str) -> None:
     json.dump({"found": found, "seconds": seconds}, sys.stdout)
 
 
+# -- the real corpus ----------------------------------------------------------------------
+#
+# bench/corpus/: walks of real projects' histories made with perfwalk (their changes
+# checked by an A/B of the two commits or a drill) and the Turing Change Point
+# Dataset's series with their annotators' marks (bench/corpus/README.md).
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+REAL_MARGIN = 5  # a hit: within this many points of a change a person flags (TCPD's margin)
+CLOSE = 2  # … and its point within this many of the person's
+GOAL_UNCONFIRMED = 2.0  # changes neither a person nor a re-measure confirms, per 1 000 points
+GOAL_REAL_RECALL = 0.90
+GOAL_CLOSE = 1.0  # the share of hits within ±CLOSE
+
+
+@dataclass(frozen=True)
+class RealSeries:
+    """One real series: its sets of values per point (one value a point but for the
+    walks, whose points are checkouts with their repetitions), the changes a person
+    flags (the recall counts them) and the other points a person or a re-measure
+    confirms (a detection there is not counted against a tool, nor for it)."""
+
+    source: str
+    name: str
+    sets: list[list[float]]
+    flagged: list[int]
+    confirmed: list[int]
+    policy: Any  # perfwalk's MetricPolicy of the series, as the walk analyses it
+    summary: Callable[[Sequence[float]], float]
+
+    def points(self) -> tuple[list[int], Series]:
+        """The positions of the non-empty sets and their summaries: what the peers get."""
+        kept = [i for i, values in enumerate(self.sets) if values]
+        return kept, [self.summary(self.sets[i]) for i in kept]
+
+
+def _majority(marks: dict[str, list[int]]) -> list[int]:
+    """The points a majority of the annotators marked: a mark is backed by the
+    annotators with a mark within REAL_MARGIN of it; the best-backed marks are taken
+    first, none within REAL_MARGIN of one taken, each at the median of its backers'
+    nearest marks."""
+    annotators = list(marks.values())
+    backed = []
+    for mark in sorted({m for ms in annotators for m in ms}):
+        nearest = [min(ms, key=lambda m: abs(m - mark)) for ms in annotators if ms]
+        near = [m for m in nearest if abs(m - mark) <= REAL_MARGIN]
+        if len(near) * 2 > len(annotators):
+            backed.append((-len(near), mark, round(statistics.median(near))))
+    taken: list[int] = []
+    for _, _, at in sorted(backed):
+        if all(abs(at - t) > REAL_MARGIN for t in taken):
+            taken.append(at)
+    return sorted(taken)
+
+
+def _apart(marks: Sequence[int], away_from: Sequence[int]) -> list[int]:
+    """One mark per place: ``marks`` none within REAL_MARGIN of another or of ``away_from``."""
+    out: list[int] = []
+    for m in sorted(set(marks)):
+        if all(abs(m - o) > REAL_MARGIN for o in (*out, *away_from)):
+            out.append(m)
+    return out
+
+
+def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
+    """Every metric of every walk (its manifest's truth and analysis settings), then
+    every TCPD series (its annotators' majority flagged, every other mark confirming)."""
+    from perfwalk.model import Direction
+    from perfwalk.orchestrate.changes import summary_of
+    from perfwalk.policy import MetricPolicy
+
+    out = []
+    for manifest_path in sorted(directory.glob("walks/*.manifest.json")):
+        manifest = json.loads(manifest_path.read_text())
+        data = json.loads(manifest_path.with_name(manifest["data"]).read_text())
+        analysis = manifest["analysis"]
+        for name, metric in data["metrics"].items():
+            truth = manifest["series"].get(name, {})
+            direction = Direction(metric["direction"])
+            policy = MetricPolicy(
+                summary=analysis["summary"],
+                direction=direction,
+                threshold=analysis["threshold"],
+                min_size=analysis["min_size"],
+                min_change=analysis["min_change"],
+                configured=True,
+            )
+            real = [c for c in truth.get("changes", []) if c["verdict"] == "real"]
+            out.append(
+                RealSeries(
+                    f"walk {manifest['walk'].get('label', manifest['project'])}",
+                    name,
+                    metric["values"],
+                    [c["index"] for c in real if c.get("flagged", True)],
+                    [c["index"] for c in real if not c.get("flagged", True)],
+                    policy,
+                    summary_of(policy.detection_summary, direction),
+                )
+            )
+    tcpd = json.loads((directory / "tcpd.json").read_text())
+    for dataset in tcpd["datasets"]:
+        marks = dataset["annotations"]
+        flagged = _majority(marks)
+        out.append(
+            RealSeries(
+                "TCPD",
+                dataset["name"],
+                [[v] if v is not None else [] for v in dataset["values"]],
+                flagged,
+                _apart([m for ms in marks.values() for m in ms], flagged),
+                None,
+                statistics.median,
+            )
+        )
+    return out
+
+
+#: (series, points, flagged, hits, hits within ±CLOSE, unconfirmed detections)
+RealResult = tuple[int, int, int, int, int, int]
+
+
+def _pair(found: Sequence[int], marks: Sequence[int]) -> tuple[list[int], list[int], list[int]]:
+    """Detections paired with marks within REAL_MARGIN, the nearest pairs first, each
+    used once: (the offsets of the pairs, the marks left, the detections left)."""
+    pairs = sorted(
+        (abs(f - t), i, j)
+        for i, f in enumerate(found)
+        for j, t in enumerate(marks)
+        if abs(f - t) <= REAL_MARGIN
+    )
+    took_f: set[int] = set()
+    took_t: set[int] = set()
+    offsets = []
+    for _, i, j in pairs:
+        if i not in took_f and j not in took_t:
+            took_f.add(i)
+            took_t.add(j)
+            offsets.append(found[i] - marks[j])
+    return (
+        offsets,
+        [t for j, t in enumerate(marks) if j not in took_t],
+        [f for i, f in enumerate(found) if i not in took_f],
+    )
+
+
+def real_score(found: Sequence[int], series: RealSeries) -> tuple[list[int], list[int], list[int]]:
+    """(the offsets of the hits, the flagged changes missed, the detections neither a
+    person nor a re-measure confirms). The flagged changes take the detections
+    nearest to them first; the other confirmed points take one each of those left."""
+    offsets, missed, rest = _pair(sorted(found), sorted(series.flagged))
+    _, _, unconfirmed = _pair(rest, sorted(series.confirmed))
+    return offsets, missed, unconfirmed
+
+
+def real_result(found: list[list[int]], corpus: list[RealSeries]) -> RealResult:
+    count = points = flagged = hits = close = unconfirmed = 0
+    for detected, series in zip(found, corpus, strict=True):
+        offsets, _, extra = real_score(detected, series)
+        count, points = count + 1, points + sum(1 for values in series.sets if values)
+        flagged, hits = flagged + len(series.flagged), hits + len(offsets)
+        close += sum(1 for o in offsets if abs(o) <= CLOSE)
+        unconfirmed += len(extra)
+    return count, points, flagged, hits, close, unconfirmed
+
+
+def real_cell(result: RealResult | None) -> str:
+    if result is None:
+        return "(timeout)"
+    _, points, flagged, hits, close, unconfirmed = result
+    recall = f"{hits / flagged:5.0%}" if flagged else "    -"
+    near = f"{close / hits:5.0%}" if hits else "    -"
+    return f"{unconfirmed / points * 1000:5.1f} {recall} {near}"
+
+
+def perfwalk_real(
+    series: RealSeries, detect: Callable[..., Any], min_change: float | None = None
+) -> Any:
+    """perfwalk's detection on a real series: a walk's as the walk analyses its
+    metric (its thresholds, its summary of a checkout's repetitions), TCPD's as
+    ``perfwalk detect`` does; ``min_change``: with this one instead (``perfwalk detect
+    --min-change``, ``[analysis] min_change``)."""
+    from perfwalk.analysis.thresholds import Thresholds
+
+    thresholds = Thresholds(min_change=min_change)
+    if series.policy is None:
+        return detect(series.sets, tuning=thresholds.tuning())
+    return detect(series.sets, tuning=thresholds.tuning(series.policy), reduce=series.summary)
+
+
 # -- the peers' environments --------------------------------------------------------------
 
 
@@ -508,12 +707,138 @@ def kinds(detections: list[Any], cases: list[Case]) -> tuple[int, int, int, int]
     return drifts, found, right, dips
 
 
+def _few(points: Sequence[int], most: int = 10) -> str:
+    """Points as a short list: the first few and how many in all."""
+    if not points:
+        return "-"
+    shown = ", ".join(map(str, sorted(points)[:most]))
+    return shown if len(points) <= most else f"{shown} … ({len(points)} in all)"
+
+
+def report_real(
+    corpus: list[RealSeries], found: dict[str, list[list[int]] | None], detections: list[Any]
+) -> dict[str, RealResult]:
+    """Prints the real corpus's table, per source and in total, each series's figures
+    and what perfwalk missed or reported unconfirmed; returns each tool's total (a
+    tool that ran out of time has none)."""
+    sources = list(dict.fromkeys(series.source for series in corpus))
+    names = list(found)
+    print(
+        f"\nreal series (bench/corpus): a hit is within ±{REAL_MARGIN} points of a change a "
+        "person flags; each cell: changes per 1 000 points that neither a person nor a "
+        f"re-measure confirms, recall, share of the hits within ±{CLOSE}"
+    )
+    header = f"{'source':20}{'series':>7}{'points':>7}{'flagged':>8}  "
+    print(header + "  ".join(f"{n:>17}" for n in names))
+    totals: dict[str, RealResult] = {}
+    for source in [*sources, "total"]:
+        chosen = [i for i, s in enumerate(corpus) if source in ("total", s.source)]
+        cells, first = [], None
+        for n in names:
+            detected = found[n]
+            result = (
+                real_result([detected[i] for i in chosen], [corpus[i] for i in chosen])
+                if detected is not None
+                else None
+            )
+            first = first or result
+            cells.append(f"{real_cell(result):>17}")
+            if source == "total" and result is not None:
+                totals[n] = result
+        assert first is not None
+        count, points, flagged = first[:3]
+        print(f"{source:20}{count:7d}{points:7d}{flagged:8d}  " + "  ".join(cells))
+
+    print(
+        "\nper series, each tool: hits of the flagged changes / detections nobody confirms"
+        f"\n{'series':52}{'points':>7}{'flagged':>8}  " + "".join(f"{n:>17}" for n in names)
+    )
+    for i, series in enumerate(corpus):
+        row = []
+        for n in names:
+            detected = found[n]
+            if detected is None:
+                row.append(f"{'(timeout)':>17}")
+                continue
+            offsets, _, unconfirmed = real_score(detected[i], series)
+            row.append(f"{len(offsets):>11} / {len(unconfirmed):<3}")
+        points = sum(1 for values in series.sets if values)
+        label = f"{series.source} {series.name}"
+        print(f"{label:52}{points:7d}{len(series.flagged):8d}  " + "".join(row))
+
+    print("\nwhere perfwalk missed or was not confirmed (point: a change's first point)")
+    perfwalk_found = found["perfwalk"]
+    assert perfwalk_found is not None
+    for series, detected, detection in zip(corpus, perfwalk_found, detections, strict=True):
+        offsets, missed, unconfirmed = real_score(detected, series)
+        far = [o for o in offsets if abs(o) > CLOSE]
+        if not (missed or unconfirmed or far):
+            continue
+        said = []
+        if missed:
+            said.append(f"missed {', '.join(map(str, missed))}")
+        if far:
+            said.append(f"hits off by {', '.join(f'{o:+d}' for o in far)}")
+        if unconfirmed:
+            said.append(f"unconfirmed {_few(unconfirmed)}")
+        seen = [c.index for c in (*detection.changes, *detection.edges)]
+        said.append(f"flagged {_few(series.flagged)}, reported {_few(seen)}")
+        episodes = [
+            f"{e.kind} {e.start}-{e.end - 1}" for e in (*detection.drifts, *detection.excursions)
+        ]
+        if episodes:
+            said.append("also " + ", ".join(episodes))
+        print(f"  {series.source} {series.name}: " + "; ".join(said))
+    return totals
+
+
+def real_section(tools: dict[str, Any], detect: Callable[..., Any], timeout: float) -> list[str]:
+    """Measures every tool on the real corpus, prints its table; perfwalk's missed goals."""
+    corpus = real_corpus()
+    found: dict[str, list[list[int]] | None] = {}
+    detections = [perfwalk_real(series, detect) for series in corpus]
+    found["perfwalk"] = [reported_steps(d) for d in detections]
+    found[EVERY_STEP] = [reported_steps(perfwalk_real(series, detect, 0.0)) for series in corpus]
+    kept = [series.points() for series in corpus]
+    for name, how in list(tools.items())[1:]:  # the peers
+        ran = run_peer(how[0], how[1], [points for _, points in kept], timeout)
+        found[name] = (
+            [[at[i] for i in f] for (at, _), f in zip(kept, ran[0], strict=True)] if ran else None
+        )
+    _, points, flagged, hits, close, unconfirmed = report_real(corpus, found, detections)[
+        "perfwalk"
+    ]
+    failures = []
+    if unconfirmed / points * 1000 > GOAL_UNCONFIRMED:
+        failures.append(
+            f"{unconfirmed / points * 1000:.1f} unconfirmed changes per 1 000 real points"
+        )
+    if hits < GOAL_REAL_RECALL * flagged:
+        failures.append(f"recall {hits / flagged:.0%} on the real corpus")
+    if hits and close < GOAL_CLOSE * hits:
+        failures.append(f"{hits - close} of {hits} real hits beyond ±{CLOSE}")
+    return failures
+
+
+#: perfwalk with min_change 0: every step its detector is sure of, however small (the
+#: real corpus only; its goals are judged on perfwalk as configured)
+EVERY_STEP = "perfwalk mc=0"
+
+REAL_GOALS = (
+    f"on the real corpus <= {GOAL_UNCONFIRMED:g} unconfirmed changes per 1 000 points, "
+    f"recall >= {GOAL_REAL_RECALL:.0%}, every hit within ±{CLOSE}"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers-dir", type=Path, help="where the peers' environments go")
     parser.add_argument("--no-peers", action="store_true", help="measure perfwalk only")
     parser.add_argument(
         "--timeout", type=float, default=120.0, help="seconds a peer may take per run (default 120)"
+    )
+    parser.add_argument(
+        "--real-only", action="store_true", help="measure the real corpus only (bench/corpus)"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -528,6 +853,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         root.mkdir(parents=True, exist_ok=True)
         for name, (requirements, kind) in PEERS.items():
             tools[name] = (peer_python(root, name, requirements), kind)
+    if args.real_only:
+        failures = real_section(tools, detect, args.timeout)
+        print(
+            f"\ngoals: {REAL_GOALS} -> "
+            + ("PASS" if not failures else "FAIL: " + "; ".join(failures))
+        )
+        return 1 if failures else 0
 
     steps_of = {name: steps for name, (steps, _, _) in SCENARIOS.items()}
     steps_of.update({name: steps for name, (steps, _) in REAL_SCENARIOS.items()})
@@ -615,6 +947,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = f"  x{measured[1] / base[1]:.0f} perfwalk's CPU" if name != "perfwalk" else ""
         print(f"  {name:16} {measured[0]:9.3f} s wall {measured[1]:9.3f} s CPU{ratio}")
 
+    real_failures = real_section(tools, detect, args.timeout)
+
     failures = []
     for seed_set in SEED_SETS:
         for scenario, steps in steps_of.items():
@@ -629,11 +963,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failures.append(f"{at_dips} steps at short dips on {scenario} ({seed_set})")
     if base[1] > GOAL_SECONDS:
         failures.append(f"{base[1]:.3f} s CPU for {BIG_POINTS} points")
+    failures += real_failures
     print(
         f"\ngoals: recall >= {GOAL_RECALL:.0%} on every step scenario, <= {GOAL_ALARMS:g} false "
         f"alarm per 10 000 points on every scenario without steps (but {', '.join(NO_GOAL)}), "
         "no step at a dip of at most "
-        f"{SHORT_DIP} points, <= {GOAL_SECONDS} s for {BIG_POINTS} points -> "
+        f"{SHORT_DIP} points, <= {GOAL_SECONDS} s for {BIG_POINTS} points; {REAL_GOALS} -> "
         + ("PASS" if not failures else "FAIL: " + "; ".join(failures))
     )
     return 1 if failures else 0
