@@ -255,8 +255,15 @@ def test_status_tells_a_walk_that_stopped_beating_from_one_that_runs(
     """A walk whose process lives but no longer walks (stopped: SIGSTOP) stops renewing
     its leases: once they expire, `perfwalk status` shows it interrupted, without an
     ETA; going on again, it renews them and is shown running, then finished."""
-    hold = tmp_path / "hold"
-    command = f"sh bench.sh; while [ -e {hold} ]; do sleep 0.1; done"
+    hold, first = tmp_path / "hold", tmp_path / "first"
+    # every repetition after the first waits while the hold is there: one is stored,
+    # then the walk waits (were the hold made after the first value is seen, a fast
+    # walk could finish before)
+    command = (
+        f"sh bench.sh; if [ -e {first} ]; then while [ -e {hold} ]; do sleep 0.1; done; fi; "
+        f"touch {first}"
+    )
+    hold.touch()
     config = team_config(
         tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=2, command=command
     )
@@ -275,7 +282,6 @@ def test_status_tells_a_walk_that_stopped_beating_from_one_that_runs(
                 return len(store.values(found[0].id)) if found else 0
 
         wait_for("a repetition", lambda: values() >= 1)
-        hold.touch()
         wait_for(
             "a repetition held", lambda: "running (pid" in perfwalk("status", "-c", path).stdout
         )
