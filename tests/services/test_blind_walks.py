@@ -134,8 +134,8 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
         assert code_md == code
         assert "No regression or improvement found." not in markdown
         assert (
-            "Undecided (no change found, but one that matters could not have been seen in):"
-            in markdown
+            "Undecided (no change found in these metrics, but one that matters could not"
+            " have been seen):" in markdown
         )
     # status and show say, per metric, what the walk could see
     for command in ("status", "show"):
@@ -233,12 +233,12 @@ def test_a_walk_too_short_to_see_says_so_and_exits_4_when_it_judges_its_changes(
     # "none that matters could be seen" (read as: nothing that matters was there)
     code, markdown = _cli(capsys, "changes", "-c", str(path), "--format", "markdown")
     assert code == exits.UNDECIDED
-    assert "Undecided (no change found, but one that matters could not have been seen in):" in (
-        markdown
-    )
+    said = "Undecided (no change found in these metrics, but one that matters could not have"
+    assert said + " been seen):" in markdown
     site = tmp_path / "site"
     assert main(["report", "-c", str(path), "--out", str(site)]) == exits.OK
     index = (site / "index.html").read_text("utf-8")
-    assert "No change found here, but one that matters could not have been seen in:" in index
+    said = "Undecided: no change found in these metrics, but one that matters could not have"
+    assert said + " been seen:" in index
     assert "none that matters could be seen" not in index + markdown
     assert "### perfwalk: repo: no change found, 2 metrics undecided\n" in markdown  # 2 walks

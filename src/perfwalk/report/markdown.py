@@ -189,7 +189,8 @@ def changes_markdown(
     if undecided:
         lines += [
             "",
-            "Undecided (no change found, but one that matters could not have been seen in):",
+            "Undecided (no change found in these metrics, but one that matters could not"
+            " have been seen):",
             "",
         ]
         lines += [f"- {md(line.strip())}" for line in told]
