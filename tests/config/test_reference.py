@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from perfwalk.config.reference import reference
@@ -26,3 +27,17 @@ def test_the_reference_has_a_row_per_setting() -> None:
         start = text.index(title)
         end = text.find("\n## ", start + 1)
         assert f"| `{setting.key}` |" in text[start:end], name
+
+
+def test_every_setting_the_docs_name_is_declared() -> None:
+    """A guide's `[run] confirm_wait` is a setting of config/settings.py, not a memory of one."""
+    declared = {name for name, _, _ in walk()}
+    docs = Path(__file__).resolve().parents[2]
+    named = re.compile(r"`\[\[?([a-z_.]+(?:\.<[a-z_]+>)?)\]?\]\s+([a-z_]+)")
+    unknown = []
+    for page in [docs / "README.md", *sorted((docs / "docs").glob("*.md"))]:
+        for match in named.finditer(page.read_text(encoding="utf-8")):
+            table = re.sub(r"<[a-z_]+>", "<name>", match.group(1))
+            if f"{table}.{match.group(2)}" not in declared:
+                unknown.append(f"{page.name}: {match.group(0)}")
+    assert not unknown, unknown

@@ -311,3 +311,26 @@ def test_detect_edges_excursions_drifts_and_min_change(
     assert (code, out.splitlines()[0].endswith("0 changes")) == (0, True)  # 0.5 % < 1 %
     code, out, _ = run(capsys, "detect", "--min-change", "0", str(small))
     assert code == 1
+
+
+def test_a_drills_series_is_never_undecided_in_text_or_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a drill measures a few commits, many times: its answer is the drill's, and no
+    # output says it was too short to see a change (the JSON's floors said so of it)
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(CONFIG, encoding="utf-8")
+    with Store.open(load_config(path).store.url) as store:
+        walk = add_series(store, {TIME: step(10, 13, 8)})
+        drill = add_series(store, {TIME: [10.0, 13.0, 13.0]}, seed="drill", kind="drill")
+    code, out, _ = run(capsys, "changes", "-c", str(path))
+    assert code == exits.FOUND, out
+    assert f"series {drill} " not in out
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--format", "json")
+    assert code == exits.FOUND
+    floors = json.loads(out)["floors"]
+    assert [f["series"] for f in floors] == [walk], floors
+    for command in ("show", "status"):  # nor the drill's own table ("too few checkouts")
+        code, out, _ = run(capsys, command, "-c", str(path), str(drill))
+        assert code == exits.OK
+        assert "undecided" not in out, out

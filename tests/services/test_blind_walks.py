@@ -133,7 +133,10 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
         code_md, markdown = _cli(capsys, "changes", "-c", c, "--format", "markdown")
         assert code_md == code
         assert "No regression or improvement found." not in markdown
-        assert "Undecided (no change found, and none that matters could be seen):" in markdown
+        assert (
+            "Undecided (no change found in these metrics, but one that matters could not"
+            " have been seen):" in markdown
+        )
     # status and show say, per metric, what the walk could see
     for command in ("status", "show"):
         code, out = _cli(capsys, command, "-c", c)
@@ -226,3 +229,16 @@ def test_a_walk_too_short_to_see_says_so_and_exits_4_when_it_judges_its_changes(
     code, out = _cli(capsys, "run", "-c", str(path), "--name", "again")
     assert code == exits.UNDECIDED, out  # one that does: neither a change nor none
     assert "series 2 'again': undecided: too few checkouts to see a change in " in out
+    # the site and the report say the walk could not have seen a change, never that
+    # "none that matters could be seen" (read as: nothing that matters was there)
+    code, markdown = _cli(capsys, "changes", "-c", str(path), "--format", "markdown")
+    assert code == exits.UNDECIDED
+    said = "Undecided (no change found in these metrics, but one that matters could not have"
+    assert said + " been seen):" in markdown
+    site = tmp_path / "site"
+    assert main(["report", "-c", str(path), "--out", str(site)]) == exits.OK
+    index = (site / "index.html").read_text("utf-8")
+    said = "Undecided: no change found in these metrics, but one that matters could not have"
+    assert said + " been seen:" in index
+    assert "none that matters could be seen" not in index + markdown
+    assert "### perfwalk: repo: no change found, 2 metrics undecided\n" in markdown  # 2 walks

@@ -284,10 +284,10 @@ def _sight_lines(sights: Sequence[Sight]) -> list[str]:
 
 def _sights(store: Store, config: Config, series: SeriesRow) -> list[Sight]:
     """What the walk could see in each metric of ``series`` (none for a try: its sides
-    are no history)."""
+    are no history; none for a drill: its answer is the drill's)."""
     from perfwalk.orchestrate.changes import series_sights
 
-    return [] if series.kind == "try" else series_sights(store, config, series)
+    return [] if series.kind in ("try", "drill") else series_sights(store, config, series)
 
 
 def _state_line(status: SeriesStatus) -> str:

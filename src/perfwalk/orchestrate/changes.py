@@ -349,10 +349,12 @@ class Findings:
     def sights(self) -> dict[int, list[Sight]]:
         """By series, what the walk could see in each searched metric: its floor (the
         smallest change it would have found), what it left out, and the most likely
-        step below the bar (``floor.candidate``, as checkout indexes)."""
+        step below the bar (``floor.candidate``, as checkout indexes). Not a drill's
+        series: its answer is the drill's, never too short or too noisy."""
         return {
             series: [p.sight for p in points if p.sight is not None]
             for series, points in self.points.items()
+            if series not in self.drills
         }
 
     @property
@@ -364,7 +366,6 @@ class Findings:
         return [
             (series, sight)
             for series, sights in self.sights.items()
-            if series not in self.drills
             for sight in sights
             if sight.undecided or sight.kept
         ]

@@ -177,14 +177,23 @@ def changes_markdown(
     changes ruled out (refuted: measured again, not there)."""
     ordered = sorted(changes, key=lambda c: (-c.date.timestamp(), c.series_id, c.metric))
     listed = [c for c in ordered if not c.refuted]
-    lines = [f"### perfwalk: {md(project)}: {counted(listed)}", ""]
+    told = [line for line in undecided if not line.startswith(" ")]  # its likely step apart
+    title = counted(listed)
+    if told and title == "no changes":  # not a clean result: the walk could not see
+        title = f"no change found, {len(told)} metric{'s' * (len(told) > 1)} undecided"
+    lines = [f"### perfwalk: {md(project)}: {title}", ""]
     if listed:
         lines += [*_HEAD, *(_row(change, links) for change in listed)]
     elif not undecided:
         lines.append("No regression or improvement found.")
     if undecided:
-        lines += ["", "Undecided (no change found, and none that matters could be seen):", ""]
-        lines += [f"- {md(line.strip())}" for line in undecided if not line.startswith(" ")]
+        lines += [
+            "",
+            "Undecided (no change found in these metrics, but one that matters could not"
+            " have been seen):",
+            "",
+        ]
+        lines += [f"- {md(line.strip())}" for line in told]
     if episodes:
         lines += ["", "Excursions and drifts (shown, never a failure):", ""]
         lines += [_episode(e, links) for e in episodes]

@@ -158,8 +158,8 @@ def undecided_list(at: str, undecided: Sequence[tuple[int, str, str]]) -> str:
         for sid, name, why in undecided
     ]
     return (
-        '<p class="undecided">No change found here, and none that matters could be seen:'
-        "</p>\n"
+        '<p class="undecided">Undecided: no change found in these metrics, but one that matters'
+        " could not have been seen:</p>\n"
         '<ul class="undecided">\n' + "\n".join(items) + "\n</ul>\n"
     )
 
