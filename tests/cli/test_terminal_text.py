@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.report.export import csv_cell
 from tests.fixtures.synthetic_repo import KnownHistory
@@ -57,7 +58,8 @@ def test_show_changes_status_and_list_show_control_characters_visibly(
     capsys.readouterr()
     assert main(["show", "-c", str(walked)]) == 0
     show = capsys.readouterr()
-    assert main(["changes", "-c", str(walked)]) in (0, 1)
+    # found, or not, or undecided (a short walk on a busy machine may see too little)
+    assert main(["changes", "-c", str(walked)]) in (exits.OK, exits.FOUND, exits.UNDECIDED)
     changes = capsys.readouterr()
     for command in ("status", "list"):
         assert main([command, "-c", str(walked)]) == 0

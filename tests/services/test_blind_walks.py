@@ -143,7 +143,12 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
         assert code == exits.OK
         for metric, floor in floors.items():
             (line,) = [x for x in out.splitlines() if x.startswith(f"  {metric}: ")]
-            assert floor["undecided"] in line if metric in undecided else "could see " in line
+            if metric in undecided:  # said after the metric's name, not again in it
+                said = floor["undecided"].replace(f" in {metric}", "").replace(f" of {metric}", "")
+                assert said in line, line
+                assert line.count(metric) == 1, line
+            else:
+                assert "could see " in line
 
     # the pages: the index names each undecided metric; the series page says per metric
     site = tmp_path / "site"

@@ -359,13 +359,17 @@ class Sight:
 
     @property
     def undecided(self) -> str:
-        """Why the walk cannot say that the metric did not change ("" when it found a
-        change, or could have seen one of ``min_change``)."""
+        """Why the walk cannot say that the metric did not change, naming it ("" when
+        it found a change, or could have seen one of ``min_change``)."""
+        return self._why(f" {self.metric}", f" in {self.metric}")
+
+    def _why(self, of: str, where: str) -> str:
+        """:attr:`undecided`, the metric named by ``of`` and ``where`` (or not: "")."""
         if self.changes:
             return ""
         if self.kept:
             return (
-                f"undecided: {self.excluded} of {self.values} repetitions of {self.metric} "
+                f"undecided: {self.excluded} of {self.values} repetitions{of and ' of'}{of} "
                 f"excluded as loaded (kept, they show no change; {self.seen})"
             )
         if self.floor.sees(self.min_change):
@@ -374,9 +378,9 @@ class Sight:
         known = self.load or self.loaded  # the machine's state was recorded
         machine = ", ".join(part for part in (self.load, counted) if part) if known else ""
         below = (
-            f"too noisy to see changes below {format_share(self.floor.relative)} in {self.metric}"
+            f"too noisy to see changes below {format_share(self.floor.relative)}{where}"
             if math.isfinite(self.floor.relative)
-            else f"too few checkouts to see a change in {self.metric}"
+            else f"too few checkouts to see a change{where}"
         )
         return f"undecided: {below} ({machine})" if machine else f"undecided: {below}"
 
@@ -391,8 +395,9 @@ class Sight:
     def said(self) -> str:
         """Why the walk cannot judge the metric, or what it could see there (with its
         ``min_change``), and that its changes were found only with the repetitions it
-        was told to leave out."""
-        said = self.undecided or f"{self.seen} (its min_change: {format_share(self.min_change)})"
+        was told to leave out; without the metric's name (said after it)."""
+        unnamed = self._why("", "")  # the metric is named before it
+        said = unnamed or f"{self.seen} (its min_change: {format_share(self.min_change)})"
         if self.kept and not self.undecided:
             said += (
                 f"; its changes were found only with {self.excluded} loaded repetitions kept "

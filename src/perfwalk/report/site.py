@@ -284,6 +284,7 @@ def publish(
                 specs=tuple(specs),
                 changes=tuple(ctx.changes),
                 episodes=tuple(ctx.episodes),
+                undecided=len(undecided_metrics([ctx])),
             )
         )
     runs = store.conduct.summaries()

@@ -52,6 +52,9 @@ class SeriesSummary:
     episodes: tuple[ListedEpisode, ...] = ()
     #: per test, how many checkouts had each worst status (a failed build: NOEXIST)
     counts: dict[str, dict[Status, int]] = field(default_factory=dict)
+    #: how many of its metrics the walk could not judge (too noisy to see a change
+    #: that matters: "undecided", never "none")
+    undecided: int = 0
 
 
 def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
@@ -63,10 +66,12 @@ def _counted(words: Iterable[str], order: Sequence[tuple[str, str]]) -> str:
     return " · ".join(told) or "none"
 
 
-def changes_text(changes: Iterable[ListedChange]) -> str:
+def changes_text(changes: Iterable[ListedChange], blind: int = 0) -> str:
     """How many metric changes a series has, by kind: the confirmed ones by their
-    kind, the others by their verdict (a refuted one is not counted)."""
-    return _counted(
+    kind, the others by their verdict (a refuted one is not counted); then how many
+    of its metrics the walk could not judge (``blind``): "none" only when it found no
+    change and could have seen one in every metric."""
+    told = _counted(
         (c.word if c.state == "confirmed" else c.state for c in changes if not c.refuted),
         (
             ("regression", "regressions"),
@@ -75,6 +80,10 @@ def changes_text(changes: Iterable[ListedChange]) -> str:
             ("suspect", "suspect"),
         ),
     )
+    if not blind:
+        return told
+    metrics = f"{blind} metric{'' if blind == 1 else 's'} undecided"
+    return metrics if told == "none" else f"{told} · {metrics}"
 
 
 def episodes_text(episodes: Iterable[ListedEpisode]) -> str:
@@ -197,7 +206,7 @@ def index_page(
             f"<td>{s.checkouts}/{esc(s.series.step)}</td>",
             f"<td>{s.series.repetitions}/{esc(s.series.between)}</td>",
             f"<td>{esc(s.series.state)}</td>",
-            f'<td class="changes">{esc(changes_text(s.changes))}</td>',
+            f'<td class="changes">{esc(changes_text(s.changes, s.undecided))}</td>',
             f'<td class="findings">{esc(episodes_text(s.episodes))}</td>',
             *(worst_cell(s, test) for test in tests),
         ]
