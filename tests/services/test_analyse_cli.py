@@ -334,3 +334,9 @@ def test_a_drills_series_is_never_undecided_in_text_or_json(
         code, out, _ = run(capsys, command, "-c", str(path), str(drill))
         assert code == exits.OK
         assert "undecided" not in out, out
+    # nor its page, nor the index (the drill series' floors were left out in the
+    # terminal and the JSON, its page said "undecided: too few checkouts")
+    site = tmp_path / "site"
+    assert run(capsys, "report", "-c", str(path), "--out", str(site))[0] == exits.OK
+    assert 'id="sight"' in (site / f"series-{walk}.html").read_text(encoding="utf-8")
+    assert 'id="sight"' not in (site / f"series-{drill}.html").read_text(encoding="utf-8")

@@ -15,12 +15,9 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.floor import Sight
-    from perfwalk.config.model import Config
     from perfwalk.orchestrate.confirm import Confirmed
     from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
-    from perfwalk.store import Store
-    from perfwalk.store.records import SeriesRow
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -219,6 +216,7 @@ NO_SERIES = "no series yet; start one with `perfwalk run`"
 
 def cmd_status(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
+    from perfwalk.orchestrate.changes import series_sights
     from perfwalk.services.inspect import opened, pick_series, series_status
 
     config = load_config(args.config)
@@ -227,7 +225,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(NO_SERIES)  # as `list` says it
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
-        sights = _sights(store, config, status.series)
+        sights = series_sights(store, config, status.series)
     s = status.series
     print(f"series {s.id} {s.name!r}: {_state_line(status)}")
     if s.kind == "variant":
@@ -280,14 +278,6 @@ def _sight_lines(sights: Sequence[Sight]) -> list[str]:
         for line in lines
         for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
     ]
-
-
-def _sights(store: Store, config: Config, series: SeriesRow) -> list[Sight]:
-    """What the walk could see in each metric of ``series`` (none for a try: its sides
-    are no history; none for a drill: its answer is the drill's)."""
-    from perfwalk.orchestrate.changes import series_sights
-
-    return [] if series.kind in ("try", "drill") else series_sights(store, config, series)
 
 
 def _state_line(status: SeriesStatus) -> str:
@@ -353,13 +343,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.config.policy import metric_policy
     from perfwalk.model import Direction
+    from perfwalk.orchestrate.changes import series_sights
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
-        sights = _sights(store, config, table.series)
+        sights = series_sights(store, config, table.series)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)

@@ -55,6 +55,9 @@ from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRo
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
+#: the series whose metrics are never undecided nor given a floor: a drill's answer is
+#: the drill's, a try's sides are no history (they have verdicts of their own)
+ANSWERED_ELSEWHERE = frozenset({"drill", "try"})
 
 
 @dataclass(frozen=True)
@@ -342,19 +345,16 @@ class Findings:
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
-    #: the series a drill measured: its answer is the drill's, never undecided
-    drills: set[int] = field(default_factory=set)
 
     @property
     def sights(self) -> dict[int, list[Sight]]:
         """By series, what the walk could see in each searched metric: its floor (the
         smallest change it would have found), what it left out, and the most likely
-        step below the bar (``floor.candidate``, as checkout indexes). Not a drill's
-        series: its answer is the drill's, never too short or too noisy."""
+        step below the bar (``floor.candidate``, as checkout indexes). None for a
+        drill's or a try's series (:data:`ANSWERED_ELSEWHERE`)."""
         return {
             series: [p.sight for p in points if p.sight is not None]
             for series, points in self.points.items()
-            if series not in self.drills
         }
 
     @property
@@ -400,8 +400,6 @@ def find_all(
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes, points = _series_findings(store, config, series, tuning=tuning)
         found.points[series.id] = points
-        if series.kind == "drill":
-            found.drills.add(series.id)
         again = store.confirmations.of_series(series.id)
         found.changes.extend(
             _remeasured(event, again.get((event.before.idx, event.after.idx))) for event in events
@@ -440,7 +438,8 @@ def series_sights(
     store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
 ) -> list[Sight]:
     """What the walk could see in each searched metric of ``series`` (by test and name):
-    its floor, and what it left out (``perfwalk status``, ``show``, the end of a walk)."""
+    its floor, and what it left out (``perfwalk status``, ``show``, the end of a walk);
+    nothing for a drill's or a try's series (:data:`ANSWERED_ELSEWHERE`)."""
     points = _series_findings(store, config, series, tuning=tuning)[2]
     return [p.sight for p in points if p.sight is not None]
 
@@ -647,7 +646,7 @@ def _metrics_found(
             direction.value,
             tuple(reading.checkouts[pos].idx for pos in measured),
             tuple(summary(metric.sets[pos]) for pos in measured),
-            sight,
+            None if reading.series.kind in ANSWERED_ELSEWHERE else sight,
         )
         out.append(((test, name), (episodes, changes, points)))
     return out

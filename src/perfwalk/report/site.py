@@ -439,11 +439,10 @@ def _sight_words(sight: Sight | None) -> list[Any]:
 
 def undecided_metrics(contexts: Iterable[SeriesContext]) -> list[tuple[int, str, str]]:
     """(series, its name, why) of each metric of ``contexts`` the walk could not judge
-    (a try has no levels, nor any of this; a drill's series has the drill's answer)."""
+    (none of a drill's or a try's series: they have no sight)."""
     return [
         (ctx.id, ctx.series.name, sight.undecided)
         for ctx in contexts
-        if ctx.series.kind != "drill"
         for _key, found in sorted((ctx.levels or {}).items())
         if (sight := found.sight) is not None and sight.undecided
     ]
