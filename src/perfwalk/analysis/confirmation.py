@@ -41,6 +41,7 @@ from perfwalk.analysis.sequential import (
     Verdict,
     decide,
     estimate,
+    interval_text,
     student_t_cdf,
 )
 
@@ -153,8 +154,8 @@ def decide_again(
     ):
         outcome, final = NOT_HELD, True
         reason = (
-            f"no difference of half the change (±{100 * bound:g} %): {_percent(found.change)} "
-            f"[{_percent(found.low)}, {_percent(found.high)}] at {confidence:g} % after "
+            f"no difference of half the change (±{100 * bound:g} %): "
+            f"{interval_text(found.change, found.low, found.high)} at {confidence:g} % after "
             f"{len(before)} + {len(after)} repetitions"
         )
     else:
@@ -186,7 +187,3 @@ def _p_value(before: Sequence[float], after: Sequence[float]) -> float:
     if fit.se == 0:
         return 1.0 if fit.delta == 0 else 0.0
     return 2 * (1 - student_t_cdf(abs(fit.delta / fit.se), fit.degrees))
-
-
-def _percent(share: float) -> str:
-    return f"{round(100 * share, 1) + 0.0:+.1f} %"

@@ -241,7 +241,7 @@ def decide(
     half = student_t_quantile(1 - (1 - level / 100) / 2, fit.degrees) * fit.se
     change = fit.change(fit.delta)
     low, high = fit.change(fit.delta - half), fit.change(fit.delta + half)
-    shown = f"{_percent(change)} [{_percent(low)}, {_percent(high)}]"
+    shown = interval_text(change, low, high)
 
     def decision(verdict: Verdict, final: bool, reason: str) -> Decision:
         return Decision(verdict, final, change, low, high, count_a, count_b, reason, level, look)
@@ -279,6 +279,12 @@ def decide(
             f"no decision after the maximum of {count_a} + {count_b} repetitions: {shown}; {why}",
         )
     return decision(Verdict.UNDECIDED, False, f"no decision yet: {shown} {counts}; {then}")
+
+
+def interval_text(change: float, low: float, high: float) -> str:
+    """``+6.7 % [-1.1 %, +15.0 %]``: a change with its interval, as a decision's reason
+    writes them."""
+    return f"{_percent(change)} [{_percent(low)}, {_percent(high)}]"
 
 
 def _percent(share: float, *, sign: bool = True) -> str:
