@@ -18,6 +18,22 @@ def finite_or_none(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
+def number_in(value: object) -> float | None:
+    """A number a stored document holds (an int or a float, never a bool), as a float;
+    None for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def numbers_in(values: object) -> tuple[float, ...]:
+    """The finite numbers of a stored list (:func:`number_in`), in order; what is not
+    one is left out, and anything but a list holds none."""
+    if not isinstance(values, list):
+        return ()
+    return tuple(n for v in values if (n := number_in(v)) is not None and math.isfinite(n))
+
+
 def finite_document(value: Any) -> Any:
     """``value`` (mappings, lists, tuples, scalars) with every float that is not
     finite replaced by None."""

@@ -45,6 +45,7 @@ from perfwalk.analysis.verdict import (
 from perfwalk.change_ids import change_id, commit_digits, names_change
 from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction
+from perfwalk.numbers import number_in, numbers_in
 from perfwalk.orchestrate.evidence import with_evidence
 from perfwalk.policy import MetricPolicy
 from perfwalk.report.forked import can_fork, in_forks
@@ -837,35 +838,23 @@ def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
         again = None
         if found is not None:
             again = Remeasure(
-                _number(found.get("measured_before")),
-                _number(found.get("measured_after")),
+                number_in(found.get("measured_before")),
+                number_in(found.get("measured_after")),
                 bool(found.get("held")),
                 outcome=str(found.get("outcome") or row.outcome or ""),
                 final=bool(found.get("final", row.final)),
-                values_before=_numbers(found.get("values_before")),
-                values_after=_numbers(found.get("values_after")),
-                change=_number(found.get("change")),
-                low=_number(found.get("low")),
-                high=_number(found.get("high")),
-                p_value=_number(found.get("p_value")),
-                confidence=_number(found.get("confidence")),
+                values_before=numbers_in(found.get("values_before")),
+                values_after=numbers_in(found.get("values_after")),
+                change=number_in(found.get("change")),
+                low=number_in(found.get("low")),
+                high=number_in(found.get("high")),
+                p_value=number_in(found.get("p_value")),
+                confidence=number_in(found.get("confidence")),
                 reason=str(found.get("reason") or ""),
                 rounds=row.rounds,
             )
         metrics.append(replace(metric, remeasured=again))
     return replace(event, metrics=tuple(metrics))
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) else None
-
-
-def _numbers(values: object) -> tuple[float, ...]:
-    return (
-        tuple(float(v) for v in values if isinstance(v, int | float))
-        if isinstance(values, list)
-        else ()
-    )
 
 
 def _side(

@@ -42,7 +42,7 @@ from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.analysis.sequential import side
 from perfwalk.config.model import Config
 from perfwalk.model import MachineState, Status
-from perfwalk.numbers import finite_or_none
+from perfwalk.numbers import finite_or_none, numbers_in
 from perfwalk.orchestrate.changes import find_changes
 from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
@@ -276,8 +276,8 @@ class _ChangeLoop:
         for metric in self.target.metrics:
             stored = row.metric(metric.test, metric.name) if self.rounds and row else None
             self.values[(metric.test, metric.name)] = (
-                _floats(stored.get("values_before")) if stored else [],
-                _floats(stored.get("values_after")) if stored else [],
+                list(numbers_in(stored.get("values_before"))) if stored else [],
+                list(numbers_in(stored.get("values_after"))) if stored else [],
             )
 
     def run(
@@ -410,13 +410,6 @@ def _values(results: tuple[NewResult, ...], metric: Expected) -> list[float]:
         for value, _direction in result.values
         if value.name == metric.name and math.isfinite(value.value)
     ]
-
-
-def _floats(stored: object) -> list[float]:
-    """The values a stored row kept (what is not a number is left out)."""
-    if not isinstance(stored, list):
-        return []
-    return [float(v) for v in stored if isinstance(v, int | float) and math.isfinite(v)]
 
 
 def _load(state: MachineState) -> dict[str, Any]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from perfwalk.analysis.verdict import CLEAR, Drilled, Elsewhere, Tried
+from perfwalk.numbers import number_in
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow
 from perfwalk.store.records import SeriesRow
@@ -97,10 +98,6 @@ def _drills(rows: Iterable[DrillRow]) -> _Drills:
     return found
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _drilled(row: DrillRow, metric: MetricChange) -> Drilled:
     answer = row.answer or {}
     culprit = answer.get("culprit")
@@ -111,9 +108,9 @@ def _drilled(row: DrillRow, metric: MetricChange) -> Drilled:
         culprit=culprit if isinstance(culprit, str) else None,
         lo=str(answer.get("lo") or ""),
         hi=str(answer.get("hi") or ""),
-        confidence=_number(answer.get("confidence")),
+        confidence=number_in(answer.get("confidence")),
         # another metric's size is not this one's
-        size=_number(answer.get("relative")) if same else None,
+        size=number_in(answer.get("relative")) if same else None,
         reason=str(answer.get("reason") or ""),
         metric="" if same else f"{row.test}.{row.name}",
     )
@@ -136,11 +133,11 @@ def _tried(
         return None
     for said in row.verdicts:
         if (said.get("test"), said.get("name")) == (metric.test, metric.name):
-            p = _number(said.get("mann_whitney_p"))
+            p = number_in(said.get("mann_whitney_p"))
             return Tried(
                 series=row.series_id,
                 answer=str(said.get("verdict") or ""),
-                size=_number(said.get("change")),
+                size=number_in(said.get("change")),
                 confidence=None if p is None else 1 - p,
             )
     return None
