@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
+from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.errors import StoreError
 from perfwalk.store import LATEST_VERSION, Store, schema
@@ -137,7 +138,8 @@ def test_reading_a_writable_store_leaves_its_file_as_it_was(
     for argv, shown in READS:
         code, out, err = _run(capsys, *argv, "-c", str(config))
         assert shown in out, (argv, err)
-        assert code in (0, 1)
+        # changes: 1 for a regression, or 4 when a busy machine left a metric undecided
+        assert code in (exits.OK, exits.FOUND, exits.UNDECIDED)
     assert _digest(store) == before
 
 
@@ -188,7 +190,9 @@ def test_a_store_on_read_only_media_is_read_and_a_write_is_refused_clearly(
     before = _digest(store)
     for argv, shown in READS:
         code, out, err = _run(capsys, *argv, "-c", str(config))
-        assert code in (0, 1), (argv, err)  # changes: 1, a regression without a cause
+        # changes: 1, a regression without a cause, or 4 when a busy machine left a
+        # metric undecided
+        assert code in (exits.OK, exits.FOUND, exits.UNDECIDED), (argv, err)
         assert shown in out, (argv, err)
     code, out, err = _run(capsys, "report", "-c", str(config), "--out", str(tmp_path / "site"))
     assert code == 0, err
