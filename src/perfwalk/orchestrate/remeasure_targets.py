@@ -67,16 +67,16 @@ class Target:
     measured: tuple[int, int] = (0, 0)
 
 
-def wanted(event: ChangeEvent, row: ConfirmationRow | None, drilled: set[str]) -> str:
+def wanted(event: ChangeEvent, row: ConfirmationRow | None) -> str:
     """Why ``event`` is to be measured again ("" when it is not): ``row`` is its stored
     re-measure (a final one decided it: never again; one the budget stopped: measured
-    on), ``drilled`` the ids of the changes of its series a drill answered."""
+    on)."""
     if row is not None:
         return "" if row.final else "measured on"
-    return doubtful(event, drilled)
+    return doubtful(event)
 
 
-def doubtful(event: ChangeEvent, drilled: set[str]) -> str:
+def doubtful(event: ChangeEvent) -> str:
     """Why a change no re-measure measured yet is still in doubt ("" when it is not):
     its verdict (:mod:`perfwalk.analysis.verdict`) is suspect or undecided (at the edge
     of its series, or found below the clear confidence), or it is confirmed by its walk
@@ -87,7 +87,8 @@ def doubtful(event: ChangeEvent, drilled: set[str]) -> str:
         return "suspect"
     if state is State.UNDECIDED:
         return "at the edge" if any(m.edge for m in event.metrics) else "undecided"
-    if state is State.CONFIRMED and event.id not in drilled:
+    answered = any(m.drilled is not None and m.drilled.answer in ANSWERED for m in event.metrics)
+    if state is State.CONFIRMED and not answered:
         return "not measured again yet"
     return ""
 
@@ -99,16 +100,11 @@ def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Targ
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
     rows = store.confirmations.of_series(series_id)
-    drilled = {
-        str(d.change.get("id"))
-        for d in store.drills.all()
-        if d.verdict in ANSWERED and d.change.get("series") == series_id
-    }
     order_of = [row.idx for row in store.checkouts(series_id)]
     found: list[tuple[int, float, Target]] = []
     order = ("measured on", "suspect", "undecided", "at the edge", "not measured again yet")
     for event in find_changes(store, config, [series_id]):
-        why = wanted(event, rows.get((event.before.idx, event.after.idx)), drilled)
+        why = wanted(event, rows.get((event.before.idx, event.after.idx)))
         if not why:
             continue
         metrics = tuple(
