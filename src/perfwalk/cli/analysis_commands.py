@@ -323,7 +323,7 @@ def _detection_text(name: str, detection: Detection) -> str:
                     str(c.index),
                     format_value(c.before),
                     format_value(c.after),
-                    _percent(c.relative)
+                    format_size(c.relative)
                     if c.relative is not None
                     else format_difference(c.difference),
                     _interval(c),
@@ -335,7 +335,7 @@ def _detection_text(name: str, detection: Detection) -> str:
         lines += [f"change at {c.index}: {EDGE_NOTE}" for c in changes if c.edge]
     for e in (*detection.excursions, *detection.drifts):
         size = (
-            _percent(e.relative)
+            format_size(e.relative)
             if e.relative is not None
             else format_difference(e.after - e.before)
         )
@@ -391,15 +391,10 @@ def _detection_json(name: str, detection: Detection) -> dict[str, Any]:
     }
 
 
-def _percent(value: float) -> str:
-    """A change (perfwalk.quantities); one from a level of 0 is "from 0 up" or down."""
-    return format_size(value)
-
-
 def _interval(c: ChangePoint) -> str:
     if c.low is None or c.high is None:
         return f"{format_difference(c.difference_low)} .. {format_difference(c.difference_high)}"
-    return f"{_percent(c.low)} .. {_percent(c.high)}"
+    return f"{format_size(c.low)} .. {format_size(c.high)}"
 
 
 def _table(rows: list[list[str]]) -> str:
@@ -506,7 +501,7 @@ def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, 
         if step is not None:
             lines.append(
                 f"  most likely step: between checkout {step.previous} and {step.index}, "
-                f"{_percent(step.relative)} ({step.share:.0%} of a change it could see there)"
+                f"{format_size(step.relative)} ({step.share:.0%} of a change it could see there)"
             )
     return lines
 
@@ -650,7 +645,7 @@ def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
         from perfwalk.analysis.confirmation import moved
 
         went = moved(again.before, again.after)
-        seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({_percent(went)})"
+        seen = f"{format_levels(again.before, again.after, m.unit, '->')} ({format_size(went)})"
     verdict = "held" if again.held else "did not hold"
     if again.outcome == "undecided":
         verdict = f"undecided yet (nearer to: {verdict})"
@@ -659,7 +654,7 @@ def _remeasure_text(m: MetricChange, again: Remeasure) -> str:
         why += f" (p = {again.p_value:.2g})"
     return (
         f"    {show_controls(m.test)}.{show_controls(m.name)}: {seen}, {verdict} "
-        f"(the change: {_percent(m.size)}){why}"
+        f"(the change: {format_size(m.size)}){why}"
     )
 
 
@@ -674,7 +669,7 @@ def _episode_text(e: MetricEpisode) -> str:
         f"{e.kind.upper()} in series {e.series_id} {show_controls(e.series_name)!r}"
         f"{variant_text(e.variant, None)}: "
         f"{show_controls(e.test)}.{show_controls(e.name)} [{show_controls(e.unit)}] "
-        f"{format_levels(e.before, e.after, e.unit, '->')} ({_percent(e.size)} "
+        f"{format_levels(e.before, e.after, e.unit, '->')} ({format_size(e.size)} "
         f"{'worse' if e.worse else 'better'}, z {e.z:+.1f}) over checkouts {first.idx} "
         f"({first.sha[:10]}, {first.date:%Y-%m-%d %H:%M}) to {last.idx} ({last.sha[:10]}, "
         f"{last.date:%Y-%m-%d %H:%M}), {what}"

@@ -25,7 +25,7 @@ from typing import Literal
 
 from perfwalk.analysis.verdict import Measurement
 from perfwalk.change_ids import change_id
-from perfwalk.quantities import format_confidence, format_size
+from perfwalk.quantities import format_size
 
 
 @dataclass(frozen=True)
@@ -264,19 +264,9 @@ def series_label(name: str, variant: str | None) -> str:
     return f"{name} · variant {variant}" if variant is not None else name
 
 
-def percent(value: float) -> str:
-    """ "+79.0 %", "-12.3 %", "+150 %" (perfwalk.quantities); a move from 0 has no
-    percentage."""
-    return format_size(value)
-
-
 def arrow(size: float) -> str:
     """ "▲" for a value that went up, "▼" for one that went down ("" for none)."""
     return "▲" if size > 0 else "▼" if size < 0 else ""
-
-
-def confidence(value: float) -> str:
-    return format_confidence(value)
 
 
 #: how a change is counted, in this order: a regression or an improvement confirmed,
@@ -332,8 +322,9 @@ def counted(changes: list[ListedChange]) -> str:
 
 
 def relative_size(size: float) -> str:
-    """ "+5.0 %", "-12.3 %"; a move from a level of 0 has no relative size."""
-    return percent(size)
+    """ "+5.0 %", "-12.3 %", "+150 %"; a move from a level of 0 has no relative size:
+    "from 0 up" (:func:`perfwalk.quantities.format_size`)."""
+    return format_size(size)
 
 
 def by_series(changes: Iterable[ListedChange]) -> dict[int, list[ListedChange]]:

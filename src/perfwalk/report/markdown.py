@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from perfwalk.quantities import format_value
 from perfwalk.report import layout
-from perfwalk.report.change_list import ListedChange, ListedEpisode, counted, percent
+from perfwalk.report.change_list import ListedChange, ListedEpisode, counted, relative_size
 from perfwalk.untrusted import commit_address, show_controls
 
 #: inline markup (code, emphasis, links, table cells, strikethrough, math), and what
@@ -159,7 +159,7 @@ def _episode(episode: ListedEpisode, links: Links) -> str:
     )
     what = "away and back" if episode.kind == "excursion" else "a slow move, no step"
     return (
-        f"- {episode.kind} in {series}: {md(episode.metric)} {percent(episode.size)} "
+        f"- {episode.kind} in {series}: {md(episode.metric)} {relative_size(episode.size)} "
         f"({'worse' if episode.worse else 'better'}) over {where}, {what}"
     )
 
