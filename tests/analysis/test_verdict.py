@@ -266,3 +266,28 @@ def test_a_remeasure_the_other_way_or_undecided_for_good_leaves_the_change_undec
     # a drill decides over both
     drilled = Drilled(drill=6, answer="culprit", culprit="5a17eab3c0", confidence=0.9998)
     assert decide(_evidence(remeasured=unsure, drilled=drilled)).state is State.CONFIRMED
+
+
+def test_a_step_the_walk_did_not_detect_is_a_change_only_once_a_remeasure_holds_it() -> None:
+    # the most likely step of a metric too noisy to judge, measured again
+    unseen = _detected(confidence=0.0, unseen=0.61)
+    held = decide(_evidence(detected=unseen, remeasured=Remeasured(held=True, size=0.213)))
+    assert held.state is State.CONFIRMED
+    assert held.chain == (
+        "not detected in walk 1: its most likely step below the bar (61% of a change it "
+        "could see there), both sides quiet",
+        "confirmed by a re-measure (+21.3 %): it held",
+    )
+    assert held.headline.text() == "+21.3 % (re-measure)"
+    # without a re-measure that decided, it is no more than undecided, suspect or not
+    for evidence in (
+        _evidence(detected=unseen),
+        _evidence(detected=unseen, remeasured=Remeasured(held=True, size=0.2, decided=False)),
+    ):
+        assert decide(evidence).state is State.UNDECIDED
+        assert decide(evidence).because == (
+            "undecided: below the walk's bar, and no re-measure held it"
+        )
+    assert decide(_evidence(detected=unseen, suspect=LOAD)).state is State.SUSPECT
+    refuted = decide(_evidence(detected=unseen, remeasured=Remeasured(held=False, size=0.0)))
+    assert refuted.state is State.REFUTED

@@ -129,3 +129,20 @@ def test_a_checkouts_summary_names_its_medians_and_failures() -> None:
         "bench.rate 2.00 MB/s, smoke FAIL"
     )
     assert results_summary([]) == "no result"
+
+
+def test_not_a_terminal_a_quiet_log_is_told_what_the_walk_is_doing() -> None:
+    # a walk in rounds: no checkout finishes before the last round, steps a minute apart
+    class Minutes(Clock):
+        def __call__(self) -> float:
+            self.now += 31.0
+            return self.now
+
+    out = io.StringIO()
+    bar = ProgressBar(out, clock=Minutes())
+    for done, checkout in enumerate((1, 2, 3, 1, 2, 3)):
+        bar(Progress(done, 6, checkout, 3, f"repetition {done // 3 + 1}", commit="a" * 40))
+    lines = out.getvalue().splitlines()
+    assert 2 <= len(lines) <= 4  # every minute or so, not every step
+    assert lines[0].startswith("checkout 0 aaaaaaaaaa: repetition 1 · repetitions 0/6")
+    assert "repetition 2 · repetitions " in lines[-1]

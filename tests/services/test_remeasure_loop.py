@@ -8,6 +8,7 @@ machine; the machine's load is not looked at (``confirm_wait = 0``)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -133,3 +134,79 @@ def test_a_decided_change_is_never_measured_again(
     assert main(["run", "--walk", "nightly", "-c", str(config.path)]) == 0
     assert "re-measure of" not in capsys.readouterr().out
     assert _again(config) == measured
+
+
+def _too_noisy(tmp_path: Path, size: float) -> Path:
+    """A walk of 8 checkouts × 3 repetitions too noisy to judge (sd 1 around 10 ms,
+    seeded): its metric is undecided, its most likely step between checkouts 3 and 4
+    (where the step of ``size`` ms is, when there is one)."""
+    ids = noisy_history(tmp_path / "repo", commits=8, step_at=4, size=size, salt=2, base=10)
+    path = tmp_path / "perfwalk.toml"
+    text = CONFIG.format(repo=tmp_path / "repo") + NAMED.format(first=ids[0])
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _confirm(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("confirm_wait = 0", "confirm_wait = 0\nconfirm = true"))
+
+
+def test_a_metric_too_noisy_to_judge_has_its_most_likely_step_measured_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _too_noisy(tmp_path, size=3)  # +30 %
+    walk = ["run", "--walk", "nightly", "-c", str(path)]
+    main(walk)
+    assert main(["changes", "-c", str(path)]) == 4  # undecided: the walk could not see it
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert "undecided: too noisy to see changes below" in out
+    assert "most likely step: between checkout 3 and 4, +31.9 %" in out
+
+    _confirm(path)
+    main(walk)  # nothing new: the re-measure alone
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert (
+        "re-measure of 1:4 (the most likely step of latency.latency, +31.9 %, below the "
+        "walk's bar): held after 4 + 4 repetitions"
+    ) in out
+    assert main(["changes", "-c", str(path)]) == 1  # a regression, confirmed
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert "REGRESSION 1:4 (confirmed)" in out
+    assert (
+        "confirmed: not detected in walk 1: its most likely step below the bar (61% of a "
+        "change it could see there)"
+    ) in out
+    assert "confirmed by a re-measure (+21.3 %, 4 + 4 repetitions): it held" in out
+    assert "undecided" not in out
+    main(walk)  # decided: never measured again
+    assert "re-measure of" not in capsys.readouterr().out
+
+
+def test_a_most_likely_step_that_does_not_hold_leaves_its_metric_undecided(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _too_noisy(tmp_path, size=0)  # no step at all
+    _confirm(path)
+    main(["run", "--walk", "nightly", "-c", str(path)])
+
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert "re-measure of 1:3 (the most likely step of latency.latency" in out
+    assert out.splitlines()[-1] == (
+        "confirm: 1 most likely step below the bar measured again, no change held there "
+        "(undecided metrics stay undecided)"
+    )
+    assert main(["changes", "-c", str(path)]) == 4  # never "no changes found"
+    out = capsys.readouterr().out
+    print(out, file=sys.stderr)  # shown when it fails
+    assert "its most likely step measured again: undecided after 10 + 10 repetitions" in out
+    assert "no changes" not in out
+    assert main(["changes", "--format", "json", "-c", str(path)]) == 4
+    (floor,) = json.loads(capsys.readouterr().out)["floors"]
+    assert floor["likely_step_again"] == "undecided after 10 + 10 repetitions"
+    assert floor["likely_step"]["after"] == 3

@@ -93,7 +93,13 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert "no new changes" in out
     assert "series 1 'walk nightly': undecided: too noisy to see changes below " in out
     assert _walked(config) == [ids[i] for i in (0, 4, 8, 12, 16, 20, 23)]
+    # … and its most likely step measured again, by the cycle's re-measure loop
+    assert "walk nightly: re-measure of 1:" in out
+    assert "(the most likely step of latency.latency, " in out
     before = _measured(config)
+    stepped = {row[0] for row in before if row[1] >= 3}  # its two checkouts
+    assert len(stepped) == 2
+    before = [row for row in before if row[1] < 3]
     site = tmp_path / "site" / "index.html"
     assert f"site: {site}" in out
 
@@ -111,7 +117,7 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     after = _measured(config)
     earlier = [row for row in after if row[0] in walked[:7] and row[2] == "walk"]
     assert [row for row in earlier if row[1] < 3] == before
-    assert {row[0] for row in earlier if row[1] >= 3} == {ids[16]}
+    assert {row[0] for row in earlier if row[1] >= 3} == {ids[16], *stepped}
     assert "walk nightly: re-measure of 1:7: held after 3 + 3 repetitions, interleaved" in out
     with Store.open(config.store.url) as store:
         (drill,) = store.drills.all()

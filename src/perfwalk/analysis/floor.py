@@ -339,7 +339,10 @@ class Sight:
     measured on a loaded machine, ``excluded`` of them left out as loaded (``[run]
     exclude_loaded``); ``kept``: the values left out were kept after all (without them
     the walk saw no change and could not see one of ``min_change``); ``load``: the
-    machine's load over them in words ("load 10.9 on 2 cores"; "" unknown).
+    machine's load over them in words ("load 10.9 on 2 cores"; "" unknown); ``again``:
+    what a re-measure of its most likely step (``floor.candidate``) found, in words
+    ("not held after 8 + 8 repetitions"; "" none measured it); a step it held is a
+    change of its own, counted in ``changes``.
     """
 
     test: str
@@ -352,6 +355,7 @@ class Sight:
     excluded: int = 0
     kept: bool = False
     load: str = ""
+    again: str = ""
 
     @property
     def metric(self) -> str:
@@ -382,7 +386,8 @@ class Sight:
             if math.isfinite(self.floor.relative)
             else f"too few checkouts to see a change{where}"
         )
-        return f"undecided: {below} ({machine})" if machine else f"undecided: {below}"
+        said = f"undecided: {below} ({machine})" if machine else f"undecided: {below}"
+        return f"{said}; its most likely step measured again: {self.again}" if self.again else said
 
     @property
     def seen(self) -> str:

@@ -16,8 +16,9 @@ no clock. The rules (docs/analysis.md, "A change's verdict", says the same in wo
 2. Else, **the machine's state** on the change's two sides differs the way that
    explains it (:func:`perfwalk.analysis.machine.suspect`): ``suspect``.
 3. Else **too little evidence either way**: a change at the edge of its series
-   (fewer than ``min_size`` checkouts on a side) or detected below :data:`CLEAR`:
-   ``undecided``.
+   (fewer than ``min_size`` checkouts on a side), detected below :data:`CLEAR`, or
+   not detected at all (a walk too noisy to judge its metric, whose most likely step
+   below the bar a re-measure measured again: ``Detected.unseen``): ``undecided``.
 4. Else the walk's detection **confirms it**: found clearly, not at the edge, and the
    machine's state does not explain it (both sides quiet, loaded alike, or not
    recorded: the chain says which).
@@ -87,7 +88,10 @@ class Detected:
     """The walk's detection: the series (``label``: ``walk 1``, ``series 34``), the
     size with its interval and confidence, whether it is a regression, and whether
     it is at the edge of the series (``checkouts_before`` / ``checkouts_after`` the
-    checkouts of its two levels)."""
+    checkouts of its two levels). ``unseen``: the walk did not find it: it is the
+    most likely step of a metric too noisy to judge, this share of a change the walk
+    could see there (:class:`perfwalk.analysis.floor.Candidate`), that a re-measure
+    measured again (None: the walk found it)."""
 
     label: str
     size: float
@@ -98,6 +102,7 @@ class Detected:
     edge: bool = False
     checkouts_before: int = 0
     checkouts_after: int = 0
+    unseen: float | None = None
 
 
 @dataclass(frozen=True)
@@ -291,7 +296,12 @@ def decide(evidence: Evidence) -> Verdict:
     walk = Measurement(found.size, found.label, found.low, found.high, found.confidence)
     suspect = evidence.suspect
     seen = f"detected in {found.label} at {format_confidence(found.confidence)}"
-    if found.edge:
+    if found.unseen is not None:
+        seen = (
+            f"not detected in {found.label}: its most likely step below the bar "
+            f"({found.unseen:.0%} of a change it could see there)"
+        )
+    elif found.edge:
         seen += (
             f", at the edge ({found.checkouts_before} checkouts before it, "
             f"{found.checkouts_after} after)"
@@ -315,6 +325,9 @@ def decide(evidence: Evidence) -> Verdict:
         return Verdict(State.SUSPECT, (*others, f"suspect: {suspect}"), walk)
     if found.edge:
         why = "undecided: at the edge, confirm with more checkouts"
+        return Verdict(State.UNDECIDED, (*others, why), walk)
+    if found.unseen is not None:
+        why = "undecided: below the walk's bar, and no re-measure held it"
         return Verdict(State.UNDECIDED, (*others, why), walk)
     if not found.confidence >= CLEAR:
         why = f"undecided: detected below {format_confidence(CLEAR)}"

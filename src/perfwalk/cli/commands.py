@@ -185,9 +185,17 @@ def _print_confirmed(confirmed: Confirmed | None) -> None:
 
 def _confirmed_line(confirmed: Confirmed) -> str:
     """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
+    from perfwalk.analysis.confirmation import HELD
+
     told = confirmed.confirmed + confirmed.not_confirmed + confirmed.undecided
+    # the most likely steps of metrics too noisy to judge that did not become changes
+    unheld = sum(1 for r in confirmed.remeasured if r.step and not (r.final and r.outcome == HELD))
+    steps = (
+        f"{unheld} most likely step{'' if unheld == 1 else 's'} below the bar measured again, "
+        "no change held there (undecided metrics stay undecided)"
+    )
     if not told and not confirmed.not_measured and not confirmed.left:
-        return "confirm: no change to measure again"
+        return f"confirm: {steps}" if unheld else "confirm: no change to measure again"
     line = (
         f"confirm: {confirmed.confirmed} of {told} "
         f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
@@ -201,6 +209,8 @@ def _confirmed_line(confirmed: Confirmed) -> str:
         line += f", {confirmed.left} left for the next walk"
     if confirmed.spent:
         line += f" (the budget is spent: {confirmed.spent})"
+    if unheld:
+        line += f"; {steps}"
     return line + "; see `perfwalk changes`"
 
 

@@ -1,7 +1,9 @@
 """The progress of a walk: on a terminal, one bar line redrawn in place that fits its
 width (repetitions done, the checkout, an ETA at this run's rate, the last checkout's
 summary), a failed build left as a line above it; elsewhere (a log file, a pipe) one
-plain line per finished checkout and per failed build, without escape codes."""
+plain line per finished checkout and per failed build, without escape codes, and what
+it is doing when it wrote nothing for :data:`QUIET_SECONDS` (a walk in rounds finishes
+its checkouts only in its last round; a long build finishes none)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.live import Live
+
+#: a log that has had no line for this long is told what the walk is doing
+QUIET_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class ProgressBar:
         self.width = width
         self.clock = clock
         self.started = clock()
+        self.written = self.started  # when the last plain line was written
         self.first_done: int | None = None
         self.failed: list[FailedBuild] = []
         self.last = ""  # the last finished checkout's summary
@@ -67,10 +73,13 @@ class ProgressBar:
             self.last = f"#{idx} {progress.commit[:7]}: {message}"
         if self.terminal:
             self._draw(progress, told)
-        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE):
+        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE) or (
+            self.clock() - self.written >= QUIET_SECONDS
+        ):
             line = told or f"checkout {idx} {progress.commit[:10]}: {message}"
             self.stream.write(f"{line} · {self._counts(progress)}\n")
             self.stream.flush()
+            self.written = self.clock()
 
     def _counts(self, progress: Progress) -> str:
         return (

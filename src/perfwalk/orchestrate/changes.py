@@ -22,7 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
-from perfwalk.analysis.confirmation import UNDECIDED
+from perfwalk.analysis.confirmation import HELD, UNDECIDED
 from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.floor import Floor, Sight, detection_floor
 from perfwalk.analysis.levels import MetricPoints
@@ -163,6 +163,9 @@ class MetricChange:
     tried: Tried | None = None
     elsewhere: tuple[Elsewhere, ...] = ()
     found_in: str = ""  # its series as the verdict names it: "walk 1", "series 34"
+    #: not found by the walk: the most likely step of a metric too noisy to judge, this
+    #: share of a change it could see there, that a re-measure held (None: found)
+    unseen: float | None = None
 
     @property
     def evidence(self) -> Evidence:
@@ -179,6 +182,7 @@ class MetricChange:
                 edge=self.edge,
                 checkouts_before=self.checkouts_before,
                 checkouts_after=self.checkouts_after,
+                unseen=self.unseen,
             ),
             sides=self.sides,
             suspect=self.suspect,
@@ -401,10 +405,7 @@ def find_all(
     for series in sorted(chosen, key=lambda s: s.id):
         events, episodes, points = _series_findings(store, config, series, tuning=tuning)
         found.points[series.id] = points
-        again = store.confirmations.of_series(series.id)
-        found.changes.extend(
-            _remeasured(event, again.get((event.before.idx, event.after.idx))) for event in events
-        )
+        found.changes.extend(events)
         found.episodes.extend(episodes)
     # the drills, tries and other machines' walks of each change, for its verdict
     found.changes[:] = with_evidence(store, chosen, found.changes)
@@ -455,6 +456,7 @@ def _series_findings(
         checkouts = store.checkouts(series.id)
         states = store.machine_states(series.id)
         rows = store.passed_values(series.id)
+        again = store.confirmations.of_series(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     loaded = {key for key, found in states.items() if machine.repetition_loaded(found)}
     left_out: set[tuple[int, int]] = set()
@@ -475,6 +477,7 @@ def _series_findings(
         left_out=left_out,
         loaded=loaded,
         every_state=every_state,
+        again=again,
     )
     found: dict[tuple[int, int], list[MetricChange]] = defaultdict(list)
     sides: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
@@ -504,17 +507,20 @@ def _series_findings(
     episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
     variant, variant_of = variant_of_series(series)
     events = [
-        ChangeEvent(
-            series_id=series.id,
-            series_name=series.name,
-            before=_ref(by_idx[before_idx]),
-            after=_ref(by_idx[after_idx]),
-            commits=tuple(_commits_between(store, checkouts, before_idx, after_idx)),
-            known_causes=_quirks_between(series, checkouts, before_idx, after_idx),
-            metrics=tuple(metrics),
-            variant=variant,
-            variant_of=variant_of,
-            commit_digits=named.get(by_idx[after_idx].sha),
+        _remeasured(
+            ChangeEvent(
+                series_id=series.id,
+                series_name=series.name,
+                before=_ref(by_idx[before_idx]),
+                after=_ref(by_idx[after_idx]),
+                commits=tuple(_commits_between(store, checkouts, before_idx, after_idx)),
+                known_causes=_quirks_between(series, checkouts, before_idx, after_idx),
+                metrics=tuple(metrics),
+                variant=variant,
+                variant_of=variant_of,
+                commit_digits=named.get(by_idx[after_idx].sha),
+            ),
+            again.get((before_idx, after_idx)),
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
@@ -546,6 +552,7 @@ class _Reading(NamedTuple):
     left_out: set[tuple[int, int]]
     loaded: set[tuple[int, int]]
     every_state: Mapping[tuple[int, int], HostStates]
+    again: Mapping[tuple[int, int], ConfirmationRow]  # the re-measures, by their two checkouts
 
 
 class _Metric:
@@ -633,12 +640,21 @@ def _metrics_found(
         metric, detection, sight = _searched(reading, (test, name), read, policy)
         described = (test, name, metric.unit, direction)
         episodes, changes = _metric_found(reading, described, metric, detection, weighed)
+        summary = summary_of(policy.summary, direction)  # as the tables show it
+        if sight.undecided:  # what a re-measure of its most likely step found
+            sight, changes = _most_likely_step(
+                reading,
+                described,
+                metric,
+                sight,
+                reduce=summary_of(policy.detection_summary, direction),
+                weighed=weighed,
+            )
         if sight.kept:  # what only the values left out show is suspect
             changes = [
                 replace(c, suspect="; ".join(filter(None, (sight.suspect, c.suspect))))
                 for c in changes
             ]
-        summary = summary_of(policy.summary, direction)  # as the tables show it
         measured = [pos for pos, values in enumerate(metric.sets) if values]
         points = MetricPoints(
             test,
@@ -785,6 +801,79 @@ def _metric_found(
             )
         )
     return episodes, changes
+
+
+def _most_likely_step(
+    reading: _Reading,
+    described: tuple[str, str, str, Direction],
+    metric: _Metric,
+    sight: Sight,
+    *,
+    reduce: Callable[[Sequence[float]], float],
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
+) -> tuple[Sight, list[MetricChange]]:
+    """A metric the walk could not judge, after the re-measure of its most likely step
+    (``[run] confirm``, ``[watch] confirm``: :mod:`perfwalk.orchestrate.remeasure_targets`):
+    its sight says what that re-measure found; a step it held, decided, is a change of
+    its own, which the walk did not find (its verdict: confirmed by the re-measure)."""
+    step = sight.floor.candidate
+    row = None if step is None else reading.again.get((step.previous, step.index))
+    stored = None if row is None else row.metric(sight.test, sight.name)
+    if step is None or row is None or stored is None:
+        return sight, []
+    outcome = str(stored.get("outcome") or row.outcome or "")
+    final = bool(stored.get("final", row.final))
+    counts = (
+        len(numbers_in(stored.get("values_before"))),
+        len(numbers_in(stored.get("values_after"))),
+    )
+    state = outcome if final or outcome != UNDECIDED else "undecided yet"
+    sight = replace(sight, again="{} after {} + {} repetitions".format(state, *counts))
+    if not (final and outcome == HELD):
+        return sight, []
+    series, (test, name, unit, direction) = reading.series, described
+    split = reading.position[step.index]
+    sides = (range(split), range(split, len(metric.sets)))
+    before, after = (
+        _level([reduce(metric.sets[p]) for p in side if metric.sets[p]]) for side in sides
+    )
+    size = relative_move(before, after)
+    worse = after < before if direction is Direction.HIGHER else after > before
+    points = [sum(1 for p in side if metric.sets[p]) for side in sides]
+    left = _side(metric.sets, metric.measured, split - 1, -1, points[0], weighed=weighed)
+    right = _side(metric.sets, metric.measured, split, 1, points[1], weighed=weighed)
+    change = MetricChange(
+        series_id=series.id,
+        test=test,
+        name=name,
+        unit=unit,
+        direction=direction,
+        before_idx=step.previous,
+        after_idx=step.index,
+        before=before,
+        after=after,
+        size=size,
+        low=size,
+        high=size,
+        z=0.0,
+        confidence=0.0,
+        checkouts_before=points[0],
+        checkouts_after=points[1],
+        regression=worse,
+        suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
+        sides=_sides(left, right),
+        found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
+        unseen=step.share,
+    )
+    return replace(sight, changes=1), [change]
+
+
+def _level(summaries: Sequence[float]) -> float:
+    """A level's value from its checkouts' summaries: their geometric mean when every
+    one is positive, else their mean."""
+    if summaries and min(summaries) > 0:
+        return math.exp(math.fsum(map(math.log, summaries)) / len(summaries))
+    return math.fsum(summaries) / len(summaries) if summaries else math.nan
 
 
 def _sides(before: Mapping[str, machine.Side], after: Mapping[str, machine.Side]) -> Sides:

@@ -7,7 +7,9 @@ checkouts differ the change's way; not held: they do not) or the budget is spent
 (:class:`Budget`: repetitions and seconds for the whole walk's end or watch cycle; the
 most repetitions per side of one change). Before each change it waits, up to
 ``[run] confirm_wait`` seconds, for the machine to be quiet
-(:mod:`perfwalk.orchestrate.quiet_wait`).
+(:mod:`perfwalk.orchestrate.quiet_wait`). The most likely step of a metric the walk
+could not judge is measured the same way, after the doubtful changes
+(:func:`perfwalk.orchestrate.remeasure_targets.most_likely_steps`).
 
 What each re-measure found is stored with its rounds (each repetition, its side and
 the load of its hosts), its waits, and per metric both sides' values and the
@@ -118,13 +120,16 @@ class Remeasured:
     reason: str
     waited: Waited
     stopped: bool = False  # the budget stopped it before a decision
+    step: str = ""  # a metric's most likely step, not a change the walk found: in words
 
     def said(self) -> str:
         """``re-measure of 1:5: held after 3 + 3 repetitions, interleaved; measured on a
-        quiet machine; latency.value: …``"""
+        quiet machine; latency.value: …`` (``re-measure of 1:5 (the most likely step of
+        latency.value, +12.0 %, below the walk's bar): …``)"""
         state = self.outcome if self.final or self.outcome != UNDECIDED else "undecided yet"
+        what = f"{self.id} ({self.step})" if self.step else self.id
         return (
-            f"re-measure of {self.id}: {state} after {self.counts[0]} + {self.counts[1]} "
+            f"re-measure of {what}: {state} after {self.counts[0]} + {self.counts[1]} "
             f"repetitions, interleaved; {self.waited.said()}; {self.reason}"
         )
 
@@ -394,6 +399,7 @@ class _ChangeLoop:
             reason=reasons,
             waited=waited,
             stopped=bool(self.stopped) and not final,
+            step=self.target.step,
         )
 
 

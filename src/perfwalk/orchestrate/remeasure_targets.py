@@ -10,23 +10,35 @@ found below the clear confidence), or when only its walk confirmed it and no dri
 answered it (a drill's culprit, range or NO-CHANGE answers it). A change whose
 re-measure the budget stopped undecided is measured on.
 
+A metric the walk could not judge (too noisy to see a change of its ``min_change``:
+:attr:`perfwalk.analysis.floor.Sight.undecided`) has its most likely step measured
+again (:func:`most_likely_steps`), after the doubtful changes and before the changes
+only their walk confirmed: held (its two sides differ its way by more than its
+``min_change``), it is a change of its own (:mod:`perfwalk.orchestrate.changes`);
+not held or left undecided, the metric stays undecided and says what it found.
+
 A :class:`Target` is a change to measure again: its two checkouts and the levels each
 metric moved between; its re-measure is stored and read back by its two checkouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.verdict import State
+from perfwalk.change_ids import change_id, commit_digits
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Checkout, Direction
-from perfwalk.orchestrate.changes import ChangeEvent, find_changes
+from perfwalk.orchestrate.changes import ChangeEvent, find_all
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
+from perfwalk.quantities import format_size
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
+from perfwalk.store.pushes import PUSH_KIND
 
 #: the drill verdicts that answer a change (an undecided drill does not)
 ANSWERED = frozenset({Verdict.CULPRIT.value, Verdict.RANGE.value, Verdict.NO_CHANGE.value})
@@ -61,10 +73,12 @@ class Target:
     before_idx: int
     after_idx: int
     metrics: tuple[Expected, ...]
-    why: str  # suspect, undecided, at the edge, not measured again yet, measured on
+    why: str  # suspect, undecided, at the edge, most likely step, not measured again yet, …
     #: the two checkouts measured again: up to :data:`AROUND` checkouts out from the
     #: change's own, within its two levels (its key stays the change's two checkouts)
     measured: tuple[int, int] = (0, 0)
+    #: a metric's most likely step, not a change the walk found: what it is, in words
+    step: str = ""
 
 
 def wanted(event: ChangeEvent, row: ConfirmationRow | None) -> str:
@@ -93,17 +107,30 @@ def doubtful(event: ChangeEvent) -> str:
     return ""
 
 
+#: the order the loop measures its targets in, by why
+ORDER = (
+    "measured on",
+    "suspect",
+    "undecided",
+    "at the edge",
+    "most likely step",
+    "not measured again yet",
+)
+
+
 def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Target]:
-    """The steps of walk ``series_id`` to measure again, in the order to measure them:
-    those measured on first, then the suspect ones, the undecided, those at the edge, the rest;
-    the larger first within each."""
+    """The steps of walk ``series_id`` to measure again, in the order to measure them
+    (:data:`ORDER`): those measured on first, then the suspect changes, the undecided,
+    those at the edge, the most likely steps of the metrics the walk could not judge,
+    the rest; the larger first within each."""
     from perfwalk.config.policy import metric_policy  # the configuration, imported by a store user
 
     rows = store.confirmations.of_series(series_id)
-    order_of = [row.idx for row in store.checkouts(series_id)]
+    checkouts = store.checkouts(series_id)
+    order_of = [row.idx for row in checkouts]
     found: list[tuple[int, float, Target]] = []
-    order = ("measured on", "suspect", "undecided", "at the edge", "not measured again yet")
-    for event in find_changes(store, config, [series_id]):
+    findings = find_all(store, config, [series_id])
+    for event in findings.changes:
         why = wanted(event, rows.get((event.before.idx, event.after.idx)))
         if not why:
             continue
@@ -122,9 +149,69 @@ def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Targ
         out = min(AROUND, *(min(m.checkouts_before, m.checkouts_after) - 1 for m in event.metrics))
         measured = around(order_of, event.before.idx, event.after.idx, max(0, out))
         target = Target(event.id, event.before.idx, event.after.idx, metrics, why, measured)
-        found.append((order.index(why), -size, target))
+        found.append((ORDER.index(why), -size, target))
+    taken = {(target.before_idx, target.after_idx) for _rank, _size, target in found}
+    series = store.series(series_id)
+    named = commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
+    sha = {c.idx: c.sha for c in checkouts}
+
+    def name(idx: int) -> str:  # as perfwalk changes will name the change it holds
+        return change_id(series_id, idx, sha[idx], digits=named.get(sha[idx]))
+
+    points = findings.points.get(series_id, [])
+    for size, step in most_likely_steps(points, rows, order_of, name):
+        if (step.before_idx, step.after_idx) not in taken:  # else a change's re-measure's
+            taken.add((step.before_idx, step.after_idx))
+            found.append((ORDER.index(step.why), -size, step))
     found.sort(key=lambda item: item[:2])
     return [target for _rank, _size, target in found]
+
+
+def most_likely_steps(
+    points: Sequence[MetricPoints],
+    rows: Mapping[tuple[int, int], ConfirmationRow],
+    order: Sequence[int],
+    name: Callable[[int], str],
+) -> list[tuple[float, Target]]:
+    """The most likely step of each metric the walk could not judge (``points``: the
+    series' searched metrics), that no re-measure decided yet (``rows``: the series'
+    re-measures, by their two checkouts): its two checkouts, and up to :data:`AROUND`
+    more on each side (``order``: the walk's checkout indexes). Its levels are the
+    level before it and one ``min_change`` away, its way: the re-measure asks whether
+    the metric changed there by more than its ``min_change`` (any change that
+    matters), not by the size the noise lent the step. Each with its size (the walk's
+    guess), named by ``name`` of its checkout after, as its change would be."""
+    out = []
+    for metric in points:
+        sight = metric.sight
+        if sight is None or not sight.undecided or (step := sight.floor.candidate) is None:
+            continue
+        row = rows.get((step.previous, step.index))
+        if row is not None and (row.final or row.metric(sight.test, sight.name) is None):
+            continue  # decided, or a change's re-measure measured other metrics there
+        level = [v for i, v in zip(metric.idxs, metric.points, strict=True) if i <= step.previous]
+        before = sorted(level)[len(level) // 2] if level else math.nan
+        if not math.isfinite(before) or before == 0:
+            continue
+        expected = Expected(
+            sight.test,
+            sight.name,
+            before,
+            before * (1 + math.copysign(sight.min_change, step.relative)),
+            metric.direction == Direction.HIGHER.value,
+            sight.min_change,
+        )
+        words = (
+            f"the most likely step of {sight.metric}, {format_size(step.relative)}, "
+            "below the walk's bar"
+        )
+        measured = around(order, step.previous, step.index, AROUND)
+        why = "measured on" if row is not None else "most likely step"
+        target = Target(
+            name(step.index), step.previous, step.index, (expected,), why, measured, words
+        )
+        out.append((abs(step.relative), target))
+    return out
 
 
 def around(order: Sequence[int], before: int, after: int, out: int) -> tuple[int, int]:

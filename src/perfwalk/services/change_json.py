@@ -68,6 +68,7 @@ def sight_json(series: int, sight: Sight) -> dict[str, Any]:
         "load": sight.load or None,
         "changes": sight.changes,
         "undecided": sight.undecided or None,
+        "likely_step_again": sight.again or None,
         "likely_step": None
         if step is None
         else {
