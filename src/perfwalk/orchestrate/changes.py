@@ -25,7 +25,7 @@ from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find
 from perfwalk.analysis.confirmation import HELD, UNDECIDED
 from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.floor import Floor, Sight, detection_floor
-from perfwalk.analysis.levels import MetricPoints
+from perfwalk.analysis.levels import MetricPoints, levels
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.analysis.verdict import (
@@ -640,7 +640,6 @@ def _metrics_found(
         metric, detection, sight = _searched(reading, (test, name), read, policy)
         described = (test, name, metric.unit, direction)
         episodes, changes = _metric_found(reading, described, metric, detection, weighed)
-        summary = summary_of(policy.summary, direction)  # as the tables show it
         if sight.undecided:  # what a re-measure of its most likely step found
             sight, changes = _most_likely_step(
                 reading,
@@ -655,6 +654,7 @@ def _metrics_found(
                 replace(c, suspect="; ".join(filter(None, (sight.suspect, c.suspect))))
                 for c in changes
             ]
+        summary = summary_of(policy.summary, direction)  # as the tables show it
         measured = [pos for pos, values in enumerate(metric.sets) if values]
         points = MetricPoints(
             test,
@@ -833,15 +833,13 @@ def _most_likely_step(
         return sight, []
     series, (test, name, unit, direction) = reading.series, described
     split = reading.position[step.index]
-    sides = (range(split), range(split, len(metric.sets)))
-    before, after = (
-        _level([reduce(metric.sets[p]) for p in side if metric.sets[p]]) for side in sides
-    )
+    summaries = [reduce(values) if values else math.nan for values in metric.sets]
+    old, new = levels(summaries, [split])  # the medians of the two sides' summaries
+    before, after = old.median, new.median
     size = relative_move(before, after)
     worse = after < before if direction is Direction.HIGHER else after > before
-    points = [sum(1 for p in side if metric.sets[p]) for side in sides]
-    left = _side(metric.sets, metric.measured, split - 1, -1, points[0], weighed=weighed)
-    right = _side(metric.sets, metric.measured, split, 1, points[1], weighed=weighed)
+    left = _side(metric.sets, metric.measured, split - 1, -1, old.n, weighed=weighed)
+    right = _side(metric.sets, metric.measured, split, 1, new.n, weighed=weighed)
     change = MetricChange(
         series_id=series.id,
         test=test,
@@ -857,8 +855,8 @@ def _most_likely_step(
         high=size,
         z=0.0,
         confidence=0.0,
-        checkouts_before=points[0],
-        checkouts_after=points[1],
+        checkouts_before=old.n,
+        checkouts_after=new.n,
         regression=worse,
         suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
         sides=_sides(left, right),
@@ -866,14 +864,6 @@ def _most_likely_step(
         unseen=step.share,
     )
     return replace(sight, changes=1), [change]
-
-
-def _level(summaries: Sequence[float]) -> float:
-    """A level's value from its checkouts' summaries: their geometric mean when every
-    one is positive, else their mean."""
-    if summaries and min(summaries) > 0:
-        return math.exp(math.fsum(map(math.log, summaries)) / len(summaries))
-    return math.fsum(summaries) / len(summaries) if summaries else math.nan
 
 
 def _sides(before: Mapping[str, machine.Side], after: Mapping[str, machine.Side]) -> Sides:
