@@ -171,8 +171,10 @@ def test_a_metric_too_noisy_to_judge_has_its_most_likely_step_measured_again(
     print(out, file=sys.stderr)  # shown when it fails
     assert (
         "re-measure of 1:4 (the most likely step of latency.latency, +31.9 %, below the "
-        "walk's bar): held after 4 + 4 repetitions"
+        "walk's bar): held after 8 + 8 repetitions"
     ) in out
+    # nothing else says it is there: decided at 99.9 %, not at [try] confidence (95 %)
+    assert "at 99.9 % after 8 + 8 repetitions" in out
     assert main(["changes", "-c", str(path)]) == 1  # a regression, confirmed
     out = capsys.readouterr().out
     print(out, file=sys.stderr)  # shown when it fails
@@ -181,7 +183,7 @@ def test_a_metric_too_noisy_to_judge_has_its_most_likely_step_measured_again(
         "confirmed: not detected in walk 1: its most likely step below the bar (61% of a "
         "change it could see there)"
     ) in out
-    assert "confirmed by a re-measure (+21.3 %, 4 + 4 repetitions): it held" in out
+    assert "confirmed by a re-measure (+25.1 %, 8 + 8 repetitions): it held" in out
     assert "undecided" not in out
     main(walk)  # decided: never measured again
     assert "re-measure of" not in capsys.readouterr().out

@@ -186,7 +186,9 @@ def confirm_changes(
             waited = _wait(again, watch, before, bound, budget)
             if waited.quiet is False:  # a machine busy that long stays so: one reading next
                 bound = min(bound, SAMPLE_SECONDS)
-            found = loop.run(budget, most=most, confidence=config.try_.confidence)
+            # a most likely step has no other evidence: it must hold at the clear confidence
+            confidence = max(config.try_.confidence, target.confidence)
+            found = loop.run(budget, most=most, confidence=confidence)
             if found is None:
                 not_measured += 1
                 continue
@@ -195,7 +197,7 @@ def confirm_changes(
                 (target.before_idx, target.after_idx),
                 loop.first_repetitions(),
                 held=all(a.held for a in found.values()),
-                metrics=loop.metrics_json(found, config.try_.confidence),
+                metrics=loop.metrics_json(found, confidence),
                 measured_at=clock(),
                 outcome=_outcome(found),
                 final=all(a.final for a in found.values()),

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfwalk.analysis.levels import MetricPoints
-from perfwalk.analysis.verdict import State
+from perfwalk.analysis.verdict import CLEAR, State
 from perfwalk.change_ids import change_id, commit_digits
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
@@ -79,6 +79,8 @@ class Target:
     measured: tuple[int, int] = (0, 0)
     #: a metric's most likely step, not a change the walk found: what it is, in words
     step: str = ""
+    #: the least confidence (%) its re-measure decides at (``[try] confidence`` if more)
+    confidence: float = 0.0
 
 
 def wanted(event: ChangeEvent, row: ConfirmationRow | None) -> str:
@@ -179,8 +181,11 @@ def most_likely_steps(
     more on each side (``order``: the walk's checkout indexes). Its levels are the
     level before it and one ``min_change`` away, its way: the re-measure asks whether
     the metric changed there by more than its ``min_change`` (any change that
-    matters), not by the size the noise lent the step. Each with its size (the walk's
-    guess), named by ``name`` of its checkout after, as its change would be."""
+    matters), not by the size the noise lent the step; and as nothing else says the step
+    is there, it must hold at the confidence a walk's detection needs to confirm a
+    change by itself (:data:`perfwalk.analysis.verdict.CLEAR`), whatever ``[try]
+    confidence`` says. Each with its size (the walk's guess), named by ``name`` of its
+    checkout after, as its change would be."""
     out = []
     for metric in points:
         sight = metric.sight
@@ -208,7 +213,14 @@ def most_likely_steps(
         measured = around(order, step.previous, step.index, AROUND)
         why = "measured on" if row is not None else "most likely step"
         target = Target(
-            name(step.index), step.previous, step.index, (expected,), why, measured, words
+            name(step.index),
+            step.previous,
+            step.index,
+            (expected,),
+            why,
+            measured,
+            words,
+            confidence=100 * CLEAR,
         )
         out.append((abs(step.relative), target))
     return out
