@@ -43,7 +43,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
         rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|\[\[variant\]\]$|\[\[variant\.modifier\]\]$|"
-        rf"\[\[snapshot\]\]$|\[\[release\]\]$|"
+        rf"\[\[snapshot\]\]$|\[\[release\]\]$|\[\[test\.instrument\]\]$|"
         rf"(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
@@ -66,6 +66,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     assert variant.own_build
     assert config.hosts["dut"].roles == ("dut",)
     assert config.tests[0].services[0].role == "dut"
+    assert [i.kind for i in config.tests[0].instruments] == ["rusage"]
     assert config.tests[0].metrics["real"].unit == "s"
     [snapshot] = config.snapshots
     assert (snapshot.name, snapshot.roles, snapshot.parser) == ("netstat", ("dut",), "counters")

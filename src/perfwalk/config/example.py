@@ -55,6 +55,7 @@ _COMMENTED = (
     "install",
     "test.service",
     "test.roles",
+    "test.instrument",
 )
 
 #: A line of advice after a setting.

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from perfwalk.config.env import Env
+from perfwalk.config.instruments import INSTRUMENT_KINDS
 from perfwalk.config.model import (
     AnalysisConfig,
     ApiConfig,
@@ -31,6 +32,7 @@ from perfwalk.config.model import (
     Config,
     HostConfig,
     InstallConfig,
+    InstrumentConfig,
     MetricConfig,
     ModifierConfig,
     NotifyConfig,
@@ -91,6 +93,7 @@ _CLASSES: Mapping[str, type] = {
     "test.service": ServiceConfig,
     "test.roles": RoleConfig,
     "test.profile": ProfileConfig,
+    "test.instrument": InstrumentConfig,
     "hosts": HostConfig,
     "install": InstallConfig,
     "snapshot": SnapshotConfig,
@@ -473,6 +476,7 @@ def _check_topology(checker: _Checker, values: dict[str, Any]) -> None:
                     '"listening" until that text is in its output; perfwalk never sleeps blindly',
                 )
         _check_profile(checker, test, where, check_role)
+        _check_instruments(checker, test, where)
         for role, phases in test["roles"].items():
             check_role(role, f"{where}.roles.{role}")
             if phases["parser"]:
@@ -519,6 +523,37 @@ def _check_profile(
                 f"role {role!r} has no run commands in this test to profile",
                 hint=f"add run = [...] to [test.roles.{role}], or leave role empty to profile "
                 "the test's command",
+            )
+
+
+def _check_instruments(checker: _Checker, test: dict[str, Any], where: str) -> None:
+    """Each kind of instrument once per test; no role named like one (its values,
+    ``<role>.<value>``, would pass for the instrument's)."""
+    seen: set[str] = set()
+    for number, instrument in enumerate(test["instruments"]):
+        kind = instrument["kind"]
+        if kind not in INSTRUMENT_KINDS:
+            close = difflib.get_close_matches(kind, INSTRUMENT_KINDS, 1)
+            checker.fail(
+                f"{where}.instrument[{number}].kind",
+                f"test {test['name']!r} names an unknown instrument {kind!r}; the known "
+                f"kinds: {', '.join(INSTRUMENT_KINDS)}",
+                hint=(f"did you mean {close[0]!r}? " if close else "")
+                + "docs/instruments.md describes each kind",
+            )
+        if kind in seen:
+            checker.fail(
+                f"{where}.instrument[{number}].kind",
+                f"test {test['name']!r} has the instrument {kind!r} twice",
+                hint="keep one [[test.instrument]] of each kind",
+            )
+        seen.add(kind)
+    for role in test["roles"]:
+        if role in INSTRUMENT_KINDS:
+            checker.fail(
+                f"{where}.roles.{role}",
+                f"test {test['name']!r}: the role {role!r} has the name of an instrument",
+                hint="name the role otherwise: its values would be named like the instrument's",
             )
 
 

@@ -217,6 +217,14 @@ class ProfileConfig:
 
 
 @dataclass(frozen=True)
+class InstrumentConfig:
+    """``[[test.instrument]]``: a measurement of the test's command beside its values
+    (:mod:`perfwalk.config.instruments`)."""
+
+    kind: str
+
+
+@dataclass(frozen=True)
 class TestConfig:
     """``[[test]]``: a command whose output a parser turns into values.
 
@@ -241,6 +249,7 @@ class TestConfig:
     warmup: int | None = None  # None: [run] warmup
     cpus: str | None = None  # None: [run] cpus
     profile: ProfileConfig = field(default_factory=ProfileConfig)
+    instruments: tuple[InstrumentConfig, ...] = ()
 
     def warmups(self, run: RunConfig) -> int:
         """How many uncounted runs precede the test's first repetition at a checkout."""

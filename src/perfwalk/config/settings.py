@@ -27,6 +27,7 @@ from typing import Any
 from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
+from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS
 from perfwalk.errors import UsageError
 from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
@@ -1429,6 +1430,32 @@ _PROFILE = Section(
     ),
 )
 
+_INSTRUMENT = Section(
+    "instrument",
+    Form.ARRAY,
+    "An instrument of the test (optional, several allowed, each kind once): a "
+    "measurement of the test's command beside its own values, stored as values of the "
+    "test with their unit and direction (lower is better), that the machine's load "
+    "does not move: never suspect on the machine's recorded state (docs/analysis.md). "
+    "docs/instruments.md says what each measures, how, and what it costs. Kinds and "
+    "the metrics they add: "
+    + "; ".join(
+        f"`{kind}`: " + ", ".join(f"`{m.name}` ({m.unit})" for m in metrics)
+        for kind, metrics in INSTRUMENT_METRICS.items()
+    )
+    + ".",
+    (
+        Setting(
+            "kind",
+            STRING,
+            "what the instrument measures, one of: " + ", ".join(INSTRUMENT_KINDS),
+            rules=(NOT_EMPTY,),
+            example="rusage",
+        ),
+    ),
+    field="instruments",
+)
+
 _TEST = Section(
     "test",
     Form.ARRAY,
@@ -1515,7 +1542,7 @@ _TEST = Section(
             example="2-3",
         ),
     ),
-    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE),
+    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE, _INSTRUMENT),
     field="tests",
     min_items=1,
 )

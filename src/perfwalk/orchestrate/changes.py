@@ -43,6 +43,7 @@ from perfwalk.analysis.verdict import (
     remeasured,
 )
 from perfwalk.change_ids import change_id, commit_digits, names_change
+from perfwalk.config.instruments import load_immune
 from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction
 from perfwalk.numbers import number_in, numbers_in
@@ -431,7 +432,8 @@ def series_findings(
     kept"). The values of the re-measures (``[run] confirm``) are always left out: they
     test the changes found without them, and must not move them. A change whose
     sides the machine's state tells apart is marked suspect
-    (:mod:`perfwalk.analysis.machine`).
+    (:mod:`perfwalk.analysis.machine`), but in an instrument's metric
+    (:func:`perfwalk.config.instruments.load_immune`), judged on its values alone.
     """
     return _series_findings(store, config, series, tuning=tuning)[:2]
 
@@ -574,6 +576,13 @@ class _Metric:
     def values(self) -> int:
         return sum(map(len, self.sets)) + len(self.left)
 
+    def unweighed(self) -> _Metric:
+        """The metric without the machine's states: judged on its values alone."""
+        alone = _Metric(self.unit, self.direction, len(self.sets))
+        alone.sets, alone.loaded = self.sets, self.loaded
+        alone.left = [(at, value, None) for at, value, _state in self.left]
+        return alone
+
     def with_left(self) -> _Metric:
         """The metric with the values left out put back (its states with them)."""
         whole = _Metric(self.unit, self.direction, len(self.sets))
@@ -637,7 +646,9 @@ def _metrics_found(
         policy = metric_policy(reading.config, test, name, read.unit, direction)
         if policy.ignore:
             continue
-        metric, detection, sight = _searched(reading, (test, name), read, policy)
+        # an instrument's metric is never suspect on the machine's state
+        alone = read.unweighed() if load_immune(name) else read
+        metric, detection, sight = _searched(reading, (test, name), alone, policy)
         described = (test, name, metric.unit, direction)
         episodes, changes = _metric_found(reading, described, metric, detection, weighed)
         if sight.undecided:  # what a re-measure of its most likely step found
@@ -985,9 +996,10 @@ def _together(
     points_after: int,
 ) -> list[MetricChange]:
     """``metrics`` (the changes at one checkout), all marked suspect when many moved in
-    the same sense while the machine's state changed."""
+    the same sense while the machine's state changed (but the instruments' metrics,
+    load-immune by declaration)."""
     for worse in (True, False):
-        same = [m for m in metrics if m.regression is worse]
+        same = [m for m in metrics if m.regression is worse and not load_immune(m.name)]
         if len(same) < machine.MANY_METRICS:
             continue
         left = machine.host_sides(
@@ -999,10 +1011,7 @@ def _together(
         sizes = [m.size for m in same]
         why = machine.together_hosts(left, right, len(same), worse_after=worse, sizes=sizes)
         if why:
-            return [
-                replace(m, suspect=m.suspect or why) if m.regression is worse else m
-                for m in metrics
-            ]
+            return [replace(m, suspect=m.suspect or why) if m in same else m for m in metrics]
     return metrics
 
 

@@ -45,6 +45,7 @@ from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.hosts.base import Completed
 from perfwalk.model import EMPTY_LOG, Log, Status, Value
 from perfwalk.orchestrate import background
+from perfwalk.orchestrate.instruments import UNARMED, Armed
 from perfwalk.orchestrate.modifiers import ModifierLedger, RuntimeModifier
 from perfwalk.orchestrate.outcome import Outcome, judge
 from perfwalk.orchestrate.placeholders import names, substitute
@@ -81,6 +82,7 @@ class TestContext:
     profiler: Profiler | None = None  # reads the profile back
     modifiers: tuple[RuntimeModifier, ...] = ()  # the variant's runtime modifiers
     ledger: ModifierLedger | None = None  # records them while they are in place
+    instruments: Armed = UNARMED  # what measures the test's command besides its parser
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,9 @@ class _TestRun:
     captured: list[CapturedProfile] = field(default_factory=list)
     #: the records of the modifiers applied, by variant and number (ModifierLedger)
     records: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: what the instruments measured of the test's command, and what they said
+    instrumented: tuple[Value, ...] = ()
+    instrument_notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.steps = StepRecorder(
@@ -296,7 +301,10 @@ class _TestRun:
             if self.steps.is_lost(member):
                 return [never_ran(command, f"host {member.name} was lost earlier in this test")]
             pin = ("taskset", "-c", self.ctx.cpus) if self.ctx.cpus else ()
-            return [self._profiled(member, "", command, cancel, pin=pin)]
+            armed = self.ctx.instruments
+            done = self._profiled(member, "", command, cancel, pin=(*pin, *armed.prefix))
+            self.instrumented, self.instrument_notes = armed.read(done)
+            return [done]
 
         def role_job(role: str, texts: Sequence[str]) -> _Job:
             def job(cancel: threading.Event) -> list[Completed]:
@@ -451,6 +459,9 @@ class _TestRun:
             (value, self.test.metric(value.name, value.unit).direction.value)
             for value in outcome.values
         ]
+        for value in self.instrumented:
+            measured.append((value, self.test.metric(value.name, value.unit).direction.value))
+        messages.extend(self.instrument_notes)
         for role, role_outcome in role_values:
             if not role_outcome.values:
                 statuses.append(Status.FAIL)

@@ -4,6 +4,9 @@ between repetitions, every test through its four phases on the hosts of the run'
 topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
 around it (:mod:`perfwalk.orchestrate.machine`).
 
+A test's ``[[test.instrument]]``s measure its command in every repetition (not in its
+warm-up runs) beside its parser (:mod:`perfwalk.orchestrate.instruments`).
+
 A test with ``[test.profile]`` is profiled (:mod:`perfwalk.orchestrate.profiling`):
 in every repetition (``repetitions = "all"``), or in one extra run per checkout after
 its counted repetitions (:meth:`Repetitions.profile_extra`), stored with its profile
@@ -28,11 +31,13 @@ from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout, MachineState, Status
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
+from perfwalk.orchestrate.instruments import UNARMED, Instruments
 from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.modifiers import ModifierLedger, runtime_modifiers
 from perfwalk.orchestrate.phases import TestContext, TestOutcome, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.profiling import CapturedProfile, Profiler, ProfileRequest, failed
+from perfwalk.orchestrate.rusage import Rusage
 from perfwalk.orchestrate.shell_steps import StepsOutcome
 from perfwalk.orchestrate.variants import base_variant
 from perfwalk.orchestrate.walk_parsers import WalkParsers
@@ -61,6 +66,7 @@ class Repetitions:
         )
         self._base = base_variant(self.setup.config)
         self._profiler = Profiler()
+        self._instruments = Instruments({Rusage.kind: Rusage()})
         self._ledger = ModifierLedger(self.setup.store, self.setup.series_id, self.setup.marker)
 
     def measure(
@@ -266,6 +272,14 @@ class Repetitions:
             snapshots=self.setup.config.snapshots,
             modifiers=runtime_modifiers(variant),
             ledger=self._ledger,
+            instruments=UNARMED
+            if warmup
+            else self._instruments.arm(
+                test.name,
+                test.instruments,
+                self.setup.topology.member(test.role),
+                f"/tmp/perfwalk-instrument-{run_id}",
+            ),
         )
         unable: CapturedProfile | None = None
         if profiled:

@@ -1,0 +1,55 @@
+"""The instruments a test may have (``[[test.instrument]] kind``) and the metrics
+each adds beside the test's own values, declared once: the configuration checks
+the kinds, the measuring names its values after them, the analysis knows them as
+load-immune (never suspect on the machine's load), the reference lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class InstrumentMetric:
+    """One metric an instrument adds: its stored name, unit and meaning."""
+
+    name: str
+    unit: str
+    meaning: str
+
+
+#: rusage: what the test's command and the processes it waited for used (wait4)
+RUSAGE = "rusage"
+
+#: each kind's metrics, in the order the reference lists them
+INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
+    RUSAGE: (
+        InstrumentMetric("rusage.user_cpu", "s", "CPU time in user mode"),
+        InstrumentMetric("rusage.system_cpu", "s", "CPU time in the kernel on its behalf"),
+        InstrumentMetric(
+            "rusage.max_rss", "KiB", "the largest resident set of any one of its processes"
+        ),
+        InstrumentMetric(
+            "rusage.voluntary_switches", "switches", "context switches while waiting (I/O, locks)"
+        ),
+        InstrumentMetric(
+            "rusage.involuntary_switches",
+            "switches",
+            "context switches by the scheduler (its time slice used up, preempted)",
+        ),
+        InstrumentMetric(
+            "rusage.minor_faults", "faults", "page faults served without I/O (first touches)"
+        ),
+        InstrumentMetric("rusage.major_faults", "faults", "page faults that read from storage"),
+    ),
+}
+
+#: the kinds ``[[test.instrument]] kind`` may name
+INSTRUMENT_KINDS: tuple[str, ...] = tuple(INSTRUMENT_METRICS)
+
+_NAMES = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics)
+
+
+def load_immune(name: str) -> bool:
+    """Whether the metric ``name`` is an instrument's: load-immune by declaration."""
+    return name in _NAMES

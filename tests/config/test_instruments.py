@@ -1,0 +1,113 @@
+"""[[test.instrument]]: the kinds a test may name, each once, checked before anything
+runs; a mistake is a ConfigError naming the file, the test and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfwalk.config import load_config
+from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, load_immune
+from perfwalk.errors import ConfigError
+from tests.config.conftest import MINIMAL, WriteConfig
+
+SPIN = """\
+[[test]]
+name = "spin"
+command = "./spin"
+parser = "value"
+"""
+
+
+def test_a_test_has_its_instruments_and_another_none(write_config: WriteConfig) -> None:
+    path = write_config(MINIMAL + SPIN + '[[test.instrument]]\nkind = "rusage"\n')
+    latency, spin = load_config(path).tests
+    assert latency.instruments == ()
+    assert [i.kind for i in spin.instruments] == ["rusage"]
+
+
+# (what follows [[test]] "spin", the key named, words of the message, words of the hint)
+MISTAKES = {
+    "unknown kind": (
+        '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "rusge"\n',
+        "test[1].instrument[1].kind",
+        ["test 'spin'", "unknown instrument 'rusge'", "the known kinds: rusage"],
+        ["did you mean 'rusage'?", "docs/instruments.md"],
+    ),
+    "a kind far from any": (
+        '[[test.instrument]]\nkind = "cachegrnd"\n',
+        "test[1].instrument[0].kind",
+        ["test 'spin'", "unknown instrument 'cachegrnd'", "the known kinds: rusage"],
+        ["docs/instruments.md"],
+    ),
+    "no kind": (
+        "[[test.instrument]]\n",
+        "test[1].instrument[0].kind",
+        ["missing required key 'kind'"],
+        ["one of: rusage"],
+    ),
+    "an empty kind": (
+        '[[test.instrument]]\nkind = ""\n',
+        "test[1].instrument[0].kind",
+        ["expected a non-empty value"],
+        ["one of: rusage"],
+    ),
+    "a kind of the wrong type": (
+        "[[test.instrument]]\nkind = 1\n",
+        "test[1].instrument[0].kind",
+        ["expected a string, got an integer"],
+        ["one of: rusage"],
+    ),
+    "one kind twice": (
+        '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "rusage"\n',
+        "test[1].instrument[1].kind",
+        ["test 'spin' has the instrument 'rusage' twice"],
+        ["keep one [[test.instrument]] of each kind"],
+    ),
+    "a table instead of an array": (
+        '[test.instrument]\nkind = "rusage"\n',
+        "test[1].instrument",
+        ["expected an array of tables"],
+        ["[[instrument]]"],
+    ),
+    "an unknown key": (
+        '[[test.instrument]]\nkind = "rusage"\nevery = 2\n',
+        "test[1].instrument[0].every",
+        ["unknown key 'every'"],
+        ["Known here: kind"],
+    ),
+    "a role named like an instrument": (
+        '[[test.instrument]]\nkind = "rusage"\n[test.roles.rusage]\nrun = ["true"]\n',
+        "test[1].roles.rusage",
+        ["test 'spin': the role 'rusage' has the name of an instrument"],
+        ["name the role otherwise"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MISTAKES)
+def test_a_mistake_names_the_file_the_test_and_the_key(
+    write_config: WriteConfig, case: str
+) -> None:
+    extra, key, said, hinted = MISTAKES[case]
+    path = write_config(MINIMAL + SPIN + extra)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    error = caught.value
+    text = str(error)
+    print(f"{case}: {text} (hint: {error.hint})")
+    assert text.startswith(f"{path}: {key}: "), text
+    for words in said:
+        assert words in text, text
+    for words in hinted:
+        assert words in (error.hint or ""), error.hint
+
+
+def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
+    assert tuple(INSTRUMENT_METRICS) == INSTRUMENT_KINDS
+    for kind, metrics in INSTRUMENT_METRICS.items():
+        for metric in metrics:
+            assert metric.name.startswith(f"{kind}.")
+            assert load_immune(metric.name)
+    assert not load_immune("rusage")
+    assert not load_immune("latency")
+    assert not load_immune("sink.user_cpu")

@@ -1,0 +1,162 @@
+"""The rusage instrument in real walks: a benchmark that burns a known amount of CPU
+and holds a known amount of memory, walked over a real repository; its rusage
+metrics are stored beside its own value with their units and directions, a commit
+that doubles its work is a change of rusage.user_cpu (never suspect on the
+machine's state), and its user CPU time stays put while a CPU load started by the
+test runs beside it.
+
+What is checked is what the instrument guarantees (the kernel's counts of the
+benchmark's own work), never a speed of this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.instruments import INSTRUMENT_METRICS, RUSAGE
+from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.services.run import run_series
+from perfwalk.store import Store
+from perfwalk.store.records import PassedValue
+from tests.fixtures.hogs import Hogs
+from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+from tests.services.walks import walk_config
+
+#: the memory the benchmark fills (MiB) and its loop's turns at the first commit
+MEMORY_MIB = 48
+WORK = 1_500_000
+
+BENCH = f"""\
+import sys
+memory = bytearray(b"x") * ({MEMORY_MIB} << 20)  # written, hence resident
+total = 0
+for i in range(int(open("work.txt").read())):
+    total += i
+print("VALUE", len(memory) + total % 2, "B filled")
+"""
+
+
+def _project(tmp_path: Path, works: list[int], repetitions: int = 3) -> Path:
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    make_repo(
+        tmp_path / "repo",
+        [
+            CommitSpec(
+                start + timedelta(days=i),
+                f"work {work}",
+                {"bench.py": BENCH, "work.txt": f"{work}\n"},
+            )
+            for i, work in enumerate(works)
+        ],
+    )
+    path = tmp_path / "perfwalk.toml"
+    extra = '[[test.instrument]]\nkind = "rusage"\n'
+    text = walk_config(
+        tmp_path / "repo", "python3 bench.py", test="bench", repetitions=repetitions, extra=extra
+    )
+    path.write_text(text, "utf-8")
+    return path
+
+
+def _by_metric(rows: list[PassedValue]) -> dict[str, list[PassedValue]]:
+    found: dict[str, list[PassedValue]] = {}
+    for row in rows:
+        found.setdefault(row[3], []).append(row)
+    return found
+
+
+@pytest.fixture(scope="module")
+def doubled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A walk of 8 commits whose work doubles at the fifth: its config and series."""
+    path = _project(tmp_path_factory.mktemp("doubled"), [WORK] * 4 + [2 * WORK] * 4)
+    result = run_series(load_config(path), RunOptions())
+    return path, result.series_id
+
+
+def test_the_rusage_metrics_are_stored_beside_the_tests_value(doubled: tuple[Path, int]) -> None:
+    path, series_id = doubled
+    with Store.open(load_config(path).store.url) as store:
+        rows = store.passed_values(series_id)
+        results = [
+            result
+            for checkout in store.checkouts(series_id)
+            for repetition in store.repetitions(checkout.id)
+            for result in repetition.results
+        ]
+    assert len(results) == 8 * 3
+    assert not [r.message for r in results if "rusage" in r.message]  # no note
+    metrics = _by_metric(rows)
+    declared = {m.name: m.unit for m in INSTRUMENT_METRICS[RUSAGE]}
+    assert set(metrics) == {"filled", *declared}
+    for name, unit in declared.items():
+        assert len(metrics[name]) == 8 * 3, name  # every repetition, none twice
+        assert {(row[4], row[6]) for row in metrics[name]} == {(unit, "lower")}, name
+        assert all(row[5] >= 0 for row in metrics[name]), name
+    assert min(row[5] for row in metrics["rusage.user_cpu"]) > 0
+    # the largest resident set holds the memory the benchmark filled
+    assert min(row[5] for row in metrics["rusage.max_rss"]) >= MEMORY_MIB * 1024
+    # and the first touch of each of its pages is a minor fault
+    assert min(row[5] for row in metrics["rusage.minor_faults"]) >= MEMORY_MIB * 256
+    print("user CPU", sorted(row[5] for row in metrics["rusage.user_cpu"]))
+    print("max RSS", sorted({row[5] for row in metrics["rusage.max_rss"]}))
+
+
+def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
+    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _series_id = doubled
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    moved = [
+        (event["after"]["idx"], metric)
+        for event in events
+        for metric in event["metrics"]
+        if metric["name"] == "rusage.user_cpu"
+    ]
+    assert [idx for idx, _metric in moved] == [4], events
+    metric = moved[0][1]
+    assert metric["regression"] is True
+    # the loop doubled; the start of Python and the filled memory did not
+    assert 0.3 < metric["relative"] < 1.5, metric
+    assert metric["suspect"] is None, metric
+    print("rusage.user_cpu", metric["relative"], metric["verdict"]["state"])
+
+
+@pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_user_cpu_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> None:
+    checkouts, loaded = 6, range(3, 6)
+    path = _project(tmp_path, [2 * WORK] * checkouts)
+
+    def progress(step: Progress) -> None:
+        if step.message.startswith("building") and step.checkout - 1 == loaded.start:
+            hogs.start(2)  # as many CPU-bound processes as this machine's 2 cores
+            time.sleep(0.5)
+
+    result = run_series(load_config(path), RunOptions(), progress)
+    hogs.stop()
+    with Store.open(load_config(path).store.url) as store:
+        rows = store.passed_values(result.series_id)
+        states = store.machine_states(result.series_id)
+    metrics = _by_metric(rows)
+    assert len(states) == checkouts * 3
+
+    def median(name: str, under_load: bool) -> float:
+        return statistics.median(
+            row[5] for row in metrics[name] if (row[0] in loaded) is under_load
+        )
+
+    quiet, busy = median("rusage.user_cpu", False), median("rusage.user_cpu", True)
+    print(f"user CPU: {quiet:.3f} s quiet, {busy:.3f} s under load ({busy / quiet - 1:+.1%})")
+    # the kernel counts the benchmark's own CPU time: the load beside it takes turns
+    # on the CPUs, not more of its work (a generous bound: caches are shared)
+    assert 0.85 < busy / quiet < 1.15
