@@ -216,8 +216,9 @@ def shown_functions(
 ) -> tuple[tuple[FunctionShare, ...], int]:
     """The rows a differential table shows of ``shares``: those that moved beyond
     chance (:func:`resolved`), by self change, the first ``top``; and how many moved
-    within it (hidden)."""
-    changed = moved(shares)
+    within it (hidden). An unresolved function counts where it is the leaf only (its
+    self share: inside a stack it is left out), as a table of an older perfwalk did not."""
+    changed = moved(_as_leaf(f) if unresolved(f.name) else f for f in shares)
     shown = [f for f in changed if resolved(f, before_samples, after_samples)]
     return tuple(by_self_change(shown)[:top]), len(changed) - len(shown)
 
@@ -230,6 +231,12 @@ def noise_text(before_samples: int, after_samples: int, hidden: int) -> str:
     if hidden:
         said += f"; {hidden} row{'' if hidden == 1 else 's'} within the noise of {counts} hidden"
     return said
+
+
+def _as_leaf(share: FunctionShare) -> FunctionShare:
+    return FunctionShare(
+        share.name, share.self_before, share.self_after, share.self_before, share.self_after
+    )
 
 
 def few_samples(samples: tuple[int, int], labels: tuple[str, str], minimum: int) -> str | None:
