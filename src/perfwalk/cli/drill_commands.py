@@ -59,7 +59,8 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         "[test.profile] settings such as frequency) when no profile of them is stored, and "
         "show their differential profile; a test whose [test.profile] has a tool is "
         "profiled without it. A change drilled before is not drilled again: its culprit "
-        "is profiled (or it says why not)",
+        "and parent are compared again (their stored profiles, else one run each), or it "
+        "says why not",
     )
     p.add_argument(
         "--again",
