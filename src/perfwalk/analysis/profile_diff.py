@@ -71,6 +71,17 @@ class FunctionShare:
             return self.self_delta
         return self.total_delta
 
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> FunctionShare:
+        """The share :meth:`as_dict` wrote (as a drill's answer keeps it)."""
+        return cls(
+            str(row["name"]),
+            float(row["self_before"]),
+            float(row["self_after"]),
+            float(row["total_before"]),
+            float(row["total_after"]),
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             **asdict(self),

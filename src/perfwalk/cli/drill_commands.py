@@ -283,14 +283,7 @@ def _profile_text(
             f"  left out: the frames without a symbol inside the stacks of {stripped[0]} "
             f"samples at the parent, {stripped[1]} at the culprit ([unknown], addresses)"
         )
-    fields = ("self_before", "self_after", "total_before", "total_after")
-    rows, hidden = shown_functions(
-        (
-            FunctionShare(str(row["name"]), *(float(row[f]) for f in fields))
-            for row in profile["functions"]
-        ),
-        *samples,
-    )
+    rows, hidden = shown_functions(map(FunctionShare.of, profile["functions"]), *samples)
     lines.append(f"  {noise_text(*samples, int(profile.get('hidden') or 0) + hidden)}")
     lines.append(
         f"  {'self before':>11} {'after':>7} {'Δ':>7}  {'total before':>12} {'after':>7} "

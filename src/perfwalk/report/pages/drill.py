@@ -96,19 +96,7 @@ def _profile_pair(
 
     before, after = found["before"], found["after"]
     samples = (int(before.get("samples") or 0), int(after.get("samples") or 0))
-    shares, hidden = shown_functions(
-        (
-            FunctionShare(
-                str(f["name"]),
-                float(f["self_before"]),
-                float(f["self_after"]),
-                float(f["total_before"]),
-                float(f["total_after"]),
-            )
-            for f in found["functions"]
-        ),
-        *samples,
-    )
+    shares, hidden = shown_functions(map(FunctionShare.of, found["functions"]), *samples)
     stripped = found.get("unresolved") or (0, 0)
     test = str(found["test"])
     return ProfilePair(
