@@ -25,6 +25,7 @@ from tests.browser.test_site_in_chromium import PAINT_TIMEOUT_MS, _uri
 from tests.fixtures.chromium import Watched
 from tests.report.conftest import publish_fixed
 from tests.report.test_drill_page import _series
+from tests.report.test_profile_trust_pages import _published
 
 HOT = "hot_function"
 SCRIPT = "<script>window.__pwned=1</script>"
@@ -184,4 +185,39 @@ def test_a_checkout_page_links_its_profile_to_its_flame_graph(
     _drawn(page)
     assert page.url.endswith("profile.html#p=9")
     assert page.locator("h1").text_content().endswith(f"at checkout {first} of series {sid}")
+    _harmless(page, watched)
+
+
+def test_an_unknown_frame_on_one_side_leaves_a_function_coloured_as_its_row(
+    tmp_path: Path, watched: Watched
+) -> None:
+    """A drill whose culprit's stacks all pass through an [unknown] frame (53 vs 74
+    samples): crc32_block, whose share fell, is drawn blue as its row's self Δ says,
+    cksum_update red; no [unknown] box; the warning and the hidden rows are on the page."""
+    site, drill, _tried = _published(tmp_path)
+    page = watched.page
+    page.goto(_uri(site, layout.series_page(drill)))
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('div.d3-flame-graph-label')]"
+        ".some(d => d.textContent === 'crc32_block')",
+        timeout=PAINT_TIMEOUT_MS,
+    )
+
+    def fill(name: str) -> tuple[int, int, int]:
+        text = page.locator(f'svg g.frame[name="{name}"] rect').get_attribute("fill")
+        red, green, blue = (int(v) for v in text.removeprefix("rgb(").rstrip(")").split(","))
+        return red, green, blue
+
+    red, _, blue = fill("crc32_block")
+    assert blue > red  # a smaller share: blue
+    red, _, blue = fill("cksum_update")
+    assert red > blue
+    assert "[unknown]" not in _frame_names(page)
+    row = page.locator("table.profile-changes tr", has_text="crc32_block")
+    assert row.locator("td.flame-shrank").first.text_content() == "-20.6"
+    assert page.locator("p.flame-warning").is_visible()
+    assert "raise [test.profile] frequency" in page.locator("p.flame-warning").text_content()
+    noise = page.locator("span.profile-noise").text_content()
+    assert noise.endswith("7 rows within the noise of 53 vs 74 samples hidden")
+    watched.shot("differential-unknown")
     _harmless(page, watched)

@@ -16,7 +16,7 @@ def test_the_table_lists_the_largest_change_first_and_shows_controls() -> None:
     rows = [row.as_dict() for row in diff_functions(before, after, top=20)]
     lines = _profile_text({"test": "crc", "before": ref, "after": ref, "functions": rows})
     assert "differential profile of crc" in lines[0]
-    first = lines[2]
+    first = lines[lines.index(next(x for x in lines if "self before" in x)) + 1]
     assert "<script>alert(1)</script>" in first
     assert "\x1b" not in "".join(lines)
     assert "\x07" not in "".join(lines)

@@ -82,11 +82,14 @@ def test_the_functions_that_moved_most_come_first_with_their_shares() -> None:
     assert [c.name for c in changes][:2] == ["hot_function", "cold"]
     assert changes[1].self_delta < 0
     assert "main" not in {c.name for c in changes}  # 100 % on both sides: not moved
-    recursive = differential({"a;f;f;f": 10, "a;g": 10}, {"a;f;f;f": 30, "a;g": 10})
+    recursive = differential({"a;f;f;f": 100, "a;g": 100}, {"a;f;f;f": 300, "a;g": 100})
     f = next(c for c in recursive.functions if c.name == "f")
     assert (f.total_before, f.total_after) == (50.0, 75.0)  # a stack counts once
-    many = {f"main;f{i}": i + 1 for i in range(40)}
-    assert len(differential(many, {"main;f0": 1}).functions) == 20
+    many = differential(
+        {f"main;f{i}": 10 * (i + 1) for i in range(40)},
+        {f"main;f{i}": 10 * (40 - i) for i in range(40)},
+    )
+    assert len(many.functions) == 20
 
 
 def test_the_differential_data_file_leaves_out_what_vanished() -> None:

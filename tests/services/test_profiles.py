@@ -5,6 +5,7 @@ function a commit made slower first. Skipped where perf cannot sample."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,3 +266,38 @@ def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     assert "named no culprit (" in out
     again = f"--between {ids[0][:12]} {ids[1][:12]} --test crc --value elapsed --again --profile"
     assert f"`perfwalk drill {again}` drills it again" in out
+
+
+@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@needs_perf
+def test_drill_profile_of_a_drilled_change_compares_its_stored_profiles_with_their_noise(
+    tmp_path: Path, profiled_repo: tuple[Path, list[str]]
+) -> None:
+    """A walk that profiled every checkout, a drill of its change, then ``drill
+    --profile`` of that change: not drilled again, nothing profiled again, the stored
+    profiles compared with the noise of their counts said and a warning that a side
+    has fewer samples than min_samples, naming the setting that gives more."""
+    repo, ids = profiled_repo
+    config = _config(tmp_path, repo, 'tool = "perf"\nfrequency = 999\nmin_samples = 10000')
+    run_series(config, RunOptions())
+    cfg = str(config.path)
+    profiled = len(store_profiles(config))
+    assert profiled == COMMITS
+    between = ["--between", ids[SLOWER_AT - 1], ids[SLOWER_AT], "--test", "crc"]
+    code, out, err = finished("drill", *between, "--value", "elapsed", "-c", cfg)
+    assert code == 0, out + err
+    assert f"CULPRIT {ids[SLOWER_AT][:12]}" in out
+
+    code, out, err = finished("drill", *between, "--value", "elapsed", "--profile", "-c", cfg)
+    assert code == 0, out + err
+    assert "drilled before, series" in out
+    assert "a profiled run" not in out
+    assert "differential profile of crc" in out
+    warning = next(line for line in out.splitlines() if "warning:" in line)
+    assert "few samples:" in warning
+    assert "fewer than the 10000 of [test.profile] min_samples" in warning
+    assert "raise [test.profile] frequency" in warning
+    assert re.search(r"\n  \d+ vs \d+ samples: ±1 sample = \d+\.\d pp", out), out
+    assert len(store_profiles(config)) == profiled
+    with Store.open(config.store.url) as store:
+        assert [s.kind for s in store.list_series()].count("drill") == 1

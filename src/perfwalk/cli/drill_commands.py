@@ -59,7 +59,8 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
         "[test.profile] settings such as frequency) when no profile of them is stored, and "
         "show their differential profile; a test whose [test.profile] has a tool is "
         "profiled without it. A change drilled before is not drilled again: its culprit "
-        "is profiled (or it says why not)",
+        "and parent are compared again (their stored profiles, else one run each), or it "
+        "says why not",
     )
     p.add_argument(
         "--again",
@@ -75,6 +76,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
     from perfwalk.drill import Budget, Verdict
     from perfwalk.errors import UsageError
     from perfwalk.numbers import json_text
+    from perfwalk.report.pages.profiles import least_samples
     from perfwalk.services.drill import (
         between_target,
         change_targets,
@@ -119,8 +121,8 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _row_json(row)
             if text:
                 print(f"{_title(target)}: drilled before, series {row.series_id}")
-            if args.profile and "functions" not in (answer.get("profile") or {}):
-                try:  # its culprit profiled now, the profile kept with that drill
+            if args.profile:
+                try:  # its culprit's stored profiles (or profiled now) compared again
                     profiled = profile_drilled(config, row, say=print if text else lambda _s: None)
                 except UsageError as error:  # no culprit: said with the answer
                     profiled = {"test": row.test, "missing": f"{error}; {error.hint}"}
@@ -138,7 +140,9 @@ def cmd_drill(args: argparse.Namespace) -> int:
             answer = _result_json(result)
         answers.append(answer)
         if text:
-            print(_answer_text(answer, str(target.change.get("unit") or ""), width_of(sys.stdout)))
+            unit = str(target.change.get("unit") or "")
+            least = least_samples(config, target.test)
+            print(_answer_text(answer, unit, width_of(sys.stdout), least))
     if not text:
         print(json_text({"drills": answers}, indent=2))
     # a change ruled out (NO-CHANGE) is an answer like a culprit, not a failure
@@ -214,7 +218,9 @@ def _answer(
     }
 
 
-def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = None) -> str:
+def _answer_text(
+    answer: dict[str, Any], unit: str = "", width: int | None = None, least: int = 0
+) -> str:
     from perfwalk.drill import Verdict
     from perfwalk.quantities import format_change, format_levels
 
@@ -239,32 +245,57 @@ def _answer_text(answer: dict[str, Any], unit: str = "", width: int | None = Non
         lines.append(f"  level {show_controls(levels)}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")
     lines.append(f"  spent {spent}; series {answer['series']}")
-    lines += _profile_text(answer.get("profile"), width)
+    lines += _profile_text(answer.get("profile"), width, least)
     return "\n".join(lines)
 
 
-def _profile_text(profile: dict[str, Any] | None, width: int | None = None) -> list[str]:
-    """The differential profile's table: the functions whose share changed most, a
-    name cut (…) to the ``width`` of the terminal (:func:`fitted`)."""
+def _profile_text(
+    profile: dict[str, Any] | None, width: int | None = None, least: int = 0
+) -> list[str]:
+    """The differential profile's table: the functions whose share changed beyond the
+    noise of the counts (a name cut (…) to the ``width`` of the terminal,
+    :func:`fitted`), how many changed within it, and a warning when a side has fewer
+    than ``least`` samples."""
+    from perfwalk.analysis.profile_diff import (
+        FunctionShare,
+        few_samples,
+        noise_text,
+        shown_functions,
+    )
+
     if not profile:
         return []
     if "missing" in profile:
         return [f"  no differential profile: {show_controls(profile['missing'])}"]
     before, after = profile["before"], profile["after"]
+    samples = (int(before["samples"]), int(after["samples"]))
     lines = [
         f"  differential profile of {show_controls(profile['test'])}: "
-        f"{before['samples']} samples at the parent, {after['samples']} at the culprit "
+        f"{samples[0]} samples at the parent, {samples[1]} at the culprit "
         f"({show_controls(after['event'])} on {show_controls(after['host'])})",
-        f"  {'self before':>11} {'after':>7} {'Δ':>7}  {'total before':>12} {'after':>7} "
-        f"{'Δ':>7}  function",
     ]
-    for row in profile["functions"]:
-        shares = (
-            f"  {row['self_before']:10.1f}% {row['self_after']:6.1f}% {row['self_delta']:+6.1f}%"
-            f"  {row['total_before']:11.1f}% {row['total_after']:6.1f}% "
-            f"{row['total_delta']:+6.1f}%  "
+    warning = few_samples(samples, ("the parent", "the culprit"), least)
+    if warning:
+        lines.append(f"  warning: {warning}")
+    stripped = profile.get("unresolved") or (0, 0)
+    if any(stripped):
+        lines.append(
+            f"  left out: the frames without a symbol inside the stacks of {stripped[0]} "
+            f"samples at the parent, {stripped[1]} at the culprit ([unknown], addresses)"
         )
-        lines.append(shares + fitted(row["name"], len(shares), width))
+    rows, hidden = shown_functions(map(FunctionShare.of, profile["functions"]), *samples)
+    lines.append(f"  {noise_text(*samples, int(profile.get('hidden') or 0) + hidden)}")
+    lines.append(
+        f"  {'self before':>11} {'after':>7} {'Δ':>7}  {'total before':>12} {'after':>7} "
+        f"{'Δ':>7}  function"
+    )
+    for row in rows:
+        shares = (
+            f"  {row.self_before:10.1f}% {row.self_after:6.1f}% {row.self_delta:+6.1f}%"
+            f"  {row.total_before:11.1f}% {row.total_after:6.1f}% "
+            f"{row.total_delta:+6.1f}%  "
+        )
+        lines.append(shares + fitted(row.name, len(shares), width))
     return lines
 
 

@@ -205,6 +205,7 @@ class ProfileConfig:
 
     tool: str = default_of("test.profile.tool")
     frequency: int = default_of("test.profile.frequency")
+    min_samples: int = default_of("test.profile.min_samples")
     event: str = default_of("test.profile.event")
     command: str = default_of("test.profile.command")
     repetitions: str = default_of("test.profile.repetitions")

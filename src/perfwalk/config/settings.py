@@ -1385,6 +1385,16 @@ _PROFILE = Section(
             rules=(FREQUENCY,),
         ),
         Setting(
+            "min_samples",
+            INTEGER,
+            "the fewest samples a side of a differential profile (a drill's culprit and its "
+            "parent, a try's A and B) should have: with fewer, its page and `perfwalk drill` "
+            "warn that one sample moves a share by more than the table can tell apart, and "
+            "suggest a higher frequency",
+            default=500,
+            rules=(COUNT,),
+        ),
+        Setting(
             "event",
             STRING,
             "the sampled perf event (perf record -e); cpu-clock is a software event that "

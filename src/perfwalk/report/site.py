@@ -84,8 +84,9 @@ from perfwalk.store.site_reads import StepSite
 #: bump when pages change shape: a site written by another format is rewritten whole
 #: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
 #: a try's page in place of its series page; the conductor runs; 7: the checkouts' table
-#: in a box that opens at its newest checkouts, failures on the plots; 8: releases, levels)
-SITE_FORMAT = 8
+#: in a box that opens at its newest checkouts, failures on the plots; 8: releases, levels;
+#: 9: differential profiles without their unresolved frames, their noise said)
+SITE_FORMAT = 9
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -218,11 +219,13 @@ def publish(
     old_series: dict[str, Any] = manifest.get("series", {})
     new_series: dict[str, Any] = {}
     jobs: list[tuple[BlockJob, ...]] = []
-    drills, profile_files = drill_sections(store, drill_rows, contexts, files.site.exists)
+    # a differential's data file is written once, and again by a full publish
+    written = (lambda _at: False) if full else files.site.exists
+    drills, profile_files = drill_sections(store, drill_rows, contexts, written, config)
     for at, text in profile_files.items():
         files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}
-    tries, profile_files = try_sections(store, contexts, list(tried.values()), files.site.exists)
+    tries, profile_files = try_sections(store, contexts, list(tried.values()), written, config)
     for at, text in profile_files.items():
         files.write(at, text)
     marks = {s.id: store.site.repetition_marks(s.id) for s in every}

@@ -8,10 +8,12 @@ indexed by its position between the two ends), stores every repetition as it
 finishes and every step as it ends, and at the end the answer with its evidence.
 
 When the drill names a culprit, its differential profile is in the answer (``profile``:
-the 20 functions whose share of the samples changed most, and the ids of the two
-profiles): the profiles stored at the culprit and at its parent (by the walk or the
-drill), or, when there are none and the test has [test.profile] or the drill was asked
-for them (``profile``), one profiled run at each of the two commits.
+the ids of the two profiles, the 20 functions whose share of the samples changed most
+beyond the noise of the counts and how many changed within it, as
+:func:`perfwalk.analysis.profile_diff.differential` gives them): the profiles stored
+at the culprit and at its parent (by the walk or the drill), or, when there are none and
+the test has [test.profile] or the drill was asked for them (``profile``), one profiled
+run at each of the two commits.
 
 Values already stored at a commit of the line — by the parent walk, a finer walk
 or an earlier drill of the same project, host and configuration — are reused: a
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from perfwalk.analysis.profile_diff import TOP, diff_functions
+from perfwalk.analysis.profile_diff import differential
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config, ProfileConfig, TestConfig
@@ -537,13 +539,14 @@ def _culprit_profiles(
         ]
         why = failures[-1] if failures else "the profiled runs gave no profile"
         return {"test": test.name, "missing": why}
+    diff = differential(before.stacks, after.stacks)
     return {
         "test": test.name,
         "before": _profile_ref(before),
         "after": _profile_ref(after),
-        "functions": [
-            row.as_dict() for row in diff_functions(before.stacks, after.stacks, top=TOP)
-        ],
+        "functions": [row.as_dict() for row in diff.functions],
+        "hidden": diff.hidden,
+        "unresolved": list(diff.unresolved),
     }
 
 

@@ -8,8 +8,9 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perfwalk.analysis.profile_diff import FunctionShare, moved
+from perfwalk.analysis.profile_diff import FunctionShare, shown_functions
 from perfwalk.analysis.scaled import median
+from perfwalk.config.model import Config
 from perfwalk.model import Commit
 from perfwalk.quantities import format_change, format_confidence, format_levels
 from perfwalk.report import layout
@@ -17,6 +18,7 @@ from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link, number, table
 from perfwalk.report.pages.profiles import (
     ProfilePair,
+    least_samples,
     profile_section,
     stored_diff_file,
     stored_profiles,
@@ -37,11 +39,12 @@ def drill_sections(
     drills: Sequence[DrillRow],
     contexts: Mapping[int, SeriesContext],
     written: Callable[[str], bool],
+    config: Config | None = None,
 ) -> tuple[dict[int, str], dict[str, str]]:
     """The drill section of every drill series' page (``drills``: the store's), by
     series id; and the data files of their differential profiles (site path → text)
     that ``written`` says the site lacks: a drill's profiles never change, so each
-    differential is computed once."""
+    differential is computed once. ``config`` says the samples a profile should have."""
     sections: dict[int, str] = {}
     files: dict[str, str] = {}
     for row in drills:
@@ -55,7 +58,7 @@ def drill_sections(
                 commits = {c.id: c for c in store.commits_since(checkout.id)}
         at = layout.series_page(row.series_id)
         stored = (row.answer or {}).get("profile")
-        pair = _profile_pair(contexts, stored)
+        pair = _profile_pair(contexts, stored, config)
         if pair is not None and stored is not None:
             path = layout.profile_diff_data(row.series_id, pair.test)
             if not written(path):
@@ -73,10 +76,14 @@ def drill_sections(
 
 
 def _profile_pair(
-    contexts: Mapping[int, SeriesContext], found: Mapping[str, Any] | None
+    contexts: Mapping[int, SeriesContext],
+    found: Mapping[str, Any] | None,
+    config: Config | None = None,
 ) -> ProfilePair | None:
     """The culprit's profile against its parent's, as the drill's answer stored it
-    (``profile``: the two profiles and the functions that moved); None without both."""
+    (``profile``: the two profiles, the functions that moved, how many were hidden);
+    None without both. The functions are those of the table of the counts (an answer
+    of an older perfwalk kept every function that moved most)."""
     if not found or "functions" not in found:
         return None
 
@@ -88,23 +95,19 @@ def _profile_pair(
         return f"profile {side.get('profile')}"
 
     before, after = found["before"], found["after"]
-    shares = moved(
-        FunctionShare(
-            str(f["name"]),
-            float(f["self_before"]),
-            float(f["self_after"]),
-            float(f["total_before"]),
-            float(f["total_after"]),
-        )
-        for f in found["functions"]
-    )
+    samples = (int(before.get("samples") or 0), int(after.get("samples") or 0))
+    shares, hidden = shown_functions(map(FunctionShare.of, found["functions"]), *samples)
+    stripped = found.get("unresolved") or (0, 0)
+    test = str(found["test"])
     return ProfilePair(
-        str(found["test"]),
+        test,
         label(before),
         label(after),
         shares,
-        int(before.get("samples") or 0),
-        int(after.get("samples") or 0),
+        *samples,
+        hidden=int(found.get("hidden") or 0) + hidden,
+        unresolved=(int(stripped[0]), int(stripped[1])),
+        least=least_samples(config, test),
     )
 
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfwalk.analysis.profile_diff import (
-    TOP,
     Differential,
     DiffNode,
     FunctionShare,
-    diff_functions,
-    diff_tree,
-    moved,
+    differential,
+    few_samples,
+    noise_text,
 )
+from perfwalk.config.model import Config, ProfileConfig
 from perfwalk.quantities import format_difference, format_share
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
@@ -34,22 +34,50 @@ from perfwalk.report.pages.series import series_crumbs
 from perfwalk.store import Store
 from perfwalk.store.profiles import ProfileRow
 
+#: the fewest samples a side should have when the configuration does not say
+LEAST_SAMPLES = ProfileConfig().min_samples
+
 
 @dataclass(frozen=True)
 class ProfilePair:
     """The differential profile of ``test`` that a section shows: ``before`` and
-    ``after`` name the sides (the parent's and the culprit's short sha; A and B)."""
+    ``after`` name the sides (the parent's and the culprit's short sha; A and B);
+    ``hidden``, the functions whose share moved within the noise of the counts;
+    ``unresolved``, the samples of each side whose stack lost an unresolved frame;
+    ``least``, the samples a side should have ([test.profile] min_samples)."""
 
     test: str
     before: str
     after: str
-    functions: tuple[FunctionShare, ...]  # those whose share moved most, largest first
+    functions: tuple[FunctionShare, ...]  # those whose share moved beyond the noise
     before_samples: int
     after_samples: int
+    hidden: int = 0
+    unresolved: tuple[int, int] = (0, 0)
+    least: int = LEAST_SAMPLES
 
     @classmethod
-    def of(cls, test: str, before: str, after: str, diff: Differential) -> ProfilePair:
-        return cls(test, before, after, diff.functions, diff.before_samples, diff.after_samples)
+    def of(
+        cls, test: str, before: str, after: str, diff: Differential, least: int = LEAST_SAMPLES
+    ) -> ProfilePair:
+        return cls(
+            test,
+            before,
+            after,
+            diff.functions,
+            diff.before_samples,
+            diff.after_samples,
+            diff.hidden,
+            diff.unresolved,
+            least,
+        )
+
+
+def least_samples(config: Config | None, test: str) -> int:
+    """The samples a side of ``test``'s differential should have ([test.profile]
+    min_samples of ``config``; the default without it or the test)."""
+    found = next((t for t in config.tests if t.name == test), None) if config else None
+    return found.profile.min_samples if found is not None else LEAST_SAMPLES
 
 
 def stored_profiles(store: Store, ids: tuple[int, int]) -> tuple[ProfileRow, ProfileRow] | None:
@@ -60,12 +88,14 @@ def stored_profiles(store: Store, ids: tuple[int, int]) -> tuple[ProfileRow, Pro
 
 
 def stored_pair(
-    test: str, profiles: tuple[ProfileRow, ProfileRow], labels: tuple[str, str]
+    test: str,
+    profiles: tuple[ProfileRow, ProfileRow],
+    labels: tuple[str, str],
+    least: int = LEAST_SAMPLES,
 ) -> ProfilePair:
     """The differential of two stored profiles: the functions that moved most."""
     before, after = profiles
-    functions = moved(diff_functions(before.stacks, after.stacks, top=TOP))
-    return ProfilePair(test, *labels, functions, before.samples, after.samples)
+    return ProfilePair.of(test, *labels, differential(before.stacks, after.stacks), least)
 
 
 def stored_diff_file(
@@ -73,7 +103,7 @@ def stored_diff_file(
 ) -> tuple[str, str]:
     """(site path, text) of the differential's data file of two stored profiles."""
     before, after = profiles
-    return profile_diff_file(series_id, pair, diff_tree(before.stacks, after.stacks))
+    return profile_diff_file(series_id, pair, differential(before.stacks, after.stacks).tree)
 
 
 def profile_shell_page(ctx: SeriesContext) -> str:
@@ -115,7 +145,9 @@ def profile_section(at: str, series_id: int, pair: ProfilePair | None) -> str:
         f"<h2>Profile</h2>\n<p>The profile of <strong>{esc(pair.test)}</strong>:"
         f" <code>{esc(pair.after)}</code> ({pair.after_samples} samples) against"
         f" <code>{esc(pair.before)}</code> ({pair.before_samples} samples).</p>\n"
-        '<p class="flame-key">Each box is a function on a call path, as wide as its'
+        + _few_samples(pair)
+        + _unresolved(pair)
+        + '<p class="flame-key">Each box is a function on a call path, as wide as its'
         f" samples in <code>{esc(pair.after)}</code>; its colour is the change of its share"
         ' of all samples: <span class="flame-grew">red, a larger share</span> than in'
         f' <code>{esc(pair.before)}</code>, <span class="flame-shrank">blue, a smaller'
@@ -128,11 +160,38 @@ def profile_section(at: str, series_id: int, pair: ProfilePair | None) -> str:
     )
 
 
+def _few_samples(pair: ProfilePair) -> str:
+    """The warning of a side with fewer samples than ``pair.least``; "" without one."""
+    samples = (pair.before_samples, pair.after_samples)
+    said = few_samples(samples, (pair.before, pair.after), pair.least)
+    return f'<p class="flame-warning"><strong>Warning:</strong> {esc(said)}.</p>\n' if said else ""
+
+
+def _unresolved(pair: ProfilePair) -> str:
+    """What leaving the unresolved frames out changed; "" when nothing."""
+    before, after = pair.unresolved
+    if not before and not after:
+        return ""
+    return (
+        "<p>Frames without a symbol inside a stack (<code>[unknown]</code>, an address, a"
+        " library's name in brackets) are left out of both sides, so that a call path"
+        f" compares: {after} of {pair.after_samples} samples in <code>{esc(pair.after)}</code>"
+        f" and {before} of {pair.before_samples} in <code>{esc(pair.before)}</code> had"
+        " one; such a frame at the top of a stack (the samples ran there) is kept.</p>\n"
+    )
+
+
+def _noise(pair: ProfilePair) -> str:
+    return noise_text(pair.before_samples, pair.after_samples, pair.hidden)
+
+
 def change_table(pair: ProfilePair) -> str:
-    """The functions whose self or total share changed most, the largest first."""
+    """The functions whose self or total share changed beyond the noise of the
+    counts, the largest self change first; how many changed within it."""
     changes = pair.functions
     if not changes:
-        return "<p>No function's share changed.</p>\n"
+        within = f" beyond the noise ({esc(_noise(pair))})" if pair.hidden else ""
+        return f"<p>No function's share changed{within}.</p>\n"
     header = [
         '<th class="name">function</th>',
         "<th>self before</th>",
@@ -148,7 +207,11 @@ def change_table(pair: ProfilePair) -> str:
         "<p>Share of all samples: <em>self</em>, where the function itself ran (the leaf"
         " of the stack); <em>total</em>, where it or what it called ran. Before:"
         f" <code>{esc(pair.before)}</code>; after: <code>{esc(pair.after)}</code>;"
-        " Δ in percentage points.</p>\n" + table(header, rows, css="profile-changes") + "\n"
+        " Δ in percentage points, the largest self Δ first. A function whose change the"
+        " counts cannot tell from chance (a two-proportion test at 95 %) is not listed:"
+        f' <span class="profile-noise">{esc(_noise(pair))}</span>.</p>\n'
+        + table(header, rows, css="profile-changes")
+        + "\n"
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, Sample, report
+from perfwalk.config.model import Config
 from perfwalk.model import Commit
 from perfwalk.quantities import format_change
 from perfwalk.report import layout
@@ -38,6 +39,7 @@ from perfwalk.report.html import (
 )
 from perfwalk.report.pages.profiles import (
     ProfilePair,
+    least_samples,
     profile_section,
     stored_diff_file,
     stored_pair,
@@ -108,10 +110,12 @@ def try_sections(
     contexts: Mapping[int, SeriesContext],
     tries: Sequence[TryRow],
     written: Callable[[str], bool] = lambda _path: False,
+    config: Config | None = None,
 ) -> tuple[dict[int, str], dict[str, str]]:
     """The try section of every try's page (all but the checkouts' table), by series
     id; and the data files of their differential profiles (site path → text) that
-    ``written`` says the site lacks (a try's profiles never change)."""
+    ``written`` says the site lacks (a try's profiles never change); ``config`` says
+    the samples a profile should have."""
     sections = {}
     files: dict[str, str] = {}
     for row in tries:
@@ -134,7 +138,7 @@ def try_sections(
             labels = (f"A {row.base_sha[:12]}", f"B {row.head_sha[:12]}")
             profiles = stored_profiles(store, ids)
             if profiles is not None:
-                pair = stored_pair(test, profiles, labels)
+                pair = stored_pair(test, profiles, labels, least_samples(config, test))
                 if not written(layout.profile_diff_data(ctx.id, test)):
                     path, text = stored_diff_file(ctx.id, pair, profiles)
                     files[path] = text
