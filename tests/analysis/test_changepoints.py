@@ -5,6 +5,7 @@ Seeds here start with ``test:``; the benchmark (bench/changepoints.py) uses its 
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 
@@ -199,3 +200,35 @@ def test_a_step_below_the_noise_is_not_reported_unless_asked() -> None:
     assert find_change_points([[v] for v in values]).changes == ()  # half the noise
     lenient = find_change_points([[v] for v in values], tuning=Tuning(min_effect=0.25))
     assert near([c.index for c in lenient.changes], [400])
+
+
+def _ar1_stretch(seed: int) -> list[float]:
+    """200 points of AR(1) noise (φ 0.65, 8 % innovations: about 10 % spread), the 12
+    points from 120 on at 3 times the level: a regression fixed 12 checkouts later."""
+    rng = random.Random(f"test:ar1-stretch:{seed}")
+    noise, out = 0.0, []
+    for i in range(200):
+        noise = 0.65 * noise + rng.gauss(0, 0.08)
+        out.append(100 * (3.0 if 120 <= i < 132 else 1.0) * math.exp(noise))
+    return out
+
+
+def test_a_stretch_far_from_its_level_in_correlated_noise_is_two_changes() -> None:
+    # 11 noise units away for 12 points: no noise makes that, however correlated (the
+    # short level's bar in independent points once hid it in 6 of 20 such series)
+    for seed in range(20):
+        found = [c.index for c in find_change_points([[v] for v in _ar1_stretch(seed)]).changes]
+        assert 120 in found, seed
+        assert 132 in found, seed
+
+
+def test_a_staircase_of_exact_counts_keeps_its_steps_above_min_change() -> None:
+    # instruction counts of a real history (lz4's decompression, bench/corpus): +1.55 %,
+    # -0.99 %, -1.00 %, -20.7 %, the counts exact to a millionth; pruning the -0.99 %
+    # step (below min_change) must not take the +1.55 % and the -20.7 % with it
+    levels = steps([12, 15, 8, 15, 12], [0.0155, -0.0099, -0.0100, -0.207], start=4.1e8)
+    rng = random.Random("test:exact-staircase")
+    counts = [[v * (1 + 1e-6 * rng.gauss(0, 1)) for _ in range(3)] for v in levels]
+    found = [c.index for c in find_change_points(counts).changes]
+    assert 12 in found
+    assert 50 in found

@@ -25,7 +25,8 @@ position of the walk between the changes it found, with the detector's own noise
 A step of ``d`` between levels of ``ℓ₁`` and ``ℓ₂`` points passes when
 
 * ``d ≥ threshold · √(1 + (short_level / ℓ)²) · se``, ``ℓ`` the independent points of
-  the shorter level: ``min(ℓ₁, ℓ₂) · (1/ℓ₁ + 1/ℓ₂) / u``;
+  the shorter level: ``min(ℓ₁, ℓ₂) · (1/ℓ₁ + 1/ℓ₂) / u`` (or ``d ≥ threshold · se``
+  for a step of ``PLAIN_STEP`` noise units or more: a sharp step, as a step is);
 * ``d ≥ jump_threshold · se_jump`` when a level is longer than ``jump_window``
   points: the same standard error over the ``jump_window`` points next to the step,
   the noise's random walk included;
@@ -69,7 +70,13 @@ from statistics import NormalDist
 from perfwalk.analysis.changepoints import Detection, Reduce, set_points
 from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances, per_point
 from perfwalk.analysis.scaled import exponent, median, scaled
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning, despike, jump_scale
+from perfwalk.analysis.segmentation import (
+    DEFAULT_TUNING,
+    PLAIN_STEP,
+    Tuning,
+    despike,
+    jump_scale,
+)
 from perfwalk.policy import Summary
 from perfwalk.quantities import format_share
 
@@ -249,7 +256,9 @@ class _Pass:
         se = math.sqrt(unit * (l2 * v1 + l1 * v2) / (l1 + l2))
         independent = min(l1, l2) * (1 / l1 + 1 / l2) / unit
         d = tuning.threshold * math.hypot(1.0, tuning.short_level / independent) * se
-        d = max(d, tuning.min_effect * math.sqrt(0.5 * (v1 + v2)))
+        noise = math.sqrt(0.5 * (v1 + v2))
+        d = min(d, max(tuning.threshold * se, PLAIN_STEP * noise))  # a sharp step that far
+        d = max(d, tuning.min_effect * noise)
         w = tuning.jump_window
         relax = min(1.0, tuning.min_effect)
         if (l1 > w or l2 > w) and relax > 0:
