@@ -160,3 +160,39 @@ def test_user_cpu_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> None
     # the kernel counts the benchmark's own CPU time: the load beside it takes turns
     # on the CPUs, not more of its work (a generous bound: caches are shared)
     assert 0.85 < busy / quiet < 1.15
+
+
+@pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_a_change_of_user_cpu_with_one_side_loaded_is_no_suspect_and_keeps_its_values(
+    tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the work doubles at checkout 3, and a CPU load runs from checkout 3 on: a step
+    # of wall time there would be the machine's as much as the code's; the kernel's
+    # count of the benchmark's CPU time is the code's alone
+    path = _project(tmp_path, [WORK] * 3 + [2 * WORK] * 3)
+    text = path.read_text("utf-8").replace("[run]\n", "[run]\nexclude_loaded = true\n", 1)
+    path.write_text(text, "utf-8")
+
+    def progress(step: Progress) -> None:
+        if step.message.startswith("building") and step.checkout - 1 == 3:
+            hogs.start(2)  # as many CPU-bound processes as this machine's 2 cores
+            time.sleep(0.5)
+
+    run_series(load_config(path), RunOptions(), progress)
+    hogs.stop()
+    main(["changes", "-c", str(path), "--format", "json"])
+    found = json.loads(capsys.readouterr().out)
+    moved = [
+        metric
+        for event in found["changes"]
+        for metric in event["metrics"]
+        if metric["name"] == "rusage.user_cpu"
+    ]
+    print(json.dumps(moved, indent=1)[:3000])
+    (metric,) = moved
+    assert metric["suspect"] is None, metric
+    assert metric["regression"] is True
+    (floor,) = [f for f in found["floors"] if f["name"] == "rusage.user_cpu"]
+    assert floor["excluded"] == 0, floor  # every value kept: the load does not touch it
+    assert floor["values"] == 6 * 3

@@ -733,7 +733,8 @@ def _searched(
 
 def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, str], _Metric]:
     """The values of ``rows`` by metric (test and name), without the re-measures
-    (``[run] confirm``) and the repetitions left out."""
+    (``[run] confirm``) and the repetitions left out (``[run] exclude_loaded``; but an
+    instrument's metric keeps them: the machine's load does not touch it)."""
     planned = reading.series.planned_repetitions
     position, states, left_out = reading.position, reading.states, reading.left_out
     loaded = reading.loaded
@@ -749,7 +750,7 @@ def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, 
         at = position[checkout_idx]
         if loaded and key in loaded:
             metric.loaded += 1
-        if left_out and key in left_out:
+        if left_out and key in left_out and not load_immune(name):  # an instrument's: kept
             metric.left.append((at, value, reading.every_state.get(key)))
             continue
         metric.sets[at].append(value)
