@@ -235,3 +235,36 @@ def test_a_patch_path_that_is_no_patch_file_is_named_for_what_it_is_and_never_wa
         assert "Traceback" not in done.stderr
     with Store.open(load_config(path).store.url) as store:
         assert store.list_series() == []
+
+
+JITTER = BENCH.replace(
+    '  printf "VALUE %.4f ms latency\\n", 100 * f * (1 + 0.02 * z)\n',
+    '  printf "VALUE %.4f ms latency\\n", 100 * f * (1 + 0.02 * z)\n'
+    '  printf "VALUE %.4f ms jitter\\n", 100 * (1 + 0.3 * (rand() - 0.5))\n',
+)
+
+
+def test_metric_names_the_one_metric_that_stops_the_try_and_says_worse(tmp_path: Path) -> None:
+    # a second value scattered by ±15 % on both sides: undecided for long (its min_change
+    # is the default 1 %); latency alone is asked about
+    path = _project(tmp_path, 6)
+    (tmp_path / "project" / "bench.sh").write_text(JITTER, encoding="utf-8")
+    subprocess.run(["git", "-C", str(tmp_path / "project"), "commit", "-qam", "jitter"], check=True)
+    config = load_config(path)
+    slower = (tmp_path / "slower.diff",)
+
+    done = run_try(config, TryOptions("HEAD", patches=slower, metric="bench.latency"))
+
+    assert done.stopped.startswith("bench.latency was decided after"), done.stopped
+    assert max(done.repetitions) < 30
+    assert done.decisions["bench.latency"].verdict is Verdict.WORSE
+    assert not done.decisions["bench.jitter"].final  # still undecided: it did not wait
+    assert [m.key for m in done.worse] == ["bench.latency"]
+    everything = run_try(config, TryOptions("HEAD", patches=slower))
+    assert max(everything.repetitions) > max(done.repetitions)  # it waited for jitter
+
+    with pytest.raises(UsageError, match=r"--metric nope\.x: not TEST\.VALUE") as unknown:
+        run_try(config, TryOptions("HEAD", patches=slower, metric="nope.x"))
+    assert "its tests: bench" in (unknown.value.hint or "")
+    with pytest.raises(UsageError, match=r"they gave bench\.latency, bench\.jitter"):
+        run_try(config, TryOptions("HEAD", patches=slower, metric="bench.nope"))

@@ -64,6 +64,13 @@ def _try_args(p: argparse.ArgumentParser) -> None:
         "[test.profile] settings such as frequency, for a test whose [test.profile] has no "
         "tool); the try's page draws B's profile against A's",
     )
+    p.add_argument(
+        "--metric",
+        metavar="TEST.VALUE",
+        help="stop as soon as this metric is decided, and let it alone say whether B is "
+        "worse (exit 1), e.g. an instrument's count: bench.rusage.user_cpu (default: every "
+        "metric decides)",
+    )
     format_arg(p, ("text", "json"))
 
 
@@ -83,6 +90,7 @@ def cmd_try(args: argparse.Namespace) -> int:
             max_repetitions=args.max_repetitions,
             confidence=args.confidence,
             profile=args.profile,
+            metric=args.metric,
         ),
         say=say,
     )
@@ -135,6 +143,7 @@ def try_json(result: TryResult) -> dict[str, object]:
         "confidence": result.confidence,
         "metrics": [verdict_json(m, result.decisions[m.key]) for m in result.metrics],
         "worse": [m.key for m in result.worse],
+        "deciding": result.deciding,
     }
 
 

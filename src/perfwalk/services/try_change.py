@@ -8,7 +8,9 @@ series of kind ``try``. After every pair it asks the sequential test
 (:mod:`perfwalk.analysis.sequential`) about every metric, and stops as soon as each is
 decided (a difference beyond ``min_change`` either way, or equivalence within it) or
 when a side reached ``[try] max_repetitions``. The verdicts are stored with the try
-(:mod:`perfwalk.store.tries`).
+(:mod:`perfwalk.store.tries`). With ``--metric TEST.VALUE`` it stops as soon as that
+metric is decided (an instrument's count, say, decided long before the wall time), and
+only that metric's verdict says whether B is worse; the others are told as they stand.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class TryOptions:
     max_repetitions: int | None = None
     confidence: float | None = None
     profile: bool = False  # profile both sides once decided, even without [test.profile]
+    metric: str | None = None  # TEST.VALUE: the one metric that decides (None: every one)
 
 
 @dataclass
@@ -89,11 +92,17 @@ class TryResult:
     repetitions: tuple[int, int]  # A, B
     stopped: str
     confidence: float
+    deciding: str | None = None  # the one metric that decides (``--metric``)
 
     @property
     def worse(self) -> tuple[MetricSides, ...]:
-        """The metrics B made worse beyond their min_change."""
-        return tuple(m for m in self.metrics if self.decisions[m.key].verdict is Verdict.WORSE)
+        """The metrics B made worse beyond their min_change (of the deciding one alone,
+        when one was named)."""
+        return tuple(
+            m
+            for m in self.metrics
+            if self.decisions[m.key].verdict is Verdict.WORSE and self.deciding in (None, m.key)
+        )
 
 
 def run_try(
@@ -112,6 +121,7 @@ def run_try(
     head = repo.commit(options.head) if options.head is not None else base
     patches = tuple((p.name, _patch_text(p)) for p in options.patches)
     variant = _b_variant(config, options)
+    _check_metric(config, options.metric)
     if options.head is None and variant is None:
         raise UsageError(
             f"try {options.base}: nothing to compare it with",
@@ -170,7 +180,7 @@ def run_try(
                 marker=walker.token,
             )
             try:
-                turns = _Turns(config, alternation, most, confidence, say)
+                turns = _Turns(config, alternation, most, confidence, say, options.metric)
                 stopped = turns.run(sides)
                 turns.profile(profiled_tests(config, options.profile))
             finally:
@@ -190,7 +200,25 @@ def run_try(
         repetitions=(turns.count["A"], turns.count["B"]),
         stopped=stopped,
         confidence=confidence,
+        deciding=options.metric,
     )
+
+
+def _check_metric(config: Config, metric: str | None) -> None:
+    """``--metric`` names a test of the configuration and a value of it (the value is
+    known once measured: :meth:`_Turns.run` says so when the test gives none)."""
+    if metric is None:
+        return
+    test, dot, value = metric.partition(".")
+    names = [t.name for t in config.tests]
+    if not dot or not value or test not in names:
+        raise UsageError(
+            f"try --metric {metric}: not TEST.VALUE of a test of {config.path}",
+            hint=f"name one of its tests and a value of it, e.g. {names[0]}.VALUE; "
+            f"its tests: {', '.join(names)}"
+            if names
+            else "the configuration has no test",
+        )
 
 
 def profiled_tests(config: Config, asked: bool) -> tuple[TestConfig, ...]:
@@ -240,6 +268,7 @@ class _Turns:
     most: int
     confidence: float
     say: Callable[[str], None]
+    deciding: str | None = None  # the one metric that decides (``--metric``)
     count: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
     _metrics: dict[str, MetricSides] = field(default_factory=dict)
     _last: dict[str, Decision] = field(default_factory=dict)
@@ -289,7 +318,16 @@ class _Turns:
                     f"{self.alternation.series_id}:{0 if missing[0] == 'A' else 1}",
                 )
             decisions = self._look()
-            if decisions and all(d.final for d in decisions.values()):
+            if self.deciding is not None:
+                if pairs >= FIRST_LOOK and self.deciding not in decisions:
+                    raise UsageError(
+                        f"try --metric {self.deciding}: the tests gave no such value in "
+                        f"{pairs} repetitions; they gave {', '.join(decisions) or 'none'}",
+                        hint="name one of those (TEST.VALUE), or leave --metric out",
+                    )
+                if self.deciding in decisions and decisions[self.deciding].final:
+                    return f"{self.deciding} was decided after {pairs} + {pairs} repetitions"
+            elif decisions and all(d.final for d in decisions.values()):
                 if min(self.count.values()) >= self.most:
                     return f"the maximum of {self.most} repetitions per side was reached"
                 return f"every metric was decided after {pairs} + {pairs} repetitions"
