@@ -18,6 +18,7 @@ from perfwalk.analysis.verdict import (
     Sides,
     State,
     Tried,
+    Witness,
     combined,
     decide,
 )
@@ -291,3 +292,30 @@ def test_a_step_the_walk_did_not_detect_is_a_change_only_once_a_remeasure_holds_
     assert decide(_evidence(detected=unseen, suspect=LOAD)).state is State.SUSPECT
     refuted = decide(_evidence(detected=unseen, remeasured=Remeasured(held=False, size=0.0)))
     assert refuted.state is State.REFUTED
+
+
+def test_the_instruments_of_a_test_say_whether_its_wall_time_change_is_the_codes() -> None:
+    wall = 0.40
+
+    def chain(*witnesses: Witness) -> str:
+        return decide(_evidence(detected=_detected(size=wall), witnesses=witnesses)).chain[0]
+
+    code = chain(Witness("rusage.user_cpu", 0.38, found=True))
+    assert code.endswith("; its instruments: rusage.user_cpu +38.0 % (a change) → the code")
+    machine = chain(Witness("cachegrind.instructions", 0.001, found=False, floor=0.02))
+    assert machine.endswith(
+        "cachegrind.instructions +0.1 % (no change, could see ±2.0 %) → the machine or the "
+        "layout, not the code"
+    )
+    # moved, if not enough for its search; or could not have seen half the change
+    for unsure in (
+        Witness("rusage.user_cpu", 0.15, found=False, floor=0.2),
+        Witness("rusage.user_cpu", 0.0, found=False, floor=0.3),
+        Witness("rusage.user_cpu", None, found=False, floor=0.01),
+    ):
+        assert chain(unsure).endswith("→ they cannot tell"), unsure
+    # one that moved the other way is no witness of the code either
+    assert chain(Witness("rusage.user_cpu", -0.2, found=True)).endswith("→ they cannot tell")
+    # the state is the walk's: witnesses are told, not weighed
+    nothing = (Witness("rusage.user_cpu", 0.0, found=False, floor=0.01),)
+    assert decide(_evidence(witnesses=nothing)).state is decide(_evidence()).state

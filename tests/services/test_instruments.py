@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -45,7 +46,9 @@ print("VALUE", len(memory) + total % 2, "B filled")
 """
 
 
-def _project(tmp_path: Path, works: list[int], repetitions: int = 3) -> Path:
+def _project(
+    tmp_path: Path, works: Sequence[object], repetitions: int = 3, bench: str = BENCH, env: str = ""
+) -> Path:
     start = datetime(2024, 1, 1, tzinfo=UTC)
     make_repo(
         tmp_path / "repo",
@@ -53,7 +56,7 @@ def _project(tmp_path: Path, works: list[int], repetitions: int = 3) -> Path:
             CommitSpec(
                 start + timedelta(days=i),
                 f"work {work}",
-                {"bench.py": BENCH, "work.txt": f"{work}\n"},
+                {"bench.py": bench, "work.txt": f"{work}\n"},
             )
             for i, work in enumerate(works)
         ],
@@ -61,7 +64,11 @@ def _project(tmp_path: Path, works: list[int], repetitions: int = 3) -> Path:
     path = tmp_path / "perfwalk.toml"
     extra = '[[test.instrument]]\nkind = "rusage"\n'
     text = walk_config(
-        tmp_path / "repo", "python3 bench.py", test="bench", repetitions=repetitions, extra=extra
+        tmp_path / "repo",
+        f"{env}python3 bench.py",
+        test="bench",
+        repetitions=repetitions,
+        extra=extra,
     )
     path.write_text(text, "utf-8")
     return path
@@ -196,3 +203,73 @@ def test_a_change_of_user_cpu_with_one_side_loaded_is_no_suspect_and_keeps_its_v
     (floor,) = [f for f in found["floors"] if f["name"] == "rusage.user_cpu"]
     assert floor["excluded"] == 0, floor  # every value kept: the load does not touch it
     assert floor["values"] == 6 * 3
+
+
+TIMED = """\
+import os, time
+started = time.perf_counter()
+work, waits = open("work.txt").read().split()
+total = 0
+for i in range(int(work)):
+    total += i
+time.sleep(float(waits))  # the code's own waits
+time.sleep(float(open(os.environ["MACHINE_DELAY"]).read()))  # the machine's, not the code's
+print("VALUE", time.perf_counter() - started + total % 2 * 0, "s elapsed")
+"""
+
+
+def _timed(tmp_path: Path, works: list[str]) -> Path:
+    """A walk of a benchmark that prints its own elapsed time (its loop and its waits,
+    ``works``: "TURNS SECONDS" per commit; then a sleep as long as the file ``delay``
+    says: what the machine adds), with rusage. Its wall time is mostly waits: what a
+    load beside it does to the loop is small beside the steps."""
+    (tmp_path / "delay").write_text("0.02\n", "utf-8")
+    return _project(tmp_path, works, bench=TIMED, env=f"MACHINE_DELAY={tmp_path / 'delay'} ")
+
+
+def _elapsed_chain(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    chains = [
+        " | ".join(metric["verdict"]["chain"])
+        for event in events
+        for metric in event["metrics"]
+        if metric["name"] == "elapsed"
+    ]
+    assert len(chains) == 1, events
+    print(chains[0])
+    return chains[0]
+
+
+def test_a_change_of_wall_time_that_its_instruments_share_is_the_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the loop runs 4 times as long and the code waits 0.3 s more: wall time and user
+    # CPU move (the start of Python and the memory fill do not: user CPU about +150 %)
+    path = _timed(tmp_path, [f"{WORK} 0.02"] * 4 + [f"{4 * WORK} 0.3"] * 4)
+    run_series(load_config(path), RunOptions())
+    chain = _elapsed_chain(path, capsys)
+    assert "its instruments: " in chain
+    assert "rusage.user_cpu +" in chain
+    assert "(a change)" in chain
+    assert "→ the code" in chain
+
+
+def test_a_change_of_wall_time_its_instruments_did_not_see_is_never_the_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _timed(tmp_path, [f"{WORK} 0.02"] * 8)  # the same code all along
+    delay = tmp_path / "delay"
+
+    def progress(step: Progress) -> None:  # the machine gets slower from checkout 4 on
+        if step.message.startswith("building") and step.checkout - 1 == 4:
+            delay.write_text("0.25\n", "utf-8")
+
+    run_series(load_config(path), RunOptions(), progress)
+    chain = _elapsed_chain(path, capsys)
+    assert "rusage.user_cpu " in chain
+    assert "(no change, could see ±" in chain
+    # a slower machine never reads as the code (its user CPU time is noisy on a busy
+    # machine: it may not be able to tell; tests/analysis/test_verdict.py has the rule)
+    assert "→ the code" not in chain
+    assert chain.endswith(("→ the machine or the layout, not the code", "→ they cannot tell"))

@@ -23,6 +23,11 @@ no clock. The rules (docs/analysis.md, "A change's verdict", says the same in wo
    machine's state does not explain it (both sides quiet, loaded alike, or not
    recorded: the chain says which).
 
+Beside the walk's detection, the instruments of the change's test (``[[test.instrument]]``:
+counts the machine's load does not touch) say whether the code moved too
+(:func:`witnessed`): told in the chain, they do not change the state (a change of
+layout or of waiting moves wall time and no count; the layout's verdict is its own).
+
 The headline is the size that the evidence which decided measured (a drill's, a
 try's, a re-measure's, the other machine's walk's), else the walk's: one number with
 its source, ``+41.7 % (drill 6)``.
@@ -241,8 +246,57 @@ class Elsewhere:
 
 
 @dataclass(frozen=True)
+class Witness:
+    """An instrument of the same test across the change (``[[test.instrument]]``: a
+    count the machine's load does not touch): its metric, how it moved between the
+    change's two levels (None: no value on a side), whether its own search found a
+    change there (``found``), and the smallest change it could have seen there (its
+    floor; inf: none)."""
+
+    metric: str
+    size: float | None
+    found: bool
+    floor: float = math.inf
+
+
+def witnessed(size: float, witnesses: Sequence[Witness]) -> str:
+    """What the instruments of a test say of its metric's change of ``size`` (""
+    without any): the code when one of them changed the same way; the machine or the
+    layout when none changed, each could have seen a change half as large, and each
+    moved by at most half of what it could see (nothing, within its noise); else they
+    cannot tell. ``its instruments: rusage.user_cpu +0.4 % (no change, could see
+    ±3.0 %) → the machine or the layout, not the code``."""
+    if not witnesses:
+        return ""
+    words = []
+    for w in witnesses:
+        moved = "n/a" if w.size is None else format_size(w.size)
+        if w.found:
+            words.append(f"{w.metric} {moved} (a change)")
+        elif math.isfinite(w.floor):
+            words.append(f"{w.metric} {moved} (no change, could see ±{format_size(w.floor)[1:]})")
+        else:
+            words.append(f"{w.metric} {moved} (no change, too few points to see one)")
+    same_way = [w for w in witnesses if w.found and w.size is not None and w.size * size > 0]
+    if same_way:
+        said = "the code"
+    elif all(
+        not w.found
+        and w.floor <= abs(size) / 2
+        and w.size is not None
+        and abs(w.size) <= w.floor / 2
+        for w in witnesses
+    ):
+        said = "the machine or the layout, not the code"
+    else:
+        said = "they cannot tell"
+    return f"its instruments: {', '.join(words)} → {said}"
+
+
+@dataclass(frozen=True)
 class Evidence:
-    """Everything perfwalk knows about one metric's change."""
+    """Everything perfwalk knows about one metric's change; ``witnesses``: the
+    instruments of its test across it (:class:`Witness`)."""
 
     detected: Detected
     sides: Sides = Sides()
@@ -251,6 +305,7 @@ class Evidence:
     drilled: Drilled | None = None
     tried: Tried | None = None
     elsewhere: tuple[Elsewhere, ...] = ()
+    witnesses: tuple[Witness, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +363,8 @@ def decide(evidence: Evidence) -> Verdict:
         )
     if not suspect:  # a suspicion says how the two sides differ
         seen += f", {evidence.sides.text()}"
+    if witnesses := witnessed(found.size, evidence.witnesses):
+        seen += f"; {witnesses}"
     said = sorted(_measured_again(evidence), key=lambda s: (s.weight, s.newest))
     deciding = [s for s in said if s.says is not None]
     if deciding:  # it overrides the suspicion it answers, told before it

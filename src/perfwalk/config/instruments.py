@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class InstrumentMetric:
-    """One metric an instrument adds: its stored name, unit and meaning."""
+    """One metric an instrument adds: its stored name, unit and meaning; ``work``: it
+    counts the work the code did (a witness of a change of wall time: a change of the
+    code moves it, a slower machine does not)."""
 
     name: str
     unit: str
     meaning: str
+    work: bool = False
 
 
 #: rusage: what the test's command and the processes it waited for used (wait4)
@@ -24,7 +27,7 @@ RUSAGE = "rusage"
 #: each kind's metrics, in the order the reference lists them
 INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
     RUSAGE: (
-        InstrumentMetric("rusage.user_cpu", "s", "CPU time in user mode"),
+        InstrumentMetric("rusage.user_cpu", "s", "CPU time in user mode", work=True),
         InstrumentMetric("rusage.system_cpu", "s", "CPU time in the kernel on its behalf"),
         InstrumentMetric(
             "rusage.max_rss", "KiB", "the largest resident set of any one of its processes"
@@ -50,6 +53,15 @@ INSTRUMENT_KINDS: tuple[str, ...] = tuple(INSTRUMENT_METRICS)
 _NAMES = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics)
 
 
+_WORK = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if m.work)
+
+
 def load_immune(name: str) -> bool:
     """Whether the metric ``name`` is an instrument's: load-immune by declaration."""
     return name in _NAMES
+
+
+def counts_work(name: str) -> bool:
+    """Whether the metric ``name`` is an instrument's count of the code's work (a
+    witness of its test's other metrics' changes)."""
+    return name in _WORK

@@ -11,6 +11,7 @@ measured beside it) have changes of their own, which name their variant.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,12 +39,13 @@ from perfwalk.analysis.verdict import (
     State,
     Tried,
     Verdict,
+    Witness,
     combined,
     decide,
     remeasured,
 )
 from perfwalk.change_ids import change_id, commit_digits, names_change
-from perfwalk.config.instruments import load_immune
+from perfwalk.config.instruments import counts_work, load_immune
 from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction
 from perfwalk.numbers import number_in, numbers_in
@@ -167,6 +169,8 @@ class MetricChange:
     #: not found by the walk: the most likely step of a metric too noisy to judge, this
     #: share of a change it could see there, that a re-measure held (None: found)
     unseen: float | None = None
+    #: the instruments of its test across it (none for an instrument's own change)
+    witnesses: tuple[Witness, ...] = ()
 
     @property
     def evidence(self) -> Evidence:
@@ -191,6 +195,7 @@ class MetricChange:
             drilled=self.drilled,
             tried=self.tried,
             elsewhere=self.elsewhere,
+            witnesses=self.witnesses,
         )
 
     @cached_property
@@ -503,6 +508,10 @@ def _series_findings(
             points_before=min(b for b, _ in counts),
             points_after=min(a for _, a in counts),
         )
+    if any(counts_work(p.name) for p in points):  # the instruments witness the others
+        moved = {(m.test, m.name, position[m.after_idx]): m for ms in found.values() for m in ms}
+        for at, metrics in found.items():
+            found[at] = [_witnessed(m, points, moved, position) for m in metrics]
     by_idx = {c.idx: c for c in checkouts}
     # a push series' changes are named by their commits: its indexes move
     named = commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
@@ -876,6 +885,49 @@ def _most_likely_step(
         unseen=step.share,
     )
     return replace(sight, changes=1), [change]
+
+
+#: an instrument's change this many checkouts from a metric's own is the same one
+#: (a detector may place a step a checkout or two away)
+WITNESS_NEAR = 2
+
+
+def _witnessed(
+    change: MetricChange,
+    points: Sequence[MetricPoints],
+    moved: Mapping[tuple[str, str, int], MetricChange],
+    position: Mapping[int, int],
+) -> MetricChange:
+    """``change`` (of a metric that is no instrument's) with what each instrument of
+    its test that counts the code's work (:func:`perfwalk.config.instruments.counts_work`)
+    did across it (:class:`perfwalk.analysis.verdict.Witness`): its own change
+    there (``moved``: every change of the series by test, metric and the position of its
+    first checkout; within :data:`WITNESS_NEAR` checkouts), else its move between the
+    medians of the change's two levels, and the smallest change it could have seen."""
+    if load_immune(change.name):
+        return change
+    at = position[change.after_idx]
+    witnesses = []
+    for metric in points:
+        if metric.test != change.test or not counts_work(metric.name):
+            continue
+        near = [
+            moved[key]
+            for shift in sorted(range(-WITNESS_NEAR, WITNESS_NEAR + 1), key=abs)
+            if (key := (metric.test, metric.name, at + shift)) in moved
+        ]
+        if near:
+            witnesses.append(Witness(metric.name, near[0].size, found=True))
+            continue
+        pairs = list(zip(metric.idxs, metric.points, strict=True))
+        before = [v for i, v in pairs if i <= change.before_idx][-change.checkouts_before :]
+        after = [v for i, v in pairs if i >= change.after_idx][: change.checkouts_after]
+        size = None
+        if before and after:
+            size = relative_move(statistics.median(before), statistics.median(after))
+        floor = math.inf if metric.sight is None else metric.sight.floor.relative
+        witnesses.append(Witness(metric.name, size, found=False, floor=floor))
+    return replace(change, witnesses=tuple(witnesses)) if witnesses else change
 
 
 def _sides(before: Mapping[str, machine.Side], after: Mapping[str, machine.Side]) -> Sides:
