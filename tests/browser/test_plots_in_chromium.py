@@ -105,6 +105,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                         for name in LEVELS
                     ),
                 )
+                latency = NewResult(
+                    test="lat",
+                    status=Status.PASS,
+                    message="",
+                    duration=0.1,
+                    exit_code=0,
+                    command="lat",
+                    stdout=Log.of(b""),
+                    stderr=Log.of(b""),
+                    values=((Value("p50", 80.0 + rep, "us"), Direction.LOWER),),
+                )
                 started = when + timedelta(minutes=rep)
                 store.add_repetition(
                     checkout,
@@ -112,7 +123,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                         idx=rep,
                         started_at=started,
                         finished_at=started,
-                        results=(result,),
+                        results=(result, latency),
                         between_status=None,
                         between_log=None,
                     ),
@@ -161,7 +172,7 @@ def _steps(page: Any) -> dict[str, float]:
             const names = chart.getOption().series
               .filter(s => s.id.startsWith('s|')).map(s => s.id.split('|')[2]);
             const [lo, hi] = chart.getModel().getComponent('yAxis', 0).axis.scale.getExtent();
-            for (const name of names) {
+            for (const name of names.filter(n => n in levels)) {
               const [a, b] = levels[name];
               shares[name] = Math.abs(b - a) / (hi - lo);
             }
@@ -180,7 +191,29 @@ def test_metrics_ten_times_apart_each_show_their_step(page: Any, site: Path) -> 
     for name, share in shares.items():
         assert share >= 0.2, f"{name}'s step is {share:.1%} of its y axis: a flat line"
     titles = page.eval_on_selector_all("div.plot", "els => els.map(el => el.dataset.title)")
-    assert titles == ["zstd [MB/s]: compress", "zstd [MB/s]: decompress"]
+    assert titles == ["lat [µs]", "zstd [MB/s]: compress", "zstd [MB/s]: decompress"]
+
+
+def test_a_unit_is_spelled_one_way_on_its_plot(page: Any, site: Path) -> None:
+    """A value in "us": its title, axis name, ticks and tooltip all say µs."""
+    _drawn(page, site)
+    said: dict[str, Any] = page.evaluate(
+        """() => {
+          const el = document.querySelector('div.plot');
+          const chart = echarts.getInstanceByDom(el);
+          const axis = chart.getModel().getComponent('yAxis', 0);
+          const ticks = axis.axis.getViewLabels().map(l => l.formattedLabel);
+          const points = chart.getOption().series.find(s => s.id.startsWith('p|'));
+          const tip = chart.getOption().tooltip[0].formatter({
+            seriesId: points.id, data: points.data[0], componentType: 'series'});
+          return {title: el.dataset.title, name: axis.option.name, ticks: ticks, tip: tip};
+        }"""
+    )
+    print("lat's plot says:", said)
+    texts = [said["title"], said["name"], *said["ticks"], said["tip"]]
+    assert said["title"] == "lat [µs]"
+    assert all(" us" not in t and "[us]" not in t and t != "us" for t in texts), texts
+    assert said["name"] in ("µs", "")  # a phone's plot leaves the unit to its title
 
 
 def _label_boxes(page: Any) -> list[list[Any]]:

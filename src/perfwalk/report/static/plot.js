@@ -863,9 +863,10 @@
    * the bottom, whatever the values' range). */
   function yAxisOf(el, log) {
     var unit = el.dataset.unit;
+    var spelled = P.format.unit(unit); /* as its labels write it: µs, not us */
     var axis = log
-      ? { type: "log", name: unit + " (log)", scale: true }
-      : { type: "value", name: unit, scale: true };
+      ? { type: "log", name: spelled + " (log)", scale: true }
+      : { type: "value", name: spelled, scale: true };
     axis.axisLabel = { formatter: P.format.axis(unit) };
     if (el.dataset.compact === "1") {
       axis.name = log ? "log" : ""; /* the unit is in the title */
