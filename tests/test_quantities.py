@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.quantities import format_change, format_difference, format_share, format_value
+from perfwalk.quantities import (
+    format_change,
+    format_difference,
+    format_share,
+    format_unit,
+    format_value,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = json.loads((ROOT / "tests" / "golden" / "number_format.json").read_text())
@@ -66,6 +72,7 @@ const out = {
   changes: cases.changes.map((c) => f.change(num(c[0]))),
   shares: cases.shares.map((c) => f.share(num(c[0]))),
   axis: [f.axis("cycles")(1.5e9), f.axis("bytes/sec")(1.5e9)],
+  units: ["us", "bytes/sec", "MB/s", "kbytes", "cycles", "%", ""].map(f.unit),
 };
 process.stdout.write(JSON.stringify(out));
 """
@@ -89,3 +96,13 @@ def test_format_js_writes_the_same() -> None:
     assert written["shares"] == [c[1] for c in CASES["shares"]]
     # an axis names its unit: a unit format.js does not know is left to the name
     assert written["axis"] == ["1.50 G", "1.50 GB/s"]
+    # a unit as the values beside it spell it, alike in both
+    assert written["units"] == [format_unit(u) for u in UNITS] == SPELLED
+
+
+UNITS = ("us", "bytes/sec", "MB/s", "kbytes", "cycles", "%", "")
+SPELLED = ["µs", "B/s", "MB/s", "KiB", "cycles", "%", ""]
+
+
+def test_a_unit_is_spelled_as_its_values() -> None:
+    assert [format_unit(u) for u in UNITS] == SPELLED

@@ -94,6 +94,13 @@ def format_value(value: float | None, unit: str = "") -> str:
     return _joined(number, f"{_PREFIXES[power]}{symbol}{suffix}")
 
 
+def format_unit(unit: str) -> str:
+    """``unit`` spelled as :func:`format_value` writes it (``us`` is ``µs``,
+    ``bytes/sec`` is ``B/s``; a unit it does not know keeps its spelling), for a title
+    or an axis beside values written by it."""
+    return format_value(1.0, unit).partition(" ")[2]
+
+
 def format_levels(before: float | None, after: float | None, unit: str, arrow: str = "→") -> str:
     """A move from one level to another, each with its unit and prefix:
     ``940.0 Mbit/s → 752.0 Mbit/s``."""

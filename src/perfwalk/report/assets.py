@@ -85,6 +85,7 @@ def site_assets() -> dict[str, bytes]:
     assets = {
         layout.STYLE: _static("style.css"),
         layout.PLOT_JS: _static("plot.js"),
+        layout.SCALES_JS: _static("scales.js"),
         layout.FORMAT_JS: _static("format.js"),
         layout.PAGES_JS: _static("pages.js"),
         layout.FLAME_JS: _static("flame.js"),

@@ -74,6 +74,7 @@ def page(
     graphs; ``feed`` (a site path) is announced as the page's Atom feed."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
+        f'<script src="{esc(layout.href(at, layout.SCALES_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.LIBRARY_JS))}" defer></script>\n'
         if plots

@@ -34,6 +34,8 @@ MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"
 STYLE = "style.css"
 PLOT_JS = "plot.js"
+#: which values of a plot share a y axis (the rest get a plot of their own)
+SCALES_JS = "scales.js"
 #: how a number is written (the rules of perfwalk.quantities), for the other scripts
 FORMAT_JS = "format.js"
 #: the script that draws checkout, log and commit pages from the data files

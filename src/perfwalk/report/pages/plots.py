@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from perfwalk.quantities import format_unit
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext, is_variant
@@ -331,7 +332,7 @@ def plot_divs(
     named = ' data-variants="1"' if variants else ""
     divs = [
         f'<div class="plot" data-base="" data-series="{esc(members)}" data-key="{esc(s.key)}" '
-        f'data-title="{esc(f"{s.test} [{s.unit}]")}" data-unit="{esc(s.unit)}" '
+        f'data-title="{esc(f"{s.test} [{format_unit(s.unit)}]")}" data-unit="{esc(s.unit)}" '
         f'data-file="{esc(_file_name(s))}" data-names="{esc(names[s.key])}"{named}>'
         "<noscript>plots need JavaScript</noscript></div>"
         for s in ordered

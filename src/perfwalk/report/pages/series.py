@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from perfwalk.analysis.levels import Level
+from perfwalk.quantities import format_unit
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.collect import Cell
@@ -132,7 +133,7 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
 
     def item(e: ListedEpisode) -> str:
         unit = units.get((e.test, e.name))
-        metric = f"{e.test}.{e.name}" + (f" [{unit}]" if unit else "")
+        metric = f"{e.test}.{e.name}" + (f" [{format_unit(unit)}]" if unit else "")
         way = "worse" if e.worse else "better"
         after = ", then back to its level" if e.kind == "excursion" else ", slowly, without a step"
         return (

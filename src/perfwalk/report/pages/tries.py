@@ -23,7 +23,7 @@ from datetime import datetime
 from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, Sample, report
 from perfwalk.config.model import Config
 from perfwalk.model import Commit
-from perfwalk.quantities import format_change
+from perfwalk.quantities import format_change, format_unit
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData, Policies, metrics_of, read_block
 from perfwalk.report.context import SeriesContext
@@ -368,7 +368,7 @@ def _metrics(row: TryRow, sides: Sequence[TrySide]) -> str:
     for test, name in keys:
         left, right = a.get((test, name), ()), b.get((test, name), ())
         unit = units.get((test, name), "")
-        title = f"{test}.{name}" + (f" [{unit}]" if unit else "")
+        title = f"{test}.{name}" + (f" [{format_unit(unit)}]" if unit else "")
         parts.append(
             f'<section id="{metric_anchor(test, name)}">\n<h3>{esc(title)}</h3>\n'
             + _value_table(left, right, unit)

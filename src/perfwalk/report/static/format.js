@@ -7,6 +7,7 @@
  *   perfwalk.format.change(-0.3798)              "-38.0 %"
  *   perfwalk.format.share(0.025)                 "2.5 %"
  *   perfwalk.format.axis(unit)                   a y-axis label formatter
+ *   perfwalk.format.unit("us")                   "\u00b5s": the unit as value() spells it
  *
  * Every step is one the Python side takes too (one multiplication or division by an
  * exact power, comparisons, toFixed's rounding of a tie away from zero), so that both
@@ -175,8 +176,16 @@
     };
   }
 
+  /* ``unit`` spelled as value() writes it ("us" is "\u00b5s", "bytes/sec" is "B/s"). */
+  function unit(spelled) {
+    var text = value(1, spelled);
+    var at = text.indexOf(" ");
+    return at < 0 ? "" : text.slice(at + 1);
+  }
+
   var P = (window.perfwalk = window.perfwalk || {});
   P.format = {
-    value: value, difference: difference, change: change, share: share, axis: axis, MISSING: MISSING,
+    value: value, difference: difference, change: change, share: share, axis: axis, unit: unit,
+    MISSING: MISSING,
   };
 })();

@@ -277,7 +277,9 @@
     var looks = variants ? variantLooks(el, lines) : null;
     var marked = {}; /* a series' failures: once, however many of its lines the plot has */
     lines.forEach(function (line, n) {
-      var look = looks ? looks[n] : { colour: n, dash: "solid", symbol: "circle" };
+      var look = looks
+        ? looks[n]
+        : { colour: line.colourAt === undefined ? n : line.colourAt, dash: "solid", symbol: "circle" };
       var colour = palette[look.colour % palette.length];
       var name = label(line, several, variants);
       var summary = line.summary.map(function (s) {
@@ -358,10 +360,12 @@
         series.push(failureSeries(line, several, byOrder, Object.keys(marked).length - 1));
       }
     });
+    var grid = { left: 70, right: 30, top: 60, bottom: 80 };
+    stackLabels(series, el.clientWidth - grid.left - grid.right, lines, byOrder);
     return {
       animation: false,
       title: { text: el.dataset.title, left: "center", textStyle: { fontSize: 14 } },
-      grid: { left: 70, right: 30, top: 60, bottom: 80 },
+      grid: grid,
       legend: { type: "scroll", top: 24 },
       tooltip: {
         trigger: "item",
@@ -403,6 +407,57 @@
       series: series,
       _limit: limit,
     };
+  }
+
+  /* Change bands' labels that would overprint each other (changes a few checkouts
+   * apart) stacked: each label (centred over its band, LABEL_FONT) takes the first row
+   * where it clears the labels before it by LABEL_GAP px at the plot's ``width`` over
+   * the whole x range; the first row above the plot, the next ones inside its top,
+   * LABEL_ROW px apart. Zooming in only moves them apart. */
+  var LABEL_FONT = "12px sans-serif";
+  var LABEL_GAP = 6;
+  var LABEL_ROW = 16;
+  var measure = null;
+
+  function textWidth(text) {
+    if (!measure) measure = document.createElement("canvas").getContext("2d");
+    measure.font = LABEL_FONT;
+    return measure.measureText(text).width;
+  }
+
+  function stackLabels(series, width, lines, byOrder) {
+    var lo = Infinity;
+    var hi = -Infinity;
+    lines.forEach(function (l) {
+      l.summary.forEach(function (p) {
+        var x = byOrder ? p[3] : p[0];
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      });
+    });
+    if (!(hi > lo) || width <= 0) return;
+    var labels = [];
+    series.forEach(function (one) {
+      ((one.markArea && one.markArea.data) || []).forEach(function (band) {
+        if (band[0].pwChange === undefined) return;
+        var middle = ((band[0].xAxis + band[1].xAxis) / 2 - lo) / (hi - lo) * width;
+        var half = textWidth(band[0].name) / 2;
+        labels.push({ band: band[0], left: middle - half, right: middle + half });
+      });
+    });
+    labels.sort(function (a, b) {
+      return a.left - b.left;
+    });
+    var rows = []; /* each row's rightmost edge so far */
+    labels.forEach(function (label) {
+      var row = 0;
+      while (row < rows.length && rows[row] + LABEL_GAP > label.left) row++;
+      rows[row] = label.right;
+      label.band.label = row === 0
+        ? { position: "top", fontSize: 12, color: "#333" }
+        : { position: "insideTop", fontSize: 12, color: "#333", offset: [0, 2 + (row - 1) * LABEL_ROW] };
+      label.band.pwRow = row;
+    });
   }
 
   /* The severity of each status (its index) and its colour: the ramp of style.css. */
@@ -808,9 +863,10 @@
    * the bottom, whatever the values' range). */
   function yAxisOf(el, log) {
     var unit = el.dataset.unit;
+    var spelled = P.format.unit(unit); /* as its labels write it: µs, not us */
     var axis = log
-      ? { type: "log", name: unit + " (log)", scale: true }
-      : { type: "value", name: unit, scale: true };
+      ? { type: "log", name: spelled + " (log)", scale: true }
+      : { type: "value", name: spelled, scale: true };
     axis.axisLabel = { formatter: P.format.axis(unit) };
     if (el.dataset.compact === "1") {
       axis.name = log ? "log" : ""; /* the unit is in the title */
@@ -862,11 +918,13 @@
         var words = ((el.dataset.title || "") + "\n" + (el.dataset.names || "")).toLowerCase();
         var show = words.indexOf(text) >= 0;
         var was = !el.hidden;
-        el.hidden = !show;
-        if (el.pwBar) el.pwBar.hidden = !show;
         if (show) shown++;
-        var chart = show && !was && window.echarts && echarts.getInstanceByDom(el);
-        if (chart) chart.resize();
+        [el].concat(el.pwParts || []).forEach(function (one) {
+          one.hidden = !show;
+          if (one.pwBar) one.pwBar.hidden = !show;
+          var chart = show && !was && window.echarts && echarts.getInstanceByDom(one);
+          if (chart) chart.resize();
+        });
       });
       count.textContent = shown + " of " + plots.length + " plots";
     }
@@ -908,23 +966,73 @@
       })
       .then(function (lines) {
         performance.mark("pw-gathered");
-        lines.forEach(function (line) {
+        lines.forEach(function (line, n) {
           line.key = el.dataset.key;
+          line.colourAt = n; /* its colour, whichever plot of the split it is drawn in */
         });
-        var chart = echarts.init(el);
-        chart.on("finished", function () {
-          if (!el.dataset.painted) {
-            el.dataset.painted = String(performance.now());
-            if (P.painted === undefined) P.painted = performance.now();
-          }
+        var parts = split(el, lines);
+        parts.forEach(function (part) {
+          paint(part[0], part[1]);
         });
-        draw(el, lines, false);
         performance.mark("pw-drawn");
       })
       .catch(function (error) {
         el.textContent = "this plot cannot be drawn: " + error.message;
         el.dataset.painted = "error";
       });
+  }
+
+  function paint(el, lines) {
+    var chart = echarts.init(el);
+    chart.on("finished", function () {
+      if (!el.dataset.painted) {
+        el.dataset.painted = String(performance.now());
+        if (P.painted === undefined) P.painted = performance.now();
+      }
+    });
+    draw(el, lines, false);
+  }
+
+  /* A plot whose values' scales differ by more than perfwalk.scales.FACTOR (scales.js)
+   * split into a plot per group of values of a like scale: [[div, its lines], …], the
+   * first the plot's own div (its title then names its values), the others new divs
+   * after it (el.pwParts: hidden and shown with it). */
+  function split(el, lines) {
+    var names = [];
+    var values = {};
+    lines.forEach(function (line) {
+      if (!values[line.name]) {
+        values[line.name] = [];
+        names.push(line.name);
+      }
+      line.summary.forEach(function (s) {
+        if (s[1] !== null) values[line.name].push(s[1]);
+      });
+    });
+    var groups = P.scales.groups(names.map(function (name) {
+      return [name, values[name]];
+    }));
+    if (groups.length < 2) return [[el, lines]];
+    var title = el.dataset.title || "";
+    var after = el;
+    el.pwParts = [];
+    return groups.map(function (group, n) {
+      var part = el;
+      if (n > 0) {
+        part = el.cloneNode(false);
+        el.pwParts.push(part);
+        after.parentNode.insertBefore(part, after.nextSibling);
+        controls(part);
+        after = part;
+      }
+      part.dataset.title = title + ": " + group.join(", ");
+      part.dataset.names = group.join("\n");
+      part.dataset.scale = String(n);
+      part.dataset.file = (el.dataset.file || "plot") + (n ? "-" + n : "");
+      return [part, lines.filter(function (line) {
+        return group.indexOf(line.name) >= 0;
+      })];
+    });
   }
 
   function start() {
