@@ -779,49 +779,64 @@ def _metric_found(
     """The episodes and changes of one metric, each change weighed against the
     machine's state of its two sides."""
     series, checkouts = reading.series, reading.checkouts
-    test, name, unit, direction = described
-    sets, measured = metric.sets, metric.measured
     episodes = [
         _episode(series, checkouts, described, episode)
         for episode in (*detection.excursions, *detection.drifts)
     ]
-    changes = []
-    for change in (*detection.changes, *detection.edges):
-        before, after = checkouts[change.previous], checkouts[change.index]
-        size, low, high = _relative(change)
-        worse = (
-            change.after < change.before
-            if direction is Direction.HIGHER
-            else change.after > change.before
-        )
-        left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
-        right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
-        changes.append(
-            MetricChange(
-                series_id=series.id,
-                test=test,
-                name=name,
-                unit=unit,
-                direction=direction,
-                before_idx=before.idx,
-                after_idx=after.idx,
-                before=change.before,
-                after=change.after,
-                size=size,
-                low=low,
-                high=high,
-                z=change.z,
-                confidence=change.confidence,
-                checkouts_before=change.points_before,
-                checkouts_after=change.points_after,
-                regression=worse,
-                edge=change.edge,
-                suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
-                sides=_sides(left, right),
-                found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
-            )
-        )
+    changes = [
+        _weighed(reading, described, metric, change, weighed=weighed)
+        for change in (*detection.changes, *detection.edges)
+    ]
     return episodes, changes
+
+
+def _weighed(
+    reading: _Reading,
+    described: tuple[str, str, str, Direction],
+    metric: _Metric,
+    change: ChangePoint,
+    *,
+    weighed: dict[tuple[int, ...], dict[str, machine.Side]],
+    unseen: float | None = None,
+) -> MetricChange:
+    """A change of one metric (positions in the series' checkouts), weighed against the
+    machine's state of its two sides; ``unseen``: not found by the walk (its most likely
+    step, that a re-measure held: :attr:`MetricChange.unseen`)."""
+    series, checkouts = reading.series, reading.checkouts
+    test, name, unit, direction = described
+    size, low, high = _relative(change)
+    worse = (
+        change.after < change.before
+        if direction is Direction.HIGHER
+        else change.after > change.before
+    )
+    sets, measured = metric.sets, metric.measured
+    left = _side(sets, measured, change.previous, -1, change.points_before, weighed=weighed)
+    right = _side(sets, measured, change.index, 1, change.points_after, weighed=weighed)
+    return MetricChange(
+        series_id=series.id,
+        test=test,
+        name=name,
+        unit=unit,
+        direction=direction,
+        before_idx=checkouts[change.previous].idx,
+        after_idx=checkouts[change.index].idx,
+        before=change.before,
+        after=change.after,
+        size=size,
+        low=low,
+        high=high,
+        z=change.z,
+        confidence=change.confidence,
+        checkouts_before=change.points_before,
+        checkouts_after=change.points_after,
+        regression=worse,
+        edge=change.edge,
+        suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
+        sides=_sides(left, right),
+        found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
+        unseen=unseen,
+    )
 
 
 def _most_likely_step(
@@ -852,38 +867,28 @@ def _most_likely_step(
     sight = replace(sight, again="{} after {} + {} repetitions".format(state, *counts))
     if not (final and outcome == HELD):
         return sight, []
-    series, (test, name, unit, direction) = reading.series, described
     split = reading.position[step.index]
     summaries = [reduce(values) if values else math.nan for values in metric.sets]
     old, new = levels(summaries, [split])  # the medians of the two sides' summaries
-    before, after = old.median, new.median
-    size = relative_move(before, after)
-    worse = after < before if direction is Direction.HIGHER else after > before
-    left = _side(metric.sets, metric.measured, split - 1, -1, old.n, weighed=weighed)
-    right = _side(metric.sets, metric.measured, split, 1, new.n, weighed=weighed)
-    change = MetricChange(
-        series_id=series.id,
-        test=test,
-        name=name,
-        unit=unit,
-        direction=direction,
-        before_idx=step.previous,
-        after_idx=step.index,
-        before=before,
-        after=after,
-        size=size,
-        low=size,
-        high=size,
+    moved = new.median - old.median
+    relative = relative_move(old.median, new.median)
+    held = ChangePoint(
+        index=split,
+        previous=reading.position[step.previous],
+        before=old.median,
+        after=new.median,
+        difference=moved,
+        difference_low=moved,
+        difference_high=moved,
+        relative=relative if math.isfinite(relative) else None,
+        low=relative if math.isfinite(relative) else None,
+        high=relative if math.isfinite(relative) else None,
         z=0.0,
-        confidence=0.0,
-        checkouts_before=old.n,
-        checkouts_after=new.n,
-        regression=worse,
-        suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
-        sides=_sides(left, right),
-        found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
-        unseen=step.share,
+        confidence=0.0,  # the walk did not find it: the re-measure's confidence decides
+        points_before=old.n,
+        points_after=new.n,
     )
+    change = _weighed(reading, described, metric, held, weighed=weighed, unseen=step.share)
     return replace(sight, changes=1), [change]
 
 
