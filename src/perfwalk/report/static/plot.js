@@ -425,7 +425,9 @@
     return measure.measureText(text).width;
   }
 
-  function stackLabels(series, width, lines, byOrder) {
+  /* The x range of the lines' checkouts: [lo, hi] (Infinity, -Infinity without any);
+   * every checkout with points has a summary: its x range is the points'. */
+  function xRange(lines, byOrder) {
     var lo = Infinity;
     var hi = -Infinity;
     lines.forEach(function (l) {
@@ -435,6 +437,13 @@
         if (x > hi) hi = x;
       });
     });
+    return [lo, hi];
+  }
+
+  function stackLabels(series, width, lines, byOrder) {
+    var range = xRange(lines, byOrder);
+    var lo = range[0];
+    var hi = range[1];
     if (!(hi > lo) || width <= 0) return;
     var labels = [];
     series.forEach(function (one) {
@@ -632,16 +641,9 @@
   /* The x range: the data's, stretched (by a tenth at most) to show quirks just
    * outside it, such as one dated shortly before the first checkout. */
   function quirkReach(lines, xi, byOrder) {
-    var lo = Infinity;
-    var hi = -Infinity;
-    lines.forEach(function (l) {
-      /* every checkout with points has a summary: its x range is the points' */
-      l.summary.forEach(function (p) {
-        var x = byOrder ? p[3] : p[0];
-        if (x < lo) lo = x;
-        if (x > hi) hi = x;
-      });
-    });
+    var range = xRange(lines, byOrder);
+    var lo = range[0];
+    var hi = range[1];
     if (!isFinite(lo)) return [null, null];
     var slack = (hi - lo) / 10 || 1;
     var low = lo;
