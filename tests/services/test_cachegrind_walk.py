@@ -27,10 +27,9 @@ from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
-from perfwalk.store.records import PassedValue
 from tests.fixtures.hogs import Hogs
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
-from tests.services.walks import walk_config
+from tests.services.walks import values_by_metric, walk_config
 
 pytestmark = pytest.mark.skipif(
     shutil.which("valgrind") is None or shutil.which("cc") is None,
@@ -83,13 +82,6 @@ def _project(tmp_path: Path, works: list[int], repetitions: int = 2) -> Path:
     return path
 
 
-def _by_metric(rows: list[PassedValue]) -> dict[str, list[PassedValue]]:
-    found: dict[str, list[PassedValue]] = {}
-    for row in rows:
-        found.setdefault(row[3], []).append(row)
-    return found
-
-
 def _spread(values: list[float]) -> float:
     """The relative spread of ``values``: (max - min) / min."""
     return (max(values) - min(values)) / min(values)
@@ -109,7 +101,7 @@ def test_the_count_is_the_same_at_every_commit_that_kept_the_code(
     path, series_id = doubled
     with Store.open(load_config(path).store.url) as store:
         rows = store.passed_values(series_id)
-    metrics = _by_metric(rows)
+    metrics = values_by_metric(rows)
     declared = {m.name: m.unit for m in INSTRUMENT_METRICS[CACHEGRIND]}
     assert set(metrics) == {"elapsed", *declared}
     for name, unit in declared.items():
@@ -164,7 +156,7 @@ def test_the_count_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> Non
         hogs.stop()
     with Store.open(load_config(path).store.url) as store:
         rows = store.passed_values(result.series_id)
-    metrics = _by_metric(rows)
+    metrics = values_by_metric(rows)
 
     def values(name: str, under_load: bool) -> list[float]:
         return [row[5] for row in metrics[name] if (row[0] in loaded) is under_load]
