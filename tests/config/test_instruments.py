@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from perfwalk.config import load_config
-from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, load_immune
+from perfwalk.config.instruments import (
+    INSTRUMENT_KINDS,
+    INSTRUMENT_METRICS,
+    counts_work,
+    load_immune,
+)
 from perfwalk.errors import ConfigError
 from tests.config.conftest import MINIMAL, WriteConfig
 
@@ -120,3 +125,5 @@ def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
     assert not load_immune("sink.user_cpu")
     assert load_immune("cachegrind.instructions")
     assert load_immune("cachegrind.cycles")
+    assert counts_work("cachegrind.instructions")
+    assert counts_work("cachegrind.cycles")

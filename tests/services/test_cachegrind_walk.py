@@ -137,6 +137,16 @@ def test_a_commit_that_doubles_the_work_is_a_change_of_instructions(
         assert metric["regression"] is True
         assert metric["suspect"] is None, metric
     assert 0.9 < found["cachegrind.instructions"][1]["relative"] < 1.0
+    # the wall time (under valgrind), where its change is found too (this machine's
+    # noise decides that), is told with what the counts did across it: the code
+    for event in events:
+        for metric in event["metrics"]:
+            if metric["name"] == "elapsed" and event["after"]["idx"] == 4:
+                chain = " ".join(metric["verdict"]["chain"])
+                print("elapsed", metric["relative"], chain)
+                assert "its instruments: cachegrind.cycles +" in chain
+                assert "cachegrind.instructions +" in chain
+                assert chain.endswith("→ the code")
 
 
 @pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it

@@ -49,12 +49,16 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
     ),
     CACHEGRIND: (
         InstrumentMetric(
-            "cachegrind.instructions", "instructions", "instructions executed (Ir), all processes"
+            "cachegrind.instructions",
+            "instructions",
+            "instructions executed (Ir), all processes",
+            work=True,
         ),
         InstrumentMetric(
             "cachegrind.cycles",
             "cycles",
             "an estimate of cycles: Ir + 10 x L1 misses + 100 x last-level misses, simulated",
+            work=True,
         ),
     ),
 }
