@@ -6,7 +6,12 @@ from __future__ import annotations
 import pytest
 
 from perfwalk.config import load_config
-from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, load_immune
+from perfwalk.config.instruments import (
+    INSTRUMENT_KINDS,
+    INSTRUMENT_METRICS,
+    counts_work,
+    load_immune,
+)
 from perfwalk.errors import ConfigError
 from tests.config.conftest import MINIMAL, WriteConfig
 
@@ -19,10 +24,11 @@ parser = "value"
 
 
 def test_a_test_has_its_instruments_and_another_none(write_config: WriteConfig) -> None:
-    path = write_config(MINIMAL + SPIN + '[[test.instrument]]\nkind = "rusage"\n')
+    kinds = '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "cachegrind"\n'
+    path = write_config(MINIMAL + SPIN + kinds)
     latency, spin = load_config(path).tests
     assert latency.instruments == ()
-    assert [i.kind for i in spin.instruments] == ["rusage"]
+    assert [i.kind for i in spin.instruments] == ["rusage", "cachegrind"]
 
 
 # (what follows [[test]] "spin", the key named, words of the message, words of the hint)
@@ -30,32 +36,38 @@ MISTAKES = {
     "unknown kind": (
         '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "rusge"\n',
         "test[1].instrument[1].kind",
-        ["test 'spin'", "unknown instrument 'rusge'", "the known kinds: rusage"],
+        ["test 'spin'", "unknown instrument 'rusge'", "the known kinds: rusage, cachegrind"],
         ["did you mean 'rusage'?", "docs/instruments.md"],
     ),
     "a kind far from any": (
+        '[[test.instrument]]\nkind = "valgrind"\n',
+        "test[1].instrument[0].kind",
+        ["test 'spin'", "unknown instrument 'valgrind'", "the known kinds: rusage, cachegrind"],
+        ["docs/instruments.md"],
+    ),
+    "a near kind": (
         '[[test.instrument]]\nkind = "cachegrnd"\n',
         "test[1].instrument[0].kind",
-        ["test 'spin'", "unknown instrument 'cachegrnd'", "the known kinds: rusage"],
-        ["docs/instruments.md"],
+        ["test 'spin'", "unknown instrument 'cachegrnd'"],
+        ["did you mean 'cachegrind'?"],
     ),
     "no kind": (
         "[[test.instrument]]\n",
         "test[1].instrument[0].kind",
         ["missing required key 'kind'"],
-        ["one of: rusage"],
+        ["one of: rusage, cachegrind"],
     ),
     "an empty kind": (
         '[[test.instrument]]\nkind = ""\n',
         "test[1].instrument[0].kind",
         ["expected a non-empty value"],
-        ["one of: rusage"],
+        ["one of: rusage, cachegrind"],
     ),
     "a kind of the wrong type": (
         "[[test.instrument]]\nkind = 1\n",
         "test[1].instrument[0].kind",
         ["expected a string, got an integer"],
-        ["one of: rusage"],
+        ["one of: rusage, cachegrind"],
     ),
     "one kind twice": (
         '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "rusage"\n',
@@ -111,3 +123,7 @@ def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
     assert not load_immune("rusage")
     assert not load_immune("latency")
     assert not load_immune("sink.user_cpu")
+    assert load_immune("cachegrind.instructions")
+    assert load_immune("cachegrind.cycles")
+    assert counts_work("cachegrind.instructions")
+    assert counts_work("cachegrind.cycles")

@@ -27,10 +27,9 @@ from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
-from perfwalk.store.records import PassedValue
 from tests.fixtures.hogs import Hogs
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
-from tests.services.walks import walk_config
+from tests.services.walks import values_by_metric, walk_config
 
 #: the memory the benchmark fills (MiB) and its loop's turns at the first commit
 MEMORY_MIB = 48
@@ -74,13 +73,6 @@ def _project(
     return path
 
 
-def _by_metric(rows: list[PassedValue]) -> dict[str, list[PassedValue]]:
-    found: dict[str, list[PassedValue]] = {}
-    for row in rows:
-        found.setdefault(row[3], []).append(row)
-    return found
-
-
 @pytest.fixture(scope="module")
 def doubled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     """A walk of 8 commits whose work doubles at the fifth: its config and series."""
@@ -101,7 +93,7 @@ def test_the_rusage_metrics_are_stored_beside_the_tests_value(doubled: tuple[Pat
         ]
     assert len(results) == 8 * 3
     assert not [r.message for r in results if "rusage" in r.message]  # no note
-    metrics = _by_metric(rows)
+    metrics = values_by_metric(rows)
     declared = {m.name: m.unit for m in INSTRUMENT_METRICS[RUSAGE]}
     assert set(metrics) == {"filled", *declared}
     for name, unit in declared.items():
@@ -154,7 +146,7 @@ def test_user_cpu_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> None
     with Store.open(load_config(path).store.url) as store:
         rows = store.passed_values(result.series_id)
         states = store.machine_states(result.series_id)
-    metrics = _by_metric(rows)
+    metrics = values_by_metric(rows)
     assert len(states) == checkouts * 3
 
     def median(name: str, under_load: bool) -> float:

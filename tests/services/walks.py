@@ -15,6 +15,7 @@ from pathlib import Path
 
 from perfwalk.hosts.leftovers import WALK_MARKER
 from perfwalk.store import Store
+from perfwalk.store.records import PassedValue
 
 #: (checkout index, commit, repetition, test, status, values): what must survive a fault
 Row = tuple[int, str, int, str, str, tuple[tuple[str, float], ...]]
@@ -51,6 +52,14 @@ name = {json.dumps(test)}
 command = {json.dumps(command)}
 parser = "value"
 {limit}{extra}"""
+
+
+def values_by_metric(rows: list[PassedValue]) -> dict[str, list[PassedValue]]:
+    """The rows of ``Store.passed_values`` by the name of their metric."""
+    found: dict[str, list[PassedValue]] = {}
+    for row in rows:
+        found.setdefault(row[3], []).append(row)
+    return found
 
 
 def perfwalk(*args: str, capture: bool = True) -> subprocess.Popen[bytes]:

@@ -23,6 +23,8 @@ class InstrumentMetric:
 
 #: rusage: what the test's command and the processes it waited for used (wait4)
 RUSAGE = "rusage"
+#: cachegrind: the test's command under valgrind's cache simulator, its process tree
+CACHEGRIND = "cachegrind"
 
 #: each kind's metrics, in the order the reference lists them
 INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
@@ -44,6 +46,20 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
             "rusage.minor_faults", "faults", "page faults served without I/O (first touches)"
         ),
         InstrumentMetric("rusage.major_faults", "faults", "page faults that read from storage"),
+    ),
+    CACHEGRIND: (
+        InstrumentMetric(
+            "cachegrind.instructions",
+            "instructions",
+            "instructions executed (Ir), all processes",
+            work=True,
+        ),
+        InstrumentMetric(
+            "cachegrind.cycles",
+            "cycles",
+            "an estimate of cycles: Ir + 10 x L1 misses + 100 x last-level misses, simulated",
+            work=True,
+        ),
     ),
 }
 

@@ -29,6 +29,7 @@ from perfwalk.config.model import TestConfig, VariantConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout, MachineState, Status
+from perfwalk.orchestrate.cachegrind import Cachegrind
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.instruments import UNARMED, Instruments
@@ -66,7 +67,7 @@ class Repetitions:
         )
         self._base = base_variant(self.setup.config)
         self._profiler = Profiler()
-        self._instruments = Instruments({Rusage.kind: Rusage()})
+        self._instruments = Instruments({Rusage.kind: Rusage(), Cachegrind.kind: Cachegrind()})
         self._ledger = ModifierLedger(self.setup.store, self.setup.series_id, self.setup.marker)
 
     def measure(

@@ -375,7 +375,55 @@ CC
         sh -c "\"$work/hot\" 20000 >/dev/null; \"$work/hot\" 10000"
 }
 
-all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4 perf_script)
+# cachegrind_out <case> <command>: the command under perfwalk's cachegrind instrument,
+# what the instrument reads back of its processes' outputs (cachegrind/<case>.txt).
+cachegrind_out() {
+    local case=$1 command=$2
+    mkdir -p "$here/cachegrind"
+    (cd "$work" && PYTHONPATH="$here/../../../src" "$python" - "$command" \
+        >"$here/cachegrind/$case.txt") <<'PY'
+import sys
+from perfwalk.hosts import LocalHost
+from perfwalk.orchestrate.cachegrind import READ, Cachegrind
+from perfwalk.orchestrate.topology import Member
+
+member = Member("local", LocalHost(), local=True)
+path = "/tmp/perfwalk-capture-cachegrind"
+wrapper = Cachegrind().wrapper(member, path)
+member.host.run([*wrapper, "sh", "-c", sys.argv[1]], timeout=600)
+sys.stdout.write(member.host.run(["sh", "-c", READ, path], timeout=600).stdout.text())
+PY
+    echo "captured cachegrind/$case.txt"
+}
+
+capture_cachegrind() {
+    # needs valgrind and cc; perfwalk's Python (.venv) runs the instrument's own commands
+    python="$here/../../../.venv/bin/python"
+    [[ -x $python ]] || python=python3
+    cat >"$work/work.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv) {
+  long n = argc > 1 ? atol(argv[1]) : 100000;
+  static unsigned char buf[1 << 16];
+  unsigned long s = 0;
+  for (long i = 0; i < n; i++) {
+    buf[(i * 2654435761u) & 0xffff] += i;
+    s += buf[i & 0xffff];
+  }
+  printf("%lu\n", s);
+  return 0;
+}
+C
+    cc -O1 -o "$work/work" "$work/work.c"
+    cachegrind_out one-process 'exec ./work 100000'
+    # the shell, two runs of the program and a cat: four processes
+    cachegrind_out process-tree './work 100000; ./work 200000 | cat'
+}
+
+all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4 perf_script
+    cachegrind)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")
 for tool in "${wanted[@]}"; do
