@@ -6,7 +6,7 @@ from perfwalk.model import Direction
 
 _LOWER_IS_BETTER = frozenset(
     "s sec ms us ns min bytes B KiB MiB GiB kbytes percent % retransmits cycles"
-    " instructions ns/op B/op allocs/op errors lost".split()
+    " instructions misses ns/op B/op allocs/op errors lost".split()
 )
 _HIGHER_IS_BETTER = frozenset(
     "bits/sec bit/s bps bytes/sec B/s KiB/s MiB/s MB/s ops/sec ops/s 1/sec iops pps"

@@ -26,6 +26,9 @@ RUSAGE = "rusage"
 #: cachegrind: the test's command under valgrind's cache simulator, its process tree
 CACHEGRIND = "cachegrind"
 
+#: perf-stat: the hardware counters of the test's process tree, through ``perf stat``
+PERF_STAT = "perf-stat"
+
 #: each kind's metrics, in the order the reference lists them
 INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
     RUSAGE: (
@@ -60,6 +63,14 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
             "an estimate of cycles: Ir + 10 x L1 misses + 100 x last-level misses, simulated",
             work=True,
         ),
+    ),
+    PERF_STAT: (
+        InstrumentMetric(
+            "perf-stat.instructions", "instructions", "instructions retired, counted", work=True
+        ),
+        InstrumentMetric("perf-stat.cycles", "cycles", "CPU cycles, counted", work=True),
+        InstrumentMetric("perf-stat.cache_misses", "misses", "cache misses (the last level's)"),
+        InstrumentMetric("perf-stat.branch_misses", "misses", "branches mispredicted"),
     ),
 }
 

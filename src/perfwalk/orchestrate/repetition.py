@@ -35,6 +35,7 @@ from perfwalk.orchestrate.containment import Containment
 from perfwalk.orchestrate.instruments import UNARMED, Instruments
 from perfwalk.orchestrate.machine import MachineWatch, playing
 from perfwalk.orchestrate.modifiers import ModifierLedger, runtime_modifiers
+from perfwalk.orchestrate.perf_stat import PerfStat
 from perfwalk.orchestrate.phases import TestContext, TestOutcome, run_test
 from perfwalk.orchestrate.preparation import Preparation
 from perfwalk.orchestrate.profiling import CapturedProfile, Profiler, ProfileRequest, failed
@@ -67,7 +68,9 @@ class Repetitions:
         )
         self._base = base_variant(self.setup.config)
         self._profiler = Profiler()
-        self._instruments = Instruments({Rusage.kind: Rusage(), Cachegrind.kind: Cachegrind()})
+        self._instruments = Instruments(
+            {kind.kind: kind for kind in (Rusage(), Cachegrind(), PerfStat())}
+        )
         self._ledger = ModifierLedger(self.setup.store, self.setup.series_id, self.setup.marker)
 
     def measure(
