@@ -135,7 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
-    from perfwalk.cli.change_lines import walk_changes
+    from perfwalk.cli.change_lines import painted_found, walk_changes
 
     changes = walk_changes(config, result.series_id)
     for line in changes.lines:  # each change's verdict
@@ -168,6 +168,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "machine steady them"
         )
     _print_confirmed(result.confirmed)
+    print(painted_found(changes.found))
     if result.worst is not Status.PASS:
         return exits.FOUND
     # a walk that judges its changes (confirm) exits as `perfwalk changes` of its series
@@ -236,39 +237,56 @@ def cmd_status(args: argparse.Namespace) -> int:
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
         sights = series_sights(store, config, status.series)
+    from perfwalk.cli.terminal import paint, wants_colour, width_of, wrapped
+
     s = status.series
-    print(f"series {s.id} {s.name!r}: {_state_line(status)}")
+    colour = wants_colour(sys.stdout)
+    state = _state_line(status)
+    lines = [f"series {s.id} {s.name!r}: {state}"]
     if s.kind == "variant":
-        print(
+        lines.append(
             f"  variant {show_controls(s.variant_name)} of walk series {s.parent_id}, measured"
             f" beside it at the same checkouts (`perfwalk status {s.parent_id}`)"
         )
-    print(
+    lines.append(
         f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
         f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
     )
-    print(
+    lines.append(
         f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
         + (f", finished {s.finished_at:%Y-%m-%d %H:%M:%S}" if s.finished_at else "")
     )
     planned = "" if status.planned is None else f" of {status.planned} planned"
-    print(
+    lines.append(
         f"  checkouts {status.checkouts}{planned} (built {status.built}, "
         f"build failed {status.build_failed})"
     )
-    print(f"  repetitions {_repetitions(status)}")
+    lines.append(f"  repetitions {_repetitions(status)}")
     if status.eta is not None and status.pace is not None:
         from perfwalk.cli.terminal import duration
 
-        print(
-            f"  ETA {duration(status.eta)} at the recent rate "
-            f"({duration(status.pace)} a repetition, builds included)"
+        build = "" if status.build_pace is None else f", {duration(status.build_pace)} a build"
+        lines.append(
+            f"  ETA {duration(status.eta)} at the measured times "
+            f"({duration(status.pace)} a repetition{build})"
         )
+    width = width_of(sys.stdout)
+    said = [part for line in lines for part in wrapped(line, width)]
+    if colour and state in STATE_COLOURS:  # the first line ends with its state
+        said[0] = said[0][: len(said[0]) - len(state)] + paint(state, STATE_COLOURS[state])
+    for line in said:
+        print(line)
     for test, worst in sorted(status.worst.items()):
-        print(f"  test {show_controls(test)}: worst {worst.name}")
+        word = paint(worst.name, None if worst.name == "PASS" else "red", colour)
+        for part in wrapped(f"  test {show_controls(test)}: worst {worst.name}", width):
+            print(part.replace(worst.name, word) if part.endswith(worst.name) else part)
     for line in _sight_lines(sights):
         print(line)
     return exits.OK
+
+
+#: the colours of a series' state in `perfwalk status`
+STATE_COLOURS = {"interrupted": "yellow", "failed": "red", "finished": "green"}
 
 
 def _sight_lines(sights: Sequence[Sight]) -> list[str]:
