@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command, no_arguments
+from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -123,15 +124,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if named is not None and named.last is not None:
         print(
             f"walk {named.name}: series {result.series_id} continued with "
-            f"{result.new_checkouts} new checkouts × {result.per_checkout()} repetitions; "
+            f"{many(result.new_checkouts, 'new checkout')} × "
+            f"{many(result.per_checkout(), 'repetition')}; "
             f"worst status {result.worst.name}"
         )
     else:
         verb = "resumed and finished" if result.resumed else "finished"
         walk = f"walk {named.name}: " if named is not None else ""
         print(
-            f"{walk}series {result.series_id} {verb}: {result.checkouts} checkouts × "
-            f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
+            f"{walk}series {result.series_id} {verb}: {many(result.checkouts, 'checkout')} × "
+            f"{many(result.per_checkout(), 'repetition')}; worst status {result.worst.name}"
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
@@ -250,7 +252,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     lines.append(
         f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
-        f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
+        f"{many(s.repetitions, 'repetition')}, between {s.between}, on {s.host}"
     )
     lines.append(
         f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
