@@ -531,6 +531,11 @@ def _changes_markdown(
     return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
 
 
+#: the columns of a change's table in `perfwalk changes`
+CHANGE_COLUMNS = (
+    *("metric", "before", "after", "change", "95% interval", "confidence"),
+    *("verdict", "checkouts"),
+)
 #: the columns of a change's table that `perfwalk changes` leaves out, in this order,
 #: while it is wider than the terminal: checkouts, 95% interval, confidence (its
 #: verdict's line says it), before and after; then it wraps (docs/cli.md)
@@ -565,19 +570,7 @@ def _event_text(
         if m.verdict.chain != verdict.chain:
             told = f"{m.verdict.state.value}: {m.verdict.told()}"
             lines.append(f"  {show_controls(m.test)}.{show_controls(m.name)} {show_controls(told)}")
-    rows = [
-        [
-            "metric",
-            "before",
-            "after",
-            "change",
-            "95% interval",
-            "confidence",
-            "verdict",
-            "checkouts",
-        ]
-    ]
-    rows += [_metric_row(m) for m in event.metrics]
+    rows = [list(CHANGE_COLUMNS), *(_metric_row(m) for m in event.metrics)]
     after = [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
         after.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")

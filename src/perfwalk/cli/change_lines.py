@@ -37,6 +37,7 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     metrics it could not judge (as ``perfwalk changes`` says them), and the status
     ``perfwalk changes --series`` would exit with. A try's series has neither."""
     from perfwalk.cli.analysis_commands import changes_status, undecided_lines
+    from perfwalk.cli.terminal import width_of
     from perfwalk.orchestrate.changes import find_all
     from perfwalk.services.change_json import marks_of
     from perfwalk.services.inspect import opened
@@ -53,7 +54,7 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     status = changes_status(found.changes, marks, blind=bool(found.undecided))
     authors = {e.after.sha: e.commits[0].author for e in found.changes if len(e.commits) == 1}
     undecided = sum(1 for _series, sight in found.undecided if sight.undecided)
-    last = found_line(listed, undecided, authors)
+    last = found_line(listed, undecided, authors, width_of(sys.stdout))
     return WalkChanges(change_lines(found.changes, series_id), blind, status, last)
 
 
@@ -87,7 +88,10 @@ _SUREST = {"confirmed": 0, "suspect": 1, "undecided": 2}
 
 
 def found_line(
-    changes: Sequence[ListedChange], undecided: int = 0, authors: Mapping[str, str] | None = None
+    changes: Sequence[ListedChange],
+    undecided: int = 0,
+    authors: Mapping[str, str] | None = None,
+    width: int | None = None,
 ) -> str:
     """The one line a walk or a watch cycle ends with: ``1 regression: +41.7 % (walk 5)
     latency.latency at 5a17eab3 by Ada Lovelace (confirmed)``, the untriaged
@@ -96,7 +100,8 @@ def found_line(
     improvement; else ``undecided: …`` when ``undecided`` metrics could not be judged,
     or ``no change found``. A change's commit is its drill's culprit, else the
     checkout after its step; its author the culprit's, else ``authors``' (by the
-    commit after the step, for a change of one commit)."""
+    commit after the step, for a change of one commit), cut to what a line of
+    ``width`` columns leaves it (:func:`perfwalk.cli.terminal.fitted`)."""
     told = [c for c in changes if c.triage is None and not c.refuted]
     regressions = [c for c in told if c.regression]
     improvements = [c for c in told if not c.regression]
@@ -108,7 +113,7 @@ def found_line(
     worst = regressions or improvements
     if worst:
         first = min(worst, key=lambda c: (_SUREST.get(c.state, 3), -abs(c.measured.size)))
-        return f"{', '.join(counts)}: {_named(first, authors or {})}"
+        return _named(f"{', '.join(counts)}: ", first, authors or {}, width)
     if undecided:
         return (
             f"undecided: {undecided} metric{'' if undecided == 1 else 's'} too noisy to see a "
@@ -118,8 +123,11 @@ def found_line(
     return f"no new change found ({triaged} triaged)" if triaged else "no change found"
 
 
-def _named(change: ListedChange, authors: Mapping[str, str]) -> str:
-    """ "+41.7 % (walk 5) latency.latency at 5a17eab3 by Ada Lovelace (confirmed)"."""
+def _named(start: str, change: ListedChange, authors: Mapping[str, str], width: int | None) -> str:
+    """``start`` then "+41.7 % (walk 5) latency.latency at 5a17eab3 by Ada Lovelace
+    (confirmed)", the author cut to the room ``width`` leaves."""
+    from perfwalk.cli.terminal import fitted
+
     culprit = change.culprit
     if culprit is not None:
         where, author = f"at {culprit.sha[:8]}", culprit.author
@@ -127,12 +135,16 @@ def _named(change: ListedChange, authors: Mapping[str, str]) -> str:
         where, author = f"at {change.after_sha[:8]}", authors.get(change.after_sha, "")
     else:
         where, author = f"in {change.commits} commits up to {change.after_sha[:8]}", ""
-    who = f" by {show_controls(author.split(' <', 1)[0])}" if author else ""
     drill = f", drill {culprit.drill}" if culprit is not None else ""
-    return (
-        f"{show_controls(change.size_text())} {show_controls(change.test)}."
-        f"{show_controls(change.name)} {where}{who} ({change.state}{drill})"
+    end = f" ({change.state}{drill})"
+    line = (
+        f"{start}{show_controls(change.size_text())} {show_controls(change.test)}."
+        f"{show_controls(change.name)} {where}"
     )
+    if not author:
+        return line + end
+    line += " by "
+    return line + fitted(author.split(" <", 1)[0], len(line) + len(end), width) + end
 
 
 def painted_found(line: str) -> str:

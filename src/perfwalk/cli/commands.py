@@ -274,8 +274,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     width = width_of(sys.stdout)
     said = [part for line in lines for part in wrapped(line, width)]
-    if colour and state in STATE_COLOURS:  # the first line ends with its state
-        said[0] = said[0][: len(said[0]) - len(state)] + paint(state, STATE_COLOURS[state])
+    ends = [n for n, line in enumerate(said) if line.endswith(state)]
+    if colour and state in STATE_COLOURS and ends:  # the first line ends with its state
+        at = ends[0]
+        said[at] = said[at][: len(said[at]) - len(state)] + paint(state, STATE_COLOURS[state])
     for line in said:
         print(line)
     for test, worst in sorted(status.worst.items()):
@@ -388,7 +390,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         for m in table.metrics
     }
     s, rows = table.series, show_rows(table, args.test, policies)
-    print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
+    from perfwalk.cli.terminal import width_of, wrapped
+
+    title = f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}"
+    for line in wrapped(title, width_of(sys.stdout)):
+        print(line)
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
     shown = [x for x in sights if args.test is None or x.test == args.test]

@@ -152,6 +152,8 @@ class ProgressBar:
 
     def _time_builds(self, progress: Progress) -> None:
         """A build lasts from its BUILDING to what the walk tells next."""
+        if self.building_since is None and progress.kind != BUILDING:
+            return
         now = self.clock()
         if self.building_since is not None:
             self.build_seconds += now - self.building_since

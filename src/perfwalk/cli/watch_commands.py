@@ -122,7 +122,7 @@ def _told(cycle: WatchCycle) -> int:
             )
     from perfwalk.cli.change_lines import found_line, painted_found
 
-    print(painted_found(found_line(cycle.new, len(cycle.undecided))))
+    print(painted_found(found_line(cycle.new, len(cycle.undecided), width=width)))
     if cycle.failed:
         return exits.USER
     if alarms:
