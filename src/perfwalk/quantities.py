@@ -227,3 +227,10 @@ def _fixed(number: float, decimals: int) -> str:
         exact = Decimal(number).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
         return f"{exact:f}"
     return f"{number:.{decimals}f}"
+
+
+def many(count: int | str, noun: str) -> str:
+    """``1 build``, ``2 builds``, ``0 builds``, ``2 to 8 repetitions``: a count (or a
+    range written out) with its noun (singular given; ``series`` stays as it is)."""
+    one = str(count) == "1" or noun.endswith("s")
+    return f"{count} {noun if one else noun + 's'}"

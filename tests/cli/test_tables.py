@@ -93,7 +93,10 @@ def test_columns_is_honoured_when_not_a_terminal(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("COLUMNS", "32")
     out = io.StringIO()
     print_table(ROWS, stream=out, keep=2)
-    assert out.getvalue() == format_table(ROWS, width=32, keep=2) + "\n"
+    blocks = format_table(ROWS, width=32, keep=2).splitlines()
+    # a block of one column still wider than the line is cut: never wider than COLUMNS
+    cut = [line if len(line) <= 32 else line[:31] + "…" for line in blocks]
+    assert out.getvalue().splitlines() == cut
     monkeypatch.delenv("COLUMNS")
     out = io.StringIO()
     print_table(ROWS, stream=out, keep=2)

@@ -5,15 +5,9 @@ walk then measures without storing anything; ``status`` while a walk runs."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
@@ -22,6 +16,7 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KNOWN_BROKEN_AT, KnownHistory
+from tests.fixtures.terminal import ESCAPES, SGR, in_a_pty, terminal_env
 
 CONFIG = """\
 [project]
@@ -39,9 +34,6 @@ parser = "value"
 
 CHECKOUTS = 11  # commits 0, 4, … 36 and 39 of the known history
 BROKEN = KNOWN_BROKEN_AT // 4  # the checkout whose build fails
-#: the escape sequences a terminal takes (CSI: colours, cursor; OSC: titles)
-ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-SGR = re.compile(rb"\x1b\[[0-9;]*m")
 SHOW_CURSOR = b"\x1b[?25h"  # what the bar writes when it stops
 
 
@@ -55,48 +47,12 @@ def walk_dir(tmp_path: Path, known_values_repo_copy: KnownHistory) -> Path:
 
 
 def _env(**more: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    env.update(TERM="xterm-256color", **more)
-    return env
+    return terminal_env(**more)
 
 
 def _in_a_pty(cwd: Path, columns: int, env: dict[str, str]) -> tuple[int, bytes]:
     """``perfwalk run`` on a terminal of ``columns`` × 24: its exit status and all it wrote."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    walk = subprocess.Popen(
-        [sys.executable, "-m", "perfwalk", "run"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
-    written = bytearray()
-    deadline = time.monotonic() + 300
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 1.0)
-            if not ready:
-                if walk.poll() is not None:
-                    break
-                continue
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: the walk closed the terminal
-                break
-            if not data:
-                break
-            written += data
-        code = walk.wait(timeout=60)
-    finally:
-        if walk.poll() is None:
-            walk.kill()
-            walk.wait()
-        os.close(master)
-    return code, bytes(written)
+    return in_a_pty(cwd, columns, env)
 
 
 def test_the_bar_redraws_in_place_and_fits_80_columns(walk_dir: Path) -> None:
@@ -195,7 +151,7 @@ def test_status_counts_planned_and_done_with_an_eta_while_it_runs(
     finally:
         assert walk.wait(timeout=300) == 1
     assert re.search(r"checkouts \d+ of 11 planned \(built \d+, build failed [01]\)", seen), seen
-    assert re.search(r"ETA \S+ at the recent rate \(\S+ a repetition, builds included\)", seen)
+    assert re.search(r"ETA \S+ at the measured times \(\S+ a repetition, \S+ a build\)", seen)
     assert main(["status"]) == 0
     finished = capsys.readouterr().out
     assert "repetitions 10 of 11 (1 not run: build failed)" in finished

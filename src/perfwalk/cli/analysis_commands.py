@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
-from perfwalk.cli.terminal import fitted, width_of
+from perfwalk.cli.tables import table_text
+from perfwalk.cli.terminal import (
+    BETTER,
+    STATE_STYLES,
+    WORSE,
+    fitted,
+    paint,
+    wants_colour,
+    width_of,
+    wrapped,
+)
 from perfwalk.quantities import (
     format_confidence,
     format_difference,
@@ -451,18 +461,21 @@ def cmd_changes(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(json_text(changes_document(found, listing), indent=2))
     else:
-        width = width_of(sys.stdout)
+        width, colour = width_of(sys.stdout), wants_colour(sys.stdout)
         listed = [e for e in events if not e.refuted]
-        texts = [_event_text(e, marks.get(change_key(e)), width) for e in listed]
+        texts = [_event_text(e, marks.get(change_key(e)), width, colour) for e in listed]
         if blind:  # "no changes found" only where a change that matters could be seen
-            texts.append("\n".join(blind))
+            texts.append("\n".join(part for line in blind for part in wrapped(line, width)))
         texts = texts or ["no changes found"]
         if found.episodes:  # shown, never a failure
-            texts.append("\n".join(_episode_text(e) for e in found.episodes))
+            episodes = [_episode_text(e) for e in found.episodes]
+            texts.append("\n".join(part for e in episodes for part in wrapped(e, width)))
         if ruled_out := [e for e in events if e.refuted]:  # apart, never counted
             texts.append(
                 "ruled out (measured again, the change was not there):\n\n"
-                + "\n\n".join(_event_text(e, marks.get(change_key(e)), width) for e in ruled_out)
+                + "\n\n".join(
+                    _event_text(e, marks.get(change_key(e)), width, colour) for e in ruled_out
+                )
             )
         print("\n\n".join(texts))
     return changes_status(events, marks, blind=bool(found.undecided))
@@ -518,22 +531,38 @@ def _changes_markdown(
     return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
 
 
-def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = None) -> str:
-    """A change as `perfwalk changes` shows it; its commits' subjects and authors, and
-    its culprit's, cut to a line of ``width`` columns (:func:`fitted`)."""
+#: the columns of a change's table in `perfwalk changes`
+CHANGE_COLUMNS = (
+    *("metric", "before", "after", "change", "95% interval", "confidence"),
+    *("verdict", "checkouts"),
+)
+#: the columns of a change's table that `perfwalk changes` leaves out, in this order,
+#: while it is wider than the terminal: checkouts, 95% interval, confidence (its
+#: verdict's line says it), before and after; then it wraps (docs/cli.md)
+CHANGE_DROPS = ((7,), (4,), (5,), (1, 2))
+
+
+def _event_text(
+    event: ChangeEvent, marks: Marks | None, width: int | None = None, colour: bool = False
+) -> str:
+    """A change as `perfwalk changes` shows it, within ``width`` columns: its lines
+    wrapped, its table without the columns of :data:`CHANGE_DROPS` it has no room
+    for, its commits' subjects and authors, and its culprit's, cut (:func:`fitted`);
+    with ``colour``, its kind worse or better and its verdict's state in their
+    colours."""
     from perfwalk.analysis.changepoints import EDGE_NOTE
 
     b, a = event.before, event.after
     verdict = event.verdict
-    lines = [
+    head = (
         f"{event.kind.upper()} {event.id} ({verdict.state.value}) in series {event.series_id} "
         f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
         f": between checkout {b.idx} "
         f"({b.sha[:10]}, {b.date:%Y-%m-%d %H:%M}) and "
         f"{a.idx} ({a.sha[:10]}, {a.date:%Y-%m-%d %H:%M}), {len(event.commits)} "
         f"commit{'' if len(event.commits) == 1 else 's'}"
-    ]
-    lines.append(f"  triage: {_triage_text(None if marks is None else marks.triage)}")
+    )
+    lines = [head, f"  triage: {_triage_text(None if marks is None else marks.triage)}"]
     if marks is not None and marks.drill is not None:
         lines.append(f"  {_drill_text(marks.drill, marks.culprit, width)}")
     lines.append(f"  {verdict.state.value}: {show_controls(verdict.told())}")
@@ -541,30 +570,47 @@ def _event_text(event: ChangeEvent, marks: Marks | None, width: int | None = Non
         if m.verdict.chain != verdict.chain:
             told = f"{m.verdict.state.value}: {m.verdict.told()}"
             lines.append(f"  {show_controls(m.test)}.{show_controls(m.name)} {show_controls(told)}")
-    rows = [
-        [
-            "metric",
-            "before",
-            "after",
-            "change",
-            "95% interval",
-            "confidence",
-            "verdict",
-            "checkouts",
-        ]
-    ]
-    rows += [_metric_row(m) for m in event.metrics]
-    lines += ["  " + line for line in _table(rows).splitlines()]
-    lines += [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
+    rows = [list(CHANGE_COLUMNS), *(_metric_row(m) for m in event.metrics)]
+    after = [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
-        lines.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
+        after.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
     if any(m.remeasured is not None for m in event.metrics):
-        lines.append(f"  {_remeasure_word(event.confirmed)}: {_remeasure_how(event)}")
-        lines += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
+        after.append(f"  {_remeasure_word(event.confirmed)}: {_remeasure_how(event)}")
+        after += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
+    said = [part for line in lines for part in wrapped(line, width)]
+    said[0] = _painted_head(said[0], event, colour)
+    said += table_text(
+        rows, width=width, colour=colour, style=_metric_style, drop=CHANGE_DROPS, indent="  "
+    )
+    said += [part for line in after for part in wrapped(line, width, indent="      ")]
     for commit in event.commits:
         start = f"  {commit.id[:10]} {commit.date:%Y-%m-%d} "
-        lines.append(start + fitted(f"{commit.author}: {commit.subject}", len(start), width))
-    return "\n".join(lines)
+        said.append(start + fitted(f"{commit.author}: {commit.subject}", len(start), width))
+    return "\n".join(said)
+
+
+def _painted_head(line: str, event: ChangeEvent, colour: bool) -> str:
+    """The first line of a change with its kind (``REGRESSION 5:7``) worse or better,
+    and its state (``(confirmed)``) in their colours."""
+    kind = f"{event.kind.upper()} {event.id}"
+    state = event.verdict.state.value
+    if not colour or not line.startswith(f"{kind} ({state})"):
+        return line
+    rest = line[len(kind) + len(state) + 3 :]
+    return (
+        f"{paint(kind, WORSE if event.regression else BETTER)} "
+        f"({paint(state, STATE_STYLES.get(state))}){rest}"
+    )
+
+
+def _metric_style(_row: int, col: int, cell: str) -> str | None:
+    """The colour of a cell of a change's table (:data:`perfwalk.cli.tables.Styler`):
+    its change worse or better, its verdict by state."""
+    if col == 3:
+        return WORSE if cell.endswith(" worse") else BETTER
+    if col == 6:
+        return STATE_STYLES.get(cell)
+    return None
 
 
 def variant_text(variant: str | None, walk: int | None) -> str:

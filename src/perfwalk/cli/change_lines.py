@@ -1,11 +1,13 @@
 """What a walk's last lines say of the changes it found: how many by verdict, and each
 change (at most :data:`MOST`) with its state, its headline size and its chain of
-evidence, as ``perfwalk changes`` tells them at length."""
+evidence, as ``perfwalk changes`` tells them at length; and the one line a walk or a
+watch cycle ends with (:func:`found_line`)."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from perfwalk.cli import exits
@@ -14,6 +16,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.report.change_list import ListedChange
 
 #: the most changes a walk's last lines name one by one
 MOST = 10
@@ -26,6 +29,7 @@ class WalkChanges(NamedTuple):
     lines: list[str]
     blind: list[str]
     status: int
+    found: str = "no change found"  # the walk's last line (:func:`found_line`)
 
 
 def walk_changes(config: Config, series_id: int) -> WalkChanges:
@@ -33,6 +37,7 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     metrics it could not judge (as ``perfwalk changes`` says them), and the status
     ``perfwalk changes --series`` would exit with. A try's series has neither."""
     from perfwalk.cli.analysis_commands import changes_status, undecided_lines
+    from perfwalk.cli.terminal import width_of
     from perfwalk.orchestrate.changes import find_all
     from perfwalk.services.change_json import marks_of
     from perfwalk.services.inspect import opened
@@ -43,10 +48,14 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
         if series.kind == "try":
             return WalkChanges([], [], exits.OK)
         found = find_all(store, config, [series_id])
-        marks = marks_of(listed_findings(store, found)[0])
+        listed = listed_findings(store, found)[0]
+        marks = marks_of(listed)
     blind = undecided_lines(found.undecided, {series_id: series.name})
     status = changes_status(found.changes, marks, blind=bool(found.undecided))
-    return WalkChanges(change_lines(found.changes, series_id), blind, status)
+    authors = {e.after.sha: e.commits[0].author for e in found.changes if len(e.commits) == 1}
+    undecided = sum(1 for _series, sight in found.undecided if sight.undecided)
+    last = found_line(listed, undecided, authors, width_of(sys.stdout))
+    return WalkChanges(change_lines(found.changes, series_id), blind, status, last)
 
 
 def change_lines(events: Sequence[ChangeEvent], series_id: int) -> list[str]:
@@ -72,3 +81,83 @@ def change_lines(events: Sequence[ChangeEvent], series_id: int) -> list[str]:
     if more > 0:
         lines.append(f"  … and {more} more")
     return lines
+
+
+#: the order in which :func:`found_line` names a change's verdict: the surest first
+_SUREST = {"confirmed": 0, "suspect": 1, "undecided": 2}
+
+
+def found_line(
+    changes: Sequence[ListedChange],
+    undecided: int = 0,
+    authors: Mapping[str, str] | None = None,
+    width: int | None = None,
+) -> str:
+    """The one line a walk or a watch cycle ends with: ``1 regression: +41.7 % (walk 5)
+    latency.latency at 5a17eab3 by Ada Lovelace (confirmed)``, the untriaged
+    regressions counted (changes, not metrics; the improvements after them) and the
+    worst named: the surest verdict, then the largest headline size; else the worst
+    improvement; else ``undecided: …`` when ``undecided`` metrics could not be judged,
+    or ``no change found``. A change's commit is its drill's culprit, else the
+    checkout after its step; its author the culprit's, else ``authors``' (by the
+    commit after the step, for a change of one commit), cut to what a line of
+    ``width`` columns leaves it (:func:`perfwalk.cli.terminal.fitted`)."""
+    told = [c for c in changes if c.triage is None and not c.refuted]
+    regressions = [c for c in told if c.regression]
+    improvements = [c for c in told if not c.regression]
+    counts = []
+    for kind, found in (("regression", regressions), ("improvement", improvements)):
+        many = len({c.key for c in found})
+        if many:
+            counts.append(f"{many} {kind}{'' if many == 1 else 's'}")
+    worst = regressions or improvements
+    if worst:
+        first = min(worst, key=lambda c: (_SUREST.get(c.state, 3), -abs(c.measured.size)))
+        return _named(f"{', '.join(counts)}: ", first, authors or {}, width)
+    if undecided:
+        return (
+            f"undecided: {undecided} metric{'' if undecided == 1 else 's'} too noisy to see a "
+            "change of its min_change (above)"
+        )
+    triaged = len({c.key for c in changes if c.triage is not None and not c.refuted})
+    return f"no new change found ({triaged} triaged)" if triaged else "no change found"
+
+
+def _named(start: str, change: ListedChange, authors: Mapping[str, str], width: int | None) -> str:
+    """``start`` then "+41.7 % (walk 5) latency.latency at 5a17eab3 by Ada Lovelace
+    (confirmed)", the author cut to the room ``width`` leaves."""
+    from perfwalk.cli.terminal import fitted
+
+    culprit = change.culprit
+    if culprit is not None:
+        where, author = f"at {culprit.sha[:8]}", culprit.author
+    elif change.commits == 1:
+        where, author = f"at {change.after_sha[:8]}", authors.get(change.after_sha, "")
+    else:
+        where, author = f"in {change.commits} commits up to {change.after_sha[:8]}", ""
+    drill = f", drill {culprit.drill}" if culprit is not None else ""
+    end = f" ({change.state}{drill})"
+    line = (
+        f"{start}{show_controls(change.size_text())} {show_controls(change.test)}."
+        f"{show_controls(change.name)} {where}"
+    )
+    if not author:
+        return line + end
+    line += " by "
+    return line + fitted(author.split(" <", 1)[0], len(line) + len(end), width) + end
+
+
+def painted_found(line: str) -> str:
+    """A walk's or a watch cycle's last line
+    (:func:`perfwalk.cli.change_lines.found_line`), its count
+    worse or better and its verdict's state in their colours on a terminal."""
+    from perfwalk.cli.terminal import BETTER, STATE_STYLES, WORSE, paint, wants_colour
+
+    count, sep, rest = line.partition(": ")
+    if not sep or not wants_colour(sys.stdout) or count == "undecided":
+        return line
+    state = rest.rsplit("(", 1)[-1].split(",")[0].rstrip(")")
+    painted = rest[: rest.rfind("(")] + "(" + paint(state, STATE_STYLES.get(state))
+    painted += rest[rest.rfind("(") + 1 + len(state) :]
+    style = WORSE if "regression" in count else BETTER
+    return f"{paint(count, 'bold ' + style)}{sep}{painted}"

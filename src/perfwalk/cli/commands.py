@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command, no_arguments
+from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -123,19 +124,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if named is not None and named.last is not None:
         print(
             f"walk {named.name}: series {result.series_id} continued with "
-            f"{result.new_checkouts} new checkouts × {result.per_checkout()} repetitions; "
+            f"{many(result.new_checkouts, 'new checkout')} × "
+            f"{many(result.per_checkout(), 'repetition')}; "
             f"worst status {result.worst.name}"
         )
     else:
         verb = "resumed and finished" if result.resumed else "finished"
         walk = f"walk {named.name}: " if named is not None else ""
         print(
-            f"{walk}series {result.series_id} {verb}: {result.checkouts} checkouts × "
-            f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
+            f"{walk}series {result.series_id} {verb}: {many(result.checkouts, 'checkout')} × "
+            f"{many(result.per_checkout(), 'repetition')}; worst status {result.worst.name}"
         )
     if result.parent is not None:
         print(f"a zoom into series {result.parent} (linked from its page)")
-    from perfwalk.cli.change_lines import walk_changes
+    from perfwalk.cli.change_lines import painted_found, walk_changes
 
     changes = walk_changes(config, result.series_id)
     for line in changes.lines:  # each change's verdict
@@ -168,6 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             "machine steady them"
         )
     _print_confirmed(result.confirmed)
+    print(painted_found(changes.found))
     if result.worst is not Status.PASS:
         return exits.FOUND
     # a walk that judges its changes (confirm) exits as `perfwalk changes` of its series
@@ -236,39 +239,58 @@ def cmd_status(args: argparse.Namespace) -> int:
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
         sights = series_sights(store, config, status.series)
+    from perfwalk.cli.terminal import paint, wants_colour, width_of, wrapped
+
     s = status.series
-    print(f"series {s.id} {s.name!r}: {_state_line(status)}")
+    colour = wants_colour(sys.stdout)
+    state = _state_line(status)
+    lines = [f"series {s.id} {s.name!r}: {state}"]
     if s.kind == "variant":
-        print(
+        lines.append(
             f"  variant {show_controls(s.variant_name)} of walk series {s.parent_id}, measured"
             f" beside it at the same checkouts (`perfwalk status {s.parent_id}`)"
         )
-    print(
+    lines.append(
         f"  from {s.from_spec or 'the first commit'} to {s.to_spec} by {s.step}, "
-        f"{s.repetitions} repetitions, between {s.between}, on {s.host}"
+        f"{many(s.repetitions, 'repetition')}, between {s.between}, on {s.host}"
     )
-    print(
+    lines.append(
         f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
         + (f", finished {s.finished_at:%Y-%m-%d %H:%M:%S}" if s.finished_at else "")
     )
     planned = "" if status.planned is None else f" of {status.planned} planned"
-    print(
+    lines.append(
         f"  checkouts {status.checkouts}{planned} (built {status.built}, "
         f"build failed {status.build_failed})"
     )
-    print(f"  repetitions {_repetitions(status)}")
+    lines.append(f"  repetitions {_repetitions(status)}")
     if status.eta is not None and status.pace is not None:
         from perfwalk.cli.terminal import duration
 
-        print(
-            f"  ETA {duration(status.eta)} at the recent rate "
-            f"({duration(status.pace)} a repetition, builds included)"
+        build = "" if status.build_pace is None else f", {duration(status.build_pace)} a build"
+        lines.append(
+            f"  ETA {duration(status.eta)} at the measured times "
+            f"({duration(status.pace)} a repetition{build})"
         )
+    width = width_of(sys.stdout)
+    said = [part for line in lines for part in wrapped(line, width)]
+    ends = [n for n, line in enumerate(said) if line.endswith(state)]
+    if colour and state in STATE_COLOURS and ends:  # the first line ends with its state
+        at = ends[0]
+        said[at] = said[at][: len(said[at]) - len(state)] + paint(state, STATE_COLOURS[state])
+    for line in said:
+        print(line)
     for test, worst in sorted(status.worst.items()):
-        print(f"  test {show_controls(test)}: worst {worst.name}")
+        word = paint(worst.name, None if worst.name == "PASS" else "red", colour)
+        for part in wrapped(f"  test {show_controls(test)}: worst {worst.name}", width):
+            print(part.replace(worst.name, word) if part.endswith(worst.name) else part)
     for line in _sight_lines(sights):
         print(line)
     return exits.OK
+
+
+#: the colours of a series' state in `perfwalk status`
+STATE_COLOURS = {"interrupted": "yellow", "failed": "red", "finished": "green"}
 
 
 def _sight_lines(sights: Sequence[Sight]) -> list[str]:
@@ -368,7 +390,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         for m in table.metrics
     }
     s, rows = table.series, show_rows(table, args.test, policies)
-    print(f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}")
+    from perfwalk.cli.terminal import width_of, wrapped
+
+    title = f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}"
+    for line in wrapped(title, width_of(sys.stdout)):
+        print(line)
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
     shown = [x for x in sights if args.test is None or x.test == args.test]

@@ -222,10 +222,10 @@ def _answer_text(
     answer: dict[str, Any], unit: str = "", width: int | None = None, least: int = 0
 ) -> str:
     from perfwalk.drill import Verdict
-    from perfwalk.quantities import format_change, format_levels
+    from perfwalk.quantities import format_change, format_levels, many
 
     verdict = answer["verdict"]
-    spent = f"{answer['builds']} builds, {answer['repetitions']} repetitions"
+    spent = f"{many(answer['builds'], 'build')}, {many(answer['repetitions'], 'repetition')}"
     if verdict == Verdict.CULPRIT.value:
         head = f"  CULPRIT {answer['commit'][:12]}"
         if answer.get("subject"):  # quoted, then cut to the line

@@ -6,6 +6,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from perfwalk.cli.tables import print_table
+from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
@@ -22,8 +23,9 @@ def print_dry_run(dry: DryRun) -> None:
     else:
         which = f"would start a series {show_controls(plan.name)!r}"
     print(
-        f"the walk {which}: {len(plan.checkouts)} checkouts from {from_ or 'the first commit'}"
-        f" to {to[:12]} by {step}, {each} repetitions each, between {plan.between}, "
+        f"the walk {which}: {many(len(plan.checkouts), 'checkout')} from "
+        f"{from_ or 'the first commit'}"
+        f" to {to[:12]} by {step}, {many(each, 'repetition')} each, between {plan.between}, "
         f"on {', '.join(plan.hosts)}"
     )
     wanting = {p.checkout.index: reps for p, reps in dry.wanting()}
@@ -55,7 +57,7 @@ def print_dry_run(dry: DryRun) -> None:
         print(f"variants measured beside each checkout, each in a series of its own: {names}")
     repetitions = sum(reps for _planned, reps in dry.wanting())
     print(
-        f"it would run {dry.builds()} builds and {repetitions} repetitions"
+        f"it would run {many(dry.builds(), 'build')} and {many(repetitions, 'repetition')}"
         + (" at most (adaptive repetitions)" if most is not None else "")
         + "; nothing was built or stored (run it without --dry-run)"
     )

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from perfwalk.cli import exits
 from perfwalk.cli.parser import build_parser, resolve_config
 from perfwalk.cli.signals import Raising, describe, exit_at_once, exit_status
+from perfwalk.cli.terminal import choose_colour
 from perfwalk.errors import PerfwalkError
 from perfwalk.untrusted import show_controls
 
@@ -37,6 +38,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
         resolve_config(args)
+        choose_colour(args.color)
         handler: Handler = args.handler
         when_interrupted = args.when_interrupted
         return handler(args)

@@ -1,5 +1,7 @@
 """The parser of the command line.
 
+- ``--color=auto|always|never`` (:func:`colour_option`) may come before the command's
+  name or after it, as ``-c``.
 - ``-c/--config FILE`` may come before the command's name as well as after it:
   ``perfwalk -c FILE list`` is ``perfwalk list -c FILE``; given in both places with
   two different files it is refused (:func:`resolve_config`).
@@ -63,6 +65,7 @@ class Commands(_Base):
                     help=f"configuration file (default: ./{DEFAULT_CONFIG}); may also come "
                     "before the command's name",
                 )
+            colour_option(command, default=argparse.SUPPRESS)
             spec.add_arguments(command)
         return command
 
@@ -115,6 +118,7 @@ def build_parser(*, complete: bool = False) -> argparse.ArgumentParser:
         metavar="FILE",
         help="the configuration file of the command (as `-c FILE` after its name)",
     )
+    colour_option(parser, default="auto")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, action=Commands)
     assert isinstance(sub, Commands)
     for name, spec in all_commands().items():
@@ -122,6 +126,21 @@ def build_parser(*, complete: bool = False) -> argparse.ArgumentParser:
     if complete:
         sub.complete()
     return parser
+
+
+def colour_option(parser: argparse.ArgumentParser, *, default: str) -> None:
+    """``--color WHEN``: the one option of every command and of ``perfwalk`` itself."""
+    from perfwalk.cli.terminal import COLOUR_CHOICES
+
+    parser.add_argument(
+        "--color",
+        choices=COLOUR_CHOICES,
+        default=default,
+        metavar="WHEN",
+        help="colour: auto (default: on a terminal, unless NO_COLOR is set or TERM=dumb), "
+        "always (into a pipe too, whatever NO_COLOR says) or never; may also come before "
+        "the command's name",
+    )
 
 
 def resolve_config(args: argparse.Namespace) -> None:

@@ -1,9 +1,10 @@
 """The progress of a walk: on a terminal, one bar line redrawn in place that fits its
-width (repetitions done, the checkout, an ETA at this run's rate, the last checkout's
-summary), a failed build left as a line above it; elsewhere (a log file, a pipe) one
-plain line per finished checkout and per failed build, without escape codes, and what
-it is doing when it wrote nothing for :data:`QUIET_SECONDS` (a walk in rounds finishes
-its checkouts only in its last round; a long build finishes none)."""
+width (repetitions done, the checkout, an ETA from the times a repetition and a build
+took in this run, the last checkout's summary), a failed build left as a line above
+it; elsewhere (a log file, a pipe) one plain line per finished checkout and per
+failed build, without escape codes, and what it is doing when it wrote nothing for
+:data:`QUIET_SECONDS` (a walk in rounds finishes its checkouts only in its last
+round; a long build finishes none)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from perfwalk.cli.terminal import console, duration, is_terminal
-from perfwalk.orchestrate.walk_progress import BUILD_FAILED, CHECKOUT_DONE, Progress
+from perfwalk.orchestrate.walk_progress import (
+    BUILD_FAILED,
+    BUILDING,
+    CHECKOUT_DONE,
+    Progress,
+    time_left,
+)
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
@@ -58,12 +65,16 @@ class ProgressBar:
         self.first_done: int | None = None
         self.failed: list[FailedBuild] = []
         self.last = ""  # the last finished checkout's summary
+        self.building_since: float | None = None  # a build under way began then
+        self.build_seconds = 0.0  # the builds timed in this process took in all
+        self.builds_timed = 0
         self._console: Console | None = None
         self._live: Live | None = None
 
     def __call__(self, progress: Progress) -> None:
         if self.first_done is None:
             self.first_done, self.started = progress.done, self.clock()
+        self._time_builds(progress)
         idx, message = progress.checkout - 1, show_controls(progress.message)
         told = ""  # a line of its own, kept
         if progress.kind == BUILD_FAILED:
@@ -139,13 +150,32 @@ class ProgressBar:
         grid.add_row(bar, text)
         return grid
 
+    def _time_builds(self, progress: Progress) -> None:
+        """A build lasts from its BUILDING to what the walk tells next."""
+        if self.building_since is None and progress.kind != BUILDING:
+            return
+        now = self.clock()
+        if self.building_since is not None:
+            self.build_seconds += now - self.building_since
+            self.builds_timed += 1
+            self.building_since = None
+        if progress.kind == BUILDING:
+            self.building_since = now
+
     def eta(self, progress: Progress) -> str:
-        """Time left at the rate seen in this process (resumed work is not counted)."""
+        """Time left (:func:`time_left`) from the time a repetition and a build took in
+        this process (resumed work is not counted): the time not spent building over the
+        repetitions done, the builds' over the builds timed."""
         measured = progress.done - (self.first_done or 0)
-        if measured <= 0:
-            return "--"
-        seconds = (self.clock() - self.started) / measured * (progress.total - progress.done)
-        return duration(seconds)
+        building = 0.0 if self.building_since is None else self.clock() - self.building_since
+        spent = self.clock() - self.started - self.build_seconds - building
+        seconds = time_left(
+            spent / measured if measured > 0 else None,
+            self.build_seconds / self.builds_timed if self.builds_timed else None,
+            progress.total - progress.done,
+            progress.builds - progress.built,
+        )
+        return "--" if seconds is None else duration(seconds)
 
     def close(self) -> None:
         """The bar stays as it was last drawn, the cursor on the next line."""

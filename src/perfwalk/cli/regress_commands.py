@@ -12,7 +12,7 @@ from perfwalk.cli import exits
 from perfwalk.cli.spec import Command
 from perfwalk.cli.tables import format_table
 from perfwalk.errors import UsageError
-from perfwalk.quantities import format_share
+from perfwalk.quantities import format_share, many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -86,7 +86,8 @@ def _report(summary: RegressSummary) -> int:
     rate = summary.pass_rate
     counts = ", ".join(f"{s.name} {summary.counts[s]}" for s in Status if s in summary.counts)
     print(
-        f"regress run {summary.run_id} on {show_controls(summary.host)}: {total} tests, pass rate "
+        f"regress run {summary.run_id} on {show_controls(summary.host)}: "
+        f"{many(total, 'test')}, pass rate "
         f"{'-' if rate is None else f'{rate:.1%}'} ({counts or 'no results'})"
     )
     for name, status, message in summary.failing[:20]:
@@ -103,9 +104,10 @@ def _publish(config: Config, site: Path, *, full: bool) -> int:
     report = publish_regress(config, site, full=full)
     kind = "full" if full else "incremental"
     print(
-        f"{kind} matrix publish: {report.hosts} hosts, {report.runs} runs "
-        f"({report.runs_written} new), {report.tests} tests, {report.files_written} files "
-        f"written, largest {report.largest[1] / 1024:.0f} KiB, {report.seconds:.2f} s"
+        f"{kind} matrix publish: {many(report.hosts, 'host')}, {many(report.runs, 'run')} "
+        f"({report.runs_written} new), {many(report.tests, 'test')}, "
+        f"{many(report.files_written, 'file')} written, "
+        f"largest {report.largest[1] / 1024:.0f} KiB, {report.seconds:.2f} s"
     )
     print(f"matrix: {report.index.resolve()}")
     return exits.OK

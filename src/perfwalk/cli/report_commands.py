@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from perfwalk.cli import exits, options
 from perfwalk.cli.spec import Command
 from perfwalk.errors import PerfwalkError
+from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
@@ -35,8 +36,9 @@ def _out_arg(p: argparse.ArgumentParser) -> None:
 def _say(report: PublishReport) -> str:
     kind = "full" if report.full else "incremental"
     return (
-        f"{kind} publish: {report.written} files written, {report.checkouts} checkouts "
-        f"rendered, {report.series} series, {report.seconds:.2f} s"
+        f"{kind} publish: {many(report.written, 'file')} written, "
+        f"{many(report.checkouts, 'checkout')} rendered, {report.series} series, "
+        f"{report.seconds:.2f} s"
     )
 
 

@@ -55,32 +55,78 @@ def print_table(
     keep: int = 1,
     fit: int | None = None,
     style: Styler | None = None,
+    drop: Sequence[Sequence[int]] = (),
+    indent: str = "",
 ) -> None:
-    """Print :func:`format_table` of ``rows`` on ``stream`` (standard output), as wide as
-    it is (:func:`perfwalk.cli.terminal.width_of`), in colour when it wants colour:
-    the first row bold, each cell as ``style`` says."""
+    """Print :func:`table_text` of ``rows`` on ``stream`` (standard output), as wide as
+    it is (:func:`perfwalk.cli.terminal.width_of`), in colour when it wants colour."""
     from perfwalk.cli.terminal import wants_colour, width_of
 
     out = stream or sys.stdout
-    lines = table_lines(rows, width=width_of(out), keep=keep, fit=fit)
-    if not wants_colour(out):
-        for line in lines:
-            out.write("".join(text for text, _row, _col in line) + "\n")
-        return
-    from rich.text import Text
-
-    from perfwalk.cli.terminal import console
-
-    shown = console(out, terminal=True)
+    lines = table_text(
+        rows,
+        width=width_of(out),
+        keep=keep,
+        fit=fit,
+        style=style,
+        colour=wants_colour(out),
+        drop=drop,
+        indent=indent,
+    )
     for line in lines:
-        text = Text(no_wrap=True, overflow="crop")
-        for cell, row, col in line:
-            found = "bold" if row == 0 and col >= 0 else None
-            if style is not None and row > 0 and col >= 0:
-                found = style(row, col, rows[row][col])
-            text.append(cell, style=found or "")
-        text.rstrip()
-        shown.print(text, crop=False, soft_wrap=True)
+        out.write(line + "\n")
+
+
+def table_text(
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int | None,
+    colour: bool,
+    keep: int = 1,
+    fit: int | None = None,
+    style: Styler | None = None,
+    drop: Sequence[Sequence[int]] = (),
+    indent: str = "",
+) -> list[str]:
+    """The lines of :func:`table_lines` of ``rows``, each after ``indent`` and within
+    ``width`` columns: the groups of columns ``drop`` left out, in that order (their
+    priority, the least needed first), while the table is wider, then cut into blocks
+    of columns, and a line still wider (a single cell) cut (…); with ``colour``, the
+    first row bold and each cell as ``style`` says."""
+    from perfwalk.cli.terminal import paint
+
+    room = None if width is None else max(width - len(indent), 10)
+    kept = list(range(len(rows[0]))) if rows else []
+    for group in drop:
+        if room is None or _table_width(rows, kept) <= room:
+            break
+        kept = [col for col in kept if col not in group]
+    shown = [[row[col] for col in kept] for row in rows]
+    texts = []
+    for line in table_lines(shown, width=room, keep=keep, fit=fit):
+        pieces, used = [], 0
+        for piece, row, at in line:
+            cell = piece
+            if room is not None and used + len(cell) > room:
+                cell = cell[: max(room - used - 1, 0)] + "…"
+            used += len(cell)
+            found = None
+            if row == 0 and at >= 0:
+                found = "bold"
+            elif style is not None and row > 0 and at >= 0:
+                found = style(row, kept[at], rows[row][kept[at]])
+            bare = cell.rstrip(" ")
+            pieces.append(paint(bare, found, colour) + cell[len(bare) :])
+            if room is not None and used >= room:
+                break
+        texts.append((indent + "".join(pieces)) if pieces else "")
+    return texts
+
+
+def _table_width(rows: Sequence[Sequence[str]], columns: Sequence[int]) -> int:
+    """How wide the table of these ``columns`` of ``rows`` is, on one line."""
+    lines = table_lines([[row[col] for col in columns] for row in rows])
+    return max((sum(len(cell) for cell, _r, _c in line) for line in lines), default=0)
 
 
 def table_lines(

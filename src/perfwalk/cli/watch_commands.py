@@ -120,6 +120,9 @@ def _told(cycle: WatchCycle) -> int:
                 f"neither confirmed nor refuted yet: `perfwalk changes` tells why; a "
                 f"re-measure or a drill (perfwalk drill {changes[0].id}) decides"
             )
+    from perfwalk.cli.change_lines import found_line, painted_found
+
+    print(painted_found(found_line(cycle.new, len(cycle.undecided), width=width)))
     if cycle.failed:
         return exits.USER
     if alarms:

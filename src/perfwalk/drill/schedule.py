@@ -75,7 +75,7 @@ from perfwalk.analysis.scaled import exponent, scale, scaled
 from perfwalk.drill.noise import NoiseModel, without_spikes
 from perfwalk.drill.shift import Shift, rank_shift
 from perfwalk.errors import UsageError
-from perfwalk.quantities import format_change
+from perfwalk.quantities import format_change, many
 
 _Z95 = 1.959964
 
@@ -810,7 +810,7 @@ def _turns(order: Sequence[int], lo: int, hi: int) -> list[int]:
 def _spent(state: DrillState, position: int) -> str:
     budget = state.budget
     if not state.measured.get(position) and state.builds_used >= budget.max_builds:
-        return f"the budget of {budget.max_builds} builds is spent"
+        return f"the budget of {many(budget.max_builds, 'build')} is spent"
     return f"the budget of {budget.max_repetitions} repetitions is spent"
 
 

@@ -84,7 +84,15 @@ class MeasuringOrder:
         }
         done = sum(min(len(t.done), count.most) for t in tallies.values())
         units = len(checkouts) * len(self._variants)
-        self.progress.start(done, units * count.most, len(checkouts))
+        to_build = sum(
+            1
+            for planned in checkouts
+            if any(
+                count.next(tallies[(v.name, planned.checkout.index)]) is not None
+                for v in self._variants
+            )
+        )
+        self.progress.start(done, units * count.most, len(checkouts), to_build)
         self.repetitions.warm = set()
         builds: dict[int, Status] = {}
         results: dict[int, list[NewResult]] = {}
@@ -107,7 +115,7 @@ class MeasuringOrder:
                     builds[checkout.index] = before
             if not here:
                 continue
-            self.progress.report(checkout, f"building {checkout.commit[:12]}")
+            self.progress.building(checkout)
             shared = f"checkout-{checkout.index}" if rounds else "build"
             trees = self._build(
                 planned, prior, here, shared, builds=builds, count=count, tallies=tallies

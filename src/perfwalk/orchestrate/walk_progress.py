@@ -10,9 +10,10 @@ from perfwalk.model import Checkout, Status
 from perfwalk.quantities import format_value
 from perfwalk.store.records import NewResult
 
-#: what a :class:`Progress` tells: a step within a checkout (building, a warm-up, a
-#: repetition), a build that failed, or a checkout whose repetitions are all done
-STEP, BUILD_FAILED, CHECKOUT_DONE = "step", "build failed", "checkout done"
+#: what a :class:`Progress` tells: a step within a checkout (a warm-up, a
+#: repetition), a build that failed, a checkout whose repetitions are all done, or a
+#: build that begins (one of the walk's planned builds)
+STEP, BUILD_FAILED, CHECKOUT_DONE, BUILDING = "step", "build failed", "checkout done", "building"
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,21 @@ class Progress:
     message: str  # what happens; for CHECKOUT_DONE a short summary of its values
     kind: str = STEP
     commit: str = ""  # the checkout's commit id
+    builds: int = 0  # builds this call of the walk plans (one per checkout it measures)
+    built: int = 0  # … begun so far
+
+
+def time_left(
+    repetition: float | None, build: float | None, repetitions: int, builds: int
+) -> float | None:
+    """The seconds a walk has left: ``repetitions`` left at ``repetition`` seconds each
+    and ``builds`` left at ``build`` seconds each, as measured (None: what is left is
+    not measured yet: no repetition timed, or builds left and none timed)."""
+    if repetitions > 0 and repetition is None:
+        return None
+    if builds > 0 and build is None:
+        return None
+    return max(0, repetitions) * (repetition or 0.0) + max(0, builds) * (build or 0.0)
 
 
 @dataclass
@@ -36,10 +52,19 @@ class ProgressCount:
     done: int = 0  # repetitions finished (or given up) in this call
     total: int = 0
     checkouts: int = 0
+    builds: int = 0  # builds planned in this call
+    built: int = 0  # … begun
 
-    def start(self, done: int, total: int, checkouts: int) -> None:
-        """A new call of the walk: ``done`` of ``total`` repetitions, over ``checkouts``."""
+    def start(self, done: int, total: int, checkouts: int, builds: int = 0) -> None:
+        """A new call of the walk: ``done`` of ``total`` repetitions, over ``checkouts``,
+        ``builds`` to build."""
         self.done, self.total, self.checkouts = done, total, checkouts
+        self.builds, self.built = builds, 0
+
+    def building(self, checkout: Checkout) -> None:
+        """One of the planned builds begins."""
+        self.built += 1
+        self.report(checkout, f"building {checkout.commit[:12]}", BUILDING)
 
     def report(self, checkout: Checkout, message: str, kind: str = STEP) -> None:
         self.progress(
@@ -51,6 +76,8 @@ class ProgressCount:
                 message,
                 kind,
                 checkout.commit,
+                self.builds,
+                self.built,
             )
         )
 

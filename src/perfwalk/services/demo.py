@@ -21,7 +21,7 @@ from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.plan import RunOptions
 from perfwalk.orchestrate.walk_progress import Progress
-from perfwalk.quantities import format_change
+from perfwalk.quantities import format_change, many
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series
@@ -201,7 +201,7 @@ def drill_findings(
             continue
         drill = across[0]
         done, culprit, sid = drill.done, drill.culprit, drill.series_id
-        spent = f"{done.builds} builds, {done.repetitions} repetitions"
+        spent = f"{many(done.builds, 'build')}, {many(done.repetitions, 'repetition')}"
         if culprit is not None and culprit.id == event.commit:
             found.append(DrillFinding(event, True, f"drill {sid}: {spent}", sid))
         else:

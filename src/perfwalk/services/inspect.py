@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.model import Log, Status
 from perfwalk.orchestrate.checkout_ref import find_checkout
+from perfwalk.orchestrate.walk_progress import time_left
 from perfwalk.quantities import format_value
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
@@ -61,9 +61,12 @@ class SeriesStatus:
     repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
     repetitions_again: int = 0  # beyond the plan: re-measures of changes ([run] confirm)
-    #: while it runs, the seconds a repetition takes at the recent rate (builds
-    #: included): the median time between the last repetitions to finish
+    #: while it runs, the seconds a repetition takes: the median time the last
+    #: repetitions to finish took (:func:`recent_pace`)
     pace: float | None = None
+    #: … and the seconds a build takes: the median of its checkouts' builds
+    build_pace: float | None = None
+    builds_left: int = 0  # planned checkouts not built yet
     #: a walker whose process may live but whose leases on the hosts have all
     #: expired (it stopped beating: a worker whose walk the store lost): their last
     #: heartbeat. The walker is then gone as well.
@@ -71,11 +74,13 @@ class SeriesStatus:
 
     @property
     def eta(self) -> float | None:
-        """The seconds left at the recent rate, while the walk runs (None: unknown)."""
+        """The seconds left while the walk runs (None: unknown): its repetitions and
+        builds left at their measured times (:func:`time_left`, as the walk's progress
+        bar estimates it)."""
         if self.pace is None or self.repetitions_total is None:
             return None
         left = self.repetitions_total - self.repetitions_done - self.repetitions_given_up
-        return self.pace * max(0, left)
+        return time_left(self.pace, self.build_pace, left, self.builds_left)
 
 
 #: how many of the last repetitions to finish make the recent rate of a walk
@@ -83,17 +88,19 @@ RECENT = 20
 
 
 def recent_pace(times: Sequence[tuple[datetime, datetime]]) -> float | None:
-    """The seconds per repetition at the rate of ``times`` ((started, finished) of the
-    last repetitions): the median time between two that finished one after the other
-    (the builds between them included), or the one repetition's own time."""
-    finished = sorted(end for _start, end in times)
-    if len(finished) >= 2:
-        gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(finished)]
-        return statistics.median(gaps)
-    if times:
-        start, end = times[0]
-        return (end - start).total_seconds()
-    return None
+    """The seconds a repetition takes, from ``times`` ((started, finished) of the last
+    repetitions): the median of their own times (a build is timed apart:
+    :func:`build_pace`); None without one."""
+    if not times:
+        return None
+    return statistics.median((end - start).total_seconds() for start, end in times)
+
+
+def build_pace(seconds: Sequence[float | None]) -> float | None:
+    """The seconds a build takes: the median of the builds timed (``seconds``, None for
+    a checkout not built yet); None without one."""
+    timed = [s for s in seconds if s is not None]
+    return statistics.median(timed) if timed else None
 
 
 def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
@@ -111,6 +118,8 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     done = store.done_repetitions(series.id)
     beyond = series.planned_repetitions
     again = 0 if beyond is None else sum(1 for _idx, rep in done if rep >= beyond)
+    running = series.state == "running" and not gone
+    unbuilt = sum(1 for r in rows if r.build_status is None)
     return SeriesStatus(
         series=series,
         state="interrupted" if gone else series.state,
@@ -125,9 +134,9 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         repetitions_given_up=len(failed) * each,
         worst=worst,
         repetitions_again=again,
-        pace=recent_pace(store.recent_repetitions(series.id, RECENT + 1))
-        if series.state == "running" and not gone
-        else None,
+        pace=recent_pace(store.recent_repetitions(series.id, RECENT)) if running else None,
+        build_pace=build_pace([r.build_seconds for r in rows]) if running else None,
+        builds_left=0 if planned is None else max(0, planned - len(rows)) + unbuilt,
         silent_since=silent,
     )
 

@@ -56,6 +56,7 @@ from perfwalk.orchestrate.queue import (
     queue_app,
 )
 from perfwalk.orchestrate.walker import interrupt, left_running
+from perfwalk.quantities import many
 from perfwalk.secret_text import hide_password, mask_text
 from perfwalk.services.job_params import checked_params
 from perfwalk.store import Store
@@ -552,7 +553,8 @@ def _run(config: Config, job: _Taken) -> str:
 
     cycle = watch_once(config, say=say)
     return (
-        f"watch cycle: {len(cycle.new)} new changes, {len(cycle.failed)} walks failed, "
+        f"watch cycle: {many(len(cycle.new), 'new change')}, "
+        f"{many(len(cycle.failed), 'walk')} failed, "
         f"site {cycle.site.index}"
     )
 
@@ -582,8 +584,8 @@ def _run_walk(config: Config, job: _Taken) -> str:
     )
     verb = "resumed and finished" if result.resumed else "finished"
     return (
-        f"series {result.series_id} {verb}: {result.checkouts} checkouts × "
-        f"{result.per_checkout()} repetitions; worst status {result.worst.name}"
+        f"series {result.series_id} {verb}: {many(result.checkouts, 'checkout')} × "
+        f"{many(result.per_checkout(), 'repetition')}; worst status {result.worst.name}"
     )
 
 
