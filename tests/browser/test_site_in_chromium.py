@@ -211,7 +211,7 @@ def test_excursions_and_drifts_are_drawn_apart_from_changes(
     page = watched.page
     page.goto(_uri(hostile.site, layout.series_page(hostile.fixed.daily)))
     _wait_for_plots(page)
-    make = _drawn_marks(page, "make [sec]")  # the walk's lines: its variant "base"
+    make = _drawn_marks(page, "make [s]")  # the walk's lines: its variant "base"
     (change,) = make["base: real"]["areas"]
     assert change[0].startswith("▲ +25.0 % worse")
     (excursion,) = make["base: user"]["areas"]
@@ -318,13 +318,13 @@ def test_a_walks_plots_draw_a_line_per_variant_and_open_its_checkouts(
           return out;
         }"""
     )
-    assert [name for name, _c, _s in drawn["iperf [bits/sec]"]] == [
+    assert [name for name, _c, _s in drawn["iperf [bit/s]"]] == [
         "base: sender",
         "base: receiver",
         "fast: sender",
         "fast: receiver",
     ]
-    assert [name for name, _c, _s in drawn["make [sec]"]] == [
+    assert [name for name, _c, _s in drawn["make [s]"]] == [
         "base: real",
         "base: user",
         "fast: real",  # the variant measures no make.user

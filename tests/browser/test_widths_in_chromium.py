@@ -377,7 +377,7 @@ def test_a_page_of_many_plots_finds_them_by_name_and_refuses_a_log_scale_of_zero
         "() => [...document.querySelectorAll('div.plot')].filter(el => !el.hidden)"
         ".map(el => el.dataset.title)"
     )
-    assert visible == ["throughput [bytes/sec]"]
+    assert visible == ["throughput [B/s]"]
     assert page.locator("p.pw-plot-controls:visible").count() == 1
     page.locator("p.pw-plot-filter input").fill("value")  # the value names are found too
     assert count.text_content() == f"{len(MANY)} of {len(MANY)} plots"

@@ -104,10 +104,11 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     assert main(["run", "-c", str(config_path)]) == 0
 
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == (
+    assert out[-1] == "no change found"  # the walk's last word: what it found
+    assert out[-2] == (
         "confirm: 0 of 1 change confirmed by a re-measure, 1 not confirmed; see `perfwalk changes`"
     )
-    assert out[-2].startswith("re-measure of 1:5: not held after 3 + 3 repetitions, interleaved")
+    assert out[-3].startswith("re-measure of 1:5: not held after 3 + 3 repetitions, interleaved")
     # before, after, after, before, before, after: decided at the first look; two
     # checkouts out from the change's own (4 and 5) on each side, within its levels
     assert _order(tmp_path)[30:] == ["2 3", "7 3", "7 4", "2 4", "2 5", "7 5"]
@@ -223,7 +224,8 @@ def test_a_walk_stopped_in_its_re_measures_measures_them_again_when_resumed(
     assert resumed.returncode == exits.FOUND, err  # a confirmed regression (with confirm)
     lines = out.splitlines()
     assert lines[0].startswith(f"series {series.id} resumed and finished")
-    assert lines[-1].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")
+    assert lines[-2].startswith("confirm: 1 of 1 change confirmed by a re-measure, 0 not")
+    assert lines[-1].startswith("1 regression: ")  # the walk's last word: what it found
     # the repetition in flight when it stopped is lost; then before, after, after…
     # (checkouts 1 and 6: two out from the change's 3 and 4)
     assert _order(tmp_path)[24:] == ["1 3", "1 3", "6 3", "6 4", "1 4", "1 5", "6 5"]
