@@ -416,6 +416,16 @@ CASES = {
         "expected 1 to",
         "repetitions",
     ),
+    # a time zone the database lacks, one in the wrong case, a path out of it, none
+    **{
+        f"time zone {zone!r}": (
+            MINIMAL + f"[report]\ntime_zone = {zone!r}\n",
+            "report.time_zone",
+            f"expected an IANA time zone name such as Europe/Berlin, got {zone!r}",
+            'time_zone = "Europe/Berlin"',
+        )
+        for zone in ("Mars/Olympus", "asia/kolkata", "../../etc/passwd", "")
+    },
 }
 
 

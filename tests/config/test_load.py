@@ -349,3 +349,9 @@ def test_report_base_url_loses_its_trailing_slash_and_must_be_a_web_address(
     assert loaded("https://perf.example.org/demo/") == "https://perf.example.org/demo"
     with pytest.raises(ConfigError, match=r"report\.base_url"):
         loaded("javascript:alert(1)")
+
+
+def test_the_site_s_time_zone_is_read_from_the_report_table(write_config: WriteConfig) -> None:
+    assert load_config(write_config(MINIMAL)).report.time_zone == "UTC"
+    path = write_config(MINIMAL + '[report]\ntime_zone = "Asia/Kolkata"\n')
+    assert load_config(path).report.time_zone == "Asia/Kolkata"

@@ -17,6 +17,7 @@ from perfwalk.report.change_list import Culprit, DrillMark, ListedChange, Triage
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.index import SeriesSummary, index_page, nested
 from perfwalk.report.site import PublishOptions, publish
+from perfwalk.report.times import UTC_TIMES
 from perfwalk.store import Store
 from tests.report.conftest import Published
 from tests.report.history import HOSTILE, T0, config_for, make_fixed_store
@@ -68,7 +69,7 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
         drill=DrillMark(8, "range", "d" * 40, "e" * 40, "a commit between did not build"),
     )
     undrilled = _change(name="cpu", regression=False, size=-0.1, low=-0.12, high=-0.08)
-    html = changes_section(layout.INDEX, [undrilled, culprit, narrowed])
+    html = changes_section(layout.INDEX, [undrilled, culprit, narrowed], UTC_TIMES)
     first, second, third = _rows(html)
     assert first.startswith('<tr class="regression"><td><a href="series-1/checkout.html#c=5">')
     assert (
@@ -99,7 +100,7 @@ def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> Non
 
 
 def test_a_change_not_to_act_on_is_greyed_with_its_reason() -> None:
-    (row,) = _rows(changes_section(layout.INDEX, [_change(note=f"suspect: {EVIL}")]))
+    (row,) = _rows(changes_section(layout.INDEX, [_change(note=f"suspect: {EVIL}")], UTC_TIMES))
     assert row.startswith('<tr class="noted regression">')
     assert f'bench.time<br><span class="note">suspect: {EVIL_HTML}</span>' in row
 
@@ -113,7 +114,7 @@ def test_a_refuted_change_is_shown_apart_greyed_with_its_chain() -> None:
         note=why,
         unconfirmed=why,
     )
-    html = changes_section(layout.INDEX, [refuted, _change()])
+    html = changes_section(layout.INDEX, [refuted, _change()], UTC_TIMES)
     listed, ruled_out = html.split('<h3 id="ruled-out">Ruled out</h3>')
     (row,) = _rows(listed)
     assert "bench.time" in row
@@ -123,18 +124,20 @@ def test_a_refuted_change_is_shown_apart_greyed_with_its_chain() -> None:
         '<td class="state refuted" title="detected in walk 1 at &gt; 99.99 %, both sides '
         f'quiet; refuted by drill 7 (NO-CHANGE: {EVIL_HTML})">refuted</td>'
     ) in apart
-    only = changes_section(layout.INDEX, [refuted])
+    only = changes_section(layout.INDEX, [refuted], UTC_TIMES)
     assert only.index('<p class="no-changes">no changes found</p>') < only.index("Ruled out")
 
 
 def test_no_changes_says_so() -> None:
-    assert '<p class="no-changes">no changes found</p>' in changes_section(layout.INDEX, [])
+    assert '<p class="no-changes">no changes found</p>' in changes_section(
+        layout.INDEX, [], UTC_TIMES
+    )
 
 
 def test_each_triage_state_shows_with_who_when_why() -> None:
     for state in ("acknowledged", "expected", "invalid", "fixed"):
         mark = TriageMark(state, f"because {EVIL}", "ann", T0, "BUG-9")  # type: ignore[arg-type]
-        (row,) = _rows(changes_section(layout.INDEX, [_change(triage=mark)]))
+        (row,) = _rows(changes_section(layout.INDEX, [_change(triage=mark)], UTC_TIMES))
         assert (
             f'<span class="triage {state}" title="because {EVIL_HTML} — ann, 2024-03-01 12:00 '
             f'(BUG-9)">{state}</span>'

@@ -19,6 +19,7 @@ from perfwalk.report import layout
 from perfwalk.report.pages.setup import setup_page
 from perfwalk.report.releases import Release, Releases, resolve_releases
 from perfwalk.report.site import PublishOptions, publish
+from perfwalk.report.times import UTC_TIMES
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, git, make_repo
 from tests.report.conftest import Published, publish_fixed
@@ -198,7 +199,9 @@ def test_the_setup_page_shows_a_quirks_patch_escaped_under_its_anchor(
     with Store.open(released.fixed.url) as store:
         series = store.series(1)
     told = {"A": {"commands": [], "range": True, "patch": "fix.diff", "patch_text": HOSTILE}}
-    page = setup_page(dataclasses.replace(series, commands={**series.commands, "quirks": told}))
+    page = setup_page(
+        dataclasses.replace(series, commands={**series.commands, "quirks": told}), UTC_TIMES
+    )
     section = page[page.index('<h3 id="quirk-A">') :]
     assert '<p>patch fix.diff:</p><pre class="patch">&lt;script&gt;' in section
     assert "<script>window" not in page

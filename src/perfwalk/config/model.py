@@ -467,6 +467,7 @@ class ReportConfig:
     """``[report]``: the published site, as others link to it."""
 
     base_url: str = default_of("report.base_url")  # no trailing slash; "" = not given
+    time_zone: str = default_of("report.time_zone")  # an IANA name the loader checked
 
     def page_link(self, relative: str) -> str | None:
         """The address of the site's page at ``relative``; None without ``base_url``."""

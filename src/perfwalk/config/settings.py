@@ -23,6 +23,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
@@ -2270,6 +2271,17 @@ def _without_slash(value: str, _base: Path) -> str:
 
 BASE_URL = Rule("an http:// or https:// address", _base_url_problem)
 
+
+def _time_zone_problem(value: str) -> str | None:
+    try:
+        ZoneInfo(value)
+    except (ValueError, ZoneInfoNotFoundError):  # a bad path; a name the database lacks
+        return f"expected an IANA time zone name such as Europe/Berlin, got {value!r}"
+    return None
+
+
+TIME_ZONE = Rule("an IANA time zone name (Area/City, or UTC)", _time_zone_problem)
+
 _REPORT = Section(
     "report",
     Form.TABLE,
@@ -2285,6 +2297,16 @@ _REPORT = Section(
             rules=(BASE_URL,),
             finish=_without_slash,
             example="https://perf.example.org/demo",
+        ),
+        Setting(
+            "time_zone",
+            STRING,
+            "the one time zone every date and time of the site is written in (its pages, "
+            "the axes and tooltips of its plots), said once on each page that shows one; "
+            "the store keeps UTC whatever it is",
+            default="UTC",
+            rules=(TIME_ZONE,),
+            example="Europe/Berlin",
         ),
     ),
 )

@@ -15,6 +15,7 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.releases import Release
 from perfwalk.report.series_levels import MetricLevels
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
 from perfwalk.untrusted import commit_address
@@ -54,6 +55,8 @@ class SeriesContext:
     #: the levels of each metric (test, name) over the whole series, cut where
     #: :meth:`level_starts` says; None when the publish was given no summaries
     levels: Mapping[tuple[str, str], MetricLevels] | None = None
+    #: the site's time zone: how its pages write a time
+    times: SiteTimes = UTC_TIMES
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -92,9 +95,12 @@ class SeriesContext:
 
 
 def zoom_links(
-    every: Sequence[SeriesRow], checkouts: Mapping[int, Sequence[CheckoutRow]]
+    every: Sequence[SeriesRow],
+    checkouts: Mapping[int, Sequence[CheckoutRow]],
+    times: SiteTimes = UTC_TIMES,
 ) -> dict[int, dict[int, tuple[Zoom, ...]]]:
-    """For each series, the finer series covering the interval before each checkout.
+    """For each series, the finer series covering the interval before each checkout
+    (labelled by its first day in the site's ``times``).
 
     Series T zooms into checkout c of series S (T ≠ S) when T's checkouts (two or
     more) all lie between S's checkout before c and c itself, or when T is S's
@@ -125,7 +131,7 @@ def zoom_links(
                 inside = before.date <= first and last <= after.date
                 overlaps = first < after.date and before.date < last  # more than an end
                 if inside or (child and overlaps):
-                    label = f"{first:%Y-%m-%d}/{inner.step}"
+                    label = f"{times.day(first)}/{inner.step}"
                     found[outer.id][after.idx].append(Zoom(inner.id, label))
     return {sid: {idx: tuple(zooms) for idx, zooms in per.items()} for sid, per in found.items()}
 

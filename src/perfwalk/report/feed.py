@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import Culprit, ListedChange
+from perfwalk.report.times import as_utc
 from perfwalk.untrusted import show_controls
 
 #: when a feed without changes says it was updated (any fixed date would do)
@@ -42,8 +43,7 @@ def _attr(text: str) -> str:
 
 def _when(date: datetime) -> str:
     """RFC 3339, in UTC (a naive date is taken as UTC, as the store keeps them)."""
-    aware = date if date.tzinfo is not None else date.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return as_utc(date).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def entry_id(change: ListedChange) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from perfwalk.model import STATUS_MEANING, Status
 from perfwalk.quantities import format_share, format_value
 from perfwalk.report import layout
+from perfwalk.report.times import SiteTimes
 from perfwalk.untrusted import show_controls
 
 _SPECIAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069&<>\"']")
@@ -66,12 +67,14 @@ def page(
     drawn: bool = False,
     flame: bool = False,
     feed: str | None = None,
+    times: SiteTimes | None = None,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
     title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
     loads the script that draws the page from the site's data files; ``flame`` loads
     the flame graph renderer, its style and the script that draws the page's flame
-    graphs; ``feed`` (a site path) is announced as the page's Atom feed."""
+    graphs; ``feed`` (a site path) is announced as the page's Atom feed; ``times`` (on a
+    page that shows times) says their zone once, under the title."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.SCALES_JS))}" defer></script>\n'
@@ -107,6 +110,7 @@ def page(
         if crumbs
         else ""
     )
+    zone = f'<p class="zone">{esc(times.said())}</p>\n' if times is not None else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">\n'
@@ -114,7 +118,7 @@ def page(
         f"<title>{esc(title)}</title>\n"
         '<link rel="icon" href="data:,">\n'
         f'<link rel="stylesheet" href="{esc(up)}">\n{alternate}{scripts}'
-        f"</head>\n<body>\n{nav}<h1>{esc(title)}</h1>\n{body}\n</body>\n</html>\n"
+        f"</head>\n<body>\n{nav}<h1>{esc(title)}</h1>\n{zone}{body}\n</body>\n</html>\n"
     )
 
 

@@ -68,6 +68,7 @@ from perfwalk.report.matrix_paths import (
     host_page,
     run_page,
 )
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store import Store
 from perfwalk.store.regress import MatrixRun, RegressRunRow
 
@@ -83,11 +84,13 @@ CommitLookup = Callable[[str, str], Sequence[Commit] | None]
 @dataclass(frozen=True)
 class MatrixOptions:
     """``source_url``: ``{path}``/``{commit}`` template of a test's source;
-    ``commit_url``: ``{commit}`` template of a commit; ``full``: rewrite every file."""
+    ``commit_url``: ``{commit}`` template of a commit; ``full``: rewrite every file;
+    ``times``: the site's time zone, the pages' times written in it."""
 
     source_url: str = ""
     commit_url: str = ""
     full: bool = False
+    times: SiteTimes = UTC_TIMES
 
 
 @dataclass(frozen=True)
@@ -160,12 +163,14 @@ class _Publisher:
             runs = [self.by_id[run_id].run for run_id in grid.run_ids]
             failing = self.failing(grid, runs)
             everywhere += failing
-            data = host_script_data(grid, runs, failing, self.index_of, self.by_id)
+            data = host_script_data(
+                grid, runs, failing, self.index_of, self.by_id, times=self.options.times
+            )
             files.write(host_data(grid.host), script_call("perfwalkMatrix.host", data))
             at = host_page(grid.host)
-            files.write(at, matrix_html(at, [grid.host], failing, tests))
+            files.write(at, matrix_html(at, [grid.host], failing, tests, self.options.times))
         everywhere.sort(key=lambda f: (-f.score, tests[f.test].name, f.host))
-        files.write(INDEX, matrix_html(INDEX, list(grids), everywhere, tests))
+        files.write(INDEX, matrix_html(INDEX, list(grids), everywhere, tests, self.options.times))
         files.write(LOG_PAGE, log_html())
         weight = sum(files.sizes.get(path, 0) for path in [INDEX, TESTS_DATA, *ASSETS.values()])
         weight += sum(files.sizes.get(host_data(host), 0) for host in grids)
@@ -223,7 +228,9 @@ class _Publisher:
             else:
                 path = commits_page(*key)
                 if self.options.full or not self.files.site.exists(path):
-                    page_text = commits_html(path, last, first, found, self.options.commit_url)
+                    page_text = commits_html(
+                        path, last, first, found, self.options.commit_url, times=self.options.times
+                    )
                     self.files.write(path, page_text)
                 self.ranges[key] = (path, len(found))
         return self.ranges[key]
@@ -236,7 +243,11 @@ class _Publisher:
         files = self.files
         published = {} if self.options.full else _read_published(files.site)
         todo = sorted(
-            (m for m in self.rows.runs if published.get(m.run.id, ("", []))[0] != _stamp(m.run)),
+            (
+                m
+                for m in self.rows.runs
+                if published.get(m.run.id, ("", []))[0] != self.stamp(m.run)
+            ),
             key=lambda m: m.run.id,
         )
         if any(m.run.id in published for m in todo):  # another store's runs: start afresh
@@ -244,13 +255,18 @@ class _Publisher:
             todo = sorted(self.rows.runs, key=lambda m: m.run.id)
         written = self.write_runs(todo)
         for run_id, parts in written.items():
-            published[run_id] = (_stamp(self.by_id[run_id].run), parts)
+            published[run_id] = (self.stamp(self.by_id[run_id].run), parts)
         published = {run_id: found for run_id, found in published.items() if run_id in self.by_id}
         where = {run_id: parts for run_id, (_stamp_text, parts) in published.items()}
         files.write(matrix_logs.INDEX, index_script(where))
         files.write(PUBLISHED, _published_json(published))
         _remove_stale_logs(files.site, {name for parts in where.values() for name, _test in parts})
         return len(written)
+
+    def stamp(self, run: RegressRunRow) -> str:
+        """What tells a run of this store from another run with the same id, and a
+        page written in another time zone."""
+        return f"{run.host}\n{run.started_at.isoformat()}\n{self.options.times.zone}"
 
     def write_runs(self, todo: Sequence[MatrixRun]) -> Parts:
         """Write the pages and logs of ``todo`` (ascending ids): two forked processes
@@ -286,13 +302,15 @@ class _Publisher:
     def write_share(self, share: Sequence[MatrixRun], files: SiteWriter) -> Parts:
         """Write the run pages and the log packs of ``share`` (ascending ids)."""
         packer = Packer(files.write)
-        names, commit_url = self.by_test_id, self.options.commit_url
+        names, commit_url, times = self.by_test_id, self.options.commit_url, self.options.times
         for start in range(0, len(share), BATCH):
             batch = share[start : start + BATCH]
             stored = self.store.regress.stored_logs([m.run.id for m in batch])
             packer.add(stored, [(m.run.id, RunFacts(m.statuses, m.messages)) for m in batch])
             for matrix_run in batch:
-                files.write(run_page(matrix_run.run.id), run_html(matrix_run, names, commit_url))
+                files.write(
+                    run_page(matrix_run.run.id), run_html(matrix_run, names, commit_url, times)
+                )
         packer.flush()
         return packer.parts
 
@@ -306,11 +324,6 @@ def _halves(todo: Sequence[MatrixRun]) -> int:
         if 2 * running >= total:
             return position + 1
     return len(todo)
-
-
-def _stamp(run: RegressRunRow) -> str:
-    """What tells a run of this store from another run with the same id."""
-    return f"{run.host}\n{run.started_at.isoformat()}"
 
 
 def _read_published(site: SiteFolder) -> dict[int, tuple[str, list[tuple[str, int]]]]:

@@ -13,6 +13,7 @@ from perfwalk.regress.grid import HostGrid
 from perfwalk.regress.history import FailingSince, is_flaky
 from perfwalk.report.matrix_logs import STATUS_LETTERS
 from perfwalk.report.matrix_paths import INDEX, host_page, href
+from perfwalk.report.times import SiteTimes
 from perfwalk.store.regress import MatrixRows, MatrixRun, RegressRunRow
 
 _REPEATED = re.compile(r"([.a-k])\1{2,}")
@@ -58,10 +59,12 @@ def host_script_data(
     failing: Sequence[Failing],
     index_of: Mapping[int, int],
     by_id: Mapping[int, MatrixRun],
+    *,
+    times: SiteTimes,
 ) -> dict[str, object]:
     """A host's data file: its runs (newest first), a row per test, the messages, the
     tests failing now; ``index_of`` gives a test id's place in the sorted tests,
-    ``by_id`` the runs by id."""
+    ``by_id`` the runs by id; the runs' times in the site's ``times``."""
     rows = {
         str(index_of[test_id]): encode_row(row)
         for test_id, row in grid.rows.items()
@@ -91,7 +94,7 @@ def host_script_data(
     return {
         "host": grid.host,
         "page": href(INDEX, host_page(grid.host)),
-        "runs": [run_tuple(run) for run in runs],
+        "runs": [run_tuple(run, times) for run in runs],
         "rows": rows,
         "messages": list(messages),
         "cells": cells,
@@ -121,13 +124,16 @@ def tests_data(tests: Sequence[MatrixTest]) -> dict[str, object]:
     }
 
 
-def run_tuple(run: RegressRunRow) -> list[object]:
+def run_tuple(run: RegressRunRow, times: SiteTimes) -> list[object]:
+    """A run as ``matrix.js`` reads it: [id, start in UTC (to sort by), its day, arch,
+    build, commit, passed, counted, system, label, its month and day, its start to the
+    minute], the days and the minute in the site's ``times``."""
     rate = _counted(run.counts)
     system = f"{run.os} · {run.kernel}".strip(" ·")
     return [
         run.id,
         run.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        run.started_at.strftime("%Y-%m-%d"),
+        times.day(run.started_at),
         run.arch or "?",
         run.build if run.build != "unknown" else "",
         (run.commit or "")[:12],
@@ -135,7 +141,8 @@ def run_tuple(run: RegressRunRow) -> list[object]:
         rate[1],
         system,
         run.label,
-        run.started_at.strftime("%m-%d"),
+        times.day(run.started_at)[5:],
+        times.minute(run.started_at),
     ]
 
 

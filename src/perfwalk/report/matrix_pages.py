@@ -22,6 +22,7 @@ from perfwalk.report.matrix_paths import (
     log_link,
     run_page,
 )
+from perfwalk.report.times import SiteTimes
 from perfwalk.store.regress import MatrixRun, RegressRunRow
 from perfwalk.untrusted import commit_address
 
@@ -41,7 +42,11 @@ def _crumbs(at: str) -> list[tuple[str, str]]:
 
 
 def matrix_html(
-    at: str, hosts: Sequence[str], failing: Sequence[Failing], tests: Sequence[MatrixTest]
+    at: str,
+    hosts: Sequence[str],
+    failing: Sequence[Failing],
+    tests: Sequence[MatrixTest],
+    times: SiteTimes,
 ) -> str:
     one = at != INDEX
     scripts = [ASSETS["matrix.js"], TESTS_DATA, *(host_data(h) for h in hosts)]
@@ -60,20 +65,26 @@ def matrix_html(
         _assets(at, scripts)
         + (f"<p>hosts: {others}</p>\n" if others else "")
         + grid
-        + _failing_table(at, failing, tests, with_host=not one)
+        + _failing_table(at, failing, tests, times, with_host=not one)
         + status_legend()
     )
     title = f"regress matrix: {hosts[0]}" if one else "regress matrix: all hosts"
-    return _page(at, title, body)
+    return _page(at, title, body, times)
 
 
-def _page(at: str, title: str, body: str) -> str:
+def _page(at: str, title: str, body: str, times: SiteTimes | None = None) -> str:
+    """A page of the matrix; ``times`` when it shows times (their zone is said)."""
     crumbs = _crumbs(at)
-    return page(at, title, body, crumbs=crumbs)
+    return page(at, title, body, crumbs=crumbs, times=times)
 
 
 def _failing_table(
-    at: str, failing: Sequence[Failing], tests: Sequence[MatrixTest], *, with_host: bool
+    at: str,
+    failing: Sequence[Failing],
+    tests: Sequence[MatrixTest],
+    times: SiteTimes,
+    *,
+    with_host: bool,
 ) -> str:
     if not failing:
         return "<h2>Failing now</h2>\n<p>Nothing: every test's newest result passes.</p>\n"
@@ -99,11 +110,10 @@ def _failing_table(
             f'<td class="{f.status.name}">'
             f"{link(href(at, log_link(f.newest_run, test.id)), f.status.name)}</td>",
             f'<td class="name">{esc(f.message)}</td>',
-            f"<td>{link(href(at, run_page(first_run)), f'{f.first.started_at:%Y-%m-%d %H:%M}')}"
-            "</td>",
+            f"<td>{link(href(at, run_page(first_run)), times.minute(f.first.started_at))}</td>",
             "<td>"
             + (
-                link(href(at, run_page(f.last_passing.id)), f"{f.last_passing.started_at:%Y-%m-%d}")
+                link(href(at, run_page(f.last_passing.id)), times.day(f.last_passing.started_at))
                 if f.last_passing
                 else "never"
             )
@@ -125,7 +135,9 @@ def log_html() -> str:
     return _page(LOG_PAGE, "log", body)
 
 
-def run_html(matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url: str) -> str:
+def run_html(
+    matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url: str, times: SiteTimes
+) -> str:
     run = matrix_run.run
     at = run_page(run.id)
     rate = pass_rate(run.counts)
@@ -135,8 +147,8 @@ def run_html(matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url:
         commit = link(url, run.commit) if url else f"<code>{esc(run.commit)}</code>"
     facts = [
         ("host", link(href(at, host_page(run.host)), run.host)),
-        ("started", esc(f"{run.started_at:%Y-%m-%d %H:%M:%S} UTC")),
-        ("finished", esc(f"{run.finished_at:%Y-%m-%d %H:%M:%S} UTC")),
+        ("started", esc(times.second(run.started_at))),
+        ("finished", esc(times.second(run.finished_at))),
         ("what", esc(f"{run.origin}: {run.label}")),
         ("architecture", esc(run.arch or "unknown")),
         ("OS", esc(run.os or "unknown")),
@@ -189,7 +201,8 @@ def run_html(matrix_run: MatrixRun, by_id: Mapping[int, MatrixTest], commit_url:
         + '<h2 id="system">System</h2>\n'
         + (f"<table>\n{system}\n</table>\n" if system else "<p>Not recorded (imported).</p>\n")
     )
-    return _page(at, f"regress run {run.id}: {run.host}, {run.started_at:%Y-%m-%d %H:%M}", body)
+    title = f"regress run {run.id}: {run.host}, {times.minute(run.started_at)}"
+    return _page(at, title, body, times)
 
 
 def commits_html(
@@ -198,6 +211,8 @@ def commits_html(
     first: RegressRunRow,
     commits: Sequence[Commit],
     commit_url: str,
+    *,
+    times: SiteTimes,
 ) -> str:
     items = []
     for c in reversed(commits):  # newest first
@@ -207,7 +222,7 @@ def commits_html(
         body = f"<pre>{esc(c.body)}</pre>" if c.body.strip() else ""
         items.append(
             f'<article class="commit"><h3>{title} {esc(c.subject)}</h3>'
-            f"<p>{esc(f'{c.date:%Y-%m-%d %H:%M %z}')} · {esc(c.author)}</p>"
+            f"<p>{esc(times.minute(c.date))} · {esc(c.author)}</p>"
             f'{body}<ul class="files">{files}</ul></article>'
         )
     text = (
@@ -218,4 +233,5 @@ def commits_html(
         + f" (first failing, <code>{esc((first.commit or '')[:12])}</code>)</p>\n"
         + "\n".join(items)
     )
-    return _page(at, f"commits {(last.commit or '')[:12]}..{(first.commit or '')[:12]}", text)
+    title = f"commits {(last.commit or '')[:12]}..{(first.commit or '')[:12]}"
+    return _page(at, title, text, times)

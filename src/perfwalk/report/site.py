@@ -77,6 +77,7 @@ from perfwalk.report.pages.variants import VariantBlock, variant_table, variants
 from perfwalk.report.phase_data import phases_json, step_logs
 from perfwalk.report.releases import NO_RELEASES, Releases
 from perfwalk.report.series_levels import MetricLevels
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store import CheckoutRow, Store
 from perfwalk.store.conduct import ConductSummary
 from perfwalk.store.site_reads import StepSite
@@ -98,7 +99,8 @@ class PublishOptions:
     ``workers`` > 1 renders blocks in that many processes, each opening the store at
     ``store_url``; ``points``, by series, its metrics' per-checkout summaries as the
     change detection read them (cut into the levels the pages show; without them, a
-    table gives the levels among its own checkouts only)."""
+    table gives the levels among its own checkouts only); ``times``: the site's time
+    zone (``[report] time_zone``), every page's dates and times written in it."""
 
     changes: Sequence[ListedChange] = ()
     episodes: Sequence[ListedEpisode] = ()
@@ -107,6 +109,7 @@ class PublishOptions:
     store_url: str | None = None
     releases: Releases = NO_RELEASES  # the project's, resolved (report.releases)
     points: Mapping[int, Sequence[MetricPoints]] | None = None
+    times: SiteTimes = UTC_TIMES
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ def publish(
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     SiteFolder(out).remove_stale_temporaries()  # what a killed publish left
-    settings = _settings(config, options.releases)
+    settings = _settings(config, options.releases, options.times)
     manifest = {} if options.full else _load_manifest(out)
     full = options.full or manifest.get("settings") != settings
     if full:
@@ -184,7 +187,7 @@ def publish(
     _write_assets(files, full)
     every = store.list_series()
     checkouts = {s.id: store.checkouts(s.id) for s in every}
-    zooms = zoom_links(every, checkouts)
+    zooms = zoom_links(every, checkouts, options.times)
     changes = by_series(options.changes)
     episodes = episodes_by_series(options.episodes)
     commit_url = config.project.commit_url if config is not None else ""
@@ -199,6 +202,7 @@ def publish(
             facts=store.build_facts.of_series(s.id),
             profiles=store.profiles.listed(s.id),
             releases=options.releases.found,
+            times=options.times,
         )
         for s in every
     }
@@ -258,7 +262,7 @@ def publish(
     for s in every:
         ctx, state, specs = contexts[s.id], state_of[s.id], specs_of[s.id]
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
-            files.write(layout.setup_page(s.id), setup_page(s))
+            files.write(layout.setup_page(s.id), setup_page(s, ctx.times))
             files.write(layout.series_meta(s.id), meta_file(ctx, specs))
             if s.kind == "try" and s.id in tried:
                 page_text = try_page(ctx, tried[s.id], tries[s.id], newest.get(s.id, ""))
@@ -292,7 +296,7 @@ def publish(
         )
     runs = store.conduct.summaries()
     old_conduct: dict[str, Any] = manifest.get("conduct", {})
-    new_conduct = _write_conduct(store, files, runs, old_conduct, full=full)
+    new_conduct = _write_conduct(store, files, runs, old_conduct, full=full, times=options.times)
     site = files.site
     _write_feed(files, config, options.changes)
     matrix = site.exists(layout.MATRIX_INDEX)
@@ -310,6 +314,7 @@ def publish(
             conduct=runs,
             tries=listed,
             releases=options.releases.found,
+            times=options.times,
         )
         files.write(layout.INDEX, index)
     manifest_text = json.dumps(
@@ -353,10 +358,13 @@ def drill_level_starts(verdict: str | None, answer: Mapping[str, Any] | None) ->
 # -- planning: what changed since the last publish -------------------------------------
 
 
-def _settings(config: Config | None, releases: Releases = NO_RELEASES) -> str:
+def _settings(
+    config: Config | None, releases: Releases = NO_RELEASES, times: SiteTimes = UTC_TIMES
+) -> str:
     """What every page depends on besides the store: format, version, configuration,
-    the releases marked on the plots."""
+    the releases marked on the plots, the time zone its times are written in."""
     parts = [str(SITE_FORMAT), __version__, config.hash if config is not None else "-"]
+    parts.append(times.zone)
     if config is not None:
         parts.append(config.project.commit_url)
     if releases.found:
@@ -395,7 +403,7 @@ def _facts(ctx: SeriesContext, drill: str) -> tuple[str, list[Any], list[Any]]:
     them (what marks the tables)."""
     changes, episodes = _change_list(ctx), _episode_list(ctx)
     series = ctx.series
-    told = [change_facts(layout.INDEX, c) for c in ctx.changes]
+    told = [change_facts(layout.INDEX, c, ctx.times) for c in ctx.changes]
     text = json.dumps(
         [
             drill,
@@ -919,6 +927,7 @@ def _write_conduct(
     old: dict[str, Any],
     *,
     full: bool,
+    times: SiteTimes,
 ) -> dict[str, Any]:
     """The page of each conductor run that is new or changed since the last publish
     (every one when ``full``), with its long outputs; the manifest's entry."""
@@ -934,6 +943,7 @@ def _write_conduct(
             steps=store.conduct.steps(conduct_id),
             outputs=store.conduct.logs(conduct_id),
             values=store.conduct.values(conduct_id),
+            times=times,
         )
         text, outputs = conduct_page(data)
         for path, content in outputs.items():  # a stored output never changes

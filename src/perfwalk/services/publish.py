@@ -29,6 +29,7 @@ from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.releases import resolve_releases
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
+from perfwalk.report.times import SiteTimes
 from perfwalk.store import Store
 
 
@@ -230,6 +231,7 @@ def publish_store(
         workers=os.cpu_count() or 1,
         store_url=config.store.url,
         releases=releases,
+        times=SiteTimes(config.report.time_zone),
     )
     return publish(store, config, out, options)
 
@@ -251,6 +253,7 @@ def publish_regress(config: Config, out: Path, *, full: bool = False) -> MatrixR
         source_url=config.regress.source_url,
         commit_url=config.project.commit_url,
         full=full,
+        times=SiteTimes(config.report.time_zone),
     )
     with (
         Store.open(config.store.url, read_only=True) as store,

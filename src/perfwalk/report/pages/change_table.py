@@ -19,6 +19,7 @@ from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.html import esc, link
+from perfwalk.report.times import SiteTimes
 
 #: how a drill's verdict reads when it named no culprit
 DRILL_WORDS = {
@@ -39,12 +40,12 @@ def delta(change: ListedChange) -> str:
     return change.size_and_interval()
 
 
-def triage_title(change: ListedChange) -> str:
-    """Why, who and when of its triage ("" when untriaged)."""
+def triage_title(change: ListedChange, times: SiteTimes) -> str:
+    """Why, who and when (in the site's ``times``) of its triage ("" when untriaged)."""
     mark = change.triage
     if mark is None:
         return ""
-    told = f"{mark.reason} — {mark.who}, {mark.at:%Y-%m-%d %H:%M}" if mark.reason else mark.who
+    told = f"{mark.reason} — {mark.who}, {times.minute(mark.at)}" if mark.reason else mark.who
     return f"{told} ({mark.bug})" if mark.bug else told
 
 
@@ -74,9 +75,9 @@ def culprit_html(at: str, change: ListedChange) -> str:
     return '<span class="undrilled">not drilled</span>'
 
 
-def triage_html(change: ListedChange) -> str:
+def triage_html(change: ListedChange, times: SiteTimes) -> str:
     state = change.triage_state
-    title = triage_title(change)
+    title = triage_title(change, times)
     tip = f' title="{esc(title)}"' if title else ""
     return f'<span class="triage {esc(state)}"{tip}>{esc(state)}</span>'
 
@@ -87,7 +88,10 @@ def newest_first(changes: Sequence[ListedChange]) -> list[ListedChange]:
 
 
 def changes_section(
-    at: str, changes: Sequence[ListedChange], undecided: Sequence[tuple[int, str, str]] = ()
+    at: str,
+    changes: Sequence[ListedChange],
+    times: SiteTimes,
+    undecided: Sequence[tuple[int, str, str]] = (),
 ) -> str:
     """The "Changes" section of the index: the table, then the metrics the walks could
     not judge (``undecided``: series, name, why) — "no changes found" only when there is
@@ -97,18 +101,18 @@ def changes_section(
     listed = [c for c in changes if not c.refuted]
     ruled_out = [c for c in changes if c.refuted]
     if listed:
-        found = _changes_table(at, listed) + blind
+        found = _changes_table(at, listed, times) + blind
     else:
         found = blind or '<p class="no-changes">no changes found</p>\n'
     if ruled_out:
         found += (
             '<h3 id="ruled-out">Ruled out</h3>\n<p class="note">Measured again, the change '
-            "was not there: shown, never counted.</p>\n" + _changes_table(at, ruled_out)
+            "was not there: shown, never counted.</p>\n" + _changes_table(at, ruled_out, times)
         )
     return head + found
 
 
-def _changes_table(at: str, changes: Sequence[ListedChange]) -> str:
+def _changes_table(at: str, changes: Sequence[ListedChange], times: SiteTimes) -> str:
     header = [
         "<th>date</th>",
         '<th class="name">walk</th>',
@@ -127,7 +131,7 @@ def _changes_table(at: str, changes: Sequence[ListedChange]) -> str:
         walk = layout.href(at, layout.series_page(c.series_id))
         css = f"noted {c.word}" if c.note else c.word  # not to act on: greyed
         cells = [
-            f"<td>{link(checkout, f'{c.date:%Y-%m-%d %H:%M}')}</td>",
+            f"<td>{link(checkout, times.minute(c.date))}</td>",
             f'<td class="name">{link(walk, f"{c.series_id}: {c.series_label}")}</td>',
             f'<td class="name">{esc(c.metric)}{note}</td>',
             f"<td>{esc(levels(c))}</td>",
@@ -136,7 +140,7 @@ def _changes_table(at: str, changes: Sequence[ListedChange]) -> str:
             f"<td>{esc(c.confidence_text())}</td>",
             state_html(c),
             f'<td class="name">{culprit_html(at, c)}</td>',
-            f"<td>{triage_html(c)}</td>",
+            f"<td>{triage_html(c, times)}</td>",
         ]
         rows.append(f'<tr class="{css}">' + "".join(cells) + "</tr>")
     return (
@@ -172,10 +176,10 @@ def state_html(change: ListedChange) -> str:
     return f'<td class="state {state}"{tip}>{state}</td>'
 
 
-def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
+def change_facts(at: str, change: ListedChange, times: SiteTimes) -> dict[str, Any]:
     """What the plots' tooltips and the checkout pages' banners say of a change, as
     data (texts stay text: the scripts never put them in as HTML); links relative to
-    the series' folder's pages (``at``)."""
+    the series' folder's pages (``at``), times in the site's ``times``."""
     facts: dict[str, Any] = {
         "metric": change.metric,
         "before_idx": change.before_idx,
@@ -189,7 +193,7 @@ def change_facts(at: str, change: ListedChange) -> dict[str, Any]:
         "chain": list(change.chain),  # the evidence that decided it, the deciding line last
         "note": change.note,
         "triage": change.triage_state,
-        "triage_why": triage_title(change),
+        "triage_why": triage_title(change, times),
     }
     culprit, drill = change.culprit, change.drill
     if culprit is not None:

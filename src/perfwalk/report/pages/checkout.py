@@ -28,7 +28,8 @@ from perfwalk.store.packs import little_endian
 
 
 def drawn_page(ctx: SeriesContext, kind: str, at: str, title: str) -> str:
-    """The page of a series that pages.js fills (``kind``: checkout, logs, commits, log)."""
+    """The page of a series that pages.js fills (``kind``: checkout, logs, commits, log;
+    the first and the third show dates: their zone is said)."""
     body = (
         f'<div id="pw-page" data-kind="{kind}" data-series="{ctx.id}">'
         '<p class="pw-wait">loading…</p>'
@@ -36,7 +37,8 @@ def drawn_page(ctx: SeriesContext, kind: str, at: str, title: str) -> str:
         "</div>"
     )
     crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]
-    return page(at, title, body, crumbs=crumbs, drawn=True)
+    dated = kind in ("checkout", "commits")
+    return page(at, title, body, crumbs=crumbs, drawn=True, times=ctx.times if dated else None)
 
 
 def checkout_shell_page(ctx: SeriesContext) -> str:
@@ -93,7 +95,7 @@ def _entry(
         "idx": row.idx,
         "pos": position,
         "sha": row.sha,
-        "date": f"{row.date:%Y-%m-%d %H:%M %z}",
+        "date": ctx.times.minute(row.date),
         "build": row.build_status.name if row.build_status is not None else None,
         "bsec": row.build_seconds,
         "blog": row.build_log_id,

@@ -35,7 +35,7 @@ def commits_data_file(
             before.sha if before else None,
             row.sha,
             [
-                [c.id, f"{c.date:%Y-%m-%d %H:%M %z}", c.author, c.subject, c.body, list(c.files)]
+                [c.id, ctx.times.minute(c.date), c.author, c.subject, c.body, list(c.files)]
                 for c in commits.get(row.idx, ())
             ],
         ]

@@ -18,6 +18,7 @@ from perfwalk.analysis.summary import summarize
 from perfwalk.model import Log, Status
 from perfwalk.report import layout
 from perfwalk.report.html import esc, link, number, page, percent, status_cell, status_legend
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store.conduct import ConductSummary, ConductValue
 from perfwalk.store.records import StepRow
 
@@ -36,6 +37,7 @@ class ConductData:
     steps: Sequence[StepRow]
     outputs: Mapping[int, Log]  # log id -> output
     values: Sequence[ConductValue]
+    times: SiteTimes = UTC_TIMES  # the site's time zone
 
 
 def values_text(summary: ConductSummary) -> str:
@@ -46,7 +48,7 @@ def values_text(summary: ConductSummary) -> str:
     return f"{summary.values} by {parser or 'a parser not recorded'}"
 
 
-def conduct_section(at: str, runs: Sequence[ConductSummary]) -> str:
+def conduct_section(at: str, runs: Sequence[ConductSummary], times: SiteTimes) -> str:
     """The index's table of conductor runs, newest first ("" when there are none)."""
     if not runs:
         return ""
@@ -57,7 +59,7 @@ def conduct_section(at: str, runs: Sequence[ConductSummary]) -> str:
         rows.append(
             f'<tr data-conduct="{run.id}">'
             f'<td class="name">{link(target, f"{run.id}: {run.name}", title=run.master)}</td>'
-            f"<td>{esc(f'{run.started_at:%Y-%m-%d %H:%M}')}</td>"
+            f"<td>{esc(times.minute(run.started_at))}</td>"
             f"<td>{_duration(summary)}</td>"
             f"<td>{esc(run.state)}</td>"
             f"<td>{summary.trials_done}/{run.trials}</td>"
@@ -82,7 +84,7 @@ def conduct_page(data: ConductData) -> tuple[str, dict[str, bytes]]:
     at = layout.conduct_page(run.id)
     files: dict[str, bytes] = {}
     body = (
-        _facts(data.summary)
+        _facts(data.summary, data.times)
         + _players(data.summary)
         + _values(run.id, data.values)
         + _trials(data, files)
@@ -90,7 +92,8 @@ def conduct_page(data: ConductData) -> tuple[str, dict[str, bytes]]:
         f"</summary><pre>{esc(run.config_text)}</pre></details>\n" + status_legend()
     )
     crumbs = [(layout.INDEX + "#conduct", "all series and runs")]
-    return page(at, f"conductor run {run.id}: {run.name}", body, crumbs=crumbs), files
+    title = f"conductor run {run.id}: {run.name}"
+    return page(at, title, body, crumbs=crumbs, times=data.times), files
 
 
 def _duration(summary: ConductSummary) -> str:
@@ -111,15 +114,15 @@ def _seconds(seconds: float) -> str:
     )
 
 
-def _facts(summary: ConductSummary) -> str:
+def _facts(summary: ConductSummary, times: SiteTimes) -> str:
     run = summary.run
     facts = [
         ("master file", esc(run.master)),
         ("state", esc(run.state)),
-        ("started", esc(f"{run.started_at:%Y-%m-%d %H:%M:%S %Z}")),
+        ("started", esc(times.second(run.started_at))),
         (
             "finished",
-            esc(f"{run.finished_at:%Y-%m-%d %H:%M:%S %Z}") if run.finished_at else "-",
+            esc(times.second(run.finished_at)) if run.finished_at else "-",
         ),
         ("took", _duration(summary)),
         ("trials", f"{summary.trials_done} stored of {run.trials}"),

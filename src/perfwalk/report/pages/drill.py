@@ -255,7 +255,7 @@ def _commit(ctx: SeriesContext, commit: Commit) -> str:
     body = f"<pre>{esc(commit.body)}</pre>" if commit.body.strip() else ""
     return (
         f'<article class="commit culprit"><h3>{title} {esc(commit.subject)}</h3>'
-        f"<p>{esc(f'{commit.date:%Y-%m-%d %H:%M %z}')} · {esc(commit.author)}</p>"
+        f"<p>{esc(ctx.times.minute(commit.date))} · {esc(commit.author)}</p>"
         f'{body}<ul class="files">{files}</ul></article>\n'
     )
 

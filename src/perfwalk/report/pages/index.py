@@ -34,6 +34,7 @@ from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.table import row_anchor
 from perfwalk.report.pages.tries import TryListing, tries_section
 from perfwalk.report.releases import Release
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.conduct import ConductSummary
 
@@ -151,11 +152,13 @@ def index_page(
     conduct: Sequence[ConductSummary] = (),
     tries: Sequence[TryListing] = (),
     releases: Sequence[Release] = (),
+    times: SiteTimes = UTC_TIMES,
 ) -> str:
     """The index: the ``changes`` table and the metrics the walks could not judge
     (``undecided``: series, name, why), then every series as a row (drills and zooms
     under their walk), then the ``tries`` (their series are not in ``every``), the
-    ``conduct`` runs; ``matrix`` links the regress matrix; ``releases`` mark the plots."""
+    ``conduct`` runs; ``matrix`` links the regress matrix; ``releases`` mark the plots;
+    every time in the site's ``times``."""
     at = layout.INDEX
     title = "perfwalk: all series"
     nav = (
@@ -163,8 +166,8 @@ def index_page(
         if matrix
         else ""
     )
-    runs = conduct_section(at, conduct)
-    tried = tries_section(at, tries)
+    runs = conduct_section(at, conduct, times)
+    tried = tries_section(at, tries, times)
     if not every:
         return page(
             at,
@@ -172,11 +175,12 @@ def index_page(
             nav + f"<p>No {'walk' if tries else 'series'} yet: run <code>perfwalk run</code>."
             "</p>\n" + tried + runs,
             feed=layout.FEED,
+            times=times if tried or runs else None,
         )
     tests = sorted({t for s in every for t in s.worst})
 
     def day(c: CheckoutRow | None) -> str:
-        return f"<td>{esc(f'{c.date:%Y-%m-%d %H:%M}') if c else '-'}</td>"
+        return f"<td>{esc(times.minute(c.date)) if c else '-'}</td>"
 
     head = [
         '<th class="name">walk</th>',
@@ -220,11 +224,11 @@ def index_page(
         + "\n".join(rows)
         + "\n</tbody>\n</table>\n"
     )
-    legend = quirk_legend(_quirks_of(every))
+    legend = quirk_legend(_quirks_of(every, times))
     specs = [spec for s in every for spec in s.specs]
     shown = [s for s in every if s.specs]
     body = (
-        changes_section(at, changes, undecided)
+        changes_section(at, changes, times, undecided)
         + walks
         + tried
         + runs
@@ -237,18 +241,16 @@ def index_page(
         + legend
         + status_legend()
     )
-    return page(at, title, nav + body, plots=bool(specs), feed=layout.FEED)
+    return page(at, title, nav + body, plots=bool(specs), feed=layout.FEED, times=times)
 
 
-def _quirks_of(every: Sequence[SeriesSummary]) -> list[QuirkRow]:
+def _quirks_of(every: Sequence[SeriesSummary], times: SiteTimes) -> list[QuirkRow]:
     """Each quirk once (its letter, date and comment), with the series it marks: the
     series of one configuration share their quirks and letters."""
     found: dict[tuple[str, str, str], list[int]] = {}
     for s in every:
         for q in s.series.quirks:
-            found.setdefault((q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment), []).append(
-                s.series.id
-            )
+            found.setdefault((q.letter, times.minute(q.at_date), q.comment), []).append(s.series.id)
     return [
         QuirkRow(letter, date, comment, tuple(ids))
         for (letter, date, comment), ids in found.items()

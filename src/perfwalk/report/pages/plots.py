@@ -163,6 +163,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
         name = f"series {ctx.id}: variant {series.variant_name} of series {series.parent_id}"
     meta: dict[str, Any] = {
         "name": name,
+        "zone": ctx.times.zone,  # the plot's axis and tooltips write times in it
         "pages": {  # what pages.js needs besides a block's data
             "host": series.host,
             "fingerprint": sorted([str(k), str(v)] for k, v in series.fingerprint.items()),
@@ -209,7 +210,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
                 "size": c.size if math.isfinite(c.size) else None,
                 "regression": c.regression,
                 "unconfirmed": c.unconfirmed,
-                **change_facts(layout.INDEX, c),  # links from the site's root
+                **change_facts(layout.INDEX, c, ctx.times),  # links from the site's root
                 "open": layout.series_page(c.culprit.drill)
                 if c.culprit is not None
                 else layout.checkout_page(ctx.id, c.after_idx),

@@ -36,8 +36,9 @@ def table_pages(ctx: SeriesContext) -> list[tuple[int, str]]:
     """(page number, label) of every table page of the series."""
     rows = ctx.checkouts
     size = layout.TABLE_COLUMNS
+    day = ctx.times.day
     return [
-        (n, f"{rows[start].date:%Y-%m-%d} … {rows[min(start + size, len(rows)) - 1].date:%Y-%m-%d}")
+        (n, f"{day(rows[start].date)} … {day(rows[min(start + size, len(rows)) - 1].date)}")
         for n, start in enumerate(range(0, len(rows), size))
     ]
 
@@ -105,7 +106,7 @@ def needed(series: SeriesRow, count: int) -> str:
 def _legend(ctx: SeriesContext, at: str) -> str:
     return quirk_legend(
         [
-            QuirkRow(q.letter, f"{q.at_date:%Y-%m-%d %H:%M}", q.comment, (ctx.id,))
+            QuirkRow(q.letter, ctx.times.minute(q.at_date), q.comment, (ctx.id,))
             for q in ctx.series.quirks
         ],
         at,
@@ -121,7 +122,7 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
 
     def checkout(idx: int) -> str:
         try:
-            date = f" ({ctx.checkouts[ctx.position(idx)].date:%Y-%m-%d})"
+            date = f" ({ctx.times.day(ctx.checkouts[ctx.position(idx)].date)})"
         except KeyError:
             return esc(str(idx))  # not a checkout of the series (any more)
         return link(layout.href(at, layout.checkout_page(ctx.id, idx)), f"{idx}{date}")
@@ -328,7 +329,7 @@ def series_page(
             if shown
             else ""
         )
-        + (changes_section(at, changes) if changes else "")  # the plots' bands, as links
+        + (changes_section(at, changes, ctx.times) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + sights_section(at, ctx)
         + levels_section(at, ctx)
@@ -340,7 +341,13 @@ def series_page(
     )
     title = f"series {ctx.id}: {ctx.series.name}"
     return page(
-        at, title, body, crumbs=series_crumbs(ctx.series), plots=bool(shown), flame=has_flame(drill)
+        at,
+        title,
+        body,
+        crumbs=series_crumbs(ctx.series),
+        plots=bool(shown),
+        flame=has_flame(drill),
+        times=ctx.times,
     )
 
 
@@ -369,4 +376,5 @@ def table_page(ctx: SeriesContext, number: int, table_html: str) -> str:
     )
     crumbs = [*series_crumbs(ctx.series), (layout.series_page(ctx.id), f"series {ctx.id}")]
     label = pages[number][1] if number < len(pages) else ""
-    return page(at, f"series {ctx.id}: {ctx.series.name}, {label}", body, crumbs=crumbs)
+    title = f"series {ctx.id}: {ctx.series.name}, {label}"
+    return page(at, title, body, crumbs=crumbs, times=ctx.times)

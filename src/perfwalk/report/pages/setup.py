@@ -11,10 +11,11 @@ from perfwalk.report import layout
 from perfwalk.report.context import is_variant
 from perfwalk.report.html import esc, page, quirk_anchor, table
 from perfwalk.report.pages.series import measuring_facts, series_crumbs
+from perfwalk.report.times import SiteTimes
 from perfwalk.store import SeriesRow
 
 
-def setup_page(series: SeriesRow) -> str:
+def setup_page(series: SeriesRow, times: SiteTimes) -> str:
     at = layout.setup_page(series.id)
     facts = [
         ("name", series.name),
@@ -27,8 +28,8 @@ def setup_page(series: SeriesRow) -> str:
         ("repetitions", f"{series.repetitions}/{series.between}"),
         ("host", series.host),
         ("state", series.state),
-        ("started", f"{series.started_at:%Y-%m-%d %H:%M:%S %Z}"),
-        ("finished", f"{series.finished_at:%Y-%m-%d %H:%M:%S %Z}" if series.finished_at else "-"),
+        ("started", times.second(series.started_at)),
+        ("finished", times.second(series.finished_at) if series.finished_at else "-"),
         ("parent series", str(series.parent_id) if series.parent_id else "-"),
         ("configuration hash", series.config_hash),
     ]
@@ -49,14 +50,15 @@ def setup_page(series: SeriesRow) -> str:
         table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
         + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
         + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
-        + quirks_section(series)
+        + quirks_section(series, times)
         + f"<h2>Configuration</h2><pre>{esc(mask_config_text(series.config_text))}</pre>"
     )
     crumbs = [*series_crumbs(series), (layout.series_page(series.id), f"series {series.id}")]
-    return page(at, f"setup of series {series.id}: {series.name}", body, crumbs=crumbs)
+    title = f"setup of series {series.id}: {series.name}"
+    return page(at, title, body, crumbs=crumbs, times=times)
 
 
-def quirks_section(series: SeriesRow) -> str:
+def quirks_section(series: SeriesRow, times: SiteTimes) -> str:
     """Each quirk of the series under its anchor (the plots' and legends' letters link
     here): its date and comment, what ran when the walk crossed it, what it replaced
     over its range and its patch's text, as the walk recorded them; "" without quirks."""
@@ -69,7 +71,7 @@ def quirks_section(series: SeriesRow) -> str:
         told = described.get(q.letter)
         told = dict(told) if isinstance(told, dict) else {}
         patch_text = told.pop("patch_text", None)
-        at = f"{q.at_date:%Y-%m-%d %H:%M}" + (f" ({q.commit[:12]})" if q.commit else "")
+        at = times.minute(q.at_date) + (f" ({q.commit[:12]})" if q.commit else "")
         parts.append(
             f'<h3 id="{esc(quirk_anchor(q.letter))}"><span class="quirk">{esc(q.letter)}</span> '
             f"{esc(at)}: {esc(q.comment)}</h3>"

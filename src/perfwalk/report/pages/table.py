@@ -54,7 +54,7 @@ def checkout_table(at: str, ctx: SeriesContext, block: Sequence[CheckoutData]) -
         return layout.href(at, path)
 
     head = ['<th class="name">checkout</th>'] + [
-        f"<th>{link(to(layout.checkout_page(sid, c.row.idx)), f'{c.row.date:%Y-%m-%d %H:%M}')}"
+        f"<th>{link(to(layout.checkout_page(sid, c.row.idx)), ctx.times.minute(c.row.date))}"
         f"<br><small>#{c.row.idx}</small></th>"
         for c in block
     ]

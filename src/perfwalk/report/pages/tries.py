@@ -18,7 +18,6 @@ import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, Sample, report
 from perfwalk.config.model import Config
@@ -45,6 +44,7 @@ from perfwalk.report.pages.profiles import (
     stored_pair,
     stored_profiles,
 )
+from perfwalk.report.times import SiteTimes
 from perfwalk.store import SeriesRow, Store
 from perfwalk.store.tries import TryRow
 
@@ -192,6 +192,7 @@ def try_page(ctx: SeriesContext, row: TryRow, section: str, newest_table: str) -
         body,
         crumbs=[(layout.INDEX, "all series")],
         flame=has_flame(section),
+        times=ctx.times,
     )
 
 
@@ -217,7 +218,7 @@ def try_section(
 
 def _facts(at: str, ctx: SeriesContext, row: TryRow) -> str:
     s = ctx.series
-    when = f"{s.started_at:%Y-%m-%d %H:%M}"
+    when = ctx.times.minute(s.started_at)
     return (
         f"<p>try of {esc(s.project)} · started {esc(when)} · {esc(s.state)} · "
         f"host {esc(s.host)} · at {row.confidence:g} % confidence, at most "
@@ -426,7 +427,7 @@ def _patches(row: TryRow) -> str:
 # -- the index --------------------------------------------------------------------------
 
 
-def tries_section(at: str, tries: Sequence[TryListing]) -> str:
+def tries_section(at: str, tries: Sequence[TryListing], times: SiteTimes) -> str:
     """The index's "Tries": newest first, when, A → B, the worst verdict, to its page;
     "" when there are none."""
     if not tries:
@@ -450,7 +451,7 @@ def tries_section(at: str, tries: Sequence[TryListing]) -> str:
         rows.append(
             [
                 f'<td class="name">{link(layout.href(at, layout.series_page(sid)), str(sid))}</td>',
-                f"<td>{esc(_when(one.series.started_at))}</td>",
+                f"<td>{esc(times.minute(one.series.started_at))}</td>",
                 f'<td class="name"><code>{esc(row.base_sha[:12])}</code> → '
                 f"{esc(b_described(row))}</td>",
                 verdict,
@@ -458,7 +459,3 @@ def tries_section(at: str, tries: Sequence[TryListing]) -> str:
         )
     header = ['<th class="name">try</th>', "<th>started</th>", '<th class="name">A → B</th>']
     return "<h2>Tries</h2>\n" + table([*header, "<th>verdict</th>"], rows, css="tries") + "\n"
-
-
-def _when(at: datetime) -> str:
-    return f"{at:%Y-%m-%d %H:%M}"

@@ -176,7 +176,10 @@ def _grouped_table(
 
     top = ['<th class="name" rowspan="2">checkout</th>'] + [
         f'<th colspan="{width}">'
-        + link(to(layout.checkout_page(group[0].ctx.id, c.row.idx)), f"{c.row.date:%Y-%m-%d %H:%M}")
+        + link(
+            to(layout.checkout_page(group[0].ctx.id, c.row.idx)),
+            group[0].ctx.times.minute(c.row.date),
+        )
         + f"<br><small>#{c.row.idx}</small></th>"
         for c, group in zip(block, groups, strict=True)
     ]

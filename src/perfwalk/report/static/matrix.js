@@ -9,8 +9,9 @@
  * into the page as text (textContent, attributes), never as HTML.
  *
  * tests: {names, ids, links} (index = position, names sorted). host: {host, page,
- * runs: [[id, iso date, day, arch, build, commit, passed, counted, system, label,
- * month-day], ...] newest first, rows: {test index: a letter per run, "." none,
+ * runs: [[id, UTC iso date (sorts), day, arch, build, commit, passed, counted, system,
+ * label, month-day, start to the minute], ...] newest first (days and minutes in the
+ * site's time zone), rows: {test index: a letter per run, "." none,
  * "a" PASS .. "k" NOEXIST, "a120" = 120 times "a"}, messages: [text],
  * cells: {test index: [run position, message index, ...]}, since: {test index:
  * [first failing position, last passing position or -1, commits page, count]},
@@ -226,7 +227,7 @@
           th.textContent = run[7] > 0 ? Math.floor(100 * run[6] / run[7]) + "%" : "-";
           th.setAttribute("title", run[6] + " PASS of " + run[7] + " (SKIP and XFAIL left out)");
         } else if (k === 1) {
-          th.appendChild(anchor("runs/" + run[0] + ".html", run[10], run[1] + " " + run[9]));
+          th.appendChild(anchor("runs/" + run[0] + ".html", run[10], run[11] + " " + run[9]));
         } else if (k === 2) {
           th.textContent = run[4];
         } else if (k === 3) {
@@ -284,7 +285,7 @@
     if (!found.length) { return td; }
     var tips = found.map(function (f) {
       var first = f.h.runs[f.s[0]], last = f.s[1] >= 0 ? f.h.runs[f.s[1]] : null;
-      return f.h.host + ": failing since " + first[1] + (last ? ", last passed " + last[1] : ", never passed");
+      return f.h.host + ": failing since " + first[11] + (last ? ", last passed " + last[11] : ", never passed");
     });
     var f = found[0], first = f.h.runs[f.s[0]];
     var prefix = hosts.length > 1 ? f.h.host + " " : "";

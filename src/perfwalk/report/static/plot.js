@@ -73,8 +73,41 @@
     return echarts.format.encodeHTML(shown);
   }
 
-  function isoDate(ms) {
-    return new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  /* Times in the site's one time zone (meta.zone, [report] time_zone), never the
+   * viewer's: "2024-05-03 17:30" (to the minute) or "2024-05-03" (the day). */
+  var clocks = {};
+  function inZone(ms, zone) {
+    var clock = clocks[zone];
+    if (!clock) {
+      clock = clocks[zone] = new Intl.DateTimeFormat("en-GB", {
+        timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit",
+        day: "2-digit", hour: "2-digit", minute: "2-digit",
+      });
+    }
+    var part = {};
+    clock.formatToParts(new Date(ms)).forEach(function (p) {
+      part[p.type] = p.value;
+    });
+    return {
+      day: part.year + "-" + part.month + "-" + part.day,
+      minute: part.hour + ":" + part.minute,
+    };
+  }
+  function isoDate(ms, zone) {
+    var at = inZone(ms, zone);
+    return at.day + " " + at.minute;
+  }
+  function zoneOf(line) {
+    return (line && line.meta.zone) || "UTC";
+  }
+  /* A time axis' tick in the zone: the day where the axis ticks at days or coarser
+   * (whole UTC days: ECharts is told useUTC, so the viewer's zone never places them),
+   * else the day and the minute. */
+  function tickLabel(zone) {
+    return function (ms) {
+      var at = inZone(ms, zone);
+      return ms % 86400000 === 0 ? at.day : at.day.slice(5) + " " + at.minute;
+    };
   }
 
   /* Every (series, value name) of one plot: its checkouts, summary line and points. */
@@ -361,6 +394,7 @@
       }
     });
     var grid = { left: 70, right: 30, top: 60, bottom: 80 };
+    var zone = zoneOf(lines[0]);
     stackLabels(series, el.clientWidth - grid.left - grid.right, lines, byOrder);
     return {
       animation: false,
@@ -372,13 +406,28 @@
         confine: true,
         formatter: tooltip(lines, several, variants, byOrder),
       },
+      useUTC: true, /* never the viewer's zone: the axis is labelled in the site's */
       xAxis: byOrder
         ? { type: "value", name: "checkout", minInterval: 1, min: reach[0], max: reach[1] }
-        : { type: "time", name: "checkout date", min: reach[0], max: reach[1] },
+        : {
+            type: "time",
+            name: "checkout date",
+            min: reach[0],
+            max: reach[1],
+            axisLabel: { formatter: tickLabel(zone), hideOverlap: true },
+          },
       yAxis: yAxisOf(el, false),
       dataZoom: [
         { type: "inside", filterMode: "none" },
-        { type: "slider", filterMode: "none", bottom: 20, showDataShadow: false },
+        {
+          type: "slider",
+          filterMode: "none",
+          bottom: 20,
+          showDataShadow: false,
+          labelFormatter: byOrder ? undefined : function (ms) {
+            return isoDate(ms, zone);
+          },
+        },
       ],
       toolbox: {
         right: 10,
@@ -518,7 +567,7 @@
       var first = !drawn[seen];
       drawn[seen] = true;
       var open = "series-" + line.sid + "/setup.html#quirk-" + q[0].replace(/[^A-Za-z0-9]/g, "_");
-      var tip = "<b>quirk " + encode(q[0]) + "</b> " + encode(isoDate(q[1])) + "<br>" +
+      var tip = "<b>quirk " + encode(q[0]) + "</b> " + encode(isoDate(q[1], zoneOf(line))) + "<br>" +
         encode(q[2]) + "<br><i>click: its commands and patch</i>";
       if (x !== null && first) {
         lines.push({
@@ -556,7 +605,7 @@
       marks.push({
         xAxis: x,
         name: r[0],
-        pwTip: "<b>release " + encode(r[0]) + "</b> " + encode(isoDate(r[1])) +
+        pwTip: "<b>release " + encode(r[0]) + "</b> " + encode(isoDate(r[1], zoneOf(line))) +
           (r[4] ? " · " + encode(r[4]) : "") + (r[3] ? "<br>" + encode(r[3]) : ""),
         lineStyle: { color: "#303030", type: "solid", width: 1.5 },
         label: { formatter: r[0], position: "insideStartTop", color: "#303030", fontWeight: "bold" },
@@ -702,7 +751,7 @@
       return (
         "<b>" + encode(label(line, several, variants)) + "</b><br>" +
         "checkout " + encode(d[2]) + " · " + encode(line.shas[d[2]] || "") + "<br>" +
-        encode(isoDate(when)) + "<br>" +
+        encode(isoDate(when, zoneOf(line))) + "<br>" +
         encode(what) + ": <b>" + encode(P.format.value(d[1], line.meta.keys[lineKey(line)].unit)) + "</b>"
       );
     };
