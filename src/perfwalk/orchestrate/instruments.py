@@ -25,6 +25,7 @@ from typing import Protocol
 from perfwalk.config.model import InstrumentConfig
 from perfwalk.hosts.base import Completed
 from perfwalk.model import Value
+from perfwalk.orchestrate.recorder import step_status, why
 from perfwalk.orchestrate.topology import Member
 
 
@@ -76,6 +77,22 @@ class Armed:
 
 #: nothing measured: a warm-up, a test without instruments
 UNARMED = Armed()
+
+#: seconds allowed to read a measurement back from a host
+READ_TIMEOUT = 60.0
+
+
+def read_back(member: Member, path: str, limit: int) -> tuple[str | None, str]:
+    """The text an instrument measured into the file ``path`` on ``member``'s host (at
+    most ``limit`` bytes), the file removed; (None, why) when it could not be read."""
+    argv = ("sh", "-c", 'cat -- "$0" && rm -f -- "$0"', path)
+    done = member.host.run(argv, timeout=READ_TIMEOUT, output_limit=limit)
+    if done.returncode != 0:
+        return (
+            None,
+            f"no measurement read back on host {member.name}: {why(done, step_status(done))}",
+        )
+    return done.stdout.text(), ""
 
 
 class Instruments:

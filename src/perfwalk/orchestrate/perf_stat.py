@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from perfwalk.config.instruments import INSTRUMENT_METRICS, PERF_STAT
 from perfwalk.model import Value
+from perfwalk.orchestrate.instruments import read_back
 from perfwalk.orchestrate.recorder import step_status, why
 from perfwalk.orchestrate.topology import Member
 from perfwalk.parsers.perf_stat import parse_perf_stat
@@ -66,14 +67,10 @@ class PerfStat:
         return ("perf", *OPTIONS, "-o", path, "--")
 
     def read(self, member: Member, path: str) -> tuple[tuple[Value, ...], str]:
-        argv = ("sh", "-c", 'cat -- "$0" && rm -f -- "$0"', path)
-        done = member.host.run(argv, timeout=PROBE_TIMEOUT, output_limit=1 << 20)
-        if done.returncode != 0:
-            return (
-                (),
-                f"no measurement read back on host {member.name}: {why(done, step_status(done))}",
-            )
-        found = parse_perf_stat(done.stdout.text(), tuple(EVENTS.values()))
+        text, problem = read_back(member, path, 1 << 20)
+        if text is None:
+            return (), problem
+        found = parse_perf_stat(text, tuple(EVENTS.values()))
         if found.problem:
             return (), f"nothing stored on host {member.name}: {found.problem}"
         return values_of(found.counts), ""

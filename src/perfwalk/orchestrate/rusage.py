@@ -19,6 +19,7 @@ import sys
 
 from perfwalk.config.instruments import INSTRUMENT_METRICS, RUSAGE
 from perfwalk.model import Value
+from perfwalk.orchestrate.instruments import read_back
 from perfwalk.orchestrate.recorder import step_status, why
 from perfwalk.orchestrate.topology import Member
 from perfwalk.parsers.values import finite
@@ -97,17 +98,10 @@ class Rusage:
         return (python_of(member), "-I", "-S", "-c", WRAPPER, path)
 
     def read(self, member: Member, path: str) -> tuple[tuple[Value, ...], str]:
-        argv = ("sh", "-c", 'cat -- "$0" && rm -f -- "$0"', path)
-        done = member.host.run(argv, timeout=PROBE_TIMEOUT, output_limit=1 << 16)
-        if done.returncode != 0:
-            return (
-                (),
-                f"no measurement read back on host {member.name}: {why(done, step_status(done))}",
-            )
-        values = parse_usage(done.stdout.text())
+        text, problem = read_back(member, path, 1 << 16)
+        if text is None:
+            return (), problem
+        values = parse_usage(text)
         if not values:
-            return (
-                (),
-                f"the measurement on host {member.name} is incomplete: {done.stdout.text()!r:.200}",
-            )
+            return (), f"the measurement on host {member.name} is incomplete: {text!r:.200}"
         return values, ""
