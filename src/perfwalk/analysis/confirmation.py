@@ -83,6 +83,12 @@ def moved(before: float, after: float) -> float:
     return math.copysign(math.inf, after) if after else 0.0
 
 
+def standing(outcome: str, *, final: bool) -> str:
+    """A re-measure's outcome in words: held, not held, undecided (for good, at its
+    most repetitions), or "undecided yet" while it may be measured on."""
+    return outcome if final or outcome != UNDECIDED else "undecided yet"
+
+
 def margin(change_before: float, change_after: float, min_change: float) -> float:
     """The difference (a share of the level before) a re-measure must exceed to hold
     and stay within not to: :data:`HELD_SHARE` of the change's size (to a tenth of a

@@ -23,7 +23,7 @@ from typing import Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
-from perfwalk.analysis.confirmation import HELD, UNDECIDED
+from perfwalk.analysis.confirmation import HELD, UNDECIDED, standing
 from perfwalk.analysis.confirmation import moved as relative_move
 from perfwalk.analysis.floor import Floor, Sight, detection_floor
 from perfwalk.analysis.levels import MetricPoints, levels
@@ -513,8 +513,7 @@ def _series_findings(
         for at, metrics in found.items():
             found[at] = [_witnessed(m, points, moved, position) for m in metrics]
     by_idx = {c.idx: c for c in checkouts}
-    # a push series' changes are named by their commits: its indexes move
-    named = commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
+    named = naming_digits(series, checkouts)
     episodes.sort(key=lambda e: (e.test, e.name, e.first.idx))
     variant, variant_of = variant_of_series(series)
     events = [
@@ -536,6 +535,12 @@ def _series_findings(
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
     return events, episodes, points
+
+
+def naming_digits(series: SeriesRow, checkouts: Sequence[CheckoutRow]) -> dict[str, int]:
+    """How many hex digits of each commit name its change (:func:`change_id`): a push
+    series' changes are named by their commits (its indexes move); none for the others."""
+    return commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
 
 
 def variant_of_series(series: SeriesRow) -> tuple[str | None, int | None]:
@@ -584,13 +589,6 @@ class _Metric:
     @property
     def values(self) -> int:
         return sum(map(len, self.sets)) + len(self.left)
-
-    def unweighed(self) -> _Metric:
-        """The metric without the machine's states: judged on its values alone."""
-        alone = _Metric(self.unit, self.direction, len(self.sets))
-        alone.sets, alone.loaded = self.sets, self.loaded
-        alone.left = [(at, value, None) for at, value, _state in self.left]
-        return alone
 
     def with_left(self) -> _Metric:
         """The metric with the values left out put back (its states with them)."""
@@ -655,9 +653,7 @@ def _metrics_found(
         policy = metric_policy(reading.config, test, name, read.unit, direction)
         if policy.ignore:
             continue
-        # an instrument's metric is never suspect on the machine's state
-        alone = read.unweighed() if load_immune(name) else read
-        metric, detection, sight = _searched(reading, (test, name), alone, policy)
+        metric, detection, sight = _searched(reading, (test, name), read, policy)
         described = (test, name, metric.unit, direction)
         episodes, changes = _metric_found(reading, described, metric, detection, weighed)
         if sight.undecided:  # what a re-measure of its most likely step found
@@ -742,8 +738,9 @@ def _searched(
 
 def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, str], _Metric]:
     """The values of ``rows`` by metric (test and name), without the re-measures
-    (``[run] confirm``) and the repetitions left out (``[run] exclude_loaded``; but an
-    instrument's metric keeps them: the machine's load does not touch it)."""
+    (``[run] confirm``) and the repetitions left out (``[run] exclude_loaded``). An
+    instrument's metric keeps them and has no machine's state: the machine's load does
+    not touch it, it is judged on its values alone (never suspect)."""
     planned = reading.series.planned_repetitions
     position, states, left_out = reading.position, reading.states, reading.left_out
     loaded = reading.loaded
@@ -759,11 +756,12 @@ def _grouped(reading: _Reading, rows: Sequence[PassedValue]) -> dict[tuple[str, 
         at = position[checkout_idx]
         if loaded and key in loaded:
             metric.loaded += 1
-        if left_out and key in left_out and not load_immune(name):  # an instrument's: kept
+        immune = load_immune(name)
+        if left_out and key in left_out and not immune:
             metric.left.append((at, value, reading.every_state.get(key)))
             continue
         metric.sets[at].append(value)
-        state = states.get(key)
+        state = None if immune else states.get(key)
         if state is not None:
             metric.measured[at].append(state)
     return grouped
@@ -854,18 +852,13 @@ def _most_likely_step(
     its own, which the walk did not find (its verdict: confirmed by the re-measure)."""
     step = sight.floor.candidate
     row = None if step is None else reading.again.get((step.previous, step.index))
-    stored = None if row is None else row.metric(sight.test, sight.name)
-    if step is None or row is None or stored is None:
+    again = None if row is None else _stored_remeasure(row, sight.test, sight.name)
+    if step is None or again is None:
         return sight, []
-    outcome = str(stored.get("outcome") or row.outcome or "")
-    final = bool(stored.get("final", row.final))
-    counts = (
-        len(numbers_in(stored.get("values_before"))),
-        len(numbers_in(stored.get("values_after"))),
-    )
-    state = outcome if final or outcome != UNDECIDED else "undecided yet"
-    sight = replace(sight, again="{} after {} + {} repetitions".format(state, *counts))
-    if not (final and outcome == HELD):
+    counts = (len(again.values_before), len(again.values_after))
+    state = standing(again.outcome, final=again.final)
+    sight = replace(sight, again=f"{state} after {counts[0]} + {counts[1]} repetitions")
+    if not (again.final and again.outcome == HELD):
         return sight, []
     split = reading.position[step.index]
     summaries = [reduce(values) if values else math.nan for values in metric.sets]
@@ -980,29 +973,35 @@ def _remeasured(event: ChangeEvent, row: ConfirmationRow | None) -> ChangeEvent:
     """``event`` with what the re-measure of its two checkouts found for each metric."""
     if row is None:
         return event
-    metrics = []
-    for metric in event.metrics:
-        found = row.metric(metric.test, metric.name)
-        again = None
-        if found is not None:
-            again = Remeasure(
-                number_in(found.get("measured_before")),
-                number_in(found.get("measured_after")),
-                bool(found.get("held")),
-                outcome=str(found.get("outcome") or row.outcome or ""),
-                final=bool(found.get("final", row.final)),
-                values_before=numbers_in(found.get("values_before")),
-                values_after=numbers_in(found.get("values_after")),
-                change=number_in(found.get("change")),
-                low=number_in(found.get("low")),
-                high=number_in(found.get("high")),
-                p_value=number_in(found.get("p_value")),
-                confidence=number_in(found.get("confidence")),
-                reason=str(found.get("reason") or ""),
-                rounds=row.rounds,
-            )
-        metrics.append(replace(metric, remeasured=again))
+    metrics = [
+        replace(metric, remeasured=_stored_remeasure(row, metric.test, metric.name))
+        for metric in event.metrics
+    ]
     return replace(event, metrics=tuple(metrics))
+
+
+def _stored_remeasure(row: ConfirmationRow, test: str, name: str) -> Remeasure | None:
+    """What the re-measure ``row`` found for the metric ``test.name`` (None: it did not
+    measure that metric)."""
+    found = row.metric(test, name)
+    if found is None:
+        return None
+    return Remeasure(
+        number_in(found.get("measured_before")),
+        number_in(found.get("measured_after")),
+        bool(found.get("held")),
+        outcome=str(found.get("outcome") or row.outcome or ""),
+        final=bool(found.get("final", row.final)),
+        values_before=numbers_in(found.get("values_before")),
+        values_after=numbers_in(found.get("values_after")),
+        change=number_in(found.get("change")),
+        low=number_in(found.get("low")),
+        high=number_in(found.get("high")),
+        p_value=number_in(found.get("p_value")),
+        confidence=number_in(found.get("confidence")),
+        reason=str(found.get("reason") or ""),
+        rounds=row.rounds,
+    )
 
 
 def _side(

@@ -39,6 +39,7 @@ from perfwalk.analysis.confirmation import (
     Again,
     decide_again,
     one_value,
+    standing,
 )
 from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.analysis.sequential import side
@@ -126,7 +127,7 @@ class Remeasured:
         """``re-measure of 1:5: held after 3 + 3 repetitions, interleaved; measured on a
         quiet machine; latency.value: …`` (``re-measure of 1:5 (the most likely step of
         latency.value, +12.0 %, below the walk's bar): …``)"""
-        state = self.outcome if self.final or self.outcome != UNDECIDED else "undecided yet"
+        state = standing(self.outcome, final=self.final)
         what = f"{self.id} ({self.step})" if self.step else self.id
         return (
             f"re-measure of {what}: {state} after {self.counts[0]} + {self.counts[1]} "

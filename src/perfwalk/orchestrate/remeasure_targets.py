@@ -28,17 +28,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfwalk.analysis.levels import MetricPoints
+from perfwalk.analysis.scaled import median
 from perfwalk.analysis.verdict import CLEAR, State
-from perfwalk.change_ids import change_id, commit_digits
+from perfwalk.change_ids import change_id
 from perfwalk.config.model import Config
 from perfwalk.drill.schedule import Verdict
 from perfwalk.model import Checkout, Direction
-from perfwalk.orchestrate.changes import ChangeEvent, find_all
+from perfwalk.orchestrate.changes import ChangeEvent, find_all, naming_digits
 from perfwalk.orchestrate.plan import PlannedCheckout, WalkPlan
 from perfwalk.quantities import format_size
 from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
-from perfwalk.store.pushes import PUSH_KIND
 
 #: the drill verdicts that answer a change (an undecided drill does not)
 ANSWERED = frozenset({Verdict.CULPRIT.value, Verdict.RANGE.value, Verdict.NO_CHANGE.value})
@@ -153,8 +153,7 @@ def remeasure_targets(store: Store, config: Config, series_id: int) -> list[Targ
         target = Target(event.id, event.before.idx, event.after.idx, metrics, why, measured)
         found.append((ORDER.index(why), -size, target))
     taken = {(target.before_idx, target.after_idx) for _rank, _size, target in found}
-    series = store.series(series_id)
-    named = commit_digits([c.sha for c in checkouts]) if series.kind == PUSH_KIND else {}
+    named = naming_digits(store.series(series_id), checkouts)
     sha = {c.idx: c.sha for c in checkouts}
 
     def name(idx: int) -> str:  # as perfwalk changes will name the change it holds
@@ -195,7 +194,7 @@ def most_likely_steps(
         if row is not None and (row.final or row.metric(sight.test, sight.name) is None):
             continue  # decided, or a change's re-measure measured other metrics there
         level = [v for i, v in zip(metric.idxs, metric.points, strict=True) if i <= step.previous]
-        before = sorted(level)[len(level) // 2] if level else math.nan
+        before = median(level) if level else math.nan
         if not math.isfinite(before) or before == 0:
             continue
         expected = Expected(
