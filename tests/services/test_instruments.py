@@ -2,8 +2,8 @@
 and holds a known amount of memory, walked over a real repository; its rusage
 metrics are stored beside its own value with their units and directions, a commit
 that doubles its work is a change of rusage.user_cpu (never suspect on the
-machine's state), and its user CPU time stays put while a CPU load started by the
-test runs beside it.
+machine's state), and its user CPU time moves far less than its wall time while
+a CPU load started by the test runs beside it.
 
 What is checked is what the instrument guarantees (the kernel's counts of the
 benchmark's own work), never a speed of this machine.
@@ -132,13 +132,20 @@ def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
 
 @pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
-def test_user_cpu_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> None:
+def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
+    tmp_path: Path, hogs: Hogs
+) -> None:
     checkouts, loaded = 6, range(3, 6)
-    path = _project(tmp_path, [2 * WORK] * checkouts)
+    timed = BENCH.replace("import sys", "import time\nstart = time.monotonic()", 1) + (
+        'print("VALUE", time.monotonic() - start, "s wall")\n'
+    )
+    # the benchmark and the load share one CPU: the scheduler gives each its turn
+    # there, whatever else the machine runs
+    path = _project(tmp_path, [2 * WORK] * checkouts, bench=timed, env="taskset -c 0 ")
 
     def progress(step: Progress) -> None:
         if step.message.startswith("building") and step.checkout - 1 == loaded.start:
-            hogs.start(2)  # as many CPU-bound processes as this machine's 2 cores
+            hogs.start(1, cpu=0)
             time.sleep(0.5)
 
     result = run_series(load_config(path), RunOptions(), progress)
@@ -149,16 +156,22 @@ def test_user_cpu_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> None
     metrics = values_by_metric(rows)
     assert len(states) == checkouts * 3
 
-    def median(name: str, under_load: bool) -> float:
-        return statistics.median(
-            row[5] for row in metrics[name] if (row[0] in loaded) is under_load
-        )
+    def moved(name: str) -> float:
+        def median(under_load: bool) -> float:
+            return statistics.median(
+                row[5] for row in metrics[name] if (row[0] in loaded) is under_load
+            )
 
-    quiet, busy = median("rusage.user_cpu", False), median("rusage.user_cpu", True)
-    print(f"user CPU: {quiet:.3f} s quiet, {busy:.3f} s under load ({busy / quiet - 1:+.1%})")
-    # the kernel counts the benchmark's own CPU time: the load beside it takes turns
-    # on the CPUs, not more of its work (a generous bound: caches are shared)
-    assert 0.85 < busy / quiet < 1.15
+        return median(True) / median(False) - 1
+
+    user, wall = moved("rusage.user_cpu"), moved("wall")
+    print(f"under load: wall time {wall:+.1%}, user CPU {user:+.1%}")
+    # a CPU-bound process on the benchmark's CPU takes about every other turn there:
+    # the benchmark waits about as long as it works, and its wall time shows it
+    assert wall > 0.4
+    # the kernel counts the benchmark's own CPU time: the load beside it takes turns,
+    # not more of its work (the caches it shares cost a little, never the wait)
+    assert abs(user) < wall / 4
 
 
 @pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
