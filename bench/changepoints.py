@@ -488,6 +488,7 @@ def _apart(marks: Sequence[int], away_from: Sequence[int]) -> list[int]:
 def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
     """Every metric of every walk (its manifest's truth and analysis settings), then
     every TCPD series (its annotators' majority flagged, every other mark confirming)."""
+    from perfwalk.config.instruments import instrument_min_change
     from perfwalk.model import Direction
     from perfwalk.orchestrate.changes import summary_of
     from perfwalk.policy import MetricPolicy
@@ -500,12 +501,15 @@ def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
         for name, metric in data["metrics"].items():
             truth = manifest["series"].get(name, {})
             direction = Direction(metric["direction"])
+            # a count an instrument takes too is analysed as perfwalk analyses the
+            # instrument's metric (its smallest change reported is its own)
+            own = instrument_min_change(truth.get("instrument", ""))
             policy = MetricPolicy(
                 summary=analysis["summary"],
                 direction=direction,
                 threshold=analysis["threshold"],
                 min_size=analysis["min_size"],
-                min_change=analysis["min_change"],
+                min_change=analysis["min_change"] if own is None else own,
                 configured=True,
             )
             real = [c for c in truth.get("changes", []) if c["verdict"] == "real"]

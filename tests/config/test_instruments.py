@@ -13,6 +13,7 @@ from perfwalk.config.instruments import (
     load_immune,
 )
 from perfwalk.errors import ConfigError
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE
 from tests.config.conftest import MINIMAL, WriteConfig
 
 SPIN = """\
@@ -127,3 +128,27 @@ def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
     assert load_immune("cachegrind.cycles")
     assert counts_work("cachegrind.instructions")
     assert counts_work("cachegrind.cycles")
+
+
+def test_an_exact_count_has_a_smallest_change_of_its_own_that_its_metric_replaces(
+    write_config: WriteConfig,
+) -> None:
+    kinds = '[[test.instrument]]\nkind = "cachegrind"\n[[test.instrument]]\nkind = "rusage"\n'
+    own = '[test.metrics."cachegrind.cycles"]\nmin_change = 0.02\n'
+    path = write_config(MINIMAL + SPIN + kinds + own + "[analysis]\nmin_change = 0.05\n")
+    spin = load_config(path).tests[1]
+    changes = {
+        name: spin.metric(name, unit).min_change
+        for name, unit in (
+            ("cachegrind.instructions", "instructions"),  # exact: its own
+            ("cachegrind.cycles", "cycles"),  # its own, configured
+            ("rusage.user_cpu", "s"),  # not exact: the file's
+            ("value", "ms"),  # the test's own value: the file's
+        )
+    }
+    assert changes == {
+        "cachegrind.instructions": EXACT_COUNT_MIN_CHANGE,
+        "cachegrind.cycles": 0.02,
+        "rusage.user_cpu": 0.05,
+        "value": 0.05,
+    }

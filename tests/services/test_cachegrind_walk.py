@@ -183,3 +183,25 @@ def test_the_count_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> Non
     # valgrind counts the program's own instructions: the load beside it takes turns
     # on the CPUs, it does not add to them
     assert _spread(quiet + busy) <= 1e-3
+
+
+def test_a_step_of_half_a_percent_of_instructions_is_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an exact count shows a step far below the 1 % that [analysis] min_change asks
+    # of a wall time: the instrument's count has a smallest change of its own
+    path = _project(tmp_path, [WORK] * 3 + [WORK * 1005 // 1000] * 3)
+    run_series(load_config(path), RunOptions())
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    moved = [
+        (event["after"]["idx"], metric)
+        for event in events
+        for metric in event["metrics"]
+        if metric["name"] == "cachegrind.instructions"
+    ]
+    print([(idx, metric["relative"]) for idx, metric in moved])
+    ((idx, metric),) = moved
+    assert idx == 3
+    assert 0.003 < metric["relative"] < 0.006
+    assert metric["regression"] is True

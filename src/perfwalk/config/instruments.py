@@ -8,17 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE
+
 
 @dataclass(frozen=True)
 class InstrumentMetric:
     """One metric an instrument adds: its stored name, unit and meaning; ``work``: it
     counts the work the code did (a witness of a change of wall time: a change of the
-    code moves it, a slower machine does not)."""
+    code moves it, a slower machine does not); ``exact``: a deterministic program
+    counts the same at every repetition, so its smallest change reported is
+    :data:`perfwalk.policy.EXACT_COUNT_MIN_CHANGE`, not ``[analysis] min_change``."""
 
     name: str
     unit: str
     meaning: str
     work: bool = False
+    exact: bool = False
 
 
 #: rusage: what the test's command and the processes it waited for used (wait4)
@@ -56,17 +61,23 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
             "instructions",
             "instructions executed (Ir), all processes",
             work=True,
+            exact=True,
         ),
         InstrumentMetric(
             "cachegrind.cycles",
             "cycles",
             "an estimate of cycles: Ir + 10 x L1 misses + 100 x last-level misses, simulated",
             work=True,
+            exact=True,
         ),
     ),
     PERF_STAT: (
         InstrumentMetric(
-            "perf-stat.instructions", "instructions", "instructions retired, counted", work=True
+            "perf-stat.instructions",
+            "instructions",
+            "instructions retired, counted",
+            work=True,
+            exact=True,
         ),
         InstrumentMetric("perf-stat.cycles", "cycles", "CPU cycles, counted", work=True),
         InstrumentMetric("perf-stat.cache_misses", "misses", "cache misses (the last level's)"),
@@ -81,11 +92,18 @@ _NAMES = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in me
 
 
 _WORK = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if m.work)
+_EXACT = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if m.exact)
 
 
 def load_immune(name: str) -> bool:
     """Whether the metric ``name`` is an instrument's: load-immune by declaration."""
     return name in _NAMES
+
+
+def instrument_min_change(name: str) -> float | None:
+    """The smallest relative change reported of the metric ``name`` when it is an
+    instrument's exact count (its own configuration aside), else None: the test's."""
+    return EXACT_COUNT_MIN_CHANGE if name in _EXACT else None
 
 
 def counts_work(name: str) -> bool:

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from perfwalk.config.env import Env
+from perfwalk.config.instruments import instrument_min_change
 from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
 from perfwalk.policy import Summary
@@ -264,7 +265,8 @@ class TestConfig:
         """The metric ``name`` as the parser reported it in ``parsed_unit``.
 
         The configured unit replaces the parsed one; the direction is the
-        configured one or the unit's default; thresholds fall back to [analysis].
+        configured one or the unit's default; thresholds fall back to [analysis]
+        (``min_change`` of an instrument's exact count to its own first).
         """
         configured = self.metrics.get(name, _UNSET)
         unit = configured.unit if configured.unit is not None else parsed_unit
@@ -280,7 +282,10 @@ class TestConfig:
             ),
             outlier=configured.outlier if configured.outlier is not None else self.analysis.outlier,
             ignore=configured.ignore,
-            min_change=_either(configured.min_change, self.analysis.min_change),
+            min_change=_either(
+                configured.min_change,
+                _either(instrument_min_change(name), self.analysis.min_change),
+            ),
             threshold=_either(configured.threshold, self.analysis.threshold),
             min_size=_either(configured.min_size, self.analysis.min_size),
         )

@@ -50,6 +50,7 @@ from perfwalk.policy import (
     DEFAULT_SUMMARY,
     DEFAULT_THRESHOLD,
     DEFAULT_UNSTABLE_RSD,
+    EXACT_COUNT_MIN_CHANGE,
     SUMMARIES,
 )
 from perfwalk.regress.formats import FORMAT_NAMES
@@ -1103,7 +1104,8 @@ _ANALYSIS = Section(
             "min_change",
             NUMBER,
             "the smallest relative change of a metric's level that is reported, however "
-            "certain (0: every certain change)",
+            "certain (0: every certain change); an instrument's exact count (instructions, "
+            f"simulated cycles) has {EXACT_COUNT_MIN_CHANGE:g} of its own",
             default=DEFAULT_MIN_CHANGE,
             rules=(SHARE_OR_NONE,),
         ),
