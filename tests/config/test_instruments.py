@@ -13,7 +13,7 @@ from perfwalk.config.instruments import (
     load_immune,
 )
 from perfwalk.errors import ConfigError
-from perfwalk.policy import EXACT_COUNT_MIN_CHANGE
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE
 from tests.config.conftest import MINIMAL, WriteConfig
 
 SPIN = """\
@@ -130,15 +130,16 @@ def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
     assert counts_work("cachegrind.cycles")
 
 
-def test_an_exact_count_has_a_smallest_change_of_its_own_that_its_metric_replaces(
+def test_an_exact_count_has_thresholds_of_its_own_that_its_metric_replaces(
     write_config: WriteConfig,
 ) -> None:
     kinds = '[[test.instrument]]\nkind = "cachegrind"\n[[test.instrument]]\nkind = "rusage"\n'
-    own = '[test.metrics."cachegrind.cycles"]\nmin_change = 0.02\n'
-    path = write_config(MINIMAL + SPIN + kinds + own + "[analysis]\nmin_change = 0.05\n")
+    own = '[test.metrics."cachegrind.cycles"]\nmin_change = 0.02\nmin_size = 4\n'
+    analysis = "[analysis]\nmin_change = 0.05\nmin_size = 5\n"
+    path = write_config(MINIMAL + SPIN + kinds + own + analysis)
     spin = load_config(path).tests[1]
-    changes = {
-        name: spin.metric(name, unit).min_change
+    thresholds = {
+        name: (spin.metric(name, unit).min_change, spin.metric(name, unit).min_size)
         for name, unit in (
             ("cachegrind.instructions", "instructions"),  # exact: its own
             ("cachegrind.cycles", "cycles"),  # its own, configured
@@ -146,9 +147,9 @@ def test_an_exact_count_has_a_smallest_change_of_its_own_that_its_metric_replace
             ("value", "ms"),  # the test's own value: the file's
         )
     }
-    assert changes == {
-        "cachegrind.instructions": EXACT_COUNT_MIN_CHANGE,
-        "cachegrind.cycles": 0.02,
-        "rusage.user_cpu": 0.05,
-        "value": 0.05,
+    assert thresholds == {
+        "cachegrind.instructions": (EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE),
+        "cachegrind.cycles": (0.02, 4),
+        "rusage.user_cpu": (0.05, 5),
+        "value": (0.05, 5),
     }

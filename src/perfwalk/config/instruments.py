@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfwalk.policy import EXACT_COUNT_MIN_CHANGE
-
 
 @dataclass(frozen=True)
 class InstrumentMetric:
     """One metric an instrument adds: its stored name, unit and meaning; ``work``: it
     counts the work the code did (a witness of a change of wall time: a change of the
     code moves it, a slower machine does not); ``exact``: a deterministic program
-    counts the same at every repetition, so its smallest change reported is
-    :data:`perfwalk.policy.EXACT_COUNT_MIN_CHANGE`, not ``[analysis] min_change``."""
+    counts the same at every repetition, so its smallest change reported and the
+    fewest checkouts of its level are its own (:data:`perfwalk.policy.EXACT_COUNT_MIN_CHANGE`,
+    :data:`perfwalk.policy.EXACT_COUNT_MIN_SIZE`), not ``[analysis]``'s."""
 
     name: str
     unit: str
@@ -100,10 +99,10 @@ def load_immune(name: str) -> bool:
     return name in _NAMES
 
 
-def instrument_min_change(name: str) -> float | None:
-    """The smallest relative change reported of the metric ``name`` when it is an
-    instrument's exact count (its own configuration aside), else None: the test's."""
-    return EXACT_COUNT_MIN_CHANGE if name in _EXACT else None
+def exact_count(name: str) -> bool:
+    """Whether the metric ``name`` is an instrument's exact count (a deterministic
+    program counts the same at every repetition)."""
+    return name in _EXACT
 
 
 def counts_work(name: str) -> bool:

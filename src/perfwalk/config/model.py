@@ -13,10 +13,10 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from perfwalk.config.env import Env
-from perfwalk.config.instruments import instrument_min_change
+from perfwalk.config.instruments import exact_count
 from perfwalk.config.settings import default_of
 from perfwalk.model import Direction
-from perfwalk.policy import Summary
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, Summary
 from perfwalk.units import default_direction
 from perfwalk.untrusted import commit_address
 
@@ -266,10 +266,11 @@ class TestConfig:
 
         The configured unit replaces the parsed one; the direction is the
         configured one or the unit's default; thresholds fall back to [analysis]
-        (``min_change`` of an instrument's exact count to its own first).
+        (``min_change`` and ``min_size`` of an instrument's exact count to its own).
         """
         configured = self.metrics.get(name, _UNSET)
         unit = configured.unit if configured.unit is not None else parsed_unit
+        exact = exact_count(name)
         return ResolvedMetric(
             name=name,
             unit=unit,
@@ -284,10 +285,12 @@ class TestConfig:
             ignore=configured.ignore,
             min_change=_either(
                 configured.min_change,
-                _either(instrument_min_change(name), self.analysis.min_change),
+                EXACT_COUNT_MIN_CHANGE if exact else self.analysis.min_change,
             ),
             threshold=_either(configured.threshold, self.analysis.threshold),
-            min_size=_either(configured.min_size, self.analysis.min_size),
+            min_size=_either(
+                configured.min_size, EXACT_COUNT_MIN_SIZE if exact else self.analysis.min_size
+            ),
         )
 
 

@@ -51,6 +51,7 @@ from perfwalk.policy import (
     DEFAULT_THRESHOLD,
     DEFAULT_UNSTABLE_RSD,
     EXACT_COUNT_MIN_CHANGE,
+    EXACT_COUNT_MIN_SIZE,
     SUMMARIES,
 )
 from perfwalk.regress.formats import FORMAT_NAMES
@@ -1121,7 +1122,8 @@ _ANALYSIS = Section(
             "min_size",
             INTEGER,
             "checkouts a level must hold at least (fewer at either end: reported at the "
-            "edge, to confirm with more checkouts)",
+            "edge, to confirm with more checkouts); an instrument's exact count has "
+            f"{EXACT_COUNT_MIN_SIZE} of its own",
             default=DEFAULT_MIN_SIZE,
             rules=(COUNT,),
         ),
