@@ -713,10 +713,12 @@ _BUILD = Section(
         Setting(
             "symbols",
             STRING,
-            "a binary of the build, relative to the worktree, whose symbol list (`nm -n`) is "
-            "kept after each successful build: the series page shows, per checkout, the "
+            "a binary of the build, relative to the worktree, whose symbol list (`nm -n -S`) "
+            "is kept after each successful build: the series page shows, per checkout, the "
             "symbols added, removed and moved against the previous checkout, with the diff "
-            '(the layout of a binary alone can move a benchmark); "" = none',
+            "(the layout of a binary alone can move a benchmark), and a change at checkouts "
+            "whose functions only moved can be a layout artefact (docs/layout.md); "
+            '"" = none',
             default="",
             rules=(WORKTREE_PATH,),
             example="bsd",
