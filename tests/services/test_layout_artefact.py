@@ -20,7 +20,9 @@ verdict perfwalk gives:
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,6 +35,8 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.report import layout
+from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 from tests.services.walks import walk_config
@@ -152,6 +156,15 @@ def test_a_commit_that_only_moved_the_code_is_a_layout_artefact(
     assert "cachegrind.instructions 0.0 % (no change" in verdict["chain"][0]
     # it does not fail a check: nothing to act on, nothing undecided
     assert status == exits.OK
+    # the site lists it with its state, its evidence in the state's tooltip
+    site = tmp_path / "site"
+    publish_site(load_config(path), site)
+    page = (site / layout.INDEX).read_text()
+    cell = re.search(
+        r'<td class="state layout artefact" title="([^"]*)">layout artefact</td>', page
+    )
+    assert cell is not None, page
+    assert html.escape("layout artefact: code moved, not changed: ") in cell.group(1)
 
 
 def test_a_commit_that_changed_the_work_is_the_code_in_both_witnesses(
