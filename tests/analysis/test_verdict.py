@@ -375,6 +375,9 @@ def test_no_layout_artefact_without_every_part_of_its_evidence() -> None:
         _evidence(  # the random layouts moved as much: it did not vanish there
             randomised=Randomised("series 2 (shuffled)", 0.41, floor=0.01), code_moved=moved
         ),
+        _evidence(  # too noisy to see it: no witness either way
+            randomised=Randomised("series 2 (shuffled)", 0.01, floor=0.5), code_moved=moved
+        ),
     ):
         verdict = decide(evidence)
         print(verdict.state.value, "|", verdict.told())

@@ -131,18 +131,23 @@ def _changes(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[
     return status, found
 
 
-def _walk(path: Path) -> None:
+def _walked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *, padded: bool
+) -> tuple[Path, int, dict[str, Any]]:
+    """The walk of the project (``padded``, else the work doubled): its config, and
+    what ``perfwalk changes`` says of it (:func:`_changes`)."""
+    path = _project(tmp_path, padded=padded, doubled=not padded)
     result = run_series(load_config(path), RunOptions())
     assert result.worst is Status.PASS
+    status, found = _changes(path, capsys)
+    print("exit", status, json.dumps(found, indent=1))
+    return path, status, found
 
 
 def test_a_commit_that_only_moved_the_code_is_a_layout_artefact(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _project(tmp_path, padded=True, doubled=False)
-    _walk(path)
-    status, found = _changes(path, capsys)
-    print("exit", status, json.dumps(found, indent=1))
+    path, status, found = _walked(tmp_path, capsys, padded=True)
     assert "elapsed" in found, found
     verdict = found["elapsed"]["verdict"]
     assert verdict["state"] == "layout artefact"
@@ -170,10 +175,7 @@ def test_a_commit_that_only_moved_the_code_is_a_layout_artefact(
 def test_a_commit_that_changed_the_work_is_the_code_in_both_witnesses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _project(tmp_path, padded=False, doubled=True)
-    _walk(path)
-    status, found = _changes(path, capsys)
-    print("exit", status, json.dumps(found, indent=1))
+    _path, status, found = _walked(tmp_path, capsys, padded=False)
     # the user CPU time doubled: the load of this machine does not hide that
     assert "rusage.user_cpu" in found, found
     assert found["rusage.user_cpu"]["regression"] is True

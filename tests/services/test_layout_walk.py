@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.analysis.symbols import parse_nm
+from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.errors import ConfigError
 from perfwalk.model import Status
@@ -75,13 +76,30 @@ def _files(pads: tuple[int, int, int]) -> dict[str, str]:
     }
 
 
-def layout_project(tmp_path: Path, extra: str = "", repetitions: int = 4) -> Path:
-    """Two commits of the project (the second only grows pad_c, after work); its
-    config, with ``extra`` tables after the test."""
+VARIANTS = """
+[[variant]]
+name = "sorted"
+layout = "sort"
+
+[[variant]]
+name = "aligned"
+layout = "align"
+"""
+
+
+def layout_project(
+    tmp_path: Path,
+    commits: list[CommitSpec] | None = None,
+    repetitions: int = 4,
+    variants: str = VARIANTS,
+) -> Path:
+    """The project at ``commits`` (by default two, the second only grows pad_c, after
+    work); its config, with ``variants`` besides a random layout's."""
     start = datetime(2024, 5, 1, tzinfo=UTC)
     make_repo(
         tmp_path / "repo",
-        [
+        commits
+        or [
             CommitSpec(start, "bench", _files((7, 11, 5))),
             CommitSpec(start + timedelta(hours=1), "grow pad_c", _files((7, 11, 9))),
         ],
@@ -106,19 +124,11 @@ repetitions = {repetitions}
 name = "bench"
 command = "./bench"
 parser = "value"
-
-[[variant]]
-name = "sorted"
-layout = "sort"
-
-[[variant]]
-name = "aligned"
-layout = "align"
-
+{variants}
 [[variant]]
 name = "shuffled"
 layout = "random"
-{extra}""",
+""",
         encoding="utf-8",
     )
     return path
@@ -245,3 +255,74 @@ def test_a_relink_without_a_random_layout_is_refused(tmp_path: Path) -> None:
     print(raised.value)
     assert "build.relink" in str(raised.value)
     assert 'layout = "random"' in str(raised.value)
+
+
+#: a cost the benchmark computes from where work lies (as a loop that straddles a
+#: boundary would cost more), the same in every run of one build: the layout's effect
+#: without this machine's noise
+COST = """\
+#include <stdint.h>
+#include <stdio.h>
+long work(long n);
+int main(void) {
+  printf("VALUE %ld ms cost\\n", 100 + 30 * (long)(((uintptr_t)&work >> 4) & 1));
+  return 0;
+}
+"""
+
+
+def test_under_random_layouts_a_move_of_code_is_noise_not_a_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Eight commits, the fifth grows pad_a (before work) by 16 bytes: as built, work
+    moves there and its cost steps (pad_b's odd number of 16-byte blocks lets every
+    order of the objects put work at either cost); laid out at random for each
+    repetition, its cost varies inside every checkout instead. The change's verdict
+    says what the random layouts saw."""
+    start = datetime(2024, 5, 1, tzinfo=UTC)
+    commits = [
+        CommitSpec(
+            start + timedelta(hours=i),
+            f"commit {i}",
+            {**_files((7 if i < 4 else 8, 12, 5)), "main.c": COST, "notes.txt": f"{i}\n"},
+        )
+        for i in range(8)
+    ]
+    path = layout_project(tmp_path, commits, repetitions=12, variants="")
+    config = load_config(path)
+    result = run_series(config, RunOptions(variants=("shuffled",)))
+    assert result.worst is Status.PASS
+    with Store.open(config.store.url) as store:
+        (shuffled,) = store.variant_series(result.series_id)
+        costs = {}
+        for series_id in (result.series_id, shuffled.id):
+            by_checkout: dict[int, set[float]] = {}
+            for idx, _rep, _test, _name, _unit, value, _direction in store.passed_values(series_id):
+                by_checkout.setdefault(idx, set()).add(value)
+            costs[series_id] = by_checkout
+    print("costs", costs)
+    capsys.readouterr()  # what the walk printed
+    as_built = costs[result.series_id]
+    assert all(len(values) == 1 for values in as_built.values())  # one layout a build
+    assert as_built[0] != as_built[4]  # the commit that moved work moved its cost
+    assert {as_built[i] == as_built[0] for i in range(4)} == {True}
+    assert {as_built[i] == as_built[4] for i in range(4, 8)} == {True}
+    # one layout a repetition: the cost varies inside most checkouts
+    assert sum(len(values) > 1 for values in costs[shuffled.id].values()) >= 6
+
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    found = [
+        metric
+        for event in events
+        if event["series"] == result.series_id and event["after"]["idx"] == 4
+        for metric in event["metrics"]
+    ]
+    print(json.dumps(found, indent=1))
+    assert [metric["name"] for metric in found] == ["cost"]
+    verdict = found[0]["verdict"]
+    told = f"under random layouts (series {shuffled.id} (shuffled)): "
+    assert told in verdict["chain"][0]
+    # a layout artefact exactly when the random layouts saw it vanish
+    vanished = "→ it vanished" in verdict["chain"][0]
+    assert (verdict["state"] == "layout artefact") is vanished

@@ -306,8 +306,13 @@ class Randomised:
             if math.isfinite(self.floor)
             else "too few points to see one"
         )
-        gone = "it vanished" if self.vanished(size) else "it did not vanish"
-        return f"under random layouts ({self.label}): {moved} ({could}) → {gone}"
+        if self.vanished(size):
+            said = "it vanished"
+        elif self.size is None or self.floor > abs(size) / 2:
+            said = "they cannot tell"
+        else:
+            said = "it did not vanish"
+        return f"under random layouts ({self.label}): {moved} ({could}) → {said}"
 
 
 def witnessed(size: float, witnesses: Sequence[Witness]) -> str:

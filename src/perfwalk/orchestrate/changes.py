@@ -425,12 +425,16 @@ def find_all(
     # the drills, tries and other machines' walks of each change, for its verdict
     found.changes[:] = with_evidence(store, chosen, found.changes)
 
+    others: dict[int, list[MetricPoints]] = {}  # series searched for their evidence only
+
     def points_of(series_id: int) -> list[MetricPoints]:
-        if series_id not in found.points:
-            found.points[series_id] = _series_findings(
+        if series_id in found.points:
+            return found.points[series_id]
+        if series_id not in others:
+            others[series_id] = _series_findings(
                 store, config, store.series(series_id), tuning=tuning
             )[2]
-        return found.points[series_id]
+        return others[series_id]
 
     found.changes[:] = with_layout_evidence(store, config, found.changes, points_of)
     return found
