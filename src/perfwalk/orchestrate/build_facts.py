@@ -65,6 +65,8 @@ def record_symbols(
 
 
 def _listing(host: Host, worktree: Path, binary: str, limit: int) -> NewSymbols:
+    """The symbol list of ``binary`` with the sizes of its symbols (``nm -n -S``), or
+    without them where this ``nm`` knows no ``-S``."""
     try:
         done = host.run(
             ["nm", "-n", "-S", "--", binary],
@@ -72,6 +74,13 @@ def _listing(host: Host, worktree: Path, binary: str, limit: int) -> NewSymbols:
             cwd=str(worktree),
             output_limit=limit,
         )
+        if done.error is None and not done.timed_out and done.returncode != 0:
+            done = host.run(
+                ["nm", "-n", "--", binary],
+                timeout=NM_TIMEOUT,
+                cwd=str(worktree),
+                output_limit=limit,
+            )
     except HostError as error:
         return NewSymbols(binary, None, None, message=f"nm could not run: {error}")
     if done.error is not None:
