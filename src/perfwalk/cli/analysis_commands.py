@@ -754,7 +754,8 @@ COMMANDS: dict[str, Command] = {
     ),
     "changes": Command(
         "regressions and improvements of every stored series, each with its verdict "
-        "(confirmed, suspect, undecided; the refuted ones apart), its commits, its triage "
+        "(confirmed, suspect, undecided, layout artefact; the refuted ones apart), its "
+        "commits, its triage "
         "and its drill's answer, then the metrics a walk could not judge and the "
         "excursions and drifts (shown, never a failure); exit 1 for an untriaged "
         "confirmed regression without a known cause, else 4 for an untriaged suspect or "

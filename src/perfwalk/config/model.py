@@ -60,6 +60,9 @@ class BuildConfig:
     timeout: float = default_of("build.timeout")
     env: Env = field(default_factory=Env)
     symbols: str = default_of("build.symbols")
+    layout: str = default_of("build.layout")
+    layout_align: int = default_of("build.layout_align")
+    relink: str = default_of("build.relink")
 
 
 @dataclass(frozen=True)
@@ -409,12 +412,18 @@ class VariantConfig:
     build_env: Env = field(default_factory=Env)
     build_steps: tuple[str, ...] = default_of("variant.build_steps")
     modifiers: tuple[ModifierConfig, ...] = ()
+    layout: str = default_of("variant.layout")
 
     @property
     def own_build(self) -> bool:
-        """Whether the variant is built apart from the plain checkout (its tree or its
-        build differ); without, it runs on the plain checkout's build."""
-        return bool(self.patches) or bool(self.build_env) or bool(self.build_steps)
+        """Whether the variant is built apart from the plain checkout (its tree, its
+        build or its layout differ); without, it runs on the plain checkout's build."""
+        return (
+            bool(self.patches)
+            or bool(self.build_env)
+            or bool(self.build_steps)
+            or bool(self.layout)
+        )
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,10 @@ between repetitions, every test through its four phases on the hosts of the run'
 topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
 around it (:mod:`perfwalk.orchestrate.machine`).
 
+With ``layout = "random"``, each repetition is measured on a layout of its own, laid
+out before it with its seed, which it keeps as a step
+(:meth:`perfwalk.orchestrate.preparation.Preparation.lay_out`).
+
 A test's ``[[test.instrument]]``s measure its command in every repetition (not in its
 warm-up runs) beside its parser (:mod:`perfwalk.orchestrate.instruments`).
 
@@ -92,6 +96,8 @@ class Repetitions:
             if rep > 0
             else None
         )
+        if (laid_out := self.preparation.lay_out(worktree, checkout, rep, variant)) is not None:
+            self.preparation.pending_steps.append(laid_out)
         ran = self._repetition(checkout_id, worktree, checkout, rep, between, variant=variant)
         self.progress.done += 1
         self.progress.report(checkout, f"repetition {rep + 1}")
