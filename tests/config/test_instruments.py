@@ -26,10 +26,15 @@ parser = "value"
 
 def test_a_test_has_its_instruments_and_another_none(write_config: WriteConfig) -> None:
     kinds = '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "cachegrind"\n'
-    path = write_config(MINIMAL + SPIN + kinds)
+    path = write_config(MINIMAL + SPIN + kinds + 'runs = "extra"\n')
     latency, spin = load_config(path).tests
     assert latency.instruments == ()
-    assert [i.kind for i in spin.instruments] == ["rusage", "cachegrind"]
+    assert [(i.kind, i.runs) for i in spin.instruments] == [
+        ("rusage", "all"),
+        ("cachegrind", "extra"),
+    ]
+    assert [i.kind for i in spin.instruments_of("all")] == ["rusage"]
+    assert [i.kind for i in spin.instruments_of("extra")] == ["cachegrind"]
 
 
 # (what follows [[test]] "spin", the key named, words of the message, words of the hint)
@@ -86,7 +91,13 @@ MISTAKES = {
         '[[test.instrument]]\nkind = "rusage"\nevery = 2\n',
         "test[1].instrument[0].every",
         ["unknown key 'every'"],
-        ["Known here: kind"],
+        ["Known here: kind, runs"],
+    ),
+    "runs neither all nor extra": (
+        '[[test.instrument]]\nkind = "cachegrind"\nruns = "once"\n',
+        "test[1].instrument[0].runs",
+        ["'once'"],
+        ["all", "extra"],
     ),
     "a role named like an instrument": (
         '[[test.instrument]]\nkind = "rusage"\n[test.roles.rusage]\nrun = ["true"]\n',

@@ -167,11 +167,12 @@ def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
     user, wall = moved("rusage.user_cpu"), moved("wall")
     print(f"under load: wall time {wall:+.1%}, user CPU {user:+.1%}")
     # a CPU-bound process on the benchmark's CPU takes about every other turn there:
-    # the benchmark waits about as long as it works, and its wall time shows it
-    assert wall > 0.4
+    # the benchmark waits about as long as it works, and its wall time shows it (a
+    # third as much when two other busy processes share that CPU already)
+    assert wall > 0.25
     # the kernel counts the benchmark's own CPU time: the load beside it takes turns,
     # not more of its work (the caches it shares cost a little, never the wait)
-    assert abs(user) < wall / 4
+    assert abs(user) < wall / 3
 
 
 @pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it

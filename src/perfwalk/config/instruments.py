@@ -87,6 +87,16 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
 #: the kinds ``[[test.instrument]] kind`` may name
 INSTRUMENT_KINDS: tuple[str, ...] = tuple(INSTRUMENT_METRICS)
 
+#: ``[[test.instrument]] runs``: every repetition measured, or one extra run per checkout
+EVERY_RUN, EXTRA_RUN = "all", "extra"
+INSTRUMENT_RUNS = (EVERY_RUN, EXTRA_RUN)
+
+
+def instrument_metric_names(kind: str) -> frozenset[str]:
+    """The names of the metrics the instrument ``kind`` adds."""
+    return frozenset(m.name for m in INSTRUMENT_METRICS[kind])
+
+
 _NAMES = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics)
 
 

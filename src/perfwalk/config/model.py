@@ -224,9 +224,11 @@ class ProfileConfig:
 @dataclass(frozen=True)
 class InstrumentConfig:
     """``[[test.instrument]]``: a measurement of the test's command beside its values
-    (:mod:`perfwalk.config.instruments`)."""
+    (:mod:`perfwalk.config.instruments`); ``runs``: in every repetition ("all") or in
+    one extra run per checkout ("extra")."""
 
     kind: str
+    runs: str = default_of("test.instrument.runs")
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,11 @@ class TestConfig:
     cpus: str | None = None  # None: [run] cpus
     profile: ProfileConfig = field(default_factory=ProfileConfig)
     instruments: tuple[InstrumentConfig, ...] = ()
+
+    def instruments_of(self, runs: str) -> tuple[InstrumentConfig, ...]:
+        """Its instruments that measure in every repetition ("all") or in the extra
+        run per checkout ("extra")."""
+        return tuple(i for i in self.instruments if i.runs == runs)
 
     def warmups(self, run: RunConfig) -> int:
         """How many uncounted runs precede the test's first repetition at a checkout."""

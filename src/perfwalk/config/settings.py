@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
-from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS
+from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, INSTRUMENT_RUNS
 from perfwalk.errors import UsageError
 from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
@@ -1508,6 +1508,17 @@ _INSTRUMENT = Section(
             "what the instrument measures, one of: " + ", ".join(INSTRUMENT_KINDS),
             rules=(NOT_EMPTY,),
             example="rusage",
+        ),
+        Setting(
+            "runs",
+            STRING,
+            '"all": every repetition of the test runs under the instrument (its own values '
+            'too: the instrument\'s cost is in them); "extra": one more run per checkout, '
+            "before its first repetition, under the instrument alone, whose values of the "
+            "test are never counted (its instrument's metrics are stored with the first "
+            "repetition): for an instrument that slows the test, such as cachegrind",
+            default="all",
+            rules=(one_of(*INSTRUMENT_RUNS),),
         ),
     ),
     field="instruments",
