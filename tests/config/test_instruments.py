@@ -126,12 +126,13 @@ def test_a_mistake_names_the_file_the_test_and_the_key(
         assert words in (error.hint or ""), error.hint
 
 
-def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
+def test_every_instrument_metric_but_two_is_load_immune_and_no_other() -> None:
     assert tuple(INSTRUMENT_METRICS) == INSTRUMENT_KINDS
+    moved_by_the_machine = {"rusage.involuntary_switches", "rusage.major_faults"}
     for kind, metrics in INSTRUMENT_METRICS.items():
         for metric in metrics:
             assert metric.name.startswith(f"{kind}.")
-            assert load_immune(metric.name)
+            assert load_immune(metric.name) is (metric.name not in moved_by_the_machine)
     assert not load_immune("rusage")
     assert not load_immune("latency")
     assert not load_immune("sink.user_cpu")

@@ -209,6 +209,11 @@ def test_a_change_of_user_cpu_with_one_side_loaded_is_no_suspect_and_keeps_its_v
     (floor,) = [f for f in found["floors"] if f["name"] == "rusage.user_cpu"]
     assert floor["excluded"] == 0, floor  # every value kept: the load does not touch it
     assert floor["values"] == 6 * 3
+    # the scheduler preempts the benchmark for the load: its involuntary switches feel
+    # the machine, and their loaded repetitions are left out as wall time's would be
+    (switches,) = [f for f in found["floors"] if f["name"] == "rusage.involuntary_switches"]
+    print("involuntary switches:", switches)
+    assert switches["excluded"] > 0, switches
 
 
 TIMED = """\

@@ -1,7 +1,8 @@
 """The instruments a test may have (``[[test.instrument]] kind``) and the metrics
 each adds beside the test's own values, declared once: the configuration checks
-the kinds, the measuring names its values after them, the analysis knows them as
-load-immune (never suspect on the machine's load), the reference lists them.
+the kinds, the measuring names its values after them, the analysis knows which are
+load-immune (never suspect on the machine's load: all but the two that the machine
+moves, involuntary context switches and major page faults), the reference lists them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ class InstrumentMetric:
     meaning: str
     work: bool = False
     exact: bool = False
+    #: the machine moves it (a busy CPU preempts the test more often, a page cache
+    #: another process emptied is read again): not load-immune, judged with the
+    #: machine's state as wall time is
+    feels_the_machine: bool = False
 
 
 #: rusage: what the test's command and the processes it waited for used (wait4)
@@ -48,11 +53,17 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
             "rusage.involuntary_switches",
             "switches",
             "context switches by the scheduler (its time slice used up, preempted)",
+            feels_the_machine=True,
         ),
         InstrumentMetric(
             "rusage.minor_faults", "faults", "page faults served without I/O (first touches)"
         ),
-        InstrumentMetric("rusage.major_faults", "faults", "page faults that read from storage"),
+        InstrumentMetric(
+            "rusage.major_faults",
+            "faults",
+            "page faults that read from storage",
+            feels_the_machine=True,
+        ),
     ),
     CACHEGRIND: (
         InstrumentMetric(
@@ -97,7 +108,9 @@ def instrument_metric_names(kind: str) -> frozenset[str]:
     return frozenset(m.name for m in INSTRUMENT_METRICS[kind])
 
 
-_NAMES = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics)
+_IMMUNE = frozenset(
+    m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if not m.feels_the_machine
+)
 
 
 _WORK = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if m.work)
@@ -105,8 +118,9 @@ _EXACT = frozenset(m.name for metrics in INSTRUMENT_METRICS.values() for m in me
 
 
 def load_immune(name: str) -> bool:
-    """Whether the metric ``name`` is an instrument's: load-immune by declaration."""
-    return name in _NAMES
+    """Whether the metric ``name`` is an instrument's that the machine's load does not
+    move: load-immune by declaration."""
+    return name in _IMMUNE
 
 
 def exact_count(name: str) -> bool:
