@@ -69,6 +69,10 @@ def test_the_chain_says_when_the_machine_state_was_loaded_alike_or_not_recorded(
     unknown = decide(_evidence(sides=Sides()))
     assert unknown.state is State.CONFIRMED
     assert unknown.because.endswith("no machine state recorded on its sides")
+    # a load-immune metric's sides carry no state: not weighed, which is not unrecorded
+    immune = decide(_evidence(sides=Sides(immune=True)))
+    assert immune.state is State.CONFIRMED
+    assert immune.because.endswith("load-immune: the machine's state not weighed")
 
 
 def test_a_change_the_machine_state_explains_is_suspect_until_measured_again() -> None:

@@ -125,16 +125,21 @@ class Detected:
 class Sides:
     """The machine's state on the change's two sides: the repetitions with a recorded
     state and how many of them were loaded, before and after (the host that had the
-    most of each)."""
+    most of each); none for a load-immune metric (``immune``)."""
 
     before: int = 0
     before_loaded: int = 0
     after: int = 0
     after_loaded: int = 0
+    #: the metric is load-immune: the machine's state is not weighed
+    immune: bool = False
 
     def text(self) -> str:
         """ "both sides quiet", "loaded: 6 of 6 repetitions before, 5 of 6 after", "no
-        machine state recorded on its sides"."""
+        machine state recorded on its sides", "load-immune: the machine's state not
+        weighed"."""
+        if self.immune:
+            return "load-immune: the machine's state not weighed"
         if not self.before or not self.after:
             return "no machine state recorded on its sides"
         if not self.before_loaded and not self.after_loaded:

@@ -853,7 +853,7 @@ def _weighed(
         regression=worse,
         edge=change.edge,
         suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
-        sides=_sides(left, right),
+        sides=replace(_sides(left, right), immune=load_immune(name)),
         found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
         unseen=unseen,
     )
