@@ -284,3 +284,37 @@ def test_a_change_of_wall_time_its_instruments_did_not_see_is_never_the_codes(
     # machine: it may not be able to tell; tests/analysis/test_verdict.py has the rule)
     assert "→ the code" not in chain
     assert chain.endswith(("→ the machine or the layout, not the code", "→ they cannot tell"))
+
+
+def test_a_drill_told_one_metric_drills_that_one(
+    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, series_id = doubled
+    metric = ["--metric", "bench.rusage.user_cpu", "--format", "json"]
+    code = main(["drill", "-c", str(path), f"{series_id}:4", *metric])
+    out = capsys.readouterr().out
+    print(out[:2000])
+    (answer,) = json.loads(out)["drills"]
+    assert (answer["test"], answer["value"]) == ("bench", "rusage.user_cpu")
+    assert code in (0, 4)  # answered, or undecided within its budget: never an error
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--metric", "bench"], "drill --metric bench: not TEST.VALUE of a test of"),
+        (["--metric", "nosuch.value"], "drill --metric nosuch.value: not TEST.VALUE"),
+        (
+            ["--metric", "bench.filled", "--test", "bench"],
+            "drill --metric bench.filled names the test and the value already",
+        ),
+    ],
+)
+def test_a_drill_told_a_metric_it_cannot_drill_says_why(
+    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str], given: list[str], said: str
+) -> None:
+    path, series_id = doubled
+    assert main(["drill", "-c", str(path), f"{series_id}:4", *given]) == 2
+    err = capsys.readouterr().err
+    print(err)
+    assert said in err

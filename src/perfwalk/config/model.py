@@ -15,6 +15,7 @@ from typing import TypeVar
 from perfwalk.config.env import Env
 from perfwalk.config.instruments import exact_count
 from perfwalk.config.settings import default_of
+from perfwalk.errors import UsageError
 from perfwalk.model import Direction
 from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, Summary
 from perfwalk.units import default_direction
@@ -567,3 +568,19 @@ class Config:
     report: ReportConfig = field(default_factory=ReportConfig)
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     api: ApiConfig = field(default_factory=ApiConfig)
+
+    def test_value(self, metric: str, option: str) -> tuple[str, str]:
+        """The test and the value that ``metric`` (``TEST.VALUE``, given as ``option``)
+        names: a test of this file and a value of it (the value is known once
+        measured); else a UsageError that lists the tests."""
+        test, dot, value = metric.partition(".")
+        names = [t.name for t in self.tests]
+        if not dot or not value or test not in names:
+            raise UsageError(
+                f"{option} {metric}: not TEST.VALUE of a test of {self.path}",
+                hint=f"name one of its tests and a value of it, e.g. {names[0]}.VALUE; "
+                f"its tests: {', '.join(names)}"
+                if names
+                else "the configuration has no test",
+            )
+        return test, value
