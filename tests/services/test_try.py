@@ -268,3 +268,11 @@ def test_metric_names_the_one_metric_that_stops_the_try_and_says_worse(tmp_path:
     assert "its tests: bench" in (unknown.value.hint or "")
     with pytest.raises(UsageError, match=r"they gave bench\.latency, bench\.jitter"):
         run_try(config, TryOptions("HEAD", patches=slower, metric="bench.nope"))
+
+    # the metric asked about still undecided at the maximum: the try stops there, and
+    # says so (it said the metric was decided)
+    options = TryOptions("HEAD", patches=slower, metric="bench.jitter", max_repetitions=4)
+    most = run_try(config, options)
+    print(most.stopped, most.decisions["bench.jitter"])
+    assert most.decisions["bench.jitter"].verdict is Verdict.UNDECIDED
+    assert most.stopped == "the maximum of 4 repetitions per side was reached"

@@ -309,14 +309,15 @@ class _Turns:
                         f"{pairs} repetitions; they gave {', '.join(decisions) or 'none'}",
                         hint="name one of those (TEST.VALUE), or leave --metric out",
                     )
-                if self.deciding in decisions and decisions[self.deciding].final:
-                    return f"{self.deciding} was decided after {pairs} + {pairs} repetitions"
-            elif decisions and all(d.final for d in decisions.values()):
-                if min(self.count.values()) >= self.most:
-                    return f"the maximum of {self.most} repetitions per side was reached"
-                return f"every metric was decided after {pairs} + {pairs} repetitions"
-            if pairs >= self.most:
+                what, finished = self.deciding, self.deciding in decisions
+                finished = finished and decisions[self.deciding].final
+            else:
+                what = "every metric"
+                finished = bool(decisions) and all(d.final for d in decisions.values())
+            if pairs >= self.most:  # final there, decided or not
                 return f"the maximum of {self.most} repetitions per side was reached"
+            if finished:
+                return f"{what} was decided after {pairs} + {pairs} repetitions"
 
     def _add(self, turn: str, ran: Sequence[NewResult]) -> None:
         tests = {test.name: test for test in self.config.tests}
