@@ -8,6 +8,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.analysis.levels import MetricPoints
@@ -17,6 +18,7 @@ from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
 from perfwalk.orchestrate.changes import ChangeEvent, Findings, MetricChange, find_all
+from perfwalk.report import layout
 from perfwalk.report.change_list import (
     TRIAGE_STATES,
     Culprit,
@@ -25,6 +27,7 @@ from perfwalk.report.change_list import (
     ListedEpisode,
     TriageMark,
 )
+from perfwalk.report.last_night import LastNight, last_night
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.releases import resolve_releases
 from perfwalk.report.server import SiteServer
@@ -36,6 +39,24 @@ from perfwalk.store import Store
 def detected_changes(store: Store, config: Config) -> list[ListedChange]:
     """The changes the analysis finds in every series, as the site lists and marks them."""
     return detected_findings(store, config)[0]
+
+
+def night_of(store: Store, config: Config) -> LastNight | None:
+    """What the index's "last night" strip says of the store's last run (None: none
+    ended yet), its changes found in its walks' series only; the site published when
+    ``[watch] site`` has an index (its time)."""
+    last = store.runs.last()
+    if last is None:
+        return None
+    chosen = sorted({w.series_id for w in store.runs.walks_of(last) if w.series_id is not None})
+    index = config.watch.site / layout.INDEX
+    published = datetime.fromtimestamp(index.stat().st_mtime, UTC) if index.is_file() else None
+    return last_night(
+        store,
+        listed_findings(store, find_all(store, config, chosen))[0],
+        stale_after=config.watch.stale_seconds,
+        published_at=published,
+    )
 
 
 def detected_findings(

@@ -44,6 +44,7 @@ from perfwalk.services.publish import listed_findings, publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+from perfwalk.store.run_records import WATCH, RunRecord
 
 if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
     from perfwalk.orchestrate.notify import NotifyReport
@@ -230,6 +231,8 @@ def _cycle(
         found = find_all(store, config)
         listed, episodes = listed_findings(store, found)
     new = tuple(c for c in listed if c.key in new_keys)
+    added = sum(w.run.new_checkouts for w in walks if w.run is not None)
+    store.runs.add(RunRecord(WATCH, "", None, started_at, clock(), added, None))
     site = publish_store(
         store, config, config.watch.site, listed=(listed, episodes), points=found.points
     )
