@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
+from perfwalk.orchestrate.changes import find_all
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.report.times import SiteTimes
+from perfwalk.services.publish import listed_findings
 from perfwalk.store import NewRepetition, NewResult, NewSeries, Store
 from perfwalk.store.run_records import WALK, RunRecord
 
@@ -87,7 +89,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
             )
         store.set_series_state(sid, "finished", ENDED)
         store.runs.add(RunRecord(WALK, "nightly", sid, STARTED, ENDED, CHECKOUTS, 0))
-        publish(store, None, folder / "site", PublishOptions(times=SiteTimes(ZONE)))
+        changes = listed_findings(store, find_all(store, None))[0]  # the two breaks
+        options = PublishOptions(changes=changes, times=SiteTimes(ZONE))
+        publish(store, None, folder / "site", options)
     return folder / "site"
 
 

@@ -18,6 +18,11 @@ from perfwalk.model import Status
 #: the kinds of breaks: a build that broke, a test that started failing
 BUILD, TEST = "build", "test"
 
+#: what a break's drill narrows, as a drill names its test and value: the build's status
+#: (any test is run beside it), a test's status
+BUILD_TEST = "(build)"
+STATUS = "status"
+
 #: the statuses that pass (SKIP neither passes nor fails)
 PASSING = frozenset({Status.PASS, Status.XFAIL, Status.XPASS})
 
@@ -59,6 +64,15 @@ def find_breaks(checkouts: Sequence[CheckoutStatuses]) -> list[Break]:
     for test in tests:
         found.extend(_breaks(TEST, test, [(c.idx, c.tests.get(test)) for c in checkouts]))
     return sorted(found, key=lambda b: (b.after_idx, b.kind != BUILD, b.test))
+
+
+def failed_value(kind: str, build: Status | None, statuses: Sequence[Status]) -> tuple[float, ...]:
+    """What a break's drill reads at a commit, noise-free: 1.0 for a failure, 0.0 for a
+    pass. A build drill reads the build (one value: failed or built; none while not
+    built), a test drill each repetition's status of the test (SKIP: none)."""
+    if kind == BUILD:
+        return () if build is None else (1.0 if fails(build) else 0.0,)
+    return tuple(1.0 if fails(s) else 0.0 for s in statuses if s in PASSING or fails(s))
 
 
 def _breaks(kind: str, test: str, line: Sequence[tuple[int, Status | None]]) -> list[Break]:

@@ -19,7 +19,7 @@ from datetime import datetime
 from functools import cached_property
 from itertools import pairwise
 from operator import itemgetter
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
@@ -56,6 +56,9 @@ from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
 from perfwalk.store.pushes import PUSH_KIND
 from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRow
+
+if TYPE_CHECKING:
+    from perfwalk.orchestrate.breaks import BreakEvent
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
@@ -356,6 +359,8 @@ class Findings:
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
+    #: the builds broken and tests newly failing of the walks (perfwalk.orchestrate.breaks)
+    breaks: list[BreakEvent] = field(default_factory=list)
 
     @property
     def sights(self) -> dict[int, list[Sight]]:
@@ -415,6 +420,9 @@ def find_all(
         found.episodes.extend(episodes)
     # the drills, tries and other machines' walks of each change, for its verdict
     found.changes[:] = with_evidence(store, chosen, found.changes)
+    from perfwalk.orchestrate.breaks import series_breaks  # (it names CheckoutRef)
+
+    found.breaks.extend(series_breaks(store, sorted(chosen, key=lambda s: s.id)))
     return found
 
 

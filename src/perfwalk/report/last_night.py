@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from perfwalk.analysis.breaks import BUILD, TEST, Break, CheckoutStatuses, find_breaks
+from perfwalk.analysis.breaks import BUILD, TEST
 from perfwalk.quantities import many
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.times import SiteTimes, as_utc
@@ -118,37 +118,27 @@ def last_night(
     published_at: datetime | None = None,
 ) -> LastNight | None:
     """The last run of ``store`` (None: no run ended yet) and what its walks' new
-    checkouts brought: the regressions among ``changes`` whose step ends at one of
-    them (a refuted one is not counted), the builds broken and the tests newly
-    failing there."""
+    checkouts brought: the regressions, builds broken and tests newly failing among
+    ``changes`` whose step ends at one of them (a refuted one is not counted)."""
     last = store.runs.last()
     if last is None:
         return None
     walks = store.runs.walks_of(last)
-    regressions = builds = tests = 0
-    for walk in walks:
-        if walk.series_id is None or walk.first_idx is None:
-            continue
-        first = walk.first_idx
-        regressions += sum(
-            1
-            for c in changes
-            if c.series_id == walk.series_id
-            and c.after_idx >= first
-            and c.regression
-            and not c.refuted
-        )
-        new = [b for b in series_breaks(store, walk.series_id) if b.after_idx >= first]
-        builds += sum(1 for b in new if b.kind == BUILD)
-        tests += sum(1 for b in new if b.kind == TEST)
+    new = [
+        c
+        for walk in walks
+        if walk.series_id is not None and walk.first_idx is not None
+        for c in changes
+        if c.series_id == walk.series_id and c.after_idx >= walk.first_idx and not c.refuted
+    ]
     return LastNight(
         kind=last.kind,
         started_at=last.started_at,
         finished_at=last.finished_at,
         walks=tuple(_added(w) for w in walks),
-        regressions=regressions,
-        builds_broken=builds,
-        tests_failing=tests,
+        regressions=sum(1 for c in new if c.regression and not c.broke),
+        builds_broken=sum(1 for c in new if c.broke == BUILD),
+        tests_failing=sum(1 for c in new if c.broke == TEST),
         stale_after=stale_after,
         published_at=published_at,
     )
@@ -156,14 +146,3 @@ def last_night(
 
 def _added(record: RunRecord) -> WalkAdded:
     return WalkAdded(record.name, record.series_id, record.checkouts)
-
-
-def series_breaks(store: Store, series_id: int) -> list[Break]:
-    """The builds broken and tests newly failing in a series."""
-    tests = store.test_statuses(series_id)
-    return find_breaks(
-        [
-            CheckoutStatuses(c.idx, c.build_status, tests.get(c.idx, {}))
-            for c in store.checkouts(series_id)
-        ]
-    )

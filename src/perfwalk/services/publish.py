@@ -17,6 +17,7 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
+from perfwalk.orchestrate.breaks import BreakEvent
 from perfwalk.orchestrate.changes import ChangeEvent, Findings, MetricChange, find_all
 from perfwalk.report import layout
 from perfwalk.report.change_list import (
@@ -106,7 +107,7 @@ def listed_findings(
                     date=event.after.date,
                     commits=len(event.commits),
                     note=_not_to_act_on(event, metric),
-                    culprit=None if drill is None else _culprit(event, *drill),
+                    culprit=None if drill is None else _culprit(event.commits, *drill),
                     drill=answer,
                     unconfirmed=_unconfirmed(metric),
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
@@ -136,7 +137,48 @@ def listed_findings(
         )
         for e in found.episodes
     ]
+    changes += [_listed_break(b, culprits, drills, triaged) for b in found.breaks]
     return changes, episodes
+
+
+def _listed_break(
+    found: BreakEvent,
+    culprits: Mapping[tuple[str, ...], tuple[str, int]],
+    drills: Mapping[tuple[str, ...], DrillMark],
+    triaged: Mapping[tuple[int, str, str], TriageMark],
+) -> ListedChange:
+    """A build broken or a test newly failing as a change of its kind: failing (1.0)
+    after passing (0.0), confirmed as found (a status is noise-free), with the culprit
+    its own drill named."""
+    ends = (found.before.sha, found.after.sha)
+    key = (*ends, *found.drilled)  # only its own drill's: a speed drill's range is not its
+    drill = culprits.get(key)
+    return ListedChange(
+        series_id=found.series_id,
+        series_name=found.series_name,
+        test=found.drilled[0],
+        name=found.drilled[1],
+        unit="",
+        regression=True,
+        before=0.0,
+        after=1.0,
+        size=1.0,
+        low=1.0,
+        high=1.0,
+        confidence=1.0,
+        before_idx=found.before.idx,
+        after_idx=found.after.idx,
+        before_sha=found.before.sha,
+        after_sha=found.after.sha,
+        date=found.after.date,
+        commits=len(found.commits),
+        culprit=None if drill is None else _culprit(found.commits, *drill),
+        drill=drills.get(key),
+        chain=(f"{found.said()} in series {found.series_id}",),
+        triage=triaged.get((found.series_id, *ends)),
+        broke=found.kind,
+        statuses=(found.passed.name, found.failed.name),
+    )
 
 
 def _drill_answers(
@@ -153,7 +195,9 @@ def _drill_answers(
         if drill.verdict is None or not (isinstance(before, str) and isinstance(after, str)):
             continue
         answer = drill.answer or {}
-        keys = ((before, after, drill.test, drill.name), (before, after))
+        keys: tuple[tuple[str, ...], ...] = ((before, after, drill.test, drill.name),)
+        if not drill.change.get("broke"):  # a break's drill answers for its break only
+            keys += ((before, after),)
         mark = DrillMark(
             drill=drill.series_id,
             verdict=drill.verdict,
@@ -180,8 +224,8 @@ def triage_marks(store: Store) -> dict[tuple[int, str, str], TriageMark]:
     }
 
 
-def _culprit(event: ChangeEvent, sha: str, drill: int) -> Culprit:
-    commit = next((c for c in event.commits if c.id == sha), None)
+def _culprit(commits: Sequence[Commit], sha: str, drill: int) -> Culprit:
+    commit = next((c for c in commits if c.id == sha), None)
     if commit is None:
         return Culprit(sha, "", "", drill)
     return Culprit(sha, commit.subject, commit.author, drill)

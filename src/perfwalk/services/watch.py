@@ -346,7 +346,7 @@ def _drill_new(
 
     targets = [
         t
-        for t in change_targets(store, config, found=found.changes)
+        for t in change_targets(store, config, found=found.changes, breaks=found.breaks)
         if t.parent is not None and (t.parent, t.before, t.after) in to_act_on
     ]
     targets.sort(key=lambda t: -abs(float(t.change.get("relative") or 0.0)))
