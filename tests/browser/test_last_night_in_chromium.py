@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
-from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
+from perfwalk.model import Log, Status
 from perfwalk.orchestrate.changes import find_all
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.report.times import SiteTimes
 from perfwalk.services.publish import listed_findings
-from perfwalk.store import NewRepetition, NewResult, NewSeries, Store
+from perfwalk.store import Store
 from perfwalk.store.run_records import WALK, RunRecord
+from tests.store.factories import checkout, new_series, repetition, result
 
 ZONE = "Europe/Berlin"
 WIDTHS = (1366, 390)
@@ -29,64 +30,21 @@ STARTED = ENDED - timedelta(minutes=40)
 CHECKOUTS = 6
 
 
-def _result(status: Status) -> NewResult:
-    return NewResult(
-        test="check",
-        status=status,
-        message="",
-        duration=0.1,
-        exit_code=0 if status is Status.PASS else 1,
-        command="sh check.sh",
-        stdout=Log.of(b""),
-        stderr=Log.of(b""),
-        values=((Value("checks", 1.0, "count"), Direction.HIGHER),),
-    )
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A walk of 6 checkouts whose check fails from checkout 3 on and whose build fails
     at the last, recorded as the last run."""
     folder = tmp_path_factory.mktemp("night")
     with Store.open(f"sqlite:///{folder / 'store.db'}") as store:
-        sid = store.create_series(
-            NewSeries(
-                name="nightly",
-                project="demo",
-                repo="/src/demo",
-                from_spec="v1.0",
-                to_spec="main",
-                step="commit",
-                repetitions=1,
-                between="keep",
-                host="local",
-                config_hash="0",
-                config_text="",
-                commands={},
-                fingerprint={},
-                started_at=STARTED,
-            )
-        )
+        sid = store.create_series(new_series(name="nightly", step="commit", started_at=STARTED))
         for idx in range(CHECKOUTS):
-            when = datetime(2024, 5, 1, tzinfo=UTC) + timedelta(days=idx)
-            commit = Commit(f"{idx + 1:040x}", when, "Dev <d@example.org>", f"c{idx}", "", ())
-            checkout = store.add_checkout(sid, Checkout(idx, commit.id, when, (commit,)))
+            added = store.add_checkout(sid, checkout(idx))
             if idx == CHECKOUTS - 1:
-                store.set_build(checkout, Status.NOEXIST, 1.0, Log.of(b"error\n"))
+                store.set_build(added, Status.NOEXIST, 1.0, Log.of(b"error\n"))
                 continue
-            store.set_build(checkout, Status.PASS, 1.0, Log.of(b"built\n"))
+            store.set_build(added, Status.PASS, 1.0, Log.of(b"built\n"))
             status = Status.PASS if idx < 3 else Status.NOEXIT
-            store.add_repetition(
-                checkout,
-                NewRepetition(
-                    idx=0,
-                    started_at=when,
-                    finished_at=when,
-                    results=(_result(status),),
-                    between_status=None,
-                    between_log=None,
-                ),
-            )
+            store.add_repetition(added, repetition(0, result("check", 1.0, status=status)))
         store.set_series_state(sid, "finished", ENDED)
         store.runs.add(RunRecord(WALK, "nightly", sid, STARTED, ENDED, CHECKOUTS, 0))
         changes = listed_findings(store, find_all(store, None))[0]  # the two breaks

@@ -13,31 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.cli.main import main
-from tests.fixtures.breaking_repo import BreakingHistory
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-[build]
-steps = ["sh build.sh"]
-[run]
-repetitions = 1
-[[test]]
-name = "latency"
-command = "sh bench.sh"
-parser = "value"
-[[test]]
-name = "check"
-command = "sh check.sh"
-parser = "value"
-[[walk]]
-name = "nightly"
-from = "2024-03-01"
-step = "commit/4"
-[watch]
-site = "site"
-{stale}
-"""
+from tests.fixtures.breaking_repo import BREAKING_CONFIG, BreakingHistory
 
 #: what the paragraph says of a walk of commits 0, 4 … 20, 23: the check fails from 12
 #: on (it passed at 8), the build from 20 on (it built at 16)
@@ -50,7 +26,7 @@ RAN = re.compile(
 
 def _walked(tmp_path: Path, repo: BreakingHistory, stale: str = "") -> Path:
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=repo.path, stale=stale))
+    path.write_text(BREAKING_CONFIG.format(repo=repo.path, more=stale))
     assert main(["run", "--walk", "nightly", "-c", str(path)]) == 1  # builds failed
     return path
 

@@ -18,32 +18,13 @@ from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.store import Store
-from tests.fixtures.breaking_repo import BUILD_BREAK_AT, TEST_BREAK_AT, BreakingHistory
+from tests.fixtures.breaking_repo import (
+    BREAKING_CONFIG,
+    BUILD_BREAK_AT,
+    TEST_BREAK_AT,
+    BreakingHistory,
+)
 from tests.fixtures.receivers import Hook
-
-CONFIG = """\
-[project]
-repo = "{repo}"
-[build]
-steps = ["sh build.sh"]
-[run]
-repetitions = 1
-[[test]]
-name = "latency"
-command = "sh bench.sh"
-parser = "value"
-[[test]]
-name = "check"
-command = "sh check.sh"
-parser = "value"
-[[walk]]
-name = "nightly"
-from = "2024-03-01"
-step = "commit/4"
-[watch]
-site = "site"
-{more}
-"""
 
 #: the walk's checkouts are commits 0, 4, 8, 12, 16, 20, 23: the check passes at 8 and
 #: fails at 12 (checkout 3), the build works at 16 and fails at 20 (checkout 5)
@@ -52,7 +33,7 @@ TEST_CHANGE, BUILD_CHANGE = "1:3", "1:5"
 
 def _config(tmp_path: Path, repo: BreakingHistory, more: str = "") -> Path:
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=repo.path, more=more))
+    path.write_text(BREAKING_CONFIG.format(repo=repo.path, more=more))
     return path
 
 
