@@ -78,6 +78,14 @@ def test_each_break_is_a_change_drilled_to_its_first_bad_commit(
             breaking_repo.test_break,
             breaking_repo.build_break,
         ]
+    code, out = _said(capsys, "changes", "-c", path, "--format", "json")
+    broken = {b["id"]: b for b in json.loads(out)["breaks"]}
+    assert broken[BUILD_CHANGE]["kind"] == "build"
+    assert (broken[BUILD_CHANGE]["passed"], broken[BUILD_CHANGE]["failed"]) == ("PASS", "NOEXIST")
+    assert broken[TEST_CHANGE]["test"] == "check"
+    culprit = broken[TEST_CHANGE]["drill"]["culprit"]
+    assert culprit["commit"] == breaking_repo.test_break
+    assert culprit["author"] == f"Dev {TEST_BREAK_AT} <dev{TEST_BREAK_AT}@example.org>"
     # triaged like a speed change, by its id: the build break no longer fails `changes`
     triage = ["triage", BUILD_CHANGE, "-c", path, "--state", "acknowledged"]
     assert main([*triage, "--reason", "the allocator port, fixed next week"]) == 0
