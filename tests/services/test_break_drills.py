@@ -63,7 +63,9 @@ def test_each_break_is_a_change_drilled_to_its_first_bad_commit(
         print(out)
         assert code == 0
         assert f"CULPRIT {culprit[:12]}" in out
-        assert "spent 4 builds, 4 repetitions" in out  # 2 ends, 2 halvings of 4 commits
+        # the ends' statuses are the walk's: 2 halvings of 4 commits, one status each
+        assert "(2 stored values reused)" in out
+        assert "spent 2 builds, 2 repetitions" in out
         code, out = _said(capsys, "changes", "-c", path)
         assert f"culprit {culprit[:10]}" in out
         assert f"by Dev {at} <dev{at}@example.org>" in out
