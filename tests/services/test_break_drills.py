@@ -123,6 +123,10 @@ def test_a_watch_cycle_drills_tells_and_shows_the_breaks(
         r"allocator \(Dev 17 <dev17@example.org>\)",
         out,
     )
+    # its last line names the worst, a break as one: "test failing check (status) at …"
+    assert re.search(
+        r"\n2 regressions: (test failing check \(status\)|build broken build) at ", out
+    )
     told = json.dumps(hook.posts)
     assert len(hook.posts) == 2
     for culprit in (breaking_repo.test_break, breaking_repo.build_break):
