@@ -18,6 +18,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 pytest_plugins = [
     "tests.fixtures.workers",  # first: tests.fixtures.demo imports it
     "tests.fixtures.synthetic_repo",
+    "tests.fixtures.breaking_repo",
     "tests.fixtures.chromium",
     "tests.fixtures.demo",
 ]

@@ -153,6 +153,12 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert ids[26][:12] in first
     assert f'href="series-{drill.series_id}.html"' in first
     assert "untriaged" in first
+    # above it, last night: the cycle, the walk's 4 new checkouts and their regression
+    strip = re.search(r'<p id="last-night" class="last-night"[^>]*>.*?</p>', index)
+    assert strip is not None
+    said = re.sub(r"<[^>]*>", "", strip.group(0))
+    assert said.startswith("last watch cycle ")
+    assert "nightly +4 checkouts · 1 new regression, 0 builds broken" in said
 
     # a person's word: expected; `changes` passes, the next cycle's site says so
     triage = ["triage", "1:7", "-c", str(config.path), "--state", "expected"]
@@ -169,6 +175,8 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     assert "untriaged" not in first
     assert "walk nightly: nothing new" in out
     assert "no new changes" in out
+    said = re.sub(r"<[^>]*>", "", index)
+    assert "nightly +0 checkouts · 0 new regressions, 0 builds broken" in said
     assert _measured(config) == after
     with Store.open(config.store.url) as store:
         assert len(store.drills.all()) == 1

@@ -37,6 +37,7 @@ from perfwalk.quantities import (
     format_levels,
     format_size,
     format_value,
+    many,
 )
 from perfwalk.untrusted import show_controls
 
@@ -464,6 +465,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
         width, colour = width_of(sys.stdout), wants_colour(sys.stdout)
         listed = [e for e in events if not e.refuted]
         texts = [_event_text(e, marks.get(change_key(e)), width, colour) for e in listed]
+        texts += [_break_text(c, width, colour) for c in listing[0] if c.broke]
         if blind:  # "no changes found" only where a change that matters could be seen
             texts.append("\n".join(part for line in blind for part in wrapped(line, width)))
         texts = texts or ["no changes found"]
@@ -478,7 +480,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
                 )
             )
         print("\n\n".join(texts))
-    return changes_status(events, marks, blind=bool(found.undecided))
+    broken = any(c.broke and c.triage is None for c in listing[0])
+    return exits.FOUND if broken else changes_status(events, marks, blind=bool(found.undecided))
 
 
 def changes_status(
@@ -619,6 +622,26 @@ def variant_text(variant: str | None, walk: int | None) -> str:
         return ""
     of = f" of series {walk}" if walk is not None else ""
     return f" (variant {show_controls(variant)}{of})"
+
+
+def _break_text(change: ListedChange, width: int | None, colour: bool) -> str:
+    """A build broken or a test newly failing as `perfwalk changes` shows it: its id,
+    series and checkouts, its statuses, its triage and its drill's answer."""
+    head = (
+        f"{change.word.upper()} {change.id} in series {change.series_id} "
+        f"{show_controls(change.series_name)!r}: {show_controls(change.metric)} "
+        f"{change.levels_text()} between checkout {change.before_idx} "
+        f"({change.before_sha[:10]}) and {change.after_idx} ({change.after_sha[:10]}, "
+        f"{change.date:%Y-%m-%d %H:%M}), {many(change.commits, 'commit')}"
+    )
+    lines = [head, f"  triage: {_triage_text(change.triage)}"]
+    if change.drill is not None:
+        lines.append(f"  {_drill_text(change.drill, change.culprit, width)}")
+    if change.culprit is not None and change.culprit.author:
+        lines.append(f"  by {show_controls(change.culprit.author)}")
+    said = [part for line in lines for part in wrapped(line, width)]
+    said[0] = paint(said[0], "bold red", colour)
+    return "\n".join(said)
 
 
 def _triage_text(mark: TriageMark | None) -> str:

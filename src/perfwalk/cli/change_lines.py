@@ -137,10 +137,7 @@ def _named(start: str, change: ListedChange, authors: Mapping[str, str], width: 
         where, author = f"in {change.commits} commits up to {change.after_sha[:8]}", ""
     drill = f", drill {culprit.drill}" if culprit is not None else ""
     end = f" ({change.state}{drill})"
-    line = (
-        f"{start}{show_controls(change.size_text())} {show_controls(change.test)}."
-        f"{show_controls(change.name)} {where}"
-    )
+    line = f"{start}{show_controls(change.size_text())} {show_controls(change.metric)} {where}"
     if not author:
         return line + end
     line += " by "

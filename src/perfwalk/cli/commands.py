@@ -17,6 +17,8 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.floor import Sight
     from perfwalk.orchestrate.confirm import Confirmed
+    from perfwalk.report.last_night import LastNight
+    from perfwalk.report.times import SiteTimes
     from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
 
@@ -227,18 +229,37 @@ def _series_arg(p: argparse.ArgumentParser) -> None:
 NO_SERIES = "no series yet; start one with `perfwalk run`"
 
 
+def _print_night(night: LastNight, times: SiteTimes, colour: bool) -> None:
+    """The last run in one paragraph after a blank line, wrapped to the terminal; red
+    when the runs look stopped."""
+    from datetime import UTC, datetime
+
+    from perfwalk.cli.terminal import paint, width_of, wrapped
+
+    now = datetime.now(UTC)
+    stale = night.stale(now)
+    print()
+    for line in wrapped(show_controls(night.said(times, now)), width_of(sys.stdout)):
+        print(paint(line, "red", colour and stale))
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.orchestrate.changes import series_sights
     from perfwalk.services.inspect import opened, pick_series, series_status
 
     config = load_config(args.config)
+    night = None
     with opened(config, read_only=True) as store:
         if args.series is None and not store.list_series():
             print(NO_SERIES)  # as `list` says it
             return exits.OK
         status = series_status(store, pick_series(store, args.series))
         sights = series_sights(store, config, status.series)
+        if args.series is None:  # what the index's strip says, last
+            from perfwalk.services.publish import night_of
+
+            night = night_of(store, config)
     from perfwalk.cli.terminal import paint, wants_colour, width_of, wrapped
 
     s = status.series
@@ -286,6 +307,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(part.replace(worst.name, word) if part.endswith(worst.name) else part)
     for line in _sight_lines(sights):
         print(line)
+    if night is not None:
+        from perfwalk.report.times import SiteTimes
+
+        _print_night(night, SiteTimes(config.report.time_zone), colour)
     return exits.OK
 
 
@@ -551,7 +576,12 @@ COMMANDS: dict[str, Command] = {
         cmd_run,
         when_interrupted="`perfwalk run --resume` continues the walk",
     ),
-    "status": Command("where a walk stands", _series_arg, cmd_status),
+    "status": Command(
+        "where a walk stands; without a series, then also when the last walk or watch "
+        "cycle ran and what it brought, in one paragraph",
+        _series_arg,
+        cmd_status,
+    ),
     "list": Command("every series in the store, newest first", no_arguments, cmd_list),
     "show": Command("a series: per checkout, each value's summary", _show_args, cmd_show),
     "log": Command(

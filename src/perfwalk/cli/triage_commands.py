@@ -12,7 +12,7 @@ from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
-    from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.services.triage import Change
     from perfwalk.store.triage import TriageRow
 
 
@@ -84,7 +84,7 @@ def cmd_triage(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-def _title(event: ChangeEvent) -> str:
+def _title(event: Change) -> str:
     return (
         f"change {event.id} ({event.kind} in series {event.series_id} "
         f"{show_controls(event.series_name)!r}{variant_text(event.variant, event.variant_of)}"
@@ -93,7 +93,7 @@ def _title(event: ChangeEvent) -> str:
     )
 
 
-def _commit_range(event: ChangeEvent) -> str:
+def _commit_range(event: Change) -> str:
     """The commits of the change, whole: what the word is kept under."""
     return f"{event.before.sha}..{event.after.sha} (after the first, up to the second)"
 
@@ -106,7 +106,7 @@ def _word_text(row: TriageRow, indent: str = "  ") -> str:
     return "\n".join(lines)
 
 
-def _history_text(event: ChangeEvent, rows: list[TriageRow]) -> str:
+def _history_text(event: Change, rows: list[TriageRow]) -> str:
     if not rows:
         return f"{_title(event)}: untriaged, nobody said a word on it yet"
     count = f"{len(rows)} word{'' if len(rows) == 1 else 's'}"

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
 
+from perfwalk.config.cron import longest_gap
 from perfwalk.config.env import Env
 from perfwalk.config.instruments import exact_count
 from perfwalk.config.settings import default_of
@@ -454,6 +455,16 @@ class WatchConfig:
     confirm_repetitions: int = default_of("watch.confirm_repetitions")
     confirm_seconds: float = default_of("watch.confirm_seconds")
     schedule: str = default_of("watch.schedule")
+    stale_after: float = default_of("watch.stale_after")
+
+    @property
+    def stale_seconds(self) -> float:
+        """How long after the last run ended the runs are taken for stopped:
+        ``stale_after``, else twice the schedule (its longest gap between two times,
+        else the interval)."""
+        if self.stale_after:
+            return self.stale_after
+        return 2 * (longest_gap(self.schedule) if self.schedule else self.interval)
 
 
 @dataclass(frozen=True)

@@ -2148,6 +2148,17 @@ _WATCH = Section(
             rules=(rule("five cron fields, e.g. 0 3 * * *", _cron_ok),),
             example="0 3 * * *",
         ),
+        Setting(
+            "stale_after",
+            NUMBER,
+            "seconds after the end of the last walk or watch cycle when the index's "
+            '"last night" strip turns red and `perfwalk status` says the runs stopped; '
+            "0 = twice the schedule (the longest gap between two times of `schedule`, "
+            "else `interval`)",
+            default=0,
+            rules=(WAIT_SECONDS,),
+            example=172800,
+        ),
     ),
 )
 

@@ -187,6 +187,11 @@ class DrillState:
     the relative change that was reported between the two ends
     (``(after - before) / |before|``, None when unknown): ends that rule out even
     ``rule_out_share`` of it stop the drill at once with ``NO_CHANGE``.
+
+    ``exact``: the values are noise-free (a break's drill: 1.0 where a build or a test
+    fails, 0.0 where it passes): one value places a commit, at the level of the end it
+    equals; a commit whose values differ (a flaky test) or match neither end is
+    skipped like one that does not build (:func:`_exact_action`).
     """
 
     line: tuple[str, ...]
@@ -197,6 +202,7 @@ class DrillState:
     expected: float | None = None
     budget: Budget = field(default_factory=Budget)
     settings: Settings = field(default_factory=Settings)
+    exact: bool = False
 
     def __post_init__(self) -> None:
         if len(self.line) < 2:
@@ -352,6 +358,8 @@ def _unscaled(done: Done, k: int) -> Done:
 
 
 def _next_action(state: DrillState) -> Action:
+    if state.exact:
+        return _exact_action(state)
     ends = _levels(state)
     if isinstance(ends, Levels):
         return _Drill(state, ends).next()
@@ -722,6 +730,97 @@ def _levels(state: DrillState) -> Levels | Action:
         f" values, Mann–Whitney p = {shift.p_value:.2g} > {alpha:g})",
         shift=shift,
     )
+
+
+def _exact_action(state: DrillState) -> Action:
+    """The bisection of noise-free values: each end measured once (ends alike:
+    ``NO_CHANGE``), then the commit that best halves the range between the last placed
+    at the before level and the first placed at the after level, one value each, until
+    they are neighbours (``CULPRIT``) or only skipped commits lie between (``RANGE``)."""
+    last = state.last
+    for end in (0, last):
+        if not state.values(end):
+            if end in state.unbuildable:
+                return _stop_at_ends(
+                    state,
+                    Verdict.UNDECIDED,
+                    f"{_short(state, end)} (an end) gave no status: choose other ends",
+                )
+            return _measure(state, end, 1, "the ends need a status", 1) or _stop_at_ends(
+                state, Verdict.UNDECIDED, _spent(state, end)
+            )
+    ends = set(state.values(0)), set(state.values(last))
+    told = f"{_short(state, 0)} gave {state.values(0)}, {_short(state, last)} {state.values(last)}"
+    if len(ends[0]) > 1 or len(ends[1]) > 1:
+        return _stop_at_ends(state, Verdict.UNDECIDED, f"an end is not one level: {told}")
+    if ends[0] == ends[1]:
+        return _stop_at_ends(state, Verdict.NO_CHANGE, f"the two ends do not differ: {told}")
+    (before,), (after,) = ends
+    placements = []
+    for position in range(last + 1):
+        values = state.values(position)
+        if not values and position not in state.unbuildable:
+            continue
+        side = Side.UNBUILDABLE if not values else Side.BETWEEN
+        if values and set(values) == {before}:
+            side = Side.BEFORE
+        elif values and set(values) == {after}:
+            side = Side.AFTER
+        evidence = {Side.BEFORE: -1.0, Side.AFTER: 1.0}.get(side, 0.0)
+        placements.append(
+            Placement(position, state.line[position], values, side, evidence, side in _PLACED)
+        )
+    lo = max(p.position for p in placements if p.side is Side.BEFORE)
+    hi = min(p.position for p in placements if p.side is Side.AFTER)
+
+    def done(verdict: Verdict, reason: str, first: int = lo, then: int = hi) -> Done:
+        sure = verdict in (Verdict.CULPRIT, Verdict.RANGE)
+        return Done(
+            verdict=verdict,
+            lo=first,
+            hi=then,
+            reason=reason,
+            levels=None,
+            placements=tuple(placements),
+            step=None,
+            confidence=1.0 if sure else None,
+            builds=state.builds_used,
+            repetitions=state.repetitions_used,
+        )
+
+    if lo > hi:
+        return done(
+            Verdict.UNDECIDED,
+            f"not a single step: {_short(state, hi)} is at the after level but the later"
+            f" {_short(state, lo)} is at the before level",
+            hi,
+            lo,
+        )
+    placed = {p.position for p in placements}
+    fresh = [p for p in range(lo + 1, hi) if p not in placed]
+    if fresh:
+        position = _best_split(fresh, lo, hi, state)
+        why = f"bisect {_short(state, lo)}..{_short(state, hi)}"
+        return _measure(state, position, 1, why, 1, ends=False) or done(
+            Verdict.UNDECIDED, _spent(state, position)
+        )
+    if hi - lo == 1:
+        return done(
+            Verdict.CULPRIT,
+            f"{_short(state, hi)} is the first commit at the after level and"
+            f" {_short(state, lo)}, its parent, is at the before level",
+        )
+    at = {p.position: p for p in placements}
+    skipped = ", ".join(f"{_short(state, p)} ({at[p].side.value})" for p in range(lo + 1, hi))
+    return done(
+        Verdict.RANGE,
+        f"the change is in the {hi - lo} commits after {_short(state, lo)} up to"
+        f" {_short(state, hi)}; could not be placed: {skipped}",
+    )
+
+
+#: the sides a noise-free value confirms
+_PLACED = frozenset({Side.BEFORE, Side.AFTER})
 
 
 def _ruled_out(state: DrillState, before: Sequence[float], after: Sequence[float]) -> str | None:

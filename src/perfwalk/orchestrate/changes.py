@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import cached_property
 from itertools import pairwise
 from operator import itemgetter
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from perfwalk.analysis import machine, scaled
 from perfwalk.analysis.changepoints import ChangePoint, Detection, Episode, find_change_points
@@ -58,6 +58,9 @@ from perfwalk.store import Store
 from perfwalk.store.confirmations import ConfirmationRow
 from perfwalk.store.pushes import PUSH_KIND
 from perfwalk.store.records import CheckoutRow, PassedValue, QuirkInfo, SeriesRow
+
+if TYPE_CHECKING:
+    from perfwalk.orchestrate.breaks import BreakEvent
 
 EventKind = Literal["regression", "improvement", "mixed"]
 EpisodeKind = Literal["excursion", "drift"]
@@ -365,6 +368,8 @@ class Findings:
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
+    #: the builds broken and tests newly failing of the walks (perfwalk.orchestrate.breaks)
+    breaks: list[BreakEvent] = field(default_factory=list)
 
     @property
     def sights(self) -> dict[int, list[Sight]]:
@@ -437,6 +442,9 @@ def find_all(
         return others[series_id]
 
     found.changes[:] = with_layout_evidence(store, config, found.changes, points_of)
+    from perfwalk.orchestrate.breaks import series_breaks  # (it names CheckoutRef)
+
+    found.breaks.extend(series_breaks(store, sorted(chosen, key=lambda s: s.id)))
     return found
 
 

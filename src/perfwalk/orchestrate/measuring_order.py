@@ -51,6 +51,10 @@ class Measured:
             if value.name == name
         )
 
+    def statuses(self, index: int, test: str) -> tuple[Status, ...]:
+        """The statuses of ``test`` at checkout ``index``, one per repetition run."""
+        return tuple(r.status for r in self.results.get(index, ()) if r.test == test)
+
 
 @dataclass
 class MeasuringOrder:

@@ -112,10 +112,17 @@ class WalkPlan:
     @property
     def new_checkouts(self) -> int:
         """How many checkouts of a named walk's plan its series does not have yet."""
+        return len(self._new())
+
+    @property
+    def first_new(self) -> int | None:
+        """The index of the first checkout of :attr:`new_checkouts` (None: none)."""
+        return min(self._new(), default=None)
+
+    def _new(self) -> list[int]:
         last = self.named.last if self.named is not None else None
-        if last is None:
-            return len(self.checkouts)
-        return sum(1 for planned in self.checkouts if planned.checkout.index > last.idx)
+        every = [planned.checkout.index for planned in self.checkouts]
+        return every if last is None else [index for index in every if index > last.idx]
 
     @property
     def nothing_new(self) -> bool:

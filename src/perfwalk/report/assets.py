@@ -89,6 +89,7 @@ def site_assets() -> dict[str, bytes]:
         layout.FORMAT_JS: _static("format.js"),
         layout.PAGES_JS: _static("pages.js"),
         layout.FLAME_JS: _static("flame.js"),
+        layout.NIGHT_JS: _static("night.js"),
         layout.LIBRARY_JS: library.read_bytes(),
         **flame_files(),
     }

@@ -25,7 +25,7 @@ from typing import Literal
 
 from perfwalk.analysis.verdict import Measurement
 from perfwalk.change_ids import change_id
-from perfwalk.quantities import format_size
+from perfwalk.quantities import format_levels, format_size
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,11 @@ class ListedChange:
     chain: tuple[str, ...] = ()
     headline: Measurement | None = None  # None: the walk's
     known_causes: tuple[str, ...] = ()  # the letters of the quirks that explain it
+    #: a break, not a speed change: "build" (a build that fails after one that built) or
+    #: "test" (a test that fails after it passed), with the two statuses; "" for a speed
+    #: change (perfwalk.orchestrate.breaks)
+    broke: str = ""
+    statuses: tuple[str, ...] = ()
 
     @property
     def series_label(self) -> str:
@@ -131,17 +136,32 @@ class ListedChange:
         )
 
     def size_text(self) -> str:
-        """ "+41.7 % (drill 6)": its one size, wherever it is shown."""
+        """ "+41.7 % (drill 6)": its one size, wherever it is shown; a break's kind,
+        "build broken", "test failing"."""
+        if self.broke:
+            return self.word
         return self.measured.text()
+
+    def levels_text(self) -> str:
+        """ "940.0 Mbit/s → 752.0 Mbit/s": the levels before and after, with the unit; a
+        break's statuses, "PASS → NOEXIST"."""
+        if self.broke:
+            return " → ".join(self.statuses)
+        return format_levels(self.before, self.after, self.unit)
 
     def size_and_interval(self) -> str:
         """ "-20.0 % (walk 1), 95 % interval -21.0 % … -19.0 %"; "+41.7 % (drill 6)"."""
+        if self.broke:
+            return self.size_text()
         measured = self.measured
         interval = measured.interval()
         return f"{measured.text()}, 95 % interval {interval}" if interval else measured.text()
 
     def confidence_text(self) -> str:
-        """ "> 99.99 %", "99.98 %": its one confidence, wherever it is shown."""
+        """ "> 99.99 %", "99.98 %": its one confidence, wherever it is shown; a break's
+        status is no estimate: "status"."""
+        if self.broke:
+            return "status"
         return self.measured.confidence_text()
 
     def told(self) -> str:
@@ -182,7 +202,10 @@ class ListedChange:
 
     @property
     def word(self) -> str:
-        """How its table cell is marked: "regression", "improvement"."""
+        """How its table cell is marked: "regression", "improvement"; "build broken",
+        "test failing" for a break."""
+        if self.broke:
+            return f"{self.broke} {'broken' if self.broke == 'build' else 'failing'}"
         return self.kind
 
     @property
@@ -193,7 +216,9 @@ class ListedChange:
     @property
     def arrow(self) -> str:
         """ "▲" when the value went up, "▼" when it went down (whichever is better), by
-        its headline size."""
+        its headline size; "✗" for a break."""
+        if self.broke:
+            return "✗"
         return arrow(self.measured.size)
 
     def moved(self) -> str:
@@ -203,6 +228,11 @@ class ListedChange:
 
     @property
     def metric(self) -> str:
+        """ "latency.p50"; a break's: "build", "check (status)"."""
+        if self.broke == "build":
+            return "build"
+        if self.broke:
+            return f"{self.test} (status)"
         return f"{self.test}.{self.name}"
 
     def describe(self) -> str:

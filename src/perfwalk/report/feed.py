@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
-from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import Culprit, ListedChange
 from perfwalk.report.times import as_utc
@@ -76,7 +75,7 @@ def summary(change: ListedChange, *, culprit: bool = True) -> str:
     commits, the culprit a drill found (unless ``culprit`` is False: the caller says
     it apart), its verdict with its chain, and a known cause."""
     parts = [
-        f"{change.metric}: {format_levels(change.before, change.after, change.unit)}",
+        f"{change.metric}: {change.levels_text()}",
         f"Δ {change.arrow} {change.size_and_interval()} {change.verdict}, "
         f"confidence {change.confidence_text()}",
         f"between checkouts {change.before_idx} and {change.after_idx}: "

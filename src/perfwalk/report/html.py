@@ -66,6 +66,7 @@ def page(
     plots: bool = False,
     drawn: bool = False,
     flame: bool = False,
+    night: bool = False,
     feed: str | None = None,
     times: SiteTimes | None = None,
 ) -> str:
@@ -73,7 +74,8 @@ def page(
     title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
     loads the script that draws the page from the site's data files; ``flame`` loads
     the flame graph renderer, its style and the script that draws the page's flame
-    graphs; ``feed`` (a site path) is announced as the page's Atom feed; ``times`` (on a
+    graphs; ``night`` the script that checks the index's "last night" strip; ``feed``
+    (a site path) is announced as the page's Atom feed; ``times`` (on a
     page that shows times) says their zone once, under the title."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
@@ -96,6 +98,8 @@ def page(
             f'<script src="{esc(layout.href(at, layout.FLAME_LIBRARY_JS))}" defer></script>\n'
             f'<script src="{esc(layout.href(at, layout.FLAME_JS))}" defer></script>\n'
         )
+    if night:
+        scripts += f'<script src="{esc(layout.href(at, layout.NIGHT_JS))}" defer></script>\n'
 
     alternate = (
         '<link rel="alternate" type="application/atom+xml" title="changes" '

@@ -41,6 +41,8 @@ FORMAT_JS = "format.js"
 #: the script that draws checkout, log and commit pages from the data files
 PAGES_JS = "pages.js"
 LIBRARY_JS = "echarts.min.js"
+#: the script that turns the index's "last night" strip red once its last run is stale
+NIGHT_JS = "night.js"
 #: the script that draws flame graphs (a profile's page, a differential on a drill's page)
 FLAME_JS = "flame.js"
 #: the flame graph renderer (d3-flame-graph) and its style

@@ -23,7 +23,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.feed import title as feed_title
@@ -99,7 +98,7 @@ def _size(change: ListedChange) -> str:
 
 
 def _levels(change: ListedChange) -> str:
-    return format_levels(change.before, change.after, change.unit)
+    return change.levels_text()
 
 
 def _commits(change: ListedChange) -> str:

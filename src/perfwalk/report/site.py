@@ -30,13 +30,14 @@ import time
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from perfwalk import __version__
 from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.levels import MetricPoints
-from perfwalk.config.model import Config
+from perfwalk.config.model import Config, WatchConfig
 from perfwalk.model import Status
 from perfwalk.report import layout
 from perfwalk.report.assets import site_assets
@@ -54,6 +55,7 @@ from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.flame_data import profile_data_file
 from perfwalk.report.forked import in_forks
 from perfwalk.report.html import newest_first
+from perfwalk.report.last_night import last_night
 from perfwalk.report.pages.build_facts import fact_sig, symbol_diffs
 from perfwalk.report.pages.change_table import change_facts
 from perfwalk.report.pages.checkout import checkout_data_file, checkout_shell_page
@@ -61,6 +63,7 @@ from perfwalk.report.pages.commits import commits_data_file, commits_shell_page
 from perfwalk.report.pages.conduct import ConductData, conduct_page
 from perfwalk.report.pages.drill import drill_sections
 from perfwalk.report.pages.index import SeriesSummary, index_page
+from perfwalk.report.pages.last_night import last_night_strip
 from perfwalk.report.pages.logs import (
     large_log_file,
     log_shell_page,
@@ -86,8 +89,9 @@ from perfwalk.store.site_reads import StepSite
 #: (6: a walk's variants beside its checkouts, in its plots and its manifest entry;
 #: a try's page in place of its series page; the conductor runs; 7: the checkouts' table
 #: in a box that opens at its newest checkouts, failures on the plots; 8: releases, levels;
-#: 9: differential profiles without their unresolved frames, their noise said)
-SITE_FORMAT = 9
+#: 9: differential profiles without their unresolved frames, their noise said; 10: the
+#: index's "last night" strip and night.js)
+SITE_FORMAT = 10
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
@@ -305,7 +309,14 @@ def publish(
         or set(old_conduct) != set(new_conduct)
         or matrix != manifest.get("matrix", False)
     )
-    if files.written or changed or not site.exists(layout.INDEX):
+    now = datetime.now(UTC)
+    night = last_night(
+        store,
+        options.changes,
+        stale_after=(config.watch if config is not None else WatchConfig()).stale_seconds,
+        published_at=now,
+    )
+    if files.written or changed or night is not None or not site.exists(layout.INDEX):
         index = index_page(
             summaries,
             options.changes,
@@ -315,6 +326,7 @@ def publish(
             tries=listed,
             releases=options.releases.found,
             times=options.times,
+            night=last_night_strip(night, options.times, now),
         )
         files.write(layout.INDEX, index)
     manifest_text = json.dumps(

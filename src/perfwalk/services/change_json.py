@@ -16,6 +16,7 @@ from typing import Any
 from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
+from perfwalk.orchestrate.breaks import BreakEvent
 from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
 from perfwalk.report.change_list import (
     Culprit,
@@ -29,11 +30,13 @@ from perfwalk.report.change_list import (
 def changes_document(
     found: Findings, listing: tuple[list[ListedChange], list[ListedEpisode]]
 ) -> dict[str, Any]:
-    """``{"changes": [...], "episodes": [...], "ruled_out": [...], "floors": [...]}``:
-    every change of ``found`` with its marks from ``listing``
-    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart, and
-    what the walks could see in each metric (:func:`sight_json`)."""
+    """``{"changes": [...], "episodes": [...], "ruled_out": [...], "floors": [...],
+    "breaks": [...]}``: every change of ``found`` with its marks from ``listing``
+    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart, what
+    the walks could see in each metric (:func:`sight_json`), and the builds broken and
+    tests newly failing (:func:`break_json`)."""
     marks = marks_of(listing[0])
+    listed_breaks = {(c.key, c.test): c for c in listing[0] if c.broke}
     return {
         "changes": [
             event_json(e, marks.get(change_key(e))) for e in found.changes if not e.refuted
@@ -43,6 +46,32 @@ def changes_document(
         "floors": [
             sight_json(series, sight) for series, sights in found.sights.items() for sight in sights
         ],
+        "breaks": [
+            break_json(
+                b, listed_breaks.get(((b.series_id, b.before.sha, b.after.sha), b.drilled[0]))
+            )
+            for b in found.breaks
+        ],
+    }
+
+
+def break_json(found: BreakEvent, listed: ListedChange | None) -> dict[str, Any]:
+    """A build broken (``kind`` build) or a test newly failing (``kind`` test): its
+    checkouts, statuses and commits, and its triage and its own drill's answer."""
+    marks = None if listed is None else Marks(listed.triage, listed.drill, listed.culprit)
+    return {
+        "id": found.id,
+        "series": found.series_id,
+        "series_name": found.series_name,
+        "kind": found.kind,
+        "test": found.test or None,
+        "before": ref_json(found.before),
+        "after": ref_json(found.after),
+        "passed": found.passed.name,
+        "failed": found.failed.name,
+        "commits": len(found.commits),
+        "triage": triage_json(None if marks is None else marks.triage),
+        "drill": drill_json(marks),
     }
 
 
@@ -117,7 +146,8 @@ def marks_of(listed: list[ListedChange]) -> dict[tuple[int, str, str], Marks]:
     triage (the same for all of them) and the newest drill's answer of any of them."""
     rows: dict[tuple[int, str, str], list[ListedChange]] = {}
     for change in listed:
-        rows.setdefault(change.key, []).append(change)
+        if not change.broke:  # a break's marks are its own (break_json)
+            rows.setdefault(change.key, []).append(change)
     marks = {}
     for key, metrics in rows.items():
         drills = [c.drill for c in metrics if c.drill is not None]

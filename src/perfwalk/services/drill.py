@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from perfwalk.analysis.breaks import BUILD, failed_value
 from perfwalk.analysis.profile_diff import differential
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.change_ids import FORMS, id_series
@@ -39,6 +40,7 @@ from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Commit, Status
 from perfwalk.numbers import finite_or_none
+from perfwalk.orchestrate.breaks import BreakEvent, series_breaks
 from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
 from perfwalk.orchestrate.plan import PlannedCheckout, history_quirks
 from perfwalk.orchestrate.provenance import describe_series
@@ -73,6 +75,12 @@ class DrillTarget:
     def metric(self) -> str:
         return f"{self.test}.{self.name}"
 
+    @property
+    def broke(self) -> str:
+        """A break's kind (build, test: bisected on its status, noise-free); "" for a
+        speed change."""
+        return str(self.change.get("broke") or "")
+
 
 @dataclass(frozen=True)
 class DrillResult:
@@ -102,11 +110,13 @@ def change_targets(
     name: str | None = None,
     tuning: Thresholds = CONFIGURED,
     found: Sequence[ChangeEvent] | None = None,
+    breaks: Sequence[BreakEvent] | None = None,
 ) -> list[DrillTarget]:
     """A drill target per change of the walks of ``config``'s project (or the one
     change ``chosen``), for its strongest metric (or ``test``.``name``); ``found``: the
     changes the caller found already (:func:`perfwalk.orchestrate.changes.find_changes`
-    with ``tuning``, of these walks or more), not looked for again. The changes of a
+    with ``tuning``, of these walks or more) and ``breaks`` (builds broken, tests newly
+    failing: :mod:`perfwalk.orchestrate.breaks`), not looked for again. The changes of a
     walk's variants are not drilled (a drill measures the plain checkout): one
     ``chosen`` is refused with a UsageError that says what to do instead."""
     walks = [
@@ -117,15 +127,21 @@ def change_targets(
         events = [e for e in found if e.series_id in ours]
     else:
         events = find_changes(store, config, walks, tuning=tuning) if walks else []
+    if breaks is None:
+        breaks = series_breaks(store, [store.series(i) for i in walks])
+    broken = [b for b in breaks if b.series_id in set(walks)]
     if chosen is not None:
+        broken = [b for b in broken if b.named(chosen)]
         picked = [e for e in events if e.named(chosen)]
+        if not picked and broken:  # the change named is a break
+            events = []
         if len(picked) > 1:
             raise UsageError(
                 f"change id {chosen!r} names {len(picked)} changes: "
                 + ", ".join(e.id for e in picked),
                 hint="give the id `perfwalk changes` lists",
             )
-        if not picked:
+        if not picked and not broken:
             _refuse_variant(store, config, chosen, tuning)
             known = ", ".join(e.id for e in events) or "none"
             raise UsageError(
@@ -143,7 +159,38 @@ def change_targets(
         ]
         if metrics:
             targets.append(_event_target(event, max(metrics, key=lambda m: abs(m.z))))
+    for b in broken:
+        drilled_test, drilled_name = b.drilled
+        if (test is None or test == drilled_test) and (name is None or name == drilled_name):
+            targets.append(_break_target(b))
     return targets
+
+
+def _break_target(found: BreakEvent) -> DrillTarget:
+    """A break's drill: its status, 0.0 passing and 1.0 failing, bisected noise-free."""
+    test, name = found.drilled
+    return DrillTarget(
+        before=found.before.sha,
+        after=found.after.sha,
+        test=test,
+        name=name,
+        parent=found.series_id,
+        change={
+            "id": found.id,
+            "series": found.series_id,
+            "before_idx": found.before.idx,
+            "after_idx": found.after.idx,
+            "kind": "regression",
+            "broke": found.kind,
+            "statuses": [found.passed.name, found.failed.name],
+            "unit": "",
+            "before": 0.0,
+            "after": 1.0,
+            "relative": None,
+            "confidence": 1.0,
+            "commits": len(found.commits),
+        },
+    )
 
 
 def _refuse_variant(store: Store, config: Config, chosen: str, tuning: Thresholds) -> None:
@@ -257,8 +304,12 @@ def run_drill(
         session.sweep(say)
         store, topology = session.store, session.topology
         provenance = Provenance(config.project.name, topology.member("").host.name, config.hash)
-        found = store.drills.values_at(line, target.test, target.name, provenance)
-        stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
+        stored: dict[int, tuple[float, ...]]
+        if target.broke:  # its ends' statuses are the walk's (noise-free): not built again
+            stored = {0: (0.0,), len(line) - 1: (1.0,)}
+        else:
+            found = store.drills.values_at(line, target.test, target.name, provenance)
+            stored = {pos: tuple(found[sha]) for pos, sha in enumerate(line) if sha in found}
         reused = sum(map(len, stored.values()))
         series_id = store.create_series(
             describe_series(
@@ -370,6 +421,8 @@ def drilled_target(drilled: DrillRow) -> DrillTarget:
 
 
 def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
+    if target.broke == BUILD and config.tests:  # the build decides; a test runs beside it
+        return config.tests[0]
     found = next((t for t in config.tests if t.name == target.test), None)
     if found is None:
         raise UsageError(
@@ -482,9 +535,11 @@ class _Search:
         commit (as the walk returns them, not read back from the store), and the build
         status."""
         measured = self.walk.measure_more(self.planned(action.position), action.repetitions)
-        return measured.values(action.position, self.target.test, self.target.name), (
-            measured.builds.get(action.position)
-        )
+        built = measured.builds.get(action.position)
+        if self.target.broke:  # noise-free: 1.0 failing, 0.0 passing
+            statuses = measured.statuses(action.position, self.target.test)
+            return failed_value(self.target.broke, built, statuses), built
+        return measured.values(action.position, self.target.test, self.target.name), built
 
 
 def _stored_profile(search: _Search, sha: str) -> ProfileRow | None:
@@ -574,6 +629,7 @@ def _search(
         stored=stored,
         budget=budget,
         expected=expected if isinstance(expected, float) else None,
+        exact=bool(search.target.broke),
     )
     series_id = search.walk.series_id
     while True:
@@ -587,7 +643,7 @@ def _search(
         gained, built = search.measure(action)
         unbuildable = set(state.unbuildable)
         why = ""
-        if built is Status.NOEXIST:
+        if built is Status.NOEXIST and search.target.broke != BUILD:
             unbuildable.add(action.position)
             why = "does not build"
         elif not gained:

@@ -8,6 +8,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.analysis.levels import MetricPoints
@@ -16,7 +17,9 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
+from perfwalk.orchestrate.breaks import BreakEvent
 from perfwalk.orchestrate.changes import ChangeEvent, Findings, MetricChange, find_all
+from perfwalk.report import layout
 from perfwalk.report.change_list import (
     TRIAGE_STATES,
     Culprit,
@@ -25,6 +28,7 @@ from perfwalk.report.change_list import (
     ListedEpisode,
     TriageMark,
 )
+from perfwalk.report.last_night import LastNight, last_night
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
 from perfwalk.report.releases import resolve_releases
 from perfwalk.report.server import SiteServer
@@ -36,6 +40,24 @@ from perfwalk.store import Store
 def detected_changes(store: Store, config: Config) -> list[ListedChange]:
     """The changes the analysis finds in every series, as the site lists and marks them."""
     return detected_findings(store, config)[0]
+
+
+def night_of(store: Store, config: Config) -> LastNight | None:
+    """What the index's "last night" strip says of the store's last run (None: none
+    ended yet), its changes found in its walks' series only; the site published when
+    ``[watch] site`` has an index (its time)."""
+    last = store.runs.last()
+    if last is None:
+        return None
+    chosen = sorted({w.series_id for w in store.runs.walks_of(last) if w.series_id is not None})
+    index = config.watch.site / layout.INDEX
+    published = datetime.fromtimestamp(index.stat().st_mtime, UTC) if index.is_file() else None
+    return last_night(
+        store,
+        listed_findings(store, find_all(store, config, chosen))[0],
+        stale_after=config.watch.stale_seconds,
+        published_at=published,
+    )
 
 
 def detected_findings(
@@ -85,7 +107,7 @@ def listed_findings(
                     date=event.after.date,
                     commits=len(event.commits),
                     note=_not_to_act_on(event, metric),
-                    culprit=None if drill is None else _culprit(event, *drill),
+                    culprit=None if drill is None else _culprit(event.commits, *drill),
                     drill=answer,
                     unconfirmed=_unconfirmed(metric),
                     confirmed=metric.remeasured is not None and metric.remeasured.held,
@@ -115,7 +137,48 @@ def listed_findings(
         )
         for e in found.episodes
     ]
+    changes += [_listed_break(b, culprits, drills, triaged) for b in found.breaks]
     return changes, episodes
+
+
+def _listed_break(
+    found: BreakEvent,
+    culprits: Mapping[tuple[str, ...], tuple[str, int]],
+    drills: Mapping[tuple[str, ...], DrillMark],
+    triaged: Mapping[tuple[int, str, str], TriageMark],
+) -> ListedChange:
+    """A build broken or a test newly failing as a change of its kind: failing (1.0)
+    after passing (0.0), confirmed as found (a status is noise-free), with the culprit
+    its own drill named."""
+    ends = (found.before.sha, found.after.sha)
+    key = (*ends, *found.drilled)  # only its own drill's: a speed drill's range is not its
+    drill = culprits.get(key)
+    return ListedChange(
+        series_id=found.series_id,
+        series_name=found.series_name,
+        test=found.drilled[0],
+        name=found.drilled[1],
+        unit="",
+        regression=True,
+        before=0.0,
+        after=1.0,
+        size=1.0,
+        low=1.0,
+        high=1.0,
+        confidence=1.0,
+        before_idx=found.before.idx,
+        after_idx=found.after.idx,
+        before_sha=found.before.sha,
+        after_sha=found.after.sha,
+        date=found.after.date,
+        commits=len(found.commits),
+        culprit=None if drill is None else _culprit(found.commits, *drill),
+        drill=drills.get(key),
+        chain=(f"{found.said()} in series {found.series_id}",),
+        triage=triaged.get((found.series_id, *ends)),
+        broke=found.kind,
+        statuses=(found.passed.name, found.failed.name),
+    )
 
 
 def _drill_answers(
@@ -132,7 +195,9 @@ def _drill_answers(
         if drill.verdict is None or not (isinstance(before, str) and isinstance(after, str)):
             continue
         answer = drill.answer or {}
-        keys = ((before, after, drill.test, drill.name), (before, after))
+        keys: tuple[tuple[str, ...], ...] = ((before, after, drill.test, drill.name),)
+        if not drill.change.get("broke"):  # a break's drill answers for its break only
+            keys += ((before, after),)
         mark = DrillMark(
             drill=drill.series_id,
             verdict=drill.verdict,
@@ -159,8 +224,8 @@ def triage_marks(store: Store) -> dict[tuple[int, str, str], TriageMark]:
     }
 
 
-def _culprit(event: ChangeEvent, sha: str, drill: int) -> Culprit:
-    commit = next((c for c in event.commits if c.id == sha), None)
+def _culprit(commits: Sequence[Commit], sha: str, drill: int) -> Culprit:
+    commit = next((c for c in commits if c.id == sha), None)
     if commit is None:
         return Culprit(sha, "", "", drill)
     return Culprit(sha, commit.subject, commit.author, drill)

@@ -39,6 +39,7 @@ from perfwalk.orchestrate.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
 from perfwalk.store.connect import is_missing_file
+from perfwalk.store.run_records import WALK, RunRecord
 
 
 @dataclass(frozen=True)
@@ -101,16 +102,25 @@ def run_series(
     purpose = f"a walk of {config.project.name} ({config.path})"
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
+    began = clock()
     with config_session(config, purpose, clock) as session:
         plan = plan_walk(session.store, config, session.topology, options)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
             if remeasure is None or not remeasure_targets(session.store, config, series_id):
+                _record(session.store, plan, series_id, began, clock())
                 return _nothing_new(session.store, plan, series_id)
         with session.holding():
             session.sweep(say)
             return _walk(
-                session, config, plan, progress, tallies=tallies, walks=walks, budget=remeasure
+                session,
+                config,
+                plan,
+                progress,
+                tallies=tallies,
+                walks=walks,
+                budget=remeasure,
+                began=began,
             )
 
 
@@ -181,6 +191,7 @@ def _walk(
     tallies: bool,
     walks: Callable[[int], None],
     budget: Budget | None,
+    began: datetime,
 ) -> RunResult:
     store, clock = session.store, session.clock
     walker = session.walker()
@@ -226,6 +237,7 @@ def _walk(
             if budget is not None:  # the changes measured again before they are told
                 confirmed = confirm_changes(walk, store, config, plan, clock=clock, budget=budget)
             worktrees.remove()
+    _record(store, plan, series_id, began, clock())
     if plan.nothing_new:
         return dataclasses.replace(_nothing_new(store, plan, series_id), confirmed=confirmed)
     states = store.machine_states(series_id) if tallies else {}
@@ -272,6 +284,18 @@ def _variant_series(
             )
         walked.append(WalkVariant(variant.name, variant, found))
     return tuple(walked)
+
+
+def _record(
+    store: Store, plan: WalkPlan, series_id: int, started_at: datetime, finished_at: datetime
+) -> None:
+    """Record the walk run that ended: what the index's "last night" strip shows."""
+    name = plan.named.name if plan.named is not None else ""
+    store.runs.add(
+        RunRecord(
+            WALK, name, series_id, started_at, finished_at, plan.new_checkouts, plan.first_new
+        )
+    )
 
 
 def _nothing_new(store: Store, plan: WalkPlan, series_id: int) -> RunResult:

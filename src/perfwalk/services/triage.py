@@ -20,6 +20,7 @@ from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
+from perfwalk.orchestrate.breaks import BreakEvent, series_breaks
 from perfwalk.orchestrate.changes import ChangeEvent, find_changes
 from perfwalk.report.change_list import TRIAGE_STATES
 from perfwalk.store import Store
@@ -41,12 +42,16 @@ class Triaged:
     """A word stored on ``change``: ``word`` the new current one, ``previous`` the one
     it follows (None: the change was untriaged)."""
 
-    change: ChangeEvent
+    change: Change
     word: TriageRow
     previous: TriageRow | None
 
 
-def change_key(event: ChangeEvent) -> ChangeKey:
+#: what a person triages: a speed change, or a build broken or a test newly failing
+Change = ChangeEvent | BreakEvent
+
+
+def change_key(event: Change) -> ChangeKey:
     """What names a change across walks and analyses: its series and commit range."""
     return (event.series_id, event.before.sha, event.after.sha)
 
@@ -80,14 +85,16 @@ def checked_word(state: str, reason: str, bug: str = "") -> Word:
 
 def find_change(
     store: Store, config: Config, change_id: str, *, tuning: Thresholds = CONFIGURED
-) -> ChangeEvent:
+) -> Change:
     """The change ``change_id`` (SERIES:CHECKOUT or SERIES:COMMIT) among the changes
-    found now."""
+    found now: a speed change, else a build broken or a test newly failing there."""
     series_id = id_series(change_id)
-    found: list[ChangeEvent] = []
-    if series_id is not None and series_id in {s.id for s in store.list_series()}:
-        events = find_changes(store, config, [series_id], tuning=tuning)
+    found: list[Change] = []
+    series = [s for s in store.list_series() if s.id == series_id]
+    if series:
+        events = find_changes(store, config, [s.id for s in series], tuning=tuning)
         found = [e for e in events if e.named(change_id)]
+        found = found or [b for b in series_breaks(store, series) if b.named(change_id)]
     if len(found) == 1:
         return found[0]
     if found:
@@ -124,7 +131,7 @@ def triage_change(
 
 def store_word(
     store: Store,
-    event: ChangeEvent,
+    event: Change,
     word: Word,
     *,
     now: datetime | None = None,
@@ -148,7 +155,7 @@ def store_word(
 
 def triage_history(
     store: Store, config: Config, change_id: str, *, tuning: Thresholds = CONFIGURED
-) -> tuple[ChangeEvent, list[TriageRow]]:
+) -> tuple[Change, list[TriageRow]]:
     """The change ``change_id`` and every word on it, oldest first."""
     event = find_change(store, config, change_id, tuning=tuning)
     return event, store.triage.history(change_key(event))

@@ -44,6 +44,7 @@ from perfwalk.services.publish import listed_findings, publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+from perfwalk.store.run_records import WATCH, RunRecord
 
 if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
     from perfwalk.orchestrate.notify import NotifyReport
@@ -230,6 +231,8 @@ def _cycle(
         found = find_all(store, config)
         listed, episodes = listed_findings(store, found)
     new = tuple(c for c in listed if c.key in new_keys)
+    added = sum(w.run.new_checkouts for w in walks if w.run is not None)
+    store.runs.add(RunRecord(WATCH, "", None, started_at, clock(), added, None))
     site = publish_store(
         store, config, config.watch.site, listed=(listed, episodes), points=found.points
     )
@@ -343,7 +346,7 @@ def _drill_new(
 
     targets = [
         t
-        for t in change_targets(store, config, found=found.changes)
+        for t in change_targets(store, config, found=found.changes, breaks=found.breaks)
         if t.parent is not None and (t.parent, t.before, t.after) in to_act_on
     ]
     targets.sort(key=lambda t: -abs(float(t.change.get("relative") or 0.0)))

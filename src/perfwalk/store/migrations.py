@@ -97,6 +97,9 @@ History:
     machine before measuring: how long, whether the machine got quiet, why not); the
     rows of an older store keep NULL there (a re-measure of one pair, whose held says
     what it found; see perfwalk.store.confirmations).
+26. run records: run_record (per walk run and watch cycle that ended: its kind, the
+    walk's name and series, when it started and ended, how many checkouts it added
+    and the index of the first; see perfwalk.store.run_records).
 """
 
 from __future__ import annotations
@@ -837,6 +840,25 @@ def _v25_sequential_remeasures(conn: Connection) -> None:
             conn.execute(text(f"ALTER TABLE confirmation ADD COLUMN {name} {kind}"))
 
 
+def _v26_run_records(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    records = Table(
+        "run_record",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("kind", String(16), nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=True),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=False),
+        Column("checkouts", Integer, nullable=False),
+        Column("first_idx", Integer, nullable=True),
+        Index("ix_run_record_finished", "finished_at"),
+    )
+    md.create_all(conn, tables=[records])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -887,6 +909,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "sequential re-measures: confirmation.outcome, final, rounds, waits",
         _v25_sequential_remeasures,
     ),
+    Migration(26, "run records: run_record, each walk run and watch cycle", _v26_run_records),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -641,3 +641,21 @@ applied_modifier = Table(
     Column("applied_at", UTCDateTime, nullable=False),
     Index("ix_applied_modifier_host", "host"),
 )
+
+# Run records (migration step 26): each walk run and watch cycle that ended, with what
+# it added; the index's "last night" strip and `perfwalk status` read the newest
+# (perfwalk.store.run_records).
+
+run_record = Table(
+    "run_record",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),  # walk, watch
+    Column("name", SafeText, nullable=False),  # the [[walk]]'s name; "" for a watch cycle
+    Column("series_id", ID, ForeignKey("series.id"), nullable=True),  # a walk's series
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=False),
+    Column("checkouts", Integer, nullable=False),  # checkouts it added
+    Column("first_idx", Integer, nullable=True),  # the index of the first; NULL: none
+    Index("ix_run_record_finished", "finished_at"),
+)

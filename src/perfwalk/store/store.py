@@ -62,6 +62,7 @@ from perfwalk.store.records import (
     stored_direction,
 )
 from perfwalk.store.regress import RegressRecords
+from perfwalk.store.run_records import RunRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.site_reads import SiteReads
 from perfwalk.store.snapshots import insert_snapshots, read_snapshots
@@ -183,6 +184,11 @@ class Store(Connected):
     def tries(self) -> TryRecords:
         """The tries of this store (:mod:`perfwalk.store.tries`)."""
         return TryRecords(self._db, self._check_open)
+
+    @property
+    def runs(self) -> RunRecords:
+        """The walk runs and watch cycles that ended (:mod:`perfwalk.store.run_records`)."""
+        return RunRecords(self._db, self._check_open)
 
     @property
     def seen(self) -> SeenChanges:
@@ -873,6 +879,23 @@ class Store(Connected):
             )
             for row in rows
         ]
+
+    def test_statuses(self, series_id: int) -> dict[int, dict[str, Status]]:
+        """Per checkout index of a series, each test's worst status over its
+        repetitions (a checkout without results is not there): one aggregate."""
+        query = (
+            select(_ck.c.idx, _rs.c.test, func.max(_rs.c.status).label("worst"))
+            .select_from(_rs)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+            .group_by(_ck.c.idx, _rs.c.test)
+        )
+        found: dict[int, dict[str, Status]] = {}
+        with self._read(f"read the test statuses of series {series_id}") as conn:
+            for row in conn.execute(query):
+                found.setdefault(row.idx, {})[row.test] = Status(row.worst)
+        return found
 
     def worst_status(self, series_id: int) -> Status:
         """The worst status of a series: of its builds, its results and what ran between

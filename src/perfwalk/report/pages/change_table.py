@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from perfwalk.quantities import format_levels
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.html import esc, link
@@ -30,8 +29,9 @@ DRILL_WORDS = {
 
 
 def levels(change: ListedChange) -> str:
-    """ "940.0 Mbit/s → 752.0 Mbit/s": the levels before and after, with the unit."""
-    return format_levels(change.before, change.after, change.unit)
+    """ "940.0 Mbit/s → 752.0 Mbit/s": the levels before and after, with the unit; a
+    break's statuses, "PASS → NOEXIST"."""
+    return change.levels_text()
 
 
 def delta(change: ListedChange) -> str:

@@ -153,8 +153,10 @@ def index_page(
     tries: Sequence[TryListing] = (),
     releases: Sequence[Release] = (),
     times: SiteTimes = UTC_TIMES,
+    night: str = "",
 ) -> str:
-    """The index: the ``changes`` table and the metrics the walks could not judge
+    """The index: on top the ``night`` strip (:mod:`perfwalk.report.pages.last_night`),
+    then the ``changes`` table and the metrics the walks could not judge
     (``undecided``: series, name, why), then every series as a row (drills and zooms
     under their walk), then the ``tries`` (their series are not in ``every``), the
     ``conduct`` runs; ``matrix`` links the regress matrix; ``releases`` mark the plots;
@@ -172,10 +174,13 @@ def index_page(
         return page(
             at,
             title,
-            nav + f"<p>No {'walk' if tries else 'series'} yet: run <code>perfwalk run</code>."
+            night
+            + nav
+            + f"<p>No {'walk' if tries else 'series'} yet: run <code>perfwalk run</code>."
             "</p>\n" + tried + runs,
+            night=bool(night),
             feed=layout.FEED,
-            times=times if tried or runs else None,
+            times=times if tried or runs or night else None,
         )
     tests = sorted({t for s in every for t in s.worst})
 
@@ -241,7 +246,15 @@ def index_page(
         + legend
         + status_legend()
     )
-    return page(at, title, nav + body, plots=bool(specs), feed=layout.FEED, times=times)
+    return page(
+        at,
+        title,
+        night + nav + body,
+        plots=bool(specs),
+        night=bool(night),
+        feed=layout.FEED,
+        times=times,
+    )
 
 
 def _quirks_of(every: Sequence[SeriesSummary], times: SiteTimes) -> list[QuirkRow]:
