@@ -17,9 +17,9 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.report.change_list import ListedChange
 from perfwalk.services.notify import notify_changes
-from perfwalk.services.publish import listed_findings
 from perfwalk.store import Store
 from tests.fixtures.receivers import Hook, Mailbox, free_port
 from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step

@@ -47,10 +47,10 @@ from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavaila
 from perfwalk.limits import MAX_ID
 from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.job_params import JobParamError
-from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
 from perfwalk.services.triage import checked_word, find_change, store_word
 from perfwalk.store import CheckoutRow, SeriesRow, Store

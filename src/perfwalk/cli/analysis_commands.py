@@ -444,9 +444,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.changes import find_all
+    from perfwalk.orchestrate.listed_changes import listed_findings
     from perfwalk.services.change_json import change_key, changes_document, marks_of
     from perfwalk.services.inspect import opened
-    from perfwalk.services.publish import listed_findings
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:

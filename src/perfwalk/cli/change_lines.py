@@ -39,9 +39,9 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     from perfwalk.cli.analysis_commands import changes_status, undecided_lines
     from perfwalk.cli.terminal import width_of
     from perfwalk.orchestrate.changes import find_all
+    from perfwalk.orchestrate.listed_changes import listed_findings
     from perfwalk.services.change_json import marks_of
     from perfwalk.services.inspect import opened
-    from perfwalk.services.publish import listed_findings
 
     with opened(config, read_only=True) as store:
         series = store.series(series_id)

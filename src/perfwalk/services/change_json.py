@@ -31,7 +31,7 @@ def changes_document(
 ) -> dict[str, Any]:
     """``{"changes": [...], "episodes": [...], "ruled_out": [...], "floors": [...]}``:
     every change of ``found`` with its marks from ``listing``
-    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart, and
+    (:func:`perfwalk.orchestrate.listed_changes.listed_findings`), the refuted ones apart, and
     what the walks could see in each metric (:func:`sight_json`)."""
     marks = marks_of(listing[0])
     return {
