@@ -115,7 +115,8 @@ class ChangeGroup:
 
     @property
     def hosts(self) -> int:
-        return len({c.host or c.series_label for c in self.members})
+        """How many hosts its members were measured on (0: not known)."""
+        return len({c.host for c in self.members if c.host})
 
     @property
     def series(self) -> tuple[int, ...]:
@@ -127,12 +128,13 @@ class ChangeGroup:
         return tuple(dict.fromkeys(c.key for c in self.members))
 
     def spread(self) -> str:
-        """ "1 metric", "100 metrics on 2 hosts", "2 metrics in 2 walks on 1 host"."""
+        """ "1 metric", "100 metrics on 2 hosts", "2 metrics in 2 walks on 1 host" (the
+        hosts left out when not known)."""
         metrics, hosts, walks = self.metrics, self.hosts, len(self.series)
         told = f"{metrics} metric{'' if metrics == 1 else 's'}"
         if walks > 1:
             told += f" in {walks} walks"
-        if hosts > 1 or walks > 1:
+        if hosts > 1 or (walks > 1 and hosts):
             told += f" on {hosts} host{'' if hosts == 1 else 's'}"
         return told
 
