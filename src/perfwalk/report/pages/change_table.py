@@ -165,7 +165,7 @@ def _group_body(at: str, group: ChangeGroup, times: SiteTimes, width: int) -> st
     author = esc(group.author) if group.author else '<span class="undrilled">—</span>'
     cells = [
         f"<td>{link(checkout, times.minute(group.date))}</td>",
-        f'<td class="name">{_group_culprit_html(at, group)}</td>',
+        f'<td class="name culprit-cell">{_group_culprit_html(at, group)}</td>',
         f'<td class="name author">{author}</td>',
         f'<td class="name">{esc(c.metric)} · {link(walk, f"{c.series_id}: {c.series_label}")}</td>',
         f'<td class="delta">{esc(c.arrow)} {esc(c.size_text())} '
