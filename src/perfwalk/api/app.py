@@ -52,7 +52,13 @@ from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.job_params import JobParamError
 from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
-from perfwalk.services.triage import checked_word, find_change, store_word
+from perfwalk.services.triage import (
+    checked_word,
+    find_change,
+    find_group,
+    store_word,
+    store_words,
+)
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
@@ -294,6 +300,51 @@ def make_app(
             "previous": None if done.previous is None else done.previous.state,
         }
 
+    @router.post(
+        "/groups/{group_id}/triage",
+        status_code=201,
+        summary="say what every change of an alert group is (scope triage): `perfwalk "
+        "triage GROUP`",
+    )
+    def triage_group(
+        group_id: str, body: TriageBody, authorization: Authorization = None
+    ) -> dict[str, Any]:
+        token = bearer(store, authorization, "triage")
+        try:
+            word = checked_word(body.state, body.reason, body.bug)
+        except UsageError as err:
+            raise ApiError(422, "bug", str(err)) from None
+        try:  # the analysis, outside the write lock
+            group, events = find_group(store, config, group_id)
+        except (UsageError, StoreError) as err:
+            if isinstance(err, StoreUnavailable):
+                raise
+            raise ApiError(
+                404,
+                "group_id",
+                f"no group {group_id!r}: GET {base}{PREFIX}/changes lists the groups with "
+                "their ids (a culprit's commit, or a range BEFORE..AFTER)",
+            ) from None
+        with writing:  # only the words' writing
+            words = store_words(store, events, word, who=f"token {token.name}")
+        return {
+            "group": group.id,
+            "state": word.state,
+            "reason": word.reason,
+            "bug": word.bug,
+            "who": f"token {token.name}",
+            "changes": [
+                {
+                    "change": done.change.id,
+                    "series": done.change.series_id,
+                    "before": done.change.before.sha,
+                    "after": done.change.after.sha,
+                    "previous": None if done.previous is None else done.previous.state,
+                }
+                for done in words
+            ],
+        }
+
     def _queue() -> JobQueue:
         if queue is None:
             raise ApiError(
@@ -410,7 +461,9 @@ def _names(config: Config, listen: str) -> ServedNames:
 
 def _writes(base: str) -> Callable[[str, str], str | None]:
     """The scope each write needs, by method and path (None: not a write)."""
-    pattern = re.compile(rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage)")
+    pattern = re.compile(
+        rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage|groups/[^/]+/triage)"
+    )
     scopes = {"push": "push", "jobs": "submit"}
 
     def needs(method: str, path: str) -> str | None:

@@ -441,10 +441,12 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    from perfwalk.cli.change_lines import group_lines
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.changes import find_all
     from perfwalk.orchestrate.listed_changes import listed_findings
+    from perfwalk.report.change_groups import grouped
     from perfwalk.services.change_json import change_key, changes_document, marks_of
     from perfwalk.services.inspect import opened
 
@@ -467,6 +469,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
         if blind:  # "no changes found" only where a change that matters could be seen
             texts.append("\n".join(part for line in blind for part in wrapped(line, width)))
         texts = texts or ["no changes found"]
+        if groups := group_lines(grouped(c for c in listing[0] if not c.refuted), width):
+            texts.append("\n".join(groups))
         if found.episodes:  # shown, never a failure
             episodes = [_episode_text(e) for e in found.episodes]
             texts.append("\n".join(part for e in episodes for part in wrapped(e, width)))

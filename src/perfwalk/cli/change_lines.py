@@ -1,7 +1,8 @@
 """What a walk's last lines say of the changes it found: how many by verdict, and each
 change (at most :data:`MOST`) with its state, its headline size and its chain of
-evidence, as ``perfwalk changes`` tells them at length; and the one line a walk or a
-watch cycle ends with (:func:`found_line`)."""
+evidence, as ``perfwalk changes`` tells them at length; the one line a walk or a
+watch cycle ends with (:func:`found_line`); and the alert groups as ``perfwalk
+changes`` lists them (:func:`group_lines`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
 
 #: the most changes a walk's last lines name one by one
@@ -161,3 +163,27 @@ def painted_found(line: str) -> str:
     painted += rest[rest.rfind("(") + 1 + len(state) :]
     style = WORSE if "regression" in count else BETTER
     return f"{paint(count, 'bold ' + style)}{sep}{painted}"
+
+
+def group_lines(groups: Sequence[ChangeGroup], width: int | None = None) -> list[str]:
+    """The alert groups as ``perfwalk changes`` lists them, one a line (wrapped to
+    ``width``): ``5a17eab3c0de  +41.7 % (drill 6) worse checksum.checksum, at
+    5a17eab3c0de by Tomás Ferreira, 2 metrics in 2 walks on 1 host: untriaged``;
+    nothing when there are none."""
+    from perfwalk.cli.terminal import wrapped
+
+    if not groups:
+        return []
+    many = len(groups)
+    lines = [
+        f"alert groups ({many}; `perfwalk triage GROUP` says what all the changes of one are):"
+    ]
+    for group in groups:
+        worst = group.worst
+        author = f" by {group.author}" if group.author else ""
+        line = (
+            f"  {group.id}  {worst.size_text()} {worst.verdict} {worst.metric}, "
+            f"{group.where()}{author}, {group.spread()}: {group.triage_state}"
+        )
+        lines += wrapped(show_controls(line), width)
+    return lines
