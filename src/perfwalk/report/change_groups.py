@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from perfwalk.report.change_list import Culprit, ListedChange
+from perfwalk.report.times import as_utc
 
 #: how many hex digits of a commit name a group
 ID_DIGITS = 12
@@ -61,7 +62,7 @@ class ChangeGroup:
     @property
     def date(self) -> datetime:
         """When it was seen: the newest date of its members' checkouts after the step."""
-        return max(c.date for c in self.members)
+        return max((c.date for c in self.members), key=as_utc)
 
     @property
     def author(self) -> str:
@@ -174,7 +175,7 @@ def grouped(changes: Iterable[ListedChange]) -> list[ChangeGroup]:
         culprit = next(c.culprit for c in members if c.culprit is not None)
         groups.append(_group(members, culprit))
     groups.sort(key=lambda g: g.id)
-    groups.sort(key=lambda g: g.date, reverse=True)
+    groups.sort(key=lambda g: as_utc(g.date), reverse=True)
     return groups
 
 
