@@ -150,7 +150,8 @@ COMMANDS: dict[str, Command] = {
     "triage": Command(
         "say what a change is (acknowledged, expected, invalid, fixed) and why; kept with "
         "its history under the change's commit range; a triaged regression no longer "
-        "fails `perfwalk changes`",
+        "fails `perfwalk changes`. Given an alert group, the word goes to each of its "
+        'changes at once (docs/report.md, "Alert groups")',
         _triage_args,
         cmd_triage,
     ),
