@@ -19,9 +19,9 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import Culprit, ListedChange, TriageMark
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import NewRepetition, NewResult, NewSeries, Store
+from tests.browser.test_widths_in_chromium import page
 
-WIDTHS = ((1366, 768), (390, 844))
-TIMEOUT_MS = 15_000
+__all__ = ["page"]  # a fixture of this module too: each test at both widths
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 COMMITS = 40
 TESTS = 10  # of 10 metrics each
@@ -168,19 +168,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
         changes += _changes(walked, HOSTS[1], at_b, drilled=False)
         publish(store, None, folder / "site", PublishOptions(changes=changes))
     return Site(folder / "site", (_sha(28), _sha(12)))
-
-
-@pytest.fixture(params=WIDTHS, ids=lambda size: f"{size[0]}px")
-def page(request: pytest.FixtureRequest, browser: Any) -> Any:
-    width, height = request.param
-    context = browser.new_context(viewport={"width": width, "height": height})
-    seen = context.new_page()
-    errors: list[str] = []
-    seen.on("pageerror", lambda e: errors.append(str(e)))
-    seen.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    yield seen
-    context.close()
-    assert errors == []
 
 
 def _in_view(page: Any, selector: str) -> dict[str, float]:
