@@ -167,23 +167,24 @@ def painted_found(line: str) -> str:
 
 def group_lines(groups: Sequence[ChangeGroup], width: int | None = None) -> list[str]:
     """The alert groups as ``perfwalk changes`` lists them, one a line (wrapped to
-    ``width``): ``5a17eab3c0de  +41.7 % (drill 6) worse checksum.checksum, at
-    5a17eab3c0de by Tomás Ferreira, 2 metrics in 2 walks on 1 host: untriaged``;
-    nothing when there are none."""
-    from perfwalk.cli.terminal import wrapped
+    ``width``, the author cut to what it leaves: :func:`perfwalk.cli.terminal.fitted`):
+    ``5a17eab3c0de  +41.7 % (drill 6) worse checksum.checksum, 2 metrics in 2 walks on 1
+    host: untriaged, at 5a17eab3c0de by Tomás Ferreira``; nothing when there are none."""
+    from perfwalk.cli.terminal import fitted, wrapped
 
     if not groups:
         return []
-    many = len(groups)
     lines = [
-        f"alert groups ({many}; `perfwalk triage GROUP` says what all the changes of one are):"
+        f"alert groups ({len(groups)}; `perfwalk triage GROUP` says what all the changes "
+        "of one are):"
     ]
     for group in groups:
         worst = group.worst
-        author = f" by {group.author}" if group.author else ""
-        line = (
+        line = show_controls(
             f"  {group.id}  {worst.size_text()} {worst.verdict} {worst.metric}, "
-            f"{group.where()}{author}, {group.spread()}: {group.triage_state}"
+            f"{group.spread()}: {group.triage_state}, {group.where()}"
         )
-        lines += wrapped(show_controls(line), width)
+        if group.author:
+            line += " by " + fitted(group.author, len(line) + 4, width)
+        lines += wrapped(line, width)
     return lines
