@@ -307,7 +307,8 @@ def test_many_metrics_of_two_culprits_are_two_rows_with_their_author() -> None:
     assert "dddddddddddd commit 1</a>" in newer
     assert '<td class="name author">Ada Lovelace</td>' in newer
     assert f'<td class="name author">{EVIL_HTML}</td>' in older
-    assert html.count("<summary>50 metrics in 2 walks on 2 hosts</summary>") == 2
+    assert html.count('">50 metrics in 2 walks on 2 hosts</summary>') == 2
+    assert '<summary title="group dddddddddddd: `perfwalk triage dddddddddddd` says' in html
     assert len(_rows(html)) == 200
     assert html.count('<tbody class="group acting"') == 2
     assert '<input type="checkbox" id="all-changes" class="change-view">' in html  # off

@@ -177,8 +177,9 @@ def _group_body(at: str, group: ChangeGroup, times: SiteTimes, width: int) -> st
     return (
         f'<tbody class="group {view}" data-group="{esc(group.id)}">\n'
         f'<tr class="group {css}">' + "".join(cells) + "</tr>\n"
-        f'<tr class="members"><td colspan="{width}"><details><summary>'
-        f"{esc(group.spread())}</summary>\n"
+        f'<tr class="members"><td colspan="{width}"><details><summary title="group '
+        f"{esc(group.id)}: `perfwalk triage {esc(group.id)}` says what all its changes "
+        f'are">{esc(group.spread())}</summary>\n'
         + _changes_table(at, group.members, times)
         + "</details></td></tr>\n</tbody>\n"
     )
