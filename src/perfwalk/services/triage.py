@@ -10,8 +10,8 @@ the triage matters), and a bug that is an http(s) address when there is one.
 
 An alert group (:mod:`perfwalk.report.change_groups`) is triaged at once: named by
 its id (its culprit's commit, or its range ``BEFORE..AFTER``: hex digits and no
-``:``, where a change's id has one), the word is stored on each of its members' changes, each under
-its own key, so that a member can be triaged apart later.
+``:``, where a change's id has one), the word is stored on each of its members'
+changes, each under its own key, so that a member can be triaged apart later.
 """
 
 from __future__ import annotations
