@@ -33,6 +33,14 @@ DEFAULT_THRESHOLD = 4.2
 DEFAULT_MIN_SIZE = 3
 #: the change detector's: the smallest relative change reported, however certain
 DEFAULT_MIN_CHANGE = 0.01
+#: the same, for an instrument's exact count (instructions, simulated cycles): the
+#: machine does not move it, so a step a tenth of a percent high is as plain on a plot
+#: as one of ten percent (its own ``[test.metrics.<name>] min_change`` replaces it)
+EXACT_COUNT_MIN_CHANGE = 0.001
+#: the fewest checkouts of an exact count's level: its repetitions agree, so two
+#: checkouts make a level as surely as three of a wall time (one alone stays an
+#: excursion, or a step at the edge)
+EXACT_COUNT_MIN_SIZE = 2
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ import statistics
 import pytest
 
 from perfwalk.analysis.changepoints import find_change_points
-from perfwalk.analysis.segmentation import Tuning, segment
+from perfwalk.analysis.segmentation import segment
+from perfwalk.analysis.segments import Tuning
 
 
 def noisy(levels: list[float], seed: str, noise: float = 0.02) -> list[float]:

@@ -21,7 +21,7 @@ import pytest
 
 from perfwalk.analysis.changepoints import Detection, find_change_points
 from perfwalk.analysis.floor import Floor, detection_floor
-from perfwalk.analysis.segmentation import DEFAULT_TUNING
+from perfwalk.analysis.segments import DEFAULT_TUNING
 
 Sets = list[list[float]]
 

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfwalk.analysis.changepoints import Detection, find_change_points
-from perfwalk.analysis.segmentation import DEFAULT_TUNING
+from perfwalk.analysis.segments import DEFAULT_TUNING
 
 seeds = st.integers(0, 2**32)
 SOME = settings(derandomize=True, max_examples=40, deadline=None)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from perfwalk.analysis.symbols import (
     MINUS,
     Symbol,
+    code_moves,
     diff_symbols,
     format_symbols,
     parse_nm,
@@ -108,3 +109,47 @@ def test_the_counts_add_up(before: list[Symbol], after: list[Symbol]) -> None:
 @given(_symbols)
 def test_format_and_parse_round_trip(symbols: list[Symbol]) -> None:
     assert parse_nm(format_symbols(symbols)) == tuple(sorted(symbols))
+
+
+def test_sizes_of_nm_s_are_kept_and_read_back() -> None:
+    listed = parse_nm(
+        "0000000000001139 0000000000000010 T work\n"
+        "0000000000001000 T _init\n"
+        "                 U printf@GLIBC_2.2.5\n"
+        "0000000000004010 0000000000000001 b completed.0\n"
+    )
+    assert [(s.name, s.size) for s in listed] == [
+        ("_init", None),
+        ("work", 16),
+        ("completed.0", 1),
+    ]
+    text = format_symbols(listed)
+    assert "0000000000001139 0000000000000010 T work\n" in text
+    assert [(s.name, s.size) for s in parse_nm(text)] == [(s.name, s.size) for s in listed]
+
+
+def test_code_moves_tell_moved_functions_from_changed_ones() -> None:
+    before = parse_nm("1000 20 T main\n1040 30 T work\n1080 10 t helper\n2000 8 D table\n")
+    after = parse_nm(
+        "1000 20 T main\n1010 30 T pad\n1050 30 T work\n1090 18 t helper\n2010 8 D table\n"
+    )
+    moves = code_moves(diff_symbols(before, after), before, after)
+    assert moves.moved == (("helper", 16), ("work", 16))  # the data symbol is no function
+    assert moves.resized == (("helper", 16, 24),)
+    assert (moves.added, moves.removed, moves.sized) == (1, 0, 2)
+    assert not moves.only_moved
+    assert moves.text() == (
+        "2 functions moved (helper +16 B, work +16 B), 1 function changed size "
+        "(helper 16 → 24 B), 1 added"
+    )
+    kept = parse_nm("1000 20 T main\n1010 30 T pad\n1050 30 T work\n1090 10 t helper\n")
+    assert code_moves(diff_symbols(before, kept), before, kept).only_moved
+    unsized = parse_nm("1000 T main\n1040 T work\n")
+    moved = parse_nm("1000 T main\n1050 T work\n")
+    unknown = code_moves(diff_symbols(unsized, moved), unsized, moved)
+    assert not unknown.only_moved
+    assert unknown.text() == "1 function moved, none with a known size"
+    # a stub without a size (as _fini) moves beside functions with one: they decide
+    stub = parse_nm("1000 20 T main\n1040 30 T work\n1080 T _fini\n")
+    later = parse_nm("1000 20 T main\n1050 30 T work\n1090 T _fini\n")
+    assert code_moves(diff_symbols(stub, later), stub, later).only_moved

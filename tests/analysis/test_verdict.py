@@ -4,16 +4,20 @@ numbers and small evidence records in, a state with its chain and headline out."
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
+from perfwalk.analysis.symbols import code_moves, diff_symbols, parse_nm
 from perfwalk.analysis.verdict import (
     CLEAR,
+    CodeMoved,
     Detected,
     Drilled,
     Elsewhere,
     Evidence,
     Measurement,
+    Randomised,
     Remeasured,
     Sides,
     State,
@@ -65,6 +69,10 @@ def test_the_chain_says_when_the_machine_state_was_loaded_alike_or_not_recorded(
     unknown = decide(_evidence(sides=Sides()))
     assert unknown.state is State.CONFIRMED
     assert unknown.because.endswith("no machine state recorded on its sides")
+    # a load-immune metric's sides carry no state: not weighed, which is not unrecorded
+    immune = decide(_evidence(sides=Sides(immune=True)))
+    assert immune.state is State.CONFIRMED
+    assert immune.because.endswith("load-immune: the machine's state not weighed")
 
 
 def test_a_change_the_machine_state_explains_is_suspect_until_measured_again() -> None:
@@ -319,3 +327,84 @@ def test_the_instruments_of_a_test_say_whether_its_wall_time_change_is_the_codes
     # the state is the walk's: witnesses are told, not weighed
     nothing = (Witness("rusage.user_cpu", 0.0, found=False, floor=0.01),)
     assert decide(_evidence(witnesses=nothing)).state is decide(_evidence()).state
+
+
+def _moves(*, resized: bool = False, sized: bool = True) -> CodeMoved:
+    before = parse_nm(
+        "1000 0000000000000020 T main\n1040 0000000000000030 T work\n"
+        "1080 0000000000000010 D table\n"
+    )
+    work = "0000000000000038" if resized else "0000000000000030"
+    after = parse_nm(
+        "1000 0000000000000020 T main\n1020 0000000000000018 t pad\n"
+        f"1070 {work} T work\n1090 0000000000000010 D table\n"
+    )
+    if not sized:
+        before = tuple(replace(s, size=None) for s in before)
+    return CodeMoved("bench", code_moves(diff_symbols(before, after), before, after))
+
+
+STILL = (Witness("cachegrind.instructions", 0.0004, found=False, floor=0.01),)
+
+
+def test_code_that_moved_and_instruments_that_did_not_make_a_layout_artefact() -> None:
+    verdict = decide(_evidence(witnesses=STILL, code_moved=_moves()))
+    print(verdict.told())
+    assert verdict.state is State.LAYOUT
+    assert verdict.because == (
+        "layout artefact: code moved, not changed: its instruments did not move; bench: "
+        "1 function moved (work +48 B), none changed size, 1 added"
+    )
+    assert "→ the machine or the layout, not the code" in verdict.chain[0]
+    # a layout artefact is a state of its own, after undecided and before refuted
+    assert combined([(verdict, True), (decide(_evidence()), True)]).state is State.CONFIRMED
+    refuted = decide(_evidence(drilled=Drilled(drill=7, answer="no-change")))
+    assert combined([(refuted, True), (verdict, True)]).state is State.LAYOUT
+
+
+def test_no_layout_artefact_without_every_part_of_its_evidence() -> None:
+    moved = _moves()
+    for evidence in (
+        _evidence(witnesses=STILL),  # no symbol lists
+        _evidence(witnesses=STILL, code_moved=_moves(resized=True)),  # work changed size
+        _evidence(witnesses=STILL, code_moved=_moves(sized=False)),  # sizes unknown
+        _evidence(code_moved=moved),  # no instruments, no random layouts
+        _evidence(  # an instrument that moved with the wall time: the code
+            witnesses=(Witness("cachegrind.instructions", 0.39, found=True),), code_moved=moved
+        ),
+        _evidence(  # one that could not have seen the change
+            witnesses=(Witness("rusage.user_cpu", 0.0, found=False, floor=0.5),),
+            code_moved=moved,
+        ),
+        _evidence(  # the random layouts moved as much: it did not vanish there
+            randomised=Randomised("series 2 (shuffled)", 0.41, floor=0.01), code_moved=moved
+        ),
+        _evidence(  # too noisy to see it: no witness either way
+            randomised=Randomised("series 2 (shuffled)", 0.01, floor=0.5), code_moved=moved
+        ),
+    ):
+        verdict = decide(evidence)
+        print(verdict.state.value, "|", verdict.told())
+        assert verdict.state is not State.LAYOUT
+        assert not verdict.because.startswith("layout artefact")
+
+
+def test_a_change_that_vanished_under_random_layouts_is_a_layout_artefact() -> None:
+    gone = Randomised("series 2 (shuffled)", 0.002, floor=0.05)
+    verdict = decide(_evidence(randomised=gone, code_moved=_moves()))
+    print(verdict.told())
+    assert verdict.state is State.LAYOUT
+    assert "it vanished under random layouts (series 2 (shuffled))" in verdict.because
+    assert verdict.chain[0].endswith(
+        "under random layouts (series 2 (shuffled)): +0.2 % (could see ±5.0 %) → it vanished"
+    )
+
+
+def test_a_drill_that_finds_the_commit_leaves_a_layout_artefact_and_a_refutation_wins() -> None:
+    culprit = Drilled(drill=6, answer="culprit", culprit="5a17eab3", confidence=0.9998, size=0.41)
+    found = decide(_evidence(witnesses=STILL, code_moved=_moves(), drilled=culprit))
+    assert found.state is State.LAYOUT
+    assert any(line.startswith("confirmed by drill 6") for line in found.chain[:-1])
+    nothing = Drilled(drill=7, answer="no-change", size=0.002)
+    refuted = decide(_evidence(witnesses=STILL, code_moved=_moves(), drilled=nothing))
+    assert refuted.state is State.REFUTED

@@ -13,6 +13,7 @@ from perfwalk.config.instruments import (
     load_immune,
 )
 from perfwalk.errors import ConfigError
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE
 from tests.config.conftest import MINIMAL, WriteConfig
 
 SPIN = """\
@@ -25,10 +26,15 @@ parser = "value"
 
 def test_a_test_has_its_instruments_and_another_none(write_config: WriteConfig) -> None:
     kinds = '[[test.instrument]]\nkind = "rusage"\n[[test.instrument]]\nkind = "cachegrind"\n'
-    path = write_config(MINIMAL + SPIN + kinds)
+    path = write_config(MINIMAL + SPIN + kinds + 'runs = "extra"\n')
     latency, spin = load_config(path).tests
     assert latency.instruments == ()
-    assert [i.kind for i in spin.instruments] == ["rusage", "cachegrind"]
+    assert [(i.kind, i.runs) for i in spin.instruments] == [
+        ("rusage", "all"),
+        ("cachegrind", "extra"),
+    ]
+    assert [i.kind for i in spin.instruments_of("all")] == ["rusage"]
+    assert [i.kind for i in spin.instruments_of("extra")] == ["cachegrind"]
 
 
 # (what follows [[test]] "spin", the key named, words of the message, words of the hint)
@@ -85,7 +91,13 @@ MISTAKES = {
         '[[test.instrument]]\nkind = "rusage"\nevery = 2\n',
         "test[1].instrument[0].every",
         ["unknown key 'every'"],
-        ["Known here: kind"],
+        ["Known here: kind, runs"],
+    ),
+    "runs neither all nor extra": (
+        '[[test.instrument]]\nkind = "cachegrind"\nruns = "once"\n',
+        "test[1].instrument[0].runs",
+        ["'once'"],
+        ["all", "extra"],
     ),
     "a role named like an instrument": (
         '[[test.instrument]]\nkind = "rusage"\n[test.roles.rusage]\nrun = ["true"]\n',
@@ -114,12 +126,13 @@ def test_a_mistake_names_the_file_the_test_and_the_key(
         assert words in (error.hint or ""), error.hint
 
 
-def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
+def test_every_instrument_metric_but_two_is_load_immune_and_no_other() -> None:
     assert tuple(INSTRUMENT_METRICS) == INSTRUMENT_KINDS
+    moved_by_the_machine = {"rusage.involuntary_switches", "rusage.major_faults"}
     for kind, metrics in INSTRUMENT_METRICS.items():
         for metric in metrics:
             assert metric.name.startswith(f"{kind}.")
-            assert load_immune(metric.name)
+            assert load_immune(metric.name) is (metric.name not in moved_by_the_machine)
     assert not load_immune("rusage")
     assert not load_immune("latency")
     assert not load_immune("sink.user_cpu")
@@ -127,3 +140,28 @@ def test_every_instrument_metric_is_load_immune_and_no_other() -> None:
     assert load_immune("cachegrind.cycles")
     assert counts_work("cachegrind.instructions")
     assert counts_work("cachegrind.cycles")
+
+
+def test_an_exact_count_has_thresholds_of_its_own_that_its_metric_replaces(
+    write_config: WriteConfig,
+) -> None:
+    kinds = '[[test.instrument]]\nkind = "cachegrind"\n[[test.instrument]]\nkind = "rusage"\n'
+    own = '[test.metrics."cachegrind.cycles"]\nmin_change = 0.02\nmin_size = 4\n'
+    analysis = "[analysis]\nmin_change = 0.05\nmin_size = 5\n"
+    path = write_config(MINIMAL + SPIN + kinds + own + analysis)
+    spin = load_config(path).tests[1]
+    thresholds = {
+        name: (spin.metric(name, unit).min_change, spin.metric(name, unit).min_size)
+        for name, unit in (
+            ("cachegrind.instructions", "instructions"),  # exact: its own
+            ("cachegrind.cycles", "cycles"),  # its own, configured
+            ("rusage.user_cpu", "s"),  # not exact: the file's
+            ("value", "ms"),  # the test's own value: the file's
+        )
+    }
+    assert thresholds == {
+        "cachegrind.instructions": (EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE),
+        "cachegrind.cycles": (0.02, 4),
+        "rusage.user_cpu": (0.05, 5),
+        "value": (0.05, 5),
+    }

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from perfwalk.analysis.segmentation import DEFAULT_TUNING
+from perfwalk.analysis.segments import DEFAULT_TUNING
 from perfwalk.analysis.thresholds import Thresholds
 from perfwalk.config import load_config
 from perfwalk.config.model import AnalysisConfig, Config

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.analysis.symbols import parse_nm
 from perfwalk.config import load_config
 from perfwalk.model import Status
 from perfwalk.orchestrate.plan import RunOptions
@@ -171,3 +173,34 @@ def test_a_missing_binary_keeps_the_build_and_says_why(tmp_path: Path) -> None:
     cells = _row(table, "symbols")[: len(rows)]
     assert cells
     assert all("no list: nm failed" in cell for cell in cells)
+
+
+def test_an_nm_without_sizes_still_gives_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``nm`` that knows no ``-S`` (first on PATH, the real one behind it) gives the
+    list without sizes, as before sizes were kept."""
+    real = shutil.which("nm")
+    assert real is not None
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    fake = tools / "nm"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'for arg; do [ "$arg" = -S ] && { echo "nm: invalid option -- S" >&2; exit 1; }; done\n'
+        f'exec {real} "$@"\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    repo, _commits = c_project(tmp_path)
+    config = load_config(c_config(tmp_path, repo, "prog"))
+    result = run_series(config, RunOptions(to="HEAD~2"))
+    with Store.open(config.store.url) as store:
+        facts = store.build_facts.of_series(result.series_id)
+        listed = facts[0].symbols
+        assert listed is not None
+        assert listed.list_log_id is not None, listed
+        symbols = parse_nm(store.log(listed.list_log_id).text())
+    print(listed, [(s.name, s.size) for s in symbols if s.name in ("main", "work")])
+    assert {s.name for s in symbols} >= {"main", "work"}
+    assert all(s.size is None for s in symbols)

@@ -58,7 +58,7 @@ int main(void) {
 """
 
 
-def _project(tmp_path: Path, works: list[int], repetitions: int = 2) -> Path:
+def _project(tmp_path: Path, works: list[int], repetitions: int = 2, instrument: str = "") -> Path:
     """A C project whose commit ``i`` loops ``works[i]`` times; a commit that keeps
     the work of the one before changes only a text file."""
     start = datetime(2024, 1, 1, tzinfo=UTC)
@@ -74,7 +74,7 @@ def _project(tmp_path: Path, works: list[int], repetitions: int = 2) -> Path:
         ],
     )
     path = tmp_path / "perfwalk.toml"
-    extra = '[[test.instrument]]\nkind = "cachegrind"\n'
+    extra = f'[[test.instrument]]\nkind = "cachegrind"\n{instrument}'
     text = walk_config(
         tmp_path / "repo", "./bench", test="bench", repetitions=repetitions, extra=extra
     )
@@ -183,3 +183,84 @@ def test_the_count_stays_put_under_a_cpu_load(tmp_path: Path, hogs: Hogs) -> Non
     # valgrind counts the program's own instructions: the load beside it takes turns
     # on the CPUs, it does not add to them
     assert _spread(quiet + busy) <= 1e-3
+
+
+def test_steps_of_half_a_percent_around_a_level_of_two_checkouts_are_two_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an exact count shows a step far below the 1 % that [analysis] min_change asks
+    # of a wall time, and a level of two checkouts whose repetitions agree: the
+    # instrument's count has a smallest change and a shortest level of its own
+    works = [WORK] * 3 + [WORK * 1005 // 1000] * 2 + [WORK * 1010 // 1000] * 3
+    path = _project(tmp_path, works)
+    run_series(load_config(path), RunOptions())
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    moved = [
+        (event["after"]["idx"], metric)
+        for event in events
+        for metric in event["metrics"]
+        if metric["name"] == "cachegrind.instructions"
+    ]
+    print([(idx, metric["relative"]) for idx, metric in moved])
+    assert [idx for idx, _metric in moved] == [3, 5]
+    for _idx, metric in moved:
+        assert 0.003 < metric["relative"] < 0.006, metric
+        assert metric["regression"] is True
+
+
+def test_an_extra_run_per_checkout_counts_the_instructions_and_leaves_the_tests_own_values_native(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _project(
+        tmp_path, [WORK] * 3 + [2 * WORK] * 3, repetitions=3, instrument='runs = "extra"\n'
+    )
+    result = run_series(load_config(path), RunOptions())
+    with Store.open(load_config(path).store.url) as store:
+        rows = store.passed_values(result.series_id)
+        repetitions = [
+            (repetition, store.steps(repetition.id))
+            for checkout in store.checkouts(result.series_id)
+            for repetition in store.repetitions(checkout.id)
+        ]
+        outputs = [
+            store.log(step.stdout_log_id).text()
+            for _repetition, steps in repetitions
+            for step in steps
+            if step.phase == "instrument"
+        ]
+    metrics = values_by_metric(rows)
+    # the test's own value in every repetition, the counts once per checkout
+    assert sorted(row[0] for row in metrics["elapsed"]) == sorted(list(range(6)) * 3)
+    for name in ("cachegrind.instructions", "cachegrind.cycles"):
+        assert sorted(row[0] for row in metrics[name]) == list(range(6)), name
+    for repetition, steps in repetitions:
+        extra = [step for step in steps if step.phase == "instrument"]
+        if repetition.idx == 0:  # the extra run: kept as a step, with its output
+            (step,) = extra
+            assert step.name == "extra run under cachegrind", step
+            assert step.status.name == "PASS", step
+        else:
+            assert extra == []
+    # the counted runs ran natively: valgrind simulates every instruction of the
+    # extra ones, many times slower than the processor runs them
+    simulated = [float(text.split("VALUE ")[1].split()[0]) for text in outputs]
+    native = [row[5] for row in metrics["elapsed"]]
+    print(
+        f"elapsed: {statistics.median(native)} ms counted, {statistics.median(simulated)} ms extra"
+    )
+    assert len(simulated) == 6
+    assert statistics.median(native) < statistics.median(simulated)
+    capsys.readouterr()
+    main(["changes", "-c", str(path), "--format", "json"])
+    events = json.loads(capsys.readouterr().out)["changes"]
+    moved = [
+        (event["after"]["idx"], metric["relative"])
+        for event in events
+        for metric in event["metrics"]
+        if metric["name"] == "cachegrind.instructions"
+    ]
+    print(moved)
+    ((idx, relative),) = moved
+    assert idx == 3
+    assert 0.9 < relative < 1.0

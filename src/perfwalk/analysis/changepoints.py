@@ -26,14 +26,8 @@ from statistics import NormalDist
 
 from perfwalk.analysis.noise import WHITE, Correlation
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
-from perfwalk.analysis.segmentation import (
-    DEFAULT_TUNING,
-    Break,
-    Drift,
-    Excursion,
-    Tuning,
-    segment_finite,
-)
+from perfwalk.analysis.segmentation import segment_finite
+from perfwalk.analysis.segments import DEFAULT_TUNING, Break, Drift, Excursion, Tuning
 
 #: Two-sided coverage of the confidence intervals given with each change.
 INTERVAL = 0.95

@@ -67,16 +67,12 @@ from dataclasses import dataclass, replace
 from itertools import accumulate, pairwise
 from statistics import NormalDist
 
+from perfwalk.analysis.break_test import PLAIN_STEP
 from perfwalk.analysis.changepoints import Detection, Reduce, set_points
 from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances, per_point
 from perfwalk.analysis.scaled import exponent, median, scaled
-from perfwalk.analysis.segmentation import (
-    DEFAULT_TUNING,
-    PLAIN_STEP,
-    Tuning,
-    despike,
-    jump_scale,
-)
+from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.spikes import despike, jump_scale
 from perfwalk.policy import Summary
 from perfwalk.quantities import format_share
 

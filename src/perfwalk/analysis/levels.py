@@ -14,9 +14,11 @@ Pure: numbers in, frozen results out.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from perfwalk.analysis.confirmation import moved
 from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.summary import moments, relative_sd
 
@@ -78,3 +80,23 @@ class MetricPoints:
     idxs: tuple[int, ...]
     points: tuple[float, ...]
     sight: Sight | None = None
+
+    @property
+    def floor(self) -> float:
+        """The smallest relative change the walk could have seen in it that matters:
+        its floor, at least its ``min_change`` (a count that never varies sees any
+        change, and one below its min_change is none); inf: none."""
+        if self.sight is None:
+            return math.inf
+        return max(self.sight.floor.relative, self.sight.min_change)
+
+    def moved(self, before: int, after: int, points_before: int, points_after: int) -> float | None:
+        """How it moved between the medians of its last ``points_before`` summaries up
+        to checkout ``before`` and its first ``points_after`` from checkout ``after``
+        (None: no summary on a side)."""
+        pairs = list(zip(self.idxs, self.points, strict=True))
+        old = [v for i, v in pairs if i <= before][-points_before:]
+        new = [v for i, v in pairs if i >= after][:points_after]
+        if not old or not new:
+            return None
+        return moved(statistics.median(old), statistics.median(new))

@@ -22,30 +22,11 @@ for 100 000 points):
    left passes the test below against its two neighbouring levels; after each
    removal the neighbours move to their best place (least squares) near where
    they were. Then each level is searched for a break the candidates missed.
-5. **Test of a break**: the difference of the two levels' means over its standard
-   error. A level's point variance is its own neighbour differences (or its spread
-   around its mean, when larger: slow moves inside it) over the local noise, with
-   ``prior_weight`` pairs of the series' typical ratio, times the local noise; the
-   noise's correlation (below) turns point variances into the variance of the
-   difference of two means. A break stands when
-
-   * the difference reaches ``threshold × √(1 + (short_level / ℓ)²)`` standard
-     errors, ``ℓ`` the independent points of the shorter level (a short level has
-     more places to be, a mean of few points heavier tails; correlated points are
-     fewer independent ones); but a sharp step (the two points around it hold half
-     of it or more) of :data:`PLAIN_STEP` noise units or more needs only
-     ``threshold`` standard errors: no noise, however correlated, makes a level that
-     far (a 12-point stretch at 3× in AR(1) noise of φ 0.65 is two changes), while a
-     slope cut into a staircase is not sharp;
-   * it is at least ``min_effect`` noise units and ``min_change`` of the level (a
-     change too small to matter is not reported, however certain);
-   * both levels hold ``min_size`` points;
-   * when a level is longer than ``jump_window`` points: the gap between the ends
-     of the two levels (the means of their ``jump_window`` points next to the
-     break, or their straight lines through 4 × ``jump_window`` points of steady
-     noise) reaches ``jump_threshold`` standard errors (random walk included) and
-     ``jump_share`` of the difference. Slow drift moves long levels apart without a
-     gap between them.
+5. **Test of a break** (:mod:`perfwalk.analysis.break_test`): the difference of
+   the two levels' means over its standard error, against a bar that rises for
+   short levels (but for a plain, sharp step), at least ``min_effect`` noise units
+   and ``min_change`` of the level, both levels of ``min_size`` points, and between
+   long levels a jump at the break, not a slow drift.
 
 The first elimination takes the noise as independent. Then the noise's
 correlation is fitted to the levels found (:mod:`perfwalk.analysis.noise`:
@@ -71,33 +52,28 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, compress, count, pairwise, repeat
 from operator import add, gt, mul, sub, truediv
-from typing import NamedTuple
 
+from perfwalk.analysis.break_test import BreakTest, Jump, Side
 from perfwalk.analysis.noise import (
-    WHITE,
-    Correlation,
     fit_correlation,
-    local_variances,
     per_point,
     with_walk,
 )
 from perfwalk.analysis.scaled import exponent, scale, scaled
-from perfwalk.policy import DEFAULT_MIN_CHANGE, DEFAULT_MIN_SIZE, DEFAULT_THRESHOLD
+from perfwalk.analysis.segments import (
+    DEFAULT_TUNING,
+    Break,
+    Drift,
+    Excursion,
+    Segmentation,
+    Tuning,
+)
+from perfwalk.analysis.spikes import REFERENCE, median_in_place, noise_scale
 
-#: Fraction of the neighbour differences kept by the noise scale.
-_KEPT = 0.8
-#: A jump larger than this (noise units) between neighbours may border a spike.
-_JUMP = 4.0
-#: Jumps at most this many points apart enclose a run of spikes.
-_NEIGHBOURS = 4
-#: Half-width of the median a marked point is compared with.
-_REFERENCE = 6
-#: a point is no spike when more than 1 / _DENSE of the points around it are marked
-_DENSE = 2
 #: The smallest moving-sum window.
 _FIRST_WINDOW = 5
 #: Positions apart at which the smallest windows are evaluated.
@@ -114,133 +90,10 @@ _RUN = 3
 _POLISH = 8
 #: Long ranges are searched for the best split on a grid of about this many points first.
 _GRID = 64
-#: The local noise of a stretch is steady when its variance varies less than this.
-_STEADY = 4.0
-#: a sharp step (its two points hold most of it) of this many noise units, between
-#: levels of ``min_size`` points or more, needs no more independent points than its
-#: test counts: no noise makes a level that far, however correlated
-PLAIN_STEP = 8.0
 #: Rounds of the search for breaks the candidates missed.
 _ROUNDS = 3
 #: Small windows see more noise peaks: their candidate threshold is × (1 + this / w).
 _SMALL_WINDOW = 2.0
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """The knobs of the search; the defaults are the measured ones (docs/analysis.md).
-
-    ``threshold``: standard errors a break must reach on long levels; ``short_level``:
-    how the bar rises for short ones; ``min_effect``: the smallest step, in noise
-    units; ``min_size``: the fewest points of a level; ``candidate_threshold``: the
-    moving-sum peaks worth a look; ``clip``: how far (noise units) a point between
-    two jumps may lie from its neighbours' median before it is taken for a spike;
-    ``prior_weight``: how many points the local noise (from the medians of neighbour
-    differences) weighs against the levels' own neighbour differences.
-
-    ``min_change``: the smallest relative change reported, however certain (0: every
-    certain change; :data:`DEFAULT_TUNING` has 1 %). ``jump_window``: a break between
-    longer levels must also show as a jump between the ``jump_window`` points on
-    each side of it, of at least ``jump_threshold`` standard errors and
-    ``jump_share`` of the step (slow drift has none). ``excursion``: a level of at
-    most this many points between two levels that do not differ is an excursion,
-    not two changes.
-    """
-
-    threshold: float = DEFAULT_THRESHOLD
-    short_level: float = 5.0
-    min_effect: float = 1.0
-    min_size: int = DEFAULT_MIN_SIZE
-    candidate_threshold: float = 2.5
-    clip: float = 2.5
-    prior_weight: float = 10.0
-    min_change: float = 0.0
-    jump_window: int = 20
-    jump_threshold: float = 3.5
-    jump_share: float = 0.5
-    excursion: int = 11
-
-    def __post_init__(self) -> None:
-        if self.min_size < 1:
-            raise ValueError("min_size must be at least 1")
-        knobs = (self.threshold, self.candidate_threshold, self.clip, self.short_level)
-        if not all(0 < knob < math.inf for knob in knobs):  # NaN too: it would find nothing
-            raise ValueError("thresholds must be positive finite numbers")
-        if not 0 <= self.min_effect < math.inf or not 0 <= self.prior_weight < math.inf:
-            raise ValueError("min_effect and prior_weight must be finite and not negative")
-        if not 0 <= self.min_change < math.inf:
-            raise ValueError("min_change must be a finite number >= 0")
-        if not (self.jump_window >= 1 and 0 < self.jump_threshold < math.inf):
-            raise ValueError("jump_window must be at least 1, jump_threshold positive")
-        if not (0 <= self.jump_share < math.inf and self.excursion >= 0):
-            raise ValueError("jump_share and excursion must be finite and not negative")
-
-
-@dataclass(frozen=True)
-class Break:
-    """A change of level at point ``index`` (the first point of the new level).
-
-    Levels are means (spikes replaced) in the units of the data; ``stderr`` is the standard
-    error of ``after - before`` (autocorrelation included); ``t`` the test statistic
-    (``(after - before) / stderr``); ``size_before``/``size_after`` the number of
-    points of each level.
-    """
-
-    index: int
-    before: float
-    after: float
-    stderr: float
-    t: float
-    size_before: int
-    size_after: int
-
-
-@dataclass(frozen=True)
-class Excursion:
-    """Points ``start`` … ``end - 1`` away from a level they came back to: ``level`` is
-    their mean, ``base`` the mean of the level around them (in the units of the data,
-    as :class:`Break`'s levels), ``t`` the difference over its standard error."""
-
-    start: int
-    end: int
-    level: float
-    base: float
-    stderr: float
-    t: float
-
-
-@dataclass(frozen=True)
-class Drift:
-    """A level whose points move slowly, without a step: the straight line through
-    points ``start`` … ``end - 1`` goes from ``first`` to ``last``; ``t`` is that
-    change over its standard error (the noise's correlation included)."""
-
-    start: int
-    end: int
-    first: float
-    last: float
-    stderr: float
-    t: float
-
-
-@dataclass(frozen=True)
-class Segmentation:
-    breaks: tuple[Break, ...]
-    noise: float  # the noise scale s, in the units of the data
-    autocorrelation: float  # of the noise's stationary part, 0 when none or negative
-    center: float  # the median of the points (of a sample of 2000 of them)
-    #: breaks that leave fewer than ``min_size`` points at either end of the series
-    edges: tuple[Break, ...] = ()
-    excursions: tuple[Excursion, ...] = ()
-    drifts: tuple[Drift, ...] = ()
-    correlation: Correlation = WHITE
-    #: the local variances times this as far as the test goes (noise that is not
-    #: Gaussian, e.g. bimodal: :class:`perfwalk.analysis.noise.NoiseFit`)
-    factor: float = 1.0
-
-
-#: The measured defaults, with the practical significance of 1 %.
-DEFAULT_TUNING = Tuning(min_change=DEFAULT_MIN_CHANGE)
 
 
 def segment(
@@ -298,232 +151,18 @@ def segment_finite(
 def _segment(x: list[float], tuning: Tuning, logarithms: bool) -> Segmentation:
     n = len(x)
     if n < 2 * tuning.min_size:
-        return Segmentation((), noise_scale(x), 0.0, _median(list(x)) if x else 0.0)
+        return Segmentation((), noise_scale(x), 0.0, median_in_place(list(x)) if x else 0.0)
     search = _Search(x, tuning, logarithms)
     return search.run()
 
 
-def noise_scale(x: Sequence[float]) -> float:
-    """Trimmed root mean square of neighbour differences, as a standard deviation."""
-    return jump_scale(list(map(abs, map(sub, x[1:], x[:-1]))))
-
-
-def jump_scale(jumps: list[float]) -> float:
-    """The noise scale from the absolute neighbour differences (a sample of about
-    10 000 of them for long series)."""
-    if not jumps:
-        return 0.0
-    sample = sorted(jumps[:: max(1, len(jumps) // 10_000)])
-    kept = max(1, int(len(sample) * _KEPT))
-    mean_square = math.fsum(map(mul, sample[:kept], sample[:kept])) / kept
-    return math.sqrt(mean_square / _trimmed_variance(kept / len(sample)) / 2)
-
-
-def _trimmed_variance(fraction: float) -> float:
-    """E[Z² | |Z| ≤ q] for the central ``fraction`` of a standard normal Z."""
-    if fraction >= 1.0:
-        return 1.0
-    q = _normal_quantile(0.5 + fraction / 2)
-    density = math.exp(-q * q / 2) / math.sqrt(2 * math.pi)
-    return 1 - 2 * q * density / fraction
-
-
-def _normal_quantile(p: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(p)
-
-
-def _median(values: list[float]) -> float:
-    values.sort()
-    m = len(values)
-    return values[m // 2] if m % 2 else 0.5 * (values[m // 2 - 1] + values[m // 2])
-
-
-def despike(
-    x: list[float], squares: list[float], variances: list[float], clip: float
-) -> tuple[list[float], list[int]]:
-    """``x`` without its spikes: the points between two jumps larger than 4 local noise
-    units at most 4 points apart that come back (:func:`_comes_back`), and a first or
-    last point beyond such a jump that carries it (:func:`_carried`), are replaced by
-    the median of their 13 neighbours when they lie more than ``clip`` local noise
-    units from it (``squares[i] = (x[i+1] - x[i])²``, ``variances`` the local noise
-    variance of each point). A lone step has one jump and is left alone, and so is a
-    step followed by a smaller wobble at its new level; a spike whose own neighbours
-    (the two points on each side of it, the three next to an end) hold a level farther
-    from that median than the spike is from them is replaced by their level: just
-    after a step, most of its 13 neighbours are still at the old one."""
-    n = len(x)
-    y = list(x)
-    limits = map(mul, variances, repeat(_JUMP * _JUMP))
-    at = list(compress(count(), map(gt, squares, limits)))
-    marked: dict[int, float] = {}  # a spike's index → the level around it
-    for j, i in enumerate(at):
-        if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS and _comes_back(x, i, at[j + 1]):
-            k = at[j + 1]
-            level = _median([x[m] for m in (i - 1, i, k + 1, k + 2) if 0 <= m < n])
-            marked.update(dict.fromkeys(range(i + 1, k + 1), level))
-        if i in (0, n - 2):  # a spike at either end has a jump on one side only
-            end, inner = (0, range(1, 4)) if i == 0 else (n - 1, range(n - 4, n - 1))
-            level = _median([x[m] for m in inner if 0 <= m < n])
-            if _carried(x[end], x[1 if end == 0 else n - 2], level):
-                marked[end] = level
-    replaced = []
-    for i, level in sorted(marked.items()):
-        around = range(max(0, i - _REFERENCE), min(n, i + _REFERENCE + 1))
-        if sum(1 for j in around if j in marked) * _DENSE > len(around):
-            continue  # jumps everywhere around it: noise of two modes, not a spike
-        ref = _median(x[max(0, i - _REFERENCE) : i + _REFERENCE + 1])
-        if abs(level - ref) > abs(x[i] - level):  # its neighbours are at a new level
-            ref = level
-        if (x[i] - ref) ** 2 > clip * clip * variances[i]:
-            y[i] = ref
-            replaced.append(i)
-    return y, replaced
-
-
-def _carried(end: float, inner: float, level: float) -> bool:
-    """Whether the jump from its neighbour ``inner`` carries the end point ``end`` at
-    least half of its way from the ``level`` next to it: the last point of a step
-    that began just before, a little off its new level, is no spike."""
-    return abs(end - inner) >= abs(end - level) / 2
-
-
-def _comes_back(x: list[float], first: int, second: int) -> bool:
-    """Whether the points between the jumps after ``first`` and after ``second`` are
-    an excursion: the point after them lies nearer the point before them than they do
-    (a step followed by a smaller wobble at its new level is no spike)."""
-    before, after = x[first], x[second + 1]
-    away = max(abs(v - before) for v in x[first + 1 : second + 1])
-    return abs(after - before) < away / 2
-
-
-class _Side(NamedTuple):
-    """One side of a step: a level's number of points, mean (minus the centre) and the
-    noise variance of one of its points."""
-
-    points: int
-    mean: float
-    variance: float
-
-
-class _Jump(NamedTuple):
-    """The gap between the ends of two levels, and as many points as each end's
-    precision is worth."""
-
-    size: float
-    before: float
-    after: float
-
-
-class _Search:
+class _Search(BreakTest):
     """One run of the search; sums over the points minus their median."""
 
     def __init__(self, x: list[float], tuning: Tuning, logarithms: bool) -> None:
-        self.tuning = tuning
-        self.logarithms = logarithms
-        self.x = x
-        self.n = n = len(x)
-        sample = x[:: max(1, n // 2001)]
-        self.center = _median(list(sample))
-        steps = list(map(sub, x[1:], x))  # map stops at the shorter
-        squares = list(map(mul, steps, steps))
-        jumps = list(map(abs, steps))
-        self.noise = jump_scale(jumps)
-        largest = max(1e-100, *map(abs, sample))
-        # the local noise variance: constant over blocks of points
-        self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
-        self.var = per_point(self.size, self.blocks, n)
-        self.even = min(self.blocks) == max(self.blocks)
-        despiked, self.replaced = despike(x, squares, self.var, tuning.clip)
-        self.V = [0.0, *accumulate(self.var)]
-        # a level's mean weighs each point by 1 / its variance: the running sums of the
-        # weights, block by block
-        self.W = [0.0, *accumulate(self.size / v for v in self.blocks)]
-        self.correlation = WHITE
-        self.factor = 1.0  # non-Gaussian noise: the local variances times this
-        self.radius: dict[int, int] = {}
+        super().__init__(x, tuning, logarithms)
+        self.radius: dict[int, int] = {}  # how far each candidate break may move
         self.searched: set[tuple[int, int]] = set()  # levels complete() found nothing in
-        # centred: exact sums; the squared neighbour differences but around what the
-        # spike filter replaced
-        y = list(map(sub, despiked, repeat(self.center)))
-        for i in self.replaced:
-            for j in (i - 1, i):
-                if 0 <= j < n - 1:
-                    squares[j] = (y[j + 1] - y[j]) ** 2
-        self.set_points(y, squares)
-
-    def set_points(self, y: list[float], squares: list[float] | None = None) -> None:
-        """The points searched (spikes and excursions replaced) and their sums;
-        ``squares``: their squared neighbour differences, when known."""
-        self.y = y
-        self.sides: dict[tuple[int, int], _Side] = {}  # level a..b-1 as a side of a step
-        self.ends_of: dict[tuple[int, int, bool], tuple[float, float]] = {}  # near()
-        self.S = S = [0.0, *accumulate(y)]
-        self.T = [0.0, *accumulate(map(mul, count(0.0), y))]  # sums of index × point
-        if squares is None:
-            steps = list(map(sub, y[1:], y[:-1]))
-            squares = list(map(mul, steps, steps))
-        D2: list[float] = [0.0, *accumulate(squares)]  # pairs before i
-        self.D2 = D2
-        # block by block: the weighted sums of the points, and the squared neighbour
-        # differences over what the local noise expects of them (2 variances)
-        size, n = self.size, self.n
-        starts = range(0, len(self.blocks) * size, size)
-        self.SW = [
-            0.0,
-            *accumulate(
-                (S[min(k + size, n)] - S[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        Q: list[float] = [0.0, *accumulate(map(mul, y, y))]
-        self.Q = Q
-        self.QW = [
-            0.0,
-            *accumulate(
-                (Q[min(k + size, n)] - Q[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        self.Z2 = [
-            0.0,
-            *accumulate(
-                (D2[min(k + size, n - 1)] - D2[min(k, n - 1)]) / (2 * v)
-                for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-
-    def _block(self, t: int) -> tuple[int, int, float]:
-        """(block of point t, its first point, its variance); t may be n."""
-        k = t // self.size
-        if k >= len(self.blocks):
-            k = len(self.blocks) - 1
-        return k, k * self.size, self.blocks[k]
-
-    def weights(self, t: int) -> float:
-        """The sum of the weights of the points before t."""
-        k, first, v = self._block(t)
-        return self.W[k] + (t - first) / v
-
-    def weighted(self, t: int) -> float:
-        """The weighted sum of the points before t."""
-        k, first, v = self._block(t)
-        return self.SW[k] + (self.S[t] - self.S[first]) / v
-
-    def running(self, t: int) -> tuple[float, float, float]:
-        """The sums of the weights, of the weighted points and of their weighted squares,
-        of the points before t."""
-        k, first, v = self._block(t)
-        return (
-            self.W[k] + (t - first) / v,
-            self.SW[k] + (self.S[t] - self.S[first]) / v,
-            self.QW[k] + (self.Q[t] - self.Q[first]) / v,
-        )
-
-    def ratios(self, t: int) -> float:
-        """The sum of the pairs' squared differences over their expected value, for
-        the pairs before point t (t < n)."""
-        k, first, v = self._block(t)
-        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * v)
 
     # -- the whole search -------------------------------------------------------------
 
@@ -598,162 +237,12 @@ class _Search:
 
     # -- the test of one break -------------------------------------------------------
 
-    def mean(self, a: int, b: int) -> float:
-        """The level of points a..b-1 (minus the centre): their mean, each point weighed
-        by its local noise (a loaded stretch counts less)."""
-        if self.even:  # the same noise everywhere (noise-free data): the exact mean
-            return (self.S[b] - self.S[a]) / (b - a)
-        return (self.weighted(b) - self.weighted(a)) / (self.weights(b) - self.weights(a))
-
-    def point_variance(self, a: int, b: int) -> float:
-        """The noise variance of one point of a..b-1 as far as their mean goes (its
-        lag-one semivariance; the mean of the level has ``1 / (b - a)`` of it): the local
-        noise (from medians of neighbour differences) times how much larger the level's
-        own neighbour differences are, with ``prior_weight`` pairs of the series'
-        typical ratio."""
-        pairs = b - a - 1
-        w1, s1, q1 = self.running(a)
-        w2, s2, q2 = self.running(b)
-        weights = w2 - w1
-        ratio = 0.0
-        if pairs:  # the spread around the level's mean, when it is larger (slow moves)
-            c = self.correlation
-            spread = q2 - q1 - (s2 - s1) * (s2 - s1) / weights
-            ratio = max(self.ratios(b - 1) - self.ratios(a), spread / (c.white + c.ar))
-        prior = self.tuning.prior_weight
-        ratio = (ratio + prior * self.factor) / (pairs + prior)
-        return ratio * (b - a) / weights
-
-    def difference_variance(
-        self, l1: float, v1: float, l2: float, v2: float, *, walk: bool = False
-    ) -> float:
-        """Variance of the difference of the means of neighbouring levels of ``l1`` and
-        ``l2`` points of point variances ``v1`` and ``v2``; with the noise's random walk
-        when ``walk`` (the test of a jump over a few points only: a walk fitted to a few
-        levels is not to be trusted over long ones)."""
-        unit = self.correlation.variance(l1, l2, walk=walk)
-        return unit * (l2 * v1 + l1 * v2) / (l1 + l2)
-
-    def stats(self, a: int, c: int, b: int) -> tuple[float, float]:
-        """(difference of the levels, its standard error) for a break at c in a..b-1."""
-        l1, l2 = c - a, b - c
-        diff = self.mean(c, b) - self.mean(a, c)
-        v1, v2 = self.point_variance(a, c), self.point_variance(c, b)
-        return diff, math.sqrt(self.difference_variance(l1, v1, l2, v2))
-
     def score(self, a: int, c: int, b: int) -> float:
         """How strongly a break at c stands against a..c-1 and c..b-1: keep it at ≥ threshold."""
         one, two = self.side(a, c), self.side(c, b)
         # the two points around it hold most of the step: a jump, not a slope cut in two
         sharp = abs(self.y[c] - self.y[c - 1]) >= 0.5 * abs(two.mean - one.mean)
         return self.judge(one, two, self.jump(a, c, c, b), sharp=sharp)
-
-    def side(self, a: int, b: int) -> _Side:
-        """Level a..b-1 as one side of a step."""
-        key = (a, b)
-        found = self.sides.get(key)
-        if found is None:
-            found = self.sides[key] = _Side(b - a, self.mean(a, b), self.point_variance(a, b))
-        return found
-
-    def jump(self, a: int, b: int, c: int, d: int) -> _Jump:
-        """The jump from the end of level a..b-1 to the start of level c..d-1."""
-        ends = self.ends_of
-        before, points_before = ends.get((a, b, True)) or ends.setdefault(
-            (a, b, True), self.near(a, b, end=True)
-        )
-        after, points_after = ends.get((c, d, False)) or ends.setdefault(
-            (c, d, False), self.near(c, d, end=False)
-        )
-        return _Jump(after - before, points_before, points_after)
-
-    def near(self, a: int, b: int, *, end: bool) -> tuple[float, float]:
-        """(value, as many points as its precision is worth) of level a..b-1 at its end
-        (``end``) or its start: the mean of the ``jump_window`` points there, or when the
-        level holds 4 × ``jump_window`` points of steady noise, the straight line through
-        them (as precise, and slow drift moves both ends of a line, not the gap between
-        two)."""
-        length = b - a
-        w = self.tuning.jump_window
-        span = 4 * w
-        p, q = (b - span, b) if end else (a, a + span)
-        if length < span or not self.steady(p, q):
-            span = min(length, w)
-            return self.mean(b - span, b) if end else self.mean(a, a + span), float(span)
-        total = self.S[q] - self.S[p]
-        middle = p + (span - 1) / 2
-        sxx = span * (span * span - 1) / 12
-        slope = (self.T[q] - self.T[p] - middle * total) / sxx
-        at = (q - 0.5 if end else p - 0.5) - middle
-        return total / span + slope * at, 1 / (1 / span + at * at / sxx)
-
-    def steady(self, a: int, b: int) -> bool:
-        """Whether the local noise of points a..b-1 is about the same everywhere (a
-        straight line through them weighs them alike)."""
-        blocks = self.blocks[a // self.size : (b - 1) // self.size + 1]
-        return max(blocks) <= _STEADY * min(blocks)
-
-    def judge(
-        self, one: _Side, two: _Side, jump: _Jump, *, edge: bool = False, sharp: bool = False
-    ) -> float:
-        """The score of a step from level ``one`` to level ``two``; ``jump`` is the gap
-        between their ends (tested when a level is longer than ``jump_window``);
-        ``edge``: one of them is at an end of the series and may be shorter than
-        ``min_size``; ``sharp``: the two points around the step hold most of it (a
-        step of :data:`PLAIN_STEP` noise units or more then needs no more independent
-        points than its test counts)."""
-        tuning = self.tuning
-        l1, m1, v1 = one
-        l2, m2, v2 = two
-        shorter = min(l1, l2)
-        diff = m2 - m1
-        unit = self.correlation.variance(l1, l2, walk=False)
-        t = abs(diff) / math.sqrt(unit * (l2 * v1 + l1 * v2) / (l1 + l2))
-        if shorter < tuning.min_size and not edge:
-            return -1.0 / (1.0 + t)  # below every real score: removed first, weakest first
-        # a short level has many places to be, and a mean of few values heavy tails:
-        # few *independent* values when neighbouring points agree
-        independent = shorter * (1 / l1 + 1 / l2) / unit
-        score = t
-        if not sharp or abs(diff) < PLAIN_STEP * math.sqrt(0.5 * (v1 + v2)):
-            score = t / math.hypot(1.0, tuning.short_level / independent)
-        score = min(score, self.meaningful(m1, diff, v1, v2))
-        w = tuning.jump_window
-        # long levels: a jump here, or only a slow drift? (asked for steps smaller than
-        # the noise, which no jump shows, the test is relaxed as much)
-        relax = min(1.0, tuning.min_effect)
-        if (l1 > w or l2 > w) and relax > 0:
-            near = jump.size * math.copysign(1.0, diff)
-            se = math.sqrt(self.difference_variance(jump.before, v1, jump.after, v2, walk=True))
-            score = min(
-                score,
-                tuning.threshold * near / se / (tuning.jump_threshold * relax),
-                tuning.threshold * near / abs(diff) / (tuning.jump_share * relax) if diff else 0.0,
-            )
-        return score
-
-    def meaningful(self, before: float, diff: float, v1: float, v2: float) -> float:
-        """``threshold`` or more when a step of ``diff`` from the level ``before`` (minus
-        the centre) is at least ``min_effect`` noise units and ``min_change``; less in
-        proportion when it is not."""
-        tuning = self.tuning
-        score = math.inf
-        effect = abs(diff) / math.sqrt(0.5 * (v1 + v2))
-        if effect < tuning.min_effect:
-            score = tuning.threshold * effect / tuning.min_effect
-        if tuning.min_change:
-            change = abs(self.relative(before, diff))
-            if change < tuning.min_change:
-                score = min(score, tuning.threshold * change / tuning.min_change)
-        return score
-
-    def relative(self, before: float, diff: float) -> float:
-        """The relative change of a step of ``diff`` from the level ``before`` (minus
-        the centre)."""
-        if self.logarithms:
-            return math.expm1(diff)
-        base = abs(before + self.center)
-        return diff / base if base else math.copysign(math.inf, diff) if diff else 0.0
 
     # -- backward elimination ----------------------------------------------------------
 
@@ -986,7 +475,7 @@ class _Search:
             level = math.fsum(self.x[first:end]) / (end - first)
             base = self.center + math.fsum(self.y[first:end]) / (end - first)
             variance = (self.V[end] - self.V[first]) / (end - first)
-            se = math.sqrt(variance * (1 / (end - first) + 1 / (2 * _REFERENCE)))
+            se = math.sqrt(variance * (1 / (end - first) + 1 / (2 * REFERENCE)))
             out.append(Excursion(first, end, level, base, se, (level - base) / se))
         return out
 
@@ -1032,8 +521,8 @@ class _Search:
         m_other, v_other = other.mean, other.variance
         if start:
             value, points = self.near(a, b, end=False)
-            jump = _Jump(value - m_edge, float(k), points)
-            score = self.judge(_Side(k, m_edge, v_edge), other, jump, edge=True)
+            jump = Jump(value - m_edge, float(k), points)
+            score = self.judge(Side(k, m_edge, v_edge), other, jump, edge=True)
             se = math.sqrt(self.difference_variance(k, v_edge, length, v_other))
             brk = Break(
                 e1,
@@ -1046,8 +535,8 @@ class _Search:
             )
         else:
             value, points = self.near(a, b, end=True)
-            jump = _Jump(m_edge - value, points, float(k))
-            score = self.judge(other, _Side(k, m_edge, v_edge), jump, edge=True)
+            jump = Jump(m_edge - value, points, float(k))
+            score = self.judge(other, Side(k, m_edge, v_edge), jump, edge=True)
             se = math.sqrt(self.difference_variance(length, v_other, k, v_edge))
             brk = Break(
                 e0,
@@ -1090,26 +579,6 @@ class _Search:
         return out
 
     # -- results -----------------------------------------------------------------------
-
-    def describe(self, found: list[int]) -> list[Break]:
-        edges = [0, *found, self.n]
-        out = []
-        for j, c in enumerate(found):
-            a, b = edges[j], edges[j + 2]
-            m1, m2 = self.mean(a, c), self.mean(c, b)
-            diff, se = self.stats(a, c, b)
-            out.append(
-                Break(
-                    index=c,
-                    before=self.center + m1,
-                    after=self.center + m2,
-                    stderr=se,
-                    t=diff / se,
-                    size_before=c - a,
-                    size_after=b - c,
-                )
-            )
-        return out
 
 
 def _peaks(values: list[float], hits: list[int], radius: int) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
 from perfwalk.policy import MetricPolicy
 
 

@@ -26,7 +26,16 @@ no clock. The rules (docs/analysis.md, "A change's verdict", says the same in wo
 Beside the walk's detection, the instruments of the change's test (``[[test.instrument]]``:
 counts the machine's load does not touch) say whether the code moved too
 (:func:`witnessed`): told in the chain, they do not change the state (a change of
-layout or of waiting moves wall time and no count; the layout's verdict is its own).
+layout or of waiting moves wall time and no count), except in the layout's verdict:
+
+5. A change whose instruments did not move (each within its noise, where it could
+   have seen one half as large), or that vanished in the walk's series of random
+   layouts (:class:`Randomised`), at a pair of checkouts whose symbol lists show
+   functions moved and none of them changed its size (:class:`CodeMoved`), is a
+   **layout artefact**: the code moved, it did not change. It takes the place of
+   the state rules 1 to 4 gave, unless evidence that measured it again refuted it
+   (a drill that finds its culprit confirms that a commit moved the code: the
+   commit moved it, it did not change it).
 
 The headline is the size that the evidence which decided measured (a drill's, a
 try's, a re-measure's, the other machine's walk's), else the walk's: one number with
@@ -45,6 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfwalk.analysis.confirmation import NOT_HELD, UNDECIDED
+from perfwalk.analysis.symbols import CodeMoves
 from perfwalk.quantities import format_confidence, format_size
 
 #: below this confidence, a walk's detection alone does not confirm a change
@@ -58,6 +68,7 @@ class State(enum.Enum):
     REFUTED = "refuted"  # measured again and it was not there
     SUSPECT = "suspect"  # the machine's state explains it, and nothing measured it again
     UNDECIDED = "undecided"  # too little evidence either way
+    LAYOUT = "layout artefact"  # the code moved, it did not change (rule 5)
 
 
 @dataclass(frozen=True)
@@ -114,16 +125,21 @@ class Detected:
 class Sides:
     """The machine's state on the change's two sides: the repetitions with a recorded
     state and how many of them were loaded, before and after (the host that had the
-    most of each)."""
+    most of each); none for a load-immune metric (``immune``)."""
 
     before: int = 0
     before_loaded: int = 0
     after: int = 0
     after_loaded: int = 0
+    #: the metric is load-immune: the machine's state is not weighed
+    immune: bool = False
 
     def text(self) -> str:
         """ "both sides quiet", "loaded: 6 of 6 repetitions before, 5 of 6 after", "no
-        machine state recorded on its sides"."""
+        machine state recorded on its sides", "load-immune: the machine's state not
+        weighed"."""
+        if self.immune:
+            return "load-immune: the machine's state not weighed"
         if not self.before or not self.after:
             return "no machine state recorded on its sides"
         if not self.before_loaded and not self.after_loaded:
@@ -259,6 +275,51 @@ class Witness:
     floor: float = math.inf
 
 
+@dataclass(frozen=True)
+class CodeMoved:
+    """The symbol lists of the change's two checkouts (``[build] symbols``): the
+    binary, and what they say of its functions."""
+
+    binary: str
+    moves: CodeMoves
+
+
+@dataclass(frozen=True)
+class Randomised:
+    """The same metric in the walk's series of random layouts (``layout = "random"``:
+    each repetition on a layout of its own) across the same two checkouts: its label,
+    how it moved between them (None: no value on a side), and the smallest change it
+    could have seen there (inf: none)."""
+
+    label: str
+    size: float | None
+    floor: float = math.inf
+
+    def vanished(self, size: float) -> bool:
+        """The change of ``size`` is not there: it could have seen one half as large,
+        and it moved by at most half of what it could see."""
+        return (
+            self.size is not None
+            and self.floor <= abs(size) / 2
+            and abs(self.size) <= self.floor / 2
+        )
+
+    def text(self, size: float) -> str:
+        moved = "n/a" if self.size is None else format_size(self.size)
+        could = (
+            f"could see ±{format_size(self.floor)[1:]}"
+            if math.isfinite(self.floor)
+            else "too few points to see one"
+        )
+        if self.vanished(size):
+            said = "it vanished"
+        elif self.size is None or self.floor > abs(size) / 2:
+            said = "they cannot tell"
+        else:
+            said = "it did not vanish"
+        return f"under random layouts ({self.label}): {moved} ({could}) → {said}"
+
+
 def witnessed(size: float, witnesses: Sequence[Witness]) -> str:
     """What the instruments of a test say of its metric's change of ``size`` (""
     without any): the code when one of them changed the same way; the machine or the
@@ -280,17 +341,45 @@ def witnessed(size: float, witnesses: Sequence[Witness]) -> str:
     same_way = [w for w in witnesses if w.found and w.size is not None and w.size * size > 0]
     if same_way:
         said = "the code"
-    elif all(
+    elif _not_the_code(size, witnesses):
+        said = "the machine or the layout, not the code"
+    else:
+        said = "they cannot tell"
+    return f"its instruments: {', '.join(words)} → {said}"
+
+
+def _not_the_code(size: float, witnesses: Sequence[Witness]) -> bool:
+    """Every instrument (at least one) did not move across a change of ``size``: each
+    could have seen one half as large, and each moved by at most half of what it
+    could see."""
+    return bool(witnesses) and all(
         not w.found
         and w.floor <= abs(size) / 2
         and w.size is not None
         and abs(w.size) <= w.floor / 2
         for w in witnesses
-    ):
-        said = "the machine or the layout, not the code"
-    else:
-        said = "they cannot tell"
-    return f"its instruments: {', '.join(words)} → {said}"
+    )
+
+
+def layout_artefact(evidence: Evidence) -> str:
+    """Rule 5's line when it holds ("" when not): ``layout artefact: code moved, not
+    changed: its instruments did not move; bench: 3 functions moved (…), none
+    changed size``."""
+    code = evidence.code_moved
+    if code is None or not code.moves.only_moved:
+        return ""
+    size = evidence.detected.size
+    why = []
+    if _not_the_code(size, evidence.witnesses):
+        why.append("its instruments did not move")
+    if (random := evidence.randomised) is not None and random.vanished(size):
+        why.append(f"it vanished under random layouts ({random.label})")
+    if not why:
+        return ""
+    return (
+        f"layout artefact: code moved, not changed: {' and '.join(why)}; "
+        f"{code.binary}: {code.moves.text()}"
+    )
 
 
 @dataclass(frozen=True)
@@ -306,6 +395,8 @@ class Evidence:
     tried: Tried | None = None
     elsewhere: tuple[Elsewhere, ...] = ()
     witnesses: tuple[Witness, ...] = ()
+    code_moved: CodeMoved | None = None
+    randomised: Randomised | None = None
 
 
 @dataclass(frozen=True)
@@ -365,8 +456,15 @@ def decide(evidence: Evidence) -> Verdict:
         seen += f", {evidence.sides.text()}"
     if witnesses := witnessed(found.size, evidence.witnesses):
         seen += f"; {witnesses}"
+    if evidence.randomised is not None:
+        seen += f"; {evidence.randomised.text(found.size)}"
     said = sorted(_measured_again(evidence), key=lambda s: (s.weight, s.newest))
     deciding = [s for s in said if s.says is not None]
+    refuted = bool(deciding) and not deciding[-1].says
+    if not refuted and (artefact := layout_artefact(evidence)):
+        told = [seen, *([f"suspect: {suspect}"] if suspect else [])]
+        told += [s.line for s in said]
+        return Verdict(State.LAYOUT, (*told, artefact), walk)
     if deciding:  # it overrides the suspicion it answers, told before it
         last = deciding[-1]
         told = [seen, *([f"suspect: {suspect}"] if suspect else [])]
@@ -484,14 +582,14 @@ def _try(tried: Tried, *, regression: bool) -> _Said:
 
 
 #: the order in which a change of several metrics takes its verdict from them
-_FIRST = (State.CONFIRMED, State.SUSPECT, State.UNDECIDED, State.REFUTED)
+_FIRST = (State.CONFIRMED, State.SUSPECT, State.UNDECIDED, State.LAYOUT, State.REFUTED)
 
 
 def combined(verdicts: Sequence[tuple[Verdict, bool]]) -> Verdict:
     """The verdict of a change of several metrics from theirs (each with whether it is
     a regression): confirmed when one of them is, else suspect, else undecided, else
-    refuted (all of them); the chain and headline of the first such metric, a
-    regression before an improvement."""
+    a layout artefact, else refuted (all of them); the chain and headline of the first
+    such metric, a regression before an improvement."""
     if not verdicts:
         raise ValueError("a change has at least one metric")
     return min(verdicts, key=lambda found: (_FIRST.index(found[0].state), not found[1]))[0]

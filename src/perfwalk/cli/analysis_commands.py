@@ -758,11 +758,11 @@ COMMANDS: dict[str, Command] = {
     ),
     "changes": Command(
         "regressions and improvements of every stored series, each with its verdict "
-        "(confirmed, suspect, undecided; the refuted ones apart), its commits, its triage "
-        "and its drill's answer, then the metrics a walk could not judge, the alert groups "
-        "(the changes of one culprit or of overlapping commit ranges, across walks and "
-        "hosts: one line each, its id for `perfwalk triage`) and the excursions and drifts "
-        "(shown, never a failure); exit 1 for an untriaged "
+        "(confirmed, suspect, undecided, layout artefact; the refuted ones apart), its "
+        "commits, its triage and its drill's answer, then the metrics a walk could not "
+        "judge, the alert groups (the changes of one culprit or of overlapping commit "
+        "ranges, across walks and hosts: one line each, its id for `perfwalk triage`) and "
+        "the excursions and drifts (shown, never a failure); exit 1 for an untriaged "
         "confirmed regression without a known cause, else 4 for an untriaged suspect or "
         "undecided one or a metric too noisy to see a change of its min_change",
         _changes_args,

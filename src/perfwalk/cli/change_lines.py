@@ -67,7 +67,7 @@ def change_lines(events: Sequence[ChangeEvent], series_id: int) -> list[str]:
     if not events:
         return []
     states = Counter(e.verdict.state.value for e in events)
-    order = ("confirmed", "suspect", "undecided", "refuted")
+    order = ("confirmed", "suspect", "undecided", "layout artefact", "refuted")
     counts = ", ".join(f"{states[s]} {s}" for s in order if states[s])
     lines = [f"changes of series {series_id}: {counts} (`perfwalk changes --series {series_id}`)"]
     shown = [e for e in events if not e.refuted][:MOST]

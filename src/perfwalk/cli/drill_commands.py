@@ -39,6 +39,12 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", help="the test to drill (default: the change's strongest metric)")
     p.add_argument("--value", help="the value of that test to drill (e.g. receiver, real)")
     p.add_argument(
+        "--metric",
+        metavar="TEST.VALUE",
+        help="the test and value to drill at once, as try --metric takes them, e.g. an "
+        "instrument's count: bench.cachegrind.instructions (instead of --test and --value)",
+    )
+    p.add_argument(
         "--max-builds",
         type=options.COUNT,
         default=default.max_builds,
@@ -87,6 +93,13 @@ def cmd_drill(args: argparse.Namespace) -> int:
     from perfwalk.services.inspect import opened
 
     config = load_config(args.config)
+    if args.metric is not None:
+        if args.test is not None or args.value is not None:
+            raise UsageError(
+                f"drill --metric {args.metric} names the test and the value already",
+                hint="give either --metric TEST.VALUE or --test and --value",
+            )
+        args.test, args.value = config.test_value(args.metric, "drill --metric")
     budget = Budget(max_builds=args.max_builds, max_repetitions=args.max_repetitions)
     text = args.format == "text"
     with opened(config) as store:

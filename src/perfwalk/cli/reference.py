@@ -43,10 +43,10 @@ the output is not a terminal; `--format json` and the pages keep them whole.
 
 Colour: on a terminal, a change worse in red and better in green (with the words
 `worse`/`better`), a verdict's state (confirmed bold, suspect yellow, undecided
-magenta, refuted dim), a status but PASS in red; none when `NO_COLOR` is set (any
-value but empty) or `TERM=dumb`, nor into a file or a pipe. `--color WHEN`, before or
-after the command's name, says otherwise: `always` (a pipe too, whatever `NO_COLOR`
-says) or `never`.
+magenta, layout artefact and refuted dim), a status but PASS in red; none when
+`NO_COLOR` is set (any value but empty) or `TERM=dumb`, nor into a file or a pipe.
+`--color WHEN`, before or after the command's name, says otherwise: `always` (a pipe
+too, whatever `NO_COLOR` says) or `never`.
 
 A walk (`run`) and a `watch` cycle end with one line naming what they found: the
 untriaged regressions counted, then the worst (the surest verdict first, then the

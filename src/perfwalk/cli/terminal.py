@@ -66,6 +66,7 @@ STATE_STYLES = {
     "confirmed": "bold",
     "suspect": "yellow",
     "undecided": "magenta",
+    "layout artefact": "dim",
     "refuted": "dim",
 }
 

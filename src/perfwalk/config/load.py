@@ -60,6 +60,7 @@ from perfwalk.config.settings import (
     AUTO_MAX,
     AUTO_MIN,
     BASE_VARIANT,
+    RANDOM_LAYOUT,
     SECTIONS,
     Form,
     Invalid,
@@ -135,6 +136,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     _check_releases(checker, values["release"])
     _check_snapshots(checker, values["snapshot"], values["test"])
     _check_variants(checker, values["variant"], values["walk"])
+    _check_relink(checker, values["build"], values["variant"])
     _check_topology(checker, values)
     _check_run(checker, values)
     project = values["project"]
@@ -396,6 +398,18 @@ def _check_variants(
                     if known
                     else f'add [[variant]] name = "{name}" with its patches or modifiers',
                 )
+
+
+def _check_relink(checker: _Checker, build: dict[str, Any], variants: list[dict[str, Any]]) -> None:
+    """A relink command is run only to lay out a build at random: something builds so."""
+    layouts = [build["layout"], *(v["layout"] for v in variants)]
+    if build["relink"] and RANDOM_LAYOUT not in layouts:
+        checker.fail(
+            "build.relink",
+            'is run only with layout = "random", and neither [build] nor a [[variant]] '
+            f"has it ([build] layout is {build['layout']!r})",
+            hint='set layout = "random" in [build] or in a [[variant]], or remove relink',
+        )
 
 
 def _uniquely_named(

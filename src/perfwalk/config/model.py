@@ -13,9 +13,11 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from perfwalk.config.env import Env
+from perfwalk.config.instruments import exact_count
 from perfwalk.config.settings import default_of
+from perfwalk.errors import UsageError
 from perfwalk.model import Direction
-from perfwalk.policy import Summary
+from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, Summary
 from perfwalk.units import default_direction
 from perfwalk.untrusted import commit_address
 
@@ -59,6 +61,9 @@ class BuildConfig:
     timeout: float = default_of("build.timeout")
     env: Env = field(default_factory=Env)
     symbols: str = default_of("build.symbols")
+    layout: str = default_of("build.layout")
+    layout_align: int = default_of("build.layout_align")
+    relink: str = default_of("build.relink")
 
 
 @dataclass(frozen=True)
@@ -220,9 +225,11 @@ class ProfileConfig:
 @dataclass(frozen=True)
 class InstrumentConfig:
     """``[[test.instrument]]``: a measurement of the test's command beside its values
-    (:mod:`perfwalk.config.instruments`)."""
+    (:mod:`perfwalk.config.instruments`); ``runs``: in every repetition ("all") or in
+    one extra run per checkout ("extra")."""
 
     kind: str
+    runs: str = default_of("test.instrument.runs")
 
 
 @dataclass(frozen=True)
@@ -252,6 +259,11 @@ class TestConfig:
     profile: ProfileConfig = field(default_factory=ProfileConfig)
     instruments: tuple[InstrumentConfig, ...] = ()
 
+    def instruments_of(self, runs: str) -> tuple[InstrumentConfig, ...]:
+        """Its instruments that measure in every repetition ("all") or in the extra
+        run per checkout ("extra")."""
+        return tuple(i for i in self.instruments if i.runs == runs)
+
     def warmups(self, run: RunConfig) -> int:
         """How many uncounted runs precede the test's first repetition at a checkout."""
         return run.warmup if self.warmup is None else self.warmup
@@ -264,10 +276,12 @@ class TestConfig:
         """The metric ``name`` as the parser reported it in ``parsed_unit``.
 
         The configured unit replaces the parsed one; the direction is the
-        configured one or the unit's default; thresholds fall back to [analysis].
+        configured one or the unit's default; thresholds fall back to [analysis]
+        (``min_change`` and ``min_size`` of an instrument's exact count to its own).
         """
         configured = self.metrics.get(name, _UNSET)
         unit = configured.unit if configured.unit is not None else parsed_unit
+        exact = exact_count(name)
         return ResolvedMetric(
             name=name,
             unit=unit,
@@ -280,9 +294,14 @@ class TestConfig:
             ),
             outlier=configured.outlier if configured.outlier is not None else self.analysis.outlier,
             ignore=configured.ignore,
-            min_change=_either(configured.min_change, self.analysis.min_change),
+            min_change=_either(
+                configured.min_change,
+                EXACT_COUNT_MIN_CHANGE if exact else self.analysis.min_change,
+            ),
             threshold=_either(configured.threshold, self.analysis.threshold),
-            min_size=_either(configured.min_size, self.analysis.min_size),
+            min_size=_either(
+                configured.min_size, EXACT_COUNT_MIN_SIZE if exact else self.analysis.min_size
+            ),
         )
 
 
@@ -401,12 +420,18 @@ class VariantConfig:
     build_env: Env = field(default_factory=Env)
     build_steps: tuple[str, ...] = default_of("variant.build_steps")
     modifiers: tuple[ModifierConfig, ...] = ()
+    layout: str = default_of("variant.layout")
 
     @property
     def own_build(self) -> bool:
-        """Whether the variant is built apart from the plain checkout (its tree or its
-        build differ); without, it runs on the plain checkout's build."""
-        return bool(self.patches) or bool(self.build_env) or bool(self.build_steps)
+        """Whether the variant is built apart from the plain checkout (its tree, its
+        build or its layout differ); without, it runs on the plain checkout's build."""
+        return (
+            bool(self.patches)
+            or bool(self.build_env)
+            or bool(self.build_steps)
+            or bool(self.layout)
+        )
 
 
 @dataclass(frozen=True)
@@ -543,3 +568,19 @@ class Config:
     report: ReportConfig = field(default_factory=ReportConfig)
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     api: ApiConfig = field(default_factory=ApiConfig)
+
+    def test_value(self, metric: str, option: str) -> tuple[str, str]:
+        """The test and the value that ``metric`` (``TEST.VALUE``, given as ``option``)
+        names: a test of this file and a value of it (the value is known once
+        measured); else a UsageError that lists the tests."""
+        test, dot, value = metric.partition(".")
+        names = [t.name for t in self.tests]
+        if not dot or not value or test not in names:
+            raise UsageError(
+                f"{option} {metric}: not TEST.VALUE of a test of {self.path}",
+                hint=f"name one of its tests and a value of it, e.g. {names[0]}.VALUE; "
+                f"its tests: {', '.join(names)}"
+                if names
+                else "the configuration has no test",
+            )
+        return test, value

@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
-from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS
+from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, INSTRUMENT_RUNS
 from perfwalk.errors import UsageError
 from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
@@ -50,6 +50,8 @@ from perfwalk.policy import (
     DEFAULT_SUMMARY,
     DEFAULT_THRESHOLD,
     DEFAULT_UNSTABLE_RSD,
+    EXACT_COUNT_MIN_CHANGE,
+    EXACT_COUNT_MIN_SIZE,
     SUMMARIES,
 )
 from perfwalk.regress.formats import FORMAT_NAMES
@@ -318,6 +320,9 @@ BYTES = rule(f"1 to {MAX_BYTES} (1 GiB)", lambda value: 1 <= value <= MAX_BYTES)
 SHARE = rule(f"> 0 and at most {MAX_SHARE:g}", lambda value: 0 < value <= MAX_SHARE)
 SHARE_OR_NONE = rule(f">= 0 and at most {MAX_SHARE:g}", lambda value: 0 <= value <= MAX_SHARE)
 Z = rule(f"> 0 and at most {MAX_Z:g}", lambda value: 0 < value <= MAX_Z)
+POWER_OF_TWO = rule(
+    "a power of two from 1 to 65536", lambda value: 1 <= value <= 65536 and value & (value - 1) == 0
+)
 NOT_EMPTY = rule("a non-empty value", bool)
 NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
 NAME = rule(
@@ -376,6 +381,11 @@ DEFAULT_TOOLS = (
 )
 #: How a walk orders its repetitions ([run] order).
 ORDERS = ("checkout", "rounds")
+
+#: How a build places code in memory ([build] layout, [[variant]] layout).
+AS_BUILT = "as-built"
+RANDOM_LAYOUT = "random"
+LAYOUTS = (AS_BUILT, "sort", "align", RANDOM_LAYOUT)
 REPETITIONS = rule(
     f'1 to {MAX_COUNT}, or "auto"', lambda value: value == AUTO or 1 <= value <= MAX_COUNT
 )
@@ -705,13 +715,47 @@ _BUILD = Section(
         Setting(
             "symbols",
             STRING,
-            "a binary of the build, relative to the worktree, whose symbol list (`nm -n`) is "
-            "kept after each successful build: the series page shows, per checkout, the "
+            "a binary of the build, relative to the worktree, whose symbol list (`nm -n -S`) "
+            "is kept after each successful build: the series page shows, per checkout, the "
             "symbols added, removed and moved against the previous checkout, with the diff "
-            '(the layout of a binary alone can move a benchmark); "" = none',
+            "(the layout of a binary alone can move a benchmark), and a change at checkouts "
+            "whose functions only moved can be a layout artefact (docs/layout.md); "
+            '"" = none',
             default="",
             rules=(WORKTREE_PATH,),
             example="bsd",
+        ),
+        Setting(
+            "layout",
+            STRING,
+            "how the build places code in memory (docs/layout.md): "
+            '"as-built" as the build does it; "sort" functions in their own sections, '
+            'linked in sorted order; "align" every function aligned to layout_align '
+            'bytes; "random" a new seeded layout for every repetition (relinked, or '
+            "built again, before each): the build receives the mode, its seed and "
+            "compiler and linker flags in its environment (PERFWALK_LAYOUT, "
+            "PERFWALK_LAYOUT_SEED, PERFWALK_LAYOUT_CFLAGS, PERFWALK_LAYOUT_LDFLAGS)",
+            default=AS_BUILT,
+            rules=(one_of(*LAYOUTS),),
+        ),
+        Setting(
+            "layout_align",
+            INTEGER,
+            'the alignment of every function, in bytes, with layout = "align" (64: a '
+            "cache line; 4096: a page)",
+            default=64,
+            rules=(POWER_OF_TWO,),
+        ),
+        Setting(
+            "relink",
+            STRING,
+            'the command that lays out the built checkout again with layout = "random", '
+            "in its worktree before each repetition, with the repetition's seed in "
+            "PERFWALK_LAYOUT_SEED (a kernel's relink, `make relink`); a line "
+            "`PERFWALK_LAYOUT_SEED=N` in its output records the seed it used instead; "
+            '"" = the build steps run again',
+            default="",
+            example="make relink",
         ),
     ),
 )
@@ -1103,7 +1147,8 @@ _ANALYSIS = Section(
             "min_change",
             NUMBER,
             "the smallest relative change of a metric's level that is reported, however "
-            "certain (0: every certain change)",
+            "certain (0: every certain change); an instrument's exact count (instructions, "
+            f"simulated cycles) has {EXACT_COUNT_MIN_CHANGE:g} of its own",
             default=DEFAULT_MIN_CHANGE,
             rules=(SHARE_OR_NONE,),
         ),
@@ -1119,7 +1164,8 @@ _ANALYSIS = Section(
             "min_size",
             INTEGER,
             "checkouts a level must hold at least (fewer at either end: reported at the "
-            "edge, to confirm with more checkouts)",
+            "edge, to confirm with more checkouts); an instrument's exact count has "
+            f"{EXACT_COUNT_MIN_SIZE} of its own",
             default=DEFAULT_MIN_SIZE,
             rules=(COUNT,),
         ),
@@ -1447,7 +1493,8 @@ _INSTRUMENT = Section(
     "An instrument of the test (optional, several allowed, each kind once): a "
     "measurement of the test's command beside its own values, stored as values of the "
     "test with their unit and direction (lower is better), that the machine's load "
-    "does not move: never suspect on the machine's recorded state (docs/analysis.md). "
+    "does not move (but involuntary context switches and major page faults): never "
+    "suspect on the machine's recorded state (docs/analysis.md). "
     "docs/instruments.md says what each measures, how, and what it costs. Kinds and "
     "the metrics they add: "
     + "; ".join(
@@ -1462,6 +1509,17 @@ _INSTRUMENT = Section(
             "what the instrument measures, one of: " + ", ".join(INSTRUMENT_KINDS),
             rules=(NOT_EMPTY,),
             example="rusage",
+        ),
+        Setting(
+            "runs",
+            STRING,
+            '"all": every repetition of the test runs under the instrument (its own values '
+            'too: the instrument\'s cost is in them); "extra": one more run per checkout, '
+            "before its first repetition, under the instrument alone, whose values of the "
+            "test are never counted (its instrument's metrics are stored with the first "
+            "repetition): for an instrument that slows the test, such as cachegrind",
+            default="all",
+            rules=(one_of(*INSTRUMENT_RUNS),),
         ),
     ),
     field="instruments",
@@ -1966,6 +2024,15 @@ _VARIANT = Section(
             default=[],
             rules=(NO_EMPTY_ITEM,),
             example=["make CFLAGS=-O3"],
+        ),
+        Setting(
+            "layout",
+            STRING,
+            "the layout of this variant's build, as [build] layout says (a walk measures "
+            'several layouts side by side); "" = [build] layout',
+            default="",
+            rules=(one_of("", *LAYOUTS),),
+            example="random",
         ),
     ),
     sections=(_MODIFIER,),

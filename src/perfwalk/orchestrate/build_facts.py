@@ -1,7 +1,7 @@
 """Record what a checkout really ran, once it is built, installed and its hosts
 rebooted: on every host of the run (the build host, the [run] host, is one) the
 running kernel's version string and the compiler's version, in one short command
-each; and, with ``[build] symbols``, the symbol list of that binary (``nm -n`` in the
+each; and, with ``[build] symbols``, the symbol list of that binary (``nm -n -S`` in the
 worktree, on the build host) with its difference from the previous checkout's.
 
 Nothing here changes a checkout's build status: a list that cannot be read (no
@@ -65,10 +65,22 @@ def record_symbols(
 
 
 def _listing(host: Host, worktree: Path, binary: str, limit: int) -> NewSymbols:
+    """The symbol list of ``binary`` with the sizes of its symbols (``nm -n -S``), or
+    without them where this ``nm`` knows no ``-S``."""
     try:
         done = host.run(
-            ["nm", "-n", "--", binary], timeout=NM_TIMEOUT, cwd=str(worktree), output_limit=limit
+            ["nm", "-n", "-S", "--", binary],
+            timeout=NM_TIMEOUT,
+            cwd=str(worktree),
+            output_limit=limit,
         )
+        if done.error is None and not done.timed_out and done.returncode != 0:
+            done = host.run(
+                ["nm", "-n", "--", binary],
+                timeout=NM_TIMEOUT,
+                cwd=str(worktree),
+                output_limit=limit,
+            )
     except HostError as error:
         return NewSymbols(binary, None, None, message=f"nm could not run: {error}")
     if done.error is not None:

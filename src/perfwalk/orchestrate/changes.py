@@ -11,7 +11,6 @@ measured beside it) have changes of their own, which name their variant.
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,10 +29,12 @@ from perfwalk.analysis.levels import MetricPoints, levels
 from perfwalk.analysis.machine import HostStates
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.analysis.verdict import (
+    CodeMoved,
     Detected,
     Drilled,
     Elsewhere,
     Evidence,
+    Randomised,
     Remeasured,
     Sides,
     State,
@@ -50,6 +51,7 @@ from perfwalk.config.model import Config
 from perfwalk.model import Commit, Direction
 from perfwalk.numbers import number_in, numbers_in
 from perfwalk.orchestrate.evidence import with_evidence
+from perfwalk.orchestrate.layout_evidence import with_layout_evidence
 from perfwalk.policy import MetricPolicy
 from perfwalk.report.forked import can_fork, in_forks
 from perfwalk.store import Store
@@ -171,6 +173,10 @@ class MetricChange:
     unseen: float | None = None
     #: the instruments of its test across it (none for an instrument's own change)
     witnesses: tuple[Witness, ...] = ()
+    #: where its code lies: the symbol lists of its two checkouts compared, and the
+    #: same metric in the walk's series of random layouts (:mod:`.layout_evidence`)
+    code_moved: CodeMoved | None = None
+    randomised: Randomised | None = None
 
     @property
     def evidence(self) -> Evidence:
@@ -196,6 +202,8 @@ class MetricChange:
             tried=self.tried,
             elsewhere=self.elsewhere,
             witnesses=self.witnesses,
+            code_moved=self.code_moved,
+            randomised=self.randomised,
         )
 
     @cached_property
@@ -275,7 +283,8 @@ class ChangeEvent:
     @cached_property
     def verdict(self) -> Verdict:
         """Its metrics' verdicts as one (:func:`perfwalk.analysis.verdict.combined`):
-        confirmed when one of them is, else suspect, else undecided, else refuted."""
+        confirmed when one of them is, else suspect, else undecided, else a layout
+        artefact, else refuted."""
         return combined([(m.verdict, m.regression) for m in self.metrics])
 
     @property
@@ -415,6 +424,19 @@ def find_all(
         found.episodes.extend(episodes)
     # the drills, tries and other machines' walks of each change, for its verdict
     found.changes[:] = with_evidence(store, chosen, found.changes)
+
+    others: dict[int, list[MetricPoints]] = {}  # series searched for their evidence only
+
+    def points_of(series_id: int) -> list[MetricPoints]:
+        if series_id in found.points:
+            return found.points[series_id]
+        if series_id not in others:
+            others[series_id] = _series_findings(
+                store, config, store.series(series_id), tuning=tuning
+            )[2]
+        return others[series_id]
+
+    found.changes[:] = with_layout_evidence(store, config, found.changes, points_of)
     return found
 
 
@@ -831,7 +853,7 @@ def _weighed(
         regression=worse,
         edge=change.edge,
         suspect=machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,)),
-        sides=_sides(left, right),
+        sides=replace(_sides(left, right), immune=load_immune(name)),
         found_in=f"{'walk' if series.kind == 'walk' else 'series'} {series.id}",
         unseen=unseen,
     )
@@ -917,14 +939,10 @@ def _witnessed(
         if near:
             witnesses.append(Witness(metric.name, near[0].size, found=True))
             continue
-        pairs = list(zip(metric.idxs, metric.points, strict=True))
-        before = [v for i, v in pairs if i <= change.before_idx][-change.checkouts_before :]
-        after = [v for i, v in pairs if i >= change.after_idx][: change.checkouts_after]
-        size = None
-        if before and after:
-            size = relative_move(statistics.median(before), statistics.median(after))
-        floor = math.inf if metric.sight is None else metric.sight.floor.relative
-        witnesses.append(Witness(metric.name, size, found=False, floor=floor))
+        size = metric.moved(
+            change.before_idx, change.after_idx, change.checkouts_before, change.checkouts_after
+        )
+        witnesses.append(Witness(metric.name, size, found=False, floor=metric.floor))
     return replace(change, witnesses=tuple(witnesses)) if witnesses else change
 
 

@@ -158,9 +158,10 @@ def _not_to_act_on(event: ChangeEvent, metric: MetricChange) -> str:
 
 def _unconfirmed(metric: MetricChange) -> str:
     """Why a metric's change is not to act on though detected, as its verdict's last
-    line says: refuted ("refuted by drill 7 (NO-CHANGE…)") or suspect ("suspect:
-    machine load: …"); "" when it is confirmed or undecided."""
+    line says: refuted ("refuted by drill 7 (NO-CHANGE…)"), suspect ("suspect:
+    machine load: …") or a layout artefact ("layout artefact: code moved, not
+    changed: …"); "" when it is confirmed or undecided."""
     verdict = metric.verdict
-    if verdict.state in (State.REFUTED, State.SUSPECT):
+    if verdict.state in (State.REFUTED, State.SUSPECT, State.LAYOUT):
         return verdict.because
     return ""

@@ -5,20 +5,29 @@ the action between two repetitions (nothing, a reboot, a rebuild or a command).
 
 Builds and commands between repetitions run on the [run] host, in the worktree; a
 reboot reboots every ssh host of the run that has a reboot command.
+
+A build is told its layout (:mod:`perfwalk.orchestrate.layout`); with ``layout =
+"random"``, each repetition is measured on a layout of its own: before it, the
+worktree is laid out again with the repetition's seed (``[build] relink``, else the
+build steps again) unless it already has that layout, and the repetition keeps a
+step that says the seed (:meth:`Preparation.lay_out`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.model import VariantConfig
+from perfwalk.config.settings import BASE_VARIANT, RANDOM_LAYOUT
 from perfwalk.git.worktree import apply_patch
 from perfwalk.model import Checkout, Log, Status
 from perfwalk.orchestrate.build_facts import compiler_of, record_hosts, record_symbols
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.install import install_checkout
+from perfwalk.orchestrate.layout import SEED_ENV, layout_env, layout_of, layout_seed, said_seed
 from perfwalk.orchestrate.plan import PlannedCheckout
 from perfwalk.orchestrate.quirks import PlannedQuirk, applying, build_steps, describe_holding
 from perfwalk.orchestrate.reboot import RebootOutcome, reboot
@@ -31,6 +40,8 @@ from perfwalk.store.records import NewStep
 
 #: what happens between two repetitions besides a command
 BETWEEN_ACTIONS = ("keep", "reboot", "rebuild")
+#: the name of a repetition's step that says its layout's seed: ``layout seed N``
+LAYOUT_STEP = "layout seed"
 
 
 @dataclass
@@ -43,10 +54,13 @@ class Preparation:
     pending_steps: list[NewStep] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._host = self.setup.topology.member("").host
+        self._member = self.setup.topology.member("")
+        self._host = self._member.host
         self._holding: dict[str, list[PlannedQuirk]] = {}  # by commit: the quirks that hold
         self._ready: tuple[int, Path, StepsOutcome] | None = None  # the checkout built last
         self._base = base_variant(self.setup.config)
+        #: the seed of the layout each worktree was last built or relinked with
+        self._laid_out: dict[Path, int] = {}
 
     def holding(self, checkout: Checkout) -> Sequence[PlannedQuirk]:
         """The quirks that hold at ``checkout`` (once it was prepared)."""
@@ -79,7 +93,8 @@ class Preparation:
         worktree = self.setup.worktrees.checkout(checkout.commit, slot=slot)
         holding, crossed = applying(self.setup.quirks, prior, planned.position)
         self._holding[checkout.commit] = holding
-        env = checkout_env(self._build_env(variant), checkout, None, self.setup.marker)
+        env = checkout_env(self._build_env(variant, checkout, 0), checkout, None, self.setup.marker)
+        self._laid_out.pop(worktree, None)
         # a resumed walk does not run again what already ran here: the machine has it
         done = self._quirks_done(checkout_id) if crossed else set()
         runs: dict[str, StepsOutcome] = {}
@@ -125,6 +140,8 @@ class Preparation:
             )
             build = joined(build, installed)
         self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
+        if build.status is Status.PASS and SEED_ENV in env:
+            self._laid_out[worktree] = int(env[SEED_ENV])
         self._record_facts(checkout_id, worktree, build)
         return worktree, build
 
@@ -154,17 +171,61 @@ class Preparation:
         if self.setup.between == "reboot":
             return self._reboot_all("between")
         variant = variant or self._base
-        env = checkout_env(self._build_env(variant), checkout, rep, self.setup.marker)
+        env = checkout_env(
+            self._build_env(variant, checkout, rep), checkout, rep, self.setup.marker
+        )
         if self.setup.between == "rebuild":
             steps = self._build_steps(self.holding(checkout), variant)
-            return self._steps(steps, worktree, env, Status.NOCLEAN)
+            rebuilt = self._steps(steps, worktree, env, Status.NOCLEAN)
+            if rebuilt.status is Status.PASS and SEED_ENV in env:
+                self._laid_out[worktree] = int(env[SEED_ENV])
+            return rebuilt
         return self._steps([self.setup.between], worktree, env, Status.NOCLEAN)
 
-    def _build_env(self, variant: VariantConfig | None) -> dict[str, str]:
-        """[build] env, with the variant's build_env over it."""
-        env = dict(self.setup.config.build.env)
+    def lay_out(
+        self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None = None
+    ) -> NewStep | None:
+        """With ``layout = "random"``: lay out ``worktree`` with the seed of repetition
+        ``rep`` (``[build] relink``, else the build steps again) unless it has that
+        layout already; the step that says the seed (the one a relink command said it
+        used, if it said one), for the repetition to keep. None for other layouts."""
+        variant = variant or self._base
+        if layout_of(self.setup.config, variant) != RANDOM_LAYOUT:
+            return None
+        env = checkout_env(
+            self._build_env(variant, checkout, rep), checkout, rep, self.setup.marker
+        )
+        seed = int(env[SEED_ENV])
+        started = datetime.now(UTC)
+        if self._laid_out.get(worktree) == seed:
+            kept = StepsOutcome(Status.PASS, 0.0, Log.of(b""), None)
+            return _layout_step(seed, self._member.name, "", kept, started)
+        relink = self.setup.config.build.relink
+        steps = [relink] if relink else self._build_steps(self.holding(checkout), variant)
+        done = self._steps(steps, worktree, env, Status.NOCLEAN)
+        if done.status is Status.PASS:
+            self._laid_out[worktree] = seed
+        else:
+            self._laid_out.pop(worktree, None)
+        seed = said_seed(done.log.data) or seed
+        return _layout_step(seed, self._member.name, "; ".join(steps), done, started)
+
+    def _build_env(
+        self, variant: VariantConfig | None, checkout: Checkout, rep: int
+    ) -> dict[str, str]:
+        """[build] env, with the variant's build_env over it, and the layout of the
+        variant's build (with ``layout = "random"``, that of repetition ``rep``)."""
+        config = self.setup.config
+        env = dict(config.build.env)
         if variant is not None:
             env.update(variant.build_env)
+        seed = layout_seed(
+            self.setup.series_id,
+            checkout.commit,
+            BASE_VARIANT if variant is None else variant.name,
+            rep,
+        )
+        env.update(layout_env(layout_of(config, variant), config.build.layout_align, seed))
         return env
 
     def _build_steps(
@@ -215,6 +276,26 @@ class Preparation:
         seconds = max((o.up_after or o.down_after or 0.0 for o in outcomes), default=0.0)
         failed = next((o.message for o in outcomes if o.status is not Status.PASS), None)
         return StepsOutcome(status, seconds, Log.of(text.encode()), failed)
+
+
+def _layout_step(
+    seed: int, host: str, command: str, done: StepsOutcome, started: datetime
+) -> NewStep:
+    """The step of a repetition that says the seed of its layout, and what laid it out
+    (``command``; "": the build as it was)."""
+    return NewStep(
+        phase="between",
+        role="",
+        host=host,
+        kind="command",
+        name=f"{LAYOUT_STEP} {seed}",
+        command=command,
+        status=done.status,
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        message=done.failed or ("" if command else "the build's own layout"),
+        stdout=done.log,
+    )
 
 
 def _apply_patches(worktree: Path, variant: VariantConfig) -> StepsOutcome:

@@ -4,6 +4,10 @@ between repetitions, every test through its four phases on the hosts of the run'
 topology (:mod:`perfwalk.orchestrate.phases`), the state of each of those hosts
 around it (:mod:`perfwalk.orchestrate.machine`).
 
+With ``layout = "random"``, each repetition is measured on a layout of its own, laid
+out before it with its seed, which it keeps as a step
+(:meth:`perfwalk.orchestrate.preparation.Preparation.lay_out`).
+
 A test's ``[[test.instrument]]``s measure its command in every repetition (not in its
 warm-up runs) beside its parser (:mod:`perfwalk.orchestrate.instruments`).
 
@@ -25,10 +29,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import TestConfig, VariantConfig
+from perfwalk.config.instruments import EVERY_RUN, EXTRA_RUN, instrument_metric_names
+from perfwalk.config.model import InstrumentConfig, TestConfig, VariantConfig
 from perfwalk.git.worktree import verify_checkout
 from perfwalk.hosts.leftovers import RUN_MARKER
-from perfwalk.model import Checkout, MachineState, Status
+from perfwalk.model import Checkout, Direction, MachineState, Status, Value
 from perfwalk.orchestrate.cachegrind import Cachegrind
 from perfwalk.orchestrate.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.containment import Containment
@@ -92,6 +97,8 @@ class Repetitions:
             if rep > 0
             else None
         )
+        if (laid_out := self.preparation.lay_out(worktree, checkout, rep, variant)) is not None:
+            self.preparation.pending_steps.append(laid_out)
         ran = self._repetition(checkout_id, worktree, checkout, rep, between, variant=variant)
         self.progress.done += 1
         self.progress.report(checkout, f"repetition {rep + 1}")
@@ -110,25 +117,34 @@ class Repetitions:
                 outcome = self._test(
                     test, worktree, checkout, rep, variant=variant, warmup=number + 1
                 )
-                result = outcome.result
                 self.preparation.pending_steps.append(
-                    NewStep(
-                        phase="warmup",
-                        role=result.role,
-                        host=result.host,
-                        kind="command",
-                        name=f"warm-up {number + 1}/{runs}",
-                        command=result.command,
-                        status=result.status,
-                        started_at=started,
-                        finished_at=datetime.now(UTC),
-                        test=test.name,
-                        message=result.message,
-                        exit_code=result.exit_code,
-                        stdout=result.stdout,
-                        stderr=result.stderr,
-                    )
+                    _as_step(outcome.result, "warmup", f"warm-up {number + 1}/{runs}", started)
                 )
+
+    def _extra_run(
+        self,
+        test: TestConfig,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        variant: VariantConfig | None,
+    ) -> tuple[tuple[tuple[Value, Direction | str], ...], str, NewStep]:
+        """The extra run of ``test`` under its instruments of ``runs = "extra"``, before
+        the checkout's first repetition: what they measured, what to say of the run,
+        and the run as a step (its values of the test counted nowhere)."""
+        extra = test.instruments_of(EXTRA_RUN)
+        kinds = ", ".join(instrument.kind for instrument in extra)
+        self.progress.report(checkout, f"extra run of {test.name} under {kinds}")
+        started = datetime.now(UTC)
+        outcome = self._test(test, worktree, checkout, rep, variant=variant, instruments=extra)
+        result = outcome.result
+        names = frozenset(name for i in extra for name in instrument_metric_names(i.kind))
+        values = tuple(pair for pair in result.values if pair[0].name in names)
+        said = result.message  # what the instruments could not measure, when anything
+        if result.status is not Status.PASS:
+            said = f"the extra run under {kinds} was {result.status.name}"
+            said += f": {result.message}" if result.message else ""
+        return values, said, _as_step(result, "instrument", f"extra run under {kinds}", started)
 
     def _repetition(
         self,
@@ -148,9 +164,18 @@ class Repetitions:
         snapshots: list[NewSnapshot] = []
         profiles: list[tuple[TestConfig, TestOutcome]] = []
         for test in self.setup.config.tests:
+            extra = None
+            if rep == 0 and test.instruments_of(EXTRA_RUN):
+                extra = self._extra_run(test, worktree, checkout, rep, variant)
             every = test.profile.on and test.profile.repetitions == "all"
             outcome = self._test(test, worktree, checkout, rep, variant=variant, profiled=every)
-            results.append(outcome.result)
+            result = outcome.result
+            if extra is not None:  # the extra run's measures, stored with the first repetition
+                values, said, step = extra
+                steps.append(step)
+                message = "; ".join(m for m in (result.message, said) if m)
+                result = dataclasses.replace(result, values=result.values + values, message=message)
+            results.append(result)
             steps.extend(outcome.steps)
             snapshots.extend(outcome.snapshots)
             if every:
@@ -254,11 +279,13 @@ class Repetitions:
         variant: VariantConfig | None,
         warmup: int = 0,
         profiled: bool = False,
+        instruments: Sequence[InstrumentConfig] | None = None,
     ) -> TestOutcome:
         """Run ``test`` once, with the runtime modifiers of ``variant``: repetition
         ``rep``, or (``warmup`` > 0, in the environment as ``PERFWALK_WARMUP``) that
         warm-up run before it; ``profiled``: under its [test.profile] profiler, when
-        that can record on the host (else as it is, the profile XFAIL)."""
+        that can record on the host (else as it is, the profile XFAIL); ``instruments``:
+        these instead of its instruments of every run."""
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
         run_id = secrets.token_hex(8)
@@ -280,7 +307,7 @@ class Repetitions:
             if warmup
             else self._instruments.arm(
                 test.name,
-                test.instruments,
+                test.instruments_of(EVERY_RUN) if instruments is None else instruments,
                 self.setup.topology.member(test.role),
                 f"/tmp/perfwalk-instrument-{run_id}",
             ),
@@ -306,3 +333,24 @@ class Repetitions:
         if unable is not None:
             outcome = dataclasses.replace(outcome, profile=unable)
         return outcome
+
+
+def _as_step(result: NewResult, phase: str, name: str, started: datetime) -> NewStep:
+    """A run of a test that is not counted (a warm-up, an instrument's extra run) as
+    a step of the repetition after it, with its output."""
+    return NewStep(
+        phase=phase,
+        role=result.role,
+        host=result.host,
+        kind="command",
+        name=name,
+        command=result.command,
+        status=result.status,
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        test=result.test,
+        message=result.message,
+        exit_code=result.exit_code,
+        stdout=result.stdout,
+        stderr=result.stderr,
+    )

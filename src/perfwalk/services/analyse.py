@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfwalk.analysis.changepoints import Detection, find_change_points
-from perfwalk.analysis.segmentation import DEFAULT_TUNING, Tuning
+from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
 from perfwalk.analysis.series_file import parse_series
 from perfwalk.text_files import read_user_text
 

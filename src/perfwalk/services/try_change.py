@@ -121,7 +121,8 @@ def run_try(
     head = repo.commit(options.head) if options.head is not None else base
     patches = tuple((p.name, _patch_text(p)) for p in options.patches)
     variant = _b_variant(config, options)
-    _check_metric(config, options.metric)
+    if options.metric is not None:
+        config.test_value(options.metric, "try --metric")
     if options.head is None and variant is None:
         raise UsageError(
             f"try {options.base}: nothing to compare it with",
@@ -202,23 +203,6 @@ def run_try(
         confidence=confidence,
         deciding=options.metric,
     )
-
-
-def _check_metric(config: Config, metric: str | None) -> None:
-    """``--metric`` names a test of the configuration and a value of it (the value is
-    known once measured: :meth:`_Turns.run` says so when the test gives none)."""
-    if metric is None:
-        return
-    test, dot, value = metric.partition(".")
-    names = [t.name for t in config.tests]
-    if not dot or not value or test not in names:
-        raise UsageError(
-            f"try --metric {metric}: not TEST.VALUE of a test of {config.path}",
-            hint=f"name one of its tests and a value of it, e.g. {names[0]}.VALUE; "
-            f"its tests: {', '.join(names)}"
-            if names
-            else "the configuration has no test",
-        )
 
 
 def profiled_tests(config: Config, asked: bool) -> tuple[TestConfig, ...]:

@@ -213,7 +213,8 @@ class NewResult:
 class NewStep:
     """One step of a multi-host test or of a conductor trial, with its output.
 
-    ``phase`` is startup, run, collect, reset, between, install or console;
+    ``phase`` is startup, run, collect, reset, between, install, console, warmup or
+    instrument (an instrument's extra run);
     ``kind`` says what the step was: command, service, fetch (``stdout`` holds the
     fetched file), reboot or console.
     """
