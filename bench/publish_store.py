@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
+from perfwalk.report.change_list import ListedChange
 from perfwalk.store import NewRepetition, NewResult, NewSeries, QuirkInfo, Store
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
@@ -181,3 +182,44 @@ def make_store(
             )
         store.set_series_state(series_id, "finished", T0 + shape.checkouts * STEP)
     return series_id
+
+
+def two_steps(store: Store, total: int) -> list[ListedChange]:
+    """The steps of :func:`level` (at 1/3 and 2/3 of ``total`` checkouts) in every
+    metric of the store's first series, as the analysis lists them: one commit each,
+    not drilled (two alert groups of 100 metrics)."""
+    series = store.list_series()[-1]
+    rows = store.checkouts(series.id)
+    found = []
+    for at, size in ((total // 3, -0.1), (2 * total // 3, 0.15)):
+        before, after = rows[at - 1], rows[at]
+        for t in range(Shape().tests):
+            for n, (name, unit) in enumerate(VALUES):
+                was = level(t, n, at - 1, total)
+                found.append(
+                    ListedChange(
+                        series_id=series.id,
+                        series_name=series.name,
+                        test=f"t{t:02d}",
+                        name=name,
+                        unit=unit,
+                        regression=(size < 0) == (unit == "bits/sec"),
+                        before=was,
+                        after=was * (1 + size),
+                        size=size,
+                        low=size - 0.005,
+                        high=size + 0.005,
+                        confidence=0.9999,
+                        before_idx=before.idx,
+                        after_idx=after.idx,
+                        before_sha=before.sha,
+                        after_sha=after.sha,
+                        date=after.date,
+                        commits=1,
+                        range_shas=(after.sha,),
+                        host=series.host,
+                        author="Bench <bench@example.org>",
+                        subject=f"change {at}",
+                    )
+                )
+    return found

@@ -439,3 +439,48 @@ def test_a_large_pushed_file_is_parsed_and_stored_or_refused_like_a_small_one(ap
     garbage = push_body("b" * 40, 2, 0.5, text="{" + "x" * 70_000)
     refused = httpx.post(f"{base}/push", json=garbage, headers=headers)
     assert (refused.status_code, error_of(refused)["field"]) == (422, "text")
+
+
+def test_an_alert_group_is_triaged_at_once_over_http_and_a_member_apart(api: Api) -> None:
+    """Two hosts push the same commits: the step both see is one group, which one
+    POST triages (each change keeps its own word); a member triaged apart makes it
+    "mixed"; an unknown group is a 404 naming the groups, a push token a 403."""
+    base = f"{api.url}/api/v1"
+    pusher, triager = api.token("ci", "push"), api.token("ada", "triage")
+    commits = [f"{i:040x}" for i in range(1, 11)]
+    means = [0.100, 0.101, 0.099, 0.100, 0.101, 0.130, 0.131, 0.129, 0.130, 0.131]
+    for host in ("ci-1", "ci-2"):
+        for i, mean in enumerate(means):
+            done = httpx.post(
+                f"{base}/push",
+                json=push_body(commits[i], i + 1, mean, host=host),
+                headers={"Authorization": f"Bearer {pusher}"},
+            )
+            assert done.status_code == 201, done.text
+    listed = httpx.get(f"{base}/changes").json()
+    (group,) = listed["groups"]
+    print(group["id"], group["spread"], [m["change"] for m in group["members"]])
+    assert group["id"] == f"{commits[4][:12]}..{commits[5][:12]}"
+    assert (group["hosts"], group["needs_action"], group["triage"]) == (2, True, "untriaged")
+    changes = sorted({m["change"] for m in group["members"]})  # each of its metrics a member
+    assert [c.split(":")[0] for c in changes] == ["1", "2"]
+    word = {"state": "acknowledged", "reason": "the new checksum is slower"}
+    url = f"{base}/groups/{group['id']}/triage"
+    pushing = httpx.post(url, json=word, headers={"Authorization": f"Bearer {pusher}"})
+    assert pushing.status_code == 403
+    by = {"Authorization": f"Bearer {triager}"}
+    unknown = httpx.post(f"{base}/groups/beefbeef/triage", json=word, headers=by)
+    assert (unknown.status_code, error_of(unknown)["field"]) == (404, "group_id")
+    triaged = httpx.post(url, json=word, headers=by)
+    assert triaged.status_code == 201, triaged.text
+    answer = triaged.json()
+    assert (answer["group"], answer["who"]) == (group["id"], "token ada")
+    assert sorted(c["change"] for c in answer["changes"]) == changes
+    assert {c["triage"]["state"] for c in httpx.get(f"{base}/changes").json()["changes"]} == {
+        "acknowledged"
+    }
+    apart = changes[1]
+    fixed = {"state": "fixed", "reason": "reverted on this host"}
+    assert httpx.post(f"{base}/changes/{apart}/triage", json=fixed, headers=by).status_code == 201
+    (after,) = httpx.get(f"{base}/changes").json()["groups"]
+    assert (after["triage"], after["needs_action"]) == ("mixed", False)

@@ -117,8 +117,8 @@ def test_the_index_opens_on_the_changes_and_the_culprit_leads_to_its_drill(
     page = watched.page
     page.goto((drilled.site / layout.INDEX).as_uri())
     first = page.locator("table").first
-    assert first.get_attribute("class") == "changes"
-    row = first.locator("tbody tr").first
+    assert first.get_attribute("class") == "changes groups"
+    row = first.locator("tr.group").first
     culprit = row.locator("a.culprit")
     assert culprit.inner_text() == f"{drilled.culprit[:12]} {SUBJECT}"  # as written, escaped
     assert AUTHOR in (culprit.get_attribute("title") or "")
@@ -192,7 +192,10 @@ def fixed(tmp_path_factory: pytest.TempPathFactory) -> Published:
 def test_a_triaged_change_shows_its_state(fixed: Published, watched: Watched) -> None:
     page = watched.page
     page.goto(_uri(fixed.site, layout.INDEX))
-    states = page.locator("table.changes span.triage")
+    # one group (one culprit): untriaged while a member is; its members behind it
+    assert page.locator("tr.group span.triage").all_inner_texts() == ["untriaged"]
+    page.locator("tbody.group summary").first.click()
+    states = page.locator("table.members span.triage")
     # the walk's two changes, then its variant's (series 3, the same date)
     assert states.all_inner_texts() == ["expected", "untriaged", "untriaged"]
     assert "BUG-1" in (states.first.get_attribute("title") or "")

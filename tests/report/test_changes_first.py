@@ -52,8 +52,10 @@ def _change(**changed: object) -> ListedChange:
 
 
 def _rows(html: str) -> list[str]:
-    body = html.split('<table class="changes">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r"<tr class=[^\n]*</tr>", body)
+    """The rows of the changes, in their groups' tables, in order."""
+    body = html.split('<table class="changes groups">', 1)[1]
+    body = re.split(r"</tbody>\n</table>\n(?!</details>)", body, maxsplit=1)[0]
+    return re.findall(r'<tr class="(?!group)[^\n]*</tr>', body)
 
 
 def test_the_changes_are_newest_first_with_culprit_range_or_not_drilled() -> None:
@@ -151,7 +153,7 @@ def test_the_index_opens_on_the_changes_then_nests_variants_zooms_and_drills(
     body = index.split("<body>", 1)[1]
     assert body.index("<h2>Changes</h2>") < body.index("<table") < body.index("<h2>Walks</h2>")
     first = body.split("<table", 1)[1].split("</table>", 1)[0]
-    assert first.startswith(' class="changes">')
+    assert first.startswith(' class="changes groups">')
     sender, real, fast = _rows(index)
     assert "iperf.sender" in sender  # the same date: by series and metric
     assert f"000000000000 Fix {_hostile_html()}</a>" in sender
@@ -259,7 +261,7 @@ def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
     assert not any(name.startswith("series-2") for name in changed)
     index = (site / layout.INDEX).read_text(encoding="utf-8")
     assert '<span class="triage acknowledged" title="looking — bob, 2024-03-06 12:00">' in index
-    assert "untriaged" not in index
+    assert 'class="triage untriaged"' not in index
     _call, meta = read_data(site / layout.series_meta(fixed.daily))
     assert {c["name"]: c["triage"] for c in meta["changes"]} == {
         "sender": "expected",
@@ -274,3 +276,52 @@ def test_the_commit_log_data_keeps_hostile_subjects_as_text(published: Published
     _call, data = read_data(published.site / layout.commits_data(published.fixed.daily, 0))
     (hostile,) = [c for c in data["3"][3] if c[0] == f"{31:040x}"]
     assert hostile[3].startswith("Fix <script>window.pwned=1</script>")
+
+
+def _groups(html: str) -> list[str]:
+    """The groups' rows of the changes table."""
+    return re.findall(r'<tr class="group [^\n]*</tr>', html)
+
+
+def test_many_metrics_of_two_culprits_are_two_rows_with_their_author() -> None:
+    """100 metrics in two walks stepping at two culprits: two rows, newest first, each
+    naming its culprit, its author and its spread; the members behind each."""
+    changes = []
+    for n, (sha, author) in enumerate((("c" * 40, EVIL), ("d" * 40, "Ada Lovelace"))):
+        culprit = Culprit(sha, f"commit {n}", f"{author} <a@example.org>", 7 + n)
+        for series in (1, 2):
+            changes += [
+                _change(
+                    series_id=series,
+                    host=f"host-{series}",
+                    name=f"m{metric}",
+                    date=T0 + timedelta(days=n),
+                    culprit=culprit,
+                    before_sha=f"{n}" * 40,
+                    after_sha=sha,
+                )
+                for metric in range(50)
+            ]
+    html = changes_section(layout.INDEX, changes, UTC_TIMES)
+    newer, older = _groups(html)
+    assert "dddddddddddd commit 1</a>" in newer
+    assert '<td class="name author">Ada Lovelace</td>' in newer
+    assert f'<td class="name author">{EVIL_HTML}</td>' in older
+    assert html.count('">50 metrics in 2 walks on 2 hosts</summary>') == 2
+    assert '<summary title="group dddddddddddd: `perfwalk triage dddddddddddd` says' in html
+    assert len(_rows(html)) == 200
+    assert html.count('<tbody class="group acting"') == 2
+    assert '<input type="checkbox" id="all-changes" class="change-view">' in html  # off
+    assert "<script>" not in html
+
+
+def test_the_first_view_is_the_untriaged_regressions_and_a_switch_shows_all() -> None:
+    said = TriageMark("acknowledged", "looking", "bob", T0)
+    better = _change(name="cpu", regression=False, size=-0.1, after_sha="e" * 40)
+    triaged = _change(triage=said, after_sha="f" * 40)
+    acting = _change(name="rss", after_sha="9" * 40, date=T0 - timedelta(days=1))
+    html = changes_section(layout.INDEX, [better, triaged, acting], UTC_TIMES)
+    assert re.findall(r'<tbody class="group (\w+)"', html) == ["quiet", "quiet", "acting"]
+    assert "show all 3 groups (1 untriaged regression shown, 2 others" in html
+    quiet = changes_section(layout.INDEX, [better, triaged], UTC_TIMES)
+    assert '<input type="checkbox" id="all-changes" class="change-view" checked>' in quiet

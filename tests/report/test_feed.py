@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from perfwalk.report.change_groups import grouped
 from perfwalk.report.change_list import Culprit, ListedChange
 from perfwalk.report.feed import atom_feed, entry_id
 from tests.report.test_markdown import CULPRIT, HOSTILE, change
@@ -75,13 +76,36 @@ def test_one_entry_per_change_newest_first_with_links_to_the_series() -> None:
     assert "95 % interval" in summary
 
 
-def test_ids_depend_on_series_metric_and_commit_range_only() -> None:
+def _id(*changes: ListedChange) -> str:
+    (group,) = grouped(changes)
+    return entry_id(group)
+
+
+def test_ids_depend_on_the_groups_culprit_or_range_only() -> None:
     one = change()
-    assert entry_id(one) == entry_id(replace(one, size=0.5, date=datetime(2025, 1, 1)))
-    assert entry_id(one) != entry_id(replace(one, after_sha="6" * 40))
-    assert entry_id(one) != entry_id(replace(one, name="other"))
-    assert entry_id(one) != entry_id(replace(one, series_id=2))
-    assert re.fullmatch(r"urn:uuid:[0-9a-f-]{36}", entry_id(one))
+    assert _id(one) == _id(replace(one, size=0.5, date=datetime(2025, 1, 1)))
+    assert _id(one) == _id(one, replace(one, name="other"), replace(one, series_id=2))
+    assert _id(one) != _id(replace(one, after_sha="6" * 40))
+    named = replace(one, culprit=Culprit(CULPRIT, "Speed up", "Dev", 9))
+    assert _id(named) == _id(named, replace(one, after_sha="6" * 40, culprit=named.culprit))
+    assert _id(named) != _id(one)
+    assert re.fullmatch(r"urn:uuid:[0-9a-f-]{36}", _id(one))
+
+
+def test_one_entry_per_group_titled_by_its_worst_change() -> None:
+    worst = change(size=0.9, culprit=Culprit(CULPRIT, "Slow down", "Ada <a@example.org>", 9))
+    others = [replace(worst, name=f"m{n}", size=0.1) for n in range(12)]
+    others.append(replace(worst, series_id=2, culprit=None, range_shas=("1" * 40, CULPRIT)))
+    root = checked_feed(atom_feed("demo", [*others, worst]))
+    (entry,) = root.findall(f"{ATOM}entry")
+    assert (entry.findtext(f"{ATOM}title") or "").startswith(
+        "regression (confirmed): checksum.time ▲ +90.0 % (series 1) worse in checksum 1day, "
+        "and 13 more (13 metrics in 2 walks)"
+    )
+    summary = entry.findtext(f"{ATOM}summary") or ""
+    assert f"culprit found by drill 9: {CULPRIT[:10]} Slow down (Ada <a@example.org>)" in summary
+    assert "; also checksum.time +90.0 % (series 2), checksum.m0 +10.0 % (series 1), " in summary
+    assert summary.endswith(" and 3 more")
 
 
 def test_without_base_url_links_are_relative_and_an_empty_feed_is_valid() -> None:

@@ -263,7 +263,13 @@ def test_the_triage_and_the_drills_answer_of_each_change() -> None:
     assert "https://perf.example.org/series-7.html" in html.hrefs
     assert third[0] == "regression (undecided)"
     assert third[7].endswith("; drill 9: undecided: the budget ran out")
-    assert html.tags.count("strong") == 1  # the state "expected": nothing to act on
+    # the strong "expected", and the group's word: its untriaged member needs action
+    assert html.tags.count("strong") == 2
+    (group,) = [line for line in listed.splitlines() if line.startswith("- ")]
+    assert group == (
+        f"- `{BEFORE[:10]}`…`{AFTER[:10]}` (3 commits): **regression** checksum.time "
+        "▲ +79.0 % (series 3) worse; 1 metric in 2 walks; untriaged"
+    )
     _head, second = rendered(ruled_out).rows
     assert second[0] == "regression (refuted)"
     assert second[6].endswith(refuted)

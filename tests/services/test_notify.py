@@ -17,9 +17,9 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.report.change_list import ListedChange
 from perfwalk.services.notify import notify_changes
-from perfwalk.services.publish import listed_findings
 from perfwalk.store import Store
 from tests.fixtures.receivers import Hook, Mailbox, free_port
 from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step
@@ -105,6 +105,25 @@ def test_a_new_change_is_told_by_mail_and_webhook(
             assert words in text, (words, text)
     assert "**" not in post["message"]  # the plain body to a webhook that reads text
     assert mailbox.mails[0]["To"] == "dev@localhost"
+
+
+def test_one_alert_group_across_hosts_is_one_message(tmp_path: Path, hook: Hook) -> None:
+    """The walk drilled to its culprit, and a walk on another host that stepped across
+    the same commits (not drilled): one group, one message naming both hosts and the
+    other walk's metric."""
+    config = configured(tmp_path, hook_url(hook.port))
+    with Store.open(config.store.url) as store:
+        add_series(store, {TIME: step(10, 12, 8)}, seed="other", host="builder-2")
+    walk = slower_walk(config)
+    assert len({c.series_id for c in walk.changes}) == 2
+    with Store.open(config.store.url) as store:
+        report = notify_changes(store, config, walk.changes, now=NOW)
+    assert (report.queued, len(report.sent)) == (1, 1)
+    (post,) = hook.posts
+    print(post["title"])
+    assert post["title"].endswith(" and 1 more metric on local, builder-2")
+    assert "also across these commits:\nregression: bench.time in 1: " in post["message"]
+    assert commit(8, 0).id in post["message"]  # the culprit
 
 
 def test_a_receiver_that_is_down_gets_the_change_later_and_once(

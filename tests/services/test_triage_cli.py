@@ -300,3 +300,67 @@ def test_a_bad_state_is_refused_by_its_choices(
     assert refused.value.code == 2
     assert "invalid choice: 'wontfix'" in capsys.readouterr().err
     assert _triage_rows(walked) == 0
+
+
+#: a second named walk, every commit: its step (commit 5) lies in the nightly's (5 … 6)
+EVERY = """
+[[walk]]
+name = "every"
+from = "{first}"
+step = "commit"
+"""
+
+
+def test_a_group_is_triaged_at_once_and_a_member_apart(
+    walked: Walked, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The step seen by two walks (two series, overlapping ranges, not drilled) is one
+    group; one `perfwalk triage GROUP` stores the word on both changes, each under its
+    own range; one of them triaged apart makes the group "mixed"."""
+    text = walked.path.read_text(encoding="utf-8")
+    walked.path.write_text(text + EVERY.format(first=walked.ids[0]), encoding="utf-8")
+    config = str(walked.path)
+    assert _run(capsys, "run", "-c", config, "--walk", "every")[0] == 0
+    code, out, _ = _run(capsys, "changes", "-c", config, "--format", "json")
+    assert code == 1
+    (group,) = json.loads(out)["groups"]
+    ids = walked.ids
+    assert group["id"] == f"{ids[4][:12]}..{ids[5][:12]}"  # the narrowest: commit 5
+    assert (group["commits"], group["needs_action"], group["series"]) == (1, True, [1, 2])
+    assert sorted(m["change"] for m in group["members"]) == ["1:3", "2:5"]
+    code, out, _ = _run(capsys, "changes", "-c", config)
+    assert f"  {group['id']} " in out  # the groups, under the changes
+
+    named = f"{ids[4][:8]}..{ids[5][:8]}"  # fewer digits name it too
+    code, out, err = _run(
+        capsys, "triage", named, "-c", config, "--state", "acknowledged", "--reason", REASON
+    )
+    print(out)
+    assert code == 0, err
+    head, first, second, *said = out.splitlines()
+    assert head == (
+        f"group {group['id']} (at {ids[5][:12]}, 1 metric in 2 walks on 1 host): "
+        "acknowledged on its 2 changes"
+    )
+    assert {first.split(" (")[0], second.split(" (")[0]} == {"  change 1:3", "  change 2:5"}
+    assert first.endswith(": was untriaged")
+    assert said[0] == f"  reason: {REASON}"
+    assert _triage_rows(walked) == 2  # a word per change
+    assert _run(capsys, "changes", "-c", config)[0] == 0  # triaged: no longer fails
+
+    code, _, _ = _run(capsys, "triage", "2:5", "-c", config, "--state", "invalid", "--reason", "r")
+    assert code == 0
+    code, out, _ = _run(capsys, "changes", "-c", config, "--format", "json")
+    (group,) = json.loads(out)["groups"]
+    assert group["triage"] == "mixed"
+    states = {c["id"]: c["triage"]["state"] for c in json.loads(out)["changes"]}
+    assert states == {"1:3": "acknowledged", "2:5": "invalid"}
+
+    code, out, err = _run(
+        capsys, "triage", "beef", "-c", config, "--state", "fixed", "--reason", "r"
+    )
+    assert (code, out) == (2, "")
+    assert "no group named 'beef'" in err
+    assert f"(known: {group['id']})" in err
+    assert "Traceback" not in err
+    assert _triage_rows(walked) == 3

@@ -17,9 +17,9 @@ from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.changes import find_all, find_changes
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.services.compare import store_sample
 from perfwalk.services.drill import change_targets
-from perfwalk.services.publish import listed_findings
 from perfwalk.services.watch import seen_now
 from perfwalk.store import Store
 from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step

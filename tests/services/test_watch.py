@@ -149,7 +149,7 @@ def test_a_cycle_measures_what_landed_drills_the_new_regression_and_then_nothing
     # the index opens on the changes: the culprit, linked to its drill's page
     index = site.read_text(encoding="utf-8")
     first = index[index.index("<table") : index.index("</table>")]
-    assert 'class="changes"' in first
+    assert 'class="changes groups"' in first
     assert ids[26][:12] in first
     assert f'href="series-{drill.series_id}.html"' in first
     assert "untriaged" in first

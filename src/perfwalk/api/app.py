@@ -21,7 +21,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, FastAPI, Header, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -47,12 +47,19 @@ from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavaila
 from perfwalk.limits import MAX_ID
 from perfwalk.numbers import finite_document, finite_or_none
 from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.job_params import JobParamError
-from perfwalk.services.publish import listed_findings
 from perfwalk.services.push import ProjectHistory, PushRefused, PushRequest, PushWriter
-from perfwalk.services.triage import checked_word, find_change, store_word
+from perfwalk.services.triage import (
+    Word,
+    checked_word,
+    find_change,
+    find_group,
+    store_word,
+    store_words,
+)
 from perfwalk.store import CheckoutRow, SeriesRow, Store
 from perfwalk.store.pushes import NewPush, PushedRow, TokenGone, TooManySeries
 
@@ -263,21 +270,13 @@ def make_app(
         change_id: str, body: TriageBody, authorization: Authorization = None
     ) -> dict[str, Any]:
         token = bearer(store, authorization, "triage")
-        try:
-            word = checked_word(body.state, body.reason, body.bug)
-        except UsageError as err:
-            raise ApiError(422, "bug", str(err)) from None
-        try:  # the analysis, outside the write lock: pushes are not held back by it
-            event = find_change(store, config, change_id)
-        except (UsageError, StoreError) as err:
-            if isinstance(err, StoreUnavailable):
-                raise
-            raise ApiError(
-                404,
-                "change_id",
-                f"no change {change_id!r}: GET {base}{PREFIX}/changes lists the changes "
-                "with their ids (SERIES:CHECKOUT)",
-            ) from None
+        word = _word_of(body)
+        event = _found(  # the analysis, outside the write lock: pushes are not held back by it
+            lambda: find_change(store, config, change_id),
+            "change_id",
+            f"no change {change_id!r}: GET {base}{PREFIX}/changes lists the changes "
+            "with their ids (SERIES:CHECKOUT)",
+        )
         with writing:  # only the word's writing
             done = store_word(store, event, word, who=f"token {token.name}")
         row = done.word
@@ -292,6 +291,43 @@ def make_app(
             "who": row.who,
             "at": row.at.isoformat(),
             "previous": None if done.previous is None else done.previous.state,
+        }
+
+    @router.post(
+        "/groups/{group_id}/triage",
+        status_code=201,
+        summary="say what every change of an alert group is (scope triage): `perfwalk "
+        "triage GROUP`",
+    )
+    def triage_group(
+        group_id: str, body: TriageBody, authorization: Authorization = None
+    ) -> dict[str, Any]:
+        token = bearer(store, authorization, "triage")
+        word = _word_of(body)
+        group, events = _found(  # the analysis, outside the write lock
+            lambda: find_group(store, config, group_id),
+            "group_id",
+            f"no group {group_id!r}: GET {base}{PREFIX}/changes lists the groups with "
+            "their ids (a culprit's commit, or a range BEFORE..AFTER)",
+        )
+        with writing:  # only the words' writing
+            words = store_words(store, events, word, who=f"token {token.name}")
+        return {
+            "group": group.id,
+            "state": word.state,
+            "reason": word.reason,
+            "bug": word.bug,
+            "who": f"token {token.name}",
+            "changes": [
+                {
+                    "change": done.change.id,
+                    "series": done.change.series_id,
+                    "before": done.change.before.sha,
+                    "after": done.change.after.sha,
+                    "previous": None if done.previous is None else done.previous.state,
+                }
+                for done in words
+            ],
         }
 
     def _queue() -> JobQueue:
@@ -372,6 +408,26 @@ def make_app(
 
 
 JSON = "application/json"
+_T = TypeVar("_T")
+
+
+def _word_of(body: TriageBody) -> Word:
+    """The word of a triage's body, checked: a 422 naming what is wrong with it."""
+    try:
+        return checked_word(body.state, body.reason, body.bug)
+    except UsageError as err:
+        raise ApiError(422, "bug", str(err)) from None
+
+
+def _found(find: Callable[[], _T], field: str, missing: str) -> _T:
+    """What ``find`` found, or a 404 on ``field`` saying ``missing`` (a store that is
+    down stays a 503)."""
+    try:
+        return find()
+    except (UsageError, StoreError) as err:
+        if isinstance(err, StoreUnavailable):
+            raise
+        raise ApiError(404, field, missing) from None
 
 
 def _rendered(document: Any) -> bytes:
@@ -410,7 +466,9 @@ def _names(config: Config, listen: str) -> ServedNames:
 
 def _writes(base: str) -> Callable[[str, str], str | None]:
     """The scope each write needs, by method and path (None: not a write)."""
-    pattern = re.compile(rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage)")
+    pattern = re.compile(
+        rf"{re.escape(base + PREFIX)}/(push|jobs|changes/[^/]+/triage|groups/[^/]+/triage)"
+    )
     scopes = {"push": "push", "jobs": "submit"}
 
     def needs(method: str, path: str) -> str | None:

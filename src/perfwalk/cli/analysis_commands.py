@@ -442,12 +442,14 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
+    from perfwalk.cli.change_lines import group_lines
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.changes import find_all
+    from perfwalk.orchestrate.listed_changes import listed_findings
+    from perfwalk.report.change_groups import grouped
     from perfwalk.services.change_json import change_key, changes_document, marks_of
     from perfwalk.services.inspect import opened
-    from perfwalk.services.publish import listed_findings
 
     config = load_config(args.config)
     with opened(config, read_only=True) as store:
@@ -469,6 +471,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
         if blind:  # "no changes found" only where a change that matters could be seen
             texts.append("\n".join(part for line in blind for part in wrapped(line, width)))
         texts = texts or ["no changes found"]
+        if groups := group_lines(grouped(c for c in listing[0] if not c.refuted), width):
+            texts.append("\n".join(groups))
         if found.episodes:  # shown, never a failure
             episodes = [_episode_text(e) for e in found.episodes]
             texts.append("\n".join(part for e in episodes for part in wrapped(e, width)))
@@ -778,9 +782,10 @@ COMMANDS: dict[str, Command] = {
     "changes": Command(
         "regressions and improvements of every stored series, each with its verdict "
         "(confirmed, suspect, undecided, layout artefact; the refuted ones apart), its "
-        "commits, its triage "
-        "and its drill's answer, then the metrics a walk could not judge and the "
-        "excursions and drifts (shown, never a failure); exit 1 for an untriaged "
+        "commits, its triage and its drill's answer, then the metrics a walk could not "
+        "judge, the alert groups (the changes of one culprit or of overlapping commit "
+        "ranges, across walks and hosts: one line each, its id for `perfwalk triage`) and "
+        "the excursions and drifts (shown, never a failure); exit 1 for an untriaged "
         "confirmed regression without a known cause, else 4 for an untriaged suspect or "
         "undecided one or a metric too noisy to see a change of its min_change",
         _changes_args,

@@ -1,7 +1,8 @@
 """What a walk's last lines say of the changes it found: how many by verdict, and each
 change (at most :data:`MOST`) with its state, its headline size and its chain of
-evidence, as ``perfwalk changes`` tells them at length; and the one line a walk or a
-watch cycle ends with (:func:`found_line`)."""
+evidence, as ``perfwalk changes`` tells them at length; the one line a walk or a
+watch cycle ends with (:func:`found_line`); and the alert groups as ``perfwalk
+changes`` lists them (:func:`group_lines`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
 
 #: the most changes a walk's last lines name one by one
@@ -39,9 +41,9 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     from perfwalk.cli.analysis_commands import changes_status, undecided_lines
     from perfwalk.cli.terminal import width_of
     from perfwalk.orchestrate.changes import find_all
+    from perfwalk.orchestrate.listed_changes import listed_findings
     from perfwalk.services.change_json import marks_of
     from perfwalk.services.inspect import opened
-    from perfwalk.services.publish import listed_findings
 
     with opened(config, read_only=True) as store:
         series = store.series(series_id)
@@ -158,3 +160,28 @@ def painted_found(line: str) -> str:
     painted += rest[rest.rfind("(") + 1 + len(state) :]
     style = WORSE if "regression" in count else BETTER
     return f"{paint(count, 'bold ' + style)}{sep}{painted}"
+
+
+def group_lines(groups: Sequence[ChangeGroup], width: int | None = None) -> list[str]:
+    """The alert groups as ``perfwalk changes`` lists them, one a line (wrapped to
+    ``width``, the author cut to what it leaves: :func:`perfwalk.cli.terminal.fitted`):
+    ``5a17eab3c0de  +41.7 % (drill 6) worse checksum.checksum, 2 metrics in 2 walks on 1
+    host: untriaged, at 5a17eab3c0de by Tomás Ferreira``; nothing when there are none."""
+    from perfwalk.cli.terminal import fitted, wrapped
+
+    if not groups:
+        return []
+    lines = [
+        f"alert groups ({len(groups)}; `perfwalk triage GROUP` says what all the changes "
+        "of one are):"
+    ]
+    for group in groups:
+        worst = group.worst
+        line = show_controls(
+            f"  {group.id}  {worst.size_text()} {worst.verdict} {worst.metric}, "
+            f"{group.spread()}: {group.triage_state}, {group.where()}"
+        )
+        if group.author:
+            line += " by " + fitted(group.author, len(line) + 4, width)
+        lines += wrapped(line, width)
+    return lines

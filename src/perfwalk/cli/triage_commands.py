@@ -1,5 +1,6 @@
 """Sub-command of the triage area: a person's word on a change, stored with its
-history (``perfwalk triage CHANGE --state … --reason …``; ``--history`` prints it)."""
+history (``perfwalk triage CHANGE --state … --reason …``; ``--history`` prints it), or
+on every change of an alert group at once (``perfwalk triage GROUP …``)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,9 @@ def _triage_args(p: argparse.ArgumentParser) -> None:
         metavar="CHANGE",
         help="the change, as `perfwalk changes` names it: SERIES:CHECKOUT (e.g. 3:14) or "
         "SERIES:COMMIT (e.g. 34:4a84497e1f3c, 4 hex digits or more of the commit after the "
-        "change), either form for any series",
+        "change), either form for any series; or an alert group, as `perfwalk changes` "
+        "lists them: its culprit (e.g. 5a17eab3c0de) or its range BEFORE..AFTER, and the "
+        "word goes to each of its changes (each can be triaged apart later)",
     )
     p.add_argument(
         "--state",
@@ -53,8 +56,19 @@ def cmd_triage(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.errors import UsageError
     from perfwalk.services.inspect import opened
-    from perfwalk.services.triage import checked_word, triage_change, triage_history
+    from perfwalk.services.triage import (
+        checked_word,
+        names_group,
+        triage_change,
+        triage_group,
+        triage_history,
+    )
 
+    if args.history and names_group(args.change):
+        raise UsageError(
+            f"--history reads the words on one change; {args.change!r} names a group",
+            hint="give one of its changes as `perfwalk changes` names it (SERIES:CHECKOUT)",
+        )
     if args.history:
         if args.state or args.reason or args.bug:
             raise UsageError(
@@ -75,6 +89,18 @@ def cmd_triage(args: argparse.Namespace) -> int:
         )
     word = checked_word(args.state, args.reason or "", args.bug)  # before the store opens
     config = load_config(args.config)
+    if names_group(args.change):
+        with opened(config) as store:
+            group, words = triage_group(store, config, args.change, word, tuning=tuning(args))
+        print(
+            f"group {group.id} ({show_controls(group.where())}, {group.spread()}): "
+            f"{word.state} on its {len(words)} change{'' if len(words) == 1 else 's'}"
+        )
+        for done in words:
+            was = "untriaged" if done.previous is None else done.previous.state
+            print(f"  {_title(done.change)}: was {was}")
+        print(_word_text(words[0].word) if words else "")
+        return exits.OK
     with opened(config) as store:
         done = triage_change(store, config, args.change, word, tuning=tuning(args))
     was = "untriaged" if done.previous is None else done.previous.state
@@ -124,7 +150,8 @@ COMMANDS: dict[str, Command] = {
     "triage": Command(
         "say what a change is (acknowledged, expected, invalid, fixed) and why; kept with "
         "its history under the change's commit range; a triaged regression no longer "
-        "fails `perfwalk changes`",
+        "fails `perfwalk changes`. Given an alert group, the word goes to each of its "
+        'changes at once (docs/report.md, "Alert groups")',
         _triage_args,
         cmd_triage,
     ),

@@ -2414,9 +2414,11 @@ LONGEST_RETRY = 86400
 _NOTIFY = Section(
     "notify",
     Form.TABLE,
-    "Where new changes are told: one message per change and metric (regression or "
-    "improvement, its size with the 95 % interval, confidence, series, host, culprit "
-    "commit or commit range, the link to its page) to each receiver, through Apprise. "
+    "Where new changes are told: one message per alert group (the new changes of one "
+    "culprit or of overlapping commit ranges, across metrics, walks and hosts: its worst "
+    "change's kind, size with the 95 % interval, confidence, series, the hosts, culprit "
+    "commit or commit range, the link to its page, then the other metrics) to each "
+    "receiver, through Apprise. "
     "Messages wait in the store until sent: a receiver that is down is tried again "
     "later, with a growing pause, until `give_up_after`.",
     (

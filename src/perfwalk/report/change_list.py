@@ -119,6 +119,12 @@ class ListedChange:
     #: change (perfwalk.orchestrate.breaks)
     broke: str = ""
     statuses: tuple[str, ...] = ()
+    #: the commits of its range (after ``before_sha``, up to ``after_sha``), as the
+    #: walk listed them; () when not known (its commit after the step stands for them)
+    range_shas: tuple[str, ...] = ()
+    host: str = ""  # the host its series was measured on
+    author: str = ""  # a one-commit range: its commit's author and subject
+    subject: str = ""
 
     @property
     def series_label(self) -> str:
@@ -195,6 +201,11 @@ class ListedChange:
     @property
     def triage_state(self) -> str:
         return "untriaged" if self.triage is None else self.triage.state
+
+    @property
+    def needs_action(self) -> bool:
+        """An untriaged regression, not refuted: what the default views show."""
+        return self.regression and self.triage is None and not self.refuted
 
     @property
     def kind(self) -> Literal["regression", "improvement"]:

@@ -1,9 +1,11 @@
 """The changes as an Atom feed (RFC 4287), ``changes.xml`` at the site's root: one
-entry per metric that stepped, newest first, linking to its series page.
+entry per alert group (:mod:`perfwalk.report.change_groups`: the changes of one
+culprit, or of overlapping commit ranges), newest first, titled by its worst change
+and linking to that change's series page.
 
-An entry's id is derived from its series, metric and commit range only, and its
-``updated`` is the date of the checkout after the step, so publishing the same
-findings again gives the same bytes and a reader never sees a change twice. Every
+An entry's id is derived from its group's culprit, else its range, only, and its
+``updated`` is the date of its newest checkout after the step, so publishing the
+same findings again gives the same bytes and a reader never sees a change twice. Every
 text is escaped as XML (series and metric names, commit subjects are untrusted);
 characters XML cannot hold at all (most controls) are shown as ``\\xNN``.
 """
@@ -18,6 +20,7 @@ from datetime import UTC, datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from perfwalk.report import layout
+from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import Culprit, ListedChange
 from perfwalk.report.times import as_utc
 from perfwalk.untrusted import show_controls
@@ -45,12 +48,37 @@ def _when(date: datetime) -> str:
     return as_utc(date).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def entry_id(change: ListedChange) -> str:
-    """The entry's id: the same for the same series, metric and commit range."""
-    key = "\0".join(
-        (str(change.series_id), change.test, change.name, change.before_sha, change.after_sha)
-    )
-    return _urn(key)
+def entry_id(group: ChangeGroup) -> str:
+    """The entry's id: the same for the same culprit, else the same range."""
+    if group.culprit is not None:
+        return _urn(f"culprit\0{group.culprit.sha}")
+    return _urn(f"range\0{group.before}\0{group.after}")
+
+
+#: the most metrics an entry names besides its worst
+_NAMED = 10
+
+
+def group_title(group: ChangeGroup) -> str:
+    """Its worst change's :func:`title`, and what else moved: "… in checksum 1day, and
+    3 more (4 metrics in 2 walks on 2 hosts)"."""
+    more = len(group.members) - 1
+    told = title(group.worst)
+    return f"{told}, and {more} more ({group.spread()})" if more else told
+
+
+def group_summary(group: ChangeGroup) -> str:
+    """Its worst change's :func:`summary`, its author, and the other metrics that
+    moved (at most :data:`_NAMED`)."""
+    parts = [summary(group.worst)]
+    if group.author and group.culprit is None:
+        parts.append(f"by {group.author}")
+    others = list(dict.fromkeys(f"{c.metric} {c.size_text()}" for c in group.members[1:]))
+    if others:
+        named = ", ".join(others[:_NAMED])
+        rest = f" and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
+        parts.append(f"also {named}{rest}")
+    return "; ".join(parts)
 
 
 def _urn(key: str) -> str:
@@ -111,7 +139,7 @@ def atom_feed(
     they are relative to the feed). The feed was updated when its newest entry was: a
     new checkout that brings no change leaves it as it was (a feed without entries
     is dated 1970-01-01)."""
-    listed = sorted(changes, key=lambda c: (_when(c.date), entry_id(c)), reverse=True)
+    listed = sorted(grouped(changes), key=lambda g: (_when(g.date), entry_id(g)), reverse=True)
     updated = _when(listed[0].date) if listed else _when(_EPOCH)
     feed_id = f"{base_url}/{layout.FEED}" if base_url else _urn("feed\0" + project)
     lines = [
@@ -126,16 +154,16 @@ def atom_feed(
     ]
     if base_url:
         lines.append(f'  <link rel="self" type="application/atom+xml" href={_attr(feed_id)}/>')
-    for change in listed:
-        page = layout.series_page(change.series_id)
+    for group in listed:
+        page = layout.series_page(group.worst.series_id)
         lines += [
             "  <entry>",
-            f"    <id>{entry_id(change)}</id>",
-            f"    <title>{_text(title(change))}</title>",
-            f"    <updated>{_when(change.date)}</updated>",
+            f"    <id>{entry_id(group)}</id>",
+            f"    <title>{_text(group_title(group))}</title>",
+            f"    <updated>{_when(group.date)}</updated>",
             f'    <link rel="alternate" type="text/html" href={_attr(_href(base_url, page))}/>',
-            f"    <category term={_attr(change.kind)}/>",
-            f'    <summary type="text">{_text(summary(change))}</summary>',
+            f"    <category term={_attr(group.worst.kind)}/>",
+            f'    <summary type="text">{_text(group_summary(group))}</summary>',
             "  </entry>",
         ]
     lines.append("</feed>")

@@ -1,6 +1,9 @@
 """The changes as Markdown, to post as a pull-request comment (``perfwalk changes
 --format markdown``): a heading with the project and the count of changes (commit
-ranges) by kind, a table of the changes (one row per metric: the drill's answer,
+ranges) by kind, the alert groups when changes share a culprit or a commit range (a
+line each: its culprit or range, its author, its worst change, how many metrics on
+how many hosts, its triage: :mod:`perfwalk.report.change_groups`), a table of the
+changes (one row per metric: the drill's answer,
 culprit or narrowed range, else the commit range, linked to the web viewer with
 ``[project] commit_url`` and to the site with ``[report] base_url``; and the
 triage), then the excursions and drifts in a short list.
@@ -25,6 +28,7 @@ from urllib.parse import quote
 
 from perfwalk.quantities import format_value
 from perfwalk.report import layout
+from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import ListedChange, ListedEpisode, counted, relative_size
 from perfwalk.untrusted import commit_address, show_controls
 
@@ -147,6 +151,25 @@ def _row(change: ListedChange, links: Links) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _group_line(group: ChangeGroup, links: Links) -> str:
+    """ "- `5a17eab3c0` by Ada: **regression** checksum.time ▲ +41.7 % (drill 6) worse; 2
+    metrics in 2 walks on 1 host; untriaged"."""
+    worst = group.worst
+    if group.culprit is not None:
+        where = f"{_sha(group.culprit.sha, links)}"
+    elif group.commits == 1:
+        where = _sha(group.after, links)
+    else:
+        where = f"{_sha(group.before, links)}…{_sha(group.after, links)} ({group.commits} commits)"
+    author = f" by {md(group.author)}" if group.author else ""
+    kind = f"**{worst.kind}**" if group.needs_action else worst.kind
+    return (
+        f"- {where}{author}: {kind} {md(worst.metric)} "
+        f"{md(f'{worst.arrow} {worst.size_text()} {worst.verdict}')}; "
+        f"{md(group.spread())}; {md(group.triage_state)}"
+    )
+
+
 def _episode(episode: ListedEpisode, links: Links) -> str:
     series = link(
         md(f"{episode.series_id}: {episode.series_label}"),
@@ -172,16 +195,22 @@ def changes_markdown(
     *,
     undecided: Sequence[str] = (),
 ) -> str:
-    """The report: newest change first, then what the walks could not judge
+    """The report: the alert groups when there are fewer than changes, the changes
+    newest first, then what the walks could not judge
     (``undecided``: a line per metric), then the excursions and drifts, then the
     changes ruled out (refuted: measured again, not there)."""
     ordered = sorted(changes, key=lambda c: (-c.date.timestamp(), c.series_id, c.metric))
+    groups = grouped(c for c in ordered if not c.refuted)
     listed = [c for c in ordered if not c.refuted]
     told = [line for line in undecided if not line.startswith(" ")]  # its likely step apart
     title = counted(listed)
     if told and title == "no changes":  # not a clean result: the walk could not see
         title = f"no change found, {len(told)} metric{'s' * (len(told) > 1)} undecided"
     lines = [f"### perfwalk: {md(project)}: {title}", ""]
+    if len(groups) < len({c.key for c in listed}):
+        lines += [f"Alert groups ({len(groups)}, one per culprit or commit range):", ""]
+        lines += [_group_line(g, links) for g in groups]
+        lines.append("")
     if listed:
         lines += [*_HEAD, *(_row(change, links) for change in listed)]
     elif not undecided:

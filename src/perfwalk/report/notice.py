@@ -65,8 +65,9 @@ def notice(
     links: Links,
     others: Sequence[ListedChange] = (),
 ) -> Notice:
-    """The message telling ``change`` of ``project``, measured on ``host``, with the
-    ``others`` metrics that moved across the same commits (one message per change);
+    """The message telling ``change`` of ``project``, measured on ``host`` (the hosts of
+    its group), with the ``others`` metrics that moved across the same commits (one
+    message per alert group; another walk's are named with their walk);
     ``links`` (``[project] commit_url``, ``[report] base_url``) say where commits and
     pages are."""
     more = f" and {len(others)} more metric{'' if len(others) == 1 else 's'}" if others else ""
@@ -78,14 +79,23 @@ def notice(
     markdown = f"**{heading}**\n\n" + _markdown(change, project, host, links)
     if others:
         text += "\nalso across these commits:\n" + "".join(
-            f"{other.kind}: {one_line(other.metric)}: {one_line(_levels(other))}, {_size(other)}\n"
+            f"{other.kind}: {one_line(_metric_of(other, change))}: "
+            f"{one_line(_levels(other))}, {_size(other)}\n"
             for other in others
         )
         markdown += "\nalso across these commits:\n\n" + "".join(
-            f"- {other.kind}: {md(other.metric)}: {md(_levels(other))}, {md(_size(other))}\n"
+            f"- {other.kind}: {md(_metric_of(other, change))}: {md(_levels(other))}, "
+            f"{md(_size(other))}\n"
             for other in others
         )
     return Notice(title=title, text=text, markdown=markdown)
+
+
+def _metric_of(other: ListedChange, change: ListedChange) -> str:
+    """ "checksum.time", or "checksum.time in 2: nightly on ci-2" for another walk's."""
+    if other.series_id == change.series_id:
+        return other.metric
+    return f"{other.metric} in {other.series_id}: {other.series_label}"
 
 
 def _size(change: ListedChange) -> str:

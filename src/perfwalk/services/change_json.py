@@ -5,7 +5,8 @@ A change carries, besides its analysis, its verdict (its state, the chain of
 evidence that decided it, its headline size and confidence: :func:`verdict_json`),
 the current triage of its commit range and the newest finished drill across it with
 the culprit that drill named (:class:`Marks`). A refuted change is listed apart, in
-``ruled_out``.
+``ruled_out``. The alert groups (:mod:`perfwalk.report.change_groups`) of the
+changes not refuted come in ``groups``, newest first, each with its members' ids.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.breaks import BreakEvent
 from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
+from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import (
     Culprit,
     DrillMark,
@@ -30,14 +32,16 @@ from perfwalk.report.change_list import (
 def changes_document(
     found: Findings, listing: tuple[list[ListedChange], list[ListedEpisode]]
 ) -> dict[str, Any]:
-    """``{"changes": [...], "episodes": [...], "ruled_out": [...], "floors": [...],
-    "breaks": [...]}``: every change of ``found`` with its marks from ``listing``
-    (:func:`perfwalk.services.publish.listed_findings`), the refuted ones apart, what
-    the walks could see in each metric (:func:`sight_json`), and the builds broken and
-    tests newly failing (:func:`break_json`)."""
+    """``{"groups": [...], "changes": [...], "episodes": [...], "ruled_out": [...],
+    "floors": [...], "breaks": [...]}``: the alert groups (:func:`group_json`), every
+    change of ``found`` with its marks from ``listing``
+    (:func:`perfwalk.orchestrate.listed_changes.listed_findings`), the refuted ones
+    apart, what the walks could see in each metric (:func:`sight_json`), and the builds
+    broken and tests newly failing (:func:`break_json`)."""
     marks = marks_of(listing[0])
     listed_breaks = {(c.key, c.test): c for c in listing[0] if c.broke}
     return {
+        "groups": [group_json(g) for g in grouped(c for c in listing[0] if not c.refuted)],
         "changes": [
             event_json(e, marks.get(change_key(e))) for e in found.changes if not e.refuted
         ],
@@ -72,6 +76,46 @@ def break_json(found: BreakEvent, listed: ListedChange | None) -> dict[str, Any]
         "commits": len(found.commits),
         "triage": triage_json(None if marks is None else marks.triage),
         "drill": drill_json(marks),
+    }
+
+
+def group_json(group: ChangeGroup) -> dict[str, Any]:
+    """An alert group: its ``id`` (what ``perfwalk triage`` and ``POST
+    /groups/{id}/triage`` take), its ``culprit`` (null: not drilled to one) or its
+    narrowest range (``before`` excluded … ``after``, ``commits``), its ``author``, its
+    ``triage`` state (``mixed`` when its members differ), whether it ``needs_action``
+    (an untriaged regression), its ``worst`` metric change, its ``spread``, and its
+    ``members``: one per metric, by change id."""
+    worst = group.worst
+    return {
+        "id": group.id,
+        "culprit": None if group.culprit is None else group.culprit.sha,
+        "before": group.before,
+        "after": group.after,
+        "commits": group.commits,
+        "author": group.author or None,
+        "subject": group.subject or None,
+        "date": group.date.isoformat(),
+        "triage": group.triage_state,
+        "needs_action": group.needs_action,
+        "regression": group.regression,
+        "metrics": group.metrics,
+        "hosts": group.hosts,
+        "series": list(group.series),
+        "spread": group.spread(),
+        "worst": {
+            "change": worst.id,
+            "series": worst.series_id,
+            "test": worst.test,
+            "name": worst.name,
+            "text": worst.size_text(),
+            "size": finite_or_none(worst.measured.size),
+            "state": worst.state,
+        },
+        "members": [
+            {"change": c.id, "series": c.series_id, "test": c.test, "name": c.name}
+            for c in group.members
+        ],
     }
 
 

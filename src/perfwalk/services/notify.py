@@ -12,6 +12,7 @@ from perfwalk.config.model import Config
 from perfwalk.config.receivers import receiver_id, redacted
 from perfwalk.errors import ConfigError
 from perfwalk.orchestrate.notify import Attempt, NotifyReport, deliver, test_receivers
+from perfwalk.report.change_groups import grouped
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.markdown import Links
 from perfwalk.report.notice import notice
@@ -26,9 +27,10 @@ def notify_changes(
     *,
     now: datetime | None = None,
 ) -> NotifyReport:
-    """Queue a message per change of ``changes`` and receiver (a change queued before
-    is not queued again), then send every message due, those that failed before
-    included."""
+    """Queue a message per alert group of ``changes`` (:mod:`perfwalk.report.change_groups`:
+    the changes of one culprit or of overlapping commit ranges, across metrics, walks
+    and hosts) and receiver (a group whose worst change was queued before is not
+    queued again), then send every message due, those that failed before included."""
     when = now or datetime.now(UTC)
     queued = store.outbox.enqueue(_messages(store, config, changes), when)
     return deliver(store, config, when, queued=queued)
@@ -66,18 +68,16 @@ def _messages(store: Store, config: Config, changes: Sequence[ListedChange]) -> 
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
     hosts: dict[int, str] = {}
     messages = []
-    groups: dict[tuple[int, str, str], list[ListedChange]] = {}
-    for change in changes:  # one message per change: its metrics together
-        groups.setdefault(change.key, []).append(change)
-    for group in groups.values():
-        # the regressions first, the largest first: the one the title names
-        change, *others = sorted(group, key=lambda c: (not c.regression, -abs(c.size)))
-        if change.series_id not in hosts:
-            hosts[change.series_id] = _host(store, change.series_id)
+    for group in grouped(changes):  # one message per alert group: its changes together
+        # its worst first (the untriaged regressions, the largest): the one the title names
+        change, *others = group.members
+        for sid in group.series:
+            if sid not in hosts:
+                hosts[sid] = _host(store, sid)
         told = notice(
             change,
             project=config.project.name,
-            host=hosts[change.series_id],
+            host=", ".join(dict.fromkeys(hosts[c.series_id] for c in group.members)),
             links=links,
             others=others,
         )

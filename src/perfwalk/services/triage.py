@@ -7,11 +7,17 @@ stored under that key (:mod:`perfwalk.store.triage`), so a walk continued or an
 analysis rerun that finds the change again on the same range keeps it. A word is
 checked before anything is written: a state of :data:`TRIAGE_STATES`, a reason (why
 the triage matters), and a bug that is an http(s) address when there is one.
+
+An alert group (:mod:`perfwalk.report.change_groups`) is triaged at once: named by
+its id (its culprit's commit, or its range ``BEFORE..AFTER``: hex digits and no
+``:``, where a change's id has one), the word is stored on each of its members'
+changes, each under its own key, so that a member can be triaged apart later.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
@@ -21,7 +27,9 @@ from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.breaks import BreakEvent, series_breaks
-from perfwalk.orchestrate.changes import ChangeEvent, find_changes
+from perfwalk.orchestrate.changes import ChangeEvent, find_all, find_changes
+from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.report.change_groups import ChangeGroup, group_named, grouped
 from perfwalk.report.change_list import TRIAGE_STATES
 from perfwalk.store import Store
 from perfwalk.store.leases import user_at_machine
@@ -159,3 +167,66 @@ def triage_history(
     """The change ``change_id`` and every word on it, oldest first."""
     event = find_change(store, config, change_id, tuning=tuning)
     return event, store.triage.history(change_key(event))
+
+
+#: how an alert group is named: a commit, or a range BEFORE..AFTER (4 hex digits or more)
+_GROUP_ID = re.compile(r"[0-9a-f]{4,40}(\.\.[0-9a-f]{4,40})?", re.IGNORECASE)
+
+
+def names_group(text: str) -> bool:
+    """Whether ``text`` names an alert group (a commit or a range, 4 hex digits or
+    more each) rather than a change (SERIES:CHECKOUT, SERIES:COMMIT)."""
+    return _GROUP_ID.fullmatch(text.strip()) is not None
+
+
+def find_group(
+    store: Store, config: Config, group_id: str, *, tuning: Thresholds = CONFIGURED
+) -> tuple[ChangeGroup, list[ChangeEvent]]:
+    """The alert group ``group_id`` names among the groups of the changes found now,
+    and its members' changes (one per series and commit range)."""
+    found = find_all(store, config, tuning=tuning)
+    listed = [c for c in listed_findings(store, found)[0] if not c.refuted]
+    groups = grouped(listed)
+    named = group_named(groups, group_id)
+    if len(named) != 1:
+        known = ", ".join(g.id for g in groups) or "none"
+        what = f"{len(named)} groups" if named else "no group"
+        raise UsageError(
+            f"{what} named {group_id!r} among the groups of the changes found in the store "
+            f"{store.url} (known: {known})",
+            hint="give a group as `perfwalk changes` lists it: its culprit's commit (4 hex "
+            "digits or more) or its range BEFORE..AFTER; or a change as SERIES:CHECKOUT",
+        )
+    (group,) = named
+    events = {change_key(e): e for e in found.changes}
+    return group, [events[key] for key in group.keys if key in events]
+
+
+def triage_group(
+    store: Store,
+    config: Config,
+    group_id: str,
+    word: Word,
+    *,
+    tuning: Thresholds = CONFIGURED,
+    now: datetime | None = None,
+    who: str | None = None,
+) -> tuple[ChangeGroup, list[Triaged]]:
+    """Store ``word`` on every change of the alert group ``group_id``, each under its
+    own key (:func:`store_word`), all at the same moment."""
+    group, events = find_group(store, config, group_id, tuning=tuning)
+    return group, store_words(store, events, word, now=now, who=who)
+
+
+def store_words(
+    store: Store,
+    events: Sequence[ChangeEvent],
+    word: Word,
+    *,
+    now: datetime | None = None,
+    who: str | None = None,
+) -> list[Triaged]:
+    """Store ``word`` on each of ``events`` (a group's), said by the same person at the
+    same moment."""
+    when, by = now or datetime.now(UTC), who or user_at_machine()
+    return [store_word(store, event, word, now=when, who=by) for event in events]

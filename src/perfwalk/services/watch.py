@@ -36,11 +36,12 @@ from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.orchestrate.changes import Findings, find_all
 from perfwalk.orchestrate.confirm import Budget
 from perfwalk.orchestrate.leases import HeldLeases
+from perfwalk.orchestrate.listed_changes import listed_findings
 from perfwalk.orchestrate.plan import RunOptions, walk_config
 from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
-from perfwalk.services.publish import listed_findings, publish_store
+from perfwalk.services.publish import publish_store
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow

@@ -1,10 +1,16 @@
-"""The changes as the site tells them: the index's "Changes" table (newest first:
-date, walk, metric, before → after, Δ (the headline size with its source, and the
-walk's 95 % interval), confidence, verdict (its chain of evidence as tooltip and,
-when it is not confirmed, below the metric), culprit or range, triage state), the
-refuted ones apart ("Ruled out", greyed, never counted), and the words every page
-uses for a change's culprit and triage, in HTML here and as data for the plots'
-tooltips and the checkout pages' banners (see :func:`change_facts`).
+"""The changes as the site tells them: the "Changes" table of the index and of each
+series page, one row per alert group (:mod:`perfwalk.report.change_groups`: the
+changes of one culprit or of overlapping commit ranges), newest first: its date, its
+culprit or range, the culprit's author, its worst change (metric, walk, Δ, verdict),
+its triage, and under it "n metrics on m hosts", which opens the table of its
+members (date, walk, metric, before → after, Δ (the headline size with its source,
+and the walk's 95 % interval), confidence, verdict (its chain of evidence as tooltip
+and, when it is not confirmed, below the metric), culprit or range, triage state).
+The table opens on the groups with an untriaged regression; a switch above it shows
+them all (a checkbox and the style sheet: no script). The refuted changes are apart
+("Ruled out", greyed, never counted). And the words every page uses for a change's
+culprit and triage, in HTML here and as data for the plots' tooltips and the
+checkout pages' banners (see :func:`change_facts`).
 
 Commit subjects, authors, series names and triage reasons are untrusted: every one
 goes through :func:`esc` here, and stays text in the data (pages.js and plot.js
@@ -16,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfwalk.report import layout
+from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.html import esc, link
 from perfwalk.report.times import SiteTimes
@@ -93,23 +100,114 @@ def changes_section(
     times: SiteTimes,
     undecided: Sequence[tuple[int, str, str]] = (),
 ) -> str:
-    """The "Changes" section of the index: the table, then the metrics the walks could
-    not judge (``undecided``: series, name, why) — "no changes found" only when there is
-    neither —, then the refuted changes apart ("Ruled out")."""
+    """The "Changes" section of a page: the table of its groups, then the metrics the
+    walks could not judge (``undecided``: series, name, why) — "no changes found" only
+    when there is neither —, then the refuted changes apart ("Ruled out")."""
     head = "<h2>Changes</h2>\n"
     blind = undecided_list(at, undecided)
-    listed = [c for c in changes if not c.refuted]
-    ruled_out = [c for c in changes if c.refuted]
+    listed = grouped(c for c in changes if not c.refuted)
+    ruled_out = grouped(c for c in changes if c.refuted)
     if listed:
-        found = _changes_table(at, listed, times) + blind
+        found = _view_switch(listed) + _groups_table(at, listed, times) + blind
     else:
         found = blind or '<p class="no-changes">no changes found</p>\n'
     if ruled_out:
         found += (
             '<h3 id="ruled-out">Ruled out</h3>\n<p class="note">Measured again, the change '
-            "was not there: shown, never counted.</p>\n" + _changes_table(at, ruled_out, times)
+            "was not there: shown, never counted.</p>\n" + _groups_table(at, ruled_out, times)
         )
     return head + found
+
+
+def _view_switch(groups: Sequence[ChangeGroup]) -> str:
+    """The switch between the untriaged regressions (the table's first view) and every
+    group, just before the table (the style sheet hides the others while it is off);
+    on when no group needs action."""
+    acting = sum(g.needs_action for g in groups)
+    others = len(groups) - acting
+    told = f"{acting} untriaged regression{'' if acting == 1 else 's'}"
+    checked = "" if acting else " checked"
+    return (
+        f'<input type="checkbox" id="all-changes" class="change-view"{checked}>'
+        f'<label for="all-changes" class="change-view"> show all {len(groups)} '
+        f"group{'' if len(groups) == 1 else 's'} ({told} shown, {others} "
+        f"other{'' if others == 1 else 's'}: improvements, triaged, not to act on)</label>\n"
+    )
+
+
+def _groups_table(at: str, groups: Sequence[ChangeGroup], times: SiteTimes) -> str:
+    header = [
+        "<th>date</th>",
+        '<th class="name">culprit or range</th>',
+        '<th class="name">author</th>',
+        '<th class="name">worst change</th>',
+        "<th>Δ</th>",
+        "<th>verdict</th>",
+        "<th>triage</th>",
+    ]
+    bodies = [_group_body(at, g, times, len(header)) for g in groups]
+    return (
+        '<table class="changes groups">\n<thead><tr>'
+        + "".join(header)
+        + "</tr></thead>\n"
+        + "".join(bodies)
+        + "</table>\n"
+    )
+
+
+def _group_body(at: str, group: ChangeGroup, times: SiteTimes, width: int) -> str:
+    """A group's rows in their own ``tbody``: the group, then its members behind a
+    summary ("100 metrics on 2 hosts")."""
+    c = group.worst
+    checkout = layout.href(at, layout.checkout_page(c.series_id, c.after_idx))
+    walk = layout.href(at, layout.series_page(c.series_id))
+    css = f"noted {c.word}" if c.note else c.word
+    author = esc(group.author) if group.author else '<span class="undrilled">—</span>'
+    cells = [
+        f"<td>{link(checkout, times.minute(group.date))}</td>",
+        f'<td class="name culprit-cell">{_group_culprit_html(at, group)}</td>',
+        f'<td class="name author">{author}</td>',
+        f'<td class="name">{esc(c.metric)} · {link(walk, f"{c.series_id}: {c.series_label}")}</td>',
+        f'<td class="delta">{esc(c.arrow)} {esc(c.size_text())} '
+        f'<span class="{c.verdict}">{c.verdict}</span></td>',
+        state_html(c),
+        f"<td>{_group_triage_html(group, times)}</td>",
+    ]
+    view = "acting" if group.needs_action else "quiet"
+    return (
+        f'<tbody class="group {view}" data-group="{esc(group.id)}">\n'
+        f'<tr class="group {css}">' + "".join(cells) + "</tr>\n"
+        f'<tr class="members"><td colspan="{width}"><details><summary title="group '
+        f"{esc(group.id)}: `perfwalk triage {esc(group.id)}` says what all its changes "
+        f'are">{esc(group.spread())}</summary>\n'
+        + _changes_table(at, group.members, times)
+        + "</details></td></tr>\n</tbody>\n"
+    )
+
+
+def _group_culprit_html(at: str, group: ChangeGroup) -> str:
+    """The group's culprit as its worst member's cell says it, else its range (linked
+    to the commits of a member that holds it)."""
+    if group.culprit is not None:
+        holder = next(c for c in group.members if c.culprit == group.culprit)
+        return culprit_html(at, holder)
+    holder = next((c for c in group.members if c.after_sha == group.after), group.worst)
+    commits = layout.href(at, layout.commits_page(holder.series_id, holder.after_idx))
+    subject = f" {esc(group.subject)}" if group.commits == 1 and group.subject else ""
+    return link(commits, group.where().removeprefix("at ").removeprefix("in "), css="range") + (
+        subject + ' <span class="undrilled">not drilled</span>'
+        if all(m.drill is None for m in group.members)
+        else subject
+    )
+
+
+def _group_triage_html(group: ChangeGroup, times: SiteTimes) -> str:
+    """The group's triage: its members' one state (with the worst member's why), or
+    "untriaged", or "mixed"."""
+    state = group.triage_state
+    if state in ("untriaged", "mixed"):
+        return f'<span class="triage {state}">{state}</span>'
+    return triage_html(group.worst, times)
 
 
 def _changes_table(at: str, changes: Sequence[ListedChange], times: SiteTimes) -> str:
@@ -144,7 +242,7 @@ def _changes_table(at: str, changes: Sequence[ListedChange], times: SiteTimes) -
         ]
         rows.append(f'<tr class="{css}">' + "".join(cells) + "</tr>")
     return (
-        '<table class="changes">\n<thead><tr>'
+        '<table class="changes members">\n<thead><tr>'
         + "".join(header)
         + "</tr></thead>\n<tbody>\n"
         + "\n".join(rows)
