@@ -12,7 +12,7 @@ import ast
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -179,9 +179,10 @@ def test_every_allowed_edge_is_still_used() -> None:
     assert [pair for pair in ALLOWED_SIDEWAYS if pair not in EDGES] == []
 
 
-def test_the_packages_form_no_cycle() -> None:
+def _cycles(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """The cycles of the graph of ``edges`` (one per back edge a depth-first walk meets)."""
     graph: dict[str, set[str]] = defaultdict(set)
-    for one, other in EDGES:
+    for one, other in edges:
         graph[one].add(other)
     state: dict[str, str] = {}
     cycles: list[list[str]] = []
@@ -198,7 +199,98 @@ def test_the_packages_form_no_cycle() -> None:
     for unit in sorted(graph):
         if unit not in state:
             visit(unit, [unit])
+    return cycles
+
+
+def test_the_packages_form_no_cycle() -> None:
+    cycles = _cycles(EDGES)
     assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+#: the rooms of orchestrate/, each a subpackage of one concern, and their level: a room
+#: imports only rooms below it (ARCHITECTURE.md, Code map)
+ORCHESTRATE_ROOMS: dict[str, int] = {
+    # a walk's changes being confirmed: re-measures on top of a walk and its findings
+    "confirm": 7,
+    # a walk: plan, preparation, repetitions, their order, measuring again
+    "walk": 6,
+    # what a checkout is made of; a use case's session (store, hosts, leases, end)
+    "checkout": 5,
+    "session": 5,
+    # one test across its hosts in four phases
+    "phases": 4,
+    # measurements beside a test's values, profiles
+    "instruments": 3,
+    # commands run on hosts and recorded
+    "steps": 2,
+    # a run's hosts and their roles; the changes of stored series (from the store alone)
+    "hosts": 1,
+    "findings": 1,
+}
+#: the most modules a room holds, so that each stays one concern a newcomer can name
+ROOM_SIZE = 12
+ORCHESTRATE = SRC / "orchestrate"
+
+
+def _room(module: str) -> str | None:
+    """The room of orchestrate ``module``: ``perfwalk.orchestrate.walk.plan`` → ``walk``."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["perfwalk", "orchestrate"] and len(parts) > 3 else None
+
+
+def _room_edges() -> dict[tuple[str, str], list[str]]:
+    """(importing room, imported room) → the imports that make the edge."""
+    found: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(ORCHESTRATE.rglob("*.py")):
+        module = _module_name(path)
+        for imported in _imports(path):
+            pair = (_room(module), _room(imported))
+            if pair[0] and pair[1] and pair[0] != pair[1]:
+                found[(pair[0], pair[1])].append(f"{module} imports {imported}")
+    return found
+
+
+ROOM_EDGES = _room_edges()
+
+
+def test_orchestrate_is_in_rooms() -> None:
+    """Every module of orchestrate/ lives in a room that is declared here, none flat
+    beside them, and no room holds more than a dozen modules."""
+    rooms = {init.parent.name for init in ORCHESTRATE.glob("*/__init__.py")}
+    assert rooms == set(ORCHESTRATE_ROOMS)
+    assert sorted(p.name for p in ORCHESTRATE.glob("*.py")) == ["__init__.py"]
+    crowded = {
+        room: size
+        for room in rooms
+        if (size := len(list((ORCHESTRATE / room).glob("*.py"))) - 1) > ROOM_SIZE
+    }
+    assert crowded == {}
+
+
+def test_a_room_imports_only_the_rooms_below_it() -> None:
+    upward = [
+        why
+        for (low, high), whys in ROOM_EDGES.items()
+        if ORCHESTRATE_ROOMS[low] <= ORCHESTRATE_ROOMS[high]
+        for why in whys
+    ]
+    assert upward == []
+
+
+def test_the_rooms_form_no_cycle() -> None:
+    cycles = _cycles(ROOM_EDGES)
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_a_room_imports_nothing_when_imported() -> None:
+    """A room's ``__init__.py`` is its docstring alone: importing one module of a room
+    imports no other (the start-up time of bench/startup.py)."""
+    heavy = [
+        f"{init.relative_to(SRC)}: {type(node).__name__}"
+        for init in sorted(ORCHESTRATE.glob("*/__init__.py"))
+        for node in ast.parse(init.read_text(encoding="utf-8")).body[1:]
+    ]
+    assert heavy == []
 
 
 def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
@@ -206,6 +298,7 @@ def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
     assert ("services", "store") in EDGES  # at the top of a module
     assert ("cli", "services") in EDGES  # inside the command handlers
     assert ("config", "git") in EDGES
+    assert ("walk", "phases") in ROOM_EDGES  # between the rooms of orchestrate
     assert all(layer in range(1, 6) for layer in LAYERS.values())
 
 

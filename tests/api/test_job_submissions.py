@@ -15,7 +15,7 @@ import pytest
 
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.queue import TASK, ensure_schema, lease_names, queue_app
+from perfwalk.orchestrate.session.queue import TASK, ensure_schema, lease_names, queue_app
 from perfwalk.services.jobs import jobs, submit
 from perfwalk.store import Store
 from perfwalk.store.leases import user_at_machine

@@ -15,7 +15,7 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.drill import Budget, Verdict
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report.context import zoom_links
 from perfwalk.services.demo import DemoResult
 from perfwalk.services.drill import between_target, run_drill

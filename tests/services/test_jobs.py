@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.jobs import cancel_job, jobs, submit
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
@@ -282,7 +282,7 @@ def _scheduled(url: str) -> dict[int, list[str]]:
     """The scheduled watch jobs by the time of their period: their states."""
     import psycopg
 
-    from perfwalk.orchestrate.queue import SCHEDULED_WATCH, conninfo, ensure_schema
+    from perfwalk.orchestrate.session.queue import SCHEDULED_WATCH, conninfo, ensure_schema
 
     ensure_schema(url)
     with psycopg.connect(conninfo(url)) as conn:

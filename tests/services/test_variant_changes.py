@@ -16,8 +16,8 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.changes import find_all, find_changes
-from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.orchestrate.findings.changes import find_all, find_changes
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.services.compare import store_sample
 from perfwalk.services.drill import change_targets
 from perfwalk.services.watch import seen_now

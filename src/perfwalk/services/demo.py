@@ -19,8 +19,8 @@ from perfwalk.demo.project import DemoProject, KnownEvent, add_night, create_pro
 from perfwalk.demo.receiver import webhook_receiver
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction, Status
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.quantities import format_change, many
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store

@@ -37,9 +37,8 @@ from typing import TYPE_CHECKING, Any
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets, hide_url_passwords
 from perfwalk.errors import PerfwalkError, StoreUnavailable, UsageError
-from perfwalk.orchestrate.leases import LEASE_POLL, HostsLeased
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.queue import (
+from perfwalk.orchestrate.session.leases import LEASE_POLL, HostsLeased
+from perfwalk.orchestrate.session.queue import (
     SCHEDULED_WATCH,
     TASK,
     WATCH_QUEUE,
@@ -55,7 +54,8 @@ from perfwalk.orchestrate.queue import (
     list_jobs,
     queue_app,
 )
-from perfwalk.orchestrate.walker import interrupt, left_running
+from perfwalk.orchestrate.session.walker import interrupt, left_running
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.quantities import many
 from perfwalk.secret_text import hide_password, mask_text
 from perfwalk.services.job_params import checked_params

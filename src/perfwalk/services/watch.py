@@ -3,7 +3,7 @@
 One cycle continues every named walk (``[[walk]]``) with what landed on its branch,
 measures again the changes of those walks that no re-measure decided yet (``[watch]
 confirm``, within ``confirm_repetitions`` and ``confirm_seconds`` for the whole cycle:
-:mod:`perfwalk.orchestrate.confirm`), finds the changes of every series, drills the
+:mod:`perfwalk.orchestrate.confirm.confirm`), finds the changes of every series, drills the
 changes that are new within the cycle's budget (``[watch] drill_builds``,
 ``drill_repetitions``), publishes the site incrementally (``[watch] site``), tells
 the people (``[notify]``) and records the new changes as seen. A change is new when
@@ -13,7 +13,7 @@ before its end sees them again. The changes of a walk's variants (``perfwalk run
 the plain checkout.
 
 Walks whose hosts are disjoint run at the same time, one thread per group of walks
-that share a host (:func:`perfwalk.orchestrate.run_hosts.sharing_groups`); the walks of
+that share a host (:func:`perfwalk.orchestrate.session.run_hosts.sharing_groups`); the walks of
 a group run one after the other, each holding the leases on its hosts as any walk
 does. A cycle holds the store's watch lease: a second ``watch`` on the same store
 stops at once, naming the holder.
@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING
 from perfwalk.analysis.floor import Sight
 from perfwalk.config.model import Config
 from perfwalk.errors import PerfwalkError, UsageError
-from perfwalk.orchestrate.changes import Findings, find_all
-from perfwalk.orchestrate.confirm import Budget
-from perfwalk.orchestrate.leases import HeldLeases
-from perfwalk.orchestrate.listed_changes import listed_findings
-from perfwalk.orchestrate.plan import RunOptions, walk_config
-from perfwalk.orchestrate.run_hosts import leased_hosts, sharing_groups
+from perfwalk.orchestrate.confirm.confirm import Budget
+from perfwalk.orchestrate.findings.changes import Findings, find_all
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
+from perfwalk.orchestrate.session.leases import HeldLeases
+from perfwalk.orchestrate.session.run_hosts import leased_hosts, sharing_groups
+from perfwalk.orchestrate.walk.plan import RunOptions, walk_config
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
 from perfwalk.services.publish import publish_store
@@ -48,7 +48,7 @@ from perfwalk.store.leases import LeaseRow
 from perfwalk.store.run_records import WATCH, RunRecord
 
 if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
-    from perfwalk.orchestrate.notify import NotifyReport
+    from perfwalk.orchestrate.findings.notify import NotifyReport
     from perfwalk.services.drill import DrillResult, DrillTarget
 
 #: The name of the lease a watch holds on its store (not a host name: no ssh
