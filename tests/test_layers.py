@@ -23,10 +23,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "perfwalk"
 #: (design.md, "Layers"); a new package must be placed here before its first test
 LAYERS: dict[str, int] = {
     # parse arguments, call a service; the only place that prints or exits
-    "cli": 5,
-    "__main__": 5,  # python -m perfwalk: the cli's entry
-    "api": 5,  # the HTTP API: a front end like the cli, over the same use cases
-    # use cases
+    "cli": 6,
+    "__main__": 6,  # python -m perfwalk: the cli's entry
+    "api": 6,  # the HTTP API: a front end like the cli, over the same use cases
+    # use cases made of use cases: the daily cycle, the job dispatcher, the demo
+    "composites": 5,
+    # use cases, one each
     "services": 4,
     # compose the parts below
     "orchestrate": 3,
@@ -150,27 +152,30 @@ def test_the_bottom_packages_do_not_import_each_other() -> None:
     assert sideways == [], "an edge not in ALLOWED_SIDEWAYS (add it there with its reason?)"
 
 
-#: services that compose other services, each with its reason
-COMPOSED_SERVICES: dict[str, str] = {
-    # the demo is the main job end to end: walk, drill each change, publish
-    "perfwalk.services.demo": "runs the run, drill and publish use cases in turn",
-    # the daily loop: one cycle of the others, as a cron job would run them in turn
-    "perfwalk.services.watch": "runs the run, drill, publish and notify use cases in turn",
-    "perfwalk.services.jobs": "a worker runs the run, drill, try and watch use cases",
-}
-
-
 def test_services_do_not_import_each_other() -> None:
-    """Use cases share what they need through orchestrate (the session, the plan, the
-    changes), not through each other (design.md, Layers)."""
+    """A use case shares what it needs through orchestrate (the session, the plan, the
+    changes), not through another use case; a use case made of use cases is a
+    composite (design.md, Layers)."""
     crossing = [
         f"{module} imports {imported}"
         for path in sorted((SRC / "services").glob("*.py"))
-        if (module := _module_name(path)) not in COMPOSED_SERVICES
+        if (module := _module_name(path))
         for imported in _imports(path)
         if imported.startswith("perfwalk.services.") and imported != module
     ]
     assert crossing == []
+
+
+def test_each_composite_is_made_of_use_cases() -> None:
+    """A module of composites/ calls at least one use case of services/ (else it is a
+    use case of its own, and belongs there)."""
+    single = [
+        _module_name(path)
+        for path in sorted((SRC / "composites").glob("*.py"))
+        if path.name != "__init__.py"
+        and not any(imported.startswith("perfwalk.services.") for imported in _imports(path))
+    ]
+    assert single == []
 
 
 def test_every_allowed_edge_is_still_used() -> None:
@@ -297,9 +302,10 @@ def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
     """The graph is read right: known edges are found (the checks are not vacuous)."""
     assert ("services", "store") in EDGES  # at the top of a module
     assert ("cli", "services") in EDGES  # inside the command handlers
+    assert ("composites", "services") in EDGES
     assert ("config", "git") in EDGES
     assert ("walk", "phases") in ROOM_EDGES  # between the rooms of orchestrate
-    assert all(layer in range(1, 6) for layer in LAYERS.values())
+    assert all(layer in range(1, 7) for layer in LAYERS.values())
 
 
 @pytest.mark.parametrize(

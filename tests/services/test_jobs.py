@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.composites.jobs import cancel_job, jobs, submit
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.walk.plan import RunOptions
-from perfwalk.services.jobs import cancel_job, jobs, submit
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory

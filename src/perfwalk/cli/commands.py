@@ -16,10 +16,10 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.floor import Sight
+    from perfwalk.composites.demo import Night
     from perfwalk.orchestrate.confirm.confirm import Confirmed
     from perfwalk.report.last_night import LastNight
     from perfwalk.report.times import SiteTimes
-    from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
 
 
@@ -506,7 +506,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from perfwalk.cli.progress import ProgressBar
-    from perfwalk.services.demo import run_demo
+    from perfwalk.composites.demo import run_demo
 
     bar = ProgressBar()
     try:

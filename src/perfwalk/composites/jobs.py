@@ -8,7 +8,7 @@ worker (:func:`run_worker`) takes the jobs of its pools' queues one at a time, c
 each job's parameters again against the configuration it loaded itself (a job of
 another project is refused) and runs the same service function as the direct command
 (:func:`perfwalk.services.run.run_series`, :func:`~perfwalk.services.try_change.run_try`,
-:func:`~perfwalk.services.drill.run_drill`, :func:`~perfwalk.services.watch.watch_once`)
+:func:`~perfwalk.services.drill.run_drill`, :func:`~perfwalk.composites.watch.watch_once`)
 with that configuration, holding the hosts' leases as that function does; a job whose
 hosts another run holds waits for them. A job cancelled while it runs (or waits)
 stops at its next step (a walk: before its next repetition) and its series is left
@@ -549,7 +549,7 @@ def _run(config: Config, job: _Taken) -> str:
         return f"try finished: series {result.series_id}"
     if job.kind == "drill":
         return _run_drills(config, params, say)
-    from perfwalk.services.watch import watch_once
+    from perfwalk.composites.watch import watch_once
 
     cycle = watch_once(config, say=say)
     return (

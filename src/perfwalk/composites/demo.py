@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from perfwalk.analysis.changepoints import find_change_points
+from perfwalk.composites.watch import WatchCycle, seen_now, watch_once
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.demo import story
@@ -25,7 +26,6 @@ from perfwalk.quantities import format_change, many
 from perfwalk.services.drill import DrillResult, DrillTarget, change_targets, run_drill
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series
-from perfwalk.services.watch import WatchCycle, seen_now, watch_once
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, ValueRow
 
