@@ -4,6 +4,7 @@ the quirks a walk applies before its first build, and quirks over a range."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,6 +86,14 @@ def test_a_quirk_crossed_in_the_interval_of_the_step_explains_it(
     assert [r.idx for r in rows if r.quirks] == [step_at]
     code, out = _changes(capsys, config.path)
     assert f"between checkout {step_at - 1} " in out
+    assert "known cause: quirk A: the tool was rebuilt" in out
+    # the history's broken build is a change of its own kind that fails the check
+    # until someone triages it; the regression the quirk explains never does
+    (broken,) = re.findall(r"^BUILD BROKEN (\d+:\d+) ", out, re.M)
+    assert code == 1
+    why = ["--state", "expected", "--reason", "the build was broken on purpose"]
+    assert main(["triage", "-c", str(config.path), broken, *why]) == 0
+    code, out = _changes(capsys, config.path)
     assert "known cause: quirk A: the tool was rebuilt" in out
     assert code == 0
 

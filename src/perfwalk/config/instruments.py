@@ -1,8 +1,10 @@
 """The instruments a test may have (``[[test.instrument]] kind``) and the metrics
 each adds beside the test's own values, declared once: the configuration checks
 the kinds, the measuring names its values after them, the analysis knows which are
-load-immune (never suspect on the machine's load: all but the two that the machine
-moves, involuntary context switches and major page faults), the reference lists them.
+load-immune (never suspect on the machine's load: the counts of cachegrind and
+perf-stat (but the cycles and cache misses it counts) and rusage's memory, minor
+faults and voluntary switches; not what the machine moves), the reference lists
+them.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ class InstrumentMetric:
     meaning: str
     work: bool = False
     exact: bool = False
-    #: the machine moves it (a busy CPU preempts the test more often, a page cache
-    #: another process emptied is read again): not load-immune, judged with the
-    #: machine's state as wall time is
+    #: the machine moves it (another process on the core's other hardware thread or
+    #: in its caches slows the same work, a busy CPU preempts the test more often, a
+    #: page cache another process emptied is read again): not load-immune, judged
+    #: with the machine's state as wall time is
     feels_the_machine: bool = False
 
 
@@ -41,8 +44,15 @@ PERF_STAT = "perf-stat"
 #: each kind's metrics, in the order the reference lists them
 INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
     RUSAGE: (
-        InstrumentMetric("rusage.user_cpu", "s", "CPU time in user mode", work=True),
-        InstrumentMetric("rusage.system_cpu", "s", "CPU time in the kernel on its behalf"),
+        InstrumentMetric(
+            "rusage.user_cpu", "s", "CPU time in user mode", work=True, feels_the_machine=True
+        ),
+        InstrumentMetric(
+            "rusage.system_cpu",
+            "s",
+            "CPU time in the kernel on its behalf",
+            feels_the_machine=True,
+        ),
         InstrumentMetric(
             "rusage.max_rss", "KiB", "the largest resident set of any one of its processes"
         ),
@@ -89,8 +99,15 @@ INSTRUMENT_METRICS: dict[str, tuple[InstrumentMetric, ...]] = {
             work=True,
             exact=True,
         ),
-        InstrumentMetric("perf-stat.cycles", "cycles", "CPU cycles, counted", work=True),
-        InstrumentMetric("perf-stat.cache_misses", "misses", "cache misses (the last level's)"),
+        InstrumentMetric(
+            "perf-stat.cycles", "cycles", "CPU cycles, counted", work=True, feels_the_machine=True
+        ),
+        InstrumentMetric(
+            "perf-stat.cache_misses",
+            "misses",
+            "cache misses (the last level's)",
+            feels_the_machine=True,
+        ),
         InstrumentMetric("perf-stat.branch_misses", "misses", "branches mispredicted"),
     ),
 }

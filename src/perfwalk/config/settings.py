@@ -1493,8 +1493,9 @@ _INSTRUMENT = Section(
     "An instrument of the test (optional, several allowed, each kind once): a "
     "measurement of the test's command beside its own values, stored as values of the "
     "test with their unit and direction (lower is better), that the machine's load "
-    "does not move (but involuntary context switches and major page faults): never "
-    "suspect on the machine's recorded state (docs/analysis.md). "
+    "does not move (but CPU times, counted cycles and cache misses, involuntary context "
+    "switches and major page faults): never suspect on the machine's recorded state "
+    "(docs/analysis.md). "
     "docs/instruments.md says what each measures, how, and what it costs. Kinds and "
     "the metrics they add: "
     + "; ".join(
