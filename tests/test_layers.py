@@ -293,7 +293,8 @@ def test_a_room_imports_nothing_when_imported() -> None:
     heavy = [
         f"{init.relative_to(SRC)}: {type(node).__name__}"
         for init in sorted(ORCHESTRATE.glob("*/__init__.py"))
-        for node in ast.parse(init.read_text(encoding="utf-8")).body[1:]
+        for node in ast.parse(init.read_text(encoding="utf-8")).body
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
     ]
     assert heavy == []
 
