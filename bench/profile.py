@@ -7,7 +7,7 @@ Run: ``.venv/bin/python bench/profile.py [--rounds 5] [--checkouts 1000] [--publ
    -fno-omit-frame-pointer``, about 0.3 s) run plainly by ``LocalHost.run`` and as
    perfwalk runs its extra profiled repetition: ``perf record -q -g -F 999 -e
    cpu-clock`` around it, then ``perf script`` read back and folded
-   (:class:`perfwalk.orchestrate.profiling.Profiler`). Interleaved round by round.
+   (:class:`perfwalk.orchestrate.instruments.profiling.Profiler`). Interleaved round by round.
    Prints the wall time of each (median, min, max), the time the program measures
    itself (how much the sampling slows the measured code), and what the profiled
    run adds.
@@ -48,8 +48,8 @@ except ModuleNotFoundError:  # run from a checkout without an installed package
 from perfwalk.config.model import ProfileConfig
 from perfwalk.folded import FoldedStacks
 from perfwalk.model import Status
-from perfwalk.orchestrate.profiling import Profiler, ProfileRequest, wrapper
-from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.hosts.topology import Member
+from perfwalk.orchestrate.instruments.profiling import Profiler, ProfileRequest, wrapper
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
 from perfwalk.store.profiles import NewProfile, bounded

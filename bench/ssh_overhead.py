@@ -38,8 +38,8 @@ except ModuleNotFoundError:  # run from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from perfwalk.hosts import SshHost, SshTarget
 from perfwalk.lab import LabPlan, lab_down, lab_plan, lab_up
-from perfwalk.orchestrate.recorder import Place, StepRecorder
-from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.orchestrate.hosts.topology import Member, Topology
+from perfwalk.orchestrate.steps.recorder import Place, StepRecorder
 
 GOAL_RATIO = 1.5
 STEPS = ("true", "sleep 0.005")

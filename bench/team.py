@@ -56,7 +56,7 @@ def queue_overhead(store_url: str, jobs: int) -> list[float]:
     every 5 s besides) on the store's PostgreSQL; seconds each."""
     import asyncio
 
-    from perfwalk.orchestrate.queue import ensure_schema, queue_app
+    from perfwalk.orchestrate.session.queue import ensure_schema, queue_app
 
     ensure_schema(store_url)
     app = queue_app(store_url)

@@ -270,7 +270,7 @@ PHASES = """\
 import json, sys, time
 began = time.perf_counter()
 from perfwalk.cli.main import main
-import perfwalk.services.watch as watch
+import perfwalk.composites.watch as watch
 spent = {"start-up (imports)": time.perf_counter() - began}
 def timed(name, function):
     def wrapper(*args, **kwargs):

@@ -12,7 +12,7 @@ import ast
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,10 +23,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "perfwalk"
 #: (design.md, "Layers"); a new package must be placed here before its first test
 LAYERS: dict[str, int] = {
     # parse arguments, call a service; the only place that prints or exits
-    "cli": 5,
-    "__main__": 5,  # python -m perfwalk: the cli's entry
-    "api": 5,  # the HTTP API: a front end like the cli, over the same use cases
-    # use cases
+    "cli": 6,
+    "__main__": 6,  # python -m perfwalk: the cli's entry
+    "api": 6,  # the HTTP API: a front end like the cli, over the same use cases
+    # use cases made of use cases: the daily cycle, the job dispatcher, the demo
+    "composites": 5,
+    # use cases, one each
     "services": 4,
     # compose the parts below
     "orchestrate": 3,
@@ -150,27 +152,30 @@ def test_the_bottom_packages_do_not_import_each_other() -> None:
     assert sideways == [], "an edge not in ALLOWED_SIDEWAYS (add it there with its reason?)"
 
 
-#: services that compose other services, each with its reason
-COMPOSED_SERVICES: dict[str, str] = {
-    # the demo is the main job end to end: walk, drill each change, publish
-    "perfwalk.services.demo": "runs the run, drill and publish use cases in turn",
-    # the daily loop: one cycle of the others, as a cron job would run them in turn
-    "perfwalk.services.watch": "runs the run, drill, publish and notify use cases in turn",
-    "perfwalk.services.jobs": "a worker runs the run, drill, try and watch use cases",
-}
-
-
 def test_services_do_not_import_each_other() -> None:
-    """Use cases share what they need through orchestrate (the session, the plan, the
-    changes), not through each other (design.md, Layers)."""
+    """A use case shares what it needs through orchestrate (the session, the plan, the
+    changes), not through another use case; a use case made of use cases is a
+    composite (design.md, Layers)."""
     crossing = [
         f"{module} imports {imported}"
         for path in sorted((SRC / "services").glob("*.py"))
-        if (module := _module_name(path)) not in COMPOSED_SERVICES
+        if (module := _module_name(path))
         for imported in _imports(path)
         if imported.startswith("perfwalk.services.") and imported != module
     ]
     assert crossing == []
+
+
+def test_each_composite_is_made_of_use_cases() -> None:
+    """A module of composites/ calls at least one use case of services/ (else it is a
+    use case of its own, and belongs there)."""
+    single = [
+        _module_name(path)
+        for path in sorted((SRC / "composites").glob("*.py"))
+        if path.name != "__init__.py"
+        and not any(imported.startswith("perfwalk.services.") for imported in _imports(path))
+    ]
+    assert single == []
 
 
 def test_every_allowed_edge_is_still_used() -> None:
@@ -179,9 +184,10 @@ def test_every_allowed_edge_is_still_used() -> None:
     assert [pair for pair in ALLOWED_SIDEWAYS if pair not in EDGES] == []
 
 
-def test_the_packages_form_no_cycle() -> None:
+def _cycles(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """The cycles of the graph of ``edges`` (one per back edge a depth-first walk meets)."""
     graph: dict[str, set[str]] = defaultdict(set)
-    for one, other in EDGES:
+    for one, other in edges:
         graph[one].add(other)
     state: dict[str, str] = {}
     cycles: list[list[str]] = []
@@ -198,15 +204,109 @@ def test_the_packages_form_no_cycle() -> None:
     for unit in sorted(graph):
         if unit not in state:
             visit(unit, [unit])
+    return cycles
+
+
+def test_the_packages_form_no_cycle() -> None:
+    cycles = _cycles(EDGES)
     assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+#: the rooms of orchestrate/, each a subpackage of one concern, and their level: a room
+#: imports only rooms below it (ARCHITECTURE.md, Code map)
+ORCHESTRATE_ROOMS: dict[str, int] = {
+    # a walk's changes being confirmed: re-measures on top of a walk and its findings
+    "confirm": 7,
+    # a walk: plan, preparation, repetitions, their order, measuring again
+    "walk": 6,
+    # what a checkout is made of; a use case's session (store, hosts, leases, end)
+    "checkout": 5,
+    "session": 5,
+    # one test across its hosts in four phases
+    "phases": 4,
+    # measurements beside a test's values, profiles
+    "instruments": 3,
+    # commands run on hosts and recorded
+    "steps": 2,
+    # a run's hosts and their roles; the changes of stored series (from the store alone)
+    "hosts": 1,
+    "findings": 1,
+}
+#: the most modules a room holds, so that each stays one concern a newcomer can name
+ROOM_SIZE = 12
+ORCHESTRATE = SRC / "orchestrate"
+
+
+def _room(module: str) -> str | None:
+    """The room of orchestrate ``module``: ``perfwalk.orchestrate.walk.plan`` → ``walk``."""
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["perfwalk", "orchestrate"] and len(parts) > 3 else None
+
+
+def _room_edges() -> dict[tuple[str, str], list[str]]:
+    """(importing room, imported room) → the imports that make the edge."""
+    found: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(ORCHESTRATE.rglob("*.py")):
+        module = _module_name(path)
+        for imported in _imports(path):
+            pair = (_room(module), _room(imported))
+            if pair[0] and pair[1] and pair[0] != pair[1]:
+                found[(pair[0], pair[1])].append(f"{module} imports {imported}")
+    return found
+
+
+ROOM_EDGES = _room_edges()
+
+
+def test_orchestrate_is_in_rooms() -> None:
+    """Every module of orchestrate/ lives in a room that is declared here, none flat
+    beside them, and no room holds more than a dozen modules."""
+    rooms = {init.parent.name for init in ORCHESTRATE.glob("*/__init__.py")}
+    assert rooms == set(ORCHESTRATE_ROOMS)
+    assert sorted(p.name for p in ORCHESTRATE.glob("*.py")) == ["__init__.py"]
+    crowded = {
+        room: size
+        for room in rooms
+        if (size := len(list((ORCHESTRATE / room).glob("*.py"))) - 1) > ROOM_SIZE
+    }
+    assert crowded == {}
+
+
+def test_a_room_imports_only_the_rooms_below_it() -> None:
+    upward = [
+        why
+        for (low, high), whys in ROOM_EDGES.items()
+        if ORCHESTRATE_ROOMS[low] <= ORCHESTRATE_ROOMS[high]
+        for why in whys
+    ]
+    assert upward == []
+
+
+def test_the_rooms_form_no_cycle() -> None:
+    cycles = _cycles(ROOM_EDGES)
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_a_room_imports_nothing_when_imported() -> None:
+    """A room's ``__init__.py`` is its docstring alone: importing one module of a room
+    imports no other (the start-up time of bench/startup.py)."""
+    heavy = [
+        f"{init.relative_to(SRC)}: {type(node).__name__}"
+        for init in sorted(ORCHESTRATE.glob("*/__init__.py"))
+        for node in ast.parse(init.read_text(encoding="utf-8")).body
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+    ]
+    assert heavy == []
 
 
 def test_the_checks_see_an_upward_and_a_sideways_import() -> None:
     """The graph is read right: known edges are found (the checks are not vacuous)."""
     assert ("services", "store") in EDGES  # at the top of a module
     assert ("cli", "services") in EDGES  # inside the command handlers
+    assert ("composites", "services") in EDGES
     assert ("config", "git") in EDGES
-    assert all(layer in range(1, 6) for layer in LAYERS.values())
+    assert ("walk", "phases") in ROOM_EDGES  # between the rooms of orchestrate
+    assert all(layer in range(1, 7) for layer in LAYERS.values())
 
 
 @pytest.mark.parametrize(

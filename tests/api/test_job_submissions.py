@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
+from perfwalk.composites.jobs import jobs, submit
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.queue import TASK, ensure_schema, lease_names, queue_app
-from perfwalk.services.jobs import jobs, submit
+from perfwalk.orchestrate.session.queue import TASK, ensure_schema, lease_names, queue_app
 from perfwalk.store import Store
 from perfwalk.store.leases import user_at_machine
 from tests.api.test_http import Api, free_port, serving

@@ -11,7 +11,7 @@ import pytest
 
 from perfwalk.config import load_config
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series

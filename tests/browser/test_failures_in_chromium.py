@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from perfwalk.composites.demo import DemoResult
 from perfwalk.report import layout
-from perfwalk.services.demo import DemoResult
 from tests.fixtures.chromium import Watched
 from tests.report.conftest import Published, publish_fixed
 from tests.report.history import HOSTILE

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from perfwalk.model import Log, Status
-from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.report.times import SiteTimes
 from perfwalk.services.publish import listed_findings

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from perfwalk.cli.main import main
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

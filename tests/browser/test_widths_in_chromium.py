@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from perfwalk.composites.demo import DemoResult
 from perfwalk.model import Checkout, Commit, Direction, Log, Status, Value
 from perfwalk.report import layout
 from perfwalk.report.matrix import MatrixOptions, publish_matrix
 from perfwalk.report.matrix_paths import INDEX as MATRIX_INDEX
 from perfwalk.report.site import publish
-from perfwalk.services.demo import DemoResult
 from perfwalk.store import NewRepetition, NewResult, NewSeries, Store
 from tests.regress.test_matrix_logs import build as build_regress
 from tests.report.conftest import Published, publish_fixed

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from perfwalk.cli.commands import _told_night
+from perfwalk.composites.demo import Night
+from perfwalk.composites.watch import WatchCycle
 from perfwalk.demo.project import KnownEvent
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.site import PublishReport
-from perfwalk.services.demo import Night
-from perfwalk.services.watch import WatchCycle
 
 WHEN = datetime(2026, 2, 16, tzinfo=UTC)
 

@@ -8,7 +8,7 @@ import io
 from typing import Any, cast
 
 from perfwalk.cli.progress import ProgressBar
-from perfwalk.orchestrate.walk_progress import BUILDING, CHECKOUT_DONE, Progress, time_left
+from perfwalk.orchestrate.walk.walk_progress import BUILDING, CHECKOUT_DONE, Progress, time_left
 from perfwalk.services.inspect import SeriesStatus, build_pace, recent_pace
 
 BUILD, REPETITION = 30.0, 2.0  # seconds

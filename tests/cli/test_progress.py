@@ -5,7 +5,7 @@ import pytest
 
 from perfwalk.cli.progress import ProgressBar, failed_builds_line
 from perfwalk.model import Direction, Status, Value
-from perfwalk.orchestrate.walk_progress import (
+from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     CHECKOUT_DONE,
     Progress,

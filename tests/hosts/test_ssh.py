@@ -15,7 +15,7 @@ from perfwalk.errors import HostError
 from perfwalk.hosts import SshHost, SshTarget
 from perfwalk.lab import LabPlan
 from perfwalk.model import Status
-from perfwalk.orchestrate.outcome import judge
+from perfwalk.orchestrate.phases.outcome import judge
 from perfwalk.parsers import get_parser
 from tests.lab.fixtures import ns_processes
 

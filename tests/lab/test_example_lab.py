@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.config import load_config
-from perfwalk.orchestrate.changes import ChangeEvent, find_changes
+from perfwalk.orchestrate.findings.changes import ChangeEvent, find_changes
 from perfwalk.store import Store
 from tests.lab.fixtures import running_lab
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from perfwalk.config.instruments import INSTRUMENT_METRICS, RUSAGE
 from perfwalk.lab import LabPlan
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.lab.conftest import LabConfig

@@ -17,7 +17,7 @@ from perfwalk.config import load_config
 from perfwalk.errors import HostError
 from perfwalk.lab import LabPlan
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import RunResult, run_series
 from perfwalk.store import Store
 from tests.lab.conftest import LabConfig

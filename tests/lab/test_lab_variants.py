@@ -11,7 +11,7 @@ import subprocess
 
 from perfwalk.lab import LabPlan
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.lab.conftest import LabConfig

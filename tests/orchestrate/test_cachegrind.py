@@ -13,9 +13,9 @@ import pytest
 
 from perfwalk.config.model import InstrumentConfig
 from perfwalk.hosts import FakeHost, LocalHost, Rule
-from perfwalk.orchestrate.cachegrind import Cachegrind
-from perfwalk.orchestrate.instruments import Instruments
-from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.hosts.topology import Member
+from perfwalk.orchestrate.instruments.cachegrind import Cachegrind
+from perfwalk.orchestrate.instruments.instruments import Instruments
 from perfwalk.parsers.cachegrind import parse_tree
 
 CACHEGRIND = (InstrumentConfig("cachegrind"),)

@@ -2,7 +2,7 @@ from datetime import UTC, datetime
 
 from perfwalk.hosts.base import Completed
 from perfwalk.model import Log, Status
-from perfwalk.orchestrate.outcome import judge
+from perfwalk.orchestrate.phases.outcome import judge
 from perfwalk.parsers import get_parser
 
 VALUE = get_parser("value")

@@ -14,8 +14,8 @@ import pytest
 
 from perfwalk.errors import ParseError
 from perfwalk.model import Value
-from perfwalk.orchestrate import parsing
-from perfwalk.orchestrate.parsing import ParseWorker
+from perfwalk.orchestrate.walk import parsing
+from perfwalk.orchestrate.walk.parsing import ParseWorker
 from perfwalk.parsers import get_parser
 
 #: Nested quantifiers: 2**40 ways to fail on the "!" at the end of the line.

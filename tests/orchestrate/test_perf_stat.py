@@ -12,9 +12,9 @@ import pytest
 
 from perfwalk.config.model import InstrumentConfig
 from perfwalk.hosts import FakeHost, LocalHost, Rule
-from perfwalk.orchestrate.instruments import Instruments
-from perfwalk.orchestrate.perf_stat import PerfStat
-from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.hosts.topology import Member
+from perfwalk.orchestrate.instruments.instruments import Instruments
+from perfwalk.orchestrate.instruments.perf_stat import PerfStat
 from tests.parsers.test_perf_stat import COUNTED
 
 PERF_STAT = (InstrumentConfig("perf-stat"),)

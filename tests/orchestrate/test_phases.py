@@ -13,8 +13,13 @@ from perfwalk.config.model import RoleConfig, ServiceConfig, TestConfig
 from perfwalk.errors import ConfigError
 from perfwalk.hosts import FakeHost, Rule
 from perfwalk.model import Status
-from perfwalk.orchestrate.phases import TestContext, TestOutcome, check_placeholders, run_test
-from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.orchestrate.hosts.topology import Member, Topology
+from perfwalk.orchestrate.phases.phases import (
+    TestContext,
+    TestOutcome,
+    check_placeholders,
+    run_test,
+)
 from perfwalk.parsers import get_parser
 
 WORKDIR = "/tmp/perfwalk.test"

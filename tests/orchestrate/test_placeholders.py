@@ -3,7 +3,7 @@ import shlex
 import pytest
 
 from perfwalk.errors import ConfigError
-from perfwalk.orchestrate.placeholders import names, substitute
+from perfwalk.orchestrate.steps.placeholders import names, substitute
 
 
 def test_values_become_single_quoted_words() -> None:

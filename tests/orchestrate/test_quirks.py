@@ -3,7 +3,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from perfwalk.config.model import QuirkConfig, QuirkTestConfig, TestConfig
-from perfwalk.orchestrate.quirks import (
+from perfwalk.orchestrate.checkout.quirks import (
     QuirkPoint,
     applying,
     base_position,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from perfwalk.config.model import InstrumentConfig
 from perfwalk.hosts import FakeHost, LocalHost, Rule
-from perfwalk.orchestrate.instruments import Instruments
-from perfwalk.orchestrate.rusage import Rusage, parse_usage
-from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.hosts.topology import Member
+from perfwalk.orchestrate.instruments.instruments import Instruments
+from perfwalk.orchestrate.instruments.rusage import Rusage, parse_usage
 
 RUSAGE = (InstrumentConfig("rusage"),)
 

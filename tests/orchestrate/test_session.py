@@ -14,9 +14,9 @@ import pytest
 
 from perfwalk.errors import HostError, Interrupted, StoreError
 from perfwalk.hosts.local import LocalHost
-from perfwalk.orchestrate.ending import Ending
-from perfwalk.orchestrate.session import Leasing, Session, open_session
-from perfwalk.orchestrate.topology import Topology
+from perfwalk.orchestrate.hosts.topology import Topology
+from perfwalk.orchestrate.session.ending import Ending
+from perfwalk.orchestrate.session.session import Leasing, Session, open_session
 from perfwalk.store import Store
 
 

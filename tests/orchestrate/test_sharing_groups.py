@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfwalk.orchestrate.run_hosts import sharing_groups
+from perfwalk.orchestrate.session.run_hosts import sharing_groups
 
 
 def test_walks_on_disjoint_hosts_are_apart_and_sharing_ones_together() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from perfwalk.hosts.fake import FakeHost, Rule
 from perfwalk.model import Status
-from perfwalk.orchestrate.shell_steps import run_steps
+from perfwalk.orchestrate.steps.shell_steps import run_steps
 
 
 def _run(host: FakeHost) -> tuple[Status, bytes, str | None]:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from perfwalk.orchestrate.together import run_together
+from perfwalk.orchestrate.hosts.together import run_together
 
 
 def test_jobs_start_at_the_same_moment_and_results_keep_their_order() -> None:

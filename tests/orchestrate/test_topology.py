@@ -6,7 +6,7 @@ import pytest
 
 from perfwalk.errors import ConfigError
 from perfwalk.hosts import FakeHost, Rule
-from perfwalk.orchestrate.topology import Member, Topology
+from perfwalk.orchestrate.hosts.topology import Member, Topology
 
 
 def _topology() -> Topology:

@@ -14,7 +14,7 @@ import pytest
 
 from perfwalk.errors import StoreError, UsageError
 from perfwalk.hosts.leftovers import CGROUP_PREFIX, WALK_MARKER, new_cgroup
-from perfwalk.orchestrate.walker import (
+from perfwalk.orchestrate.session.walker import (
     interrupted_on_error,
     sweep_gone,
     take_series,

@@ -10,7 +10,7 @@ import pytest
 
 from perfwalk.errors import ConfigError, ParseError
 from perfwalk.model import Value
-from perfwalk.orchestrate.parsing import ParseWorker
+from perfwalk.orchestrate.walk.parsing import ParseWorker
 from perfwalk.parsers import get_parser
 from perfwalk.parsers.gnu_time import clock_seconds
 from perfwalk.parsers.jsontext import find_object

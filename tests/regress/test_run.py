@@ -15,7 +15,7 @@ from perfwalk.config.load import load_config
 from perfwalk.errors import ConfigError
 from perfwalk.hosts.fake import FakeHost, Rule
 from perfwalk.model import Status
-from perfwalk.orchestrate.regress_suite import plan_suite, run_on_host
+from perfwalk.orchestrate.phases.regress_suite import plan_suite, run_on_host
 from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import KnownHistory

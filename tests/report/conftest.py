@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.report.site import PublishOptions, PublishReport, publish
 from perfwalk.store import Store
 from tests.report.history import FixedStore, config_for, make_fixed_store

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.changes import find_all
+from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.report import layout
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store

@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 from perfwalk.config import load_config
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report.site import publish
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report.layout import series_page
 from perfwalk.services.inspect import series_status
 from perfwalk.services.publish import publish_site

@@ -18,8 +18,8 @@ from perfwalk.config import load_config
 from perfwalk.config.model import AnalysisConfig, Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
-from perfwalk.orchestrate import changes
-from perfwalk.orchestrate.changes import find_changes
+from perfwalk.orchestrate.findings import changes
+from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.report.forked import can_fork
 from perfwalk.services.analyse import detect_file
 from perfwalk.services.compare import ReadOptions, file_sample, store_sample

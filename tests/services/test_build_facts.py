@@ -18,7 +18,7 @@ import pytest
 from perfwalk.analysis.symbols import parse_nm
 from perfwalk.config import load_config
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.export import export
 from perfwalk.services.publish import publish_site

@@ -20,8 +20,8 @@ import pytest
 from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
-from perfwalk.orchestrate.changes import find_changes
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.findings.changes import find_changes
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.publish import detected_changes
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

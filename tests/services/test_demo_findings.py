@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from perfwalk.composites.demo import drill_findings, other_changes
 from perfwalk.demo.project import KnownEvent
 from perfwalk.drill.schedule import Done, Verdict
 from perfwalk.model import Commit
-from perfwalk.services.demo import drill_findings, other_changes
 from perfwalk.services.drill import DrillResult, DrillTarget
 
 LINE = tuple(f"{n:02d}" * 20 for n in range(12))  # twelve fake 40-digit ids, in order

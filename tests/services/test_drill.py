@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from perfwalk.cli.main import main
+from perfwalk.composites.demo import DemoResult
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.drill import Budget, Verdict
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report.context import zoom_links
-from perfwalk.services.demo import DemoResult
 from perfwalk.services.drill import between_target, run_drill
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

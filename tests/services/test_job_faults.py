@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.composites.jobs import cancel_job, jobs, submit
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.services.jobs import cancel_job, jobs, submit
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.fixtures.team import (

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.composites.jobs import cancel_job, jobs, submit
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.services.jobs import cancel_job, jobs, submit
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory
@@ -282,7 +282,7 @@ def _scheduled(url: str) -> dict[int, list[str]]:
     """The scheduled watch jobs by the time of their period: their states."""
     import psycopg
 
-    from perfwalk.orchestrate.queue import SCHEDULED_WATCH, conninfo, ensure_schema
+    from perfwalk.orchestrate.session.queue import SCHEDULED_WATCH, conninfo, ensure_schema
 
     ensure_schema(url)
     with psycopg.connect(conninfo(url)) as conn:

@@ -34,7 +34,7 @@ from perfwalk.cli import exits
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series

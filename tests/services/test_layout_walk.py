@@ -22,8 +22,8 @@ from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.errors import ConfigError
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.preparation import LAYOUT_STEP
+from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.orchestrate.walk.preparation import LAYOUT_STEP
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.publish import publish_store
 from perfwalk.services.run import run_series

@@ -28,11 +28,11 @@ from perfwalk.config import load_config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.hosts import FakeHost, LocalHost, Rule
 from perfwalk.hosts.machine_state import snapshot_command
-from perfwalk.orchestrate.plan import RunOptions, plan_walk
-from perfwalk.orchestrate.provenance import walk_series
-from perfwalk.orchestrate.topology import Member, Topology
-from perfwalk.orchestrate.walk import Walk
-from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.orchestrate.hosts.topology import Member, Topology
+from perfwalk.orchestrate.walk.plan import RunOptions, plan_walk
+from perfwalk.orchestrate.walk.provenance import walk_series
+from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.report.summaries import series_table
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

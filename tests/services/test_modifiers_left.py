@@ -167,7 +167,7 @@ def test_a_modifier_a_killed_worker_left_is_undone_by_the_next_job_on_its_host(
     """The same, in team mode: a worker killed while its variant walk holds the
     modifier; the next job on that host (another worker) undoes it before measuring."""
     pytest.importorskip("procrastinate", reason="team mode needs procrastinate")
-    from perfwalk.services.jobs import cancel_job, jobs, submit
+    from perfwalk.composites.jobs import cancel_job, jobs, submit
     from tests.fixtures.team import Worker, team_config
 
     config = team_config(

@@ -16,8 +16,8 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.changes import find_all
-from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.orchestrate.findings.changes import find_all
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.report.change_list import ListedChange
 from perfwalk.services.notify import notify_changes
 from perfwalk.store import Store

@@ -14,7 +14,7 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.errors import ConfigError
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory

@@ -21,9 +21,9 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.changes import find_changes
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.orchestrate.findings.changes import find_changes
+from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.hogs import Hogs

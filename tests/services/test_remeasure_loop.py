@@ -17,7 +17,7 @@ import pytest
 from perfwalk.cli.main import main
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.orchestrate.remeasure_targets import AROUND
+from perfwalk.orchestrate.confirm.remeasure_targets import AROUND
 from perfwalk.store import Store
 from tests.fixtures.noisy_repo import CONFIG, add_noisy_commits, noisy_history
 

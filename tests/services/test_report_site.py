@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.report import layout
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

@@ -9,8 +9,8 @@ import random
 from pathlib import Path
 
 from perfwalk.model import Status
-from perfwalk.orchestrate.measuring_order import round_order
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.measuring_order import round_order
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig

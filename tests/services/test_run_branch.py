@@ -10,7 +10,7 @@ import pytest
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import ConfigError, UsageError
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import CommitSpec, git, make_repo

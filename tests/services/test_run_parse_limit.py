@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perfwalk.config import load_config
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.services.conftest import MakeConfig

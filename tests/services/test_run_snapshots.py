@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.publish import publish_site
 from perfwalk.services.run import run_series
 from perfwalk.store import Store

@@ -149,7 +149,7 @@ def test_status_counts_the_planned_repetitions_of_an_interrupted_walk(
 def test_a_test_that_leaves_a_daemon_is_reported_and_the_daemon_stopped(
     make_config: MakeConfig, tmp_path: Path
 ) -> None:
-    from perfwalk.orchestrate.plan import RunOptions
+    from perfwalk.orchestrate.walk.plan import RunOptions
     from perfwalk.services.run import run_series
 
     marks = tmp_path / "marks"
@@ -180,7 +180,7 @@ def test_a_daemon_that_empties_its_environment_is_caught_in_the_tests_cgroup(
     make_config: MakeConfig, tmp_path: Path
 ) -> None:
     from perfwalk.hosts.leftovers import new_cgroup
-    from perfwalk.orchestrate.plan import RunOptions
+    from perfwalk.orchestrate.walk.plan import RunOptions
     from perfwalk.services.run import run_series
 
     probe, why = new_cgroup(f"perfwalk-probe-{os.getpid()}")

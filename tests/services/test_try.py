@@ -17,7 +17,7 @@ import pytest
 from perfwalk.analysis.sequential import Verdict, side
 from perfwalk.config import load_config
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.changes import find_changes
+from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.services.try_change import TryOptions, run_try
 from perfwalk.store import Store
 from tests.fixtures.bad_paths import no_regular_files

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from perfwalk.cli.main import main
+from perfwalk.composites.watch import seen_now
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.changes import find_all, find_changes
-from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.orchestrate.findings.changes import find_all, find_changes
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.services.compare import store_sample
 from perfwalk.services.drill import change_targets
-from perfwalk.services.watch import seen_now
 from perfwalk.store import Store
 from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step
 from tests.store.factories import new_series

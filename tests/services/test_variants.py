@@ -15,8 +15,8 @@ import pytest
 
 from perfwalk.errors import ConfigError, UsageError
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.variants import variant_order
+from perfwalk.orchestrate.checkout.variants import variant_order
+from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from perfwalk.store.records import SeriesRow

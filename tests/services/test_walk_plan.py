@@ -11,10 +11,10 @@ import pytest
 
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
-from perfwalk.orchestrate.plan import RunOptions, plan_walk
-from perfwalk.orchestrate.provenance import walk_series
-from perfwalk.orchestrate.session import config_session
-from perfwalk.orchestrate.walk import Walk
+from perfwalk.orchestrate.session.session import config_session
+from perfwalk.orchestrate.walk.plan import RunOptions, plan_walk
+from perfwalk.orchestrate.walk.provenance import walk_series
+from perfwalk.orchestrate.walk.walk import Walk
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.conftest import MakeConfig
 

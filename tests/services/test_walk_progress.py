@@ -1,4 +1,4 @@
-"""What a walk tells as it goes (:class:`perfwalk.orchestrate.walk_progress.Progress`):
+"""What a walk tells as it goes (:class:`perfwalk.orchestrate.walk.walk_progress.Progress`):
 each checkout done once, with a summary of its values, whatever the order; a failed
 build once, with its status; the count of repetitions reaching the total."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from perfwalk.orchestrate.plan import RunOptions
-from perfwalk.orchestrate.walk_progress import BUILD_FAILED, CHECKOUT_DONE, Progress
+from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.orchestrate.walk.walk_progress import BUILD_FAILED, CHECKOUT_DONE, Progress
 from perfwalk.services.run import run_series
 from tests.services.conftest import MakeConfig
 

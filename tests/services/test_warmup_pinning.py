@@ -12,8 +12,8 @@ import pytest
 from perfwalk.analysis.summary import summarize
 from perfwalk.errors import ConfigError
 from perfwalk.hosts.fake import FakeHost, Rule
-from perfwalk.orchestrate.plan import RunOptions, check_pinning
-from perfwalk.orchestrate.topology import Topology
+from perfwalk.orchestrate.hosts.topology import Topology
+from perfwalk.orchestrate.walk.plan import RunOptions, check_pinning
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import KnownHistory

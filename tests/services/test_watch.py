@@ -19,9 +19,9 @@ import pytest
 
 from perfwalk.cli import exits
 from perfwalk.cli.main import main
+from perfwalk.composites.watch import WatchCycle, watch_forever
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.services.watch import WatchCycle, watch_forever
 from perfwalk.store import Store
 from tests.fixtures.noisy_repo import CONFIG as NOISY_CONFIG
 from tests.fixtures.noisy_repo import add_noisy_commits, noisy_history

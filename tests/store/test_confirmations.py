@@ -74,7 +74,7 @@ def test_a_store_of_schema_8_gets_the_re_measures(store_url: str, raw: Engine) -
         assert store.confirmations.of_series(walk)[(1, 2)].held
 
 
-#: a metric of a sequential re-measure, as perfwalk.orchestrate.confirm stores it
+#: a metric of a sequential re-measure, as perfwalk.orchestrate.confirm.confirm stores it
 SEQUENTIAL = {
     **HELD,
     "measured_before": 100.5,

@@ -46,8 +46,8 @@ from perfwalk.config.model import Config
 from perfwalk.errors import ParseError, PerfwalkError, StoreError, StoreUnavailable, UsageError
 from perfwalk.limits import MAX_ID
 from perfwalk.numbers import finite_document, finite_or_none
-from perfwalk.orchestrate.changes import find_all
-from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.orchestrate.findings.changes import find_all
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.served_names import ANY_ADDRESS, ServedNames
 from perfwalk.services.change_json import changes_document
 from perfwalk.services.job_params import JobParamError

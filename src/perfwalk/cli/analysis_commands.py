@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.changes import (
+    from perfwalk.orchestrate.findings.changes import (
         ChangeEvent,
         MetricChange,
         MetricEpisode,
@@ -445,8 +445,8 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.cli.change_lines import group_lines
     from perfwalk.config.load import load_config
     from perfwalk.numbers import json_text
-    from perfwalk.orchestrate.changes import find_all
-    from perfwalk.orchestrate.listed_changes import listed_findings
+    from perfwalk.orchestrate.findings.changes import find_all
+    from perfwalk.orchestrate.findings.listed_changes import listed_findings
     from perfwalk.report.change_groups import grouped
     from perfwalk.services.change_json import change_key, changes_document, marks_of
     from perfwalk.services.inspect import opened

@@ -48,7 +48,7 @@ def cmd_api(args: argparse.Namespace) -> int:
     queue = None
     if config.store.url.startswith("postgresql"):  # team mode: the queue is in the store
         from perfwalk.api.app import JobQueue
-        from perfwalk.services.jobs import listed_jobs, submit
+        from perfwalk.composites.jobs import listed_jobs, submit
 
         queue = JobQueue(submit, listed_jobs)
     with opened(config) as store:

@@ -16,7 +16,7 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.changes import ChangeEvent
+    from perfwalk.orchestrate.findings.changes import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
 
@@ -40,8 +40,8 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     ``perfwalk changes --series`` would exit with. A try's series has neither."""
     from perfwalk.cli.analysis_commands import changes_status, undecided_lines
     from perfwalk.cli.terminal import width_of
-    from perfwalk.orchestrate.changes import find_all
-    from perfwalk.orchestrate.listed_changes import listed_findings
+    from perfwalk.orchestrate.findings.changes import find_all
+    from perfwalk.orchestrate.findings.listed_changes import listed_findings
     from perfwalk.services.change_json import marks_of
     from perfwalk.services.inspect import opened
 

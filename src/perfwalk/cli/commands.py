@@ -16,10 +16,10 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.floor import Sight
-    from perfwalk.orchestrate.confirm import Confirmed
+    from perfwalk.composites.demo import Night
+    from perfwalk.orchestrate.confirm.confirm import Confirmed
     from perfwalk.report.last_night import LastNight
     from perfwalk.report.times import SiteTimes
-    from perfwalk.services.demo import Night
     from perfwalk.services.inspect import SeriesStatus
 
 
@@ -88,7 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from perfwalk.cli.progress import ProgressBar, failed_builds_line
     from perfwalk.config.load import load_config
     from perfwalk.model import Status
-    from perfwalk.orchestrate.plan import RunOptions
+    from perfwalk.orchestrate.walk.plan import RunOptions
     from perfwalk.services.run import plan_series, run_series
 
     config = load_config(args.config)
@@ -245,7 +245,7 @@ def _print_night(night: LastNight, times: SiteTimes, colour: bool) -> None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
-    from perfwalk.orchestrate.changes import series_sights
+    from perfwalk.orchestrate.findings.changes import series_sights
     from perfwalk.services.inspect import opened, pick_series, series_status
 
     config = load_config(args.config)
@@ -400,7 +400,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.config.policy import metric_policy
     from perfwalk.model import Direction
-    from perfwalk.orchestrate.changes import series_sights
+    from perfwalk.orchestrate.findings.changes import series_sights
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
@@ -506,7 +506,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from perfwalk.cli.progress import ProgressBar
-    from perfwalk.services.demo import run_demo
+    from perfwalk.composites.demo import run_demo
 
     bar = ProgressBar()
     try:

@@ -17,7 +17,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.conduct import MasterConfig
     from perfwalk.lab import LabStatus
-    from perfwalk.orchestrate.trial import TrialOutcome
+    from perfwalk.orchestrate.phases.trial import TrialOutcome
     from perfwalk.services.conduct import Parsed
     from perfwalk.store import NewStep
     from perfwalk.store.conduct import ConductSummary

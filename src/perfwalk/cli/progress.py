@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from perfwalk.cli.terminal import console, duration, is_terminal
-from perfwalk.orchestrate.walk_progress import (
+from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     BUILDING,
     CHECKOUT_DONE,

@@ -16,7 +16,7 @@ from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
-    from perfwalk.orchestrate.notify import Attempt, NotifyReport
+    from perfwalk.orchestrate.findings.notify import Attempt, NotifyReport
     from perfwalk.report.site import PublishReport
 
 

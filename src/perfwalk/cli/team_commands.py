@@ -102,8 +102,8 @@ def job_options(kind: str, argv: list[str]) -> dict[str, Any]:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from perfwalk.composites.jobs import submit
     from perfwalk.config.load import load_config
-    from perfwalk.services.jobs import submit
 
     config = load_config(args.config)
     job = submit(config, args.kind, job_options(args.kind, list(args.rest)))
@@ -121,8 +121,8 @@ def _jobs_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_jobs(args: argparse.Namespace) -> int:
     from perfwalk.cli.tables import format_table
+    from perfwalk.composites.jobs import cancel_job, jobs
     from perfwalk.config.load import load_config
-    from perfwalk.services.jobs import cancel_job, jobs
 
     config = load_config(args.config)
     if args.action == "cancel":
@@ -200,8 +200,8 @@ def _worker_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from perfwalk.composites.jobs import WorkerTiming, run_worker
     from perfwalk.config.load import load_config
-    from perfwalk.services.jobs import WorkerTiming, run_worker
 
     config = load_config(args.config)
     if not args.heartbeat < args.stall:

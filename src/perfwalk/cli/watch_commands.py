@@ -15,7 +15,7 @@ from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
-    from perfwalk.services.watch import WatchCycle
+    from perfwalk.composites.watch import WatchCycle
 
 
 def _watch_args(p: argparse.ArgumentParser) -> None:
@@ -31,8 +31,8 @@ def _watch_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     with _loading():
+        from perfwalk.composites.watch import watch_forever, watch_once
         from perfwalk.config.load import load_config
-        from perfwalk.services.watch import watch_forever, watch_once
 
     config = load_config(args.config)
 

@@ -116,7 +116,7 @@ class ListedChange:
     known_causes: tuple[str, ...] = ()  # the letters of the quirks that explain it
     #: a break, not a speed change: "build" (a build that fails after one that built) or
     #: "test" (a test that fails after it passed), with the two statuses; "" for a speed
-    #: change (perfwalk.orchestrate.breaks)
+    #: change (perfwalk.orchestrate.findings.breaks)
     broke: str = ""
     statuses: tuple[str, ...] = ()
     #: the commits of its range (after ``before_sha``, up to ``after_sha``), as the

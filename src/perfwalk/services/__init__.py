@@ -1,1 +1,2 @@
-"""Use cases: run a walk, export, publish, the demo. Called by the CLI; never print."""
+"""Use cases: run a walk, drill, try, publish, export, notify … one each, none calling
+another. Called by the CLI, the API and the composites; never print."""

@@ -1,7 +1,7 @@
 """The analysis use case over a file: find the changes of one series of numbers
 (``perfwalk detect``). Comparing two samples is :mod:`perfwalk.services.compare`;
 the changes of every stored series are found by
-:func:`perfwalk.orchestrate.changes.find_changes`.
+:func:`perfwalk.orchestrate.findings.changes.find_changes`.
 
 Nothing here imports the store or the configuration: ``detect`` starts fast.
 """

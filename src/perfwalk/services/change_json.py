@@ -17,8 +17,8 @@ from typing import Any
 from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
-from perfwalk.orchestrate.breaks import BreakEvent
-from perfwalk.orchestrate.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
+from perfwalk.orchestrate.findings.breaks import BreakEvent
+from perfwalk.orchestrate.findings.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
 from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import (
     Culprit,
@@ -35,7 +35,7 @@ def changes_document(
     """``{"groups": [...], "changes": [...], "episodes": [...], "ruled_out": [...],
     "floors": [...], "breaks": [...]}``: the alert groups (:func:`group_json`), every
     change of ``found`` with its marks from ``listing``
-    (:func:`perfwalk.orchestrate.listed_changes.listed_findings`), the refuted ones
+    (:func:`perfwalk.orchestrate.findings.listed_changes.listed_findings`), the refuted ones
     apart, what the walks could see in each metric (:func:`sight_json`), and the builds
     broken and tests newly failing (:func:`break_json`)."""
     marks = marks_of(listing[0])

@@ -151,7 +151,7 @@ def store_sample(store: Store, operand: str, metric: str | None) -> Sample:
     left out when the checkout has one metric."""
     if operand.startswith(CONDUCT):
         return conduct_sample(store, operand, metric)
-    from perfwalk.orchestrate.checkout_ref import find_checkout
+    from perfwalk.orchestrate.checkout.checkout_ref import find_checkout
 
     if ":" not in operand:
         raise UsageError(

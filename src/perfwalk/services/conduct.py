@@ -28,12 +28,12 @@ from perfwalk.config.model import HostConfig
 from perfwalk.errors import HostError, ParseError, UsageError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Reconnecting
 from perfwalk.model import Status, Value
-from perfwalk.orchestrate.ending import Ending
-from perfwalk.orchestrate.leases import lease_name
-from perfwalk.orchestrate.run_hosts import open_host
-from perfwalk.orchestrate.session import Leasing, Session, open_session
-from perfwalk.orchestrate.topology import Member, Topology
-from perfwalk.orchestrate.trial import TrialOutcome, play_trial
+from perfwalk.orchestrate.hosts.topology import Member, Topology
+from perfwalk.orchestrate.phases.trial import TrialOutcome, play_trial
+from perfwalk.orchestrate.session.ending import Ending
+from perfwalk.orchestrate.session.leases import lease_name
+from perfwalk.orchestrate.session.run_hosts import open_host
+from perfwalk.orchestrate.session.session import Leasing, Session, open_session
 from perfwalk.parsers import Parser, get_parser
 from perfwalk.store import Store
 from perfwalk.store.conduct import ConductSummary, NewConductRun

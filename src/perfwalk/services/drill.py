@@ -3,7 +3,7 @@
 A drill is a series of kind ``drill`` whose parent is the series where the change
 was seen. The pure scheduler (:mod:`perfwalk.drill`) says which commit to measure
 next and how many repetitions to add; this module builds and measures it through
-the walk (:class:`perfwalk.orchestrate.walk.Walk`, one checkout per commit tried,
+the walk (:class:`perfwalk.orchestrate.walk.walk.Walk`, one checkout per commit tried,
 indexed by its position between the two ends), stores every repetition as it
 finishes and every step as it ends, and at the end the answer with its evidence.
 
@@ -40,13 +40,13 @@ from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Commit, Status
 from perfwalk.numbers import finite_or_none
-from perfwalk.orchestrate.breaks import BreakEvent, series_breaks
-from perfwalk.orchestrate.changes import ChangeEvent, MetricChange, find_changes
-from perfwalk.orchestrate.plan import PlannedCheckout, history_quirks
-from perfwalk.orchestrate.provenance import describe_series
-from perfwalk.orchestrate.quirks import PlannedQuirk, applying
-from perfwalk.orchestrate.session import Session, config_session
-from perfwalk.orchestrate.walk import Walk
+from perfwalk.orchestrate.checkout.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
+from perfwalk.orchestrate.findings.changes import ChangeEvent, MetricChange, find_changes
+from perfwalk.orchestrate.session.session import Session, config_session
+from perfwalk.orchestrate.walk.plan import PlannedCheckout, history_quirks
+from perfwalk.orchestrate.walk.provenance import describe_series
+from perfwalk.orchestrate.walk.walk import Walk
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
 from perfwalk.store.profiles import ProfileRow
@@ -114,9 +114,9 @@ def change_targets(
 ) -> list[DrillTarget]:
     """A drill target per change of the walks of ``config``'s project (or the one
     change ``chosen``), for its strongest metric (or ``test``.``name``); ``found``: the
-    changes the caller found already (:func:`perfwalk.orchestrate.changes.find_changes`
+    changes the caller found already (:func:`perfwalk.orchestrate.findings.changes.find_changes`
     with ``tuning``, of these walks or more) and ``breaks`` (builds broken, tests newly
-    failing: :mod:`perfwalk.orchestrate.breaks`), not looked for again. The changes of a
+    failing: :mod:`perfwalk.orchestrate.findings.breaks`), not looked for again. The changes of a
     walk's variants are not drilled (a drill measures the plain checkout): one
     ``chosen`` is refused with a UsageError that says what to do instead."""
     walks = [

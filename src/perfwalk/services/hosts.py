@@ -1,8 +1,8 @@
 """The hosts use case: ``perfwalk hosts`` lists the configured hosts, every lease and
 every runtime modifier left in place; ``perfwalk hosts --break NAME`` removes a stale
 lease (leases are taken by the session of a use case,
-:mod:`perfwalk.orchestrate.session`); ``perfwalk hosts --forget-modifier ID`` the
-record of a modifier undone by hand (:mod:`perfwalk.orchestrate.modifiers`)."""
+:mod:`perfwalk.orchestrate.session.session`); ``perfwalk hosts --forget-modifier ID`` the
+record of a modifier undone by hand (:mod:`perfwalk.orchestrate.phases.modifiers`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from perfwalk.config.model import Config, HostConfig
 from perfwalk.errors import UsageError
-from perfwalk.orchestrate.leases import lease_name
+from perfwalk.orchestrate.session.leases import lease_name
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
 from perfwalk.store.modifiers import AppliedModifier

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.model import Log, Status
-from perfwalk.orchestrate.checkout_ref import find_checkout
-from perfwalk.orchestrate.walk_progress import time_left
+from perfwalk.orchestrate.checkout.checkout_ref import find_checkout
+from perfwalk.orchestrate.walk.walk_progress import time_left
 from perfwalk.quantities import format_value
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow

@@ -22,10 +22,10 @@ from perfwalk.config.settings import COUNT, TRY_CONFIDENCES, Rule, rule
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_step
 from perfwalk.limits import MAX_TOTAL
-from perfwalk.orchestrate.plan import named_walk
-from perfwalk.orchestrate.preparation import BETWEEN_ACTIONS
-from perfwalk.orchestrate.queue import KINDS
-from perfwalk.orchestrate.variants import chosen_variants
+from perfwalk.orchestrate.checkout.variants import chosen_variants
+from perfwalk.orchestrate.session.queue import KINDS
+from perfwalk.orchestrate.walk.plan import named_walk
+from perfwalk.orchestrate.walk.preparation import BETWEEN_ACTIONS
 from perfwalk.untrusted import show_controls
 
 #: The longest name, commit-ish or change id a job takes (characters).

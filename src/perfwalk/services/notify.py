@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from perfwalk.config.model import Config
 from perfwalk.config.receivers import receiver_id, redacted
 from perfwalk.errors import ConfigError
-from perfwalk.orchestrate.notify import Attempt, NotifyReport, deliver, test_receivers
+from perfwalk.orchestrate.findings.notify import Attempt, NotifyReport, deliver, test_receivers
 from perfwalk.report.change_groups import grouped
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.markdown import Links

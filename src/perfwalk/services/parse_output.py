@@ -3,7 +3,7 @@ tried on a file before a walk runs them.
 
 No store; a configuration only to take a test's parser, options and metrics (``--test``).
 The parse runs as a walk's does, in a parse worker stopped after the test's
-``parse_timeout`` (:mod:`perfwalk.orchestrate.parsing`), so a pattern that backtracks
+``parse_timeout`` (:mod:`perfwalk.orchestrate.walk.parsing`), so a pattern that backtracks
 for ever on the output ends here too.
 """
 
@@ -19,7 +19,7 @@ from perfwalk.config.model import Config, TestConfig
 from perfwalk.config.settings import default_of
 from perfwalk.errors import ParseError, UsageError
 from perfwalk.model import Direction, Value
-from perfwalk.orchestrate.parsing import ParseWorker
+from perfwalk.orchestrate.walk.parsing import ParseWorker
 from perfwalk.parsers import get_parser
 from perfwalk.units import default_direction
 

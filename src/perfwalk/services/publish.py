@@ -16,8 +16,8 @@ from perfwalk.config.model import Config
 from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
-from perfwalk.orchestrate.changes import find_all
-from perfwalk.orchestrate.listed_changes import listed_findings
+from perfwalk.orchestrate.findings.changes import find_all
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.last_night import LastNight, last_night

@@ -2,8 +2,8 @@
 elsewhere, list the runs (the matrix is published by :mod:`perfwalk.services.publish`).
 
 A run of the suite holds a lease on its host (as a walk does, in a session of
-:mod:`perfwalk.orchestrate.session`) while the executor
-(:mod:`perfwalk.orchestrate.regress_suite`) runs it, then stores the whole run —
+:mod:`perfwalk.orchestrate.session.session`) while the executor
+(:mod:`perfwalk.orchestrate.phases.regress_suite`) runs it, then stores the whole run —
 results, logs, the host's system — in one transaction. An import parses the whole
 file first: a malformed file stores nothing.
 """
@@ -20,8 +20,8 @@ from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_date
 from perfwalk.model import Status
-from perfwalk.orchestrate.leases import lease_name
-from perfwalk.orchestrate.regress_suite import (
+from perfwalk.orchestrate.hosts.topology import Topology
+from perfwalk.orchestrate.phases.regress_suite import (
     Progress,
     bounded_log,
     commit_option,
@@ -29,9 +29,9 @@ from perfwalk.orchestrate.regress_suite import (
     run_on_host,
     stored_result,
 )
-from perfwalk.orchestrate.run_hosts import open_host
-from perfwalk.orchestrate.session import Leasing, open_session
-from perfwalk.orchestrate.topology import Topology
+from perfwalk.orchestrate.session.leases import lease_name
+from perfwalk.orchestrate.session.run_hosts import open_host
+from perfwalk.orchestrate.session.session import Leasing, open_session
 from perfwalk.regress.formats import read_results
 from perfwalk.regress.history import pass_rate
 from perfwalk.regress.outcome import SUITE_TEST, ParsedSuite

@@ -1,9 +1,9 @@
 """The walk use case: plan the checkouts of a series (or resume one, or continue a
 named walk) and measure them.
 
-The run opens a session (:mod:`perfwalk.orchestrate.session`): its store and hosts,
+The run opens a session (:mod:`perfwalk.orchestrate.session.session`): its store and hosts,
 a lease on the hosts while it walks, every connection closed at the end, whatever
-happened. It plans the walk (:func:`perfwalk.orchestrate.plan.plan_walk`) before it
+happened. It plans the walk (:func:`perfwalk.orchestrate.walk.plan.plan_walk`) before it
 takes a lease. Before it measures, it stops what walks killed on this machine left
 running, and it records itself as the walker of its series, so that ``status``
 tells a walk that runs from one that is gone.
@@ -20,8 +20,12 @@ from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
-from perfwalk.orchestrate.confirm import Budget, Confirmed, confirm_changes
-from perfwalk.orchestrate.plan import (
+from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
+from perfwalk.orchestrate.confirm.confirm import Budget, Confirmed, confirm_changes
+from perfwalk.orchestrate.confirm.remeasure_targets import remeasure_targets
+from perfwalk.orchestrate.session.run_hosts import control_directory, open_topology
+from perfwalk.orchestrate.session.session import Session, config_session
+from perfwalk.orchestrate.walk.plan import (
     NamedWalk,
     PlannedCheckout,
     RunOptions,
@@ -29,13 +33,9 @@ from perfwalk.orchestrate.plan import (
     plan_walk,
     walk_config,
 )
-from perfwalk.orchestrate.provenance import walk_series
-from perfwalk.orchestrate.remeasure_targets import remeasure_targets
-from perfwalk.orchestrate.run_hosts import control_directory, open_topology
-from perfwalk.orchestrate.session import Session, config_session
-from perfwalk.orchestrate.variants import WalkVariant, variant_series_name
-from perfwalk.orchestrate.walk import Walk
-from perfwalk.orchestrate.walk_progress import Progress
+from perfwalk.orchestrate.walk.provenance import walk_series
+from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
 from perfwalk.store.connect import is_missing_file
@@ -89,7 +89,7 @@ def run_series(
     ``walks`` hears the id of the series before anything is measured in it.
 
     At its end the walk measures its undecided changes again
-    (:mod:`perfwalk.orchestrate.confirm`) within ``remeasure`` (a watch cycle's budget,
+    (:mod:`perfwalk.orchestrate.confirm.confirm`) within ``remeasure`` (a watch cycle's budget,
     with or without ``[run] confirm``), or with ``[run] confirm`` within its own; a
     named walk with nothing new still measures on those of its earlier walks.
 

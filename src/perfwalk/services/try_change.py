@@ -31,10 +31,10 @@ from perfwalk.git.worktree import Worktrees
 from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.model import Checkout, Direction, Status
 from perfwalk.numbers import finite_or_none
-from perfwalk.orchestrate.alternation import Alternation, BuiltSide, TrySide
-from perfwalk.orchestrate.provenance import describe_series
-from perfwalk.orchestrate.session import config_session
-from perfwalk.orchestrate.variants import chosen_variants
+from perfwalk.orchestrate.checkout.variants import chosen_variants
+from perfwalk.orchestrate.session.session import config_session
+from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide
+from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.store.records import NewResult
 from perfwalk.store.tries import NewTry
 from perfwalk.text_files import read_user_file

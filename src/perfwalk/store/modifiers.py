@@ -3,7 +3,7 @@ apply commands run, removed once their undo commands passed.
 
 A walk killed (``kill -9``, a power cut) between the two leaves its record: the next
 walk that leases the host finds it here and runs its undo commands before it measures
-(:mod:`perfwalk.orchestrate.modifiers`). A record keeps the undo commands themselves,
+(:mod:`perfwalk.orchestrate.phases.modifiers`). A record keeps the undo commands themselves,
 placeholders filled in, as they would have run, not a reference to the
 configuration: the next walk may run another file, a job's own copy of it, or the
 same file edited since (the variant renamed, its undo changed, a host variable

@@ -384,8 +384,8 @@ cachegrind_out() {
         >"$here/cachegrind/$case.txt") <<'PY'
 import sys
 from perfwalk.hosts import LocalHost
-from perfwalk.orchestrate.cachegrind import READ, Cachegrind
-from perfwalk.orchestrate.topology import Member
+from perfwalk.orchestrate.instruments.cachegrind import READ, Cachegrind
+from perfwalk.orchestrate.hosts.topology import Member
 
 member = Member("local", LocalHost(), local=True)
 path = "/tmp/perfwalk-capture-cachegrind"

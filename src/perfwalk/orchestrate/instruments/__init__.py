@@ -1,0 +1,2 @@
+"""The instruments of a test (rusage, cachegrind, perf stat) and its profiles:
+measurements of its command beside its own values."""

@@ -1,0 +1,32 @@
+"""What every part of a walk shares (:class:`WalkSetup`): the series it measures, its
+configuration, store, worktrees and hosts, the quirks it crosses, the action between
+two repetitions and the marker of the processes it starts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perfwalk.config.model import Config
+from perfwalk.git.worktree import Worktrees
+from perfwalk.orchestrate.checkout.quirks import PlannedQuirk
+from perfwalk.orchestrate.checkout.variants import WalkVariant
+from perfwalk.orchestrate.hosts.topology import Topology
+from perfwalk.store import Store
+
+
+@dataclass
+class WalkSetup:
+    """Series ``series_id`` measured on the hosts of ``topology`` (builds on its [run]
+    host, in ``worktrees``), stored in ``store``."""
+
+    series_id: int
+    config: Config
+    store: Store
+    worktrees: Worktrees
+    topology: Topology
+    quirks: Sequence[PlannedQuirk]
+    between: str  # keep, reboot, rebuild or a command
+    marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
+    #: the variants measured besides the plain checkout, each in its own series
+    variants: Sequence[WalkVariant] = ()
