@@ -31,6 +31,11 @@ from tests.fixtures.hogs import Hogs
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 from tests.services.walks import values_by_metric, walk_config
 
+#: every test here measures CPU time, which the machine moves (a busy core slows the
+#: same work): no other test of the run loads the machine beside them; those that
+#: load it start the load themselves
+pytestmark = pytest.mark.alone
+
 #: the memory the benchmark fills (MiB) and its loop's turns at the first commit
 MEMORY_MIB = 48
 WORK = 1_500_000
@@ -129,7 +134,6 @@ def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
     print("rusage.user_cpu", metric["relative"], metric["verdict"]["state"], metric["suspect"])
 
 
-@pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
     tmp_path: Path, hogs: Hogs
@@ -174,7 +178,6 @@ def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
     assert abs(user) < wall / 3
 
 
-@pytest.mark.alone  # the load is the test's own: no other test loads the machine beside it
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
 def test_a_change_of_memory_with_one_side_loaded_is_no_suspect_and_keeps_its_values(
     tmp_path: Path, hogs: Hogs, capsys: pytest.CaptureFixture[str]
