@@ -49,6 +49,27 @@ def test_a_machine_without_counters_runs_the_test_stores_nothing_and_says_so_onc
     assert (again.prefix, again.notes) == ((), ())
 
 
+@pytest.mark.skipif(shutil.which("perf") is None, reason="needs perf (apt-get install linux-perf)")
+def test_a_machine_with_counters_counts_a_real_program() -> None:
+    if not _counters_here():
+        pytest.skip(
+            "this machine exposes no hardware counters (a virtual machine seldom does): "
+            "the counted path runs where they are"
+        )
+    member = Member("local", LocalHost(), local=True)
+    armed = Instruments({"perf-stat": PerfStat()}).arm(
+        "t", PERF_STAT, member, "/tmp/perfwalk-test-perf-c"
+    )
+    loop = "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; echo VALUE 1 s x"
+    done = member.host.run([*armed.prefix, "sh", "-c", loop], timeout=60)
+    values, notes = armed.read(done)
+    print(values, notes)
+    assert done.returncode == 0
+    assert notes == ()
+    counted = {v.name: v.value for v in values}
+    assert counted["perf-stat.instructions"] > 1e6  # a shell's loop of 100 000 turns
+
+
 def test_a_host_with_counters_stores_their_counts() -> None:
     host = FakeHost(
         [
