@@ -125,8 +125,13 @@ def test_the_demo_drills_each_known_change_to_its_exact_commit(demo_result: Demo
     with Store.open(config.store.url) as store:
         drills = store.drills.all()
         # every change the walk found was drilled; those across no known event (a real
-        # code-layout effect on some machines) are reported, not hidden
-        assert len(drills) == len(drilled) + len(result.others)
+        # code-layout effect on some machines) are reported, not hidden; the build
+        # broken overnight is a change of its own, drilled to the commit that broke it
+        breaks = [row for row in drills if row.change.get("broke")]
+        (broken,) = [e for e in result.project.events if e.direction == "broken-build"]
+        assert [row.answer["culprit"] for row in breaks if row.answer] == [broken.commit]
+        assert not [o for o in result.others if o.target.change.get("broke")]
+        assert len(drills) == len(drilled) + len(result.others) + len(breaks)
         culprits = {row.answer["culprit"] for row in drills if row.answer}
         assert {e.commit for e in drilled} <= culprits
         for row in drills:

@@ -213,14 +213,16 @@ def drill_findings(
 def other_changes(
     events: Sequence[KnownEvent], answers: Sequence[DrillResult], line: Sequence[str]
 ) -> list[OtherChange]:
-    """The drilled changes that lie across no known speed change, each with its answer."""
+    """The drilled changes that lie across no known change of their kind (a speed
+    change, or a build broken), each with its answer."""
     position = {commit: pos for pos, commit in enumerate(line)}
     known = [position[e.commit] for e in events if e.direction != "broken-build"]
+    broken = [position[e.commit] for e in events if e.direction == "broken-build"]
     others = []
     for answer in answers:
         target = answer.target
         lo, hi = position[target.before], position[target.after]
-        if any(lo < at <= hi for at in known):
+        if any(lo < at <= hi for at in (broken if target.change.get("broke") else known)):
             continue
         change = target.change
         relative = change.get("relative")
