@@ -240,10 +240,7 @@ def drill(config: Path, before: str, after: str, test: str, value: str) -> dict[
         "--format",
         "json",
     )
-    answers = json.loads(ran.stdout)
-    answer: dict[str, Any] = answers[0] if isinstance(answers, list) else answers
-    if "drills" in answer:
-        answer = answer["drills"][0]
+    answer: dict[str, Any] = json.loads(ran.stdout)["drills"][0]
     return answer
 
 
