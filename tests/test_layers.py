@@ -212,6 +212,57 @@ def test_the_packages_form_no_cycle() -> None:
     assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
 
 
+def _runtime_imports(path: Path) -> Iterator[str]:
+    """The perfwalk modules ``path`` imports when it runs, wherever the import stands
+    (in a function too), a name imported from a package counted as its module when it
+    is one (``from perfwalk.cli import exits`` → ``perfwalk.cli.exits``); the imports
+    for the type checker alone (``if TYPE_CHECKING:``) never run and are left out."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+    def resolved(name: str) -> str:
+        while name and name not in MODULES:
+            name = name.rpartition(".")[0]
+        return name
+
+    def visit(node: ast.AST) -> Iterator[str]:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for other in node.orelse:
+                yield from visit(other)
+            return
+        if isinstance(node, ast.Import):
+            yield from (resolved(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], *base.split(".")])
+            for alias in node.names:
+                yield resolved(f"{base.strip('.')}.{alias.name}")
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child)
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    yield from (m for m in visit(tree) if m.startswith("perfwalk") and m != module)
+
+
+MODULES = {_module_name(path) for path in SRC.rglob("*.py")}
+
+
+def test_the_modules_form_no_cycle() -> None:
+    """No two modules import each other, directly or through others, when they run
+    (ARCHITECTURE.md, Invariants): a cycle hidden in a function's import counts."""
+    edges = {
+        (_module_name(path), imported)
+        for path in SRC.rglob("*.py")
+        for imported in _runtime_imports(path)
+    }
+    assert ("perfwalk.cli.change_commands", "perfwalk.cli.change_lines") in edges  # read right
+    assert ("perfwalk.cli.entry", "perfwalk.cli.main") in edges  # inside a function
+    cycles = _cycles(edges)
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
 #: the rooms of orchestrate/, each a subpackage of one concern, and their level: a room
 #: imports only rooms below it (ARCHITECTURE.md, Code map)
 ORCHESTRATE_ROOMS: dict[str, int] = {
