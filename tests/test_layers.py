@@ -268,6 +268,8 @@ def test_the_modules_form_no_cycle() -> None:
 ORCHESTRATE_ROOMS: dict[str, int] = {
     # a walk's changes being confirmed: re-measures on top of a walk and its findings
     "confirm": 7,
+    # a drill's measuring: its line searched through a walk of its own, the culprit's profiles
+    "drilling": 7,
     # a walk: plan, preparation, repetitions, their order, measuring again
     "walk": 6,
     # what a checkout is made of; a use case's session (store, hosts, leases, end)
