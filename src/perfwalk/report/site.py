@@ -90,8 +90,8 @@ from perfwalk.store.site_reads import StepSite
 #: a try's page in place of its series page; the conductor runs; 7: the checkouts' table
 #: in a box that opens at its newest checkouts, failures on the plots; 8: releases, levels;
 #: 9: differential profiles without their unresolved frames, their noise said; 10: the
-#: index's "last night" strip and night.js)
-SITE_FORMAT = 10
+#: index's "last night" strip and night.js; 11: ticks.js, time axes ticked in the zone)
+SITE_FORMAT = 11
 MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 
 
