@@ -8,39 +8,23 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from perfwalk.report.change_list import Culprit
 from perfwalk.report.last_night import last_night
 from perfwalk.store import Store
 from perfwalk.store.run_records import WALK, WATCH, RunRecord
-from tests.report.test_markdown import AFTER, BEFORE, CULPRIT, change
+from tests.report.test_markdown import change, two_culprits
 from tests.store.factories import new_series
 
 ENDED = datetime(2026, 11, 28, 3, 42, tzinfo=UTC)
 
 
 def test_the_last_night_counts_culprits_and_tests_not_metrics(tmp_path: Path) -> None:
-    first, second = "8" * 40, "9" * 40
     with Store.open(f"sqlite:///{tmp_path / 'store.db'}") as store:
         amd, arm = (store.create_series(new_series(name=name)) for name in ("amd64", "arm64"))
         start = ENDED - timedelta(hours=1)
         for sid in (amd, arm):  # a watch cycle of two walks
             store.runs.add(RunRecord(WALK, "", sid, start, ENDED, 30, 0))
         store.runs.add(RunRecord(WATCH, "", None, start, ENDED, 60, None))
-        slower = [
-            change(
-                series_id=amd,
-                name=f"m{metric}",
-                before_sha=before,
-                after_sha=after,
-                after_idx=idx,
-                culprit=Culprit(culprit, "", "Dev <dev@example.org>", 9),
-            )
-            for metric in range(100)
-            for before, after, idx, culprit in (
-                (BEFORE, AFTER, 8, first),
-                (AFTER, CULPRIT, 20, second),
-            )
-        ]
+        slower = two_culprits([amd], 100)
         broken = [
             change(series_id=sid, test=test, broke=kind, statuses=("PASS", "NOEXIT"))
             for sid in (amd, arm)

@@ -5,6 +5,7 @@ stay text in their own cell, links go only where perfwalk points them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -279,22 +280,31 @@ def test_the_triage_and_the_drills_answer_of_each_change() -> None:
     assert second[8] == "untriaged"
 
 
-def test_a_lab_size_report_counts_its_culprits_first() -> None:
-    """100 walks (one per metric) over two culprits: 200 changes, 2 alert groups; the
-    heading tells the two culprits first (it said "200 regressions")."""
-    first, second = "8" * 40, "9" * 40
-    lab = [
+#: the culprits of a lab's night: the first steps at AFTER, the second at CULPRIT
+FIRST, SECOND = "8" * 40, "9" * 40
+
+
+def two_culprits(series: Sequence[int], metrics: int) -> list[ListedChange]:
+    """Each of ``metrics`` metrics of each of ``series`` stepping at both culprits."""
+    return [
         change(
-            series_id=walk,
-            name=f"m{walk}",
+            series_id=sid,
+            name=f"m{metric}",
             before_sha=before,
             after_sha=after,
             after_idx=idx,
             culprit=Culprit(culprit, "", "Dev <dev@example.org>", 500),
         )
-        for walk in range(1, 101)
-        for before, after, idx, culprit in ((BEFORE, AFTER, 8, first), (AFTER, CULPRIT, 20, second))
+        for sid in series
+        for metric in range(metrics)
+        for before, after, idx, culprit in ((BEFORE, AFTER, 8, FIRST), (AFTER, CULPRIT, 20, SECOND))
     ]
+
+
+def test_a_lab_size_report_counts_its_culprits_first() -> None:
+    """100 walks (one per metric) over two culprits: 200 changes, 2 alert groups; the
+    heading tells the two culprits first (it said "200 regressions")."""
+    lab = two_culprits(range(1, 101), 1)
     text = changes_markdown("lab", lab)
     print(text.splitlines()[0])
     assert text.startswith("### perfwalk: lab: 2 regressions (200 changes in 2 alert groups)\n")
