@@ -165,10 +165,14 @@ def _changes_markdown(
     undecided: Sequence[str] = (),
 ) -> str:
     from perfwalk.report.markdown import Links, changes_markdown
+    from perfwalk.report.times import SiteTimes
 
     changes, episodes = listing
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
-    return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
+    times = SiteTimes(config.report.time_zone)
+    return changes_markdown(
+        config.project.name, changes, episodes, links, undecided=undecided, times=times
+    )
 
 
 COMMANDS: dict[str, Command] = {
