@@ -137,11 +137,13 @@ def publish(
     changes = by_series(options.changes)
     episodes = episodes_by_series(options.episodes)
     commit_url = config.project.commit_url if config is not None else ""
+    file_url = config.project.file_url if config is not None else ""
     contexts = {
         s.id: SeriesContext(
             series=s,
             checkouts=checkouts[s.id],
             commit_url=commit_url,
+            file_url=file_url,
             zooms=zooms.get(s.id, {}),
             changes=changes.get(s.id, ()),
             episodes=episodes.get(s.id, ()),

@@ -52,7 +52,7 @@ def settings_digest(
     parts = [str(SITE_FORMAT), __version__, config.hash if config is not None else "-"]
     parts.append(times.zone)
     if config is not None:
-        parts.append(config.project.commit_url)
+        parts += [config.project.commit_url, config.project.file_url]
     if releases.found:
         parts.append(releases.digest())
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()

@@ -169,6 +169,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
             "fingerprint": sorted([str(k), str(v)] for k, v in series.fingerprint.items()),
             "between": series.between,
             "commit_url": ctx.commit_url,
+            "file_url": ctx.file_url,
             "blocks": [[b[0].idx, b[-1].idx] for b in blocks],
             "table_columns": layout.TABLE_COLUMNS,
             "tables": (len(ctx.checkouts) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS,
