@@ -59,7 +59,7 @@ from perfwalk.report.pages.logs import log_shell_page, logs_shell_page
 from perfwalk.report.pages.plots import meta_file
 from perfwalk.report.pages.profiles import profile_shell_page
 from perfwalk.report.pages.series import series_page
-from perfwalk.report.pages.setup import setup_page
+from perfwalk.report.pages.setup import previous_of, setup_page
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import variants_section
 from perfwalk.report.releases import NO_RELEASES, Releases
@@ -207,10 +207,11 @@ def publish(
     specs_of = {s.id: sealed_specs(plot_specs(state_of[s.id]), state_of[s.id]) for s in every}
     counts_of_series = {s.id: checkout_counts(state_of[s.id]) for s in every}
     worst_of_series = {s.id: worst_statuses(counts_of_series[s.id]) for s in every}
+    earlier = previous_of(every)
     for s in every:
         ctx, state, specs = contexts[s.id], state_of[s.id], specs_of[s.id]
         if rendered[s.id] or state["facts"] != old_series.get(str(s.id), {}).get("facts"):
-            files.write(layout.setup_page(s.id), setup_page(s, ctx.times))
+            files.write(layout.setup_page(s.id), setup_page(s, ctx.times, earlier.get(s.id)))
             files.write(layout.series_meta(s.id), meta_file(ctx, specs))
             if s.kind == "try" and s.id in tried:
                 page_text = try_page(ctx, tried[s.id], tries[s.id], newest.get(s.id, ""))
