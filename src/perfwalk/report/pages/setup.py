@@ -1,6 +1,7 @@
 """How a series was made: its walk, the configuration, the exact commands and the
-host fingerprint (provenance), and what differs from the host of the series before it. The configuration's secrets are masked here too, for
-a series stored before its text was kept masked."""
+host fingerprint (provenance), and what differs from the host of the series before
+it. The configuration's secrets are masked here too, for a series stored before its
+text was kept masked."""
 
 from __future__ import annotations
 
