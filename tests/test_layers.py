@@ -234,6 +234,8 @@ ORCHESTRATE_ROOMS: dict[str, int] = {
 }
 #: the most modules a room holds, so that each stays one concern a newcomer can name
 ROOM_SIZE = 12
+#: the most lines a module of a room holds, for the same reason
+MODULE_LINES = 600
 ORCHESTRATE = SRC / "orchestrate"
 
 
@@ -272,6 +274,15 @@ def test_orchestrate_is_in_rooms() -> None:
     assert crowded == {}
 
 
+def test_no_module_of_a_room_is_long() -> None:
+    long = {
+        str(path.relative_to(ORCHESTRATE)): lines
+        for path in sorted(ORCHESTRATE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES
+    }
+    assert long == {}
+
+
 def test_a_room_imports_only_the_rooms_below_it() -> None:
     upward = [
         why
@@ -284,6 +295,26 @@ def test_a_room_imports_only_the_rooms_below_it() -> None:
 
 def test_the_rooms_form_no_cycle() -> None:
     cycles = _cycles(ROOM_EDGES)
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
+
+
+def _module_edges(room: str) -> list[tuple[str, str]]:
+    """(importing module, imported module) between the modules of one room, wherever
+    the import stands (in a function, under ``if TYPE_CHECKING``)."""
+    found = []
+    for path in sorted((ORCHESTRATE / room).glob("*.py")):
+        module = _module_name(path)
+        for imported in _imports(path):
+            if _room(imported) == room and imported != module:
+                found.append((module, imported))
+    return found
+
+
+@pytest.mark.parametrize("room", sorted(ORCHESTRATE_ROOMS))
+def test_the_modules_of_a_room_form_no_cycle(room: str) -> None:
+    """Within a room too, a module that imports another is never imported by it, not
+    even by an import inside a function (which would only hide the cycle)."""
+    cycles = _cycles(_module_edges(room))
     assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
 
 

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.analysis.ranks import RankTest
     from perfwalk.analysis.thresholds import Thresholds
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import (
+    from perfwalk.orchestrate.findings.change_events import (
         ChangeEvent,
         MetricChange,
         MetricEpisode,

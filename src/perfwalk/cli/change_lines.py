@@ -16,7 +16,7 @@ from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import ChangeEvent
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
 

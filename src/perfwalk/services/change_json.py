@@ -18,7 +18,8 @@ from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.findings.breaks import BreakEvent
-from perfwalk.orchestrate.findings.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, CheckoutRef, MetricEpisode
+from perfwalk.orchestrate.findings.changes import Findings
 from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import (
     Culprit,

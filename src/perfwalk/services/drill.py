@@ -42,7 +42,8 @@ from perfwalk.model import Checkout, Commit, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.checkout.quirks import PlannedQuirk, applying
 from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
-from perfwalk.orchestrate.findings.changes import ChangeEvent, MetricChange, find_changes
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
+from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.orchestrate.session.session import Session, config_session
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, history_quirks
 from perfwalk.orchestrate.walk.provenance import describe_series

@@ -19,7 +19,7 @@ from perfwalk.analysis.breaks import (
 )
 from perfwalk.change_ids import change_id, names_change
 from perfwalk.model import Commit, Status
-from perfwalk.orchestrate.findings.changes import CheckoutRef
+from perfwalk.orchestrate.findings.change_events import CheckoutRef
 from perfwalk.store import Store
 from perfwalk.store.records import SeriesRow
 
