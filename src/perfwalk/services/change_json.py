@@ -61,14 +61,18 @@ def changes_document(
 
 
 def break_json(found: BreakEvent, listed: ListedChange | None) -> dict[str, Any]:
-    """A build broken (``kind`` build) or a test newly failing (``kind`` test): its
-    checkouts, statuses and commits, and its triage and its own drill's answer."""
+    """A build broken (``kind`` build) or a test newly failing (``kind`` test) of a
+    walk's or of the regress suite (``suite``: walk, regress; ``host``: its series'
+    host): its checkouts (a regress series': its runs), statuses and commits, and its
+    triage and its own drill's answer."""
     marks = None if listed is None else Marks(listed.triage, listed.drill, listed.culprit)
     return {
         "id": found.id,
         "series": found.series_id,
         "series_name": found.series_name,
         "kind": found.kind,
+        "suite": found.suite,
+        "host": found.host,
         "test": found.test or None,
         "before": ref_json(found.before),
         "after": ref_json(found.after),

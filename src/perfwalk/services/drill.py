@@ -48,9 +48,11 @@ from perfwalk.orchestrate.session.session import Session, config_session
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, history_quirks
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.regress.history import failed_value as regress_failed_value
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
 from perfwalk.store.profiles import ProfileRow
+from perfwalk.store.regress import REGRESS_KIND
 
 #: the step a drill series shows where a walk shows 1day or commit
 DRILL_STEP = "drill"
@@ -81,6 +83,11 @@ class DrillTarget:
         """A break's kind (build, test: bisected on its status, noise-free); "" for a
         speed change."""
         return str(self.change.get("broke") or "")
+
+    @property
+    def regress(self) -> bool:
+        """A break of a regress test: the suite's test run in a checkout of each commit."""
+        return self.change.get("suite") == REGRESS_KIND
 
 
 @dataclass(frozen=True)
@@ -120,8 +127,10 @@ def change_targets(
     failing: :mod:`perfwalk.orchestrate.findings.breaks`), not looked for again. The changes of a
     walk's variants are not drilled (a drill measures the plain checkout): one
     ``chosen`` is refused with a UsageError that says what to do instead."""
-    walks = [
-        s.id for s in store.list_series() if s.kind == "walk" and s.project == config.project.name
+    walks = [  # and the hosts' regress series, whose breaks are drilled too
+        s.id
+        for s in store.list_series()
+        if s.kind in ("walk", REGRESS_KIND) and s.project == config.project.name
     ]
     if found is not None:
         ours = set(walks)
@@ -133,6 +142,7 @@ def change_targets(
     broken = [b for b in breaks if b.series_id in set(walks)]
     if chosen is not None:
         broken = [b for b in broken if b.named(chosen)]
+        _refuse_sameness(broken)
         picked = [e for e in events if e.named(chosen)]
         if not picked and broken:  # the change named is a break
             events = []
@@ -161,6 +171,8 @@ def change_targets(
         if metrics:
             targets.append(_event_target(event, max(metrics, key=lambda m: abs(m.z))))
     for b in broken:
+        if not b.commits:  # a regress test that broke at the same commit: nothing to drill
+            continue
         drilled_test, drilled_name = b.drilled
         if (test is None or test == drilled_test) and (name is None or name == drilled_name):
             targets.append(_break_target(b))
@@ -183,6 +195,7 @@ def _break_target(found: BreakEvent) -> DrillTarget:
             "after_idx": found.after.idx,
             "kind": "regression",
             "broke": found.kind,
+            "suite": found.suite,
             "statuses": [found.passed.name, found.failed.name],
             "unit": "",
             "before": 0.0,
@@ -192,6 +205,19 @@ def _break_target(found: BreakEvent) -> DrillTarget:
             "commits": len(found.commits),
         },
     )
+
+
+def _refuse_sameness(broken: Sequence[BreakEvent]) -> None:
+    """A UsageError when a chosen break has no commit between its two ends: a regress
+    test that passed and then failed at the same commit (its host or system changed)."""
+    for b in broken:
+        if not b.commits:
+            raise UsageError(
+                f"change {b.id}: {b.said()} at the same commit {b.after.sha[:12]} (runs "
+                f"{b.before.idx} and {b.after.idx} of {b.host}): no commit to drill",
+                hint="the host or its system changed between the two runs; "
+                "`perfwalk regress runs` shows them",
+            )
 
 
 def _refuse_variant(store: Store, config: Config, chosen: str, tuning: Thresholds) -> None:
@@ -422,6 +448,8 @@ def drilled_target(drilled: DrillRow) -> DrillTarget:
 
 
 def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
+    if target.regress:  # the suite's test runs, none of [[test]]: its name alone
+        return TestConfig(name=target.test, command="", parser="value")
     if target.broke == BUILD and config.tests:  # the build decides; a test runs beside it
         return config.tests[0]
     found = next((t for t in config.tests if t.name == target.test), None)
@@ -535,6 +563,11 @@ class _Search:
         """Build (if needed) and run the repetitions asked; the values they gave at that
         commit (as the walk returns them, not read back from the store), and the build
         status."""
+        if self.target.regress:  # noise-free: 1.0 failing, 0.0 passing, as the matrix
+            build, status = self.walk.regress_test_at(
+                self.planned(action.position), self.target.test
+            )
+            return (() if status is None else regress_failed_value(status)), build
         measured = self.walk.measure_more(self.planned(action.position), action.repetitions)
         built = measured.builds.get(action.position)
         if self.target.broke:  # noise-free: 1.0 failing, 0.0 passing
