@@ -55,10 +55,10 @@ from queue import Queue
 from typing import Any, ClassVar
 
 try:
-    from perfwalk.drill.schedule import DrillState, Measure, Verdict, next_action
+    from perfwalk.drill import DrillState, Measure, Verdict, next_action
 except ModuleNotFoundError:  # run from a checkout without an installed package
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-    from perfwalk.drill.schedule import DrillState, Measure, Verdict, next_action
+    from perfwalk.drill import DrillState, Measure, Verdict, next_action
 
 LEVEL = 1000.0
 SIGMA = 15.0  # per-run noise: 1.5 % of the level

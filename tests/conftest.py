@@ -21,6 +21,7 @@ pytest_plugins = [
     "tests.fixtures.breaking_repo",
     "tests.fixtures.chromium",
     "tests.fixtures.demo",
+    "tests.fixtures.receivers",  # mailbox, hook: real receivers of notifications
 ]
 
 

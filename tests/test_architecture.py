@@ -127,3 +127,20 @@ def test_a_pure_package_reaches_nothing_outside_the_process(package: str) -> Non
                 ):
                     found.append(f"{path.relative_to(SRC)}:{node.lineno}: {name}")
     assert found == []
+
+
+#: modules that are declared data, not code: the settings, the store's schema and
+#: its migrations, the demo's story (ARCHITECTURE.md, Invariants)
+DATA = frozenset({"config/settings.py", "store/schema.py", "store/migrations.py", "demo/story.py"})
+#: the most lines a module of code holds
+MOST_LINES = 600
+
+
+def test_no_module_of_code_is_over_600_lines() -> None:
+    sizes = {
+        path.relative_to(SRC).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in SRC.rglob("*.py")
+    }
+    assert all(name in sizes for name in DATA)
+    over = {name: n for name, n in sizes.items() if n > MOST_LINES and name not in DATA}
+    assert over == {}, "split these by concern: " + ", ".join(f"{k} {v}" for k, v in over.items())

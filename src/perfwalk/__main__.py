@@ -1,5 +1,5 @@
 """``python -m perfwalk``: the same program as ``perfwalk`` (signals handled from here on)."""
 
-from perfwalk.cli.signals import entry
+from perfwalk.cli.entry import entry
 
 entry()

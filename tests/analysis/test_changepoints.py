@@ -99,6 +99,27 @@ def test_a_staircase_up_and_down_with_short_levels() -> None:
     assert near(indexes(noisy(steps(lengths, sizes), "test:updown")), truth)
 
 
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize(
+    ("lengths", "sizes", "truth"),
+    [
+        ([4, 4, 4, 4], [0.25, -0.2, 0.3], [4, 8, 12]),  # a regression, its fix, another
+        ([4, 8, 4], [0.1, -0.09], [4, 12]),  # a change that lasted half of a short walk
+    ],
+    ids=["4-4-4-4", "4-8-4"],
+)
+def test_steps_four_points_from_the_ends_of_a_short_walk_are_found(
+    lengths: list[int], sizes: list[float], truth: list[int], seed: int
+) -> None:
+    """Three repetitions a checkout, 1 % noise: each step at its place. The smallest
+    window of the search (5 points a side) reaches no nearer the ends than 5 points,
+    and both of these were lost (0 of 200 and 69 of 200 series found whole)."""
+    rng = random.Random(f"test:short:{seed}")
+    levels = steps(lengths, sizes)
+    sets = [[level * (1 + 0.01 * rng.gauss(0, 1)) for _ in range(3)] for level in levels]
+    assert [c.index for c in find_change_points(sets).changes] == truth
+
+
 def test_five_repetitions_are_stronger_evidence_than_one() -> None:
     rng = random.Random("test:repetitions")
     levels = steps([20, 20], [0.035])

@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from perfwalk.drill.schedule import Budget, Done, DrillState, Measure, Settings, next_action
+from perfwalk.drill import Budget, Done, DrillState, Measure, Settings, next_action
 
 LEVEL = 1000.0
 SIGMA = 15.0

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from perfwalk.drill.schedule import Budget, Done, DrillState, Verdict, next_action
+from perfwalk.drill import Budget, Done, DrillState, Verdict, next_action
 
 #: what a commit gives: its values, or None when it does not build
 Status = Callable[[int], tuple[float, ...] | None]

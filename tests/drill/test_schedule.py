@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from perfwalk.drill.schedule import (
+from perfwalk.drill import (
     Budget,
     Done,
     DrillState,

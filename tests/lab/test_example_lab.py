@@ -77,7 +77,7 @@ def test_the_lab_example_finds_the_rate_limit_where_it_was_added_and_removed(
             for m in event.metrics:
                 print(f"{kind} at {event.after.sha[:12]}: {m.test}.{m.name} {m.size:+.0%}")
 
-        changes = _perfwalk("changes", "-c", str(config_path))
+        changes = _perfwalk("changes", "-c", str(config_path), "--all")
         print(changes.stdout)
         assert changes.returncode == 1  # a regression without a known cause
         assert limit["commit"][:10] in changes.stdout

@@ -1,5 +1,5 @@
-"""A walkable project: the known-values repository and a config beside it; real
-receivers of notifications."""
+"""A walkable project: the known-values repository and a config beside it; a real
+CPU load."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
 from tests.fixtures.hogs import Hogs
-from tests.fixtures.receivers import Hook, Mailbox, free_port, smtp_server
 from tests.fixtures.synthetic_repo import KnownHistory
 
 BASE = """\
@@ -69,20 +68,6 @@ def make_config(tmp_path: Path, known_values_repo_copy: KnownHistory) -> MakeCon
         return load_config(path)
 
     return make
-
-
-@pytest.fixture
-def mailbox() -> Iterator[Mailbox]:
-    """A real SMTP server on 127.0.0.1 that keeps the mails it receives."""
-    with smtp_server() as box:
-        yield box
-
-
-@pytest.fixture
-def hook() -> Iterator[Hook]:
-    """A real HTTP receiver of JSON webhooks on 127.0.0.1."""
-    with Hook(free_port()).running() as running:
-        yield running
 
 
 @pytest.fixture

@@ -193,7 +193,7 @@ def test_changes_exit_status_for_ci(capsys: pytest.CaptureFixture[str], tmp_path
         faster = add_series(store, {TIME: step(10, 8, 8)})
         slower = add_series(store, {TIME: step(10, 13, 8)}, seed="slower")
         explained = add_series(store, {TIME: step(10, 13, 8)}, seed="known", quirk_until=8)
-    code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(faster))
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(faster), "--all")
     assert code == 0
     assert out.startswith(f"IMPROVEMENT {faster}:")
     code, out, _ = run(capsys, "changes", "-c", str(path), "--series", str(slower))
@@ -245,7 +245,7 @@ def test_changes_lists_excursions_and_drifts_which_never_fail(
     with Store.open(load_config(path).store.url) as store:
         away = add_series(store, {TIME: dip})
         drifting = add_series(store, {TIME: slope}, seed="drift")
-    code, out, _ = run(capsys, "changes", "-c", str(path))
+    code, out, _ = run(capsys, "changes", "-c", str(path), "--all")
     # slower for four checkouts, then back; slower slowly: no regression. But the slow
     # move hides steps: there the walk could not see a change of 1 % (its min_change),
     # and says so, undecided (4), never "no changes found"

@@ -91,7 +91,7 @@ def test_each_break_is_a_change_drilled_to_its_first_bad_commit(
     # triaged like a speed change, by its id: the build break no longer fails `changes`
     triage = ["triage", BUILD_CHANGE, "-c", path, "--state", "acknowledged"]
     assert main([*triage, "--reason", "the allocator port, fixed next week"]) == 0
-    code, out = _said(capsys, "changes", "-c", path)
+    code, out = _said(capsys, "changes", "-c", path, "--all")
     assert "triage: acknowledged by " in out
     assert code == exits.FOUND  # the test still fails, untriaged
     triage = ["triage", TEST_CHANGE, "-c", path, "--state", "expected"]

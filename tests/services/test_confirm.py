@@ -130,7 +130,7 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     refuted = "refuted by a re-measure (0.0 %, 3 + 3 repetitions): it did not hold"
     assert mark.unconfirmed == refuted
     assert mark.describe().endswith(f"; {refuted})")
-    assert main(["changes", "-c", str(config_path)]) == 0  # not to act on
+    assert main(["changes", "-c", str(config_path), "--all"]) == 0  # not to act on
     text = capsys.readouterr().out
     ruled_out = text.split("ruled out (measured again, the change was not there):")[1]
     assert "REGRESSION 1:5 (refuted)" in ruled_out
@@ -185,7 +185,7 @@ def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
     assert [(m.confirmed, m.unconfirmed) for m in marks] == [(True, ""), (True, "")]
     assert marks[0].describe().endswith(": it held)")
     assert marks[0].size_text().endswith(" (re-measure)")  # what measured it last
-    assert main(["changes", "-c", str(config_path)]) == 1
+    assert main(["changes", "-c", str(config_path), "--all"]) == 1
     text = capsys.readouterr().out
     assert "REGRESSION 1:5 (confirmed)" in text
     assert "IMPROVEMENT 1:11 (confirmed)" in text

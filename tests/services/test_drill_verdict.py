@@ -82,6 +82,9 @@ def test_a_change_the_drill_rules_out_is_refuted_shown_apart_and_passes(
     assert done.repetitions < 40
     assert main(["changes", "-c", str(walked)]) == 0
     out = capsys.readouterr().out
+    assert out == "no changes found\n\nnot shown: 1 ruled out (perfwalk changes --all lists them)\n"
+    assert main(["changes", "-c", str(walked), "--all"]) == 0
+    out = capsys.readouterr().out
     # refuted: not listed as a change, shown apart
     listed, ruled_out = out.split("ruled out (measured again, the change was not there):")
     assert listed.startswith("no changes found\n")

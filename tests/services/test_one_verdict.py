@@ -23,11 +23,11 @@ from sqlalchemy import create_engine, select, update
 from perfwalk.cli import exits
 from perfwalk.config import load_config
 from perfwalk.store import Store, schema
+from tests.composites.test_watch import CONFIG as WATCH_CONFIG
 from tests.fixtures.commands import perfwalk
 from tests.fixtures.noisy_repo import CONFIG as NOISY_CONFIG
 from tests.fixtures.noisy_repo import add_noisy_commits, noisy_history
 from tests.fixtures.receivers import Hook
-from tests.services.test_watch import CONFIG as WATCH_CONFIG
 
 #: the quiet side and the loaded one, as a busy machine records them: 10.9 and 1.0
 #: of load on 2 cores, the other processes taking 1.95 CPUs of 2 after the step

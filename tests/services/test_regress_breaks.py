@@ -123,7 +123,7 @@ def test_a_regress_test_failing_after_passing_is_a_change_drilled_to_its_commit(
     for change in (regress_id, walk_id):
         triage = ["triage", change, "-c", config, "--state", "acknowledged"]
         assert main([*triage, "--reason", "the block order changed on purpose"]) == 0
-    code, out = _said(capsys, "changes", "-c", config)
+    code, out = _said(capsys, "changes", "-c", config, "--all")
     assert code != exits.FOUND
     assert out.count("triage: acknowledged by ") == 2
 

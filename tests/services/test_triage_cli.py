@@ -138,7 +138,7 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
     assert said[1] == f"  reason: {REASON}"
     assert said[2].startswith(f"  by {user_at_machine()} at ")
 
-    code, out, _ = _run(capsys, "changes", "-c", config)
+    code, out, _ = _run(capsys, "changes", "-c", config, "--all")
     assert code == 0  # its only regression is triaged
     assert out.splitlines()[1].startswith(f"  triage: expected by {user_at_machine()} on ")
     assert out.splitlines()[1].endswith(f" UTC: {REASON}")

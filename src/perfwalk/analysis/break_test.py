@@ -1,6 +1,7 @@
 """The levels of a series and the test of a break between two of them (step 5 of
 :mod:`perfwalk.analysis.segmentation`): running sums over the points that give any
-level's mean, its noise and its ends in constant time, and the score of a step.
+level's mean, its noise and its ends in constant time, the best place of a break
+between two ends (least squares), and the score of a step.
 
 The test of a break: the difference of the two levels' means over its standard
 error. A level's point variance is its own neighbour differences (or its spread
@@ -32,12 +33,15 @@ from __future__ import annotations
 
 import math
 from itertools import accumulate, count, repeat
-from operator import mul, sub
+from operator import mul, sub, truediv
 from typing import NamedTuple
 
 from perfwalk.analysis.noise import WHITE, local_variances, per_point
 from perfwalk.analysis.segments import Break, Tuning
 from perfwalk.analysis.spikes import despike, jump_scale, median_in_place
+
+#: Long ranges are searched for the best split on a grid of about this many points first.
+_GRID = 64
 
 #: The local noise of a stretch is steady when its variance varies less than this.
 _STEADY = 4.0
@@ -259,6 +263,35 @@ class BreakTest:
         straight line through them weighs them alike)."""
         blocks = self.blocks[a // self.size : (b - 1) // self.size + 1]
         return max(blocks) <= _STEADY * min(blocks)
+
+    def best_split(self, a: int, b: int, lo: int, hi: int) -> int:
+        """argmax over k in lo..hi of the standardised CUSUM of a..b-1 (least squares);
+        over long ranges first on a grid of about 512 points, then around its best."""
+        step = (hi - lo) // _GRID
+        if step > 1:
+            k = self._best_split(a, b, lo, hi, step)
+            return self._best_split(a, b, max(lo, k - step), min(hi, k + step), 1)
+        return self._best_split(a, b, lo, hi, 1)
+
+    def _best_split(self, a: int, b: int, lo: int, hi: int, step: int) -> int:
+        S = self.S
+        mean = (S[b] - S[a]) / (b - a)
+        if hi - lo < 24:
+            best_k, best = lo, -1.0
+            base = S[a]
+            for k in range(lo, hi + 1):
+                d = S[k] - base - (k - a) * mean
+                v = d * d / ((k - a) * (b - k))
+                if v > best:
+                    best_k, best = k, v
+            return best_k
+        hi -= (hi - lo) % step
+        cells = (hi - lo) // step
+        line = accumulate(repeat(mean * step, cells), initial=S[a] + (lo - a) * mean)
+        dev = list(map(sub, S[lo : hi + 1 : step], line))
+        weight = map(mul, range(lo - a, hi - a + 1, step), range(b - lo, b - hi - 1, -step))
+        values = list(map(truediv, map(mul, dev, dev), weight))
+        return lo + step * values.index(max(values))
 
     def judge(
         self, one: Side, two: Side, jump: Jump, *, edge: bool = False, sharp: bool = False

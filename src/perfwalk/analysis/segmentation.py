@@ -17,7 +17,8 @@ for 100 000 points):
    an excursion.
 3. **Candidates**: moving sums of 5, 10, 20, … points on each side of every
    position (MOSUM); local peaks above 2.5 local standard errors (more for the
-   smallest windows) are candidate breaks.
+   smallest windows) are candidate breaks; one at the reach of the smallest
+   window (5 points from an end) moves to its best place nearer that end.
 4. **Backward elimination**: the weakest candidate is removed until each break
    left passes the test below against its two neighbouring levels; after each
    removal the neighbours move to their best place (least squares) near where
@@ -50,17 +51,15 @@ again. Each break moves to its best place near where it is. Last:
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
 from collections.abc import Sequence
 from dataclasses import replace
 from heapq import heapify, heappop, heappush
-from itertools import accumulate, compress, count, pairwise, repeat
-from operator import add, gt, mul, sub, truediv
+from itertools import pairwise
 
 from perfwalk.analysis.break_test import BreakTest, Jump, Side
+from perfwalk.analysis.candidates import candidates
 from perfwalk.analysis.noise import (
     fit_correlation,
-    per_point,
     with_walk,
 )
 from perfwalk.analysis.scaled import exponent, scale, scaled
@@ -74,10 +73,6 @@ from perfwalk.analysis.segments import (
 )
 from perfwalk.analysis.spikes import REFERENCE, median_in_place, noise_scale
 
-#: The smallest moving-sum window.
-_FIRST_WINDOW = 5
-#: Positions apart at which the smallest windows are evaluated.
-_FIRST_STRIDE = 1
 #: The levels around an excursion are at least this many times as long as it.
 _AROUND = 2
 #: How many points the ends of an excursion may move.
@@ -88,12 +83,8 @@ _WIDER = 2
 _RUN = 3
 #: How far the last pass may move a break.
 _POLISH = 8
-#: Long ranges are searched for the best split on a grid of about this many points first.
-_GRID = 64
 #: Rounds of the search for breaks the candidates missed.
 _ROUNDS = 3
-#: Small windows see more noise peaks: their candidate threshold is × (1 + this / w).
-_SMALL_WINDOW = 2.0
 
 
 def segment(
@@ -167,7 +158,7 @@ class _Search(BreakTest):
     # -- the whole search -------------------------------------------------------------
 
     def run(self) -> Segmentation:
-        found = self.complete(self.eliminate(self.candidates()))
+        found = self.complete(self.eliminate(candidates(self, self.radius)))
         # the noise's correlation, from the levels of this first pass: the most and the
         # shortest levels (a merge can leave a step in a level, which looks correlated)
         # (a step at an end, a level too short to search yet, is not noise either)
@@ -196,44 +187,6 @@ class _Search(BreakTest):
             correlation=self.correlation,
             factor=self.factor,
         )
-
-    # -- candidates ------------------------------------------------------------------
-
-    def candidates(self) -> list[int]:
-        """Peaks of moving-sum differences over windows of 5, 10, 20, … points, each
-        against the local noise where the windows meet."""
-        n, S, ml = self.n, self.S, self.tuning.min_size
-        sd = per_point(self.size, [math.sqrt(v) for v in self.blocks], n)
-        S2 = list(map(add, S, S))
-        accepted: list[int] = []
-        w = _FIRST_WINDOW
-        while 2 * w <= n:
-            stride = max(_FIRST_STRIDE, w // 4)
-            diff = list(
-                map(
-                    abs,
-                    map(
-                        sub,
-                        map(add, S[2 * w :: stride], S[: n - 2 * w + 1 : stride]),
-                        S2[w : n - w + 1 : stride],
-                    ),
-                )
-            )
-            bar = self.tuning.candidate_threshold * (1 + _SMALL_WINDOW / w) * math.sqrt(2 * w)
-            limits = map(mul, sd[w : n - w + 1 : stride], repeat(bar))
-            hits = list(compress(count(), map(gt, diff, limits)))
-            spacing = max(ml, w // 2)
-            for i in _peaks(diff, hits, max(1, (w // 2) // stride)):
-                k = w + i * stride
-                j = bisect_left(accepted, k)
-                near = (j < len(accepted) and accepted[j] - k < spacing) or (
-                    j > 0 and k - accepted[j - 1] < spacing
-                )
-                if not near and 0 < k < n:
-                    insort(accepted, k)
-                    self.radius[k] = max(2, stride * 2)
-            w *= 2
-        return accepted
 
     # -- the test of one break -------------------------------------------------------
 
@@ -295,35 +248,6 @@ class _Search(BreakTest):
         if lo > hi:
             return c
         return self.best_split(a, b, lo, hi)
-
-    def best_split(self, a: int, b: int, lo: int, hi: int) -> int:
-        """argmax over k in lo..hi of the standardised CUSUM of a..b-1 (least squares);
-        over long ranges first on a grid of about 512 points, then around its best."""
-        step = (hi - lo) // _GRID
-        if step > 1:
-            k = self._best_split(a, b, lo, hi, step)
-            return self._best_split(a, b, max(lo, k - step), min(hi, k + step), 1)
-        return self._best_split(a, b, lo, hi, 1)
-
-    def _best_split(self, a: int, b: int, lo: int, hi: int, step: int) -> int:
-        S = self.S
-        mean = (S[b] - S[a]) / (b - a)
-        if hi - lo < 24:
-            best_k, best = lo, -1.0
-            base = S[a]
-            for k in range(lo, hi + 1):
-                d = S[k] - base - (k - a) * mean
-                v = d * d / ((k - a) * (b - k))
-                if v > best:
-                    best_k, best = k, v
-            return best_k
-        hi -= (hi - lo) % step
-        cells = (hi - lo) // step
-        line = accumulate(repeat(mean * step, cells), initial=S[a] + (lo - a) * mean)
-        dev = list(map(sub, S[lo : hi + 1 : step], line))
-        weight = map(mul, range(lo - a, hi - a + 1, step), range(b - lo, b - hi - 1, -step))
-        values = list(map(truediv, map(mul, dev, dev), weight))
-        return lo + step * values.index(max(values))
 
     def polish(self, found: list[int]) -> list[int]:
         """Each break at its best place between its final neighbours, near where it is."""
@@ -577,23 +501,3 @@ class _Search(BreakTest):
                 continue
             out.append(Drift(a, b, self.center + first, self.center + first + change, se, t))
         return out
-
-    # -- results -----------------------------------------------------------------------
-
-
-def _peaks(values: list[float], hits: list[int], radius: int) -> list[int]:
-    """Indexes in ``hits`` that are the largest value within ``radius`` of themselves
-    (ties: the first); ``hits`` ascending."""
-    out: list[int] = []
-    last = len(values) - 1
-    for i in hits:
-        v = values[i]
-        if i > 0 and values[i - 1] >= v:
-            continue
-        if i < last and values[i + 1] > v:
-            continue
-        lo, hi = max(0, i - radius), min(last, i + radius)
-        if max(values[lo : hi + 1]) > v:
-            continue
-        out.append(i)
-    return out

@@ -2,23 +2,28 @@
 change (at most :data:`MOST`) with its state, its headline size and its chain of
 evidence, as ``perfwalk changes`` tells them at length; the one line a walk or a
 watch cycle ends with (:func:`found_line`); and the alert groups as ``perfwalk
-changes`` lists them (:func:`group_lines`)."""
+changes`` lists them (:func:`group_lines`); the exit status of a list of changes
+(:func:`changes_status`) and the lines of the metrics a walk could not judge
+(:func:`undecided_lines`)."""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from perfwalk.cli import exits
+from perfwalk.quantities import format_size
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
+    from perfwalk.analysis.floor import Sight
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
+    from perfwalk.services.change_json import Marks
 
 #: the most changes a walk's last lines name one by one
 MOST = 10
@@ -38,7 +43,6 @@ def walk_changes(config: Config, series_id: int) -> WalkChanges:
     """The changes of a walk's series with their verdicts (:func:`change_lines`), the
     metrics it could not judge (as ``perfwalk changes`` says them), and the status
     ``perfwalk changes --series`` would exit with. A try's series has neither."""
-    from perfwalk.cli.analysis_commands import changes_status, undecided_lines
     from perfwalk.cli.terminal import width_of
     from perfwalk.orchestrate.findings.changes import find_all
     from perfwalk.orchestrate.findings.listed_changes import listed_findings
@@ -184,4 +188,42 @@ def group_lines(groups: Sequence[ChangeGroup], width: int | None = None) -> list
         if group.author:
             line += " by " + fitted(group.author, len(line) + 4, width)
         lines += wrapped(line, width)
+    return lines
+
+
+def changes_status(
+    events: Sequence[ChangeEvent], marks: Mapping[Any, Marks], *, blind: bool = False
+) -> int:
+    """``perfwalk changes``' exit status: 1 for an untriaged confirmed regression without
+    a known cause; else 4 when such a regression is suspect or undecided, or a metric
+    the walk could not judge (``blind``); else 0 (a person's triage, a known cause or a
+    refuting measure explains the others)."""
+    from perfwalk.services.change_json import change_key
+
+    untriaged = [
+        e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
+    ]
+    if any(e.to_act_on for e in untriaged):
+        return exits.FOUND
+    if blind or any(e.to_decide for e in untriaged):
+        return exits.UNDECIDED
+    return exits.OK
+
+
+def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, str]) -> list[str]:
+    """Each metric the walk could not judge (:attr:`Findings.undecided`), with its series
+    (``names``: by id) and the most likely step it saw below its bar; a metric judged
+    only with the values it was told to leave out says so on its changes instead."""
+    lines = []
+    for series, sight in undecided:
+        if not sight.undecided:
+            continue
+        name = show_controls(names.get(series, ""))
+        lines.append(f"series {series} {name!r}: {show_controls(sight.undecided)}")
+        step = sight.floor.candidate
+        if step is not None:
+            lines.append(
+                f"  most likely step: between checkout {step.previous} and {step.index}, "
+                f"{format_size(step.relative)} ({step.share:.0%} of a change it could see there)"
+            )
     return lines

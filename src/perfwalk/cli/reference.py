@@ -70,8 +70,8 @@ in rounds, whose builds all come first, is not estimated at a build's pace.
 
 def _drops() -> str:
     """The columns `changes` leaves out of a change's table, in their order."""
-    from perfwalk.cli.analysis_commands import CHANGE_COLUMNS as header
-    from perfwalk.cli.analysis_commands import CHANGE_DROPS
+    from perfwalk.cli.change_texts import CHANGE_COLUMNS as header
+    from perfwalk.cli.change_texts import CHANGE_DROPS
 
     return ", then ".join(" and ".join(header[col] for col in group) for group in CHANGE_DROPS)
 

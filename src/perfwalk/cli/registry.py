@@ -5,6 +5,7 @@ from __future__ import annotations
 from perfwalk.cli import (
     analysis_commands,
     api_commands,
+    change_commands,
     commands,
     drill_commands,
     lab_commands,
@@ -24,6 +25,7 @@ def all_commands() -> dict[str, Command]:
     for area in (
         commands,
         analysis_commands,
+        change_commands,
         drill_commands,
         try_commands,
         triage_commands,

@@ -9,8 +9,8 @@ SIGINT for its background jobs) stays ignored.
 
 1. **starting** (:func:`exit_at_once`): while the command line is imported and
    the arguments parsed, nothing needs undoing: the handler writes one line and
-   ends the process at once. :func:`entry` (the ``perfwalk`` program and
-   ``python -m perfwalk``) installs it before importing anything else.
+   ends the process at once. :func:`perfwalk.cli.entry.entry` (the ``perfwalk``
+   program and ``python -m perfwalk``) installs it before importing anything else.
 2. **running** (:class:`Raising`, entered by :func:`perfwalk.cli.main.main`): the
    handler raises :class:`~perfwalk.errors.Interrupted`, a KeyboardInterrupt, in
    the main thread, so that every layer stops as for Ctrl-C: the running test's
@@ -39,7 +39,7 @@ import sys
 TYPE_CHECKING = False  # typing itself is not imported this early (mypy knows the name)
 if TYPE_CHECKING:
     from types import FrameType, TracebackType
-    from typing import Any, NoReturn
+    from typing import Any
 
 #: The signals that stop perfwalk like Ctrl-C (SIGHUP where the platform has it).
 STOPPING: tuple[signal.Signals, ...] = tuple(
@@ -141,11 +141,3 @@ class Raising:
             _thread.start_new_thread(_thread.interrupt_main, (signal.Signals(found.signum),))
             return
         self._unraisable(unraisable)
-
-
-def entry() -> NoReturn:
-    """The ``perfwalk`` program: stage 1 first, then the command line."""
-    exit_at_once()
-    from perfwalk.cli.main import main
-
-    sys.exit(main())

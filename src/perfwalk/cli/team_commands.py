@@ -56,10 +56,11 @@ def _submit_args(p: argparse.ArgumentParser) -> None:
 
 def _direct_parser(kind: str) -> argparse.ArgumentParser:
     """The arguments of the direct command ``kind``."""
-    from perfwalk.cli.registry import all_commands
+    from perfwalk.cli import commands, drill_commands, try_commands
 
+    direct = {**commands.COMMANDS, **drill_commands.COMMANDS, **try_commands.COMMANDS}
     parser = argparse.ArgumentParser(prog=f"perfwalk submit {kind}")
-    all_commands()[kind].add_arguments(parser)
+    direct[kind].add_arguments(parser)
     if kind == "drill":  # the change also by the name of its parameter (docs/team.md)
         parser.add_argument("--change", dest="change_option", metavar="ID", help="= ID")
     return parser

@@ -8,7 +8,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits
-from perfwalk.cli.analysis_commands import tuning, tuning_args, variant_text
+from perfwalk.cli.analysis_commands import tuning, tuning_args
+from perfwalk.cli.change_texts import variant_text
 from perfwalk.cli.spec import Command
 from perfwalk.untrusted import show_controls
 

@@ -87,7 +87,7 @@ def _told(cycle: WatchCycle) -> int:
     if not cycle.new:
         print("no new changes")
     if cycle.undecided:
-        from perfwalk.cli.analysis_commands import undecided_lines
+        from perfwalk.cli.change_lines import undecided_lines
 
         names = {sid: f"walk {walk}" for sid, walk, _sight in cycle.undecided}
         blind = [(sid, sight) for sid, _walk, sight in cycle.undecided]

@@ -1,7 +1,8 @@
 """The configuration files: perfwalk's own, its settings declared as data, loaded into
 frozen dataclasses; and Conductor's master and player files (:mod:`perfwalk.config.conduct`)."""
 
-from perfwalk.config.load import DEFAULT_CONFIG_NAME, load_config
+from perfwalk.config.checker import DEFAULT_CONFIG_NAME
+from perfwalk.config.load import load_config
 from perfwalk.config.model import (
     AnalysisConfig,
     BuildConfig,

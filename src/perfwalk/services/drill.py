@@ -7,6 +7,10 @@ the walk (:class:`perfwalk.orchestrate.walk.walk.Walk`, one checkout per commit 
 indexed by its position between the two ends), stores every repetition as it
 finishes and every step as it ends, and at the end the answer with its evidence.
 
+The line, the search and the culprit's profiles are measured in
+:mod:`perfwalk.orchestrate.drilling`; this module chooses what to drill, starts the
+drill series and stores its answer.
+
 When the drill names a culprit, its differential profile is in the answer (``profile``:
 the ids of the two profiles, the 20 functions whose share of the samples changed most
 beyond the noise of the counts and how many changed within it, as
@@ -22,72 +26,48 @@ commit that has enough is never built again.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from perfwalk.analysis.breaks import BUILD, failed_value
-from perfwalk.analysis.profile_diff import differential
+from perfwalk.analysis.breaks import BUILD
 from perfwalk.analysis.thresholds import CONFIGURED, Thresholds
 from perfwalk.change_ids import FORMS, id_series
-from perfwalk.config.model import Config, ProfileConfig, TestConfig
-from perfwalk.drill import Budget, Done, DrillState, Measure, Verdict, next_action
+from perfwalk.config.model import Config, TestConfig
+from perfwalk.drill import Budget, Done, Verdict
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
-from perfwalk.git.worktree import Worktrees
-from perfwalk.model import Checkout, Commit, Status
+from perfwalk.model import Commit
 from perfwalk.numbers import finite_or_none
-from perfwalk.orchestrate.checkout.quirks import PlannedQuirk, applying
+from perfwalk.orchestrate.drilling.culprit_profiles import culprit_profiles
+from perfwalk.orchestrate.drilling.search import run_search, searching, walked_line
+from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
 from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
 from perfwalk.orchestrate.findings.changes import find_changes
-from perfwalk.orchestrate.session.session import Session, config_session
-from perfwalk.orchestrate.walk.plan import PlannedCheckout, history_quirks
+from perfwalk.orchestrate.session.session import config_session
 from perfwalk.orchestrate.walk.provenance import describe_series
-from perfwalk.orchestrate.walk.walk import Walk
-from perfwalk.regress.history import failed_value as regress_failed_value
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
-from perfwalk.store.profiles import ProfileRow
 from perfwalk.store.regress import REGRESS_KIND
+
+#: the use case; its target (what one drill narrows) is defined with the search it drives
+__all__ = [
+    "DRILL_STEP",
+    "DrillResult",
+    "DrillTarget",
+    "answer_json",
+    "between_target",
+    "change_targets",
+    "drilled_target",
+    "finished_drill",
+    "profile_drilled",
+    "run_drill",
+]
 
 #: the step a drill series shows where a walk shows 1day or commit
 DRILL_STEP = "drill"
-
-
-@dataclass(frozen=True)
-class DrillTarget:
-    """What one drill narrows: the two ends, the test and value, where it was seen.
-
-    ``before`` is the last commit known at the old level, ``after`` the first known
-    at the new one (full ids, on the walked first-parent line); ``change`` is how
-    the change was seen, stored with the drill.
-    """
-
-    before: str
-    after: str
-    test: str
-    name: str
-    parent: int | None
-    change: Mapping[str, Any]
-
-    @property
-    def metric(self) -> str:
-        return f"{self.test}.{self.name}"
-
-    @property
-    def broke(self) -> str:
-        """A break's kind (build, test: bisected on its status, noise-free); "" for a
-        speed change."""
-        return str(self.change.get("broke") or "")
-
-    @property
-    def regress(self) -> bool:
-        """A break of a regress test: the suite's test run in a checkout of each commit."""
-        return self.change.get("suite") == REGRESS_KIND
 
 
 @dataclass(frozen=True)
@@ -100,7 +80,7 @@ class DrillResult:
     done: Done
     reused: int  # values already stored on the line, used at no cost
     commits: Mapping[str, Commit]  # the commits of the answer (lo, hi and those between)
-    #: the culprit's differential profile as the answer keeps it (see _culprit_profiles)
+    #: the culprit's differential profile as the answer keeps it (see culprit_profiles)
     profile: Mapping[str, Any] | None = None
 
     @property
@@ -324,7 +304,7 @@ def run_drill(
     has their profiles, even without [test.profile] (perf, its defaults)."""
     budget = budget or Budget()
     test_config = _drilled_test(config, target)
-    walked = _walked_line(config, target)
+    walked = walked_line(config, target)
     line = walked.line
     purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
     with config_session(config, purpose, clock) as session, session.holding():
@@ -364,13 +344,11 @@ def run_drill(
             f" {target.before[:12]} up to {target.after[:12]}"
             f" ({reused} stored values reused)"
         )
-        with _searching(
+        with searching(
             session, config, test_config, walked, target=target, series_id=series_id
         ) as search:
-            done = _search(search, stored, budget, say)
-            profiled = _culprit_profiles(
-                search, done.culprit, test_config, profile=profile, say=say
-            )
+            done = run_search(search, stored, budget, say)
+            profiled = culprit_profiles(search, done.culprit, test_config, profile=profile, say=say)
             commits = {c.id: c for c in walked.repo.commits_between(line[0], line[-1])}
             commits[line[0]] = walked.repo.commit(line[0])
             answer = answer_json(done, line)
@@ -419,16 +397,16 @@ def profile_drilled(
             "it names",
         )
     test_config = _drilled_test(config, target)
-    walked = _walked_line(config, target)
+    walked = walked_line(config, target)
     purpose = f"the profiles of drill {drilled.series_id} ({config.path})"
     with config_session(config, purpose, clock) as session, session.holding():
         session.sweep(say)
         series_id = drilled.series_id
-        with _searching(
+        with searching(
             session, config, test_config, walked, target=target, series_id=series_id
         ) as search:
             position = walked.line.index(culprit)
-            profiled = _culprit_profiles(search, position, test_config, profile=True, say=say)
+            profiled = culprit_profiles(search, position, test_config, profile=True, say=say)
             assert profiled is not None  # (asked for)
             answer["profile"] = profiled
             session.store.drills.finish(series_id, drilled.verdict, answer)
@@ -459,252 +437,6 @@ def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
             hint=f"the tests there: {', '.join(t.name for t in config.tests)}",
         )
     return found
-
-
-@dataclass(frozen=True)
-class _WalkedLine:
-    """The first-parent commits a drill searches (``line``, from the last known before
-    to the first known after), where the line starts on the branch, the quirks."""
-
-    repo: Repo
-    line: tuple[str, ...]
-    start: int
-    quirks: Sequence[PlannedQuirk]
-
-
-def _walked_line(config: Config, target: DrillTarget) -> _WalkedLine:
-    repo = Repo(config.project.repo)
-    history = repo.first_parent(config.project.branch)
-    where = {commit: pos for pos, (commit, _) in enumerate(history)}
-    for role, sha in (("first", target.before), ("last", target.after)):
-        if sha not in where:
-            raise UsageError(
-                f"the {role} commit {sha[:12]} is not on the first-parent line of"
-                f" {config.project.branch} in {config.project.repo}",
-                hint="drill between two commits of the walked line (as `perfwalk changes` lists)",
-            )
-    start, end = where[target.before], where[target.after]
-    if end <= start:
-        raise UsageError(
-            f"commit {target.after[:12]} is not later than {target.before[:12]}"
-            f" on {config.project.branch}",
-            hint="give the earlier commit first: --between BEFORE AFTER",
-        )
-    line = tuple(commit for commit, _ in history[start : end + 1])
-    return _WalkedLine(repo, line, start, history_quirks(repo, config, history))
-
-
-@contextmanager
-def _searching(
-    session: Session,
-    config: Config,
-    test: TestConfig,
-    walked: _WalkedLine,
-    *,
-    target: DrillTarget,
-    series_id: int,
-) -> Iterator[_Search]:
-    """The drill series ``series_id`` walked by this process during the block (marked
-    finished at its end, interrupted when it raises), measured in worktrees of its own
-    (removed at the end): what the search and the culprit's profiles measure with."""
-    store = session.store
-    walker = session.walker()
-    worktrees = Worktrees.for_series(
-        walked.repo, config.store.worktrees, store.store_id(), series_id
-    )
-    with session.walking(series_id, walker):
-        walk = Walk(
-            series_id=series_id,
-            # the search runs no profiled run; the culprit's two commits may
-            config=dataclasses.replace(
-                config, tests=(dataclasses.replace(test, profile=ProfileConfig()),)
-            ),
-            store=store,
-            worktrees=worktrees,
-            topology=session.topology,
-            quirks=walked.quirks,
-            between=config.run.between,
-            progress=lambda _p: session.check(),
-            marker=walker.token,
-        )
-        with worktrees.held(f"series {series_id} of {store.url}, {session.purpose}"):
-            yield _Search(
-                store, walk, walked.repo, walked.line, walked.start, walked.quirks, target
-            )
-            worktrees.remove()
-
-
-@dataclass
-class _Search:
-    """The parts the search loop measures with."""
-
-    store: Store
-    walk: Walk
-    repo: Repo
-    line: tuple[str, ...]
-    offset: int  # the first-parent position of line[0]
-    quirks: Sequence[PlannedQuirk]
-    target: DrillTarget
-
-    def planned(self, position: int) -> PlannedCheckout:
-        """The checkout of the line's commit at ``position``, indexed by its position."""
-        commit = self.repo.commit(self.line[position])
-        patches, _crossed = applying(self.quirks, None, self.offset + position)
-        checkout = Checkout(
-            index=position,
-            commit=commit.id,
-            date=commit.date,
-            since=(commit,),
-            quirks=tuple(q.letter for q in patches),
-        )
-        return PlannedCheckout(checkout, self.offset + position)
-
-    def measure(self, action: Measure) -> tuple[tuple[float, ...], Status | None]:
-        """Build (if needed) and run the repetitions asked; the values they gave at that
-        commit (as the walk returns them, not read back from the store), and the build
-        status."""
-        if self.target.regress:  # noise-free: 1.0 failing, 0.0 passing, as the matrix
-            build, status = self.walk.regress_test_at(
-                self.planned(action.position), self.target.test
-            )
-            return (() if status is None else regress_failed_value(status)), build
-        measured = self.walk.measure_more(self.planned(action.position), action.repetitions)
-        built = measured.builds.get(action.position)
-        if self.target.broke:  # noise-free: 1.0 failing, 0.0 passing
-            statuses = measured.statuses(action.position, self.target.test)
-            return failed_value(self.target.broke, built, statuses), built
-        return measured.values(action.position, self.target.test, self.target.name), built
-
-
-def _stored_profile(search: _Search, sha: str) -> ProfileRow | None:
-    """A profile of the drilled test at commit ``sha`` that has stacks, from the drill's
-    series or the walk it drills: an extra run's first, the newest first."""
-    found: list[ProfileRow] = []
-    for series_id in (search.walk.series_id, search.target.parent):
-        if series_id is None:
-            continue
-        for row in search.store.checkouts(series_id):
-            if row.sha == sha:
-                found += search.store.profiles.at(row.id, search.target.test)
-    usable = [p for p in found if p.status is Status.PASS and p.stacks]
-    usable.sort(key=lambda p: (not p.extra, -p.id))
-    return usable[0] if usable else None
-
-
-def _culprit_profiles(
-    search: _Search,
-    culprit: int | None,
-    test: TestConfig,
-    *,
-    profile: bool,
-    say: Callable[[str], None],
-) -> dict[str, Any] | None:
-    """The differential profile of the culprit (its position on the line) against its
-    parent, as the answer keeps it; None without a culprit or when no profile was asked
-    for or stored."""
-    if culprit is None or culprit == 0:
-        return None
-    positions = {"before": culprit - 1, "after": culprit}
-    rows = {side: _stored_profile(search, search.line[p]) for side, p in positions.items()}
-    # without a tool, perf with the test's other [test.profile] settings (frequency…)
-    wanted = test.profile if test.profile.on else dataclasses.replace(test.profile, tool="perf")
-    if any(row is None for row in rows.values()) and (profile or test.profile.on):
-        profiled = dataclasses.replace(
-            test, profile=dataclasses.replace(wanted, repetitions="extra")
-        )
-        for side, position in positions.items():
-            if rows[side] is None:
-                say(f"  {search.line[position][:12]}: a profiled run ({wanted.tool})")
-                search.walk.profile_at(search.planned(position), (profiled,))
-                rows[side] = _stored_profile(search, search.line[position])
-    before, after = rows["before"], rows["after"]
-    if before is None or after is None:
-        if not (profile or test.profile.on):
-            return None
-        failures = [
-            p.message
-            for p in search.store.profiles.in_series(search.walk.series_id)
-            if p.status is not Status.PASS
-        ]
-        why = failures[-1] if failures else "the profiled runs gave no profile"
-        return {"test": test.name, "missing": why}
-    diff = differential(before.stacks, after.stacks)
-    return {
-        "test": test.name,
-        "before": _profile_ref(before),
-        "after": _profile_ref(after),
-        "functions": [row.as_dict() for row in diff.functions],
-        "hidden": diff.hidden,
-        "unresolved": list(diff.unresolved),
-    }
-
-
-def _profile_ref(row: ProfileRow) -> dict[str, Any]:
-    return {
-        "profile": row.id,
-        "series": row.series_id,
-        "checkout": row.checkout_idx,
-        "samples": row.samples,
-        "dropped": row.dropped,
-        "host": row.host,
-        "event": row.event,
-    }
-
-
-def _search(
-    search: _Search,
-    stored: Mapping[int, tuple[float, ...]],
-    budget: Budget,
-    say: Callable[[str], None],
-) -> Done:
-    expected = search.target.change.get("relative")  # as the walk reported it
-    state = DrillState(
-        search.line,
-        stored=stored,
-        budget=budget,
-        expected=expected if isinstance(expected, float) else None,
-        exact=bool(search.target.broke),
-    )
-    series_id = search.walk.series_id
-    while True:
-        action = next_action(state)
-        if isinstance(action, Done):
-            return action
-        say(
-            f"  {action.commit[:12]} [{action.position}/{state.last}]: {action.repetitions} more"
-            f" repetition{'s' if action.repetitions != 1 else ''} ({action.reason})"
-        )
-        gained, built = search.measure(action)
-        unbuildable = set(state.unbuildable)
-        why = ""
-        if built is Status.NOEXIST and search.target.broke != BUILD:
-            unbuildable.add(action.position)
-            why = "does not build"
-        elif not gained:
-            unbuildable.add(action.position)
-            why = f"{search.target.metric} gave no value"
-        if why:
-            say(f"  {action.commit[:12]}: {why}, skipped")
-        search.store.drills.add_step(
-            series_id,
-            {
-                "position": action.position,
-                "commit": action.commit,
-                "asked": action.repetitions,
-                "reason": action.reason,
-                "values": list(gained),
-                "skipped": why or None,
-            },
-        )
-        state = dataclasses.replace(
-            state,
-            measured={
-                **state.measured,
-                action.position: (*state.measured.get(action.position, ()), *gained),
-            },
-            order=(*state.order, *[action.position] * len(gained)),
-            unbuildable=frozenset(unbuildable),
-        )
 
 
 def answer_json(done: Done, line: Sequence[str]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from perfwalk.analysis.scaled import median
 from perfwalk.analysis.verdict import CLEAR, State
 from perfwalk.change_ids import change_id
 from perfwalk.config.model import Config
-from perfwalk.drill.schedule import Verdict
+from perfwalk.drill import Verdict
 from perfwalk.model import Checkout, Direction
 from perfwalk.orchestrate.findings.change_events import ChangeEvent, naming_digits
 from perfwalk.orchestrate.findings.changes import find_all

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from perfwalk.composites.demo import drill_findings, other_changes
 from perfwalk.demo.project import KnownEvent
-from perfwalk.drill.schedule import Done, Verdict
+from perfwalk.drill import Done, Verdict
 from perfwalk.model import Commit
 from perfwalk.services.drill import DrillResult, DrillTarget
 
