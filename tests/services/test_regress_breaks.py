@@ -166,5 +166,35 @@ def test_runs_without_a_commit_make_no_change_and_one_commit_has_nothing_to_dril
     assert main(["drill", broken["id"], "-c", config]) == 2
     said = capsys.readouterr().err
     print(said)
+    assert "Traceback" not in said
     assert "at the same commit " + same[:12] + " (runs 4 and 6 of lab): no commit to drill" in said
     assert "the host or its system changed between the two runs" in said
+
+
+def test_a_suite_outside_the_repository_is_not_drilled(
+    tmp_path: Path, breaking_repo: BreakingHistory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite that does not lie in the project's repository cannot run at another
+    commit: the drill of its test's break says so before it makes or builds anything."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "check.sh").write_text("test ! -e fails\n")
+    path = tmp_path / "perfwalk.toml"
+    text = CONFIG.format(repo=suite, counter=tmp_path / "flips", port=9)
+    path.write_text(text.replace(f'repo = "{suite}"', f'repo = "{breaking_repo.path}"', 1))
+    config = str(path)
+    for night, commit in enumerate(NIGHTS[:4]):
+        if night == 2:
+            (suite / "fails").write_text("")
+        assert main(["regress", "-c", config, "--commit", breaking_repo.line[commit]]) in (0, 1)
+    code, out = _said(capsys, "changes", "-c", config, "--format", "json")
+    assert code == exits.FOUND
+    (broken,) = json.loads(out)["breaks"]
+    capsys.readouterr()
+    assert main(["drill", broken["id"], "-c", config]) == 2
+    said = capsys.readouterr().err
+    print(said)
+    assert f"regress.dir {suite} is not in the project's repository {breaking_repo.path}" in said
+    code, out = _said(capsys, "list", "-c", config)
+    assert code == 0
+    assert "drill" not in out  # nothing made

@@ -46,6 +46,7 @@ from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
 from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
 from perfwalk.orchestrate.findings.changes import find_changes
+from perfwalk.orchestrate.phases.regress_suite import checkout_dir
 from perfwalk.orchestrate.session.session import config_session
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.store import Store
@@ -427,6 +428,7 @@ def drilled_target(drilled: DrillRow) -> DrillTarget:
 
 def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
     if target.regress:  # the suite's test runs, none of [[test]]: its name alone
+        checkout_dir(config)  # before anything is made: in the repository, or refused
         return TestConfig(name=target.test, command="", parser="value")
     if target.broke == BUILD and config.tests:  # the build decides; a test runs beside it
         return config.tests[0]

@@ -79,7 +79,8 @@ class BreakEvent:
 
 
 def series_breaks(store: Store, series: Iterable[SeriesRow]) -> list[BreakEvent]:
-    """The breaks of the walks among ``series``, by series, in checkout order."""
+    """The breaks of the walks and of the regress series among ``series``, by series, in
+    checkout order (a regress series': by first failing run)."""
     found: list[BreakEvent] = []
     for s in series:
         if s.kind == REGRESS_KIND:

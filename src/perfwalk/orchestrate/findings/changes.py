@@ -37,7 +37,8 @@ class Findings:
     changes: list[ChangeEvent]
     episodes: list[MetricEpisode]
     points: dict[int, list[MetricPoints]] = field(default_factory=dict)
-    #: the builds broken and tests newly failing of the walks (perfwalk.orchestrate.findings.breaks)
+    #: the builds broken and tests newly failing of the walks and of the regress suite
+    #: (perfwalk.orchestrate.findings.breaks)
     breaks: list[BreakEvent] = field(default_factory=list)
 
     @property
