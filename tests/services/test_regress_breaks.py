@@ -2,10 +2,10 @@
 own kind: eight nights of `perfwalk regress` on a real git history whose check starts
 failing at commit 9 (tests/fixtures/breaking_repo.py), the suite run in the project's
 work tree checked out at every other commit (so each run records its commit). Its
-break is listed by `perfwalk changes` and in its JSON, told once by the run that
-confirms it, grouped with the walk's break of the same commits, triaged by its id and
-drilled — the suite's test run in a checkout of each commit — to commit 9 and its
-author. A test that flips between passing and failing every night makes no change.
+break is listed by `perfwalk changes`, in its JSON and on the site, told once by the
+run that confirms it, grouped with the walk's break of the same commits, triaged by
+its id and drilled — the suite's test run in a checkout of each commit — to commit 9
+and its author. A test that flips between passing and failing every night makes no change.
 (A newly failing regress test was only in the matrix.)"""
 
 from __future__ import annotations
@@ -17,31 +17,18 @@ import pytest
 
 from perfwalk.cli import exits
 from perfwalk.cli.main import main
-from tests.fixtures.breaking_repo import TEST_BREAK_AT, BreakingHistory
+from tests.fixtures.breaking_repo import BREAKING_CONFIG, TEST_BREAK_AT, BreakingHistory
 from tests.fixtures.receivers import Hook
 from tests.fixtures.synthetic_repo import git
 
 #: the commits the nights test: the check passes up to 8 and fails from 10 on
 NIGHTS = (0, 2, 4, 6, 8, 10, 12, 14)
 
-CONFIG = """\
-[project]
-repo = "{repo}"
-[build]
-steps = ["sh build.sh"]
-[run]
-repetitions = 1
-[[test]]
-name = "check"
-command = "sh check.sh"
-parser = "value"
-[[walk]]
-name = "nightly"
-from = "2024-03-01"
-to = "2024-03-16"
-step = "commit/4"
+#: the suite and the receiver added to the walk's configuration (BREAKING_CONFIG): the
+#: suite in the project's work tree, its check and a test that flips every night
+SUITE = """\
 [regress]
-dir = "{repo}"
+dir = "{suite}"
 [[regress.test]]
 name = "check"
 command = "sh check.sh"
@@ -51,6 +38,15 @@ command = "n=$(( $(cat {counter} || echo 0) + 1 )); echo $n > {counter}; test $(
 [notify]
 urls = ["json://127.0.0.1:{port}/perf"]
 """
+
+
+def _config(tmp_path: Path, repo: BreakingHistory, port: int, suite: Path | None = None) -> str:
+    """The configuration of the walk of ``repo`` with the suite (in ``suite``; default
+    the project's work tree)."""
+    more = SUITE.format(suite=suite or repo.path, counter=tmp_path / "flips", port=port)
+    path = tmp_path / "perfwalk.toml"
+    path.write_text(BREAKING_CONFIG.format(repo=repo.path, more=more))
+    return str(path)
 
 
 def _said(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -65,11 +61,7 @@ def test_a_regress_test_failing_after_passing_is_a_change_drilled_to_its_commit(
     hook: Hook,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = tmp_path / "perfwalk.toml"
-    path.write_text(
-        CONFIG.format(repo=breaking_repo.path, counter=tmp_path / "flips", port=hook.port)
-    )
-    config = str(path)
+    config = _config(tmp_path, breaking_repo, hook.port)
     told_after: list[int] = []
     for night, commit in enumerate(NIGHTS):  # the work tree updated, then the suite run
         git(breaking_repo.path, "checkout", "-q", "--detach", breaking_repo.line[commit])
@@ -98,11 +90,13 @@ def test_a_regress_test_failing_after_passing_is_a_change_drilled_to_its_commit(
     assert broken["commits"] == 2
 
     # the walk's own check breaks in 9..12: one group with the regress break (9..10)
-    assert main(["run", "--walk", "nightly", "-c", config]) in (0, exits.FOUND)
+    assert main(["run", "--walk", "nightly", "-c", config]) == exits.FOUND  # builds failed
     code, out = _said(capsys, "changes", "-c", config, "--format", "json")
     document = json.loads(out)
     regress_id = next(b["id"] for b in document["breaks"] if b["suite"] == "regress")
-    walk_id = next(b["id"] for b in document["breaks"] if b["suite"] == "walk")
+    walk_id = next(
+        b["id"] for b in document["breaks"] if (b["suite"], b["test"]) == ("walk", "check")
+    )
     (group,) = [g for g in document["groups"] if regress_id in _members(g)]
     assert _members(group) == {regress_id, walk_id}
 
@@ -118,14 +112,19 @@ def test_a_regress_test_failing_after_passing_is_a_change_drilled_to_its_commit(
     assert broken["drill"]["culprit"]["commit"] == breaking_repo.test_break
     (group,) = [g for g in document["groups"] if regress_id in _members(g)]
     assert group["culprit"] == breaking_repo.test_break  # the walk's break joins its culprit
+    # the site's changes list it too, with its culprit
+    assert main(["report", "-c", config, "--out", str(tmp_path / "site")]) == 0
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "regress on local" in index
 
     # triaged by its id like any change: with the walk's triaged too, nothing fails
-    for change in (regress_id, walk_id):
+    build_id = next(b["id"] for b in document["breaks"] if b["kind"] == "build")
+    for change in (regress_id, walk_id, build_id):
         triage = ["triage", change, "-c", config, "--state", "acknowledged"]
         assert main([*triage, "--reason", "the block order changed on purpose"]) == 0
     code, out = _said(capsys, "changes", "-c", config, "--all")
     assert code != exits.FOUND
-    assert out.count("triage: acknowledged by ") == 2
+    assert out.count("triage: acknowledged by ") == 3
 
 
 def _members(group: dict[str, object]) -> set[str]:
@@ -144,11 +143,7 @@ def test_runs_without_a_commit_make_no_change_and_one_commit_has_nothing_to_dril
     with no commit range to name, group or drill a change by (the matrix shows its
     failing test); a host whose test broke while its commit stayed the same has a
     change of no commit, which a drill refuses, naming the two runs."""
-    path = tmp_path / "perfwalk.toml"
-    path.write_text(
-        CONFIG.format(repo=breaking_repo.path, counter=tmp_path / "flips", port=hook.port)
-    )
-    config = str(path)
+    config = _config(tmp_path, breaking_repo, hook.port)
     same = breaking_repo.line[8]
     for night, verdict in enumerate(("ok", "ok", "not ok", "not ok")):
         results = tmp_path / f"night-{night}.tap"
@@ -179,10 +174,7 @@ def test_a_suite_outside_the_repository_is_not_drilled(
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "check.sh").write_text("test ! -e fails\n")
-    path = tmp_path / "perfwalk.toml"
-    text = CONFIG.format(repo=suite, counter=tmp_path / "flips", port=9)
-    path.write_text(text.replace(f'repo = "{suite}"', f'repo = "{breaking_repo.path}"', 1))
-    config = str(path)
+    config = _config(tmp_path, breaking_repo, 9, suite)
     for night, commit in enumerate(NIGHTS[:4]):
         if night == 2:
             (suite / "fails").write_text("")
