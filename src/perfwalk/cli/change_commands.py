@@ -25,7 +25,8 @@ from perfwalk.cli.terminal import wants_colour, width_of, wrapped
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import ChangeEvent, Findings
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
+    from perfwalk.orchestrate.findings.changes import Findings
     from perfwalk.report.change_list import ListedChange, ListedEpisode
 
 

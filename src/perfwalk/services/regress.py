@@ -6,6 +6,11 @@ A run of the suite holds a lease on its host (as a walk does, in a session of
 (:mod:`perfwalk.orchestrate.phases.regress_suite`) runs it, then stores the whole run —
 results, logs, the host's system — in one transaction. An import parses the whole
 file first: a malformed file stores nothing.
+
+A run stored that records its commit joins the host's regress series
+(:mod:`perfwalk.orchestrate.checkout.regress_checkouts`); the tests it shows newly
+failing there (twice in a row after a pass) are told to ``[notify] urls`` once
+(:func:`perfwalk.orchestrate.findings.notify.tell_regress_breaks`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_date
 from perfwalk.model import Status
+from perfwalk.orchestrate.checkout.regress_checkouts import track_runs
+from perfwalk.orchestrate.findings.notify import tell_regress_breaks
 from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.phases.regress_suite import (
     Progress,
@@ -96,10 +103,19 @@ def run_suite(
         host = session.topology.member("").host
         new = run_on_host(config, host, planned, commit, progress, clock=clock)
         session.check()
+    return _summary(_store_run(config, new, clock), new)
+
+
+def _store_run(config: Config, new: NewRegressRun, clock: Callable[[], datetime]) -> int:
+    """Store ``new``; its host's regress series brought up to date and the tests newly
+    failing there told."""
     with Store.open(config.store.url) as store:
         store.mask_logs(config_secrets(config))
         run_id = store.regress.add_run(new)
-    return _summary(run_id, new)
+        tracked = track_runs(store, config, new.host)
+        if tracked is not None:
+            tell_regress_breaks(store, config, tracked.id, clock(), history=tracked.made)
+    return run_id
 
 
 def _summary(run_id: int, new: NewRegressRun) -> RegressSummary:
@@ -154,10 +170,7 @@ def import_results(
         fingerprint={"hostname": parsed.hostname} if parsed.hostname else {},
         log=bounded_log(data, limit),
     )
-    with Store.open(config.store.url) as store:
-        store.mask_logs(config_secrets(config))
-        run_id = store.regress.add_run(new)
-    return _summary(run_id, new)
+    return _summary(_store_run(config, new, clock), new)
 
 
 def _import_date(
