@@ -11,6 +11,7 @@ and its author. A test that flips between passing and failing every night makes 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -63,14 +64,22 @@ def test_a_regress_test_failing_after_passing_is_a_change_drilled_to_its_commit(
 ) -> None:
     config = _config(tmp_path, breaking_repo, hook.port)
     told_after: list[int] = []
+    said: list[list[str]] = []
     for night, commit in enumerate(NIGHTS):  # the work tree updated, then the suite run
         git(breaking_repo.path, "checkout", "-q", "--detach", breaking_repo.line[commit])
         failed = commit > TEST_BREAK_AT or night % 2 == 1  # the check, or the flaky test
         assert main(["regress", "-c", config]) == (1 if failed else 0)
         told_after.append(len(hook.posts))
+        said.append([line for line in capsys.readouterr().out.splitlines() if "FAILING" in line])
     git(breaking_repo.path, "checkout", "-q", "main")
     # told once, by the run that confirmed the failure (its second night), not before
     assert told_after == [0, 0, 0, 0, 0, 0, 1, 1]
+    assert [len(lines) for lines in said] == [0, 0, 0, 0, 0, 0, 1, 0]  # and said by it
+    assert re.fullmatch(
+        r"TEST FAILING 1:\d+: check \(status\) PASS → NOEXIT since the run before \(2 commits\): "
+        r"`perfwalk drill 1:\d+` names its commit",
+        said[6][0],
+    ), said[6]
     told = json.dumps(hook.posts)
     assert "check" in told
     assert "flaky" not in told

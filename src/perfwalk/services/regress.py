@@ -42,6 +42,7 @@ from perfwalk.orchestrate.session.session import Leasing, open_session
 from perfwalk.regress.formats import read_results
 from perfwalk.regress.history import pass_rate
 from perfwalk.regress.outcome import SUITE_TEST, ParsedSuite
+from perfwalk.report.change_list import ListedChange
 from perfwalk.store import Store
 from perfwalk.store.regress import Build, NewRegressRun, RegressRunRow
 
@@ -54,6 +55,9 @@ class RegressSummary:
     host: str
     counts: dict[Status, int]
     failing: list[tuple[str, Status, str]]  # name, status, message of each bad result
+    #: the tests this run found newly failing after passing: changes of their own
+    #: (``perfwalk changes`` lists them, ``perfwalk drill ID`` names their commit)
+    breaks: tuple[ListedChange, ...] = ()
 
     @property
     def pass_rate(self) -> float | None:
@@ -106,19 +110,23 @@ def run_suite(
     return _summary(_store_run(config, new, clock), new)
 
 
-def _store_run(config: Config, new: NewRegressRun, clock: Callable[[], datetime]) -> int:
+def _store_run(
+    config: Config, new: NewRegressRun, clock: Callable[[], datetime]
+) -> tuple[int, list[ListedChange]]:
     """Store ``new``; its host's regress series brought up to date and the tests newly
-    failing there told."""
+    failing there told (and returned)."""
     with Store.open(config.store.url) as store:
         store.mask_logs(config_secrets(config))
         run_id = store.regress.add_run(new)
         tracked = track_runs(store, config, new.host)
-        if tracked is not None:
-            tell_regress_breaks(store, config, tracked.id, clock(), history=tracked.made)
-    return run_id
+        if tracked is None:
+            return run_id, []
+        told = tell_regress_breaks(store, config, tracked.id, clock(), history=tracked.made)
+    return run_id, [] if tracked.made else told
 
 
-def _summary(run_id: int, new: NewRegressRun) -> RegressSummary:
+def _summary(stored: tuple[int, list[ListedChange]], new: NewRegressRun) -> RegressSummary:
+    run_id, breaks = stored
     counts: dict[Status, int] = {}
     for result in new.results:
         counts[result.status] = counts.get(result.status, 0) + 1
@@ -126,7 +134,7 @@ def _summary(run_id: int, new: NewRegressRun) -> RegressSummary:
         ((r.test, r.status, r.message) for r in new.results if r.status >= Status.XPASS),
         key=lambda item: (-item[1], item[0]),
     )
-    return RegressSummary(run_id, new.host, counts, failing)
+    return RegressSummary(run_id, new.host, counts, failing, tuple(breaks))
 
 
 # -- import ---------------------------------------------------------------------------
