@@ -82,7 +82,7 @@ class BlockJob:
     sealed: bool = False  # its plot data go into its seal's files, not its own
 
 
-def _checkout_sig(row: CheckoutRow, marks: Mapping[int, tuple[int, int]]) -> list[Any]:
+def _checkout_sig(row: CheckoutRow, marks: Mapping[int, tuple[int, ...]]) -> list[Any]:
     reps = marks.get(row.idx, (0, 0))
     return [
         row.sha,
@@ -207,7 +207,7 @@ def _episode_list(ctx: SeriesContext) -> list[list[Any]]:
 
 
 def _variant_sigs(
-    ctx: SeriesContext, marks: Mapping[int, Mapping[int, tuple[int, int]]]
+    ctx: SeriesContext, marks: Mapping[int, Mapping[int, tuple[int, ...]]]
 ) -> dict[str, list[Any]]:
     """Per checkout of a walk with variants, what its variants' columns show of it
     (each variant's series and checkout signature; None where it has none yet)."""
@@ -227,7 +227,7 @@ def plan_series(
     ctx: SeriesContext,
     old: dict[str, Any] | None,
     drill: str,
-    marks: Mapping[int, Mapping[int, tuple[int, int]]],
+    marks: Mapping[int, Mapping[int, tuple[int, ...]]],
 ) -> tuple[dict[str, Any], list[tuple[BlockJob, ...]]]:
     """The manifest entry of a series and the blocks to render for it (``drill``: the
     drill or try section of its page, for a drill or a try; ``marks``: the repetitions of each

@@ -62,14 +62,16 @@ def detected_findings(
 
 def store_state(store: Store) -> list[tuple[object, ...]]:
     """What a publish depends on in the store, cheaply: per series its state, number
-    of checkouts with repetitions and newest repetition, then the triage (how many
-    changes have a word, the newest word's id), then per conductor run its state,
-    newest step and values; equal states, equal sites."""
+    of checkouts with repetitions, newest repetition and newest reparse, then the
+    triage (how many changes have a word, the newest word's id), then per conductor run
+    its state, newest step and values; equal states, equal sites."""
     state: list[tuple[object, ...]] = []
     for series in store.list_series():
         marks = store.site.repetition_marks(series.id)
-        newest = max((top for _n, top in marks.values()), default=0)
-        state.append((series.id, series.state, len(store.checkouts(series.id)), newest))
+        newest = max((mark[1] for mark in marks.values()), default=0)
+        reparsed = max((mark[2] for mark in marks.values() if len(mark) > 2), default=0)
+        checkouts = len(store.checkouts(series.id))
+        state.append((series.id, series.state, checkouts, newest, reparsed))
     words = store.triage.current()
     state.append((0, "triage", len(words), max((w.id for w in words.values()), default=0)))
     state += [

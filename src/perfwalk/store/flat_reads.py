@@ -202,3 +202,52 @@ class FlatReads(KnownRows):
             self._require(conn, _s, series_id, "series")
             found = [conn.scalar(query) for query in (builds, results, between)]
         return Status.worst([Status(code) for code in found if code])
+
+    def metric_names(self, series_id: int) -> dict[int, dict[str, tuple[int, dict[str, int]]]]:
+        """Per checkout index of a series and test: how many of its results passed and,
+        per value name, how many of those gave it (:mod:`perfwalk.analysis.lost_values`
+        reads what a parser lost there). Two aggregates, whatever its length."""
+        passed = _rs.c.status == int(Status.PASS)
+        results = (
+            select(_ck.c.idx, _rs.c.test, func.count(_rs.c.id).label("n"))
+            .select_from(_rs)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, passed)
+            .group_by(_ck.c.idx, _rs.c.test)
+        )
+        names = (
+            select(
+                _ck.c.idx,
+                _rs.c.test,
+                _v.c.name,
+                func.count(func.distinct(_v.c.result_id)).label("n"),
+            )
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, passed)
+            .group_by(_ck.c.idx, _rs.c.test, _v.c.name)
+        )
+        found: dict[int, dict[str, tuple[int, dict[str, int]]]] = {}
+        with self._read(f"read the metric names of series {series_id}") as conn:
+            for idx, test, n in plain_rows(conn, results):
+                found.setdefault(int(idx), {})[test] = (int(n), {})
+            for idx, test, name, n in plain_rows(conn, names):
+                found[int(idx)][test][1][name] = int(n)
+        return found
+
+    def produced_metrics(self, series_id: int) -> set[tuple[str, str]]:
+        """Every (test, value name) a result of a series gave, whatever its status."""
+        query = (
+            select(_rs.c.test, _v.c.name)
+            .distinct()
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        with self._read(f"read the metrics of series {series_id}") as conn:
+            return {(test, name) for test, name in plain_rows(conn, query)}

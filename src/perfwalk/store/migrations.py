@@ -100,6 +100,19 @@ History:
 26. run records: run_record (per walk run and watch cycle that ended: its kind, the
     walk's name and series, when it started and ended, how many checkouts it added
     and the index of the first; see perfwalk.store.run_records).
+27. (reserved: no change; a store at 26 moves to 27 as it is.)
+28. (reserved: no change; a store at 27 moves to 28 as it is.)
+29. (reserved: no change; a store at 28 moves to 29 as it is.)
+30. (reserved: no change; a store at 29 moves to 30 as it is.)
+31. reparses: reparse (each `perfwalk reparse --apply` or `--undo` of a series: when,
+    who, why, how many checkouts and results it changed, the reparse an undo undid and
+    the undo that undid a reparse), replaced_result (per reparse and result, the
+    status, message and values it replaced, so that nothing a reparse replaces is
+    lost); checkout gets reparse_id, the last reparse that changed its values (NULL:
+    none); see perfwalk.store.reparses. parser_loss: per checkout and test, the metrics
+    a passing repetition lacked that the checkouts before gave (a parser that lost
+    values), as the end of a walk or a reparse found them; see
+    perfwalk.store.parser_losses.
 """
 
 from __future__ import annotations
@@ -859,6 +872,71 @@ def _v26_run_records(conn: Connection) -> None:
     md.create_all(conn, tables=[records])
 
 
+def _v27_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v28_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v29_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v30_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v31_reparses(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exist: only for the keys
+    Table("result", md, Column("id", ID, primary_key=True))
+    reparses = Table(
+        "reparse",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("kind", String(16), nullable=False),
+        Column("undoes", ID, ForeignKey("reparse.id"), nullable=True),
+        Column("undone_by", ID, ForeignKey("reparse.id"), nullable=True),
+        Column("at", UTCDateTime, nullable=False),
+        Column("who", SafeText, nullable=False),
+        Column("why", SafeText, nullable=False),
+        Column("checkouts", Integer, nullable=False),
+        Column("results", Integer, nullable=False),
+        Index("ix_reparse_series", "series_id"),
+        sqlite_autoincrement=True,
+    )
+    replaced = Table(
+        "replaced_result",
+        md,
+        Column("reparse_id", ID, ForeignKey("reparse.id"), nullable=False),
+        Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+        Column("status", Integer, nullable=False),
+        Column("message", SafeText, nullable=False),
+        Column("vals", JSON, nullable=False),
+        PrimaryKeyConstraint("reparse_id", "result_id", name="pk_replaced_result"),
+    )
+    Table("checkout", md, Column("id", ID, primary_key=True))
+    losses = Table(
+        "parser_loss",
+        md,
+        Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+        Column("test", SafeText, nullable=False),
+        Column("known", JSON, nullable=False),
+        Column("missing", JSON, nullable=False),
+        PrimaryKeyConstraint("checkout_id", "test", name="pk_parser_loss"),
+    )
+    md.create_all(conn, tables=[reparses, replaced, losses])
+    inspector = inspect(conn)  # a store put back to an older version by hand has it
+    if "reparse_id" not in {column["name"] for column in inspector.get_columns("checkout")}:
+        kind = ID.compile(dialect=conn.dialect)
+        conn.execute(
+            text(f"ALTER TABLE checkout ADD COLUMN reparse_id {kind} REFERENCES reparse (id)")
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -910,6 +988,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v25_sequential_remeasures,
     ),
     Migration(26, "run records: run_record, each walk run and watch cycle", _v26_run_records),
+    Migration(27, "reserved: no change", _v27_reserved),
+    Migration(28, "reserved: no change", _v28_reserved),
+    Migration(29, "reserved: no change", _v29_reserved),
+    Migration(30, "reserved: no change", _v30_reserved),
+    Migration(
+        31,
+        "reparses: reparse, replaced_result (what each replaced), checkout.reparse_id; parser_loss",
+        _v31_reparses,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

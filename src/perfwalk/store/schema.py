@@ -135,6 +135,8 @@ checkout = Table(
     Column("build_status", Integer, nullable=True),
     Column("build_seconds", Double, nullable=True),
     Column("build_log_id", ID, ForeignKey("log.id"), nullable=True),
+    # the last reparse (or undo of one) that changed its values; NULL: none (step 31)
+    Column("reparse_id", ID, ForeignKey("reparse.id"), nullable=True),
     UniqueConstraint("series_id", "idx", name="uq_checkout_series_idx"),
 )
 
@@ -658,4 +660,52 @@ run_record = Table(
     Column("checkouts", Integer, nullable=False),  # checkouts it added
     Column("first_idx", Integer, nullable=True),  # the index of the first; NULL: none
     Index("ix_run_record_finished", "finished_at"),
+)
+
+# Reparses (migration step 31): each `perfwalk reparse --apply` of a series (kind
+# "apply") and each `--undo` (kind "undo", ``undoes`` the reparse it undid, which then
+# names it in ``undone_by``), with what it changed; per result it changed, the status,
+# message and values it replaced (perfwalk.store.reparses): nothing a reparse replaces
+# is lost, and an undo puts it back.
+
+reparse = Table(
+    "reparse",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("kind", String(16), nullable=False),  # apply, undo
+    Column("undoes", ID, ForeignKey("reparse.id"), nullable=True),  # an undo: the reparse
+    Column("undone_by", ID, ForeignKey("reparse.id"), nullable=True),  # NULL: not undone
+    Column("at", UTCDateTime, nullable=False),
+    Column("who", SafeText, nullable=False),  # user@machine
+    Column("why", SafeText, nullable=False),  # the parsers and options it used
+    Column("checkouts", Integer, nullable=False),  # checkouts whose values it changed
+    Column("results", Integer, nullable=False),  # results it changed
+    Index("ix_reparse_series", "series_id"),
+    sqlite_autoincrement=True,  # ids are the order of the reparses: never reused
+)
+
+replaced_result = Table(
+    "replaced_result",
+    metadata,
+    Column("reparse_id", ID, ForeignKey("reparse.id"), nullable=False),
+    Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+    Column("status", Integer, nullable=False),  # as it was before the reparse
+    Column("message", SafeText, nullable=False),
+    Column("vals", JSON, nullable=False),  # [[name, unit, value or null (NaN), direction]…]
+    PrimaryKeyConstraint("reparse_id", "result_id", name="pk_replaced_result"),
+)
+
+#: Values parsers lost (migration step 31): per checkout and test, the metrics a passing
+#: repetition of it lacked that the test gave at the checkouts before (a regex that
+#: misses some lines), as the end of a walk or a reparse found them
+#: (perfwalk.store.parser_losses); the checkout page marks them.
+parser_loss = Table(
+    "parser_loss",
+    metadata,
+    Column("checkout_id", ID, ForeignKey("checkout.id"), nullable=False),
+    Column("test", SafeText, nullable=False),
+    Column("known", JSON, nullable=False),  # [name…]: what the checkouts before gave
+    Column("missing", JSON, nullable=False),  # [name…]: what a repetition here lacked
+    PrimaryKeyConstraint("checkout_id", "test", name="pk_parser_loss"),
 )

@@ -284,18 +284,22 @@ class SiteReads(StorePart):
             row = conn.execute(select(*columns)).one()
         return tuple(row)
 
-    def repetition_marks(self, series_id: int) -> dict[int, tuple[int, int]]:
+    def repetition_marks(self, series_id: int) -> dict[int, tuple[int, ...]]:
         """(number of repetitions, newest repetition id) of every checkout index that has
-        repetitions: what changes when a run adds results."""
+        repetitions, and the last reparse that changed its values when one did: what
+        changes when a run adds results or a reparse replaces them."""
         query = (
-            select(_ck.c.idx, func.count(_rp.c.id), func.max(_rp.c.id))
+            select(_ck.c.idx, func.count(_rp.c.id), func.max(_rp.c.id), _ck.c.reparse_id)
             .select_from(_ck)
             .join(_rp, _rp.c.checkout_id == _ck.c.id)
             .where(_ck.c.series_id == series_id)
-            .group_by(_ck.c.idx)
+            .group_by(_ck.c.idx, _ck.c.reparse_id)
         )
         with self._read(f"read the repetition counts of series {series_id}") as conn:
-            return {int(idx): (int(n), int(top)) for idx, n, top in plain_rows(conn, query)}
+            return {
+                int(idx): (int(n), int(top)) if again is None else (int(n), int(top), int(again))
+                for idx, n, top, again in plain_rows(conn, query)
+            }
 
 
 def _runs(ids: list[int], gap: int = 1000) -> list[tuple[int, int]]:

@@ -31,9 +31,11 @@ from perfwalk.store.leases import Leases
 from perfwalk.store.modifiers import AppliedModifiers
 from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
+from perfwalk.store.parser_losses import ParserLosses
 from perfwalk.store.profiles import ProfileRecords
 from perfwalk.store.pushes import PushRecords
 from perfwalk.store.regress import RegressRecords
+from perfwalk.store.reparses import ReparseRecords
 from perfwalk.store.repetitions import RepetitionRecords
 from perfwalk.store.run_records import RunRecords
 from perfwalk.store.seen import SeenChanges
@@ -186,6 +188,18 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def regress(self) -> RegressRecords:
         """The regress runs of this store (:mod:`perfwalk.store.regress`)."""
         return RegressRecords(self._db, self._check_open)
+
+    @property
+    def parser_losses(self) -> ParserLosses:
+        """The values the parsers of each series lost, by checkout
+        (:mod:`perfwalk.store.parser_losses`)."""
+        return ParserLosses(self._db, self._check_open)
+
+    @property
+    def reparses(self) -> ReparseRecords:
+        """The reparses of this store's series, with what each replaced
+        (:mod:`perfwalk.store.reparses`)."""
+        return ReparseRecords(self._db, self._check_open)
 
     # -- logs ---------------------------------------------------------------------
 
