@@ -8,6 +8,7 @@ from perfwalk.model import Direction, Status, Value
 from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     CHECKOUT_DONE,
+    VALUES_LOST,
     Progress,
     results_summary,
 )
@@ -146,3 +147,22 @@ def test_not_a_terminal_a_quiet_log_is_told_what_the_walk_is_doing() -> None:
     assert 2 <= len(lines) <= 4  # every minute or so, not every step
     assert lines[0].startswith("checkout 0 aaaaaaaaaa: repetition 1 · repetitions 0/6")
     assert "repetition 2 · repetitions " in lines[-1]
+
+
+LOST = "latency: parser found 1 of the 2 metrics the previous checkouts had: missing p99"
+
+
+def test_values_a_parser_lost_stay_as_a_line_of_their_own() -> None:
+    for terminal in (True, False):
+        out = io.StringIO()
+        bar = ProgressBar(out, terminal=terminal, width=120, clock=Clock())
+        bar(Progress(1, 4, 1, 2, "repetition 1", commit="a" * 40))
+        bar(Progress(3, 4, 2, 2, LOST + "\x1b[2J", VALUES_LOST, "b" * 40))
+        bar(Progress(4, 4, 2, 2, "repetition 2", commit="b" * 40))
+        bar.close()
+        plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+        said = f"checkout 1 bbbbbbbbbb: warning: {LOST}\\x1b[2J"
+        assert said in plain, (terminal, plain)
+        assert "\x1b[2J" not in out.getvalue()  # the parser's words are neutralised
+        if not terminal:
+            assert plain.splitlines()[0].startswith(said + " · repetitions 3/4")

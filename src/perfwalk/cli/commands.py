@@ -148,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if failed is not None:
         print(failed)
     print(f"see `perfwalk show {result.series_id}`")
-    for line in changes.blind:  # what the walk could not see
+    for line in [*changes.blind, *map(show_controls, result.parsers.lines(result.series_id))]:
         print(line)
     if result.loaded:
         print(
@@ -423,7 +423,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
     shown = [x for x in sights if args.test is None or x.test == args.test]
-    for line in _sight_lines(shown):
+    for line in [*_sight_lines(shown), *map(show_controls, table.parsers.lines(s.id, args.test))]:
         print(line)
     return exits.OK
 

@@ -1,8 +1,9 @@
 """The progress of a walk: on a terminal, one bar line redrawn in place that fits its
 width (repetitions done, the checkout, an ETA from the times a repetition and a build
-took in this run, the last checkout's summary), a failed build left as a line above
-it; elsewhere (a log file, a pipe) one plain line per finished checkout and per
-failed build, without escape codes, and what it is doing when it wrote nothing for
+took in this run, the last checkout's summary), a failed build and the values a
+parser lost left as lines above it; elsewhere (a log file, a pipe) one plain line per
+finished checkout, failed build and checkout whose parser lost values, without escape
+codes, and what it is doing when it wrote nothing for
 :data:`QUIET_SECONDS` (a walk in rounds finishes its checkouts only in its last
 round; a long build finishes none)."""
 
@@ -19,6 +20,7 @@ from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     BUILDING,
     CHECKOUT_DONE,
+    VALUES_LOST,
     Progress,
     time_left,
 )
@@ -82,9 +84,11 @@ class ProgressBar:
             told = f"checkout {idx} {progress.commit[:10]}: {message}"
         elif progress.kind == CHECKOUT_DONE:
             self.last = f"#{idx} {progress.commit[:7]}: {message}"
+        elif progress.kind == VALUES_LOST:
+            told = f"checkout {idx} {progress.commit[:10]}: warning: {message}"
         if self.terminal:
             self._draw(progress, told)
-        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE) or (
+        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE, VALUES_LOST) or (
             self.clock() - self.written >= QUIET_SECONDS
         ):
             line = told or f"checkout {idx} {progress.commit[:10]}: {message}"
@@ -114,7 +118,8 @@ class ProgressBar:
             self._live.start()
         assert self._console is not None
         if told:
-            self._console.print(Text(told, style="bold red"), no_wrap=True, overflow="ellipsis")
+            style = "bold yellow" if progress.kind == VALUES_LOST else "bold red"
+            self._console.print(Text(told, style=style), no_wrap=True, overflow="ellipsis")
         self._live.update(self._bar(progress), refresh=True)
 
     def _bar(self, progress: Progress) -> RenderableType:

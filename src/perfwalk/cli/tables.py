@@ -312,7 +312,8 @@ def show_rows(
 ) -> list[list[str]]:
     """One line per checkout; per metric its summary, rsd and marks (! unstable). Two
     header rows: the metric (``test.name [unit]``), then what its cells say (``median
-    ±rsd n``, the summary by its policy in ``policies``, keyed ``test.name``).
+    ±rsd n``, the summary by its policy in ``policies``, keyed ``test.name``). A metric
+    a parser lost at a checkout where its test passed says ``LOST``.
 
     An ``only_test`` the series never ran is a :class:`UsageError` naming the tests it
     ran."""
@@ -332,6 +333,7 @@ def show_rows(
     labels = [""] * len(header[:SHOW_COLUMNS])
     labels += [f"{shown.get(f'{m.test}.{m.name}', 'median')} ±rsd n" for m in metrics]
     rows = [header, labels]
+    missing = {(x.idx, x.test, name) for x in table.parsers.lost for name in x.missing}
     for co in table.checkouts:
         row = [
             str(co.idx),
@@ -345,7 +347,8 @@ def show_rows(
             cell = table.cells.get((metric, co.idx))
             if cell is None:
                 status = table.statuses.get((metric.test, co.idx))
-                row.append(status.name if status else "-")
+                gone = (co.idx, metric.test, metric.name) in missing
+                row.append("LOST" if gone else status.name if status else "-")
             else:
                 mark = "!" if cell.unstable else ""
                 summary = format_value(cell.summary, metric.unit)

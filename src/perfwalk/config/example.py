@@ -65,6 +65,9 @@ _NOTES: dict[str, str] = {
     "run.step": "or commit (every commit), commit/10 (every 10th), 1day, 1month…",
     "test.command": "time -p prints real, user and sys seconds; the parser reads them",
     "test.parser": "parsers: " + ", ".join(PARSER_NAMES),
+    "test.metrics.<name>.summary": "this table is named after real, a value time-p gives: "
+    "name it after one your test's parser gives (a walk that never produces real says so "
+    "at its end and in perfwalk show)",
 }
 
 _HEADER = """\

@@ -125,6 +125,12 @@ def instrument_metric_names(kind: str) -> frozenset[str]:
     return frozenset(m.name for m in INSTRUMENT_METRICS[kind])
 
 
+#: the names of the metrics every instrument adds (measured beside a test's parser)
+ALL_INSTRUMENT_METRICS: frozenset[str] = frozenset(
+    m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics
+)
+
+
 _IMMUNE = frozenset(
     m.name for metrics in INSTRUMENT_METRICS.values() for m in metrics if not m.feels_the_machine
 )

@@ -59,6 +59,9 @@ class SeriesContext:
     levels: Mapping[tuple[str, str], MetricLevels] | None = None
     #: the site's time zone: how its pages write a time
     times: SiteTimes = UTC_TIMES
+    #: what the parsers lost at each checkout (by index), said per test
+    #: (:func:`perfwalk.report.parser_findings.stored_losses`)
+    lost: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

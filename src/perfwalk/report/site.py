@@ -62,6 +62,7 @@ from perfwalk.report.pages.series import series_page
 from perfwalk.report.pages.setup import previous_of, setup_page
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import variants_section
+from perfwalk.report.parser_findings import stored_losses
 from perfwalk.report.releases import NO_RELEASES, Releases
 from perfwalk.report.series_levels import MetricLevels
 from perfwalk.report.site_blocks import RenderShared, render_blocks
@@ -151,6 +152,7 @@ def publish(
             profiles=store.profiles.listed(s.id),
             releases=options.releases.found,
             times=options.times,
+            lost=stored_losses(store, s.id),
         )
         for s in every
     }

@@ -239,6 +239,7 @@ def plan_series(
         str(r.idx): _checkout_sig(r, marks[ctx.id])
         + fact_sig(ctx.facts.get(r.idx))
         + [[test, pid] for test, pid in ctx.profiles.get(r.idx, ())]
+        + ([["lost", *ctx.lost[r.idx]]] if r.idx in ctx.lost else [])
         for r in rows
     }
     zoom = {str(idx): [[z.series_id, z.label] for z in zs] for idx, zs in ctx.zooms.items()}

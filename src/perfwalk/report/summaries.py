@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from perfwalk.analysis.machine import repetition_loaded
@@ -12,6 +12,7 @@ from perfwalk.analysis.summary import Summary, summarize
 from perfwalk.config.model import Config
 from perfwalk.config.policy import metric_policy
 from perfwalk.model import Direction, Status
+from perfwalk.report.parser_findings import ParserFindings, parser_findings
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, SeriesRow, ValueRow
 
@@ -35,11 +36,13 @@ class SeriesTable:
     metrics: list[MetricKey]
     cells: dict[tuple[MetricKey, int], Summary]  # (metric, checkout idx)
     statuses: dict[tuple[str, int], Status]  # (test, checkout idx) → worst status
+    parsers: ParserFindings = field(default_factory=ParserFindings)  # what they lost
 
 
 def series_table(store: Store, config: Config | None, series: SeriesRow) -> SeriesTable:
     """Summaries per checkout of PASS values, by each metric's policy and thresholds
-    (without the repetitions measured on a loaded machine with ``[run] exclude_loaded``)."""
+    (without the repetitions measured on a loaded machine with ``[run] exclude_loaded``),
+    and what the parsers lost (:mod:`perfwalk.report.parser_findings`)."""
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
         states = store.machine_states(series.id)
@@ -71,6 +74,7 @@ def series_table(store: Store, config: Config | None, series: SeriesRow) -> Seri
         metrics=sorted(grouped, key=lambda k: (k.test, k.name)),
         cells=cells,
         statuses=statuses,
+        parsers=parser_findings(store, config, series.id),
     )
 
 

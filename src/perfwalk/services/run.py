@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from perfwalk.analysis.machine import repetition_loaded
@@ -37,6 +37,7 @@ from perfwalk.orchestrate.walk.provenance import walk_series
 from perfwalk.orchestrate.walk.walk import Walk
 from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
+from perfwalk.report.parser_findings import ParserFindings, parser_findings
 from perfwalk.store import Store
 from perfwalk.store.connect import is_missing_file
 from perfwalk.store.run_records import WALK, RunRecord
@@ -63,6 +64,9 @@ class RunResult:
     named: NamedWalk | None = None  # the named walk it continued (``--walk``)
     new_checkouts: int = 0  # how many checkouts it added to the series
     nothing_new: bool = False  # a named walk with nothing new: nothing was measured
+    #: the values its parsers lost, its declared metrics never produced (of the whole
+    #: series; none unless the caller asked for the tallies)
+    parsers: ParserFindings = field(default_factory=ParserFindings)
 
     def per_checkout(self) -> str:
         """``5``, or ``2 to 8`` with adaptive repetitions."""
@@ -257,6 +261,7 @@ def _walk(
         ),
         named=plan.named,
         new_checkouts=plan.new_checkouts,
+        parsers=parser_findings(store, config, series_id) if tallies else ParserFindings(),
     )
 
 

@@ -52,8 +52,8 @@ from perfwalk.orchestrate.phases.modifiers import ModifierLedger, runtime_modifi
 from perfwalk.orchestrate.phases.phases import TestContext, TestOutcome, run_test
 from perfwalk.orchestrate.steps.shell_steps import StepsOutcome
 from perfwalk.orchestrate.walk.preparation import Preparation
-from perfwalk.orchestrate.walk.walk_parsers import WalkParsers
-from perfwalk.orchestrate.walk.walk_progress import ProgressCount
+from perfwalk.orchestrate.walk.walk_parsers import ParserWatch, WalkParsers
+from perfwalk.orchestrate.walk.walk_progress import VALUES_LOST, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
 from perfwalk.store.profiles import NewProfile
 from perfwalk.store.records import NewRepetition, NewResult, NewSnapshot, NewStep
@@ -82,6 +82,7 @@ class Repetitions:
             {kind.kind: kind for kind in (Rusage(), Cachegrind(), PerfStat())}
         )
         self._ledger = ModifierLedger(self.setup.store, self.setup.series_id, self.setup.marker)
+        self._watch = ParserWatch(self.setup.store)
 
     def measure(
         self,
@@ -105,6 +106,11 @@ class Repetitions:
         if (laid_out := self.preparation.lay_out(worktree, checkout, rep, variant)) is not None:
             self.preparation.pending_steps.append(laid_out)
         ran = self._repetition(checkout_id, worktree, checkout, rep, between, variant=variant)
+        series = next(
+            (v.series_id for v in self.setup.variants if v.config is variant), self.setup.series_id
+        )
+        for said in self._watch.check(series, checkout.index, ran):
+            self.progress.report(checkout, said, VALUES_LOST)
         self.progress.done += 1
         self.progress.report(checkout, f"repetition {rep + 1}")
         return ran

@@ -33,7 +33,7 @@ from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.walk.preparation import Preparation
 from perfwalk.orchestrate.walk.remeasure import Remeasure
 from perfwalk.orchestrate.walk.repetition import Repetitions
-from perfwalk.orchestrate.walk.walk_parsers import WalkParsers
+from perfwalk.orchestrate.walk.walk_parsers import WalkParsers, record_parser_losses
 from perfwalk.orchestrate.walk.walk_progress import Progress, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewRepetition, NewResult
@@ -138,6 +138,9 @@ class Walk(WalkSetup):
         self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring
     ) -> Measured:
         try:
-            return self._order.measure(checkouts, repetitions, measuring)
+            measured = self._order.measure(checkouts, repetitions, measuring)
         finally:
             self._parsers.close()  # (started again by the next parse)
+        for series_id in (self.series_id, *(v.series_id for v in self.variants)):
+            record_parser_losses(self.store, series_id)  # what its checkout pages mark
+        return measured

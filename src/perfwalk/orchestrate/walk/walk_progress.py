@@ -12,8 +12,10 @@ from perfwalk.store.records import NewResult
 
 #: what a :class:`Progress` tells: a step within a checkout (a warm-up, a
 #: repetition), a build that failed, a checkout whose repetitions are all done, or a
-#: build that begins (one of the walk's planned builds)
+#: build that begins (one of the walk's planned builds); or values a parser lost (a
+#: test passed without metrics it gave at the checkouts before)
 STEP, BUILD_FAILED, CHECKOUT_DONE, BUILDING = "step", "build failed", "checkout done", "building"
+VALUES_LOST = "values lost"
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def checkout_data_file(
     with its profiles (the context's: test, profile id), which its page links to their
     flame graphs (``layout.profile_page``), and its ``failures`` (by checkout index: a
     failed build, the tests that did not pass, each with the first error line and the
-    last lines of its log), which its page shows first."""
+    last lines of its log), which its page shows first; and what its parsers lost
+    (the context's), which its page says next."""
     metrics: dict[MetricKey, int] = {}
     layouts: dict[tuple[MetricKey, ...], int] = {}
     entries = []
@@ -112,6 +113,8 @@ def _entry(
         facts["prof"] = [[test, profile_id] for test, profile_id in profiles]
     if failed:
         facts["fail"] = [f.as_data() for f in failed]
+    if lost := ctx.lost.get(row.idx):
+        facts["lost"] = list(lost)
     if ran := checkout_facts(ctx, row.idx):
         facts["bf"] = ran
     if c.reps:

@@ -228,7 +228,7 @@
     if (c.prev !== null) add(build, [" \u00b7 ", link(at("checkout", c.prev), "\u2039 checkout " + c.prev)]);
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
     var parts = [
-      changeBanner(meta, idx), failuresBox(c), variantsAt(meta, idx), facts, build,
+      changeBanner(meta, idx), failuresBox(c), lostBox(c), variantsAt(meta, idx), facts, build,
       c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c), buildFacts(c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
@@ -459,6 +459,16 @@
       (tests ? tests + (tests === 1 ? " test did not pass" : " tests did not pass") : "");
     return el("div", { class: "pw-failures", id: "failures" },
       el("h2", {}, said.charAt(0).toUpperCase() + said.slice(1)), items);
+  }
+
+  /* What the parsers lost here: metrics a passing repetition lacked that the checkouts
+   * before gave (a regex that misses some lines), said per test. */
+  function lostBox(c) {
+    if (!c.lost || !c.lost.length) return null;
+    return el("div", { class: "pw-failures pw-lost", id: "lost" },
+      el("h2", {}, "Values lost by a parser"),
+      el("ul", {}, c.lost.map(function (said) { return el("li", {}, visible(said)); })),
+      el("p", {}, "Fix the test's parser, then `perfwalk reparse` reads the stored outputs again."));
   }
 
   /* -- what the checkout really ran: each host's kernel and compiler, the symbols -- */
