@@ -53,8 +53,9 @@ def test_a_reparse_replaces_values_keeps_the_old_and_an_undo_puts_them_back(
     store: Store, raw: Engine
 ) -> None:
     series_id, (first, second) = _series(store)
-    results = store.reparses.results(series_id)
-    assert [(r.checkout_idx, r.test, r.status) for r in results] == [
+    stored = store.reparses.results(series_id)
+    results = [r.result for r in stored]
+    assert [(r.checkout_idx, r.result.test, r.result.status) for r in stored] == [
         (0, "iperf", Status.PASS),
         (1, "iperf", Status.PASS),
         (1, "ping", Status.FAIL),
@@ -82,7 +83,7 @@ def test_a_reparse_replaces_values_keeps_the_old_and_an_undo_puts_them_back(
         who="ada@lab",
         at=T0 + timedelta(days=1),
     )
-    after = {r.id: r for r in store.reparses.results(series_id)}
+    after = {r.result.id: r.result for r in store.reparses.results(series_id)}
     assert after[ping.id].status is Status.PASS
     assert [v.name for v in after[iperf.id].values] == ["iperf.v0", "iperf.v1"]
     assert after[results[0].id] == before[results[0].id]  # not in the reparse: as it was
@@ -106,7 +107,7 @@ def test_a_reparse_replaces_values_keeps_the_old_and_an_undo_puts_them_back(
     undo_id = store.reparses.replace(
         series_id, kept, why="undo", who="ada@lab", at=T0 + timedelta(days=2), undoes=reparse_id
     )
-    back = {r.id: r for r in store.reparses.results(series_id)}
+    back = {r.result.id: r.result for r in store.reparses.results(series_id)}
     assert back == before
     assert store.reparses.last_applied(series_id) is None
     [applied, undo] = store.reparses.history(series_id)
@@ -139,7 +140,7 @@ def test_logs_are_read_with_their_cut_and_a_missing_one_is_said(store: Store) ->
     store.add_repetition(
         checkout_id, repetition(0, dataclasses.replace(result("iperf", 1.0), stdout=cut))
     )
-    [stored] = store.reparses.results(series_id, [0])
+    [stored] = [r.result for r in store.reparses.results(series_id, [0])]
     found, unreadable = store.reparses.logs([stored.stdout_log_id, stored.stderr_log_id, 123456])
     assert found[stored.stdout_log_id] == cut
     assert found[stored.stderr_log_id] == Log.of(b"")

@@ -186,17 +186,7 @@ class ConductRecords(StorePart):
         )
         query = select(_log).where(_log.c.id.in_(ids.scalar_subquery()))
         with self._read(f"read the outputs of conductor run {conduct_id}") as conn:
-            return {
-                row.id: logs.unpack(
-                    row.id,
-                    compression=row.compression,
-                    data=row.data,
-                    size=row.size,
-                    total=row.total,
-                    truncated=row.truncated,
-                )
-                for row in conn.execute(query)
-            }
+            return {row.id: logs.unpack_row(row) for row in conn.execute(query)}
 
     def set_values(
         self, conduct_id: int, values: Mapping[int, Sequence[Value]], *, parser: str

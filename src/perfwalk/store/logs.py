@@ -56,3 +56,15 @@ def unpack(
             hint="the store file may be corrupt",
         )
     return Log(data=raw, total=int(total), truncated=bool(truncated))
+
+
+def unpack_row(row: Any) -> Log:
+    """The :class:`Log` of a ``log`` row (:func:`unpack`)."""
+    return unpack(
+        row.id,
+        compression=row.compression,
+        data=row.data,
+        size=row.size,
+        total=row.total,
+        truncated=row.truncated,
+    )

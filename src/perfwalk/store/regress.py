@@ -365,7 +365,7 @@ class RegressRecords(StorePart):
         with self._read(f"read the logs of regress run {run_id}") as conn:
             rows = conn.execute(query).all()
         for row in rows:
-            yield row.test_id, _unpacked(row)
+            yield row.test_id, logs.unpack_row(row)
 
     def stored_logs(self, run_ids: Sequence[int]) -> StoredLogs:
         """The logs of the results of runs ``run_ids`` (up to a few hundred at a time)
@@ -455,15 +455,4 @@ def _unknown_compression(compression: str, where: str) -> StoreError:
     return StoreError(
         f"the log of {where} is stored with compression {compression!r}, unknown to this perfwalk",
         hint="upgrade perfwalk to read it",
-    )
-
-
-def _unpacked(row: Any) -> Log:
-    return logs.unpack(
-        row.id,
-        compression=row.compression,
-        data=row.data,
-        size=row.size,
-        total=row.total,
-        truncated=row.truncated,
     )

@@ -28,7 +28,8 @@ from perfwalk.model import Log, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.coltypes import stored_real
 from perfwalk.store.connect import StorePart
-from perfwalk.store.records import DirectionName, StoredValue
+from perfwalk.store.records import DirectionName, ResultRow, StoredValue
+from perfwalk.store.repetitions import result_row, stored_value
 
 _s = schema.series
 _ck = schema.checkout
@@ -48,24 +49,15 @@ _CHUNK = 500
 
 @dataclass(frozen=True, kw_only=True)
 class StoredResult:
-    """A stored result of a series as a reparse reads it: where it was measured (its
-    checkout's index, commit and quirk letters, its repetition), what the walk
-    recorded, and the logs its parsers read: its command's stdout and stderr, and per
+    """A stored result of a series as a reparse reads it: the result, where it was
+    measured (its checkout's id, index and quirk letters, its repetition), and per
     role the stdout logs of the role's run commands, in the order they ran."""
 
-    id: int
+    result: ResultRow
     checkout_id: int
     checkout_idx: int
     quirks: tuple[str, ...]
     repetition_idx: int
-    test: str
-    status: Status
-    message: str
-    duration: float | None
-    exit_code: int | None
-    stdout_log_id: int
-    stderr_log_id: int
-    values: tuple[StoredValue, ...]
     role_logs: Mapping[str, tuple[int, ...]]
 
 
@@ -131,19 +123,11 @@ class ReparseRecords(StorePart):
             roles = _role_logs(conn, {int(row.repetition_id) for row in rows})
         return [
             StoredResult(
-                id=row.id,
+                result=result_row(row, tuple(values.get(row.id, ()))),
                 checkout_id=row.checkout_id,
                 checkout_idx=row.checkout_idx,
                 quirks=tuple(row.checkout_quirks or ()),
                 repetition_idx=row.repetition_idx,
-                test=row.test,
-                status=Status(row.status),
-                message=row.message,
-                duration=row.duration,
-                exit_code=row.exit_code,
-                stdout_log_id=row.stdout_log_id,
-                stderr_log_id=row.stderr_log_id,
-                values=tuple(values.get(row.id, ())),
                 role_logs=roles.get((row.repetition_id, row.test), {}),
             )
             for row in rows
@@ -157,14 +141,7 @@ class ReparseRecords(StorePart):
             for chunk in _chunks(sorted(set(ids))):
                 for row in conn.execute(select(_log).where(_log.c.id.in_(chunk))):
                     try:
-                        found[row.id] = logs.unpack(
-                            row.id,
-                            compression=row.compression,
-                            data=row.data,
-                            size=row.size,
-                            total=row.total,
-                            truncated=row.truncated,
-                        )
+                        found[row.id] = logs.unpack_row(row)
                     except PerfwalkError as error:
                         unreadable[row.id] = error.message
         for missing in set(ids) - set(found) - set(unreadable):
@@ -304,14 +281,7 @@ def _values(conn: Connection, result_ids: Sequence[int]) -> dict[int, list[Store
     for chunk in _chunks(result_ids):
         query = select(_v).where(_v.c.result_id.in_(chunk)).order_by(_v.c.id)
         for v in conn.execute(query):
-            found[v.result_id].append(
-                StoredValue(
-                    name=v.name,
-                    unit=v.unit,
-                    value=v.value,
-                    direction=cast(DirectionName, v.direction),
-                )
-            )
+            found[v.result_id].append(stored_value(v))
     return found
 
 

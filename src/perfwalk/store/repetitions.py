@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import select
 
@@ -186,32 +186,10 @@ class RepetitionRecords(KnownRows):
             results = conn.execute(results_query).all()
             values: dict[int, list[StoredValue]] = defaultdict(list)
             for v in conn.execute(values_query):
-                values[v.result_id].append(
-                    StoredValue(
-                        name=v.name,
-                        unit=v.unit,
-                        value=v.value,
-                        direction=cast(DirectionName, v.direction),
-                    )
-                )
+                values[v.result_id].append(stored_value(v))
         by_rep: dict[int, list[ResultRow]] = defaultdict(list)
         for r in results:
-            by_rep[r.repetition_id].append(
-                ResultRow(
-                    id=r.id,
-                    test=r.test,
-                    status=Status(r.status),
-                    message=r.message,
-                    duration=r.duration,
-                    exit_code=r.exit_code,
-                    command=r.command,
-                    stdout_log_id=r.stdout_log_id,
-                    stderr_log_id=r.stderr_log_id,
-                    values=tuple(values.get(r.id, ())),
-                    role=r.role,
-                    host=r.host,
-                )
-            )
+            by_rep[r.repetition_id].append(result_row(r, tuple(values.get(r.id, ()))))
         return [
             RepetitionRow(
                 id=rep.id,
@@ -225,6 +203,34 @@ class RepetitionRecords(KnownRows):
             )
             for rep in reps
         ]
+
+
+def stored_value(row: Any) -> StoredValue:
+    """The :class:`StoredValue` of a ``value`` row."""
+    return StoredValue(
+        name=row.name,
+        unit=row.unit,
+        value=row.value,
+        direction=cast(DirectionName, row.direction),
+    )
+
+
+def result_row(row: Any, values: tuple[StoredValue, ...]) -> ResultRow:
+    """The :class:`ResultRow` of a ``result`` row, with its ``values``."""
+    return ResultRow(
+        id=row.id,
+        test=row.test,
+        status=Status(row.status),
+        message=row.message,
+        duration=row.duration,
+        exit_code=row.exit_code,
+        command=row.command,
+        stdout_log_id=row.stdout_log_id,
+        stderr_log_id=row.stderr_log_id,
+        values=values,
+        role=row.role,
+        host=row.host,
+    )
 
 
 def _status_or_none(status: int | None) -> Status | None:

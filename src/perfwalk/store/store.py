@@ -209,11 +209,4 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
             row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
         if row is None:
             raise self._unknown("log", log_id)
-        return logs.unpack(
-            row.id,
-            compression=row.compression,
-            data=row.data,
-            size=row.size,
-            total=row.total,
-            truncated=row.truncated,
-        )
+        return logs.unpack_row(row)
