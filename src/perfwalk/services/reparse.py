@@ -171,9 +171,9 @@ def reparse_series(
             results += len(found)
             reparsed += [r for r in found if r.changed]
             summary += _checkouts(chunk, found)
+    named = ", ".join(f"{name} ({tests[name].parser})" for name in wanted) or "none"
     why = (
-        f"the parsers of test{'s' if len(wanted) != 1 else ''} "
-        f"{', '.join(f'{name} ({tests[name].parser})' for name in wanted)} in {config.path} "
+        f"the parsers of test{'s' if len(wanted) != 1 else ''} {named} in {config.path} "
         f"(configuration {config.hash[:12]})"
     )
     applied = None
@@ -287,15 +287,19 @@ class _Parsers:
     made: dict[tuple[str, str], ResultParsers] = field(default_factory=dict)
 
     def of(self, test: TestConfig, letters: Sequence[str]) -> ResultParsers:
-        """The parsers of ``test`` at a checkout where the quirks ``letters`` hold."""
+        """The parsers of ``test`` at a checkout where the quirks ``letters`` hold: as a
+        walk chooses them, the parser of the last quirk that replaces something of the
+        test when it replaces the parser (or its options), else the test's own."""
         applied, key, letter = test, f"test.{test.name}.parser", ""
         for found in reversed(letters):
             quirk = self._quirk(found)
             replaced = quirk.tests.get(test.name) if quirk is not None else None
-            if replaced is not None and (replaced.parser or replaced.parser_options):
+            if replaced is None:
+                continue
+            if replaced.parser or replaced.parser_options:
                 applied = replaced.applied(test)
                 key, letter = f"quirk[{quirk_index(found)}].test.{test.name}.parser", found
-                break
+            break
         made = self.made.get((test.name, letter))
         if made is None:
             made = self.made[(test.name, letter)] = ResultParsers(
