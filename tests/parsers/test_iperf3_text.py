@@ -206,3 +206,19 @@ def test_streams_without_their_sum_are_a_run_cut_short() -> None:
     assert caught.value.message.startswith(
         "iperf3-text: line 4: several streams' summaries and no [SUM] lines"
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[  5]   0.00-1.00  sec  1 MBytes  1 Mbits/sec  0.1 ms  {n}/160 (1%)  receiver",
+        "[  5]   0.00-1.00  sec  1 MBytes  1 Mbits/sec  0.1 ms  1/{n} (1%)  receiver",
+        "[  5]   0.00-1.00  sec  1 MBytes  1 Mbits/sec  {n}             sender",
+    ],
+    ids=["lost", "total", "retransmits"],
+)
+def test_a_count_past_the_int_limit_is_no_crash(line: str) -> None:
+    """4301 digits: Python's int() refuses them (ValueError); the parse goes on."""
+    found = parsed(SEPARATOR, line.format(n="9" * 4301))
+    print(found)
+    assert found["sender" if "sender" in line else "receiver"] == 1e6

@@ -159,3 +159,11 @@ def test_the_output_without_headers_is_not_read() -> None:
     """-P 0 -v 0: a number alone, which could be anything."""
     with pytest.raises(ParseError, match="no value found: looked for netperf's result table"):
         get_parser("netperf")("  9423.31\n")
+
+
+def test_a_unit_power_past_the_int_limit_is_no_crash() -> None:
+    """10^<4301 digits>bits: no unit netperf writes, and no int() ValueError either."""
+    text = stream(1.0, unit="10^" + "9" * 4301 + "bits")
+    with pytest.raises(ParseError) as caught:
+        get_parser("netperf")(text)
+    assert caught.value.message.startswith("netperf: line 5: no rate unit")

@@ -75,16 +75,15 @@ def _report(line: Line) -> _Report | None:
     label = _LABEL.search(rest)
     retransmits = _RETRANSMITS.match(rest)
     udp = _UDP.match(rest)
-    lost_percent = None
-    if udp is not None and udp["lost"] != "Unknown" and int(udp["total"]) > 0:
-        lost_percent = 100.0 * int(udp["lost"]) / int(udp["total"])
+    lost, total = (finite(udp["lost"]), finite(udp["total"])) if udp else (None, None)
+    lost_percent = 100.0 * lost / total if lost is not None and total else None
     return _Report(
         line=line,
         stream=match["stream"],
         role=match["role"] or "",
         bits_per_second=rate * factor,
         label=label["label"] if label else "",
-        retransmits=float(retransmits["retransmits"]) if retransmits else None,
+        retransmits=finite(retransmits["retransmits"]) if retransmits else None,
         jitter=finite(udp["jitter"]) if udp else None,
         lost_percent=lost_percent,
     )

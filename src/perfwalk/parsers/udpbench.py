@@ -43,10 +43,11 @@ class _Status:
     line: Line
     side: str  # "send" or "recv"
     fields: dict[str, float]  # "bit/s", "packets", "ether", "begin", "end", ...
+    total: bool  # the parallel driver's sendall/recvall line
 
 
-def _status(line: Line) -> tuple[_Status, bool] | None:
-    """The status line's side and numbers, and whether it is the driver's ``...all:``."""
+def _status(line: Line) -> _Status | None:
+    """The status line's side and numbers."""
     match = _STATUS.match(line.text)
     if match is None:
         return None
@@ -58,7 +59,7 @@ def _status(line: Line) -> tuple[_Status, bool] | None:
             fields[key] = number
     if "bit/s" not in fields:
         raise line_error(NAME, line, "a status line without its 'bit/s': cut short?")
-    return _Status(line, match["side"], fields), bool(match["all"])
+    return _Status(line, match["side"], fields, total=bool(match["all"]))
 
 
 def _rate(statuses: list[_Status]) -> float:
@@ -88,13 +89,10 @@ def parse(text: str) -> tuple[Value, ...]:
     for line in numbered(text):
         if _PROBLEM.match(line.text):
             raise line_error(NAME, line, "udpbench reported an error")
-        found = _status(line)
-        if found is None:
-            continue
-        status, is_total = found
-        if is_total:
+        status = _status(line)
+        if status is not None and status.total:
             totals[status.side] = status
-        else:
+        elif status is not None:
             processes[status.side].append(status)
     values = []
     for side, name in SIDES.items():
