@@ -3,10 +3,7 @@ of its own: its table, and what it writes when it fails."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,16 +12,6 @@ from perfwalk.errors import ParseError
 from perfwalk.parsers import get_parser
 
 TIMEOUT = 120.0
-
-
-@pytest.fixture
-def short_folder() -> Iterator[Path]:
-    """A new folder with a short path: fs_mark refuses a -d of 40 bytes or more."""
-    folder = Path(tempfile.mkdtemp(prefix="pwfs", dir="/tmp"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder)
 
 
 def fs_mark(where: Path, *options: str) -> str:

@@ -6,27 +6,12 @@ test read by ``fs_mark``; their values are stored under the names the docs give.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from perfwalk.store import Store
 from tests.fixtures.receivers import free_port
 from tests.fixtures.synthetic_repo import numbered_repo
 from tests.services.walks import finished
-
-
-@pytest.fixture
-def short_folder() -> Iterator[Path]:
-    """fs_mark refuses a -d path of 40 bytes or more."""
-    folder = Path(tempfile.mkdtemp(prefix="pwfs", dir="/tmp"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder)
 
 
 def test_a_walk_stores_the_values_of_iperf3_text_and_fs_mark(
