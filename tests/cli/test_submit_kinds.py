@@ -6,7 +6,6 @@ import pytest
 
 from perfwalk.cli.team_commands import _OPTIONS, job_options
 
-
 #: what a command needs at least
 NEEDS = {"try": ["HEAD~1", "HEAD"]}
 
