@@ -509,10 +509,13 @@ def history_quirks(
 def _check_quirk_placeholders(config: Config, topology: Topology) -> None:
     """The commands that quirks put in place of a test's are checked like the test's."""
     known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
+    tests = {test.name: test for test in config.tests}
     for index, quirk in enumerate(config.quirks):
         for name, replaced in quirk.tests.items():
             if replaced.command:
-                substitute(replaced.command, known, key=f"quirk[{index}].test.{name}.command")
+                own = tests[name].placeholders() if name in tests else {}
+                key = f"quirk[{index}].test.{name}.command"
+                substitute(replaced.command, {**known, **own}, key=key)
 
 
 def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:
