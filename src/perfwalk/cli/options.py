@@ -144,3 +144,14 @@ def names_list(word: str) -> tuple[str, ...]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected names separated by commas, got {word[:40]!r}")
     return names
+
+
+def tests_arg(p: argparse.ArgumentParser, doing: str) -> None:
+    """``--tests NAME,…``: what a command does to some of the tests only."""
+    p.add_argument(
+        "--tests",
+        metavar="NAME,…",
+        help=f"{doing} only these tests, separated by commas: groups ([[test]] group), "
+        "tests and sweeps (a sweep's name, or some of its members: udp[size=64]); the "
+        "configuration is not changed",
+    )

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
+from perfwalk.config.test_selection import select_tests
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
@@ -99,12 +100,15 @@ def run_series(
     """
     if options.walk is not None:  # on the walk's own host and branch
         config = walk_config(config, options.walk)
+    if options.tests:
+        config = select_tests(config, options.tests, same_hash=True)
     purpose = f"a walk of {config.project.name} ({config.path})"
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
     began = clock()
     with config_session(config, purpose, clock) as session:
         plan = plan_walk(session.store, config, session.topology, options)
+        config = _walked_tests(config, plan)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
             if remeasure is None or not remeasure_targets(session.store, config, series_id):
@@ -159,6 +163,8 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     checks (a pinned test's taskset)."""
     if options.walk is not None:
         config = walk_config(config, options.walk)
+    if options.tests:
+        config = select_tests(config, options.tests, same_hash=True)
     url = config.store.url
     # a store not made yet has no walk to continue: an empty one in memory stands for it
     missing = is_missing_file(url)
@@ -257,6 +263,21 @@ def _walk(
         ),
         named=plan.named,
         new_checkouts=plan.new_checkouts,
+    )
+
+
+def _walked_tests(config: Config, plan: WalkPlan) -> Config:
+    """``config`` as the walk measures it: a resumed walk (not a named walk going on,
+    which measures every test of its file) the tests its series recorded (some, when
+    it was started with ``--tests``)."""
+    resumed = plan.resumed
+    if resumed is None or plan.named is not None:
+        return config
+    recorded = resumed.commands.get("tests")
+    if not isinstance(recorded, dict) or set(recorded) >= {t.name for t in config.tests}:
+        return config
+    return select_tests(
+        config, [t.name for t in config.tests if t.name in recorded], same_hash=True
     )
 
 

@@ -58,6 +58,8 @@ class RunOptions:
     variants: tuple[str, ...] = ()  # the [[variant]]s measured besides the plain checkout
     #: with ``resume``: this series, not the newest unfinished one (a job run again)
     resume_series: int | None = None
+    #: ``--tests``: the groups, tests and sweeps walked (none: every test)
+    tests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,11 +143,13 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         return plan_named_walk(store, config, topology, options)
     repo = Repo(config.project.repo)
     resumed = None
-    if options.resume and options.variants:
-        raise UsageError(
-            "--variants cannot be given with --resume",
-            hint="a resumed walk measures the variants it started with; leave out --variants",
-        )
+    for flag, given in (("--variants", options.variants), ("--tests", options.tests)):
+        if options.resume and given:
+            what = flag.removeprefix("--")
+            raise UsageError(
+                f"{flag} cannot be given with --resume",
+                hint=f"a resumed walk measures the {what} it started with; leave out {flag}",
+            )
     if options.resume:
         resumed = (
             store.find_unfinished(config.hash)
@@ -278,6 +282,7 @@ def plan_named_walk(
     index, walk = named_walk(config, options.walk)
     given = [f"--{flag}" for flag, value in _ends(options) if value is not None]
     given += ["--variants"] if options.variants else []
+    given += ["--tests"] if options.tests else []
     if given or options.resume or options.name is not None:
         flags = ", ".join(given or (["--resume"] if options.resume else ["--name"]))
         raise UsageError(
