@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -21,6 +22,15 @@ PAINT_TIMEOUT_MS = 15_000
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Published:
     return publish_fixed(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture(scope="module")
+def file_links(tmp_path_factory: pytest.TempPathFactory) -> Published:
+    return publish_fixed(tmp_path_factory.mktemp("files"), file_url=FILE_URL)
+
+
+#: a forge's view of a file as a commit left it (``[project] file_url``)
+FILE_URL = "https://git.example.org/netstack/blob/{commit}/{path}"
 
 
 @pytest.fixture(scope="module")
@@ -366,3 +376,30 @@ def test_a_walks_plots_draw_a_line_per_variant_and_open_its_checkouts(
     assert page.inner_text("p.pw-variants") == "variants: base · fast"
     assert page.locator("p.pw-variants b").inner_text() == "base"
     assert not watched.errors, watched.errors
+
+
+def test_each_file_of_a_commit_links_to_the_forge_at_that_commit(
+    file_links: Published, hostile: Published, watched: Watched
+) -> None:
+    """With ``[project] file_url``, each file a commit page lists opens as that commit
+    left it, its path percent-encoded segment by segment (a hostile name stays one
+    path); without it, each file opens the commit."""
+    page = watched.page
+    daily = file_links.fixed.daily
+    links = "ul.files a"
+    page.goto(_uri(file_links.site, layout.commits_page(daily, 3)))
+    _wait_for_drawing(page)
+    found = page.eval_on_selector_all(links, "els => els.map(a => [a.textContent, a.href])")
+    print(found)
+    assert found, "no file linked"
+    for name, href in found:
+        commit = href.split("/blob/")[1].split("/")[0]
+        assert len(commit) == 40
+        path = "/".join(quote(part, safe="!~*'()") for part in name.split("/"))
+        assert href == f"https://git.example.org/netstack/blob/{commit}/{path}"
+    assert any("%3Cevil%3E%20%26%20'name'.c" in href for _, href in found)
+    page.goto(_uri(hostile.site, layout.commits_page(daily, 3)))
+    _wait_for_drawing(page)
+    plain = page.eval_on_selector_all(links, "els => els.map(a => a.href)")
+    assert plain
+    assert all(href.startswith("https://git.example.org/c/") for href in plain)

@@ -212,3 +212,67 @@ def test_the_plot_s_axis_and_tooltips_are_in_the_site_s_zone(page: Any, site: Pa
     assert "2024-05-02 01:30" in drawn["tip"]
     assert drawn["quirk"] is not None
     assert "2024-05-05 01:30" in drawn["quirk"]
+
+
+def _ticks(page: Any) -> dict[str, list[Any]]:
+    """The first plot's x axis: its labels (instant, text) and its ticks (instants)."""
+    found: dict[str, list[Any]] = page.evaluate(
+        """() => {
+          const chart = echarts.getInstanceByDom(document.querySelector('div.plot'));
+          const axis = chart.getModel().getComponent('xAxis', 0).axis;
+          return {labels: axis.getViewLabels().map(l => [l.tick.value, l.formattedLabel]),
+                  ticks: axis.getTicksCoords().map(t => t.tickValue)};
+        }"""
+    )
+    return found
+
+
+def _local(ms: float) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC).astimezone(KOLKATA)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_day_ticks_sit_at_the_zone_s_midnights(browser: Any, site: Path, width: int) -> None:
+    """Each day's tick at Kolkata's midnight, labelled with that day (a tick sat at UTC
+    midnight, 05:30 there, and was labelled with the day; at 390 px in UTC's words)."""
+    context = browser.new_context(
+        viewport={"width": width, "height": 768}, timezone_id=BROWSER_ZONE
+    )
+    try:
+        seen = context.new_page()
+        _plot(seen, site)
+        drawn = _ticks(seen)
+    finally:
+        context.close()
+    shown = [(f"{_local(ms):%Y-%m-%d %H:%M}", label) for ms, label in drawn["labels"]]
+    print(f"{width} px:", shown)
+    assert len(drawn["labels"]) >= 3
+    for ms, label in drawn["labels"]:
+        at = _local(ms)
+        assert (at.hour, at.minute) == (0, 0), (label, f"{at}")
+        assert label == f"{at:%Y-%m-%d}"
+    assert {f"{_local(ms):%H:%M}" for ms in drawn["ticks"]} == {"00:00"}
+
+
+def test_a_zoomed_axis_ticks_at_whole_hours_of_the_zone(page: Any, site: Path) -> None:
+    """Zoomed to half a day, the ticks are whole hours of Kolkata's clock (they were
+    UTC's: half past, there)."""
+    _plot(page, site)
+    start = T0 + timedelta(days=2, hours=1)
+    page.evaluate(
+        """([lo, hi]) => {
+          const chart = echarts.getInstanceByDom(document.querySelector('div.plot'));
+          chart.dispatchAction({type: 'dataZoom', startValue: lo, endValue: hi});
+        }""",
+        [start.timestamp() * 1000, (start + timedelta(hours=12)).timestamp() * 1000],
+    )
+    page.wait_for_timeout(400)  # the axis is ticked anew 80 ms after a zoom
+    drawn = _ticks(page)
+    shown = [(f"{_local(ms):%Y-%m-%d %H:%M}", label) for ms, label in drawn["labels"]]
+    print("zoomed:", shown)
+    assert len(drawn["labels"]) >= 3
+    for ms, label in drawn["labels"]:
+        at = _local(ms)
+        assert at.minute == 0, (label, f"{at}")
+        assert label == (f"{at:%Y-%m-%d}" if at.hour == 0 else f"{at:%m-%d %H:%M}")
+        assert start <= at <= start + timedelta(hours=12)

@@ -280,6 +280,18 @@ CASES = {
         "only the placeholder {commit}",
         "{commit}",
     ),
+    "file url without its path": (
+        MINIMAL + "[project]\nfile_url = 'https://x.org/blob/{commit}'\n",
+        "project.file_url",
+        "containing {commit} and {path}",
+        "{path}",
+    ),
+    "file url with another placeholder": (
+        MINIMAL + "[project]\nfile_url = 'https://x.org/{repo}/{commit}/{path}'\n",
+        "project.file_url",
+        "only the placeholders {commit} and {path}",
+        "{path}",
+    ),
     "store url": (
         MINIMAL + "[store]\nurl = 'mysql://db/perf'\n",
         "store.url",

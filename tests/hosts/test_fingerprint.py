@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +13,9 @@ import pytest
 from perfwalk.errors import HostError
 from perfwalk.hosts import FINGERPRINT_KEYS, FakeHost, LocalHost, Rule
 from perfwalk.hosts.fingerprint import (
+    BOOT_LINES,
+    HARDWARE_KEYS,
+    NIC_PREFIX,
     NOT_FOUND,
     UNKNOWN,
     fingerprint,
@@ -92,7 +97,8 @@ def test_bad_tool_names_are_refused(tool: str) -> None:
 def test_local_fingerprint_has_every_key() -> None:
     tools = [sys.executable, "perfwalk-no-such-tool", "odd name; rm -rf /"]
     result = fingerprint(LocalHost(), tools)
-    assert list(result) == [*FINGERPRINT_KEYS, *(f"tool.{tool}" for tool in tools)]
+    hardware = [k for k in result if k in HARDWARE_KEYS or k.startswith(NIC_PREFIX)]
+    assert list(result) == [*FINGERPRINT_KEYS, *hardware, *(f"tool.{tool}" for tool in tools)]
     for key in FINGERPRINT_KEYS:
         assert result[key] != UNKNOWN, key
     assert result["hostname"] == os.uname().nodename
@@ -136,3 +142,46 @@ def test_a_warning_on_standard_error_is_not_taken_for_the_version(tmp_path: Path
     assert result[f"tool.{on_stderr}"] == "old 2.7.18"  # python2 printed it there
     assert result[f"tool.{shell}"] == f"{shell} (version unknown: --version failed with exit 2)"
     assert "Illegal option" not in result["tool.sh"]
+
+
+def test_the_hardware_is_parsed_where_the_host_printed_it() -> None:
+    text = (
+        "hostname=dut\nsmt=off\nmicrocode=0xb4\nbios=\nnic.ix0=driver ixgbe; pci 0x8086 0x10fb\n"
+        "boot_log=[0.0] Linux version 6.1\\n[0.1] a \\\\n literal\\n[0.2] end\n"
+    )
+    result = parse_fingerprint(text)
+    assert result["smt"] == "off"
+    assert result["microcode"] == "0xb4"
+    assert "bios" not in result  # printed empty: not readable there
+    assert "system" not in result  # not printed at all
+    assert result["nic.ix0"] == "driver ixgbe; pci 0x8086 0x10fb"
+    assert result["boot_log"].splitlines() == [
+        "[0.0] Linux version 6.1",
+        "[0.1] a \\n literal",
+        "[0.2] end",
+    ]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux facts")
+def test_the_local_hardware_is_what_this_machine_shows() -> None:
+    """Each hardware key holds what Linux shows of this machine, read here apart; a
+    key whose source this machine does not have is left out."""
+    result = fingerprint(LocalHost())
+    smt = Path("/sys/devices/system/cpu/smt/control")
+    assert result.get("smt") == (smt.read_text().strip() if smt.exists() else None)
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    microcode = re.search(r"^microcode\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
+    assert result.get("microcode") == (microcode.group(1).strip() if microcode else None)
+    assert result["kernel_cmdline"] == Path("/proc/cmdline").read_text().strip()
+    nics = [n for n in Path("/sys/class/net").iterdir() if (n / "device").exists()]
+    assert sorted(k for k in result if k.startswith(NIC_PREFIX)) == sorted(
+        f"{NIC_PREFIX}{n.name}" for n in nics
+    )
+    for nic in nics:
+        driver = Path(os.readlink(nic / "device" / "driver")).name
+        assert result[f"{NIC_PREFIX}{nic.name}"].startswith(f"driver {driver}")
+    dmesg = subprocess.run(["dmesg"], capture_output=True, text=True, check=False)
+    if dmesg.returncode == 0 and dmesg.stdout:
+        assert result["boot_log"].splitlines() == dmesg.stdout.splitlines()[:BOOT_LINES]
+    else:
+        assert "boot_log" not in result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -22,9 +22,13 @@ class Published:
     report: PublishReport
 
 
-def publish_fixed(folder: Path, **options: object) -> Published:
+def publish_fixed(folder: Path, *, file_url: str = "", **options: object) -> Published:
+    """The fixed store published into ``folder``/site (``file_url``: ``[project]
+    file_url``), with ``options`` for :class:`PublishOptions`."""
     fixed = make_fixed_store(folder / "store.db")
     config = config_for(fixed.url, folder)
+    if file_url:
+        config = replace(config, project=replace(config.project, file_url=file_url))
     site = folder / "site"
     with Store.open(fixed.url) as store:
         points = find_all(store, config).points  # the summaries, as a publish reads them

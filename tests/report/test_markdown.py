@@ -5,6 +5,7 @@ stay text in their own cell, links go only where perfwalk points them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -20,6 +21,7 @@ from perfwalk.report.change_list import (
     TriageMark,
 )
 from perfwalk.report.markdown import Links, changes_markdown, md
+from perfwalk.report.times import SiteTimes
 
 HOSTILE = (
     "a|b `tick` <script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) "
@@ -248,8 +250,9 @@ def test_the_triage_and_the_drills_answer_of_each_change() -> None:
         ],
         links=Links(base_url="https://perf.example.org"),
     )
-    # the refuted change is not counted: it is listed apart, after the others
-    assert text.startswith("### perfwalk: demo: 1 regression (1 triaged), 1 undecided\n")
+    # the refuted change is not counted: it is listed apart, after the others; the two
+    # others share their commits: one alert group, counted as its first kind
+    assert text.startswith("### perfwalk: demo: 1 regression (2 changes in 1 alert group)\n")
     listed, ruled_out = text.split("Ruled out (measured again, the change was not there):")
     html = rendered(listed)
     _head, first, third = html.rows
@@ -275,3 +278,63 @@ def test_the_triage_and_the_drills_answer_of_each_change() -> None:
     assert second[6].endswith(refuted)
     assert second[7].endswith("; drill 8: not confirmed: the two ends do not differ")
     assert second[8] == "untriaged"
+
+
+#: the culprits of a lab's night: the first steps at AFTER, the second at CULPRIT
+FIRST, SECOND = "8" * 40, "9" * 40
+
+
+def two_culprits(series: Sequence[int], metrics: int) -> list[ListedChange]:
+    """Each of ``metrics`` metrics of each of ``series`` stepping at both culprits."""
+    return [
+        change(
+            series_id=sid,
+            name=f"m{metric}",
+            before_sha=before,
+            after_sha=after,
+            after_idx=idx,
+            culprit=Culprit(culprit, "", "Dev <dev@example.org>", 500),
+        )
+        for sid in series
+        for metric in range(metrics)
+        for before, after, idx, culprit in ((BEFORE, AFTER, 8, FIRST), (AFTER, CULPRIT, 20, SECOND))
+    ]
+
+
+def test_a_lab_size_report_counts_its_culprits_first() -> None:
+    """100 walks (one per metric) over two culprits: 200 changes, 2 alert groups; the
+    heading tells the two culprits first (it said "200 regressions")."""
+    lab = two_culprits(range(1, 101), 1)
+    text = changes_markdown("lab", lab)
+    print(text.splitlines()[0])
+    assert text.startswith("### perfwalk: lab: 2 regressions (200 changes in 2 alert groups)\n")
+    assert text.count("\n- ") == 2  # a line per group
+    # one group triaged whole, one with a single member triaged: 1 group triaged
+    mark = TriageMark("acknowledged", "known", "ada@lab", datetime(2024, 3, 4, tzinfo=UTC))
+    triaged = [
+        replace(c, triage=mark) if c.after_sha == AFTER or c.series_id == 1 else c for c in lab
+    ]
+    heading = changes_markdown("lab", triaged).splitlines()[0]
+    assert heading == "### perfwalk: lab: 2 regressions (1 triaged) (200 changes in 2 alert groups)"
+    # one culprit, two walks, two metrics each, one an improvement
+    two = [c for c in lab if c.series_id <= 2 and c.after_sha == AFTER]
+    both = [*two, *(replace(c, name="rss", regression=False) for c in two)]
+    heading = changes_markdown("lab", both).splitlines()[0]
+    assert heading == "### perfwalk: lab: 1 regression (2 changes in 1 alert group, 4 metrics)"
+
+
+def test_the_report_writes_its_days_in_the_site_s_zone_said_once() -> None:
+    """A triage at 23:30 UTC is the next day in Berlin (it said the UTC day)."""
+    at = datetime(2024, 3, 4, 23, 30, tzinfo=UTC)
+    word = TriageMark("expected", "by design", "ada@lab", at)
+    text = changes_markdown("demo", [change(triage=word)], times=SiteTimes("Europe/Berlin"))
+    heading, blank, said, *_rest = text.splitlines()
+    print(heading, "|", said)
+    assert (blank, said) == ("", "times in Europe/Berlin")
+    assert text.count("times in ") == 1
+    (_head, row) = rendered(text).rows
+    assert row[8] == "expected: by design (ada@\u2060lab, 2024-03-05)"
+    assert "2024-03-04" not in text
+    assert "UTC" not in text
+    # no day written: no zone said
+    assert "times in" not in changes_markdown("demo", [change()], times=SiteTimes("Europe/Berlin"))

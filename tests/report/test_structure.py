@@ -105,6 +105,7 @@ def test_no_inline_script_and_no_event_handler(published: Published) -> None:
         layout.PAGES_JS,
         layout.FORMAT_JS,
         layout.SCALES_JS,
+        layout.TICKS_JS,
         layout.NIGHT_JS,
     }
     for page in published.site.rglob("*.html"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -72,7 +73,8 @@ def test_changes_as_markdown_for_a_pull_request(
     code = main(["changes", "-c", str(stored.path), "--format", "markdown"])
     text = capsys.readouterr().out
     assert code == 1  # the same exit status as the text: a regression to act on
-    assert text.startswith("### perfwalk: demo: 1 regression, 1 improvement\n")
+    # both walks stepped across the culprit: one alert group of two changes
+    assert text.startswith("### perfwalk: demo: 1 regression (2 changes in 1 alert group)\n")
     html = rendered(text)
     head, *rows = html.rows
     assert len(rows) == 2
@@ -87,6 +89,28 @@ def test_changes_as_markdown_for_a_pull_request(
     (improvement,) = [row for row in rows if row[0] == "improvement (confirmed)"]
     assert improvement[2] == "bench.t|me <b>x</b> `y` [z](javascript:1) [ms]"  # text, one cell
     assert not [href for href in html.hrefs if "javascript" in href]
+
+
+def test_the_markdown_writes_its_days_in_the_site_s_zone(
+    stored: Stored, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A triage at 23:30 UTC, a site in Europe/Berlin: the report says the next day, and
+    its zone once under the heading (it wrote the UTC day and no zone)."""
+    text = stored.path.read_text(encoding="utf-8")
+    stored.path.write_text(
+        text.replace("[report]\n", '[report]\ntime_zone = "Europe/Berlin"\n'), encoding="utf-8"
+    )
+    key = (stored.slower, commit(7, 1).id, commit(8, 1).id)
+    at = datetime(2025, 3, 4, 23, 30, tzinfo=UTC)
+    with Store.open(stored.config.store.url) as store:
+        store.triage.add(key, state="expected", reason="by design", who="ada@lab", at=at)
+    main(["changes", "-c", str(stored.path), "--format", "markdown"])
+    out = capsys.readouterr().out
+    print(out.splitlines()[:3])
+    assert out.splitlines()[1:3] == ["", "times in Europe/Berlin"]
+    assert out.count("times in ") == 1
+    (triaged,) = [row for row in rendered(out).rows if row[8].startswith("expected")]
+    assert triaged[8] == "expected: by design (ada@\u2060lab, 2025-03-05)"
 
 
 def test_the_site_publishes_a_valid_feed_linked_from_the_index(stored: Stored) -> None:

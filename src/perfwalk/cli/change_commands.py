@@ -25,7 +25,8 @@ from perfwalk.cli.terminal import wants_colour, width_of, wrapped
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import ChangeEvent, Findings
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
+    from perfwalk.orchestrate.findings.changes import Findings
     from perfwalk.report.change_list import ListedChange, ListedEpisode
 
 
@@ -168,10 +169,14 @@ def _changes_markdown(
     undecided: Sequence[str] = (),
 ) -> str:
     from perfwalk.report.markdown import Links, changes_markdown
+    from perfwalk.report.times import SiteTimes
 
     changes, episodes = listing
     links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
-    return changes_markdown(config.project.name, changes, episodes, links, undecided=undecided)
+    times = SiteTimes(config.report.time_zone)
+    return changes_markdown(
+        config.project.name, changes, episodes, links, undecided=undecided, times=times
+    )
 
 
 COMMANDS: dict[str, Command] = {

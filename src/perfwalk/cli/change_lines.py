@@ -20,7 +20,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.analysis.floor import Sight
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import ChangeEvent
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
     from perfwalk.services.change_json import Marks

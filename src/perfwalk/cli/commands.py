@@ -528,7 +528,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"changes found that are not known: {len(result.others)}")
     for other in result.others:
         print(f"  {other.detail}")
-    print(f"every change, with its commits: {_own_command()} changes -c {config}")
+    print(f"every change, with its commits: {_own_command()} changes --all -c {config}")
     return exits.OK
 
 

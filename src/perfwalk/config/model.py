@@ -36,6 +36,7 @@ class ProjectConfig:
     repo: Path
     branch: str = default_of("project.branch")
     commit_url: str = default_of("project.commit_url")
+    file_url: str = default_of("project.file_url")
 
     def commit_link(self, commit: str) -> str | None:
         """The web viewer's address of ``commit``; None without ``commit_url``."""

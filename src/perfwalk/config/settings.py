@@ -459,6 +459,18 @@ def _url_problem(value: str) -> str | None:
     return None
 
 
+def _file_url_problem(value: str) -> str | None:
+    if value == "":
+        return None
+    try:
+        value.format(commit="0", path="a")
+    except (KeyError, IndexError, ValueError) as error:
+        return f"expected only the placeholders {{commit}} and {{path}} in {value!r} ({error})"
+    if "{commit}" not in value or "{path}" not in value:
+        return f"expected a URL containing {{commit}} and {{path}}, got {value!r}"
+    return None
+
+
 _DATE_LIKE = re.compile(r"\s*\d{4}-\d")
 
 
@@ -485,6 +497,7 @@ def _when_problem(value: str) -> str | None:
 STEP = Rule(STEP_FORMS, _step_problem)
 REVISION = Rule("a commit-ish (hash, tag, branch, HEAD~3)", _rev_problem)
 COMMIT_URL = Rule("a URL containing {commit}", _url_problem)
+FILE_URL = Rule("a URL containing {commit} and {path}", _file_url_problem)
 DATE_OR_REV = Rule(f"a date ({DATE_FORMS}) or a commit-ish", _when_problem)
 
 
@@ -673,6 +686,16 @@ _PROJECT = Section(
             default="",
             rules=(COMMIT_URL,),
             example="https://git.example.org/demo/commit/{commit}",
+        ),
+        Setting(
+            "file_url",
+            STRING,
+            "a web viewer's address for a file as a commit left it; {commit} becomes the "
+            "commit's id, {path} the file's path: each file a commit page lists links there "
+            "(empty: to the commit, with commit_url)",
+            default="",
+            rules=(FILE_URL,),
+            example="https://git.example.org/demo/blob/{commit}/{path}",
         ),
     ),
 )

@@ -8,6 +8,15 @@ Keys: ``hostname``, ``os``, ``kernel``, ``cpu``, ``cores``, ``memory`` and, for 
 tool asked for, ``tool.<name>`` with the first non-blank line of ``<name> --version``,
 ``not found``, or, when ``--version`` fails or prints nothing, the tool's path and
 ``version unknown`` with the reason. A value that could not be found is ``unknown``.
+
+The hardware, where the host lets it be read (a key is left out where it cannot):
+``smt`` (simultaneous multithreading: on, off, forceoff, notsupported; OpenBSD's
+``hw.smt``), ``microcode`` (the CPU's microcode revision), ``bios`` (vendor,
+version, date), ``system`` (vendor and product), ``nic.<interface>`` for each
+network interface backed by a device (its driver, PCI vendor:device, and ethtool's
+driver version, firmware and bus where ``ethtool`` is installed),
+``kernel_cmdline`` and ``boot_log`` (the kernel's first :data:`BOOT_LINES` lines,
+where ``dmesg`` may be read).
 Only the tools named are run (a walk names ``[run] tools``): a program that does
 not know ``--version`` would do its real work instead.
 """
@@ -22,6 +31,14 @@ from perfwalk.hosts.base import Host
 
 #: The keys every fingerprint has, in this order, before the ``tool.*`` keys.
 FINGERPRINT_KEYS = ("hostname", "os", "kernel", "cpu", "cores", "memory")
+#: The hardware's keys, each present only where the host lets it be read.
+HARDWARE_KEYS = ("smt", "microcode", "bios", "system", "kernel_cmdline", "boot_log")
+#: Each network interface's key: ``nic.eth0``.
+NIC_PREFIX = "nic."
+#: The key of the kernel's first lines.
+BOOT_LOG = "boot_log"
+#: How many of the kernel's first lines ``boot_log`` keeps.
+BOOT_LINES = 12
 UNKNOWN = "unknown"
 NOT_FOUND = "not found"
 TOOL_PREFIX = "tool."
@@ -76,6 +93,32 @@ kv cores "$cores"
 mem=$(sed -n 's/^MemTotal:[[:space:]]*//p' /proc/meminfo 2>/dev/null)
 [ -n "$mem" ] || mem=$(sysctl -n hw.physmem 2>/dev/null)
 kv memory "$mem"
+smt=$(cat /sys/devices/system/cpu/smt/control 2>/dev/null)
+[ -n "$smt" ] || smt=$(sysctl -n hw.smt 2>/dev/null)
+kv smt "$smt"
+mc=$(sed -n 's/^microcode[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null)
+kv microcode "$(printf '%s\n' "$mc" | head -n 1)"
+d=/sys/class/dmi/id
+kv bios "$(cat $d/bios_vendor $d/bios_version $d/bios_date 2>/dev/null | tr '\n' ' ')"
+kv system "$(cat $d/sys_vendor $d/product_name 2>/dev/null | tr '\n' ' ')"
+for n in /sys/class/net/*; do
+  [ -e "$n/device" ] || continue
+  i=${n##*/}
+  case $i in *=*) continue ;; esac
+  drv=$(readlink "$n/device/driver" 2>/dev/null)
+  nic="driver ${drv##*/}"
+  ids=$(cat "$n/device/vendor" "$n/device/device" 2>/dev/null | tr '\n' ' ')
+  [ -z "$ids" ] || nic="$nic; pci $ids"
+  if command -v ethtool >/dev/null 2>&1; then
+    e=$(ethtool -i "$i" 2>/dev/null \
+      | sed -n 's/^\(version\|firmware-version\|bus-info\): *\(..*\)$/\1 \2/p' | tr '\n' ';')
+    [ -z "$e" ] || nic="$nic; $e"
+  fi
+  kv "nic.$i" "$nic"
+done
+kv kernel_cmdline "$(cat /proc/cmdline 2>/dev/null)"
+kv boot_log "$(dmesg 2>/dev/null | head -n "$PW_BOOT_LINES" | sed 's/\\/\\\\/g' \
+  | awk 'NR > 1 { printf "\\n" } { printf "%s", $0 }')"
 for t in "$@"; do
   kv "tool.$t" "$(pw_version "$t")"
 done
@@ -93,7 +136,8 @@ def fingerprint_command(tools: Sequence[str] = ()) -> list[str]:
                 f"fingerprint: bad tool name {tool!r}",
                 hint="name a program, as found on PATH or by its path",
             )
-    return ["sh", "-c", FINGERPRINT_SCRIPT, "perfwalk-fingerprint", *tools]
+    script = f"PW_BOOT_LINES={BOOT_LINES}\n{FINGERPRINT_SCRIPT}"
+    return ["sh", "-c", script, "perfwalk-fingerprint", *tools]
 
 
 def parse_fingerprint(text: str, tools: Sequence[str] = ()) -> dict[str, str]:
@@ -101,7 +145,8 @@ def parse_fingerprint(text: str, tools: Sequence[str] = ()) -> dict[str, str]:
 
     Every key of :data:`FINGERPRINT_KEYS` and one ``tool.<name>`` key per tool is
     present; values not found are :data:`UNKNOWN`. ``os`` loses its quotes,
-    ``memory`` is given in kB.
+    ``memory`` is given in kB. The hardware's keys (:data:`HARDWARE_KEYS`,
+    ``nic.*``) are present where the host printed them, ``boot_log`` on its lines.
     """
     found: dict[str, str] = {}
     for line in text.splitlines():
@@ -113,6 +158,9 @@ def parse_fingerprint(text: str, tools: Sequence[str] = ()) -> dict[str, str]:
     if quoted:
         result["os"] = quoted.group(2) or UNKNOWN
     result["memory"] = _memory(result["memory"])
+    for key, value in found.items():
+        if value and (key in HARDWARE_KEYS or key.startswith(NIC_PREFIX)):
+            result[key] = _lines(value) if key == BOOT_LOG else value
     for tool in tools:
         key = TOOL_PREFIX + tool
         result[key] = found.get(key) or UNKNOWN
@@ -128,6 +176,12 @@ def fingerprint(host: Host, tools: Sequence[str] = (), *, timeout: float = 30.0)
             hint="check that the host is reachable and has a POSIX sh",
         )
     return parse_fingerprint(done.stdout.text(), tools)
+
+
+def _lines(value: str) -> str:
+    """The boot log's lines as the script wrote them on one: ``\\n`` between two,
+    a backslash doubled."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), value)
 
 
 def _memory(value: str) -> str:

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from perfwalk.report.change_list import Culprit, ListedChange
+from perfwalk.report.change_list import Culprit, ListedChange, counted, counted_as, told_counts
 from perfwalk.report.times import as_utc
 
 #: how many hex digits of a commit name a group
@@ -177,6 +177,25 @@ def grouped(changes: Iterable[ListedChange]) -> list[ChangeGroup]:
     groups.sort(key=lambda g: g.id)
     groups.sort(key=lambda g: as_utc(g.date), reverse=True)
     return groups
+
+
+def counted_groups(groups: Sequence[ChangeGroup]) -> str:
+    """What a report's heading says of its ``groups`` (none refuted): the groups by
+    kind when fewer than their changes, "2 regressions (200 changes in 2 alert
+    groups)" (a group counted as the first kind any of its members is, triaged when
+    every member is); else its changes as :func:`~perfwalk.report.change_list.counted`
+    tells them, "1 regression (2 metrics)"."""
+    members = [c for g in groups for c in g.members]
+    changes = len({c.key for c in members if not c.refuted})
+    if len(groups) >= changes:
+        return counted(members)
+    told = told_counts(
+        (kind, not g.untriaged) for g in groups if (kind := counted_as(g.members)) is not None
+    )
+    metrics = sum(not c.refuted for c in members)
+    more = f", {metrics} metrics" if metrics > changes else ""
+    many = "alert group" if len(groups) == 1 else "alert groups"
+    return f"{told} ({changes} changes in {len(groups)} {many}{more})"
 
 
 def range_of(change: ListedChange) -> tuple[str, ...]:

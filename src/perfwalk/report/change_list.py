@@ -331,35 +331,47 @@ def _counted_as(change: ListedChange) -> str | None:
     return "not to act on" if change.note else change.kind  # confirmed: a known cause
 
 
+def counted_as(changes: Iterable[ListedChange]) -> str | None:
+    """How ``changes`` counted as one are counted: as the first of :data:`_COUNTED` any
+    of them is; None when all are refuted (not counted)."""
+    order = [one for one, _many in _COUNTED]
+    kinds = [kind for c in changes if (kind := _counted_as(c)) is not None]
+    return min(kinds, key=order.index) if kinds else None
+
+
+def told_counts(kinds: Iterable[tuple[str, bool]]) -> str:
+    """ "2 regressions (1 triaged), 1 improvement" of each counted thing's kind (one of
+    :data:`_COUNTED`) and whether it is triaged; "" for none."""
+    listed = list(kinds)
+    told = []
+    for one, many in _COUNTED:
+        found = [triaged for kind, triaged in listed if kind == one]
+        if found:
+            done = sum(found)
+            said = f" ({done} triaged)" if done else ""
+            told.append(f"{len(found)} {one if len(found) == 1 else many}{said}")
+    return ", ".join(told)
+
+
 def counted(changes: list[ListedChange]) -> str:
     """ "2 regressions (1 triaged), 1 improvement, 1 undecided, 1 suspect, 1 not to act
     on (5 metrics)"; "no changes". A change is a series and commit range
     (:attr:`ListedChange.key`), however many of its metrics moved: counted as the
-    first of :data:`_COUNTED` any of its metrics is; a refuted change is not counted
-    (it is shown apart). The metrics are told when there are more of them than
-    changes."""
-    order = [one for one, _many in _COUNTED]
-    kinds: dict[tuple[int, str, str], str] = {}
-    triaged: set[tuple[int, str, str]] = set()
-    metrics = 0
+    first of :data:`_COUNTED` any of its metrics is, triaged when any of them is; a
+    refuted change is not counted (it is shown apart). The metrics are told when there
+    are more of them than changes."""
+    by_key: dict[tuple[int, str, str], list[ListedChange]] = {}
     for c in changes:
-        kind = _counted_as(c)
-        if kind is None:
-            continue
-        metrics += 1
-        known = kinds.get(c.key, kind)
-        kinds[c.key] = min(kind, known, key=order.index)
-        if c.triage is not None:
-            triaged.add(c.key)
-    told = []
-    for one, many in _COUNTED:
-        keys = [key for key, kind in kinds.items() if kind == one]
-        if keys:
-            done = sum(key in triaged for key in keys)
-            said = f" ({done} triaged)" if done else ""
-            told.append(f"{len(keys)} {one if len(keys) == 1 else many}{said}")
-    shown = f" ({metrics} metrics)" if metrics > len(kinds) else ""
-    return ", ".join(told) + shown if told else "no changes"
+        if not c.refuted:
+            by_key.setdefault(c.key, []).append(c)
+    told = told_counts(
+        (kind, any(c.triage is not None for c in members))
+        for members in by_key.values()
+        if (kind := counted_as(members)) is not None
+    )
+    metrics = sum(len(members) for members in by_key.values())
+    shown = f" ({metrics} metrics)" if metrics > len(by_key) else ""
+    return told + shown if told else "no changes"
 
 
 def relative_size(size: float) -> str:

@@ -34,6 +34,8 @@ class SeriesContext:
     series: SeriesRow
     checkouts: Sequence[CheckoutRow]
     commit_url: str = ""
+    #: ``[project] file_url``: a web viewer's address of a file at a commit ("": none)
+    file_url: str = ""
     zooms: dict[int, tuple[Zoom, ...]] = field(default_factory=dict)  # checkout idx → zooms
     changes: Sequence[ListedChange] = ()
     episodes: Sequence[ListedEpisode] = ()

@@ -80,6 +80,7 @@ def page(
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.SCALES_JS))}" defer></script>\n'
+        f'<script src="{esc(layout.href(at, layout.TICKS_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.LIBRARY_JS))}" defer></script>\n'
         if plots

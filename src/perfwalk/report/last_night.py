@@ -1,10 +1,10 @@
 """Last night: when the last walk run or watch cycle ran, what it added (checkouts per
-walk), the new regressions, builds broken and tests newly failing among its checkouts,
-and when the site was published. The index shows it as a strip on top
-(:mod:`perfwalk.report.pages.last_night`), red when the last run ended longer ago than
-``[watch] stale_after`` (twice the schedule unless set): a cron that stopped then reads
-as stopped, not as a quiet night. ``perfwalk status`` without a series says the same in
-one paragraph (:meth:`LastNight.said`)."""
+walk), the new regressions and builds broken (by alert group: one per culprit) and
+tests newly failing among its checkouts, and when the site was published. The index
+shows it as a strip on top (:mod:`perfwalk.report.pages.last_night`), red when the
+last run ended longer ago than ``[watch] stale_after`` (twice the schedule unless
+set): a cron that stopped then reads as stopped, not as a quiet night. ``perfwalk
+status`` without a series says the same in one paragraph (:meth:`LastNight.said`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from datetime import datetime
 
 from perfwalk.analysis.breaks import BUILD, TEST
 from perfwalk.quantities import many
+from perfwalk.report.change_groups import grouped
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.times import SiteTimes, as_utc
 from perfwalk.store import Store
@@ -118,8 +119,10 @@ def last_night(
     published_at: datetime | None = None,
 ) -> LastNight | None:
     """The last run of ``store`` (None: no run ended yet) and what its walks' new
-    checkouts brought: the regressions, builds broken and tests newly failing among
-    ``changes`` whose step ends at one of them (a refuted one is not counted)."""
+    checkouts brought among ``changes`` whose step ends at one of them (a refuted one
+    is not counted): the regressions and builds broken counted by alert group (a
+    culprit that slowed 100 metrics is one new regression), the tests newly failing
+    by test."""
     last = store.runs.last()
     if last is None:
         return None
@@ -136,9 +139,9 @@ def last_night(
         started_at=last.started_at,
         finished_at=last.finished_at,
         walks=tuple(_added(w) for w in walks),
-        regressions=sum(1 for c in new if c.regression and not c.broke),
-        builds_broken=sum(1 for c in new if c.broke == BUILD),
-        tests_failing=sum(1 for c in new if c.broke == TEST),
+        regressions=len(grouped(c for c in new if c.regression and not c.broke)),
+        builds_broken=len(grouped(c for c in new if c.broke == BUILD)),
+        tests_failing=len({c.test for c in new if c.broke == TEST}),
         stale_after=stale_after,
         published_at=published_at,
     )

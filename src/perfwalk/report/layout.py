@@ -36,6 +36,8 @@ STYLE = "style.css"
 PLOT_JS = "plot.js"
 #: which values of a plot share a y axis (the rest get a plot of their own)
 SCALES_JS = "scales.js"
+#: where a time axis ticks: round times of the site's time zone, not of UTC
+TICKS_JS = "ticks.js"
 #: how a number is written (the rules of perfwalk.quantities), for the other scripts
 FORMAT_JS = "format.js"
 #: the script that draws checkout, log and commit pages from the data files

@@ -1,6 +1,8 @@
 """The changes as Markdown, to post as a pull-request comment (``perfwalk changes
 --format markdown``): a heading with the project and the count of changes (commit
-ranges) by kind, the alert groups when changes share a culprit or a commit range (a
+ranges) by kind, or of alert groups first when changes share a culprit or a commit
+range ("2 regressions (200 changes in 2 alert groups)"), the site's time zone when
+the report writes a day (a triage's, in that zone), the alert groups (a
 line each: its culprit or range, its author, its worst change, how many metrics on
 how many hosts, its triage: :mod:`perfwalk.report.change_groups`), a table of the
 changes (one row per metric: the drill's answer,
@@ -28,8 +30,9 @@ from urllib.parse import quote
 
 from perfwalk.quantities import format_value
 from perfwalk.report import layout
-from perfwalk.report.change_groups import ChangeGroup, grouped
-from perfwalk.report.change_list import ListedChange, ListedEpisode, counted, relative_size
+from perfwalk.report.change_groups import ChangeGroup, counted_groups, grouped
+from perfwalk.report.change_list import ListedChange, ListedEpisode, relative_size
+from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.untrusted import commit_address, show_controls
 
 #: inline markup (code, emphasis, links, table cells, strikethrough, math), and what
@@ -108,17 +111,18 @@ def _where(change: ListedChange, links: Links) -> str:
     return f"{commits}; {_drill(drill.drill, links)}: {word}{why}"
 
 
-def _triage(change: ListedChange) -> str:
-    """``untriaged``, or the current word: state, reason, who, when, the bug."""
+def _triage(change: ListedChange, times: SiteTimes) -> str:
+    """``untriaged``, or the current word: state, reason, who, when (the day, in the
+    report's ``times``), the bug."""
     mark = change.triage
     if mark is None:
         return "untriaged"
     web = mark.bug.startswith(("https://", "http://"))
     bug = f", {link('bug', mark.bug) if web else md(mark.bug)}" if mark.bug else ""
-    return f"**{mark.state}**: {md(mark.reason)} ({md(mark.who)}, {mark.at:%Y-%m-%d}{bug})"
+    return f"**{mark.state}**: {md(mark.reason)} ({md(mark.who)}, {times.day(mark.at)}{bug})"
 
 
-def _row(change: ListedChange, links: Links) -> str:
+def _row(change: ListedChange, links: Links, times: SiteTimes) -> str:
     to_act_on = (
         change.regression
         and change.state == "confirmed"
@@ -146,7 +150,7 @@ def _row(change: ListedChange, links: Links) -> str:
         change.confidence_text(),
         md("; ".join(change.chain)),
         _where(change, links),
-        _triage(change),
+        _triage(change, times),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -194,8 +198,10 @@ def changes_markdown(
     links: Links = Links(),
     *,
     undecided: Sequence[str] = (),
+    times: SiteTimes = UTC_TIMES,
 ) -> str:
-    """The report: the alert groups when there are fewer than changes, the changes
+    """The report: its heading (the groups counted, the zone of ``times`` said when a
+    day is written), the alert groups when there are fewer than changes, the changes
     newest first, then what the walks could not judge
     (``undecided``: a line per metric), then the excursions and drifts, then the
     changes ruled out (refuted: measured again, not there)."""
@@ -203,16 +209,18 @@ def changes_markdown(
     groups = grouped(c for c in ordered if not c.refuted)
     listed = [c for c in ordered if not c.refuted]
     told = [line for line in undecided if not line.startswith(" ")]  # its likely step apart
-    title = counted(listed)
+    title = counted_groups(groups)
     if told and title == "no changes":  # not a clean result: the walk could not see
         title = f"no change found, {len(told)} metric{'s' * (len(told) > 1)} undecided"
     lines = [f"### perfwalk: {md(project)}: {title}", ""]
+    if any(c.triage is not None for c in ordered):  # the report writes a day
+        lines += [md(times.said()), ""]
     if len(groups) < len({c.key for c in listed}):
         lines += [f"Alert groups ({len(groups)}, one per culprit or commit range):", ""]
         lines += [_group_line(g, links) for g in groups]
         lines.append("")
     if listed:
-        lines += [*_HEAD, *(_row(change, links) for change in listed)]
+        lines += [*_HEAD, *(_row(change, links, times) for change in listed)]
     elif not undecided:
         lines.append("No regression or improvement found.")
     if undecided:
@@ -228,7 +236,7 @@ def changes_markdown(
         lines += [_episode(e, links) for e in episodes]
     if ruled_out := [c for c in ordered if c.refuted]:
         lines += ["", "Ruled out (measured again, the change was not there):", ""]
-        lines += [*_HEAD, *(_row(change, links) for change in ruled_out)]
+        lines += [*_HEAD, *(_row(change, links, times) for change in ruled_out)]
     return "\n".join(lines) + "\n"
 
 

@@ -62,7 +62,7 @@ def describe_series(
 def _commands(config: Config, between: str, quirks: Sequence[PlannedQuirk]) -> dict[str, object]:
     """The commands of a walk as its setup page shows them (secrets masked); a quirk's
     by its letter: what runs when the walk crosses it and what it replaces over its
-    range (``range`` says whether it has one, as :func:`perfwalk.orchestrate.findings.changes`
+    range (``range`` says whether it has one, as :mod:`perfwalk.orchestrate.findings.series_search`
     reads it)."""
     secrets = config_secrets(config)
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from perfwalk.hosts.fingerprint import BOOT_LOG
 from perfwalk.quantities import format_unit
 from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
@@ -169,9 +170,12 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
         "zone": ctx.times.zone,  # the plot's axis and tooltips write times in it
         "pages": {  # what pages.js needs besides a block's data
             "host": series.host,
-            "fingerprint": sorted([str(k), str(v)] for k, v in series.fingerprint.items()),
+            "fingerprint": sorted(  # its boot log on the setup page alone
+                [str(k), str(v)] for k, v in series.fingerprint.items() if k != BOOT_LOG
+            ),
             "between": series.between,
             "commit_url": ctx.commit_url,
+            "file_url": ctx.file_url,
             "blocks": [[b[0].idx, b[-1].idx] for b in blocks],
             "table_columns": layout.TABLE_COLUMNS,
             "tables": (len(ctx.checkouts) + layout.TABLE_COLUMNS - 1) // layout.TABLE_COLUMNS,

@@ -1,12 +1,15 @@
 """How a series was made: its walk, the configuration, the exact commands and the
-host fingerprint (provenance). The configuration's secrets are masked here too, for
-a series stored before its text was kept masked."""
+host fingerprint (provenance), and what differs from the host of the series before
+it. The configuration's secrets are masked here too, for a series stored before its
+text was kept masked."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from perfwalk.config.secrets import mask_config_text
+from perfwalk.hosts.fingerprint import BOOT_LOG
 from perfwalk.report import layout
 from perfwalk.report.context import is_variant
 from perfwalk.report.html import esc, page, quirk_anchor, table
@@ -15,7 +18,9 @@ from perfwalk.report.times import SiteTimes
 from perfwalk.store import SeriesRow
 
 
-def setup_page(series: SeriesRow, times: SiteTimes) -> str:
+def setup_page(series: SeriesRow, times: SiteTimes, previous: SeriesRow | None = None) -> str:
+    """The setup page of ``series``; with ``previous`` (the series before it of its kind,
+    :func:`previous_of`), what differs between their hosts' fingerprints."""
     at = layout.setup_page(series.id)
     facts = [
         ("name", series.name),
@@ -40,15 +45,21 @@ def setup_page(series: SeriesRow, times: SiteTimes) -> str:
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]
-    fingerprint = json.dumps(
-        series.fingerprint, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
-    )
+    shown = {k: v for k, v in series.fingerprint.items() if k != BOOT_LOG}
+    fingerprint = json.dumps(shown, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    boot = series.fingerprint.get(BOOT_LOG)
     commands = json.dumps(
         series.commands, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
     )
     body = (
         table(['<th class="name">fact</th>', '<th class="name">value</th>'], rows)
         + f"<h2>Host fingerprint</h2><pre>{esc(fingerprint)}</pre>"
+        + (
+            f'<h3>Boot log (its first lines)</h3><pre class="boot">{esc(boot)}</pre>'
+            if boot
+            else ""
+        )
+        + host_differences(at, series, previous)
         + f"<h2>Commands</h2><pre>{esc(commands)}</pre>"
         + quirks_section(series, times)
         + f"<h2>Configuration</h2><pre>{esc(mask_config_text(series.config_text))}</pre>"
@@ -56,6 +67,45 @@ def setup_page(series: SeriesRow, times: SiteTimes) -> str:
     crumbs = [*series_crumbs(series), (layout.series_page(series.id), f"series {series.id}")]
     title = f"setup of series {series.id}: {series.name}"
     return page(at, title, body, crumbs=crumbs, times=times)
+
+
+def previous_of(every: Sequence[SeriesRow]) -> dict[int, SeriesRow]:
+    """Each series' previous series of its kind (by id) that has a host fingerprint:
+    the one its setup page compares its host with. A series stored later never
+    changes an earlier one's (a publish rewrites only what changed)."""
+    found: dict[int, SeriesRow] = {}
+    last: dict[str, SeriesRow] = {}
+    for s in sorted(every, key=lambda s: s.id):
+        if s.kind in last:
+            found[s.id] = last[s.kind]
+        if s.fingerprint:
+            last[s.kind] = s
+    return found
+
+
+def host_differences(at: str, series: SeriesRow, previous: SeriesRow | None) -> str:
+    """What differs between the host fingerprints of ``series`` and ``previous`` (the
+    boot log apart: its times differ at every boot), key by key, "-" where one of
+    them has no such key; one line when nothing does; "" without both."""
+    if previous is None or not previous.fingerprint or not series.fingerprint:
+        return ""
+    this, that = series.fingerprint, previous.fingerprint
+    keys = sorted((this.keys() | that.keys()) - {BOOT_LOG})
+    differ = [k for k in keys if this.get(k) != that.get(k)]
+    other = f"series {previous.id}"
+    linked = f'<a href="{esc(layout.href(at, layout.setup_page(previous.id)))}">{esc(other)}</a>'
+    if not differ:
+        return f"<h2>Host compared</h2><p>The same host fingerprint as {linked}.</p>"
+    head = [f'<th class="name">{esc(h)}</th>' for h in ("key", f"series {series.id}", other)]
+    rows = [
+        [
+            f'<td class="name">{esc(k)}</td>',
+            f'<td class="name">{esc(str(this.get(k, "-")))}</td>',
+            f'<td class="name">{esc(str(that.get(k, "-")))}</td>',
+        ]
+        for k in differ
+    ]
+    return f"<h2>Host compared: what differs from {linked}</h2>" + table(head, rows)
 
 
 def quirks_section(series: SeriesRow, times: SiteTimes) -> str:

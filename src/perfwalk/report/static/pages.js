@@ -119,6 +119,15 @@
     return template ? template.split("{commit}").join(encodeURIComponent(sha)) : "";
   }
 
+  /* A file as commit sha left it, at [project] file_url ("" without one): the commit's
+     id one path segment, the file's path its segments, each percent-encoded. */
+  function fileUrl(meta, sha, path) {
+    var template = meta.pages.file_url;
+    if (!template) return "";
+    var segments = path.split("/").map(encodeURIComponent).join("/");
+    return template.split("{commit}").join(encodeURIComponent(sha)).split("{path}").join(segments);
+  }
+
   function statusCell(status, href, title) {
     if (!status) return el("td");
     if (href) return el("td", { class: status }, link(href, status, title));
@@ -771,7 +780,8 @@
         el("p", {}, c[1] + " \u00b7 " + visible(c[2])),
         c[4].trim() ? el("pre", {}, visible(c[4])) : null,
         el("ul", { class: "files" }, c[5].map(function (f) {
-          return el("li", {}, url ? external(url, f, f + " in " + c[0].slice(0, 12)) : visible(f));
+          var href = fileUrl(meta, c[0], f) || url;
+          return el("li", {}, href ? external(href, f, f + " in " + c[0].slice(0, 12)) : visible(f));
         }))));
     });
     root.replaceChildren.apply(root, parts);

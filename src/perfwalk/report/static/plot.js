@@ -74,39 +74,30 @@
   }
 
   /* Times in the site's one time zone (meta.zone, [report] time_zone), never the
-   * viewer's: "2024-05-03 17:30" (to the minute) or "2024-05-03" (the day). */
-  var clocks = {};
-  function inZone(ms, zone) {
-    var clock = clocks[zone];
-    if (!clock) {
-      clock = clocks[zone] = new Intl.DateTimeFormat("en-GB", {
-        timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit",
-        day: "2-digit", hour: "2-digit", minute: "2-digit",
-      });
-    }
-    var part = {};
-    clock.formatToParts(new Date(ms)).forEach(function (p) {
-      part[p.type] = p.value;
-    });
-    return {
-      day: part.year + "-" + part.month + "-" + part.day,
-      minute: part.hour + ":" + part.minute,
-    };
-  }
+   * viewer's: "2024-05-03 17:30" (ticks.js). */
   function isoDate(ms, zone) {
-    var at = inZone(ms, zone);
-    return at.day + " " + at.minute;
+    return P.ticks.minute(ms, zone);
   }
   function zoneOf(line) {
     return (line && line.meta.zone) || "UTC";
   }
-  /* A time axis' tick in the zone: the day where the axis ticks at days or coarser
-   * (whole UTC days: ECharts is told useUTC, so the viewer's zone never places them),
-   * else the day and the minute. */
-  function tickLabel(zone) {
-    return function (ms) {
-      var at = inZone(ms, zone);
-      return ms % 86400000 === 0 ? at.day : at.day.slice(5) + " " + at.minute;
+  /* A time axis ticked at round times of the zone (its midnights, months, hours:
+   * ticks.js), not of UTC, from ``lo`` to ``hi``, as many as the plot's width holds;
+   * its labels the zone's day at a midnight, else the day and minute. */
+  function zoneAxis(el, lo, hi, zone) {
+    if (typeof lo !== "number" || typeof hi !== "number") return {};
+    var width = el.clientWidth - (compact(el) ? 20 : 100);
+    var ticks = P.ticks.at(lo, hi, Math.floor(width / (compact(el) ? 75 : 110)), zone);
+    return {
+      axisTick: { customValues: ticks },
+      axisLabel: {
+        customValues: ticks,
+        hideOverlap: true,
+        fontSize: compact(el) ? 10 : 12,
+        formatter: function (ms) {
+          return P.ticks.label(ms, zone);
+        },
+      },
     };
   }
 
@@ -415,7 +406,6 @@
             name: "checkout date",
             min: reach[0],
             max: reach[1],
-            axisLabel: { formatter: tickLabel(zone), hideOverlap: true },
           },
       yAxis: yAxisOf(el, false),
       dataZoom: [
@@ -804,6 +794,21 @@
     el.pwByOrder = byOrder;
     var option = options(el, lines, byOrder);
     fit(el, option, lines);
+    var zone = zoneOf(lines[0]);
+    var span = windowOf(lines, byOrder) || [null, null];
+    var x = option.xAxis;
+    var data = xRange(lines, byOrder); /* the axis' ends when min or max is not set */
+    var lo = span[0] !== null ? span[0] : x.min !== null ? x.min : data[0];
+    var hi = span[1] !== null ? span[1] : x.max !== null ? x.max : data[1];
+    if (!byOrder && isFinite(lo) && isFinite(hi)) Object.assign(x, zoneAxis(el, lo, hi, zone));
+    /* the x axis of the window shown now: ticked anew at the zone's round times */
+    function shownAxis() {
+      var zoom = chart.getOption().dataZoom[0];
+      return byOrder ? {} : zoneAxis(el, zoom.startValue, zoom.endValue, zone);
+    }
+    el.pwTicks = function () {
+      if (!byOrder) chart.setOption({ xAxis: shownAxis() });
+    };
     el.pwDraw = function () {
       draw(el, lines, byOrder);
     };
@@ -824,6 +829,7 @@
         var x0 = zoom.startValue;
         var x1 = zoom.endValue;
         chart.setOption({
+          xAxis: shownAxis(),
           series: lines.map(function (line) {
             return {
               id: "p|" + line.sid + "|" + line.name,
@@ -1003,6 +1009,7 @@
       if (!chart || el.hidden) return;
       chart.resize();
       if ((compact(el) ? "1" : "") !== el.dataset.compact && el.pwDraw) el.pwDraw();
+      else if (el.pwTicks) el.pwTicks(); /* as many ticks as the new width holds */
     });
   }
 
