@@ -8,7 +8,7 @@ import pytest
 
 from perfwalk.config import load_config
 from perfwalk.config.model import Config
-from perfwalk.config.test_selection import named_metric, select_tests, selected, split_names
+from perfwalk.config.test_selection import load_selected, named_metric, select_tests, split_names
 from perfwalk.errors import UsageError
 from tests.config.conftest import WriteConfig
 
@@ -89,7 +89,7 @@ def test_groups_tests_and_sweeps_pick_tests(config: Config, asked: str) -> None:
 
 
 def test_no_selection_keeps_every_test(config: Config) -> None:
-    assert selected(config, None) is config
+    assert load_selected(config.path, None).tests == config.tests
     assert config.keeps("anything")
     assert config.only is None
 
@@ -100,7 +100,7 @@ UNKNOWN = ["nett", "udp[size=9000]", "udp[mtu=64]", "udp[", "tcp[size=64]", ""]
 @pytest.mark.parametrize("asked", UNKNOWN)
 def test_a_name_that_names_no_test_lists_what_there_is(config: Config, asked: str) -> None:
     with pytest.raises(UsageError) as caught:
-        selected(config, asked)
+        load_selected(config.path, split_names(asked))
     error = caught.value
     print(f"{asked!r}: {error} (hint: {error.hint})")
     if asked:

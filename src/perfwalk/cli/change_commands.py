@@ -53,12 +53,11 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
         "drifts too (default: the untriaged regressions and breaks, newest first, and a "
         "line counting the others; the exit status, JSON and Markdown always weigh all)",
     )
-    options.tests_arg(p, "list and weigh the changes of")
+    options.add_tests_option(p, "list and weigh the changes of")
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from perfwalk.config.load import load_config
-    from perfwalk.config.test_selection import selected
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.findings.changes import find_all
     from perfwalk.orchestrate.findings.kept_tests import of_tests
@@ -66,7 +65,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
     from perfwalk.services.change_json import changes_document, marks_of
     from perfwalk.services.inspect import opened
 
-    config = selected(load_config(args.config), args.tests)
+    config = load_selected(args.config, args.tests)
     with opened(config, read_only=True) as store:
         found = of_tests(find_all(store, config, args.series, tuning=tuning(args)), config.keeps)
         listing = listed_findings(store, found)

@@ -35,7 +35,7 @@ def _out_arg(p: argparse.ArgumentParser) -> None:
 
 def _report_args(p: argparse.ArgumentParser) -> None:
     _out_arg(p)
-    options.tests_arg(p, "publish")
+    options.add_tests_option(p, "publish")
 
 
 def _say(report: PublishReport) -> str:
@@ -48,11 +48,10 @@ def _say(report: PublishReport) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from perfwalk.config.load import load_config
-    from perfwalk.config.test_selection import selected
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.services.publish import publish_site
 
-    config = selected(load_config(args.config), args.tests)
+    config = load_selected(args.config, args.tests)
     report = publish_site(config, args.out or config.watch.site, full=args.full)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)

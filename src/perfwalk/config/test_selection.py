@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
+from perfwalk.config.load import load_config
 from perfwalk.config.model import Config, TestConfig
 from perfwalk.config.sweeps import shown
 from perfwalk.errors import UsageError
@@ -73,10 +75,11 @@ def select_tests(
     )
 
 
-def selected(config: Config, text: str | None, option: str = "--tests") -> Config:
-    """``config`` with the tests that ``text`` (``--tests`` as given; None: not given)
-    names."""
-    return config if text is None else select_tests(config, split_names(text), option)
+def load_selected(path: Path, names: Sequence[str] | None, *, same_hash: bool = False) -> Config:
+    """The configuration at ``path`` with the tests ``names`` names (``--tests``; None:
+    every test), its hash the file's with ``same_hash`` (:func:`select_tests`)."""
+    config = load_config(path)
+    return config if names is None else select_tests(config, names, same_hash=same_hash)
 
 
 def _matching(tests: Sequence[TestConfig], name: str) -> list[str]:

@@ -100,8 +100,6 @@ def run_series(
     """
     if options.walk is not None:  # on the walk's own host and branch
         config = walk_config(config, options.walk)
-    if options.tests:
-        config = select_tests(config, options.tests, same_hash=True)
     purpose = f"a walk of {config.project.name} ({config.path})"
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
@@ -163,8 +161,6 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     checks (a pinned test's taskset)."""
     if options.walk is not None:
         config = walk_config(config, options.walk)
-    if options.tests:
-        config = select_tests(config, options.tests, same_hash=True)
     url = config.store.url
     # a store not made yet has no walk to continue: an empty one in memory stands for it
     missing = is_missing_file(url)

@@ -58,8 +58,6 @@ class RunOptions:
     variants: tuple[str, ...] = ()  # the [[variant]]s measured besides the plain checkout
     #: with ``resume``: this series, not the newest unfinished one (a job run again)
     resume_series: int | None = None
-    #: ``--tests``: the groups, tests and sweeps walked (none: every test)
-    tests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,7 +141,8 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         return plan_named_walk(store, config, topology, options)
     repo = Repo(config.project.repo)
     resumed = None
-    for flag, given in (("--variants", options.variants), ("--tests", options.tests)):
+    some = config.only is not None  # --tests
+    for flag, given in (("--variants", options.variants), ("--tests", some)):
         if options.resume and given:
             what = flag.removeprefix("--")
             raise UsageError(
@@ -282,7 +281,7 @@ def plan_named_walk(
     index, walk = named_walk(config, options.walk)
     given = [f"--{flag}" for flag, value in _ends(options) if value is not None]
     given += ["--variants"] if options.variants else []
-    given += ["--tests"] if options.tests else []
+    given += ["--tests"] if config.only is not None else []
     if given or options.resume or options.name is not None:
         flags = ", ".join(given or (["--resume"] if options.resume else ["--name"]))
         raise UsageError(
