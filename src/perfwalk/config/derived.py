@@ -4,7 +4,7 @@ measured ones by a small arithmetic language, never by Python's ``eval``.
 An expression holds numbers (``10e9``, ``0.5``), names, the operators ``+ - * /``
 (with the usual precedence; a unary ``-`` or ``+``) and parentheses. A name is a
 value of the repetition (``receiver``, a role's ``sink.receiver``, an instrument's
-``rusage.user_cpu``, a derived metric declared before this one) or, with the prefix
+``rusage.user_cpu`` of every run, a derived metric declared before this one) or, with the prefix
 ``sweep.``, a numeric parameter of the test's sweep (``sweep.size``). A name with
 other characters is quoted: ``'BM_copy/64' / 2``.
 

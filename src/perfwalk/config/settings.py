@@ -1592,7 +1592,8 @@ _DERIVED = Section(
     "repetition from the test's measured ones (and its sweep's parameters), stored, "
     "summarised, analysed, plotted and drilled like them. The expression is "
     "arithmetic: numbers, value names (a role's `sink.receiver`, an instrument's "
-    "`rusage.user_cpu`, a derived metric declared before it; a name with other "
+    '`rusage.user_cpu` when it runs in every repetition (`runs = "all"`), a derived '
+    "metric declared before it; a name with other "
     "characters between quotes), `sweep.<parameter>`, `+ - * /` and parentheses; "
     "never Python. A value it cannot compute at a repetition (a name without a value "
     "there, a division by zero) is left out of that repetition, with the reason in "
