@@ -259,8 +259,8 @@ class TestConfig:
     cpus: str | None = None  # None: [run] cpus
     profile: ProfileConfig = field(default_factory=ProfileConfig)
     instruments: tuple[InstrumentConfig, ...] = ()
-    group: str = ""
-    description: str = ""
+    group: str = default_of("test.group")
+    description: str = default_of("test.description")
     sweep: Mapping[str, SweepValue] = field(default_factory=lambda: NO_PARAMETERS)
     family: str = ""  # the [[test]] name its sweep was expanded from; "": no sweep
     derived: tuple[DerivedConfig, ...] = ()

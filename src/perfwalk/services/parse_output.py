@@ -161,12 +161,11 @@ def parse_output(choice: ParserChoice, text: str) -> Parsed:
             )
         except ParseError as error:
             return Parsed(choice.name, (), error.message)
+    left_out: list[str] = []
     if choice.test is not None:  # and its derived metrics, as a repetition stores them
         derived, left_out = derived_values(choice.test, values)
         values += tuple(value for value, _direction in derived)
-        if left_out:
-            return Parsed(choice.name, tuple(_found(choice.test, values)), "; ".join(left_out))
-    return Parsed(choice.name, tuple(_found(choice.test, values)), "")
+    return Parsed(choice.name, tuple(_found(choice.test, values)), "; ".join(left_out))
 
 
 def _found(test: TestConfig | None, values: Iterable[Value]) -> Iterable[FoundValue]:

@@ -188,7 +188,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
                 "blocks": list(s.blocks),
                 "sealed": list(s.sealed),
                 "seal": layout.SEAL,
-                **test_facts(series, s.test),
+                **recorded_facts(series, s.test),
             }
             for s in specs
         },
@@ -253,7 +253,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
     return f"perfwalk.meta({ctx.id},{payload});\n"
 
 
-def test_facts(series: SeriesRow, test: str) -> dict[str, Any]:
+def recorded_facts(series: SeriesRow, test: str) -> dict[str, Any]:
     """What the walk recorded of ``test`` that its plots show: its ``description``
     (under the plot's title), its ``group``, and for a sweep's member its ``family``
     (the sweep's name) and ``sweep`` (its parameters), by which a page can draw the
