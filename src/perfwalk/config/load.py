@@ -53,6 +53,7 @@ from perfwalk.config.model import (
     RegressTestConfig,
     ReleaseConfig,
     ReportConfig,
+    RetentionConfig,
     RoleConfig,
     RunConfig,
     ServiceConfig,
@@ -91,6 +92,7 @@ _CLASSES: Mapping[str, type] = {
     "variant.modifier": ModifierConfig,
     "try": TryConfig,
     "watch": WatchConfig,
+    "retention": RetentionConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
     "report": ReportConfig,
@@ -128,6 +130,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     del hashed["notify"]  # where changes are told is not how they are measured
     del hashed["api"]  # nor where they are served
     del hashed["release"]  # nor the releases marked on the pages
+    del hashed["retention"]  # nor how long their logs are kept
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}

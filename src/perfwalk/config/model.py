@@ -468,6 +468,20 @@ class WatchConfig:
 
 
 @dataclass(frozen=True)
+class RetentionConfig:
+    """``[retention]``: the outputs ``perfwalk prune`` drops by default, and ``watch``
+    at the end of each cycle when either is set."""
+
+    older_than: int | None = default_of("retention.older_than")  # days; None: no age limit
+    max_size: int | None = None  # bytes; None: no size limit
+
+    @property
+    def set(self) -> bool:
+        """Whether a rule is set: ``watch`` prunes only then."""
+        return self.older_than is not None or self.max_size is not None
+
+
+@dataclass(frozen=True)
 class RegressTestConfig:
     """``[[regress.test]]``: a test directory or a command of the regress suite."""
 
@@ -573,6 +587,7 @@ class Config:
     variants: tuple[VariantConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)
