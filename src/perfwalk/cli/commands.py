@@ -425,6 +425,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = [x for x in sights if args.test is None or x.test == args.test]
     for line in _sight_lines(shown):
         print(line)
+    from perfwalk.cli.prune_commands import pruned_lines
+
+    for line in pruned_lines([(c.idx, c.pruned) for c in table.checkouts if c.pruned]):
+        print(line)
     return exits.OK
 
 
@@ -460,6 +464,9 @@ def cmd_log(args: argparse.Namespace) -> int:
         print(f"== {shown.title} ({shown.log.total} bytes{kept})")
         if shown.command:
             print(f"$ {show_controls(shown.command)}")
+        if shown.log.pruned is not None:
+            print(show_controls(shown.log.pruned.said("log")))
+            continue
         lines = shown.log.text().replace("\r\n", "\n").replace("\r", "\n")  # progress lines
         text = show_controls(lines)
         sys.stdout.write(text if not text or text.endswith("\n") else text + "\n")

@@ -10,6 +10,7 @@ from perfwalk.cli import (
     drill_commands,
     lab_commands,
     parse_commands,
+    prune_commands,
     regress_commands,
     report_commands,
     team_commands,
@@ -34,6 +35,7 @@ def all_commands() -> dict[str, Command]:
         lab_commands,
         regress_commands,
         watch_commands,
+        prune_commands,
         team_commands,
         api_commands,
     ):

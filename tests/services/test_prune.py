@@ -1,0 +1,157 @@
+"""Retention on a store filled by a real walk of every third commit of the known-values
+project (a build broken at commit 12, a step of +30 % at commit 20): ``perfwalk prune``
+says what it would drop and changes nothing; with --apply it drops the outputs of the old
+checkouts, keeps every value, summary and change, and the logs a change points at and
+of the newest checkout; on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, func, select
+
+from perfwalk.cli import exits
+from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.config.model import Config
+from perfwalk.orchestrate.findings.changes import find_all
+from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.services.prune import CHANGE, NEWEST, Rule, prune
+from perfwalk.services.run import run_series
+from perfwalk.store import Store, schema
+from tests.fixtures.synthetic_repo import KnownHistory
+from tests.store.conftest import pg_admin, store_url
+
+__all__ = ["pg_admin", "store_url"]  # fixtures: store_url runs a test on both back-ends
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+{store}
+[build]
+steps = ["seq 1 500; sh build.sh"]
+timeout = 30
+
+[run]
+step = "commit/3"
+repetitions = 2
+
+[analysis]
+# the values are bench.sh's, known: the load of a machine shared with other tests
+# must not make the change suspect
+suspect_load = false
+
+[[test]]
+name = "latency"
+command = "sh bench.sh; seq 1 3000"
+parser = "value"
+timeout = 30
+{extra}"""
+
+
+def _walked(tmp_path: Path, repo: Path, url: str = "", extra: str = "") -> Config:
+    """A walk of ``repo``, stored at ``url`` (default: perfwalk.db beside it)."""
+    path = tmp_path / "perfwalk.toml"
+    store = f'[store]\nurl = "{url}"\n' if url else ""
+    path.write_text(CONFIG.format(repo=repo, store=store, extra=extra), encoding="utf-8")
+    config = load_config(path)
+    run_series(config, RunOptions())
+    return config
+
+
+def _rows(url: str) -> dict[str, Any]:
+    """Every table's row count, and a digest of every log's and profile's bytes."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            counts: dict[str, Any] = {
+                name: conn.scalar(select(func.count()).select_from(table))
+                for name, table in schema.metadata.tables.items()
+            }
+            digest = hashlib.sha256()
+            for log_id, data in conn.execute(
+                select(schema.log.c.id, schema.log.c.data).order_by(schema.log.c.id)
+            ):
+                digest.update(f"{log_id}:{len(data)}:".encode() + bytes(data))
+            counts["log data"] = digest.hexdigest()
+    finally:
+        engine.dispose()
+    return counts
+
+
+def _changes(store: Store, config: Config) -> list[tuple[int, int, int]]:
+    found = find_all(store, config)
+    events = [*found.changes, *found.breaks]
+    return sorted((e.series_id, e.before.idx, e.after.idx) for e in events)
+
+
+def test_a_dry_run_says_what_it_would_drop_and_changes_nothing(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _walked(tmp_path, known_values_repo_copy.path)
+    db = tmp_path / "perfwalk.db"
+    before, file_before = _rows(config.store.url), hashlib.sha256(db.read_bytes()).hexdigest()
+    assert main(["prune", "-c", str(config.path), "--max-size", "20k"]) == exits.OK
+    out = capsys.readouterr().out
+    print(out)
+    assert "would prune the outputs of " in out
+    assert "(beyond 20.0 KiB): " in out
+    assert "  series 1 'project commit/3': checkouts " in out
+    assert f"kept: 10 logs {CHANGE} (checkouts 1:3, 1:4, 1:6, 1:7)" in out
+    assert f"kept: 3 logs {NEWEST} (checkout 1:13)" in out
+    assert "a dry run: nothing was dropped (perfwalk prune --apply drops them)" in out
+    assert _rows(config.store.url) == before
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == file_before
+
+    assert main(["prune", "-c", str(config.path), "--older-than", "1"]) == exits.OK
+    assert "nothing to prune (older than 1 day)" in capsys.readouterr().out
+    assert _rows(config.store.url) == before
+
+
+def test_an_apply_drops_old_outputs_and_keeps_every_value(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, store_url: str
+) -> None:
+    config = _walked(tmp_path, known_values_repo_copy.path, store_url)
+    before = _rows(store_url)
+    with Store.open(store_url) as store:
+        values = store.values(1)
+        packs = store.site.packs(1, 0, 13)
+        changes = _changes(store, config)
+    assert changes == [(1, 3, 4), (1, 6, 7)]  # the build broken at commit 12, the step at 20
+    later = datetime.now(UTC) + timedelta(days=60)
+    report = prune(config, Rule.of(config, older_than=30), apply=True, clock=lambda: later)
+    kept = {c.idx for k in report.plan.kept for c in k.checkouts}
+    assert kept == {3, 4, 6, 7, 13}
+    assert [c.idx for c in report.plan.dropped] == [0, 1, 2, 5, 8, 9, 10, 11, 12]
+    assert report.done.logs == report.plan.logs > 0
+    assert report.reclaimed is not None
+    print(report.plan.logs, report.done, report.reclaimed)
+
+    after = _rows(store_url)
+    assert {k: after[k] for k in before if k not in ("log data", "prune")} == {
+        k: v for k, v in before.items() if k not in ("log data", "prune")
+    }  # every row: values, results, repetitions, logs (emptied), profiles
+    assert after["prune"] == 1
+    with Store.open(store_url) as store:
+        assert store.values(1) == values
+        assert store.site.packs(1, 0, 13) == packs
+        assert _changes(store, config) == changes
+        rows = store.checkouts(1)
+        assert [r.idx for r in rows if r.pruned is not None] == [0, 1, 2, 5, 8, 9, 10, 11, 12]
+        for row in rows:
+            log = store.log(row.build_log_id or 0)
+            if row.idx in kept:
+                assert log.pruned is None
+                assert log.data
+            else:
+                assert log.data == b""
+                assert log.pruned is not None
+                assert log.pruned.said("log") == (
+                    f"log pruned on {later:%Y-%m-%d} (retention: older than 30 days)"
+                )
+        outputs = store.retention.outputs()
+    assert [o.idx for o in outputs if o.logs] == sorted(kept)
