@@ -7,6 +7,9 @@ of the newest checkout; on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from perfwalk.services.prune import CHANGE, NEWEST, Rule, prune
 from perfwalk.services.run import run_series
 from perfwalk.store import Store, schema
 from tests.fixtures.synthetic_repo import KnownHistory
+from tests.services import walks
 from tests.store.conftest import pg_admin, store_url
 
 __all__ = ["pg_admin", "store_url"]  # fixtures: store_url runs a test on both back-ends
@@ -155,3 +159,101 @@ def test_an_apply_drops_old_outputs_and_keeps_every_value(
                 )
         outputs = store.retention.outputs()
     assert [o.idx for o in outputs if o.logs] == sorted(kept)
+
+
+def _whole(url: str) -> dict[int, tuple[bool, int, int]]:
+    """Per checkout: whether it is marked pruned, its outputs pruned and not pruned."""
+    engine = create_engine(url)
+    t = schema.metadata.tables
+    try:
+        with engine.connect() as conn:
+            outputs = select(
+                t["checkout"].c.id,
+                t["checkout"].c.prune_id,
+                t["log"].c.prune_id.label("log_prune"),
+            ).join(t["checkout"], t["checkout"].c.build_log_id == t["log"].c.id)
+            runs = (
+                select(t["checkout"].c.id, t["checkout"].c.prune_id, t["log"].c.prune_id)
+                .join(t["repetition"], t["repetition"].c.checkout_id == t["checkout"].c.id)
+                .join(t["result"], t["result"].c.repetition_id == t["repetition"].c.id)
+                .join(t["log"], t["log"].c.id == t["result"].c.stdout_log_id)
+            )
+            found: dict[int, tuple[bool, int, int]] = {}
+            for checkout_id, marked, log_prune in [*conn.execute(outputs), *conn.execute(runs)]:
+                _, pruned, kept = found.get(checkout_id, (False, 0, 0))
+                gone = log_prune is not None
+                found[checkout_id] = (marked is not None, pruned + gone, kept + (not gone))
+    finally:
+        engine.dispose()
+    return found
+
+
+def _consistent(url: str) -> tuple[int, int]:
+    """(checkouts pruned, checkouts kept); every checkout whole: all its outputs
+    pruned and itself marked, or none of them."""
+    found = _whole(url)
+    for checkout_id, (marked, pruned, kept) in found.items():
+        assert (marked, pruned, kept) in ((True, pruned, 0), (False, 0, kept)), checkout_id
+    pruned_n = sum(1 for marked, _, _ in found.values() if marked)
+    return pruned_n, len(found) - pruned_n
+
+
+def test_a_prune_stopped_midway_leaves_every_checkout_whole(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _walked(tmp_path, known_values_repo_copy.path)
+    run_series(config, RunOptions(name="again"))  # a second series: a second batch
+    before = _rows(config.store.url)
+
+    def interrupted(line: str) -> None:  # Ctrl-C as the first series is done
+        raise KeyboardInterrupt(line)
+
+    rule = Rule.of(config, max_size=1)
+    with pytest.raises(KeyboardInterrupt, match="series 1: the outputs of 9 checkouts pruned"):
+        prune(config, rule, apply=True, say=interrupted)
+    assert _consistent(config.store.url) == (9, 28 - 9)
+    after = _rows(config.store.url)
+    assert {k: v for k, v in after.items() if k not in ("log data", "prune")} == {
+        k: v for k, v in before.items() if k not in ("log data", "prune")
+    }
+    with Store.open(config.store.url) as store:
+        (stopped,) = store.retention.prunes()
+        assert (stopped.finished_at, stopped.dropped.checkouts) == (None, 9)
+
+    assert main(["prune", "-c", str(config.path), "--max-size", "1", "--apply"]) == exits.OK
+    out = capsys.readouterr().out
+    assert "an earlier prune (beyond 1.00 B, " in out
+    assert " was stopped after 9 checkouts: they stay pruned" in out
+    assert "pruned the outputs of 9 checkouts (beyond 1.00 B): " in out  # series 2's
+    assert _consistent(config.store.url) == (18, 10)
+    assert main(["prune", "-c", str(config.path), "--max-size", "1"]) == exits.OK
+    assert "earlier prune" not in capsys.readouterr().out  # one finished since
+
+
+def test_a_prune_killed_any_time_leaves_every_checkout_whole(
+    tmp_path: Path, known_values_repo_copy: KnownHistory
+) -> None:
+    config = _walked(tmp_path, known_values_repo_copy.path)
+    for name in ("second", "third"):
+        run_series(config, RunOptions(name=name))
+    values = _rows(config.store.url)["value"]
+    db = tmp_path / "perfwalk.db"
+    args = ("prune", "-c", str(config.path), "--max-size", "1", "--apply")
+    victim = walks.perfwalk(*args, capture=False)
+    try:  # killed once its first transaction is in: a series pruned, the others not yet
+        walks.wait_for(lambda: _started(db) or victim.poll() is not None, "the prune's start")
+        os.kill(victim.pid, signal.SIGKILL)
+    finally:
+        victim.wait(timeout=60)
+    pruned, kept = _consistent(config.store.url)
+    print(f"killed after {pruned} checkouts pruned, {kept} kept")
+    assert _rows(config.store.url)["value"] == values
+    assert main(["prune", "-c", str(config.path), "--max-size", "1", "--apply"]) == exits.OK
+    assert _consistent(config.store.url) == (27, 15)
+
+
+def _started(db: Path) -> bool:
+    """Whether a prune dropped the outputs of a checkout of the SQLite store ``db``."""
+    with sqlite3.connect(db, timeout=5) as connection:
+        query = "select count(*) from checkout where prune_id is not null"
+        return int(connection.execute(query).fetchone()[0]) > 0

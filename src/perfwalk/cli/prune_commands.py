@@ -67,7 +67,11 @@ def prune_lines(report: PruneReport) -> list[str]:
     plan = report.plan
     lines = [
         f"an earlier prune ({show_controls(p.rule)}, {p.started_at:%Y-%m-%d %H:%M} UTC) was "
-        f"stopped after {many(p.dropped.checkouts, 'checkout')}: they stay pruned"
+        + (
+            f"stopped after {many(p.dropped.checkouts, 'checkout')}: they stay pruned"
+            if p.dropped.checkouts
+            else "stopped before it dropped anything"
+        )
         for p in report.stopped
     ]
     rule = show_controls(plan.rule.words)

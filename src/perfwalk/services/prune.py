@@ -159,8 +159,8 @@ class PrunePlan:
 @dataclass(frozen=True)
 class PruneReport:
     """A prune: its plan; applied or not (a dry run); what it dropped; the space given
-    back (None: not asked, or a dry run); the prunes stopped earlier (their checkouts
-    stay pruned; this one went on where they stopped)."""
+    back (None: not asked, or a dry run); the prunes stopped midway since the last one
+    that finished (their checkouts stay pruned; this one goes on where they stopped)."""
 
     plan: PrunePlan
     applied: bool = False
@@ -266,7 +266,11 @@ def apply_prune(
 
 
 def _stopped(store: Store) -> tuple[PruneRow, ...]:
-    return tuple(p for p in store.retention.prunes() if p.finished_at is None)
+    """The prunes stopped midway since the last one that finished."""
+    stopped: list[PruneRow] = []
+    for row in store.retention.prunes():
+        stopped = [] if row.finished_at is not None else [*stopped, row]
+    return tuple(stopped)
 
 
 def _added(done: Dropped, more: Dropped) -> Dropped:
