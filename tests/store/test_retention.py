@@ -5,7 +5,9 @@ on PostgreSQL."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, Table, func, select
 
@@ -119,3 +121,22 @@ def test_step_29_keeps_the_logs_of_an_older_store(
         assert store.schema_version == LATEST_VERSION
         assert (store.log(1).data, store.log(1).pruned) == (b"built\n", None)
         assert store.retention.prunes() == []
+
+
+def test_a_store_read_meanwhile_shrinks_once_its_reader_is_done(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    with Store.open(f"sqlite:///{db}") as store:
+        series = store.create_series(new_series())
+        at = store.add_checkout(series, checkout(0))
+        store.add_quirk_run(at, "A", Status.PASS, Log.of(random.Random(3).randbytes(1 << 20)))
+        store.retention.drop(store.retention.start("older than 1 day", T0), [at])
+        reader = sqlite3.connect(db)
+        try:
+            reader.execute("begin")
+            reader.execute("select count(*) from log").fetchone()  # a read in progress
+            assert store.retention.reclaim().pending
+        finally:
+            reader.close()
+        again = store.retention.reclaim()
+        assert not again.pending
+        assert again.after < again.before - (1 << 20)

@@ -9,8 +9,8 @@ from perfwalk.cli import (
     commands,
     drill_commands,
     lab_commands,
+    log_commands,
     parse_commands,
-    prune_commands,
     regress_commands,
     report_commands,
     team_commands,
@@ -25,6 +25,7 @@ def all_commands() -> dict[str, Command]:
     merged: dict[str, Command] = {}
     for area in (
         commands,
+        log_commands,
         analysis_commands,
         change_commands,
         drill_commands,
@@ -35,7 +36,6 @@ def all_commands() -> dict[str, Command]:
         lab_commands,
         regress_commands,
         watch_commands,
-        prune_commands,
         team_commands,
         api_commands,
     ):

@@ -94,7 +94,7 @@ def _told(cycle: WatchCycle) -> int:
         for line in undecided_lines(blind, names):
             print(line)
     if cycle.pruned is not None:
-        from perfwalk.cli.prune_commands import prune_lines
+        from perfwalk.cli.log_commands import prune_lines
 
         for line in prune_lines(cycle.pruned):
             print(f"retention: {line}")

@@ -53,7 +53,6 @@ from perfwalk.config.model import (
     RegressTestConfig,
     ReleaseConfig,
     ReportConfig,
-    RetentionConfig,
     RoleConfig,
     RunConfig,
     ServiceConfig,
@@ -65,6 +64,7 @@ from perfwalk.config.model import (
     WalkConfig,
     WatchConfig,
 )
+from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import SECTIONS, Form, Section
 from perfwalk.secret_text import hide_password
 

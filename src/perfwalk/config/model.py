@@ -15,6 +15,7 @@ from typing import TypeVar
 from perfwalk.config.cron import longest_gap
 from perfwalk.config.env import Env
 from perfwalk.config.instruments import exact_count
+from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import default_of
 from perfwalk.errors import UsageError
 from perfwalk.model import Direction
@@ -465,20 +466,6 @@ class WatchConfig:
         if self.stale_after:
             return self.stale_after
         return 2 * (longest_gap(self.schedule) if self.schedule else self.interval)
-
-
-@dataclass(frozen=True)
-class RetentionConfig:
-    """``[retention]``: the outputs ``perfwalk prune`` drops by default, and ``watch``
-    at the end of each cycle when either is set."""
-
-    older_than: int | None = default_of("retention.older_than")  # days; None: no age limit
-    max_size: int | None = None  # bytes; None: no size limit
-
-    @property
-    def set(self) -> bool:
-        """Whether a rule is set: ``watch`` prunes only then."""
-        return self.older_than is not None or self.max_size is not None
 
 
 @dataclass(frozen=True)

@@ -247,22 +247,23 @@ def apply_prune(
     reclaim: bool = True,
 ) -> PruneReport:
     """Drop what ``plan`` says, a few checkouts per transaction (``say`` told after
-    each series), then (``reclaim``) give the space back."""
+    each series), then (``reclaim``) give the space back, of this prune and of any
+    before it that could not (a store another process kept locked)."""
     stopped = _stopped(store)
-    if not plan.dropped:
-        return PruneReport(plan, applied=True, stopped=stopped)
-    prune_id = store.retention.start(plan.rule.words, plan.now)
     done = Dropped()
-    for sid, checkouts in plan.by_series().items():
-        for batch in _batches(checkouts):
-            done = _added(done, store.retention.drop(prune_id, [c.checkout_id for c in batch]))
-        say(
-            f"series {sid}: the outputs of {many(len(checkouts), 'checkout')} pruned "
-            f"({done.logs} logs, {done.profiles} profiles so far)"
-        )
-    store.retention.finish(prune_id, clock())
+    if plan.dropped:
+        prune_id = store.retention.start(plan.rule.words, plan.now)
+        for sid, checkouts in plan.by_series().items():
+            for batch in _batches(checkouts):
+                more = store.retention.drop(prune_id, [c.checkout_id for c in batch])
+                done = _added(done, more)
+            say(
+                f"series {sid}: the outputs of {many(len(checkouts), 'checkout')} pruned "
+                f"({many(done.logs, 'log')} so far)"
+            )
+        store.retention.finish(prune_id, clock())
     reclaimed = store.retention.reclaim() if reclaim else None
-    return PruneReport(plan, applied=True, done=done, reclaimed=reclaimed, stopped=stopped)
+    return PruneReport(plan, True, done, reclaimed, stopped)
 
 
 def _stopped(store: Store) -> tuple[PruneRow, ...]:

@@ -30,7 +30,7 @@ from sqlalchemy import Connection, Select, func, select, text, union_all
 
 from perfwalk.model import Pruned
 from perfwalk.store import schema
-from perfwalk.store.connect import StorePart
+from perfwalk.store.connect import SQLITE_BUSY_TIMEOUT_MS, StorePart
 
 _pr = schema.prune
 _log = schema.log
@@ -93,11 +93,14 @@ class PruneRow:
 
 @dataclass(frozen=True)
 class Reclaimed:
-    """The space a store gave back: its size before and after (bytes) and how."""
+    """The space a store gave back: its size before and after (bytes) and how;
+    ``pending``: a SQLite store read meanwhile keeps its write-ahead log, which holds
+    the file rewritten, until its readers are done (the file shrinks then)."""
 
     before: int
     after: int
     how: str
+    pending: bool = False
 
 
 class Retention(StorePart):
@@ -232,6 +235,7 @@ class Retention(StorePart):
         before = self._size()
         self._check_open()
         raw = db.engine.raw_connection()  # outside any transaction, as VACUUM must be
+        pending = False
         try:
             with db.read("reclaim the space of the pruned outputs"):  # its errors
                 if db.backend != "sqlite":
@@ -240,7 +244,12 @@ class Retention(StorePart):
                 try:
                     if db.backend == "sqlite":
                         cursor.execute("VACUUM")
-                        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                        cursor.execute("PRAGMA busy_timeout = 0")  # a reader: not waited for
+                        busy, _pages, _done = cursor.execute(
+                            "PRAGMA wal_checkpoint(TRUNCATE)"
+                        ).fetchone()
+                        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+                        pending = bool(busy)
                     else:
                         cursor.execute("VACUUM log, profile")
                 finally:
@@ -250,7 +259,7 @@ class Retention(StorePart):
                 raw.dbapi_connection.autocommit = False  # type: ignore[union-attr]
             raw.close()
         how = "VACUUM" if db.backend == "sqlite" else "VACUUM of the log and profile tables"
-        return Reclaimed(before, self._size(), how)
+        return Reclaimed(before, self._size(), how, pending)
 
     def _size(self) -> int:
         """The store's size: a SQLite file with its write-ahead log; PostgreSQL's log

@@ -1,9 +1,11 @@
-"""Retention's command: ``perfwalk prune`` says what a rule would drop (a dry run), and
-drops it with ``--apply``; what ``perfwalk show`` says of the checkouts pruned."""
+"""The commands of the stored outputs: ``perfwalk log`` (a checkout's outputs, as the
+store keeps them) and ``perfwalk prune`` (retention: what a rule would drop, a dry run,
+and with ``--apply`` dropped); what ``perfwalk show`` says of the checkouts pruned."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,47 @@ if TYPE_CHECKING:
     from perfwalk.model import Pruned
     from perfwalk.services.prune import PrunePlan, PruneReport
     from perfwalk.store.retention import CheckoutOutputs
+
+
+def _log_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "checkout",
+        metavar="SERIES:CHECKOUT",
+        help="the checkout, e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c (a commit id's "
+        "start); :14 in the newest series",
+    )
+    p.add_argument("--test", help="only this test's outputs")
+    p.add_argument(
+        "--repetition", type=options.INDEX, metavar="N", help="only repetition N (0, 1, …)"
+    )
+    p.add_argument("--build", action="store_true", help="the build log instead")
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    from perfwalk.config.load import load_config
+    from perfwalk.services.inspect import checkout_logs, opened
+
+    config = load_config(args.config)
+    with opened(config, read_only=True) as store:
+        found = checkout_logs(
+            store, args.checkout, test=args.test, repetition=args.repetition, build=args.build
+        )
+    s, c = found.series, found.checkout
+    print(f"series {s.id} {show_controls(s.name)!r}, checkout {c.idx} ({c.sha[:12]})")
+    if not found.logs:
+        print("no output stored yet")
+    for shown in found.logs:
+        kept = "" if not shown.log.truncated else f", {len(shown.log.data)} bytes kept"
+        print(f"== {shown.title} ({shown.log.total} bytes{kept})")
+        if shown.command:
+            print(f"$ {show_controls(shown.command)}")
+        if shown.log.pruned is not None:
+            print(show_controls(shown.log.pruned.said("log")))
+            continue
+        lines = shown.log.text().replace("\r\n", "\n").replace("\r", "\n")  # progress lines
+        text = show_controls(lines)
+        sys.stdout.write(text if not text or text.endswith("\n") else text + "\n")
+    return exits.OK
 
 
 def _prune_args(p: argparse.ArgumentParser) -> None:
@@ -105,7 +148,12 @@ def prune_lines(report: PruneReport) -> list[str]:
         return lines
     found = report.reclaimed
     if found is not None:
-        if found.after < found.before:
+        if found.pending:
+            lines.append(
+                f"the store shrinks once the processes reading it are done ({found.how}: "
+                "its write-ahead log holds the file rewritten until then)"
+            )
+        elif found.after < found.before:
             lines.append(
                 f"the store shrank from {format_bytes(found.before)} to "
                 f"{format_bytes(found.after)} ({found.how})"
@@ -167,6 +215,11 @@ def pruned_lines(pruned: Sequence[tuple[int, Pruned]]) -> list[str]:
 
 
 COMMANDS: dict[str, Command] = {
+    "log": Command(
+        "the stored outputs of a checkout (each test's per repetition, or its build log)",
+        _log_args,
+        cmd_log,
+    ),
     "prune": Command(
         "drop the logs and profiles of old checkouts ([retention], or --older-than, "
         "--max-size), keeping every value and summary; a dry run without --apply",
