@@ -18,6 +18,7 @@ from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.chromium import Watched
 from tests.fixtures.synthetic_repo import KnownHistory
+from tests.services.test_prune import profiled
 
 PAINT_TIMEOUT_MS = 15_000
 
@@ -70,7 +71,8 @@ def test_pruned_outputs_are_said_where_they_were(
     tmp_path: Path, known_values_repo_copy: KnownHistory, watched: Watched
 ) -> None:
     path = tmp_path / "perfwalk.toml"
-    path.write_text(CONFIG.format(repo=known_values_repo_copy.path), encoding="utf-8")
+    text = CONFIG.format(repo=known_values_repo_copy.path) + profiled(tmp_path)
+    path.write_text(text, encoding="utf-8")
     config = load_config(path)
     run_series(config, RunOptions())
     site = tmp_path / "site"
@@ -89,6 +91,7 @@ def test_pruned_outputs_are_said_where_they_were(
     text = _drawn(page, site, "series-1/checkout.html#c=0")
     assert f"its logs and profiles {said}" in text
     assert "100.0 ms" in text  # its values
+    assert "flame graphs" not in text  # its profile's link: gone
     assert _broken_links(page, site, "series-1/checkout.html") == []
     watched.shot("pruned-checkout")
     with page.expect_navigation():
@@ -111,4 +114,7 @@ def test_pruned_outputs_are_said_where_they_were(
     text = _drawn(page, site, "series-1/logs.html#c=13")  # the newest: kept
     assert "pruned" not in text
     assert "VALUE 130 ms latency" in text
+    text = _drawn(page, site, "series-1/checkout.html#c=13")
+    assert "profiles (flame graphs): latency" in text
+    assert "pruned" not in text
     assert watched.errors == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -55,6 +56,22 @@ command = "sh bench.sh; seq 1 3000"
 parser = "value"
 timeout = 30
 {extra}"""
+
+
+#: a profiler (``[test.profile] tool = "command"``) that writes the same stacks at each
+#: checkout, then runs the test
+PROFILER = """\
+out=$1; shift
+printf 'main;work;crc 90\\nmain;idle 10\\n' > "$out"
+exec "$@"
+"""
+
+
+def profiled(tmp_path: Path) -> str:
+    """The [test.profile] of a walk whose every checkout gets one profiled run."""
+    script = tmp_path / "profiler.sh"
+    script.write_text(PROFILER, encoding="utf-8")
+    return f'\n[test.profile]\ntool = "command"\ncommand = "sh {script} {{profile}}"\n'
 
 
 def _walked(tmp_path: Path, repo: Path, url: str = "", extra: str = "") -> Config:
@@ -119,7 +136,7 @@ def test_a_dry_run_says_what_it_would_drop_and_changes_nothing(
 def test_an_apply_drops_old_outputs_and_keeps_every_value(
     tmp_path: Path, known_values_repo_copy: KnownHistory, store_url: str
 ) -> None:
-    config = _walked(tmp_path, known_values_repo_copy.path, store_url)
+    config = _walked(tmp_path, known_values_repo_copy.path, store_url, profiled(tmp_path))
     before = _rows(store_url)
     with Store.open(store_url) as store:
         values = store.values(1)
@@ -132,6 +149,7 @@ def test_an_apply_drops_old_outputs_and_keeps_every_value(
     assert kept == {3, 4, 6, 7, 13}
     assert [c.idx for c in report.plan.dropped] == [0, 1, 2, 5, 8, 9, 10, 11, 12]
     assert report.done.logs == report.plan.logs > 0
+    assert report.done.profiles == report.plan.profiles == 9  # one per checkout dropped
     assert report.reclaimed is not None
     print(report.plan.logs, report.done, report.reclaimed)
 
@@ -158,6 +176,9 @@ def test_an_apply_drops_old_outputs_and_keeps_every_value(
                     f"log pruned on {later:%Y-%m-%d} (retention: older than 30 days)"
                 )
         outputs = store.retention.outputs()
+        (profile,) = store.profiles.at(rows[0].id)
+        assert (profile.pruned, profile.stacks, profile.samples) == (rows[0].pruned, {}, 100)
+        assert sorted(store.profiles.listed(1)) == [3, 6, 7, 13]  # the kept that were built
     assert [o.idx for o in outputs if o.logs] == sorted(kept)
 
 
@@ -228,6 +249,19 @@ def test_a_prune_stopped_midway_leaves_every_checkout_whole(
     assert _consistent(config.store.url) == (18, 10)
     assert main(["prune", "-c", str(config.path), "--max-size", "1"]) == exits.OK
     assert "earlier prune" not in capsys.readouterr().out  # one finished since
+
+    # the commands that show outputs say what was pruned
+    assert main(["log", "-c", str(config.path), "1:0"]) == exits.OK
+    out = capsys.readouterr().out
+    said = f"pruned on {datetime.now(UTC):%Y-%m-%d} (retention: beyond 1.00 B)"
+    assert out.count(f"\nlog {said}\n") == 2  # each repetition's output
+    assert "VALUE" not in out
+    assert main(["log", "-c", str(config.path), "1:0", "--build"]) == exits.OK
+    out = capsys.readouterr().out
+    assert re.search(rf"\n== build · PASS \(\d+ bytes\)\nlog {re.escape(said)}\n$", out), out
+    assert main(["show", "-c", str(config.path), "2"]) == exits.OK
+    out = capsys.readouterr().out
+    assert out.endswith(f"logs and profiles {said}: checkouts 0-2, 5, 8-12\n")
 
 
 def test_a_prune_killed_any_time_leaves_every_checkout_whole(
