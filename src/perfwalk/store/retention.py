@@ -110,7 +110,7 @@ class Retention(StorePart):
         """Every checkout (of ``series_ids`` only, when given) with what retention could
         still drop there, by series and index."""
         scope = [] if series_ids is None else [_ck.c.series_id.in_(sorted(series_ids))]
-        pairs = _checkout_logs(*scope).subquery()
+        pairs = checkout_logs(*scope).subquery()
         logs = (
             select(pairs.c.checkout_id, func.count(), func.sum(func.length(_log.c.data)))
             .join(_log, _log.c.id == pairs.c.log_id)
@@ -177,7 +177,7 @@ class Retention(StorePart):
         if not checkout_ids:
             return Dropped()
         chosen = sorted(set(checkout_ids))
-        own = _checkout_logs(_ck.c.id.in_(chosen)).subquery()
+        own = checkout_logs(_ck.c.id.in_(chosen)).subquery()
         logs = (_log.c.id.in_(select(own.c.log_id)), _log.c.prune_id.is_(None), _log.c.size > 0)
         profiles = (_pf.c.checkout_id.in_(chosen), _pf.c.prune_id.is_(None), _pf.c.samples > 0)
         with self._write(f"prune the outputs of {len(chosen)} checkouts") as conn:
@@ -305,10 +305,11 @@ def prune_columns() -> tuple[Any, Any]:
     return _pr.c.started_at.label("pruned_at"), _pr.c.rule.label("pruned_rule")
 
 
-def _checkout_logs(*where: Any) -> Select[Any]:
+def checkout_logs(*where: Any) -> Select[Any]:
     """(checkout_id, log_id) of every output of the checkouts ``where`` selects: its
     build and quirk runs, each command between its repetitions, each result's standard
-    output and error, each phase step's."""
+    output and error, each phase step's (what the site shows of a checkout, and what
+    retention drops)."""
     by_rep = (_rp, _ck.c.id == _rp.c.checkout_id)
     parts = [
         select(_ck.c.id.label("checkout_id"), _ck.c.build_log_id.label("log_id")).where(
