@@ -291,3 +291,21 @@ def _started(db: Path) -> bool:
     with sqlite3.connect(db, timeout=5) as connection:
         query = "select count(*) from checkout where prune_id is not null"
         return int(connection.execute(query).fetchone()[0]) > 0
+
+
+def test_a_drill_keeps_its_culprit_and_parent(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _walked(tmp_path, known_values_repo_copy.path)
+    assert main(["drill", "1:7", "-c", str(config.path)]) == exits.OK  # the step at 20
+    with Store.open(config.store.url) as store:
+        (drill,) = store.drills.all()
+        answer = drill.answer or {}
+        shas = {c.sha: c.idx for c in store.checkouts(drill.series_id)}
+    ends = sorted((shas[answer["lo"]], shas[answer["hi"]]))
+    capsys.readouterr()
+    assert main(["prune", "-c", str(config.path), "--max-size", "1"]) == exits.OK
+    out = capsys.readouterr().out
+    s = drill.series_id
+    assert f"of a drill's culprit or parent (checkouts {s}:{ends[0]}, {s}:{ends[1]})" in out
+    assert f"kept: 10 logs {CHANGE} (checkouts 1:3, 1:4, 1:6, 1:7)" in out

@@ -224,8 +224,9 @@ def plan_prune(store: Store, rule: Rule, found: Findings, now: datetime) -> Prun
                 continue
             chosen[c.checkout_id] = c
             left -= c.bytes
+    by_place = sorted(passed.values(), key=lambda c: (c.series_id, c.idx))
     kept = tuple(
-        Kept(reason, tuple(c for c in passed.values() if keep[c.checkout_id] == reason))
+        Kept(reason, tuple(c for c in by_place if keep[c.checkout_id] == reason))
         for reason in KEEP_REASONS
     )
     return PrunePlan(
@@ -247,8 +248,8 @@ def apply_prune(
     reclaim: bool = True,
 ) -> PruneReport:
     """Drop what ``plan`` says, a few checkouts per transaction (``say`` told after
-    each series), then (``reclaim``) give the space back, of this prune and of any
-    before it that could not (a store another process kept locked)."""
+    each series), then (``reclaim``) give the space back, this prune's and that of any
+    earlier one whose store was busy then."""
     stopped = _stopped(store)
     done = Dropped()
     if plan.dropped:
