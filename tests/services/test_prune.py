@@ -6,6 +6,7 @@ of the newest checkout; on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -130,6 +131,16 @@ def test_a_dry_run_says_what_it_would_drop_and_changes_nothing(
 
     assert main(["prune", "-c", str(config.path), "--older-than", "1"]) == exits.OK
     assert "nothing to prune (older than 1 day)" in capsys.readouterr().out
+    # what a user can get wrong: exit 2, a message that says how to fix it
+    for argv, said in (
+        ([], "nothing says what to prune: "),
+        (["--older-than", "1", "--series", "9"], "--series 9: the store "),
+        (["--max-size", "lots"], "argument --max-size: expected a size such as 500M"),
+        (["--older-than", "0"], "argument --older-than: expected 1 to 36500"),
+    ):
+        with contextlib.suppress(SystemExit):
+            assert main(["prune", "-c", str(config.path), *argv]) == exits.USER
+        assert said in capsys.readouterr().err
     assert _rows(config.store.url) == before
 
 

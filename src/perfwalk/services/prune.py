@@ -180,8 +180,14 @@ def prune(
     """``perfwalk prune``: what ``rule`` drops from ``config``'s store, dropped with
     ``apply`` (and the space given back), else only said."""
     with Store.open(config.store.url, read_only=not apply) as store:
-        series = rule.series or None
-        plan = plan_prune(store, rule, find_all(store, config, series), clock())
+        known = {s.id for s in store.list_series()}
+        missing = [sid for sid in rule.series if sid not in known]
+        if missing:
+            raise UsageError(
+                f"--series {missing[0]}: the store {store.url} has no such series",
+                hint="`perfwalk list` shows its series",
+            )
+        plan = plan_prune(store, rule, find_all(store, config, rule.series or None), clock())
         if not apply:
             return PruneReport(plan, stopped=_stopped(store))
         return apply_prune(store, plan, say=say, clock=clock)
@@ -191,12 +197,6 @@ def plan_prune(store: Store, rule: Rule, found: Findings, now: datetime) -> Prun
     """What ``rule`` drops at ``now``, ``found`` the findings of its series (their
     changes' and breaks' checkouts keep their outputs)."""
     every = {s.id: s for s in store.list_series()}
-    missing = [sid for sid in rule.series if sid not in every]
-    if missing:
-        raise UsageError(
-            f"--series {missing[0]}: the store {store.url} has no such series",
-            hint="`perfwalk list` shows its series",
-        )
     outputs = store.retention.outputs(rule.series or None)
     keep = _kept(store, found, outputs, every)
     candidates = [c for c in outputs if c.logs or c.profiles]
