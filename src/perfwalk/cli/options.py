@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.limits import MAX_ID, MAX_TOTAL, MAX_WIDTH, MAX_Z, MIN_INTERVAL
+from perfwalk.quantities import read_bytes
 
 if TYPE_CHECKING:
     from perfwalk.config.settings import Rule
@@ -135,6 +136,14 @@ WIDTH = integer(_rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH
 COLUMN = integer(_named("COUNT"))
 #: seconds a parse may take, as a test's parse_timeout
 PARSE_TIMEOUT = number(_of_setting("test.parse_timeout"))
+#: days, as [retention] older_than
+RETENTION_DAYS = integer(_of_setting("retention.older_than"))
+#: a size in bytes, as [retention] max_size: 500M, 2GiB, 1.5GB, 4096
+SIZE = Bounded(
+    read_bytes,
+    "a size such as 500M, 2GiB, 1.5GB or 4096",
+    _rule("a size: 500M, 2GiB (binary), 1.5GB (SI) or bytes", lambda value: value >= 0),
+)
 
 
 def names_list(word: str) -> tuple[str, ...]:
@@ -144,3 +153,25 @@ def names_list(word: str) -> tuple[str, ...]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected names separated by commas, got {word[:40]!r}")
     return names
+
+
+def names_of_tests(word: str) -> tuple[str, ...]:
+    """``net,udp[size=64,streams=1]``: names separated by the commas outside brackets."""
+    from perfwalk.config.test_selection import split_names
+
+    return split_names(word)
+
+
+def add_tests_option(p: argparse.ArgumentParser, doing: str, *, one: bool = False) -> None:
+    """``--tests NAME,…``: what a command does to some of the tests only (``one``:
+    ``--test TEST`` too, a test by its name as stored)."""
+    if one:
+        p.add_argument("--test", help="only this test")
+    p.add_argument(
+        "--tests",
+        metavar="NAME,…",
+        type=names_of_tests,
+        help=f"{doing} only these tests, separated by commas: groups ([[test]] group), "
+        "tests and sweeps (a sweep's name, or some of its members: udp[size=64]); the "
+        "configuration is not changed",
+    )

@@ -80,8 +80,19 @@ def _commands(config: Config, between: str, quirks: Sequence[PlannedQuirk]) -> d
 def _test_commands(
     test: TestConfig, config: Config, shown: Callable[[str], str]
 ) -> dict[str, object]:
-    """A test's command and parser, with its CPUs when pinned and its warm-up runs."""
+    """A test's command and parser, with its CPUs when pinned and its warm-up runs, its
+    group and description, the sweep it is a member of with its parameters, and its
+    derived metrics (what the plots group, title and tell)."""
     found: dict[str, object] = {"command": shown(test.command), "parser": test.parser}
+    if test.group:
+        found["group"] = test.group
+    if test.description:
+        found["description"] = test.description
+    if test.family:
+        found["family"] = test.family
+        found["sweep"] = dict(test.sweep)
+    if test.derived:
+        found["derived"] = {d.name: shown(d.expression) for d in test.derived}
     if cpus := test.pinned(config.run):
         found["cpus"] = cpus
         found["pinned"] = f"taskset -c {cpus} sh -c {shlex.quote(shown(test.command))}"

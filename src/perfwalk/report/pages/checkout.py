@@ -115,6 +115,8 @@ def _entry(
         facts["fail"] = [f.as_data() for f in failed]
     if lost := ctx.lost.get(row.idx):
         facts["lost"] = list(lost)
+    if row.pruned is not None:  # its logs' sections say it again
+        facts["pruned"] = row.pruned.said("its logs and profiles")
     if ran := checkout_facts(ctx, row.idx):
         facts["bf"] = ran
     if c.reps:
