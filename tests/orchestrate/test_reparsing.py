@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.model import MetricConfig, RoleConfig, TestConfig
 from perfwalk.model import EMPTY_LOG, Direction, Log, Status
 from perfwalk.orchestrate.phases.reparsing import ResultParsers, StoredLogs, reparse_result
@@ -150,3 +151,24 @@ def test_values_are_stored_as_a_walk_stores_them_with_the_metrics_direction() ->
         ("p99", "ms", "higher"),
     ]
     assert not again.changed
+
+
+def test_derived_metrics_are_computed_again_from_the_new_values() -> None:
+    """p99 / p50, derived: left out while the pattern missed p99 (the reason in the
+    message), computed once it is found; the old reason goes."""
+    test = dataclasses.replace(
+        TEST, derived=(DerivedConfig(name="tail", expression="p99 / p50", unit="x"),)
+    )
+    stored = _stored(
+        message="1 values in 0.500 s; derived tail left out: no value p99 at this repetition "
+        "(its values: p50)"
+    )
+    again = reparse_result(stored, ResultParsers(test, REGEX, {}), _logs(Log.of(OUTPUT)))
+    assert [(v.name, v.value, v.unit) for v in again.values][-1] == ("tail", 13.0, "x")
+    assert again.message == "2 values in 0.500 s"
+    still = reparse_result(stored, ResultParsers(test, OLD, {}), _logs(Log.of(OUTPUT)))
+    assert "tail" not in [v.name for v in still.values]
+    assert still.message == (
+        "1 values in 0.500 s; derived tail left out: no value p99 at this repetition "
+        "(its values: p50, rusage.max_rss)"
+    )

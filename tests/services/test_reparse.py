@@ -129,12 +129,13 @@ def test_a_reparse_finds_what_a_parser_lost_and_an_undo_puts_the_old_values_back
     assert "perfwalk: error: series 1 has no reparse to undo" in err
 
 
-def test_an_output_cut_by_the_log_limit_is_not_parsed_again(
+def test_an_output_cut_by_the_log_limit_or_pruned_is_not_parsed_again(
     tmp_path: Path, known_values_repo_copy: KnownHistory
 ) -> None:
     """Four of the checkouts print 3 000 lines of noise before their values: with a
     log_limit of 2 000 bytes their outputs are cut (head and tail kept), and a reparse
-    keeps their values rather than replace them with what a cut output gives."""
+    keeps their values rather than replace them with what a cut output gives; so does it
+    with the outputs retention dropped (``perfwalk prune``)."""
     known = known_values_repo_copy
     url = f"sqlite:///{tmp_path}/store.db"
     path = tmp_path / "perfwalk.toml"
@@ -160,10 +161,23 @@ def test_an_output_cut_by_the_log_limit_is_not_parsed_again(
         re.MULTILINE,
     )
     assert cut == ["0", "1"]
-    assert "4 results not parsed again, its values kept" in out
+    assert "4 results not parsed again, their values kept" in out
     after = values_of(url)
     assert [v for v in after if v[0] < 2] == [v for v in stored if v[0] < 2]
     assert {v[4] for v in after if v[0] >= 4} == {"p50", "p99"}
+    # retention drops the outputs of all but the newest checkout and the two ends of the
+    # change of p99 (3 and 4): nothing to read there
+    run("prune", "-c", str(config), "--max-size", "1", "--apply")
+    out = run("reparse", "1", "-c", str(config), "--apply")
+    pruned = re.findall(
+        r"^checkout (\d) \([0-9a-f]{10}\): not parsed again: repetition 0, latency: its output "
+        r"cannot be read: log pruned on \d{4}-\d\d-\d\d \(retention: beyond 1\.00 B\); ",
+        out,
+        re.MULTILINE,
+    )
+    assert pruned == ["0", "1", "2", "5"]
+    assert "0 of 7 checkouts replaced (0 of 14 results); 8 results not parsed again" in out
+    assert values_of(url) == after
 
 
 def test_values_are_not_replaced_under_a_walk_and_bad_requests_are_refused(

@@ -109,7 +109,8 @@ def _text(outcome: ReparseOutcome, applied: bool) -> list[str]:
         f"({outcome.changed} of {many(outcome.results, 'result')})"
     )
     if outcome.refused:
-        counts += f"; {many(outcome.refused, 'result')} not parsed again, its values kept"
+        its = "its" if outcome.refused == 1 else "their"
+        counts += f"; {many(outcome.refused, 'result')} not parsed again, {its} values kept"
     lines.append(counts)
     sid = s.id
     if outcome.applied is not None:

@@ -87,14 +87,16 @@ def parsed_names(found: dict[int, dict[str, tuple[int, dict[str, int]]]]) -> dic
 
 def parser_findings(store: Store, config: Config | None, series_id: int) -> ParserFindings:
     """What the parsers of series ``series_id`` lost, and the metrics ``config``
-    declares that it never produced (of the tests it ran; none without a config)."""
+    declares that it never produced (of the tests it ran and ``config`` keeps; none
+    without a config)."""
     lost = lost_values(parsed_names(store.metric_names(series_id)))
     never: list[NeverProduced] = []
     if config is not None:
+        lost = [found for found in lost if config.keeps(found.test)]
         produced = store.produced_metrics(series_id)
         ran = {test for tests in store.test_statuses(series_id).values() for test in tests}
         for test in config.tests:
-            if test.name not in ran:
+            if test.name not in ran or not config.keeps(test.name):
                 continue
             gave = tuple(sorted(name for t, name in produced if t == test.name))
             never += [

@@ -30,6 +30,7 @@ from perfwalk.store.coltypes import stored_real
 from perfwalk.store.connect import StorePart
 from perfwalk.store.records import DirectionName, ResultRow, StoredValue
 from perfwalk.store.repetitions import result_row, stored_value
+from perfwalk.store.retention import prune_columns, pruned_of
 
 _s = schema.series
 _ck = schema.checkout
@@ -38,6 +39,7 @@ _rs = schema.result
 _v = schema.value
 _st = schema.step
 _log = schema.log
+_prune = schema.prune
 _re = schema.reparse
 _rr = schema.replaced_result
 
@@ -134,12 +136,22 @@ class ReparseRecords(StorePart):
         ]
 
     def logs(self, ids: Collection[int]) -> tuple[dict[int, Log], dict[int, str]]:
-        """The logs ``ids``, decompressed, and why each that cannot be read cannot."""
+        """The logs ``ids``, decompressed, and why each that cannot be read cannot (one
+        retention pruned, one damaged, one not in the store)."""
         found: dict[int, Log] = {}
         unreadable: dict[int, str] = {}
         with self._read("read the logs of a reparse") as conn:
             for chunk in _chunks(sorted(set(ids))):
-                for row in conn.execute(select(_log).where(_log.c.id.in_(chunk))):
+                query = (
+                    select(_log, *prune_columns())
+                    .outerjoin(_prune, _prune.c.id == _log.c.prune_id)
+                    .where(_log.c.id.in_(chunk))
+                )
+                for row in conn.execute(query):
+                    pruned = pruned_of(row)
+                    if pruned is not None:
+                        unreadable[row.id] = pruned.said("log")
+                        continue
                     try:
                         found[row.id] = logs.unpack_row(row)
                     except PerfwalkError as error:

@@ -2,7 +2,8 @@
 ran: its command's stored output read by the test's parser (stdout, else stderr:
 :func:`perfwalk.orchestrate.phases.outcome.judge`), the run output of each role with a
 parser of its own read by that parser (its values named ``<role>.<value>``), the
-instruments' values kept as they were measured.
+instruments' values kept as they were measured, the test's derived metrics computed
+again from them all (:mod:`perfwalk.orchestrate.phases.derived_values`).
 
 Its status follows as a walk would have recorded it: a result that was PASS or FAIL
 (every other status says something the parse does not change: the command's exit,
@@ -25,6 +26,7 @@ from perfwalk.config.instruments import ALL_INSTRUMENT_METRICS
 from perfwalk.config.model import TestConfig
 from perfwalk.hosts.base import Completed
 from perfwalk.model import EMPTY_LOG, Log, Status, Value
+from perfwalk.orchestrate.phases.derived_values import derived_values
 from perfwalk.orchestrate.phases.outcome import Outcome, judge
 from perfwalk.parsers import Parser
 from perfwalk.quantities import many
@@ -33,6 +35,8 @@ from perfwalk.store.reparses import StoredResult
 
 #: the statuses a parse decides (every other one says what happened to the command)
 _PARSED = (Status.PASS, Status.FAIL)
+#: how a result's message says a derived metric was left out (derived_values)
+_DERIVED = "derived "
 
 
 @dataclass(frozen=True)
@@ -113,13 +117,16 @@ def reparse_result(stored: StoredResult, parsers: ResultParsers, logs: StoredLog
         values += [
             _stored(test, Value(f"{role}.{v.name}", v.value, v.unit)) for v in outcome.values
         ]
+    measured = [Value(v.name, v.value, v.unit) for v in values]
+    derived, left_out = derived_values(test, measured)
+    values += [_stored(test, value) for value, _direction in derived]
     if old.status not in _PARSED:
         return Reparsed(stored, old.status, old.message, tuple(values))
     failed = [role for role, outcome in roles.items() if not outcome.values]
     status = Status.worst([main.status, *(Status.FAIL for _ in failed)])
     said = [f"{role}: {roles[role].message or 'no value'}" for role in failed]
-    kept = _kept(old.message, [f"{role}: " for role in parsers.roles])
-    message = "; ".join(part for part in (main.message, *kept, *said) if part)
+    kept = _kept(old.message, (*(f"{role}: " for role in parsers.roles), _DERIVED))
+    message = "; ".join(part for part in (main.message, *kept, *said, *left_out) if part)
     return Reparsed(stored, status, message, tuple(values))
 
 
@@ -181,11 +188,12 @@ def _stored(test: TestConfig, value: Value) -> StoredValue:
     )
 
 
-def _kept(message: str, roles: list[str]) -> list[str]:
+def _kept(message: str, made_again: tuple[str, ...]) -> list[str]:
     """What a stored message says besides its parsers: its parts after the first (the
-    command's outcome) that do not begin with a role's name."""
+    command's outcome) that do not begin with one of ``made_again`` (a role's name,
+    a derived metric left out)."""
     parts = message.split("; ")[1:]
-    return [part for part in parts if not any(part.startswith(role) for role in roles)]
+    return [part for part in parts if not part.startswith(made_again)]
 
 
 def _comparable(values: tuple[StoredValue, ...]) -> list[tuple[str, str, str, str]]:
