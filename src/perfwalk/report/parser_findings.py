@@ -42,10 +42,6 @@ class ParserFindings:
     lost: tuple[LostValues, ...] = ()
     never: tuple[NeverProduced, ...] = ()
 
-    def at(self, idx: int) -> tuple[LostValues, ...]:
-        """What the parsers lost at checkout ``idx``."""
-        return tuple(found for found in self.lost if found.idx == idx)
-
     def lines(self, series_id: int, test: str | None = None) -> list[str]:
         """What ``perfwalk run`` says at its end and ``perfwalk show`` under its table:
         one line per test and what it lost, with the checkouts, and one per declared
