@@ -19,6 +19,7 @@ from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     BUILDING,
     CHECKOUT_DONE,
+    HUNG,
     Progress,
     time_left,
 )
@@ -79,12 +80,13 @@ class ProgressBar:
         told = ""  # a line of its own, kept
         if progress.kind == BUILD_FAILED:
             self.failed.append(FailedBuild(idx, progress.commit, progress.message))
+        if progress.kind in (BUILD_FAILED, HUNG):
             told = f"checkout {idx} {progress.commit[:10]}: {message}"
         elif progress.kind == CHECKOUT_DONE:
             self.last = f"#{idx} {progress.commit[:7]}: {message}"
         if self.terminal:
             self._draw(progress, told)
-        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE) or (
+        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE, HUNG) or (
             self.clock() - self.written >= QUIET_SECONDS
         ):
             line = told or f"checkout {idx} {progress.commit[:10]}: {message}"

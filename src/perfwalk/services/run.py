@@ -84,7 +84,8 @@ def run_series(
     remeasure: Budget | None = None,
 ) -> RunResult:
     """Walk (or resume) a series and return what it measured; ``say`` hears what the
-    walk did besides measuring (processes of killed walks it stopped first);
+    walk did besides measuring (processes of killed walks it stopped first, hosts it
+    powered on or off);
     ``tallies=False`` leaves out the counts of loaded repetitions, unstable sets and
     outliers of the whole series (what ``perfwalk run`` warns of; they read all of it);
     ``walks`` hears the id of the series before anything is measured in it.
@@ -104,7 +105,7 @@ def run_series(
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
     began = clock()
-    with config_session(config, purpose, clock) as session:
+    with config_session(config, purpose, clock, say) as session:
         plan = plan_walk(session.store, config, session.topology, options)
         config = _walked_tests(config, plan)
         if plan.nothing_new and plan.resumed is not None:

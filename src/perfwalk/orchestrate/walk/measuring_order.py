@@ -22,11 +22,12 @@ from perfwalk.analysis.precision import wants_more
 from perfwalk.config.settings import BASE_VARIANT
 from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.variants import WalkVariant, base_variant, variant_order
+from perfwalk.orchestrate.hosts.hangs import HUNG_IN_A_ROW
 from perfwalk.orchestrate.steps.shell_steps import StepsOutcome
 from perfwalk.orchestrate.walk.plan import PlannedCheckout
 from perfwalk.orchestrate.walk.preparation import Preparation
 from perfwalk.orchestrate.walk.repetition import Repetitions
-from perfwalk.orchestrate.walk.walk_progress import BUILD_FAILED, ProgressCount
+from perfwalk.orchestrate.walk.walk_progress import BUILD_FAILED, HUNG, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewResult
 
@@ -201,7 +202,9 @@ class MeasuringOrder:
                 if rep is None:
                     continue
                 checkout_id, worktree = trees[(variant.name, index)]
-                ran = self._measure(checkout_id, worktree, planned, rep, tally, variant=variant)
+                ran = self._measure(
+                    checkout_id, worktree, planned, rep, tally, variant=variant, count=count
+                )
                 if variant.name == BASE_VARIANT:
                     results.setdefault(index, []).extend(ran)
         for variant in variants:  # adaptive: those not needed
@@ -237,7 +240,9 @@ class MeasuringOrder:
                 if count.next(tally) != number:  # done already, or needs no more
                     continue
                 checkout_id, worktree = ready[unit]
-                ran = self._measure(checkout_id, worktree, planned, number, tally, variant=variant)
+                ran = self._measure(
+                    checkout_id, worktree, planned, number, tally, variant=variant, count=count
+                )
                 if variant.name == BASE_VARIANT:
                     index = planned.checkout.index
                     results.setdefault(index, []).extend(ran)
@@ -264,10 +269,22 @@ class MeasuringOrder:
         tally: _Tally,
         *,
         variant: WalkVariant,
+        count: _Count,
     ) -> tuple[NewResult, ...]:
-        """One repetition, counted in the checkout's tally."""
+        """One repetition, counted in the checkout's tally; a checkout whose host hung at
+        its last repetitions (:data:`~perfwalk.orchestrate.hosts.hangs.HUNG_IN_A_ROW`)
+        gets no more."""
         ran = self.repetitions.measure(checkout_id, worktree, planned.checkout, rep, variant.config)
         tally.done.add(rep)
+        hung = self.repetitions.hung_in_a_row.get(checkout_id, 0)
+        if hung >= HUNG_IN_A_ROW and count.next(tally) is not None:
+            tally.given_up = True
+            self.progress.report(
+                planned.checkout,
+                f"a host hung at {hung} repetitions in a row of this checkout: no more "
+                "repetitions of it",
+                HUNG,
+            )
         for result in ran:
             if result.status is Status.PASS:
                 for value, _direction in result.values:
@@ -318,6 +335,8 @@ class _Tally:
 
     done: set[int] = field(default_factory=set)
     values: dict[str, list[float]] = field(default_factory=dict)
+    #: its host hung at its last repetitions (hangs.HUNG_IN_A_ROW): it gets no more
+    given_up: bool = False
 
     def add(self, counted: Callable[[str, str], bool], test: str, name: str, value: float) -> None:
         if counted(test, name):
@@ -337,7 +356,10 @@ class _Count:
         return self.measuring.repetitions_max or self.repetitions
 
     def next(self, tally: _Tally) -> int | None:
-        """The repetition a checkout gets next; None when it has all it needs."""
+        """The repetition a checkout gets next; None when it has all it needs (or its
+        host hangs at every repetition)."""
+        if tally.given_up:
+            return None
         if self.measuring.repetitions_max is not None:
             target = self.measuring.rse_target or 0.0
             more = wants_more(

@@ -11,9 +11,11 @@ from perfwalk.quantities import format_value
 from perfwalk.store.records import NewResult
 
 #: what a :class:`Progress` tells: a step within a checkout (a warm-up, a
-#: repetition), a build that failed, a checkout whose repetitions are all done, or a
-#: build that begins (one of the walk's planned builds)
+#: repetition), a build that failed, a checkout whose repetitions are all done, a
+#: build that begins (one of the walk's planned builds), or a host that hung (and
+#: was power-cycled, or ends the walk)
 STEP, BUILD_FAILED, CHECKOUT_DONE, BUILDING = "step", "build failed", "checkout done", "building"
+HUNG = "host hung"
 
 
 @dataclass(frozen=True)
