@@ -402,6 +402,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Direction
     from perfwalk.orchestrate.findings.changes import series_sights
+    from perfwalk.report.hangs import series_hangs
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
@@ -409,6 +410,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
         sights = series_sights(store, config, table.series)
+        hangs = series_hangs(store, table.series.id)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -423,6 +425,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(line)
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
+    for hung in hangs:  # hosts that hung and were power-cycled (docs/lab.md)
+        for line in hung.lines():
+            print(show_controls(line))
     shown = [x for x in sights if args.test in (None, x.test) and config.keeps(x.test)]
     for line in _sight_lines(shown):
         print(line)
