@@ -1,8 +1,8 @@
 """The power of a host, through the commands of its ``[hosts.<name>]`` table, each run
 on this machine (IPMI, a PDU, ``virsh``):
 
-- :func:`answers`: whether the host runs ``true`` within a bound, over its connection
-  or, once that failed, over a new one;
+- :func:`answers`: whether the host runs ``true`` within a bound, over a new
+  connection each try;
 - :func:`power_cycle`: its ``power_cycle`` command, then a wait until it answers
   again within ``reboot_timeout``; kept as a ``power cycle`` step (the command, its
   output and what came of it), with the output of its ``console`` command after it;
