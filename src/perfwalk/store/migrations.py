@@ -100,6 +100,16 @@ History:
 26. run records: run_record (per walk run and watch cycle that ended: its kind, the
     walk's name and series, when it started and ended, how many checkouts it added
     and the index of the first; see perfwalk.store.run_records).
+27. (reserved: no change; a store at 26 moves to 27 as it is.)
+28. (reserved: no change; a store at 27 moves to 28 as it is.)
+29. (reserved: no change; a store at 28 moves to 29 as it is.)
+30. (reserved: no change; a store at 29 moves to 30 as it is.)
+31. (reserved: no change; a store at 30 moves to 31 as it is.)
+32. extensions: extension (per `perfwalk run --extend` of a walk's series: when it
+    started and finished, the repetitions per checkout before and after, the variants
+    it added and their repetitions, its order and seed, the last repetition stored
+    before it, the configuration's hash, how many repetitions it added; see
+    perfwalk.store.extensions).
 """
 
 from __future__ import annotations
@@ -859,6 +869,50 @@ def _v26_run_records(conn: Connection) -> None:
     md.create_all(conn, tables=[records])
 
 
+def _v27_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v28_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v29_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v30_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v31_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v32_extensions(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    extensions = Table(
+        "extension",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=True),
+        Column("repetitions_before", Integer, nullable=False),
+        Column("repetitions", Integer, nullable=False),
+        Column("variants", JSON, nullable=False),
+        Column("variant_repetitions", Integer, nullable=True),
+        Column("order_mode", String(16), nullable=False),
+        Column("seed", ID, nullable=True),
+        Column("last_repetition", ID, nullable=False),
+        Column("config_hash", String(128), nullable=False),
+        Column("added", Integer, nullable=True),
+        Index("ix_extension_series", "series_id"),
+    )
+    md.create_all(conn, tables=[extensions])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -910,6 +964,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v25_sequential_remeasures,
     ),
     Migration(26, "run records: run_record, each walk run and watch cycle", _v26_run_records),
+    Migration(27, "reserved: no change", _v27_reserved),
+    Migration(28, "reserved: no change", _v28_reserved),
+    Migration(29, "reserved: no change", _v29_reserved),
+    Migration(30, "reserved: no change", _v30_reserved),
+    Migration(31, "reserved: no change", _v31_reserved),
+    Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
