@@ -158,10 +158,12 @@ def stored_repetitions(db: Path) -> int:
         return 0
 
 
-def kill_walk_once_stored(config: Path, db: Path, target: int, *, late: float = 0.0) -> None:
-    """Start ``perfwalk run -c CONFIG`` and ``kill -9`` it ``late`` seconds after the
-    SQLite store ``db`` holds ``target`` repetitions (or after 60 s)."""
-    victim = walk(config, capture=False)
+def kill_walk_once_stored(
+    config: Path, db: Path, target: int, *extra: str, late: float = 0.0
+) -> None:
+    """Start ``perfwalk run -c CONFIG EXTRA`` and ``kill -9`` it ``late`` seconds after
+    the SQLite store ``db`` holds ``target`` repetitions (or after 60 s)."""
+    victim = walk(config, *extra, capture=False)
     deadline = time.monotonic() + 60
     while stored_repetitions(db) < target and time.monotonic() < deadline:
         time.sleep(0.005)

@@ -1,12 +1,13 @@
-"""The walk use case: plan the checkouts of a series (or resume one, or continue a
-named walk) and measure them.
+"""The walk use case: plan the checkouts of a series (or resume one, continue a named
+walk, or extend a stored series at its checkouts) and measure them.
 
 The run opens a session (:mod:`perfwalk.orchestrate.session.session`): its store and hosts,
 a lease on the hosts while it walks, every connection closed at the end, whatever
-happened. It plans the walk (:func:`perfwalk.orchestrate.walk.plan.plan_walk`) before it
-takes a lease. Before it measures, it stops what walks killed on this machine left
-running, and it records itself as the walker of its series, so that ``status``
-tells a walk that runs from one that is gone.
+happened. It plans the walk (:func:`perfwalk.orchestrate.walk.plan.plan_walk`, or
+:func:`perfwalk.orchestrate.extend.extension.plan_extension` for ``--extend`` and for the
+``--resume`` of an extension) before it takes a lease. Before it measures, it stops
+what walks killed on this machine left running, and it records itself as the walker
+of its series, so that ``status`` tells a walk that runs from one that is gone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.confirm.confirm import Budget, Confirmed, confirm_changes
 from perfwalk.orchestrate.confirm.remeasure_targets import remeasure_targets
+from perfwalk.orchestrate.extend.extension import extension_to_resume, plan_extension
+from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.session.run_hosts import control_directory, open_topology
 from perfwalk.orchestrate.session.session import Session, config_session
 from perfwalk.orchestrate.walk.plan import (
@@ -39,6 +42,8 @@ from perfwalk.orchestrate.walk.walk_progress import Progress
 from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.store import Store
 from perfwalk.store.connect import is_missing_file
+from perfwalk.store.extensions import NewExtension
+from perfwalk.store.records import ExtensionInfo
 from perfwalk.store.run_records import WALK, RunRecord
 
 
@@ -63,6 +68,7 @@ class RunResult:
     named: NamedWalk | None = None  # the named walk it continued (``--walk``)
     new_checkouts: int = 0  # how many checkouts it added to the series
     nothing_new: bool = False  # a named walk with nothing new: nothing was measured
+    extended: ExtensionInfo | None = None  # the extension it made or finished (--extend)
 
     def per_checkout(self) -> str:
         """``5``, or ``2 to 8`` with adaptive repetitions."""
@@ -104,7 +110,7 @@ def run_series(
         remeasure = Budget.of_run(config)
     began = clock()
     with config_session(config, purpose, clock) as session:
-        plan = plan_walk(session.store, config, session.topology, options)
+        plan = _plan(session.store, config, session.topology, options)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
             if remeasure is None or not remeasure_targets(session.store, config, series_id):
@@ -136,6 +142,14 @@ class DryRun:
     def wanting(self) -> list[tuple[PlannedCheckout, int]]:
         """Each checkout the walk would build, with the repetitions it would run there
         (the most, with adaptive repetitions), variants' included."""
+        extension = self.plan.extension
+        if extension is not None:
+            return [
+                (planned, extension.left[planned.checkout.index])
+                for planned in self.plan.checkouts
+                if extension.left.get(planned.checkout.index)
+                and planned.checkout.index not in self.failed
+            ]
         most = self.plan.measuring.repetitions_max or self.plan.repetitions
         each = 1 + len(self.plan.variants)
         found = []
@@ -167,7 +181,7 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
         with control_directory() as control:
             topology = open_topology(config, control)
             try:
-                plan = plan_walk(store, config, topology, options)
+                plan = _plan(store, config, topology, options)
             finally:
                 topology.close()
         done: dict[int, int] = {}
@@ -180,6 +194,19 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     finally:
         store.close()
     return DryRun(plan, done, frozenset(failed))
+
+
+def _plan(store: Store, config: Config, topology: Topology, options: RunOptions) -> WalkPlan:
+    """The plan of the walk ``options`` ask for: an extension of a stored series
+    (``--extend``, or the ``--resume`` of an extension that did not finish), else a
+    walk."""
+    if options.extend is not None:
+        return plan_extension(store, config, topology, options, store.series(options.extend))
+    if options.resume and options.walk is None and not options.variants:
+        series = extension_to_resume(store, config, options)
+        if series is not None:
+            return plan_extension(store, config, topology, options, series)
+    return plan_walk(store, config, topology, options)
 
 
 def _walk(
@@ -205,6 +232,7 @@ def _walk(
         session.check()
         progress(step)
 
+    extension = _extension(store, config, plan, clock())
     variants = _variant_series(store, config, session, plan, series_id)
     worktrees = Worktrees.for_series(plan.repo, config.store.worktrees, store.store_id(), series_id)
     purpose = f"series {series_id} of {store.url}, {session.purpose}"
@@ -237,6 +265,10 @@ def _walk(
             if budget is not None:  # the changes measured again before they are told
                 confirmed = confirm_changes(walk, store, config, plan, clock=clock, budget=budget)
             worktrees.remove()
+    made: ExtensionInfo | None = None
+    if extension is not None:
+        store.extensions.finish(extension, clock())
+        made = next(e for e in store.series(series_id).extensions if e.id == extension)
     _record(store, plan, series_id, began, clock())
     if plan.nothing_new:
         return dataclasses.replace(_nothing_new(store, plan, series_id), confirmed=confirmed)
@@ -257,7 +289,38 @@ def _walk(
         ),
         named=plan.named,
         new_checkouts=plan.new_checkouts,
+        extended=made,
     )
+
+
+def _extension(store: Store, config: Config, plan: WalkPlan, now: datetime) -> int | None:
+    """The id of the extension the walk makes (stored now, with the repetitions per
+    checkout its series plan from now on) or continues; None for a walk."""
+    extension, series = plan.extension, plan.resumed
+    if extension is None or series is None:
+        return None
+    if extension.stored is not None:
+        return extension.stored.id
+    stored = {row.variant_name: row.id for row in store.variant_series(series.id)}
+    each = extension.variant_repetitions
+    targets = {series.id: plan.repetitions}
+    for variant in plan.variants:  # an added one's series left empty by a crash too
+        found = stored.get(variant.name)
+        if found is not None:
+            targets[found] = each if each is not None else plan.repetitions
+    new = NewExtension(
+        series_id=series.id,
+        started_at=now,
+        repetitions_before=extension.repetitions_before,
+        repetitions=plan.repetitions,
+        variants=extension.added,
+        variant_repetitions=each,
+        order=plan.measuring.order,
+        seed=plan.measuring.seed,
+        last_repetition=extension.last_repetition,
+        config_hash=config.hash,
+    )
+    return store.extensions.start(new, targets)
 
 
 def _variant_series(
@@ -272,6 +335,9 @@ def _variant_series(
         found = stored.get(variant.name)
         if found is None:
             new = walk_series(config, session.topology, plan, session.clock())
+            extension = plan.extension
+            if extension is not None and extension.variant_repetitions is not None:
+                new = dataclasses.replace(new, repetitions=extension.variant_repetitions)
             found = store.create_series(
                 dataclasses.replace(
                     new,
