@@ -20,7 +20,7 @@ from perfwalk.cli import exits
 from perfwalk.orchestrate.walk.measuring_order import round_order
 from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
-from tests.fixtures.noisy_repo import CONFIG, noisy_history
+from tests.fixtures.noisy_repo import CONFIG, add_noisy_commits, noisy_history
 from tests.services.walks import kill_walk_once_stored, rows, stored_repetitions
 
 COMMITS = 12
@@ -192,3 +192,24 @@ def test_a_killed_extension_in_rounds_continued_adds_only_what_is_missing(
         for number in range(6)
         for index in round_order(list(range(COMMITS)), extension.seed, number)
     ]
+
+
+def test_a_named_walk_extended_goes_on_with_its_new_count(tmp_path: Path) -> None:
+    path, db = _project(tmp_path)
+    text = path.read_text("utf-8") + '\n[[walk]]\nname = "nightly"\n'
+    path.write_text(text, encoding="utf-8")
+    c = str(path)
+    first = perfwalk("run", "-c", c, "--walk", "nightly")
+    assert first.returncode == exits.OK, first.stderr
+    extended = perfwalk("run", "-c", c, "--extend", "1", "-n", "3")
+    assert extended.returncode == exits.OK, extended.stderr
+    assert f"series 1 extended at {COMMITS} checkouts: from 2 to 3 repetitions" in (extended.stdout)
+    # two more commits land: the walk goes on in its series, 3 repetitions each
+    add_noisy_commits(tmp_path / "repo", COMMITS, lambda _i: 101.5, count=2, slower_at=-1)
+    again = perfwalk("run", "-c", c, "--walk", "nightly")
+    assert again.returncode == exits.OK, again.stderr
+    assert "walk nightly: series 1 continued with 2 new checkouts × 3 repetitions" in (again.stdout)
+    now = _repetitions(db, 1)
+    assert sorted(now) == list(range(COMMITS + 2))
+    for index, reps in now.items():
+        assert [number for _id, number in reps] == [0, 1, 2], index

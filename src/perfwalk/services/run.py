@@ -103,14 +103,13 @@ def run_series(
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
     --resume`` continues it).
     """
-    if options.walk is not None:  # on the walk's own host and branch
-        config = walk_config(config, options.walk)
+    config, extending = _extended(config, options)  # a named walk's on its host and branch
     purpose = f"a walk of {config.project.name} ({config.path})"
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
     began = clock()
     with config_session(config, purpose, clock) as session:
-        plan = _plan(session.store, config, session.topology, options)
+        plan = _plan(session.store, config, session.topology, options, extending)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
             if remeasure is None or not remeasure_targets(session.store, config, series_id):
@@ -171,8 +170,7 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     """The plan of the walk ``options`` ask for (a ``--dry-run``): the store is only
     read, nothing is built, no lease taken; the hosts are asked only what the plan
     checks (a pinned test's taskset)."""
-    if options.walk is not None:
-        config = walk_config(config, options.walk)
+    config, extending = _extended(config, options)
     url = config.store.url
     # a store not made yet has no walk to continue: an empty one in memory stands for it
     missing = is_missing_file(url)
@@ -181,7 +179,7 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
         with control_directory() as control:
             topology = open_topology(config, control)
             try:
-                plan = _plan(store, config, topology, options)
+                plan = _plan(store, config, topology, options, extending)
             finally:
                 topology.close()
         done: dict[int, int] = {}
@@ -196,16 +194,41 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     return DryRun(plan, done, frozenset(failed))
 
 
-def _plan(store: Store, config: Config, topology: Topology, options: RunOptions) -> WalkPlan:
-    """The plan of the walk ``options`` ask for: an extension of a stored series
-    (``--extend``, or the ``--resume`` of an extension that did not finish), else a
-    walk."""
-    if options.extend is not None:
-        return plan_extension(store, config, topology, options, store.series(options.extend))
-    if options.resume and options.walk is None and not options.variants:
-        series = extension_to_resume(store, config, options)
-        if series is not None:
-            return plan_extension(store, config, topology, options, series)
+def _extended(config: Config, options: RunOptions) -> tuple[Config, int | None]:
+    """``config`` as the walk ``options`` ask for runs it (a named walk's on its host
+    and branch: ``--walk``, or the series an extension extends is one's) and the
+    series it extends: ``--extend``'s, or the one whose unfinished extension
+    ``--resume`` continues (None: a walk)."""
+    if options.walk is not None:
+        return walk_config(config, options.walk), None
+    if options.extend is None and not (options.resume and not options.variants):
+        return config, None
+    if is_missing_file(config.store.url):  # no series to extend: the plan says so
+        return config, options.extend
+    with Store.open(config.store.url, read_only=True) as store:
+        series = (
+            store.series(options.extend)
+            if options.extend is not None
+            else extension_to_resume(store, config, options)
+        )
+    if series is None:
+        return config, None
+    if series.walk is not None and any(walk.name == series.walk for walk in config.walks):
+        config = walk_config(config, series.walk)
+    return config, series.id
+
+
+def _plan(
+    store: Store,
+    config: Config,
+    topology: Topology,
+    options: RunOptions,
+    extending: int | None,
+) -> WalkPlan:
+    """The plan of the walk ``options`` ask for: the extension of series
+    ``extending`` (:func:`_extended`), else a walk."""
+    if extending is not None:
+        return plan_extension(store, config, topology, options, store.series(extending))
     return plan_walk(store, config, topology, options)
 
 

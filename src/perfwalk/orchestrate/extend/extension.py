@@ -51,7 +51,6 @@ from perfwalk.orchestrate.walk.plan import (
     history_quirks,
     quirks_base,
     stored_variants,
-    walk_config,
 )
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, Measuring, SeriesRow
@@ -80,10 +79,9 @@ def plan_extension(
 ) -> WalkPlan:
     """The plan that extends ``series`` as ``options`` ask (``repetitions``,
     ``variants``), or continues its unfinished extension; a UsageError naming the
-    series and what to do when it cannot be extended so."""
+    series and what to do when it cannot be extended so. ``config`` is as the series'
+    walk runs it (a named walk's: :func:`perfwalk.orchestrate.walk.plan.walk_config`)."""
     check_options(options, series.id)
-    if series.walk is not None and any(w.name == series.walk for w in config.walks):
-        config = walk_config(config, series.walk)  # on its walk's host and branch
     check_series(store, config, series)
     unfinished = store.extensions.unfinished(series.id)
     if unfinished is None and series.state != "finished":
