@@ -490,7 +490,7 @@ def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
     every TCPD series (its annotators' majority flagged, every other mark confirming)."""
     from perfwalk.config.instruments import exact_count
     from perfwalk.model import Direction
-    from perfwalk.orchestrate.findings.changes import summary_of
+    from perfwalk.orchestrate.findings.metric_search import summary_of
     from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, MetricPolicy
 
     out = []

@@ -101,7 +101,7 @@ from perfwalk.analysis.verdict import (
 from perfwalk.model import Direction, MachineState
 from perfwalk.orchestrate.confirm.confirm import Budget
 from perfwalk.orchestrate.confirm.remeasure_targets import AROUND, around
-from perfwalk.orchestrate.findings.changes import summary_of
+from perfwalk.orchestrate.findings.metric_search import summary_of
 from perfwalk.policy import MetricPolicy, Summary
 
 HERE = Path(__file__).resolve().parent
@@ -448,7 +448,8 @@ def remeasure(
 
 def as_evidence(again: Again, counts: tuple[int, int], walked: float) -> Remeasured:
     """What a re-measure says of the change the walk saw, as the walk's verdict takes
-    it (``verdict.remeasured``, as orchestrate.findings.changes.Remeasure.evidence calls it)."""
+    it (``verdict.remeasured``, as orchestrate.findings.change_events.Remeasure.evidence
+    calls it)."""
     return remeasured(
         outcome=again.outcome,
         held=again.held,

@@ -184,3 +184,51 @@ def test_a_tests_parser_options_and_metrics(
     assert code == 2
     assert "--test lz5: no such test" in err
     assert "lz4, other" in err
+
+
+SWEPT = """\
+[project]
+repo = "{repo}"
+
+[[test]]
+name = "udp"
+command = "./udp {{sweep.size}} {{sweep.streams}}"
+parser = "value"
+[test.sweep]
+size = [64, 1500]
+streams = [1, 10]
+[[test.derived]]
+name = "pps"
+expression = "receiver / 8 / sweep.size"
+unit = "packets/s"
+[[test.derived]]
+name = "per_extra_stream"
+expression = "receiver / (sweep.streams - 1)"
+unit = "bits/sec"
+"""
+
+
+def test_a_sweeps_member_shows_its_derived_metrics_and_why_one_is_missing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, known_values_repo: KnownHistory
+) -> None:
+    config = tmp_path / "perfwalk.toml"
+    config.write_text(SWEPT.format(repo=known_values_repo.path))
+    output = tmp_path / "udp.out"
+    output.write_text("VALUE 96000 bits/sec receiver\n")
+    code, out, _ = run(capsys, "parse", "-c", str(config), "--test", "udp", str(output))
+    assert code == 0  # the sweep's first member: size 64, 1 stream
+    assert out.splitlines()[2].split()[:3] == ["pps", "187.5", "packets/s"]
+    assert out.endswith(
+        "derived per_extra_stream left out: division by zero (sweep.streams - 1 is 0)\n"
+    )
+    member = "udp[size=1500,streams=10]"
+    code, out, _ = run(capsys, "parse", "-c", str(config), "--test", member, "--format", "json",
+                       str(output))  # fmt: skip
+    assert code == 0
+    found = json.loads(out)
+    assert [(v["name"], v["value"]) for v in found["values"]] == [
+        ("receiver", 96000.0),
+        ("pps", 8.0),
+        ("per_extra_stream", 96000.0 / 9),
+    ]
+    assert found["reason"] is None

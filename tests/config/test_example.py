@@ -10,6 +10,7 @@ from pathlib import Path
 from perfwalk.config import load_config
 from perfwalk.config.example import example_config
 from perfwalk.config.settings import walk
+from perfwalk.model import Direction
 from perfwalk.parsers import get_parser
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
@@ -43,7 +44,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
         rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|\[\[variant\]\]$|\[\[variant\.modifier\]\]$|"
-        rf"\[\[snapshot\]\]$|\[\[release\]\]$|\[\[test\.instrument\]\]$|"
+        rf"\[\[snapshot\]\]$|\[\[release\]\]$|\[\[test\.instrument\]\]$|\[\[test\.derived\]\]$|"
         rf"(?:{keys}) = )",
         r"\1",
         example_config(tmp_path),
@@ -68,6 +69,9 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     assert config.tests[0].services[0].role == "dut"
     assert [i.kind for i in config.tests[0].instruments] == ["rusage"]
     assert config.tests[0].metrics["real"].unit == "s"
+    [derived] = config.tests[0].derived
+    assert (derived.name, derived.unit) == ("line_rate", "%")
+    assert config.tests[0].metrics["line_rate"].direction is Direction.HIGHER
     [snapshot] = config.snapshots
     assert (snapshot.name, snapshot.roles, snapshot.parser) == ("netstat", ("dut",), "counters")
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from perfwalk.config import load_config
-from perfwalk.orchestrate.findings.changes import ChangeEvent, find_changes
+from perfwalk.orchestrate.findings.change_events import ChangeEvent
+from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.store import Store
 from tests.lab.fixtures import running_lab
 

@@ -12,10 +12,15 @@ from perfwalk.parsers.regex import RegexParser
 def test_names() -> None:
     assert PARSER_NAMES == (
         "iperf3",
+        "iperf3-text",
+        "tcpbench",
+        "udpbench",
+        "netperf",
         "hyperfine",
         "time-p",
         "gnu-time",
         "fio",
+        "fs_mark",
         "gbench",
         "pytest-benchmark",
         "gotest",

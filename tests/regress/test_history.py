@@ -1,16 +1,23 @@
-"""Decayed severity, pass rate, flakiness and the failing streak on a fixed history."""
+"""Decayed severity, pass rate, flakiness, the failing streak and where a test broke on
+a fixed history."""
 
 from __future__ import annotations
+
+import itertools
+import random
 
 import pytest
 
 from perfwalk.model import Status
 from perfwalk.regress.grid import host_grids
 from perfwalk.regress.history import (
+    Broke,
     FailingSince,
     decayed_severity,
+    failed_value,
     failing_since,
     is_flaky,
+    newly_failing,
     pass_rate,
     severity_order,
 )
@@ -101,3 +108,64 @@ def test_host_grids_turn_run_columns_into_test_histories() -> None:
     assert grids["a"].run_ids == [11, 10]
     assert grids["a"].rows == {1: bytes([1, 5]), 2: bytes([1, 0]), 3: bytes([7, 0])}
     assert grids["b"].rows == {1: bytes([1]), 2: bytes([5])}
+
+
+def _oldest_first(*history: int) -> list[int]:
+    """A history written oldest first (as it happened), turned newest first."""
+    return list(reversed(history))
+
+
+@pytest.mark.parametrize(
+    ("history", "broke"),
+    [
+        # broke for good: where the streak started, after its last pass
+        (_oldest_first(P, P, P, P, F, F, F), [Broke(3, 2)]),
+        # failed last night only: the next run tells a flake from a break
+        (_oldest_first(P, P, P, P, F), []),
+        # confirmed by the second failure, whatever status the failures have
+        (_oldest_first(P, P, X, NE, NT), [Broke(2, 1)]),
+        # SKIP and runs without the test are looked past, on either side
+        (_oldest_first(P, S, 0, F, S, F), [Broke(5, 2)]),
+        # flips every night (a flaky test): never a break, at any flip
+        (_oldest_first(P, F, P, F, P, F, P, F, P, F, F, P, F), []),
+        # one flake long before a real break does not hide it
+        (_oldest_first(P, F, P, P, P, P, F, F), [Broke(2, 1)]),
+        # but a test that flaked often before does not break by failing twice
+        (_oldest_first(P, F, P, F, P, P, F, F), []),
+        # broke, was fixed, broke again: two breaks
+        (_oldest_first(P, F, F, P, P, P, P, P, F, F), [Broke(9, 8), Broke(2, 1)]),
+        # failing from its first run: it never passed, nothing broke
+        (_oldest_first(F, F, F), []),
+        # XPASS counts against a test, as in the pass rate
+        (_oldest_first(X, X, XP, XP), [Broke(2, 1)]),
+    ],
+)
+def test_a_test_breaks_where_it_fails_twice_in_a_row_after_passing(
+    history: list[int], broke: list[Broke]
+) -> None:
+    assert newly_failing(history) == broke
+
+
+def test_a_seeded_flaky_test_over_a_year_of_nights_seldom_breaks() -> None:
+    """A test that fails one night in four at random, over 365 nights, flips some 130
+    times and fails twice in a row after a pass 20 times; it had flaked often before
+    nearly each of those, so it breaks at most twice; a steady test that breaks for
+    good is found at its first failure."""
+    draw = random.Random(30)
+    flaky = [F if draw.random() < 0.25 else P for _ in range(365)]
+    flips = sum(1 for a, b in itertools.pairwise(flaky) if a != b)
+    twice = sum(
+        1 for a, b, c in zip(flaky, flaky[1:], flaky[2:], strict=False) if a == P and b == c == F
+    )
+    assert (flips, twice) == (134, 20)
+    assert len(newly_failing(_oldest_first(*flaky))) <= 2
+    steady = [P] * 300 + [F] * 65
+    assert newly_failing(_oldest_first(*steady)) == [Broke(65, 64)]
+
+
+def test_a_drill_reads_failing_as_one_and_passing_as_zero() -> None:
+    assert failed_value(Status.PASS) == (0.0,)
+    assert failed_value(Status.XFAIL) == (0.0,)
+    assert failed_value(Status.NOEXIT) == (1.0,)
+    assert failed_value(Status.XPASS) == (1.0,)
+    assert failed_value(Status.SKIP) == ()

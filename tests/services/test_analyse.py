@@ -18,7 +18,7 @@ from perfwalk.config import load_config
 from perfwalk.config.model import AnalysisConfig, Config
 from perfwalk.errors import UsageError
 from perfwalk.model import EMPTY_LOG, Checkout, Commit, Direction, Status, Value
-from perfwalk.orchestrate.findings import changes
+from perfwalk.orchestrate.findings import changes, metric_search
 from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.report.forked import can_fork
 from perfwalk.services.analyse import detect_file
@@ -216,15 +216,15 @@ def test_the_searches_of_a_long_series_in_two_processes_find_the_same(
     assert alone.changes
     assert alone.episodes  # the excursion
     where = tmp_path / "searched-in"
-    search = changes.find_change_points
+    search = metric_search.find_change_points
 
     def searched(*args: Any, **kwargs: Any) -> Any:
         with where.open("a") as out:  # written by the process that searched
             out.write(f"{os.getpid()}\n")
         return search(*args, **kwargs)
 
-    monkeypatch.setattr(changes, "find_change_points", searched)
-    monkeypatch.setattr(changes, "FORK_FROM", 0)  # this short series counts as long
+    monkeypatch.setattr(metric_search, "find_change_points", searched)
+    monkeypatch.setattr(metric_search, "FORK_FROM", 0)  # this short series counts as long
     assert can_fork(computing=True)  # two cores: the condition of the forked searches
     forked = changes.find_all(store, config)
     processes = where.read_text().split()

@@ -158,9 +158,11 @@ def test_a_killed_extension_in_rounds_continued_adds_only_what_is_missing(
     # killed twice at a seeded moment: continued by --extend, then by --resume
     rng = random.Random(seed)
     first = walked + rng.randint(1, 2 * COMMITS)
-    kill_walk_once_stored(path, db, first, "--extend", "1", "-n", "8", late=rng.uniform(0, 0.05))
+    kill_walk_once_stored(
+        path, db, first, late=rng.uniform(0, 0.05), args=("--extend", "1", "-n", "8")
+    )
     second = max(stored_repetitions(db), first) + rng.randint(1, 2 * COMMITS)
-    kill_walk_once_stored(path, db, second, "--extend", "1", late=rng.uniform(0, 0.05))
+    kill_walk_once_stored(path, db, second, late=rng.uniform(0, 0.05), args=("--extend", "1"))
     partial = stored_repetitions(db)
     assert walked < partial < 8 * COMMITS, "the extension ended before the kill; slow it down"
     with Store.open(f"sqlite:///{db}") as store:
@@ -213,3 +215,24 @@ def test_a_named_walk_extended_goes_on_with_its_new_count(tmp_path: Path) -> Non
     assert sorted(now) == list(range(COMMITS + 2))
     for index, reps in now.items():
         assert [number for _id, number in reps] == [0, 1, 2], index
+
+
+def test_an_extension_measures_the_tests_its_series_measured(tmp_path: Path) -> None:
+    path, db = _project(tmp_path)
+    other = '\n[[test]]\nname = "other"\ncommand = "echo VALUE 1 ms other"\nparser = "value"\n'
+    path.write_text(path.read_text("utf-8") + other, encoding="utf-8")
+    c = str(path)
+    walked = perfwalk("run", "-c", c, "--tests", "latency")
+    assert walked.returncode == exits.OK, walked.stderr
+    refused = perfwalk("run", "-c", c, "--extend", "1", "-n", "3", "--tests", "other")
+    assert refused.returncode == exits.USER
+    assert "--extend 1 measures series 1 at its checkouts, as its walk did: --tests" in (
+        refused.stderr
+    )
+    extended = perfwalk("run", "-c", c, "--extend", "1", "-n", "3")
+    assert extended.returncode == exits.OK, extended.stderr
+    got = rows(db, 1)
+    assert {row[3] for row in got} == {"latency"}  # not the test it did not walk
+    assert sorted((row[0], row[2]) for row in got) == [
+        (index, rep) for index in range(COMMITS) for rep in range(3)
+    ]

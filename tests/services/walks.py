@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfwalk.hosts.leftovers import WALK_MARKER
@@ -159,11 +159,11 @@ def stored_repetitions(db: Path) -> int:
 
 
 def kill_walk_once_stored(
-    config: Path, db: Path, target: int, *extra: str, late: float = 0.0
+    config: Path, db: Path, target: int, *, late: float = 0.0, args: Sequence[str] = ()
 ) -> None:
-    """Start ``perfwalk run -c CONFIG EXTRA`` and ``kill -9`` it ``late`` seconds after
+    """Start ``perfwalk run -c CONFIG ARGS`` and ``kill -9`` it ``late`` seconds after
     the SQLite store ``db`` holds ``target`` repetitions (or after 60 s)."""
-    victim = walk(config, *extra, capture=False)
+    victim = walk(config, *args, capture=False)
     deadline = time.monotonic() + 60
     while stored_repetitions(db) < target and time.monotonic() < deadline:
         time.sleep(0.005)

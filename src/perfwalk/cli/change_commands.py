@@ -25,7 +25,8 @@ from perfwalk.cli.terminal import wants_colour, width_of, wrapped
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.config.model import Config
-    from perfwalk.orchestrate.findings.changes import ChangeEvent, Findings
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
+    from perfwalk.orchestrate.findings.changes import Findings
     from perfwalk.report.change_list import ListedChange, ListedEpisode
 
 
@@ -52,19 +53,21 @@ def _changes_args(p: argparse.ArgumentParser) -> None:
         "drifts too (default: the untriaged regressions and breaks, newest first, and a "
         "line counting the others; the exit status, JSON and Markdown always weigh all)",
     )
+    options.add_tests_option(p, "list and weigh the changes of")
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from perfwalk.config.load import load_config
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.numbers import json_text
     from perfwalk.orchestrate.findings.changes import find_all
+    from perfwalk.orchestrate.findings.kept_tests import of_tests
     from perfwalk.orchestrate.findings.listed_changes import listed_findings
     from perfwalk.services.change_json import changes_document, marks_of
     from perfwalk.services.inspect import opened
 
-    config = load_config(args.config)
+    config = load_selected(args.config, args.tests)
     with opened(config, read_only=True) as store:
-        found = find_all(store, config, args.series, tuning=tuning(args))
+        found = of_tests(find_all(store, config, args.series, tuning=tuning(args)), config.keeps)
         listing = listed_findings(store, found)
         names = {s.id: s.name for s in store.list_series()}
     events = found.changes

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from perfwalk.analysis.floor import Sight
     from perfwalk.config.model import Config
     from perfwalk.orchestrate.confirm.confirm import Confirmed
-    from perfwalk.orchestrate.findings.changes import ChangeEvent
+    from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
     from perfwalk.services.change_json import Marks

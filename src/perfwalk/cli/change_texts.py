@@ -13,7 +13,7 @@ from perfwalk.quantities import format_levels, format_size, format_value, many
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:
-    from perfwalk.orchestrate.findings.changes import (
+    from perfwalk.orchestrate.findings.change_events import (
         ChangeEvent,
         MetricChange,
         MetricEpisode,

@@ -93,17 +93,18 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "the previous, quirks crossed) and how many builds and repetitions it would run; "
         "nothing is built or stored",
     )
+    options.add_tests_option(p, "walk")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from perfwalk.cli.change_lines import print_confirmed
     from perfwalk.cli.progress import ProgressBar, failed_builds_line
-    from perfwalk.config.load import load_config
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Status
     from perfwalk.orchestrate.walk.plan import RunOptions
     from perfwalk.services.run import plan_series, run_series
 
-    config = load_config(args.config)
+    config = load_selected(args.config, args.tests, same_hash=True)  # a walk of the file
     asked = RunOptions(
         from_=args.from_,
         to=args.to,
@@ -376,19 +377,19 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _show_args(p: argparse.ArgumentParser) -> None:
     _series_arg(p)
-    p.add_argument("--test", help="only this test")
+    options.add_tests_option(p, "show", one=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.cli.tables import SHOW_KEPT, print_table, show_rows, show_style
-    from perfwalk.config.load import load_config
     from perfwalk.config.policy import metric_policy
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Direction
     from perfwalk.orchestrate.findings.changes import series_sights
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
-    config = load_config(args.config)
+    config = load_selected(args.config, args.tests)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
         sights = series_sights(store, config, table.series)
@@ -407,7 +408,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(part)
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
-    shown = [x for x in sights if args.test is None or x.test == args.test]
+    shown = [x for x in sights if args.test in (None, x.test) and config.keeps(x.test)]
     for line in _sight_lines(shown):
         print(line)
     return exits.OK

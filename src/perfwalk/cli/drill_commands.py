@@ -79,6 +79,7 @@ def _drill_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_drill(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
+    from perfwalk.config.test_selection import named_metric
     from perfwalk.drill import Budget, Verdict
     from perfwalk.errors import UsageError
     from perfwalk.numbers import json_text
@@ -99,7 +100,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
                 f"drill --metric {args.metric} names the test and the value already",
                 hint="give either --metric TEST.VALUE or --test and --value",
             )
-        args.test, args.value = config.test_value(args.metric, "drill --metric")
+        args.test, args.value = named_metric(config, args.metric, "drill --metric")
     budget = Budget(max_builds=args.max_builds, max_repetitions=args.max_repetitions)
     text = args.format == "text"
     with opened(config) as store:

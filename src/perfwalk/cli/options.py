@@ -144,3 +144,25 @@ def names_list(word: str) -> tuple[str, ...]:
     if not all(names):
         raise argparse.ArgumentTypeError(f"expected names separated by commas, got {word[:40]!r}")
     return names
+
+
+def names_of_tests(word: str) -> tuple[str, ...]:
+    """``net,udp[size=64,streams=1]``: names separated by the commas outside brackets."""
+    from perfwalk.config.test_selection import split_names
+
+    return split_names(word)
+
+
+def add_tests_option(p: argparse.ArgumentParser, doing: str, *, one: bool = False) -> None:
+    """``--tests NAME,…``: what a command does to some of the tests only (``one``:
+    ``--test TEST`` too, a test by its name as stored)."""
+    if one:
+        p.add_argument("--test", help="only this test")
+    p.add_argument(
+        "--tests",
+        metavar="NAME,…",
+        type=names_of_tests,
+        help=f"{doing} only these tests, separated by commas: groups ([[test]] group), "
+        "tests and sweeps (a sweep's name, or some of its members: udp[size=64]); the "
+        "configuration is not changed",
+    )

@@ -40,7 +40,7 @@ def _parse_args(p: argparse.ArgumentParser) -> None:
         "--test",
         metavar="NAME",
         help="the parser, its options and the metrics' directions of this test of the "
-        "configuration (-c)",
+        "configuration (-c), and its derived metrics (a sweep's name: its first member)",
     )
     p.add_argument(
         "--option",
@@ -113,7 +113,8 @@ def _text(parsed: Parsed) -> str:
     rows += [
         [v.name, format_value(v.value, v.unit), v.unit, v.direction.value] for v in parsed.values
     ]
-    return format_table(rows)
+    table = format_table(rows)  # then what a derived metric could not be computed from
+    return f"{table}\n{show_controls(parsed.reason)}" if parsed.reason else table
 
 
 def _json(parsed: Parsed) -> dict[str, object]:

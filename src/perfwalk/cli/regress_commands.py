@@ -95,6 +95,12 @@ def _report(summary: RegressSummary) -> int:
         print(f"  {status.name:7} {show_controls(name)}{tail}")
     if len(summary.failing) > 20:
         print(f"  … and {len(summary.failing) - 20} more")
+    for change in summary.breaks:  # a change of its own: listed, grouped, drilled
+        print(
+            f"{change.word.upper()} {change.id}: {show_controls(change.metric)} "
+            f"{change.levels_text()} since the run before "
+            f"({many(change.commits, 'commit')}): `perfwalk drill {change.id}` names its commit"
+        )
     return exits.FOUND if summary.failing else exits.OK
 
 

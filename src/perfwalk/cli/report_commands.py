@@ -33,6 +33,11 @@ def _out_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _report_args(p: argparse.ArgumentParser) -> None:
+    _out_arg(p)
+    options.add_tests_option(p, "publish")
+
+
 def _say(report: PublishReport) -> str:
     kind = "full" if report.full else "incremental"
     return (
@@ -43,10 +48,10 @@ def _say(report: PublishReport) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from perfwalk.config.load import load_config
+    from perfwalk.config.test_selection import load_selected
     from perfwalk.services.publish import publish_site
 
-    config = load_config(args.config)
+    config = load_selected(args.config, args.tests)
     report = publish_site(config, args.out or config.watch.site, full=args.full)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -166,7 +171,9 @@ def cmd_notify(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Command] = {
     "report": Command(
-        "publish the static site (incrementally: only pages that changed)", _out_arg, cmd_report
+        "publish the static site (incrementally: only pages that changed)",
+        _report_args,
+        cmd_report,
     ),
     "serve": Command(
         "serve the site on 127.0.0.1 and rebuild the affected pages as results arrive",

@@ -56,9 +56,14 @@ def _submit_args(p: argparse.ArgumentParser) -> None:
 
 def _direct_parser(kind: str) -> argparse.ArgumentParser:
     """The arguments of the direct command ``kind``."""
-    from perfwalk.cli import commands, drill_commands, try_commands
+    from perfwalk.cli import commands, drill_commands, try_commands, watch_commands
 
-    direct = {**commands.COMMANDS, **drill_commands.COMMANDS, **try_commands.COMMANDS}
+    direct = {
+        **commands.COMMANDS,
+        **drill_commands.COMMANDS,
+        **try_commands.COMMANDS,
+        **watch_commands.COMMANDS,
+    }
     parser = argparse.ArgumentParser(prog=f"perfwalk submit {kind}")
     direct[kind].add_arguments(parser)
     if kind == "drill":  # the change also by the name of its parameter (docs/team.md)

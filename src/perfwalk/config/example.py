@@ -56,6 +56,7 @@ _COMMENTED = (
     "test.service",
     "test.roles",
     "test.instrument",
+    "test.derived",
 )
 
 #: A line of advice after a setting.

@@ -5,7 +5,9 @@ The checks walk the declarations of :mod:`perfwalk.config.settings`
 required keys, wrong types and disallowed values are found the same way for every
 setting. Only what involves several settings at once (unique test and walk names,
 parser options, ``until`` without a range, a quirk's test replacements) is checked
-by name, in :mod:`perfwalk.config.cross_checks`. Every problem is a
+by name, in :mod:`perfwalk.config.cross_checks` (and a test's group, sweep and
+derived metrics in :mod:`perfwalk.config.test_checks`, which then expands each
+sweep into its tests). Every problem is a
 :class:`~perfwalk.errors.ConfigError` naming the file, the dotted key
 (``test[2].metrics.sender.direction``) and a remedy.
 """
@@ -33,6 +35,7 @@ from perfwalk.config.cross_checks import (
     check_variants,
     check_walks,
 )
+from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.env import Env
 from perfwalk.config.model import (
     AnalysisConfig,
@@ -65,6 +68,7 @@ from perfwalk.config.model import (
     WatchConfig,
 )
 from perfwalk.config.settings import SECTIONS, Form, Section
+from perfwalk.config.test_checks import check_test_parts, expand_tests
 from perfwalk.secret_text import hide_password
 
 #: The dataclass of each section, by its dotted path.
@@ -80,6 +84,7 @@ _CLASSES: Mapping[str, type] = {
     "test.roles": RoleConfig,
     "test.profile": ProfileConfig,
     "test.instrument": InstrumentConfig,
+    "test.derived": DerivedConfig,
     "hosts": HostConfig,
     "install": InstallConfig,
     "snapshot": SnapshotConfig,
@@ -114,6 +119,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
         text = checker.read(path)
     values = checker.root(checker.parse(text))
     check_tests(checker, values["test"])
+    check_test_parts(checker, values["test"])
     check_quirks(checker, values["quirk"], values["test"])
     check_walks(checker, values["walk"])
     check_releases(checker, values["release"])
@@ -122,6 +128,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     check_relink(checker, values["build"], values["variant"])
     check_topology(checker, values)
     check_run(checker, values)
+    expand_tests(values)  # after the checks, which name the tests as the file has them
     project = values["project"]
     project["name"] = project["name"] or project["repo"].name
     hashed = {**values, "store": {**values["store"], "url": hide_password(values["store"]["url"])}}

@@ -13,16 +13,15 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from perfwalk.config.cron import longest_gap
+from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.env import Env
 from perfwalk.config.instruments import exact_count
 from perfwalk.config.settings import default_of
-from perfwalk.errors import UsageError
+from perfwalk.config.sweeps import NO_PARAMETERS, SweepValue, placeholders
 from perfwalk.model import Direction
 from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, Summary
 from perfwalk.units import default_direction
 from perfwalk.untrusted import commit_address
-
-#: How the repetitions of one checkout become one number.
 
 
 def _empty() -> Mapping[str, str]:
@@ -260,6 +259,15 @@ class TestConfig:
     cpus: str | None = None  # None: [run] cpus
     profile: ProfileConfig = field(default_factory=ProfileConfig)
     instruments: tuple[InstrumentConfig, ...] = ()
+    group: str = default_of("test.group")
+    description: str = default_of("test.description")
+    sweep: Mapping[str, SweepValue] = field(default_factory=lambda: NO_PARAMETERS)
+    family: str = ""  # the [[test]] name its sweep was expanded from; "": no sweep
+    derived: tuple[DerivedConfig, ...] = ()
+
+    def placeholders(self) -> dict[str, str]:
+        """Its own placeholders: ``{sweep.<parameter>}`` of a sweep's member."""
+        return placeholders(self.sweep)
 
     def instruments_of(self, runs: str) -> tuple[InstrumentConfig, ...]:
         """Its instruments that measure in every repetition ("all") or in the extra
@@ -581,18 +589,9 @@ class Config:
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     api: ApiConfig = field(default_factory=ApiConfig)
 
-    def test_value(self, metric: str, option: str) -> tuple[str, str]:
-        """The test and the value that ``metric`` (``TEST.VALUE``, given as ``option``)
-        names: a test of this file and a value of it (the value is known once
-        measured); else a UsageError that lists the tests."""
-        test, dot, value = metric.partition(".")
-        names = [t.name for t in self.tests]
-        if not dot or not value or test not in names:
-            raise UsageError(
-                f"{option} {metric}: not TEST.VALUE of a test of {self.path}",
-                hint=f"name one of its tests and a value of it, e.g. {names[0]}.VALUE; "
-                f"its tests: {', '.join(names)}"
-                if names
-                else "the configuration has no test",
-            )
-        return test, value
+    #: the tests a command was told to work on (``--tests``); None: all of them
+    only: frozenset[str] | None = None
+
+    def keeps(self, test: str) -> bool:
+        """Whether ``test`` is among the tests a command works on (``--tests``)."""
+        return self.only is None or test in self.only

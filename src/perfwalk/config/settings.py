@@ -25,10 +25,12 @@ from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from perfwalk.config.derived import ExpressionError, parse
 from perfwalk.config.env import ENTRY_KEYS as ENV_ENTRY_KEYS
 from perfwalk.config.env import Env
 from perfwalk.config.env import entry as env_entry
 from perfwalk.config.instruments import INSTRUMENT_KINDS, INSTRUMENT_METRICS, INSTRUMENT_RUNS
+from perfwalk.config.sweeps import MOST_MEMBERS, sweep_problem
 from perfwalk.errors import UsageError
 from perfwalk.folded import MOST_FRAMES, MOST_PROFILE_BYTES, MOST_SAMPLES
 from perfwalk.git.walk_steps import DATE_FORMS, STEP_FORMS, parse_date, parse_step
@@ -294,6 +296,15 @@ VARS = Kind(
     rules=(NO_NUL,),
 )
 TABLE = Kind("table", "a table", _check_table, lambda value: MappingProxyType(copy.deepcopy(value)))
+#: ``[test.sweep]``: each parameter's values (their own checks: the rule SWEEP below)
+SWEEP_TABLE = Kind(
+    "table of lists",
+    "a table of lists (size = [64, 1500])",
+    _check_table,
+    lambda value: MappingProxyType(
+        {name: tuple(v) if isinstance(v, list) else v for name, v in value.items()}
+    ),
+)
 #: ``[run] repetitions``: a count, or "auto" (adaptive, from repetitions_min to _max).
 AUTO = "auto"
 COUNT_OR_AUTO = Kind(
@@ -324,11 +335,23 @@ POWER_OF_TWO = rule(
     "a power of two from 1 to 65536", lambda value: 1 <= value <= 65536 and value & (value - 1) == 0
 )
 NOT_EMPTY = rule("a non-empty value", bool)
-NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
-NAME = rule(
-    "letters, digits, _ . - only",
-    lambda value: re.fullmatch(r"[A-Za-z0-9_.-]+", value) is not None,
+SWEEP = Rule(
+    "parameters of lower-case letters, digits and _, each a non-empty list of numbers or "
+    f"words, at most {MOST_MEMBERS} combinations",
+    sweep_problem,
 )
+ONE_LINE = rule(
+    "one line of printable text, at most 200 characters",
+    lambda value: value.isprintable() and len(value) <= 200,
+)
+NO_EMPTY_ITEM = rule("non-blank commands", lambda value: all(item.strip() for item in value))
+
+
+def _named(value: str) -> bool:
+    return re.fullmatch(r"[A-Za-z0-9_.-]+", value) is not None
+
+
+NAME = rule("letters, digits, _ . - only", _named)
 ENV_NAMES = rule(
     "names of letters, digits and _ (not starting with a digit)",
     lambda value: all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) for name in value),
@@ -545,6 +568,19 @@ def _store_url(value: str, base: Path) -> str:
     rest = value.removeprefix(prefix)
     if value.startswith(prefix) and rest and rest != ":memory:" and not rest.startswith("/"):
         return f"{prefix}{_path(rest, base)}"
+    return value
+
+
+def _expression(value: str, _base: Path) -> str:
+    """A derived metric's expression, once it parses (kept as its text)."""
+    try:
+        parse(value)
+    except ExpressionError as error:
+        raise Invalid(
+            f"cannot read the expression {value!r}: {error}",
+            hint="an expression holds numbers, value names, sweep.<parameter>, + - * / and "
+            "parentheses, e.g. receiver / 10e9 * 100 (docs/sweeps.md)",
+        ) from None
     return value
 
 
@@ -1549,10 +1585,64 @@ _INSTRUMENT = Section(
     field="instruments",
 )
 
+_DERIVED = Section(
+    "derived",
+    Form.ARRAY,
+    "A derived metric of the test (optional, several allowed): a value computed at each "
+    "repetition from the test's measured ones (and its sweep's parameters), stored, "
+    "summarised, analysed, plotted and drilled like them. The expression is "
+    "arithmetic: numbers, value names (a role's `sink.receiver`, an instrument's "
+    '`rusage.user_cpu` when it runs in every repetition (`runs = "all"`), a derived '
+    "metric declared before it; a name with other "
+    "characters between quotes), `sweep.<parameter>`, `+ - * /` and parentheses; "
+    "never Python. A value it cannot compute at a repetition (a name without a value "
+    "there, a division by zero) is left out of that repetition, with the reason in "
+    "its result's message; the test keeps its status and its other values. "
+    "`[test.metrics.<name>]` may set its summary and thresholds like a measured "
+    "value's. docs/sweeps.md has examples.",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the value's name, unique among the test's values",
+            rules=(NAME,),
+            example="line_rate",
+        ),
+        Setting(
+            "expression",
+            STRING,
+            "how it is computed from the repetition's values",
+            rules=(NOT_EMPTY,),
+            finish=_expression,
+            example="receiver / 10e9 * 100",
+        ),
+        Setting(
+            "unit",
+            STRING,
+            "its unit",
+            rules=(NOT_EMPTY,),
+            example="%",
+        ),
+        Setting(
+            "direction",
+            STRING,
+            "which way is better: higher or lower",
+            default=None,
+            rules=(one_of(*(d.value for d in Direction)),),
+            finish=lambda value, _base: Direction(value),
+            default_doc="from the unit (rates higher, times, sizes and % lower)",
+            example="higher",
+        ),
+    ),
+    field="derived",
+)
+
 _TEST = Section(
     "test",
     Form.ARRAY,
-    "A test: one command whose output a parser turns into values.",
+    "A test: one command whose output a parser turns into values. With "
+    "`[test.sweep]`, one test per combination of its parameters' values "
+    "(docs/sweeps.md).",
     (
         Setting(
             "name",
@@ -1634,8 +1724,36 @@ _TEST = Section(
             default_doc="run.cpus",
             example="2-3",
         ),
+        Setting(
+            "group",
+            STRING,
+            "the group of tests it belongs to (net, fs…): `perfwalk run --tests <group>` "
+            "runs the group's tests only, and show, changes and report show them only; a "
+            'group may not have the name of a test; "" = none',
+            default="",
+            rules=(rule("letters, digits, _ . - only, or empty", lambda v: v == "" or _named(v)),),
+            example="net",
+        ),
+        Setting(
+            "description",
+            STRING,
+            "what the test measures, in one line: shown on its plots",
+            default="",
+            rules=(ONE_LINE,),
+            example="UDP throughput from source to sink through the DUT",
+        ),
+        Setting(
+            "sweep",
+            SWEEP_TABLE,
+            "parameters and their values: the test stands for one test per combination, "
+            "named <name>[<parameter>=<value>,…] (parameters in alphabetical order), whose "
+            "commands get each value as {sweep.<parameter>} (one shell-quoted word)",
+            default={},
+            rules=(SWEEP,),
+            example={"size": [64, 512, 1500], "streams": [1, 10]},
+        ),
     ),
-    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE, _INSTRUMENT),
+    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE, _INSTRUMENT, _DERIVED),
     field="tests",
     min_items=1,
 )

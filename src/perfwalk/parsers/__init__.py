@@ -13,12 +13,19 @@ name                    values
 ======================  ==============================================================
 ``iperf3``              ``sender``, ``receiver`` (bits/sec); TCP ``retransmits``;
                         UDP ``jitter`` (ms), ``lost_percent`` (percent)
+``iperf3-text``         the same values, from iperf3's text report
+``tcpbench``            ``sender`` (bits/sec): the mean of the interval rates, without
+                        the first and last from 5 intervals on (``receiver`` for -s)
+``udpbench``            ``sender``, ``receiver`` (bits/sec); ``lost_percent``
+``netperf``             ``throughput`` (bits/sec); UDP_STREAM ``sender``,
+                        ``receiver``, ``lost_percent``; RR ``transaction_rate``
 ``hyperfine``           ``mean``, ``median``, ``min``, ``max``, ``stddev`` (s);
                         ``<command>.mean`` ... with several commands
 ``time-p``              ``real``, ``user``, ``sys`` (s), of the last block
 ``gnu-time``            ``real``, ``user``, ``sys`` (s), ``max_rss`` (KiB)
 ``fio``                 ``<job>.<read|write>.bw`` (bytes/sec), ``.iops`` (iops),
                         ``.clat`` (ns)
+``fs_mark``             ``files`` (files/sec), ``app_overhead`` (us)
 ``gbench``              ``<name>.real_time``, ``.cpu_time`` (time_unit),
                         ``.items_per_second`` (items/s), ``.bytes_per_second``
                         (bytes/sec)
@@ -40,14 +47,19 @@ from perfwalk.errors import ConfigError
 from perfwalk.model import Value
 from perfwalk.parsers import (
     fio,
+    fs_mark,
     gbench,
     gnu_time,
     gotest,
     hyperfine,
     iperf3,
+    iperf3_text,
+    netperf,
     pytest_benchmark,
     regex,
+    tcpbench,
     time_p,
+    udpbench,
     value,
 )
 
@@ -55,10 +67,15 @@ Parser = Callable[[str], tuple[Value, ...]]
 
 _FIXED: dict[str, Parser] = {
     "iperf3": iperf3.parse,
+    iperf3_text.NAME: iperf3_text.parse,
+    tcpbench.NAME: tcpbench.parse,
+    udpbench.NAME: udpbench.parse,
+    netperf.NAME: netperf.parse,
     "hyperfine": hyperfine.parse,
     "time-p": time_p.parse,
     "gnu-time": gnu_time.parse,
     "fio": fio.parse,
+    fs_mark.NAME: fs_mark.parse,
     "gbench": gbench.parse,
     "pytest-benchmark": pytest_benchmark.parse,
     "gotest": gotest.parse,

@@ -8,6 +8,6 @@ Everything here is pure (text or statuses in, typed results out; no I/O, no cloc
 - :mod:`~perfwalk.regress.junit`, :mod:`~perfwalk.regress.tap`: results files of
   other runners (JUnit XML, TAP and ``prove`` output);
 - :mod:`~perfwalk.regress.formats`: the formats by name, and telling them apart;
-- :mod:`~perfwalk.regress.history`: decayed severity, pass rate, flakiness and the
-  first failing run of a test's history.
+- :mod:`~perfwalk.regress.history`: decayed severity, pass rate, flakiness, the
+  first failing run of a test's history and where it broke.
 """

@@ -4,6 +4,8 @@ A history is the severities of one test's statuses in a row of runs, **newest
 first**; ``0`` (:data:`NO_RESULT`) stands for a run without that test. A status
 is *failing* when it is neither PASS, XFAIL nor SKIP (XPASS counts: the pass rate
 counts it against the run too); SKIP and missing results say nothing either way.
+A test *breaks* where it fails twice in a row after passing, unless it was flaky
+before (:func:`newly_failing`).
 """
 
 from __future__ import annotations
@@ -98,3 +100,52 @@ def failing_since(history: Sequence[int]) -> FailingSince | None:
             continue
         return None if first is None else FailingSince(first, position)
     return None if first is None else FailingSince(first, None)
+
+
+#: failing results in a row (after a pass) that make a test's break: one failure alone
+#: may be a flake, which the next run shows
+BREAK_HOLDS = 2
+
+
+@dataclass(frozen=True)
+class Broke:
+    """Where a test broke, as positions in its history (newest first): its last result
+    that passed before the failure, and the first of the failing streak."""
+
+    last_passing: int
+    first_failing: int
+
+
+def newly_failing(
+    history: Sequence[int],
+    holds: int = BREAK_HOLDS,
+    window: int = FLAKY_WINDOW,
+    changes: int = FLAKY_CHANGES,
+) -> list[Broke]:
+    """Where the test of ``history`` (newest first) broke, oldest first: each failing
+    streak of ``holds`` results or more right after a result that passed (SKIP and
+    missing results looked past), unless the test was flaky before it (``changes``
+    flips in its ``window`` results before the streak: :func:`is_flaky`). A test that
+    flips between passing and failing breaks nowhere; the newest failure waits for the
+    next run to confirm it."""
+    outcomes = [(at, failing(s)) for at, s in enumerate(history) if s not in _NEUTRAL]
+    outcomes.reverse()  # oldest first
+    found = []
+    for i in range(1, len(outcomes)):
+        (passed_at, failed_before), (failed_at, failed_now) = outcomes[i - 1], outcomes[i]
+        if failed_before or not failed_now:
+            continue
+        streak = outcomes[i : i + holds]
+        if len(streak) < holds or not all(bad for _at, bad in streak):
+            continue
+        if is_flaky(history[failed_at + 1 :], window, changes):
+            continue
+        found.append(Broke(passed_at, failed_at))
+    return found
+
+
+def failed_value(status: Status) -> tuple[float, ...]:
+    """What a drill of a regress test's break reads at a commit, noise-free: 1.0 when the
+    test fails there, 0.0 when it passes; nothing for SKIP."""
+    severity = int(status)
+    return () if severity in _NEUTRAL else (1.0 if failing(severity) else 0.0,)

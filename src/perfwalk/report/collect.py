@@ -13,7 +13,7 @@ import json
 import math
 from array import array
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -93,6 +93,8 @@ class Policies:
         self._known: dict[MetricKey, MetricPolicy] = {}
         #: ``[run] exclude_loaded``: summaries leave out the loaded repetitions
         self.exclude_loaded = config is not None and config.run.exclude_loaded
+        #: the tests the pages show (``perfwalk report --tests``): the others are left out
+        self.keeps: Callable[[str], bool] = config.keeps if config else lambda _test: True
 
     def _policy(self, key: MetricKey) -> MetricPolicy:
         found = self._known.get(key)
@@ -122,6 +124,7 @@ class _Head(NamedTuple):
     statuses: dict[str, Status]
     policies: list[tuple[str, Direction, float, float]]
     loaded: list[int]  # positions of the repetitions measured on a loaded machine
+    kept: list[int] | None  # the positions of the metrics of tests kept; None: all
 
 
 class _Heads:
@@ -135,14 +138,18 @@ class _Heads:
         found = self._known.get(text)
         if found is None:
             head: dict[str, Any] = json.loads(text)
-            metrics = [MetricKey(*m) for m in head["metrics"]]
+            every = [MetricKey(*m) for m in head["metrics"]]
+            keeps = self._policies.keeps
+            kept = [m for m, key in enumerate(every) if keeps(key.test)]
+            metrics = [every[m] for m in kept]
             found = self._known[text] = _Head(
                 [int(r) for r in head["reps"]],
                 metrics,
                 {key: m for m, key in enumerate(metrics)},
-                {test: _BY_SEVERITY[severity] for test, severity in head["worst"].items()},
+                {t: _BY_SEVERITY[s] for t, s in head["worst"].items() if keeps(t)},
                 [self._policies.of(key) for key in metrics],
                 [int(p) for p in head.get("loaded", [])],
+                None if len(kept) == len(every) else kept,
             )
         return found
 
@@ -167,10 +174,31 @@ def read_block(
         checkout.passed = from_little_endian(pack.passed)
         checkout.stats = pack.stats
         checkout.loaded = head.loaded
+        if head.kept is not None:
+            _keep_only(checkout, head.kept, policies.keeps)
         if policies.exclude_loaded and head.loaded:
             _leave_out(checkout, head.loaded)
         _summarise(checkout, head.policies)
     return [data[row.idx] for row in rows]
+
+
+def _keep_only(checkout: CheckoutData, kept: Sequence[int], keeps: Callable[[str], bool]) -> None:
+    """The values, PASS values and moments of ``checkout`` of the metrics at the
+    positions ``kept`` of its pack only, and the results of the tests it ``keeps``."""
+    detail = json.loads(checkout.detail)
+    where = {m: n for n, m in enumerate(kept)}
+    detail["results"] = [r for r in detail["results"] if keeps(r[2])]
+    detail["nan"] = [[where[m], rep] for m, rep in detail.get("nan", []) if m in where]
+    checkout.detail = json.dumps(detail, separators=(",", ":"), allow_nan=False)
+    width, size = len(checkout.reps), 8 * STATS
+    vals, passed = array("d"), array("d")
+    every = from_little_endian(checkout.vals)
+    for m in kept:
+        vals.extend(every[m * width : (m + 1) * width])
+        passed.extend(checkout.passed[m * width : (m + 1) * width])
+    checkout.vals = little_endian(vals)
+    checkout.passed = passed
+    checkout.stats = b"".join(checkout.stats[m * size : (m + 1) * size] for m in kept)
 
 
 def _leave_out(checkout: CheckoutData, positions: Sequence[int]) -> None:

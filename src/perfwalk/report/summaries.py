@@ -39,17 +39,20 @@ class SeriesTable:
 
 def series_table(store: Store, config: Config | None, series: SeriesRow) -> SeriesTable:
     """Summaries per checkout of PASS values, by each metric's policy and thresholds
-    (without the repetitions measured on a loaded machine with ``[run] exclude_loaded``)."""
+    (without the repetitions measured on a loaded machine with ``[run] exclude_loaded``),
+    of the tests the configuration keeps (``--tests``)."""
     left_out: set[tuple[int, int]] = set()
     if config is not None and config.run.exclude_loaded:
         states = store.machine_states(series.id)
         left_out = {key for key, found in states.items() if repetition_loaded(found)}
     grouped: dict[MetricKey, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    keeps = config.keeps if config is not None else lambda _test: True
     for row in store.values(series.id):
-        if row.status is Status.PASS and (row.checkout_idx, row.repetition_idx) not in left_out:
+        rep = (row.checkout_idx, row.repetition_idx)
+        if row.status is Status.PASS and rep not in left_out and keeps(row.test):
             grouped[_key(row)][row.checkout_idx].append(row.value)
     statuses: dict[tuple[str, int], Status] = {}
-    for result in store.results(series.id):
+    for result in (r for r in store.results(series.id) if keeps(r.test)):
         at = (result.test, result.checkout_idx)
         statuses[at] = max(statuses.get(at, Status.PASS), result.status)
     cells: dict[tuple[MetricKey, int], Summary] = {}

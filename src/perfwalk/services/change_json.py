@@ -18,7 +18,8 @@ from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.findings.breaks import BreakEvent
-from perfwalk.orchestrate.findings.changes import ChangeEvent, CheckoutRef, Findings, MetricEpisode
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, CheckoutRef, MetricEpisode
+from perfwalk.orchestrate.findings.changes import Findings
 from perfwalk.report.change_groups import ChangeGroup, grouped
 from perfwalk.report.change_list import (
     Culprit,
@@ -60,14 +61,18 @@ def changes_document(
 
 
 def break_json(found: BreakEvent, listed: ListedChange | None) -> dict[str, Any]:
-    """A build broken (``kind`` build) or a test newly failing (``kind`` test): its
-    checkouts, statuses and commits, and its triage and its own drill's answer."""
+    """A build broken (``kind`` build) or a test newly failing (``kind`` test) of a
+    walk's or of the regress suite (``suite``: walk, regress; ``host``: its series'
+    host): its checkouts (a regress series': its runs), statuses and commits, and its
+    triage and its own drill's answer."""
     marks = None if listed is None else Marks(listed.triage, listed.drill, listed.culprit)
     return {
         "id": found.id,
         "series": found.series_id,
         "series_name": found.series_name,
         "kind": found.kind,
+        "suite": found.suite,
+        "host": found.host,
         "test": found.test or None,
         "before": ref_json(found.before),
         "after": ref_json(found.after),

@@ -44,11 +44,14 @@ from perfwalk.orchestrate.drilling.culprit_profiles import culprit_profiles
 from perfwalk.orchestrate.drilling.search import run_search, searching, walked_line
 from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
-from perfwalk.orchestrate.findings.changes import ChangeEvent, MetricChange, find_changes
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
+from perfwalk.orchestrate.findings.changes import find_changes
+from perfwalk.orchestrate.phases.regress_suite import checkout_dir
 from perfwalk.orchestrate.session.session import config_session
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow, Provenance
+from perfwalk.store.regress import REGRESS_KIND
 
 #: the use case; its target (what one drill narrows) is defined with the search it drives
 __all__ = [
@@ -105,8 +108,10 @@ def change_targets(
     failing: :mod:`perfwalk.orchestrate.findings.breaks`), not looked for again. The changes of a
     walk's variants are not drilled (a drill measures the plain checkout): one
     ``chosen`` is refused with a UsageError that says what to do instead."""
-    walks = [
-        s.id for s in store.list_series() if s.kind == "walk" and s.project == config.project.name
+    walks = [  # and the hosts' regress series, whose breaks are drilled too
+        s.id
+        for s in store.list_series()
+        if s.kind in ("walk", REGRESS_KIND) and s.project == config.project.name
     ]
     if found is not None:
         ours = set(walks)
@@ -118,6 +123,7 @@ def change_targets(
     broken = [b for b in breaks if b.series_id in set(walks)]
     if chosen is not None:
         broken = [b for b in broken if b.named(chosen)]
+        _refuse_sameness(broken)
         picked = [e for e in events if e.named(chosen)]
         if not picked and broken:  # the change named is a break
             events = []
@@ -146,6 +152,8 @@ def change_targets(
         if metrics:
             targets.append(_event_target(event, max(metrics, key=lambda m: abs(m.z))))
     for b in broken:
+        if not b.commits:  # a regress test that broke at the same commit: nothing to drill
+            continue
         drilled_test, drilled_name = b.drilled
         if (test is None or test == drilled_test) and (name is None or name == drilled_name):
             targets.append(_break_target(b))
@@ -168,6 +176,7 @@ def _break_target(found: BreakEvent) -> DrillTarget:
             "after_idx": found.after.idx,
             "kind": "regression",
             "broke": found.kind,
+            "suite": found.suite,
             "statuses": [found.passed.name, found.failed.name],
             "unit": "",
             "before": 0.0,
@@ -177,6 +186,19 @@ def _break_target(found: BreakEvent) -> DrillTarget:
             "commits": len(found.commits),
         },
     )
+
+
+def _refuse_sameness(broken: Sequence[BreakEvent]) -> None:
+    """A UsageError when a chosen break has no commit between its two ends: a regress
+    test that passed and then failed at the same commit (its host or system changed)."""
+    for b in broken:
+        if not b.commits:
+            raise UsageError(
+                f"change {b.id}: {b.said()} at the same commit {b.after.sha[:12]} (runs "
+                f"{b.before.idx} and {b.after.idx} of {b.host}): no commit to drill",
+                hint="the host or its system changed between the two runs; "
+                "`perfwalk regress runs` shows them",
+            )
 
 
 def _refuse_variant(store: Store, config: Config, chosen: str, tuning: Thresholds) -> None:
@@ -405,6 +427,9 @@ def drilled_target(drilled: DrillRow) -> DrillTarget:
 
 
 def _drilled_test(config: Config, target: DrillTarget) -> TestConfig:
+    if target.regress:  # the suite's test runs, none of [[test]]: its name alone
+        checkout_dir(config)  # before anything is made: in the repository, or refused
+        return TestConfig(name=target.test, command="", parser="value")
     if target.broke == BUILD and config.tests:  # the build decides; a test runs beside it
         return config.tests[0]
     found = next((t for t in config.tests if t.name == target.test), None)

@@ -9,15 +9,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from perfwalk.config.model import Config
-from perfwalk.config.receivers import receiver_id, redacted
 from perfwalk.errors import ConfigError
-from perfwalk.orchestrate.findings.notify import Attempt, NotifyReport, deliver, test_receivers
-from perfwalk.report.change_groups import grouped
+from perfwalk.orchestrate.findings.notify import (
+    Attempt,
+    NotifyReport,
+    deliver,
+    tell,
+    test_receivers,
+)
 from perfwalk.report.change_list import ListedChange
-from perfwalk.report.markdown import Links
-from perfwalk.report.notice import notice
 from perfwalk.store import Store
-from perfwalk.store.outbox import NewMessage
 
 
 def notify_changes(
@@ -27,13 +28,9 @@ def notify_changes(
     *,
     now: datetime | None = None,
 ) -> NotifyReport:
-    """Queue a message per alert group of ``changes`` (:mod:`perfwalk.report.change_groups`:
-    the changes of one culprit or of overlapping commit ranges, across metrics, walks
-    and hosts) and receiver (a group whose worst change was queued before is not
-    queued again), then send every message due, those that failed before included."""
-    when = now or datetime.now(UTC)
-    queued = store.outbox.enqueue(_messages(store, config, changes), when)
-    return deliver(store, config, when, queued=queued)
+    """Queue a message per alert group of ``changes`` and receiver, then send every
+    message due (:func:`perfwalk.orchestrate.findings.notify.tell`)."""
+    return tell(store, config, changes, now or datetime.now(UTC))
 
 
 def notify_due(config: Config, *, now: datetime | None = None) -> NotifyReport:
@@ -59,49 +56,3 @@ def _need_receivers(config: Config) -> None:
             hint='add Apprise URLs, e.g. urls = ["mailto://user:password@mail.example.org'
             '?to=perf@example.org"] (docs/notifications.md)',
         )
-
-
-def _messages(store: Store, config: Config, changes: Sequence[ListedChange]) -> list[NewMessage]:
-    receivers = [(receiver_id(url), redacted(url)) for url in config.notify.urls]
-    if not receivers:
-        return []
-    links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
-    hosts: dict[int, str] = {}
-    messages = []
-    for group in grouped(changes):  # one message per alert group: its changes together
-        # its worst first (the untriaged regressions, the largest): the one the title names
-        change, *others = group.members
-        for sid in group.series:
-            if sid not in hosts:
-                hosts[sid] = _host(store, sid)
-        told = notice(
-            change,
-            project=config.project.name,
-            host=", ".join(dict.fromkeys(hosts[c.series_id] for c in group.members)),
-            links=links,
-            others=others,
-        )
-        messages += [
-            NewMessage(
-                series_id=change.series_id,
-                before_sha=change.before_sha,
-                after_sha=change.after_sha,
-                test=change.test,
-                metric=change.name,
-                receiver=receiver,
-                receiver_shown=shown,
-                title=told.title,
-                text=told.text,
-                markdown=told.markdown,
-            )
-            for receiver, shown in receivers
-        ]
-    return messages
-
-
-def _host(store: Store, series_id: int) -> str:
-    """The host a series was measured on: its name in the configuration and, when the
-    fingerprint has another, the machine's own (``local (builder-1)``)."""
-    series = store.series(series_id)
-    machine = str(series.fingerprint.get("hostname", ""))
-    return f"{series.host} ({machine})" if machine and machine != series.host else series.host

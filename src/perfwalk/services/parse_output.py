@@ -19,6 +19,7 @@ from perfwalk.config.model import Config, TestConfig
 from perfwalk.config.settings import default_of
 from perfwalk.errors import ParseError, UsageError
 from perfwalk.model import Direction, Value
+from perfwalk.orchestrate.phases.derived_values import derived_values
 from perfwalk.orchestrate.walk.parsing import ParseWorker
 from perfwalk.parsers import get_parser
 from perfwalk.units import default_direction
@@ -41,7 +42,8 @@ class FoundValue:
 
 @dataclass(frozen=True)
 class Parsed:
-    """The values a parser found, or (none found) the parser's reason."""
+    """The values a parser found (and a test's derived metrics), or (none found) the
+    parser's reason; with values, what a derived metric could not be computed from."""
 
     parser: str
     values: tuple[FoundValue, ...]
@@ -113,13 +115,14 @@ def _value(text: str) -> object:
 
 
 def parser_of_test(config: Config, name: str) -> ParserChoice:
-    """The parser and options of the test ``name`` of ``config``."""
+    """The parser and options of the test ``name`` of ``config`` (a sweep's name: its
+    first member's)."""
     for test in config.tests:
-        if test.name == name:
+        if name in (test.name, test.family):
             return ParserChoice(
                 test.parser, test.parser_options, key=f"test.{test.name}.parser", test=test
             )
-    tests = ", ".join(test.name for test in config.tests)
+    tests = ", ".join(dict.fromkeys(test.family or test.name for test in config.tests))
     raise UsageError(
         f"--test {name}: no such test", hint=f"the tests of the configuration: {tests}"
     )
@@ -158,7 +161,11 @@ def parse_output(choice: ParserChoice, text: str) -> Parsed:
             )
         except ParseError as error:
             return Parsed(choice.name, (), error.message)
-    return Parsed(choice.name, tuple(_found(choice.test, values)), "")
+    left_out: list[str] = []
+    if choice.test is not None:  # and its derived metrics, as a repetition stores them
+        derived, left_out = derived_values(choice.test, values)
+        values += tuple(value for value, _direction in derived)
+    return Parsed(choice.name, tuple(_found(choice.test, values)), "; ".join(left_out))
 
 
 def _found(test: TestConfig | None, values: Iterable[Value]) -> Iterable[FoundValue]:

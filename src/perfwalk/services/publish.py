@@ -17,6 +17,7 @@ from perfwalk.errors import GitError
 from perfwalk.git.repo import Repo
 from perfwalk.model import Commit
 from perfwalk.orchestrate.findings.changes import find_all
+from perfwalk.orchestrate.findings.kept_tests import of_tests
 from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
@@ -95,7 +96,7 @@ def publish_store(
     already."""
     releases = resolve_releases(config)  # before anything is written: a bad one stops it
     if listed is None:
-        found = find_all(store, config)
+        found = of_tests(find_all(store, config), config.keeps)
         listed, points = listed_findings(store, found), found.points
     changes, episodes = listed
     options = PublishOptions(

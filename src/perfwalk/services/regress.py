@@ -6,6 +6,11 @@ A run of the suite holds a lease on its host (as a walk does, in a session of
 (:mod:`perfwalk.orchestrate.phases.regress_suite`) runs it, then stores the whole run —
 results, logs, the host's system — in one transaction. An import parses the whole
 file first: a malformed file stores nothing.
+
+A run stored that records its commit joins the host's regress series
+(:mod:`perfwalk.orchestrate.checkout.regress_checkouts`); the tests it shows newly
+failing there (twice in a row after a pass) are told to ``[notify] urls`` once
+(:func:`perfwalk.orchestrate.findings.notify.tell_regress_breaks`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_date
 from perfwalk.model import Status
+from perfwalk.orchestrate.checkout.regress_checkouts import track_runs
+from perfwalk.orchestrate.findings.notify import tell_regress_breaks
 from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.phases.regress_suite import (
     Progress,
@@ -35,6 +42,7 @@ from perfwalk.orchestrate.session.session import Leasing, open_session
 from perfwalk.regress.formats import read_results
 from perfwalk.regress.history import pass_rate
 from perfwalk.regress.outcome import SUITE_TEST, ParsedSuite
+from perfwalk.report.change_list import ListedChange
 from perfwalk.store import Store
 from perfwalk.store.regress import Build, NewRegressRun, RegressRunRow
 
@@ -47,6 +55,9 @@ class RegressSummary:
     host: str
     counts: dict[Status, int]
     failing: list[tuple[str, Status, str]]  # name, status, message of each bad result
+    #: the tests this run found newly failing after passing: changes of their own
+    #: (``perfwalk changes`` lists them, ``perfwalk drill ID`` names their commit)
+    breaks: tuple[ListedChange, ...] = ()
 
     @property
     def pass_rate(self) -> float | None:
@@ -96,13 +107,26 @@ def run_suite(
         host = session.topology.member("").host
         new = run_on_host(config, host, planned, commit, progress, clock=clock)
         session.check()
+    return _summary(_store_run(config, new, clock), new)
+
+
+def _store_run(
+    config: Config, new: NewRegressRun, clock: Callable[[], datetime]
+) -> tuple[int, list[ListedChange]]:
+    """Store ``new``; its host's regress series brought up to date and the tests newly
+    failing there told (and returned)."""
     with Store.open(config.store.url) as store:
         store.mask_logs(config_secrets(config))
         run_id = store.regress.add_run(new)
-    return _summary(run_id, new)
+        tracked = track_runs(store, config, new.host)
+        if tracked is None:
+            return run_id, []
+        told = tell_regress_breaks(store, config, tracked.id, clock(), history=tracked.made)
+    return run_id, [] if tracked.made else told
 
 
-def _summary(run_id: int, new: NewRegressRun) -> RegressSummary:
+def _summary(stored: tuple[int, list[ListedChange]], new: NewRegressRun) -> RegressSummary:
+    run_id, breaks = stored
     counts: dict[Status, int] = {}
     for result in new.results:
         counts[result.status] = counts.get(result.status, 0) + 1
@@ -110,7 +134,7 @@ def _summary(run_id: int, new: NewRegressRun) -> RegressSummary:
         ((r.test, r.status, r.message) for r in new.results if r.status >= Status.XPASS),
         key=lambda item: (-item[1], item[0]),
     )
-    return RegressSummary(run_id, new.host, counts, failing)
+    return RegressSummary(run_id, new.host, counts, failing, tuple(breaks))
 
 
 # -- import ---------------------------------------------------------------------------
@@ -154,10 +178,7 @@ def import_results(
         fingerprint={"hostname": parsed.hostname} if parsed.hostname else {},
         log=bounded_log(data, limit),
     )
-    with Store.open(config.store.url) as store:
-        store.mask_logs(config_secrets(config))
-        run_id = store.regress.add_run(new)
-    return _summary(run_id, new)
+    return _summary(_store_run(config, new, clock), new)
 
 
 def _import_date(

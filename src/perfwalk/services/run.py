@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
+from perfwalk.config.test_selection import select_tests
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
@@ -110,6 +111,7 @@ def run_series(
     began = clock()
     with config_session(config, purpose, clock) as session:
         plan = _plan(session.store, config, session.topology, options, extending)
+        config = _walked_tests(config, plan)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
             if remeasure is None or not remeasure_targets(session.store, config, series_id):
@@ -344,6 +346,21 @@ def _extension(store: Store, config: Config, plan: WalkPlan, now: datetime) -> i
         config_hash=config.hash,
     )
     return store.extensions.start(new, targets)
+
+
+def _walked_tests(config: Config, plan: WalkPlan) -> Config:
+    """``config`` as the walk measures it: a resumed walk (not a named walk going on,
+    which measures every test of its file) the tests its series recorded (some, when
+    it was started with ``--tests``)."""
+    resumed = plan.resumed
+    if resumed is None or plan.named is not None:
+        return config
+    recorded = resumed.commands.get("tests")
+    if not isinstance(recorded, dict) or set(recorded) >= {t.name for t in config.tests}:
+        return config
+    return select_tests(
+        config, [t.name for t in config.tests if t.name in recorded], same_hash=True
+    )
 
 
 def _variant_series(

@@ -27,7 +27,8 @@ from perfwalk.change_ids import FORMS, id_series
 from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.findings.breaks import BreakEvent, series_breaks
-from perfwalk.orchestrate.findings.changes import ChangeEvent, find_all, find_changes
+from perfwalk.orchestrate.findings.change_events import ChangeEvent
+from perfwalk.orchestrate.findings.changes import find_all, find_changes
 from perfwalk.orchestrate.findings.listed_changes import listed_findings
 from perfwalk.report.change_groups import ChangeGroup, group_named, grouped
 from perfwalk.report.change_list import TRIAGE_STATES

@@ -25,6 +25,7 @@ from typing import Any
 from perfwalk.analysis.ranks import RankTest, mann_whitney
 from perfwalk.analysis.sequential import FIRST_LOOK, Decision, Verdict, decide, side
 from perfwalk.config.model import Config, TestConfig, VariantConfig
+from perfwalk.config.test_selection import named_metric
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
@@ -122,7 +123,7 @@ def run_try(
     patches = tuple((p.name, _patch_text(p)) for p in options.patches)
     variant = _b_variant(config, options)
     if options.metric is not None:
-        config.test_value(options.metric, "try --metric")
+        named_metric(config, options.metric, "try --metric")
     if options.head is None and variant is None:
         raise UsageError(
             f"try {options.base}: nothing to compare it with",

@@ -116,6 +116,8 @@ class Leases(StorePart):
         an empty list means the leases are taken (or renewed, if already ours).
         """
         wanted = sorted(set(hosts))
+        if not wanted:  # nothing to hold (an empty insert would be a row of NULLs)
+            return []
         with self._write(f"take leases on {', '.join(wanted)}") as conn:
             current = [
                 _row(row) for row in conn.execute(select(_lease).where(_lease.c.host.in_(wanted)))

@@ -17,11 +17,11 @@ from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Stat
 from perfwalk.quantities import many
 
 SeriesState = Literal["running", "finished", "interrupted"]
-SeriesKind = Literal["walk", "drill", "variant", "try", "push"]
+SeriesKind = Literal["walk", "drill", "variant", "try", "push", "regress"]
 DirectionName = Literal["higher", "lower"]
 
 SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
-SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try", "push")
+SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try", "push", "regress")
 UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
 _DIRECTION_NAMES: dict[Direction | str, DirectionName] = {
     **{d: d.value for d in Direction},

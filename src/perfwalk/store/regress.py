@@ -7,6 +7,11 @@ matrix reads each run's column as one row: two queries (runs, tests) whatever
 the number of cells, and a year of nightly runs on eight hosts is more than a
 million cells. The logs of many runs are read in bulk, as stored (zlib), for the
 pages to decompress (:meth:`RegressRecords.stored_logs`).
+
+The runs of a host that record their commit are also the checkouts of a series of kind
+``regress``, one per project and host (:meth:`RegressRecords.series_of`), so that a
+test failing after it passed is a change like a walk's: named, triaged and told by
+that series and its commit range.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from perfwalk.store.bulk import chunks, insert_or_keep, insert_returning_ids
 from perfwalk.store.coltypes import safe_text
 from perfwalk.store.connect import StorePart
 
+_s = schema.series
 _t = schema.regress_test
 _r = schema.regress_run
 _x = schema.regress_result
@@ -37,6 +43,8 @@ Build = Literal["stock", "custom", "unknown"]
 BUILDS: tuple[Build, ...] = ("stock", "custom", "unknown")
 #: Where a run's results came from: a run of the configured suite, or an imported format.
 ORIGINS = ("run", "junit", "tap", "markers")
+#: The kind of the series whose checkouts are a host's runs tied to commits.
+REGRESS_KIND = "regress"
 
 
 @dataclass(frozen=True)
@@ -219,6 +227,42 @@ class RegressRecords(StorePart):
                 )
         return run_id
 
+    def series_of(self, project: str, host: str, at: datetime) -> tuple[int, bool]:
+        """The regress series of ``project`` on ``host`` (kind ``regress``, named
+        "regress on HOST"), made when there is none (started ``at``); whether it was."""
+        where = (_s.c.kind == REGRESS_KIND, _s.c.project == project, _s.c.host == host)
+        with self._write(f"find the regress series of host {host!r}") as conn:
+            found = conn.scalar(select(func.min(_s.c.id)).where(*where))
+            if found is not None:
+                return int(found), False
+            made = conn.execute(
+                _s.insert()
+                .values(
+                    name=f"regress on {host}",
+                    project=project,
+                    repo="",
+                    from_spec="",
+                    to_spec="",
+                    step=REGRESS_KIND,
+                    repetitions=1,
+                    between_mode="none",
+                    host=host,
+                    state="finished",
+                    started_at=at,
+                    finished_at=at,
+                    config_hash="",
+                    config_text="",
+                    commands={},
+                    fingerprint={},
+                    parent_id=None,
+                    kind=REGRESS_KIND,
+                    planned_checkouts=None,
+                    order_mode="checkout",
+                )
+                .returning(_s.c.id)
+            )
+            return int(made.scalar_one()), True
+
     def _test_ids(self, conn: Connection, results: Sequence[NewRegressResult]) -> dict[str, int]:
         """The id of every test name, new names inserted; newer sources replace older."""
         insert = insert_or_keep(conn)
@@ -270,12 +314,14 @@ class RegressRecords(StorePart):
             )
         return _run_row(row, _statuses(row))
 
-    def matrix(self) -> MatrixRows:
-        """Every run (newest first) with its column of statuses and messages, and every
-        test: two queries, whatever the number of cells."""
+    def matrix(self, host: str | None = None) -> MatrixRows:
+        """Every run (of one host; newest first) with its column of statuses and
+        messages, and every test: two queries, whatever the number of cells."""
         query = select(*_RUN_COLUMNS, _r.c.messages).order_by(
             _r.c.started_at.desc(), _r.c.id.desc()
         )
+        if host is not None:
+            query = query.where(_r.c.host == host)
         with self._read("read the regress matrix") as conn:
             runs = []
             for row in conn.execute(query):

@@ -12,7 +12,10 @@
 # test command prints, stdout and stderr joined as the walk joins them. A
 # <case>.options.json beside it holds the parser options (regex parser).
 #
-# Needs: iperf3, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
+# tcpbench, udpbench and netperf have no Debian package (netperf is in non-free):
+# their cases are written from the tools' documented output (the README says how).
+#
+# Needs: iperf3, fsmark, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
 # g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv), perf
 # (linux-perf; the software event cpu-clock, so no hardware counters). Only
 # loopback is used; the iperf3 server is stopped by the PID in its pidfile.
@@ -44,24 +47,49 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-capture_iperf3() {
-    local port
-    port=$(free_port)
-    iperf3 -s -B 127.0.0.1 -p "$port" -D -I "$iperf_pidfile"
+start_iperf3_server() {
+    iperf3_port=$(free_port)
+    iperf3 -s -B 127.0.0.1 -p "$iperf3_port" -D -I "$iperf_pidfile"
     for _ in $(seq 50); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        (exec 3<>"/dev/tcp/127.0.0.1/$iperf3_port") 2>/dev/null && break
         sleep 0.1
     done
-    local c=(iperf3 -c 127.0.0.1 -p "$port" -t 1 --json)
+}
+
+stop_iperf3_server() {
+    kill "$(cat "$iperf_pidfile")"
+    rm -f "$iperf_pidfile"
+}
+
+capture_iperf3() {
+    start_iperf3_server
+    local c=(iperf3 -c 127.0.0.1 -p "$iperf3_port" -t 1 --json)
     out iperf3 tcp "${c[@]}"
     out iperf3 tcp-reverse "${c[@]}" -R
     out iperf3 tcp-parallel4 "${c[@]}" -P 4
     out iperf3 udp "${c[@]}" -u -b 100M -w 4M
     out iperf3 udp-reverse "${c[@]}" -u -b 100M -w 4M -R
-    kill "$(cat "$iperf_pidfile")"
-    rm -f "$iperf_pidfile"
+    stop_iperf3_server
     # Nothing listens on a fresh free port: iperf3 reports the error in its JSON.
     out iperf3 error-refused iperf3 -c 127.0.0.1 -p "$(free_port)" -t 1 --json
+}
+
+capture_iperf3_text() {
+    # The same runs as capture_iperf3, without --json: iperf3's text report.
+    start_iperf3_server
+    local c=(iperf3 -c 127.0.0.1 -p "$iperf3_port" -t 2)
+    out iperf3-text tcp "${c[@]}"
+    out iperf3-text tcp-reverse "${c[@]}" -R
+    out iperf3-text tcp-parallel2 "${c[@]}" -P 2
+    out iperf3-text tcp-bidir "${c[@]}" --bidir
+    out iperf3-text tcp-bytes-per-sec "${c[@]}" -f M
+    out iperf3-text tcp-verbose-timestamps "${c[@]}" -V --timestamps
+    out iperf3-text tcp-server-output "${c[@]}" --get-server-output
+    out iperf3-text udp "${c[@]}" -u -b 100M -w 4M
+    out iperf3-text udp-reverse "${c[@]}" -u -b 100M -w 4M -R
+    out iperf3-text udp-parallel2 "${c[@]}" -u -b 50M -w 4M -P 2
+    stop_iperf3_server
+    out iperf3-text error-refused iperf3 -c 127.0.0.1 -p "$(free_port)" -t 1
 }
 
 capture_hyperfine() {
@@ -99,6 +127,15 @@ capture_fio() {
     # Text before and after the JSON document.
     out fio normal-and-json fio --name=seqwrite --rw=write --bs=16k \
         --filename="$work/fio.dat" --ioengine=psync --size=4M --output-format=normal,json
+}
+
+capture_fs_mark() {
+    # Debian's fsmark; fs_mark writes its log (fs_log.txt) in the working directory.
+    mkdir -p "$work/fsm"
+    (cd "$work" && out fs_mark no-sync-3-loops fs_mark -d "$work/fsm" -s 4096 -n 200 -L 3 -S 0)
+    (cd "$work" && out fs_mark fsync-2-threads fs_mark -d "$work/fsm" -s 16384 -n 50 -t 2)
+    # its directory must not exist (and a path of 40 bytes or more is refused)
+    (cd "$work" && out fs_mark error-no-directory fs_mark -d /nonexistent/fsm -n 10)
 }
 
 capture_gbench() {
@@ -422,7 +459,7 @@ C
     cachegrind_out process-tree './work 100000; ./work 200000 | cat'
 }
 
-all=(iperf3 hyperfine time_p gnu_time fio gbench pytest_benchmark gotest value regex lz4 perf_script
+all=(iperf3 iperf3_text hyperfine time_p gnu_time fio fs_mark gbench pytest_benchmark gotest value regex lz4 perf_script
     cachegrind)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")

@@ -14,7 +14,7 @@ A metric the walk could not judge (too noisy to see a change of its ``min_change
 :attr:`perfwalk.analysis.floor.Sight.undecided`) has its most likely step measured
 again (:func:`most_likely_steps`), after the doubtful changes and before the changes
 only their walk confirmed: held (its two sides differ its way by more than its
-``min_change``), it is a change of its own (:mod:`perfwalk.orchestrate.findings.changes`);
+``min_change``), it is a change of its own (:mod:`perfwalk.orchestrate.findings.metric_search`);
 not held or left undecided, the metric stays undecided and says what it found.
 
 A :class:`Target` is a change to measure again: its two checkouts and the levels each
@@ -34,7 +34,8 @@ from perfwalk.change_ids import change_id
 from perfwalk.config.model import Config
 from perfwalk.drill import Verdict
 from perfwalk.model import Checkout, Direction
-from perfwalk.orchestrate.findings.changes import ChangeEvent, find_all, naming_digits
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, naming_digits
+from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
 from perfwalk.quantities import format_size
 from perfwalk.store import Store

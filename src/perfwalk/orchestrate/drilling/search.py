@@ -21,6 +21,7 @@ from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.session.session import Session
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, history_quirks
 from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.regress.history import failed_value as regress_failed_value
 from perfwalk.store import Store
 
 
@@ -126,6 +127,11 @@ class Search:
         """Build (if needed) and run the repetitions asked; the values they gave at that
         commit (as the walk returns them, not read back from the store), and the build
         status."""
+        if self.target.regress:  # noise-free: 1.0 failing, 0.0 passing, as the matrix
+            build, status = self.walk.regress_test_at(
+                self.planned(action.position), self.target.test
+            )
+            return (() if status is None else regress_failed_value(status)), build
         measured = self.walk.measure_more(self.planned(action.position), action.repetitions)
         built = measured.builds.get(action.position)
         if self.target.broke:  # noise-free: 1.0 failing, 0.0 passing

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from perfwalk.store.regress import REGRESS_KIND
+
 
 @dataclass(frozen=True)
 class DrillTarget:
@@ -32,3 +34,8 @@ class DrillTarget:
         """A break's kind (build, test: bisected on its status, noise-free); "" for a
         speed change."""
         return str(self.change.get("broke") or "")
+
+    @property
+    def regress(self) -> bool:
+        """A break of a regress test: the suite's test run in a checkout of each commit."""
+        return self.change.get("suite") == REGRESS_KIND

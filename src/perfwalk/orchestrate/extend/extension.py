@@ -81,7 +81,7 @@ def plan_extension(
     ``variants``), or continues its unfinished extension; a UsageError naming the
     series and what to do when it cannot be extended so. ``config`` is as the series'
     walk runs it (a named walk's: :func:`perfwalk.orchestrate.walk.plan.walk_config`)."""
-    check_options(options, series.id)
+    check_options(options, config, series.id)
     check_series(store, config, series)
     unfinished = store.extensions.unfinished(series.id)
     if unfinished is None and series.state != "finished":

@@ -38,8 +38,9 @@ _NOT_EXTENDED = {
 }
 
 
-def check_options(options: RunOptions, series_id: int) -> None:
-    """``--extend`` takes the series' checkouts, step and action between repetitions."""
+def check_options(options: RunOptions, config: Config, series_id: int) -> None:
+    """``--extend`` takes the series' checkouts, step, tests and action between
+    repetitions."""
     given = [
         flag
         for flag, value in (
@@ -54,6 +55,8 @@ def check_options(options: RunOptions, series_id: int) -> None:
     ]
     if options.extend is not None and options.resume:
         given.append("--resume")
+    if config.only is not None:  # an extension measures the tests its series measured
+        given.append("--tests")
     if given:
         raise UsageError(
             f"--extend {series_id} measures series {series_id} at its checkouts, as its walk "
@@ -182,19 +185,20 @@ def _check_there(repo: Repo, series: SeriesRow, row: CheckoutRow) -> None:
 
 
 def check_commands(config: Config, series: SeriesRow, quirks: Sequence[PlannedQuirk]) -> None:
-    """The build steps and tests of ``config`` are those the series was measured with
-    (as its setup page shows them): its extension measures the same thing."""
+    """The build steps of ``config`` and its tests that the series measured are those
+    it was measured with (as its setup page shows them): its extension measures the
+    same thing (the tests the series measured, not one added to the file since)."""
     now = walk_commands(config, series.between, quirks)
     for key, what in (("build", "build steps"), ("tests", "tests")):
         then, found = series.commands.get(key), now[key]
-        if then is None or then == found:
-            continue
         differ = ""
         if isinstance(then, dict) and isinstance(found, dict):
-            names = sorted(set(then) ^ set(found)) or sorted(
-                name for name in then if then[name] != found[name]
-            )
-            differ = f" (test {names[0]})" if names else ""
+            names = sorted(name for name in then if then[name] != found.get(name))
+            if not names:
+                continue
+            differ = f" (test {names[0]})"
+        elif then is None or then == found:
+            continue
         raise UsageError(
             f"series {series.id} was measured with other {what} than {config.path} has now"
             f"{differ}: an extension measures the same as its walk",

@@ -3,7 +3,7 @@
 try of them (or of the culprit a drill named and its parent), and the same change
 found by another machine's walk of the same project among the series analysed
 together. The re-measures (``[run] confirm``) are read with each series
-(:func:`perfwalk.orchestrate.findings.changes.find_all`).
+(:mod:`perfwalk.orchestrate.findings.walk_evidence`).
 
 A drill and a try measure the plain checkout: a variant's change gets neither.
 """
@@ -12,17 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from perfwalk.analysis.verdict import CLEAR, Drilled, Elsewhere, Tried
 from perfwalk.numbers import number_in
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow
 from perfwalk.store.records import SeriesRow
 from perfwalk.store.tries import TryRow
-
-if TYPE_CHECKING:  # the records judged here are made by the module that calls it
-    from perfwalk.orchestrate.findings.changes import ChangeEvent, MetricChange
 
 #: the kinds of series whose changes another machine's walk may confirm (or be)
 _MEASURED_KINDS = ("walk", "push")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from perfwalk.analysis.levels import MetricPoints
 from perfwalk.analysis.symbols import Symbol, code_moves, diff_symbols, parse_nm
@@ -24,11 +23,9 @@ from perfwalk.analysis.verdict import CodeMoved, Randomised
 from perfwalk.config.model import Config
 from perfwalk.config.settings import RANDOM_LAYOUT
 from perfwalk.errors import StoreError
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
 from perfwalk.store import Store
 from perfwalk.store.build_facts import SymbolsRow
-
-if TYPE_CHECKING:  # the records judged here are made by the module that calls it
-    from perfwalk.orchestrate.findings.changes import ChangeEvent, MetricChange
 
 
 def with_layout_evidence(

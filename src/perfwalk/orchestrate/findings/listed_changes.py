@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from perfwalk.analysis.verdict import State
 from perfwalk.model import Commit
 from perfwalk.orchestrate.findings.breaks import BreakEvent
-from perfwalk.orchestrate.findings.changes import ChangeEvent, Findings, MetricChange
+from perfwalk.orchestrate.findings.change_events import ChangeEvent, MetricChange
+from perfwalk.orchestrate.findings.changes import Findings
 from perfwalk.report.change_list import (
     TRIAGE_STATES,
     Culprit,

@@ -1,4 +1,6 @@
-"""Sending the messages of the outbox (:mod:`perfwalk.store.outbox`) through Apprise.
+"""Telling changes: a message per alert group queued in the outbox
+(:mod:`perfwalk.store.outbox`, :func:`tell`), and the messages of the outbox sent
+through Apprise.
 
 Each receiver of ``[notify] urls`` gets its own Apprise object: one that is down
 does not keep the others from their messages. A message that could not be sent
@@ -24,7 +26,7 @@ import contextlib
 import logging
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -39,8 +41,15 @@ from perfwalk.config.receivers import (
     takes_markdown,
 )
 from perfwalk.config.settings import LONGEST_RETRY
+from perfwalk.orchestrate.findings.breaks import regress_breaks
+from perfwalk.orchestrate.findings.changes import Findings
+from perfwalk.orchestrate.findings.listed_changes import listed_findings
+from perfwalk.report.change_groups import grouped
+from perfwalk.report.change_list import ListedChange
+from perfwalk.report.markdown import Links
+from perfwalk.report.notice import notice
 from perfwalk.store import Store
-from perfwalk.store.outbox import MessageRow
+from perfwalk.store.outbox import MessageRow, NewMessage
 
 #: What a test message says.
 TEST_TITLE = "perfwalk: test notification"
@@ -78,6 +87,80 @@ class NotifyReport:
     given_up: tuple[Attempt, ...]
     pending: int
     unknown: int
+
+
+def tell(
+    store: Store, config: Config, changes: Sequence[ListedChange], now: datetime
+) -> NotifyReport:
+    """Queue a message per alert group of ``changes`` (:mod:`perfwalk.report.change_groups`:
+    the changes of one culprit or of overlapping commit ranges, across metrics, walks
+    and hosts) and receiver (a group whose worst change was queued before is not
+    queued again), then send every message due, those that failed before included."""
+    queued = store.outbox.enqueue(_messages(store, config, changes), now)
+    return deliver(store, config, now, queued=queued)
+
+
+def tell_regress_breaks(
+    store: Store, config: Config, series_id: int, now: datetime, *, history: bool = False
+) -> list[ListedChange]:
+    """The regress tests newly failing on the host of the regress series ``series_id``
+    that were not seen before, told (those nobody triaged, when ``[notify] urls`` has
+    receivers) and recorded as seen; ``history``: the series was just made of runs
+    stored before, whose breaks are no news (recorded, not told)."""
+    found = Findings([], [], breaks=regress_breaks(store, store.series(series_id)))
+    seen = store.seen.keys()
+    new = [c for c in listed_findings(store, found)[0] if c.key not in seen]
+    told = [c for c in new if c.triage is None]
+    if told and config.notify.urls and not history:
+        tell(store, config, told, now)
+    store.seen.add({c.key for c in new}, now)
+    return new
+
+
+def _messages(store: Store, config: Config, changes: Sequence[ListedChange]) -> list[NewMessage]:
+    receivers = [(receiver_id(url), redacted(url)) for url in config.notify.urls]
+    if not receivers:
+        return []
+    links = Links(commit_url=config.project.commit_url, base_url=config.report.base_url)
+    hosts: dict[int, str] = {}
+    messages = []
+    for group in grouped(changes):  # one message per alert group: its changes together
+        # its worst first (the untriaged regressions, the largest): the one the title names
+        change, *others = group.members
+        for sid in group.series:
+            if sid not in hosts:
+                hosts[sid] = _host(store, sid)
+        told = notice(
+            change,
+            project=config.project.name,
+            host=", ".join(dict.fromkeys(hosts[c.series_id] for c in group.members)),
+            links=links,
+            others=others,
+        )
+        messages += [
+            NewMessage(
+                series_id=change.series_id,
+                before_sha=change.before_sha,
+                after_sha=change.after_sha,
+                test=change.test,
+                metric=change.name,
+                receiver=receiver,
+                receiver_shown=shown,
+                title=told.title,
+                text=told.text,
+                markdown=told.markdown,
+            )
+            for receiver, shown in receivers
+        ]
+    return messages
+
+
+def _host(store: Store, series_id: int) -> str:
+    """The host a series was measured on: its name in the configuration and, when the
+    fingerprint has another, the machine's own (``local (builder-1)``)."""
+    series = store.series(series_id)
+    machine = str(series.fingerprint.get("hostname", ""))
+    return f"{series.host} ({machine})" if machine and machine != series.host else series.host
 
 
 def deliver(store: Store, config: Config, now: datetime, *, queued: int = 0) -> NotifyReport:

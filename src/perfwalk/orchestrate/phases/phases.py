@@ -10,7 +10,8 @@
 2. **run**: the test's command on its role's host and every role's run commands,
    all started together behind a barrier (:mod:`perfwalk.orchestrate.hosts.together`).
    The command's output gives the test's values; a role with a parser adds its
-   own, named ``<role>.<value>``.
+   own, named ``<role>.<value>``; the test's derived metrics are computed from them
+   (:mod:`perfwalk.orchestrate.phases.derived_values`).
    Then the ``[[snapshot]]`` commands again: their counters' difference is what
    the test changed on each host.
 3. **collect**: each role's collect commands (their output is stored) and files
@@ -54,6 +55,7 @@ from perfwalk.orchestrate.instruments.profiling import (
     merged,
     wrapper,
 )
+from perfwalk.orchestrate.phases.derived_values import derived_values
 from perfwalk.orchestrate.phases.modifiers import ModifierLedger, RuntimeModifier
 from perfwalk.orchestrate.phases.outcome import Outcome, judge
 from perfwalk.orchestrate.phases.snapshots import Snapshots
@@ -117,8 +119,9 @@ def check_placeholders(
 ) -> None:
     """Every placeholder of every command names something: a ConfigError naming the
     key otherwise, before anything runs (not at the first repetition that uses it)."""
-    known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
+    shared = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
     for test in tests:
+        known = {**shared, **test.placeholders()}  # a sweep's member: {sweep.<parameter>}
         where = f"test.{test.name}"
         texts = [("command", test.command)]
         texts += [(f"service[{n}].command", s.command) for n, s in enumerate(test.services)]
@@ -129,7 +132,7 @@ def check_placeholders(
             substitute(text, known, key=f"{where}.{key}")
     for role, config in install.items():
         for number, step in enumerate(config.steps):
-            substitute(step, known, key=f"install.{role}.steps[{number}]")
+            substitute(step, shared, key=f"install.{role}.steps[{number}]")
 
 
 def work_cwd(topology: Topology, worktree: Path) -> Callable[[Member], str]:
@@ -469,6 +472,9 @@ class _TestRun:
             for value in role_outcome.values:
                 named = Value(f"{role}.{value.name}", value.value, value.unit)
                 measured.append((named, self.test.metric(named.name, named.unit).direction.value))
+        derived, left_out = derived_values(self.test, [value for value, _ in measured])
+        measured.extend(derived)
+        messages.extend(left_out)
         for step in self.steps.steps:
             if step.phase == "run" and step.status is not Status.PASS:
                 statuses.append(step.status)

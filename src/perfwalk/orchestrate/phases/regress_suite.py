@@ -3,6 +3,10 @@ or a command) in its own process group with its timeout, judged by its exit stat
 and the markers in its output; or the suite's runner, whose results file is read.
 What a run made is returned as the run to store (:class:`NewRegressRun`), its logs
 bounded; storing it is the regress use case's (:mod:`perfwalk.services.regress`).
+
+A drill of a test's break runs that one test in a checkout of each commit it tries
+(:func:`run_in_checkout`): in the checkout's copy of regress.dir, which must lie in
+the project's repository.
 """
 
 from __future__ import annotations
@@ -147,6 +151,46 @@ def run_on_host(
         fingerprint=system,
         log=run_log,
     )
+
+
+def run_in_checkout(config: Config, host: Host, worktree: Path, name: str) -> TestOutcome:
+    """The suite's test ``name`` run once in ``worktree``, a checkout of the project, in
+    its copy of regress.dir: as the suite runs it (its clean command, its timeout, its
+    status rules), or the runner run there and its result for ``name`` (the suite's
+    own row when it has none). A UsageError when regress.dir is not in the project's
+    repository, or the suite has no test ``name``."""
+    base = posixpath.join(worktree.as_posix(), checkout_dir(config))
+    suite = _Suite(config, host, base)
+    if config.regress.runner:
+        outcomes = {outcome.name: outcome for outcome in numbered(suite.run_runner()[0])}
+        found = outcomes.get(name) or outcomes.get(SUITE_TEST)
+        if found is None:
+            why = f"the runner gave no result for {name} in {base}"
+            return TestOutcome(name, Status.NOEXIST, why)
+        return found
+    planned = {test.name: test for test in plan_suite(config)}
+    if name not in planned:
+        raise UsageError(
+            f"the regress suite of {config.path} has no test {name!r}",
+            hint=f"its tests: {', '.join(planned) or 'none'}",
+        )
+    return suite.run_test(planned[name])
+
+
+def checkout_dir(config: Config) -> str:
+    """regress.dir as a path in the project's repository ("." for its top); a
+    UsageError when it lies outside."""
+    base = (config.path.parent / config.regress.dir).resolve()
+    repo = Path(config.project.repo).resolve()
+    try:
+        return base.relative_to(repo).as_posix()
+    except ValueError:
+        raise UsageError(
+            f"regress.dir {base} is not in the project's repository {repo}: a drill of a "
+            "regress test runs it in a checkout of each commit it tries",
+            hint="drill the tests of a suite that lies in the repository (regress.dir "
+            "inside [project] repo); the matrix shows the others' first failing run",
+        ) from None
 
 
 def _base_dir(config: Config, host: Host) -> str:

@@ -45,11 +45,13 @@ def run_hosts(config: Config) -> dict[str, HostConfig]:
 def leased_hosts(config: Config) -> list[str]:
     """The lease names a run of ``config`` takes: the hosts its tests, installs and
     variants' runtime modifiers use (the [run] host only when a test or a modifier
-    runs there, without a role)."""
+    runs there without a role, or when it holds a role itself)."""
     hosts = run_hosts(config)
     modifiers = [m for variant in config.variants for m in variant.modifiers]
     if all(test.role for test in config.tests) and all(m.role for m in modifiers):
-        hosts.pop(config.run.host, None)
+        run = hosts.get(config.run.host)
+        if run is not None and not run.roles:
+            hosts.pop(config.run.host)
     return sorted({lease_name(host) for host in hosts.values()})
 
 

@@ -175,11 +175,14 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         return plan_named_walk(store, config, topology, options)
     repo = Repo(config.project.repo)
     resumed = None
-    if options.resume and options.variants:
-        raise UsageError(
-            "--variants cannot be given with --resume",
-            hint="a resumed walk measures the variants it started with; leave out --variants",
-        )
+    some = config.only is not None  # --tests
+    for flag, given in (("--variants", options.variants), ("--tests", some)):
+        if options.resume and given:
+            what = flag.removeprefix("--")
+            raise UsageError(
+                f"{flag} cannot be given with --resume",
+                hint=f"a resumed walk measures the {what} it started with; leave out {flag}",
+            )
     if options.resume:
         resumed = (
             store.find_unfinished(config.hash)
@@ -312,6 +315,7 @@ def plan_named_walk(
     index, walk = named_walk(config, options.walk)
     given = [f"--{flag}" for flag, value in _ends(options) if value is not None]
     given += ["--variants"] if options.variants else []
+    given += ["--tests"] if config.only is not None else []
     if given or options.resume or options.name is not None:
         flags = ", ".join(given or (["--resume"] if options.resume else ["--name"]))
         raise UsageError(
@@ -543,10 +547,13 @@ def history_quirks(
 def _check_quirk_placeholders(config: Config, topology: Topology) -> None:
     """The commands that quirks put in place of a test's are checked like the test's."""
     known = dict.fromkeys((*TEST_PLACEHOLDERS, *topology.placeholders()), "")
+    tests = {test.name: test for test in config.tests}
     for index, quirk in enumerate(config.quirks):
         for name, replaced in quirk.tests.items():
             if replaced.command:
-                substitute(replaced.command, known, key=f"quirk[{index}].test.{name}.command")
+                own = tests[name].placeholders() if name in tests else {}
+                key = f"quirk[{index}].test.{name}.command"
+                substitute(replaced.command, {**known, **own}, key=key)
 
 
 def _letter_order(quirks: Sequence[PlannedQuirk]) -> Callable[[str], int]:

@@ -64,7 +64,7 @@ def walk_commands(
 ) -> dict[str, object]:
     """The commands of a walk as its setup page shows them (secrets masked); a quirk's
     by its letter: what runs when the walk crosses it and what it replaces over its
-    range (``range`` says whether it has one, as :func:`perfwalk.orchestrate.findings.changes`
+    range (``range`` says whether it has one, as :mod:`perfwalk.orchestrate.findings.series_search`
     reads it)."""
     secrets = config_secrets(config)
 
@@ -82,8 +82,19 @@ def walk_commands(
 def _test_commands(
     test: TestConfig, config: Config, shown: Callable[[str], str]
 ) -> dict[str, object]:
-    """A test's command and parser, with its CPUs when pinned and its warm-up runs."""
+    """A test's command and parser, with its CPUs when pinned and its warm-up runs, its
+    group and description, the sweep it is a member of with its parameters, and its
+    derived metrics (what the plots group, title and tell)."""
     found: dict[str, object] = {"command": shown(test.command), "parser": test.parser}
+    if test.group:
+        found["group"] = test.group
+    if test.description:
+        found["description"] = test.description
+    if test.family:
+        found["family"] = test.family
+        found["sweep"] = dict(test.sweep)
+    if test.derived:
+        found["derived"] = {d.name: shown(d.expression) for d in test.derived}
     if cpus := test.pinned(config.run):
         found["cpus"] = cpus
         found["pinned"] = f"taskset -c {cpus} sh -c {shlex.quote(shown(test.command))}"

@@ -300,7 +300,11 @@ class Repetitions:
         context = TestContext(
             topology=self.setup.topology,
             worktree=worktree,
-            values={**checkout_values(checkout, worktree, rep), "test": test.name},
+            values={
+                **checkout_values(checkout, worktree, rep),
+                "test": test.name,
+                **test.placeholders(),
+            },
             env=checkout_env(extra, checkout, rep, self.setup.marker),
             output_limit=self.setup.config.store.log_limit,
             artifact_limit=self.setup.config.store.artifact_limit,

@@ -23,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from perfwalk.config.model import TestConfig
 from perfwalk.model import Status
+from perfwalk.orchestrate.phases.regress_suite import bounded_log, run_in_checkout
 from perfwalk.orchestrate.walk.measuring_order import Measured, MeasuringOrder
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, Unit, WalkPlan
 from perfwalk.orchestrate.walk.preparation import Preparation
@@ -34,7 +36,7 @@ from perfwalk.orchestrate.walk.repetition import Repetitions
 from perfwalk.orchestrate.walk.walk_parsers import WalkParsers
 from perfwalk.orchestrate.walk.walk_progress import Progress, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
-from perfwalk.store.records import Measuring
+from perfwalk.store.records import Measuring, NewRepetition, NewResult
 
 
 @dataclass
@@ -83,6 +85,40 @@ class Walk(WalkSetup):
                     checkout_id, worktree, planned.checkout, rep, tests=tests
                 )
             return build.status
+        finally:
+            self._parsers.close()
+
+    def regress_test_at(self, planned: PlannedCheckout, test: str) -> tuple[Status, Status | None]:
+        """The regress suite's ``test`` run once at one checkout, after its build, in the
+        checkout's copy of regress.dir (a drill of a regress test's break:
+        :func:`perfwalk.orchestrate.phases.regress_suite.run_in_checkout`), stored as a
+        repetition of the checkout with its output; the checkout is built unless it was
+        the last one built. The build's status, and the test's (None: not built)."""
+        checkout_id = self.store.add_checkout(self.series_id, planned.checkout)
+        try:
+            worktree, build = self._preparation.prepare_once(checkout_id, planned, planned.position)
+            if build.status is not Status.PASS:
+                return build.status, None
+            started = datetime.now(UTC)
+            ran = run_in_checkout(self.config, self.topology.member("").host, worktree, test)
+            done = self.store.done_repetitions(self.series_id)
+            result = NewResult(
+                test=test,
+                status=ran.status,
+                message=ran.message,
+                duration=ran.duration,
+                stdout=bounded_log(ran.log, self.config.store.log_limit),
+            )
+            self.store.add_repetition(
+                checkout_id,
+                NewRepetition(
+                    idx=sum(1 for idx, _rep in done if idx == planned.checkout.index),
+                    started_at=started,
+                    finished_at=datetime.now(UTC),
+                    results=(result,),
+                ),
+            )
+            return build.status, ran.status
         finally:
             self._parsers.close()
 

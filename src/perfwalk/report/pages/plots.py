@@ -1,7 +1,9 @@
 """The data behind the plots (script files the site's plot.js reads) and the places
 on a page where plots go.
 
-A plot shows one test's values of one unit (but a metric marked ``ignore``): x is
+A plot shows one test's values of one unit (but a metric marked ``ignore``), the
+test's description under its title (a sweep's member has its parameters in its
+name, the title): x is
 the checkout date (or commit order), every repetition a point, each checkout's
 summary a line, one colour per series and value name (on the page of a walk with
 variants, a line per variant and value name, named by its variant, the plain
@@ -19,6 +21,7 @@ import base64
 import bisect
 import json
 import math
+import re
 from array import array
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -185,6 +188,7 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
                 "blocks": list(s.blocks),
                 "sealed": list(s.sealed),
                 "seal": layout.SEAL,
+                **recorded_facts(series, s.test),
             }
             for s in specs
         },
@@ -247,6 +251,18 @@ def meta_file(ctx: SeriesContext, specs: Sequence[PlotSpec]) -> str:
         meta["pages"]["variants"] = [[name, sid] for name, sid in ctx.columns]
     payload = json.dumps(meta, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return f"perfwalk.meta({ctx.id},{payload});\n"
+
+
+def recorded_facts(series: SeriesRow, test: str) -> dict[str, Any]:
+    """What the walk recorded of ``test`` that its plots show: its ``description``
+    (under the plot's title), its ``group``, and for a sweep's member its ``family``
+    (the sweep's name) and ``sweep`` (its parameters), by which a page can draw the
+    members as one family; nothing that was not recorded."""
+    recorded = series.commands.get("tests")
+    own = recorded.get(test) if isinstance(recorded, dict) else None
+    if not isinstance(own, dict):
+        return {}
+    return {key: own[key] for key in ("description", "group", "family", "sweep") if key in own}
 
 
 def ranged_letters(series: SeriesRow, checkouts: Sequence[CheckoutRow]) -> set[str]:
@@ -331,7 +347,7 @@ def plot_divs(
     seen: dict[str, PlotSpec] = {}
     for spec in specs:
         seen.setdefault(spec.key, spec)
-    ordered = sorted(seen.values(), key=lambda s: (s.test, s.unit))
+    ordered = sorted(seen.values(), key=lambda s: (_in_order(s.test), s.unit))
     names = _value_names(specs)
     members = " ".join(str(i) for i in series_ids)
     named = ' data-variants="1"' if variants else ""
@@ -349,6 +365,12 @@ def plot_divs(
         + "\n".join(divs)
         + "\n</div>"
     )
+
+
+def _in_order(name: str) -> list[str | int]:
+    """``name`` as it sorts among plots: its numbers by value, so that a sweep's
+    members follow their parameters (``udp[size=64…`` before ``udp[size=512…``)."""
+    return [int(part) if n % 2 else part for n, part in enumerate(re.split(r"(\d+)", name))]
 
 
 def release_window(releases: Sequence[Release]) -> str:

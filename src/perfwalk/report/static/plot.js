@@ -384,14 +384,15 @@
         series.push(failureSeries(line, several, byOrder, Object.keys(marked).length - 1));
       }
     });
-    var grid = { left: 70, right: 30, top: 60, bottom: 80 };
+    var about = described(lines, el.dataset.key);
+    var grid = { left: 70, right: 30, top: about ? 76 : 60, bottom: 80 };
     var zone = zoneOf(lines[0]);
     stackLabels(series, el.clientWidth - grid.left - grid.right, lines, byOrder);
     return {
       animation: false,
-      title: { text: el.dataset.title, left: "center", textStyle: { fontSize: 14 } },
+      title: { text: el.dataset.title, subtext: about, left: "center", textStyle: { fontSize: 14 } },
       grid: grid,
-      legend: { type: "scroll", top: 24 },
+      legend: { type: "scroll", top: about ? 40 : 24 },
       tooltip: {
         trigger: "item",
         confine: true,
@@ -749,6 +750,16 @@
 
   function lineKey(line) {
     return line.key;
+  }
+
+  /* The test's description under the plot's title: as the walk of its first line that
+   * recorded one has it (meta.keys[key].description); "" for none. */
+  function described(lines, key) {
+    for (var n = 0; n < lines.length; n++) {
+      var spec = lines[n].meta.keys[key];
+      if (spec && spec.description) return spec.description;
+    }
+    return "";
   }
 
   function svg(el) {
