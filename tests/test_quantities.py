@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from perfwalk.quantities import (
+    format_bytes,
     format_change,
     format_difference,
     format_share,
     format_unit,
     format_value,
+    read_bytes,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,3 +108,30 @@ SPELLED = ["µs", "B/s", "MB/s", "KiB", "cycles", "%", ""]
 
 def test_a_unit_is_spelled_as_its_values() -> None:
     assert [format_unit(u) for u in UNITS] == SPELLED
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("4096", 4096),
+        ("500M", 500 << 20),
+        ("500MiB", 500 << 20),
+        ("2GiB", 2 << 30),
+        ("2 g", 2 << 30),
+        ("1.5GB", 1_500_000_000),
+        ("10kB", 10_000),
+        (".5k", 512),
+    ],
+)
+def test_sizes_are_read_as_people_write_them(word: str, expected: int) -> None:
+    assert read_bytes(word) == expected
+
+
+@pytest.mark.parametrize("word", ["", "x", "-3", "nan", "1e9", "5 X", "2 GiB!"])
+def test_a_size_that_is_none_says_what_is_expected(word: str) -> None:
+    with pytest.raises(ValueError, match="expected a size such as 500M, 2GiB"):
+        read_bytes(word)
+
+
+def test_stored_bytes_are_written_with_binary_prefixes() -> None:
+    assert [format_bytes(n) for n in (512, 1536, 2 << 30)] == ["512.0 B", "1.50 KiB", "2.00 GiB"]

@@ -87,6 +87,20 @@ class Checkout:
 
 
 @dataclass(frozen=True)
+class Pruned:
+    """What retention (``perfwalk prune``) did to a log, a profile or a checkout's
+    outputs: dropped them on ``at`` by ``rule`` ("older than 30 days"); the values,
+    summaries and statuses are kept."""
+
+    at: datetime
+    rule: str
+
+    def said(self, what: str) -> str:
+        """``log pruned on 2026-03-01 (retention: older than 30 days)``, ``what`` first."""
+        return f"{what} pruned on {self.at:%Y-%m-%d} (retention: {self.rule})"
+
+
+@dataclass(frozen=True)
 class Log:
     """Captured output, bounded: the head and tail of it past a limit.
 
@@ -97,6 +111,7 @@ class Log:
     data: bytes
     total: int
     truncated: bool = False
+    pruned: Pruned | None = None  # dropped by retention: ``data`` is empty
 
     @classmethod
     def of(cls, data: bytes) -> Log:

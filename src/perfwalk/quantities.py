@@ -20,6 +20,9 @@ tooltips, plot axes and every page (docs/report.md, "Numbers").
   ``> 99.99 %`` beyond 0.9999).
 * The minus sign is ASCII ``-`` (it greps); negative zero is written as zero.
 * None, NaN and infinity are ``n/a``.
+* An amount of stored bytes (:func:`format_bytes`) is written with a binary prefix
+  (``2.00 GiB``), as ``du -h`` does; :func:`read_bytes` reads the sizes a person
+  gives (``500M``, ``2GiB``, ``1.5 GB``, ``4096``).
 
 Machine-readable outputs (JSON, CSV, exports, ministat's table) keep every digit and
 never come here. ``src/perfwalk/report/static/format.js`` writes the same text in the
@@ -31,6 +34,7 @@ multiplication or division by an exact power, comparisons).
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_HALF_UP, Decimal
 
 #: written for None, NaN and ±infinity
@@ -234,3 +238,33 @@ def many(count: int | str, noun: str) -> str:
     range written out) with its noun (singular given; ``series`` stays as it is)."""
     one = str(count) == "1" or noun.endswith("s")
     return f"{count} {noun if one else noun + 's'}"
+
+
+def format_bytes(count: float) -> str:
+    """An amount of bytes with a binary prefix: ``512.0 B``, ``1.50 KiB``, ``2.00 GiB``."""
+    return format_value(count / 1024, "KiB")
+
+
+#: the powers a size's suffix carries: SI (kB, MB… powers of 1000), binary (KiB,
+#: MiB…) and the single letters of du, sort -h and systemd (K, M, G, T: binary)
+_SIZE_SUFFIXES = {
+    "": 1,
+    "b": 1,
+    **{f"{p}b": 1000 ** (n + 1) for n, p in enumerate("kmgt")},
+    **{f"{p}ib": 1024 ** (n + 1) for n, p in enumerate("kmgt")},
+    **{p: 1024 ** (n + 1) for n, p in enumerate("kmgt")},
+}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*")
+
+
+def read_bytes(word: str) -> int:
+    """The bytes a size names: ``4096``, ``500M`` or ``500MiB`` (binary: K, M, G, T
+    alone or with ``iB``), ``1.5GB`` (SI: kB, MB, GB, TB), case ignored; a ValueError
+    saying what is expected for anything else."""
+    found = _SIZE.fullmatch(word)
+    power = _SIZE_SUFFIXES.get(found.group(2).lower()) if found else None
+    if found is None or power is None:
+        raise ValueError(
+            f"expected a size such as 500M, 2GiB, 1.5GB or 4096 (bytes), got {word[:40]!r}"
+        )
+    return int(Decimal(found.group(1)) * power)

@@ -85,6 +85,7 @@ def test_an_extension_asked_wrong_is_refused(
         ("drill", "series 2 is a drill's series: it cannot be extended", "extend the walk"),
         ("try", "series 2 is a try's series: it cannot be extended", "max_repetitions"),
         ("push", "series 2 is a push series (its values came from `perfwalk push`)", "push more"),
+        ("regress", "series 2 is a regress series (the runs of a functional suite", "regress`"),
         ("variant", "series 2 is the variant v of series 1: it is extended with its walk", ""),
     ],
 )

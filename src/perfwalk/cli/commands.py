@@ -411,44 +411,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = [x for x in sights if args.test in (None, x.test) and config.keeps(x.test)]
     for line in _sight_lines(shown):
         print(line)
-    return exits.OK
+    from perfwalk.cli.log_commands import pruned_lines
 
-
-def _log_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "checkout",
-        metavar="SERIES:CHECKOUT",
-        help="the checkout, e.g. 3:14 (series 3, checkout 14) or 3:1a2b3c (a commit id's "
-        "start); :14 in the newest series",
-    )
-    p.add_argument("--test", help="only this test's outputs")
-    p.add_argument(
-        "--repetition", type=options.INDEX, metavar="N", help="only repetition N (0, 1, …)"
-    )
-    p.add_argument("--build", action="store_true", help="the build log instead")
-
-
-def cmd_log(args: argparse.Namespace) -> int:
-    from perfwalk.config.load import load_config
-    from perfwalk.services.inspect import checkout_logs, opened
-
-    config = load_config(args.config)
-    with opened(config, read_only=True) as store:
-        found = checkout_logs(
-            store, args.checkout, test=args.test, repetition=args.repetition, build=args.build
-        )
-    s, c = found.series, found.checkout
-    print(f"series {s.id} {show_controls(s.name)!r}, checkout {c.idx} ({c.sha[:12]})")
-    if not found.logs:
-        print("no output stored yet")
-    for shown in found.logs:
-        kept = "" if not shown.log.truncated else f", {len(shown.log.data)} bytes kept"
-        print(f"== {shown.title} ({shown.log.total} bytes{kept})")
-        if shown.command:
-            print(f"$ {show_controls(shown.command)}")
-        lines = shown.log.text().replace("\r\n", "\n").replace("\r", "\n")  # progress lines
-        text = show_controls(lines)
-        sys.stdout.write(text if not text or text.endswith("\n") else text + "\n")
+    for line in pruned_lines([(c.idx, c.pruned) for c in table.checkouts if c.pruned]):
+        print(line)
     return exits.OK
 
 
@@ -570,11 +536,6 @@ COMMANDS: dict[str, Command] = {
     ),
     "list": Command("every series in the store, newest first", no_arguments, cmd_list),
     "show": Command("a series: per checkout, each value's summary", _show_args, cmd_show),
-    "log": Command(
-        "the stored outputs of a checkout (each test's per repetition, or its build log)",
-        _log_args,
-        cmd_log,
-    ),
     "export": Command("export series as json, csv or gnuplot", _export_args, cmd_export),
     "demo": Command(
         "walk, measure, analyse and publish a sample project",

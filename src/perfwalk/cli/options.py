@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.limits import MAX_ID, MAX_TOTAL, MAX_WIDTH, MAX_Z, MIN_INTERVAL
+from perfwalk.quantities import read_bytes
 
 if TYPE_CHECKING:
     from perfwalk.config.settings import Rule
@@ -135,6 +136,14 @@ WIDTH = integer(_rule(f"2 to {MAX_WIDTH}", lambda value: 2 <= value <= MAX_WIDTH
 COLUMN = integer(_named("COUNT"))
 #: seconds a parse may take, as a test's parse_timeout
 PARSE_TIMEOUT = number(_of_setting("test.parse_timeout"))
+#: days, as [retention] older_than
+RETENTION_DAYS = integer(_of_setting("retention.older_than"))
+#: a size in bytes, as [retention] max_size: 500M, 2GiB, 1.5GB, 4096
+SIZE = Bounded(
+    read_bytes,
+    "a size such as 500M, 2GiB, 1.5GB or 4096",
+    _rule("a size: 500M, 2GiB (binary), 1.5GB (SI) or bytes", lambda value: value >= 0),
+)
 
 
 def names_list(word: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from perfwalk.cli import (
     commands,
     drill_commands,
     lab_commands,
+    log_commands,
     parse_commands,
     regress_commands,
     report_commands,
@@ -24,6 +25,7 @@ def all_commands() -> dict[str, Command]:
     merged: dict[str, Command] = {}
     for area in (
         commands,
+        log_commands,
         analysis_commands,
         change_commands,
         drill_commands,

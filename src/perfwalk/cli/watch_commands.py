@@ -93,6 +93,11 @@ def _told(cycle: WatchCycle) -> int:
         blind = [(sid, sight) for sid, _walk, sight in cycle.undecided]
         for line in undecided_lines(blind, names):
             print(line)
+    if cycle.pruned is not None:
+        from perfwalk.cli.log_commands import prune_lines
+
+        for line in prune_lines(cycle.pruned):
+            print(f"retention: {line}")
     print(f"site: {cycle.site.index.resolve()}")
     if cycle.notified is not None:
         from perfwalk.cli.report_commands import notify_lines

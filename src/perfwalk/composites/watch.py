@@ -6,11 +6,12 @@ confirm``, within ``confirm_repetitions`` and ``confirm_seconds`` for the whole 
 :mod:`perfwalk.orchestrate.confirm.confirm`), finds the changes of every series, drills the
 changes that are new within the cycle's budget (``[watch] drill_builds``,
 ``drill_repetitions``), publishes the site incrementally (``[watch] site``), tells
-the people (``[notify]``) and records the new changes as seen. A change is new when
-its series and commit range were not seen by an earlier cycle; a cycle that dies
-before its end sees them again. The changes of a walk's variants (``perfwalk run
---variants``) are new and told as the walk's are, never drilled: a drill measures
-the plain checkout.
+the people (``[notify]``) and records the new changes as seen; with ``[retention]``
+set, it drops the outputs of old checkouts before publishing
+(:mod:`perfwalk.services.prune`). A change is new when its series and commit range
+were not seen by an earlier cycle; a cycle that dies before its end sees them again.
+The changes of a walk's variants (``perfwalk run --variants``) are new and told as the
+walk's are, never drilled: a drill measures the plain checkout.
 
 Walks whose hosts are disjoint run at the same time, one thread per group of walks
 that share a host (:func:`perfwalk.orchestrate.session.run_hosts.sharing_groups`); the walks of
@@ -50,6 +51,7 @@ from perfwalk.store.run_records import WATCH, RunRecord
 if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
     from perfwalk.orchestrate.findings.notify import NotifyReport
     from perfwalk.services.drill import DrillResult, DrillTarget
+    from perfwalk.services.prune import PruneReport
 
 #: The name of the lease a watch holds on its store (not a host name: no ssh
 #: destination or host of [hosts] is written with parentheses).
@@ -96,6 +98,8 @@ class WatchCycle:
     #: their walk's name, what the walk could see): too noisy to see a change that
     #: matters, or judged only with the repetitions left out (Findings.undecided)
     undecided: tuple[tuple[int, str, Sight], ...] = ()
+    #: what [retention] dropped at the end of the cycle (None: it is not set)
+    pruned: PruneReport | None = None
 
     @property
     def alarms(self) -> list[ListedChange]:
@@ -234,6 +238,7 @@ def _cycle(
     new = tuple(c for c in listed if c.key in new_keys)
     added = sum(w.run.new_checkouts for w in walks if w.run is not None)
     store.runs.add(RunRecord(WATCH, "", None, started_at, clock(), added, None))
+    pruned = _prune(store, config, found, clock)
     site = publish_store(
         store, config, config.watch.site, listed=(listed, episodes), points=found.points
     )
@@ -254,7 +259,23 @@ def _cycle(
         seconds=time.monotonic() - began,
         notified=notified,
         undecided=tuple((sid, watched[sid], x) for sid, x in found.undecided if sid in watched),
+        pruned=pruned,
     )
+
+
+def _prune(
+    store: Store, config: Config, found: Findings, clock: Callable[[], datetime]
+) -> PruneReport | None:
+    """The outputs ``[retention]`` drops, when it is set (else None: nothing is
+    dropped unless asked), before the site is published (its pages say what was
+    pruned). The space is not given back here: SQLite reuses it for the next cycles'
+    logs, ``perfwalk prune --apply`` shrinks the file."""
+    if not config.retention.set:
+        return None
+    from perfwalk.services.prune import Rule, apply_prune, plan_prune
+
+    plan = plan_prune(store, Rule.of(config), found, clock())
+    return apply_prune(store, plan, clock=clock, reclaim=False)
 
 
 def _continue_walks(

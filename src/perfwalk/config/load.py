@@ -67,6 +67,7 @@ from perfwalk.config.model import (
     WalkConfig,
     WatchConfig,
 )
+from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import SECTIONS, Form, Section
 from perfwalk.config.test_checks import check_test_parts, expand_tests
 from perfwalk.secret_text import hide_password
@@ -96,6 +97,7 @@ _CLASSES: Mapping[str, type] = {
     "variant.modifier": ModifierConfig,
     "try": TryConfig,
     "watch": WatchConfig,
+    "retention": RetentionConfig,
     "regress": RegressConfig,
     "regress.test": RegressTestConfig,
     "report": ReportConfig,
@@ -135,6 +137,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     del hashed["notify"]  # where changes are told is not how they are measured
     del hashed["api"]  # nor where they are served
     del hashed["release"]  # nor the releases marked on the pages
+    del hashed["retention"]  # nor how long their logs are kept
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}

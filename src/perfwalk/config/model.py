@@ -16,6 +16,7 @@ from perfwalk.config.cron import longest_gap
 from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.env import Env
 from perfwalk.config.instruments import exact_count
+from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import default_of
 from perfwalk.config.sweeps import NO_PARAMETERS, SweepValue, placeholders
 from perfwalk.model import Direction
@@ -582,6 +583,7 @@ class Config:
     variants: tuple[VariantConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))
     install: Mapping[str, InstallConfig] = field(default_factory=lambda: MappingProxyType({}))
     regress: RegressConfig = field(default_factory=RegressConfig)

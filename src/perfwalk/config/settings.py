@@ -56,6 +56,7 @@ from perfwalk.policy import (
     EXACT_COUNT_MIN_SIZE,
     SUMMARIES,
 )
+from perfwalk.quantities import read_bytes
 from perfwalk.regress.formats import FORMAT_NAMES
 from perfwalk.secret_text import hide_password, looks_secret
 from perfwalk.text_files import check_user_file
@@ -2305,6 +2306,55 @@ _WATCH = Section(
 )
 
 
+def _size_problem(value: str) -> str | None:
+    try:
+        read_bytes(value)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _size(value: str, _base: Path) -> int:
+    return read_bytes(value)
+
+
+#: ``[retention] older_than``, and ``perfwalk prune --older-than``: days
+RETENTION_DAYS = rule("1 to 36500 (a hundred years)", lambda value: 1 <= value <= 36_500)
+
+_RETENTION = Section(
+    "retention",
+    Form.TABLE,
+    "What `perfwalk prune` drops by default, and what `perfwalk watch` drops at the end of "
+    "each cycle when either key is set (nothing is dropped unless asked): the logs and "
+    "the profiles' stacks of old checkouts. Every value, summary, status, triage and "
+    "drill answer is kept, and so are the logs of the checkouts a change, a break or a "
+    "drill points at and of the newest checkout of each series (docs/retention.md).",
+    (
+        Setting(
+            "older_than",
+            INTEGER,
+            "days: the outputs of the checkouts measured longer ago are dropped",
+            default=None,
+            rules=(RETENTION_DAYS,),
+            default_doc="no age limit",
+            example=90,
+        ),
+        Setting(
+            "max_size",
+            STRING,
+            "the most the logs and profiles may take in the store (stored, compressed): "
+            "beyond it, the outputs of the checkouts measured longest ago are dropped "
+            "first; binary K, M, G, T (500M, 2GiB), SI kB, MB, GB, TB, or bytes",
+            default=None,
+            rules=(Rule("a size such as 500M, 2GiB, 1.5GB or 4096", _size_problem),),
+            finish=_size,
+            default_doc="no size limit",
+            example="10GiB",
+        ),
+    ),
+)
+
+
 def _source_url_problem(value: str) -> str | None:
     if value == "":
         return None
@@ -2741,6 +2791,7 @@ SECTIONS: tuple[Section, ...] = (
     _VARIANT,
     _TRY,
     _WATCH,
+    _RETENTION,
     _REGRESS,
     _REPORT,
     _NOTIFY,

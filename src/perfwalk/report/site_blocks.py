@@ -26,7 +26,7 @@ from perfwalk.report.html import newest_first
 from perfwalk.report.pages.build_facts import symbol_diffs
 from perfwalk.report.pages.checkout import checkout_data_file
 from perfwalk.report.pages.commits import commits_data_file
-from perfwalk.report.pages.logs import large_log_file, logs_data_file
+from perfwalk.report.pages.logs import large_log_file, logs_data_file, pruned_large_log
 from perfwalk.report.pages.plots import block_files
 from perfwalk.report.pages.series import table_page
 from perfwalk.report.pages.table import checkout_table
@@ -198,6 +198,12 @@ def _render_checkouts(
         if full or not files.site.exists(target):
             files.write(layout.log_text(ctx.id, big.row.id), zlib.decompress(big.row.data))
             files.write(target, large_log_file(ctx, big))
+    gone = [r for r in logs if r.pruned and files.site.exists(layout.large_log_data(ctx.id, r.id))]
+    owners = _log_owners(data, steps) if gone else {}
+    for row in gone:  # a large log pruned since its files were written: they say so
+        script, said = pruned_large_log(ctx, row, owners.get(row.id, -1))
+        files.write(layout.large_log_data(ctx.id, row.id), script)
+        files.write(layout.log_text(ctx.id, row.id), said)
 
 
 def _write_profiles(

@@ -92,6 +92,7 @@ def _checkout_sig(row: CheckoutRow, marks: Mapping[int, tuple[int, int]]) -> lis
         row.commit_count,
         row.claimed,  # a commit's words git told over a push's claim: its commit log again
         list(reps),
+        None if row.pruned is None else row.pruned.at.isoformat(),  # its logs say it
     ]
 
 

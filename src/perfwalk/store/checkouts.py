@@ -18,6 +18,7 @@ from perfwalk.store.bulk import insert_returning_ids
 from perfwalk.store.commits import git_commit_ids
 from perfwalk.store.known_rows import KnownRows
 from perfwalk.store.records import CheckoutRow, QuirkRunRow, stored_commit
+from perfwalk.store.retention import prune_columns, pruned_of
 
 _s = schema.series
 _gc = schema.git_commit
@@ -25,6 +26,7 @@ _ck = schema.checkout
 _cc = schema.checkout_commit
 _qr = schema.quirk_run
 _log = schema.log
+_pr = schema.prune
 
 
 class CheckoutRecords(KnownRows):
@@ -133,7 +135,12 @@ class CheckoutRecords(KnownRows):
             .scalar_subquery()
             .label("claimed")
         )
-        query = select(_ck, count, claimed).where(_ck.c.series_id == series_id).order_by(_ck.c.idx)
+        query = (
+            select(_ck, count, claimed, *prune_columns())
+            .outerjoin(_pr, _pr.c.id == _ck.c.prune_id)
+            .where(_ck.c.series_id == series_id)
+            .order_by(_ck.c.idx)
+        )
         runs_query = (
             select(_qr.c.checkout_id, _qr.c.letter, _qr.c.status, _qr.c.log_id)
             .join(_ck, _qr.c.checkout_id == _ck.c.id)
@@ -162,6 +169,7 @@ class CheckoutRecords(KnownRows):
                 commit_count=int(row.commit_count),
                 claimed=int(row.claimed),
                 quirk_runs=tuple(runs.get(row.id, ())),
+                pruned=pruned_of(row),
             )
             for row in rows
         ]

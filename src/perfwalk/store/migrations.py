@@ -102,7 +102,11 @@ History:
     and the index of the first; see perfwalk.store.run_records).
 27. (reserved: no change; a store at 26 moves to 27 as it is.)
 28. (reserved: no change; a store at 27 moves to 28 as it is.)
-29. (reserved: no change; a store at 28 moves to 29 as it is.)
+29. retention: prune (each `perfwalk prune --apply`: when it started and ended, NULL
+    while it runs or when it was stopped, the rule it applied, and the checkouts, logs,
+    profiles and stored bytes it dropped so far; see perfwalk.store.retention); log,
+    profile and checkout get prune_id, the prune that dropped the log's output, the
+    profile's stacks, the checkout's logs and profiles (NULL: kept).
 30. (reserved: no change; a store at 29 moves to 30 as it is.)
 31. (reserved: no change; a store at 30 moves to 31 as it is.)
 32. extensions: extension (per `perfwalk run --extend` of a walk's series: when it
@@ -877,8 +881,29 @@ def _v28_reserved(conn: Connection) -> None:
     """No change: the number is held for a step of its own."""
 
 
-def _v29_reserved(conn: Connection) -> None:
-    """No change: the number is held for a step of its own."""
+def _v29_retention(conn: Connection) -> None:
+    md = MetaData()
+    prunes = Table(
+        "prune",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=True),
+        Column("rule", SafeText, nullable=False),
+        Column("checkouts", Integer, nullable=False),
+        Column("logs", ID, nullable=False),
+        Column("profiles", Integer, nullable=False),
+        Column("bytes", ID, nullable=False),
+        sqlite_autoincrement=True,
+    )
+    md.create_all(conn, tables=[prunes])
+    kind = ID.compile(dialect=conn.dialect)
+    inspector = inspect(conn)  # a store put back to an older version by hand has them
+    for table in ("log", "profile", "checkout"):
+        if "prune_id" not in {column["name"] for column in inspector.get_columns(table)}:
+            conn.execute(
+                text(f"ALTER TABLE {table} ADD COLUMN prune_id {kind} REFERENCES prune (id)")
+            )
 
 
 def _v30_reserved(conn: Connection) -> None:
@@ -966,7 +991,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(26, "run records: run_record, each walk run and watch cycle", _v26_run_records),
     Migration(27, "reserved: no change", _v27_reserved),
     Migration(28, "reserved: no change", _v28_reserved),
-    Migration(29, "reserved: no change", _v29_reserved),
+    Migration(
+        29,
+        "retention: prune, and the prune that dropped a log, profile, checkout's outputs",
+        _v29_retention,
+    ),
     Migration(30, "reserved: no change", _v30_reserved),
     Migration(31, "reserved: no change", _v31_reserved),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),

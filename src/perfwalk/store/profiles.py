@@ -12,7 +12,8 @@ that, its stacks are bounded (:func:`perfwalk.folded.bound_stacks`: depth, count
 what a bound changed said in its message, and ``samples`` and ``dropped`` are at most
 :data:`~perfwalk.folded.MOST_SAMPLES`: nothing a profiler writes can fail the store.
 A profiler that failed leaves a row too, with no stacks, its status (XFAIL) and the
-reason.
+reason. Retention (:mod:`perfwalk.store.retention`) may drop a profile's stacks: its
+row, samples and values stay, ``pruned`` says when and why.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from sqlalchemy import Row, Select, select
 
 from perfwalk.errors import StoreError
 from perfwalk.folded import MOST_SAMPLES, FoldedStacks, bound_stacks, parse_folded
-from perfwalk.model import Status
+from perfwalk.model import Pruned, Status
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
+from perfwalk.store.retention import prune_columns, pruned_of
 
 _p = schema.profile
 _c = schema.checkout
+_pr = schema.prune
 
 
 def bounded(stacks: FoldedStacks, limit: int) -> tuple[str, int]:
@@ -92,6 +95,7 @@ class ProfileRow:
     values: tuple[tuple[str, float, str], ...]
     duration: float | None
     recorded_at: datetime
+    pruned: Pruned | None = None  # its stacks dropped by retention (``stacks`` empty)
 
     @property
     def cut(self) -> bool:
@@ -176,12 +180,18 @@ class ProfileRecords(StorePart):
         return _ordered(rows)
 
     def listed(self, series_id: int) -> dict[int, tuple[tuple[str, int], ...]]:
-        """The profiles of series ``series_id`` that hold samples, by checkout index:
-        (test, profile id) each, the extra run's first; their stacks are not read."""
+        """The profiles of series ``series_id`` that hold samples (their stacks not
+        pruned), by checkout index: (test, profile id) each, the extra run's first;
+        their stacks are not read."""
         query = (
             select(_p.c.id, _p.c.test, _p.c.repetition, _c.c.idx)
             .join(_c, _c.c.id == _p.c.checkout_id)
-            .where(_p.c.series_id == series_id, _p.c.status == int(Status.PASS), _p.c.samples > 0)
+            .where(
+                _p.c.series_id == series_id,
+                _p.c.status == int(Status.PASS),
+                _p.c.samples > 0,
+                _p.c.prune_id.is_(None),
+            )
             .order_by(_c.c.idx, _p.c.test, _p.c.repetition.is_not(None), _p.c.repetition, _p.c.id)
         )
         found: dict[int, list[tuple[str, int]]] = {}
@@ -199,7 +209,11 @@ class ProfileRecords(StorePart):
 
     @staticmethod
     def _select() -> Select[Any]:
-        return select(_p, _c.c.idx.label("checkout_idx")).join(_c, _c.c.id == _p.c.checkout_id)
+        return (
+            select(_p, _c.c.idx.label("checkout_idx"), *prune_columns())
+            .join(_c, _c.c.id == _p.c.checkout_id)
+            .outerjoin(_pr, _pr.c.id == _p.c.prune_id)
+        )
 
 
 def _ordered(rows: Sequence[Row[Any]]) -> tuple[ProfileRow, ...]:
@@ -211,6 +225,8 @@ def _ordered(rows: Sequence[Row[Any]]) -> tuple[ProfileRow, ...]:
 
 
 def _row(row: Row[Any], *, stacks: bool = True) -> ProfileRow:
+    pruned = pruned_of(row)
+    stacks = stacks and pruned is None
     return ProfileRow(
         id=int(row.id),
         series_id=int(row.series_id),
@@ -230,4 +246,5 @@ def _row(row: Row[Any], *, stacks: bool = True) -> ProfileRow:
         values=tuple((str(n), float(v), str(u)) for n, v, u in row.run_values),
         duration=row.duration,
         recorded_at=row.recorded_at,
+        pruned=pruned,
     )

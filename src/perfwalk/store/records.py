@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
-from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Status, Value
+from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Pruned, Status, Value
 from perfwalk.quantities import many
 
 SeriesState = Literal["running", "finished", "interrupted"]
@@ -218,6 +218,8 @@ class CheckoutRow:
     quirk_runs: tuple[QuirkRunRow, ...] = ()
     #: of its commits, those a push told and git has not yet (perfwalk.store.commits)
     claimed: int = 0
+    #: its logs and profiles dropped by retention (the last prune that did); None: kept
+    pruned: Pruned | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -111,6 +111,25 @@ git_commit = Table(
     UniqueConstraint("project", "sha", name="uq_git_commit_project_sha"),
 )
 
+# Retention (migration step 29): each `perfwalk prune --apply` (perfwalk.store.retention),
+# what it dropped so far; finished_at NULL while it runs or when it was stopped. The
+# logs, profiles and checkouts it pruned name it (prune_id): their values, summaries
+# and statuses are kept, only the outputs and the stacks are gone.
+
+prune = Table(
+    "prune",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Column("rule", SafeText, nullable=False),  # "older than 30 days", "beyond 2.0 GB"
+    Column("checkouts", Integer, nullable=False),
+    Column("logs", ID, nullable=False),
+    Column("profiles", Integer, nullable=False),
+    Column("bytes", ID, nullable=False),  # stored (compressed) bytes dropped
+    sqlite_autoincrement=True,
+)
+
 log = Table(
     "log",
     metadata,
@@ -120,6 +139,9 @@ log = Table(
     Column("size", ID, nullable=False),  # bytes kept (uncompressed length of data)
     Column("total", ID, nullable=False),  # bytes the process produced
     Column("truncated", Boolean, nullable=False),
+    # the prune that dropped its output (data then empty, size and total as they were);
+    # NULL: kept (migration step 29, perfwalk.store.retention)
+    Column("prune_id", ID, ForeignKey("prune.id"), nullable=True),
     sqlite_autoincrement=True,  # replaced logs are deleted: never reuse their ids
 )
 
@@ -135,6 +157,7 @@ checkout = Table(
     Column("build_status", Integer, nullable=True),
     Column("build_seconds", Double, nullable=True),
     Column("build_log_id", ID, ForeignKey("log.id"), nullable=True),
+    Column("prune_id", ID, ForeignKey("prune.id"), nullable=True),  # the last that pruned it
     UniqueConstraint("series_id", "idx", name="uq_checkout_series_idx"),
 )
 
@@ -585,6 +608,7 @@ profile = Table(
     Column("run_values", JSON, nullable=False),  # [[name, value, unit]…] of the extra run
     Column("duration", Double, nullable=True),
     Column("recorded_at", UTCDateTime, nullable=False),
+    Column("prune_id", ID, ForeignKey("prune.id"), nullable=True),  # stacks dropped (step 29)
     Index("ix_profile_checkout", "checkout_id"),
     Index("ix_profile_series", "series_id"),
 )

@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from sqlalchemy import func, select, union_all
+from sqlalchemy import func, select
 
-from perfwalk.model import Commit
+from perfwalk.model import Commit, Pruned
 from perfwalk.store import schema
 from perfwalk.store.bulk import plain_rows
 from perfwalk.store.connect import StorePart
 from perfwalk.store.packs import PACK_FORMAT, build_packs
 from perfwalk.store.records import stored_commit
+from perfwalk.store.retention import checkout_logs, prune_rows
 
 _ck = schema.checkout
 _cc = schema.checkout_commit
@@ -50,7 +51,8 @@ class PackRow(NamedTuple):
 
 class LogRow(NamedTuple):
     """A stored log as it is kept: compressed (``compression``: ``zlib``), as the
-    driver gives it (``truncated`` may be 0 or 1)."""
+    driver gives it (``truncated`` may be 0 or 1); ``pruned``: its output dropped by
+    retention (``data`` empty, ``size`` what it held)."""
 
     id: int
     compression: str
@@ -58,6 +60,7 @@ class LogRow(NamedTuple):
     size: int  # bytes kept
     total: int  # bytes produced
     truncated: bool
+    pruned: Pruned | None = None
 
 
 class StepSite(NamedTuple):
@@ -152,34 +155,18 @@ class SiteReads(StorePart):
 
     def logs(self, series_id: int, first_idx: int, last_idx: int) -> list[LogRow]:
         """Every log with content of checkouts ``first_idx``…``last_idx`` (inclusive):
-        builds, quirk runs, between repetitions, each result's output; by id.
+        builds, quirk runs, between repetitions, each result's and step's outputs
+        (:func:`~perfwalk.store.retention.checkout_logs`); by id.
 
         The ids first, then the logs by ranges of ids: the logs of a block were
         written together, so a few range scans read thousands."""
-        in_block = (_ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx))
-        outputs = (
-            select(_rs.c.stdout_log_id, _rs.c.stderr_log_id, _rp.c.between_log_id)
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_rs, _rs.c.repetition_id == _rp.c.id)
-            .where(*in_block)
-        )
-        builds = union_all(
-            select(_ck.c.build_log_id).where(*in_block),
-            select(_qr.c.log_id).join(_ck, _qr.c.checkout_id == _ck.c.id).where(*in_block),
-        )
-        steps = (
-            select(_st.c.stdout_log_id, _st.c.stderr_log_id)
-            .select_from(_ck)
-            .join(_rp, _rp.c.checkout_id == _ck.c.id)
-            .join(_st, _st.c.repetition_id == _rp.c.id)
-            .where(*in_block)
-        )
+        outputs = checkout_logs(
+            _ck.c.series_id == series_id, _ck.c.idx.between(first_idx, last_idx)
+        ).subquery()
         found: list[LogRow] = []
         with self._read(f"read the logs of series {series_id}") as conn:
-            wanted = {i for row in plain_rows(conn, outputs) for i in row if i is not None}
-            wanted.update(i for row in plain_rows(conn, steps) for i in row if i is not None)
-            wanted.update(i for (i,) in plain_rows(conn, builds) if i is not None)
+            wanted = {i for (i,) in plain_rows(conn, select(outputs.c.log_id))}
+            prunes: dict[int, Pruned] | None = None
             for low, high in _runs(sorted(wanted)):
                 query = select(
                     _log.c.id,
@@ -188,9 +175,16 @@ class SiteReads(StorePart):
                     _log.c.size,
                     _log.c.total,
                     _log.c.truncated,
+                    _log.c.prune_id,
                 ).where(_log.c.id.between(low, high), _log.c.total > 0)
-                found += [LogRow._make(row) for row in plain_rows(conn, query) if row[0] in wanted]
-        return sorted(found)
+                for *row, prune_id in plain_rows(conn, query):
+                    if row[0] not in wanted:
+                        continue
+                    if prune_id is not None and prunes is None:
+                        prunes = {p.id: p.pruned for p in prune_rows(conn)}
+                    pruned = None if prunes is None or prune_id is None else prunes[prune_id]
+                    found.append(LogRow._make([*row, pruned]))
+        return sorted(found, key=lambda row: row.id)
 
     def steps(self, series_id: int, first_idx: int, last_idx: int) -> dict[int, list[StepSite]]:
         """The phase steps of the repetitions of checkouts ``first_idx``…``last_idx``

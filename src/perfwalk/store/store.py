@@ -36,6 +36,7 @@ from perfwalk.store.profiles import ProfileRecords
 from perfwalk.store.pushes import PushRecords
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.repetitions import RepetitionRecords
+from perfwalk.store.retention import Retention, prune_columns, pruned_of
 from perfwalk.store.run_records import RunRecords
 from perfwalk.store.seen import SeenChanges
 from perfwalk.store.series import SeriesRecords
@@ -46,6 +47,7 @@ from perfwalk.store.tries import TryRecords
 from perfwalk.store.walkers import Walkers
 
 _log = schema.log
+_prune = schema.prune
 _meta = schema.meta
 
 #: The key in ``meta`` of the store's own id (see :meth:`Store.store_id`).
@@ -193,14 +195,28 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
         """The regress runs of this store (:mod:`perfwalk.store.regress`)."""
         return RegressRecords(self._db, self._check_open)
 
+    @property
+    def retention(self) -> Retention:
+        """What retention could drop, and dropping it (:mod:`perfwalk.store.retention`)."""
+        return Retention(self._db, self._check_open)
+
     # -- logs ---------------------------------------------------------------------
 
     def log(self, log_id: int) -> Log:
-        """The log ``log_id``, decompressed; an unknown id is a StoreError naming it."""
+        """The log ``log_id``, decompressed (a log pruned by retention: empty, with its
+        :class:`~perfwalk.model.Pruned`); an unknown id is a StoreError naming it."""
+        query = (
+            select(_log, *prune_columns())
+            .outerjoin(_prune, _prune.c.id == _log.c.prune_id)
+            .where(_log.c.id == log_id)
+        )
         with self._read(f"read log {log_id}") as conn:
-            row = conn.execute(select(_log).where(_log.c.id == log_id)).first()
+            row = conn.execute(query).first()
         if row is None:
             raise self._unknown("log", log_id)
+        pruned = pruned_of(row)
+        if pruned is not None:
+            return Log(data=b"", total=int(row.total), truncated=bool(row.truncated), pruned=pruned)
         return logs.unpack(
             row.id,
             compression=row.compression,

@@ -14,9 +14,9 @@ checkout), without measuring again or duplicating anything stored.
 An interrupted extension is continued by ``--extend SERIES`` again or by ``run
 --resume``: its repetition numbers come from what was stored before it began (the
 repetitions up to its ``last_repetition``), so the continuation measures exactly what
-is missing. A series that runs, a drill's, a try's or a push series, one whose walk
-did not end, and one whose checkouts' commits are gone are refused, each error saying
-what to do.
+is missing. A series that runs, a drill's, a try's, a push or regress series, one
+whose walk did not end, and one whose checkouts' commits are gone are refused, each
+error saying what to do.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What an extension (:mod:`perfwalk.orchestrate.extend.extension`) refuses, before
 anything is stored, each error naming the series and saying what to do: options it
-does not take, a series it cannot extend (a drill's, a try's, a push series, a
-variant's, another project's, one being walked), an extension that did not finish
+does not take, a series it cannot extend (a drill's, a try's, a push or regress
+series, a variant's, another project's, one being walked), an extension that did not finish
 asked anew with other counts, a variant measured already, a count not above the
 series', commits gone from the repository, other build steps or tests than the series
 was measured with."""
@@ -34,6 +34,10 @@ _NOT_EXTENDED = {
     "push": (
         "a push series (its values came from `perfwalk push`)",
         "perfwalk measured none of it; push more results, or extend a walk's series",
+    ),
+    "regress": (
+        "a regress series (the runs of a functional suite on a host)",
+        "run the suite again (`perfwalk regress`), or extend a walk's series",
     ),
 }
 

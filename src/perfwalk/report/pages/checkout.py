@@ -112,6 +112,8 @@ def _entry(
         facts["prof"] = [[test, profile_id] for test, profile_id in profiles]
     if failed:
         facts["fail"] = [f.as_data() for f in failed]
+    if row.pruned is not None:  # its logs' sections say it again
+        facts["pruned"] = row.pruned.said("its logs and profiles")
     if ran := checkout_facts(ctx, row.idx):
         facts["bf"] = ran
     if c.reps:

@@ -5,7 +5,8 @@ of the ordinary logs.
 The logs of one block of checkouts are one data file; a log too large for it (more
 than :data:`INLINE_LINES` lines or :data:`INLINE_BYTES` bytes) gets a data file of
 its own, written once, shown head and tail on its own page, and the whole log as a
-plain text file to download.
+plain text file to download. A log pruned by retention is in its block's file as what
+pruned it ("log pruned on … (retention: …)"), and a large one's own files say it too.
 """
 
 from __future__ import annotations
@@ -62,8 +63,12 @@ def logs_data_file(
     ``owner`` gives each log id's checkout index (asked only when a log is large)."""
     kept: list[LogRow] = []
     large: list[LargeLog] = []
+    pruned: dict[str, str] = {}
     owners: dict[int, int] | None = None
     for row in rows:
+        if row.pruned is not None:
+            pruned[str(row.id)] = row.pruned.said("log")
+            continue
         lines = _lines(row)
         if row.size > INLINE_BYTES or lines > INLINE_LINES:
             owners = owner() if owners is None else owners
@@ -79,6 +84,8 @@ def logs_data_file(
         "cut": [1 if r.truncated else 0 for r in kept],
         "large": {str(big.row.id): big.lines for big in large},
     }
+    if pruned:  # id → "log pruned on … (retention: …)"
+        document["pruned"] = pruned
     z = base64.b64encode(b"".join(r.data for r in kept)).decode("ascii")
     text = json.dumps(document, separators=(",", ":"), allow_nan=False)[:-1] + f',"z":"{z}"}}'
     return f"perfwalk.logs({ctx.id},{block_no},{text});\n", large
@@ -98,6 +105,16 @@ def large_log_file(ctx: SeriesContext, big: LargeLog) -> str:
     z = base64.b64encode(row.data).decode("ascii")
     text = json.dumps(document, separators=(",", ":"), allow_nan=False)[:-1] + f',"z":"{z}"}}'
     return f"perfwalk.log({ctx.id},{row.id},{text});\n"
+
+
+def pruned_large_log(ctx: SeriesContext, row: LogRow, checkout_idx: int) -> tuple[str, str]:
+    """The data file and the text of a large log the site has, pruned since: its page
+    and its download say so."""
+    assert row.pruned is not None
+    said = row.pruned.said("log")
+    document = {"c": checkout_idx, "pruned": said}
+    text = json.dumps(document, separators=(",", ":"), allow_nan=False)
+    return f"perfwalk.log({ctx.id},{row.id},{text});\n", said + "\n"
 
 
 def _check_compression(rows: Sequence[LogRow]) -> None:

@@ -7,9 +7,10 @@
  *   meta.js            perfwalk.meta(series, {pages: {blocks, host, …}, quirks, …})
  *   checkouts-<b>.js   perfwalk.checkouts(series, b, {metrics, layouts, anchors, c: […]}),
  *                      each checkout with ph: its steps and snapshots (report/phase_data.py)
- *   logs-<b>.js        perfwalk.logs(series, b, {ids, len, size, total, cut, large, z})
+ *   logs-<b>.js        perfwalk.logs(series, b, {ids, len, size, total, cut, large, pruned, z})
  *   commits-<b>.js     perfwalk.commits(series, b, {idx: [prev, prev sha, sha, commits]})
- *   log-<id>.js        perfwalk.log(series, id, {c, size, total, cut, lines, z})
+ *   log-<id>.js        perfwalk.log(series, id, {c, size, total, cut, lines, z}), or
+ *                      {c, pruned} once retention dropped it (perfwalk prune)
  * Numbers are float64 little-endian in base64; logs are zlib streams as the store
  * keeps them, inflated by the browser (DecompressionStream). Every text goes into
  * the page as text (textContent, attributes), never as HTML; control characters
@@ -229,7 +230,8 @@
     if (c.next !== null) add(build, [" \u00b7 ", link(at("checkout", c.next), "checkout " + c.next + " \u203a")]);
     var parts = [
       changeBanner(meta, idx), failuresBox(c), variantsAt(meta, idx), facts, build,
-      c.need ? el("p", {}, c.need) : null, profiles(c), quirks(meta, c), buildFacts(c),
+      c.need ? el("p", {}, c.need) : null, prunedNote(c.pruned), profiles(c), quirks(meta, c),
+      buildFacts(c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
     if (c.ph) parts.push(snapshotsOf(c), stepsOf(c));
@@ -348,6 +350,8 @@
             link("log-" + logId + ".txt", "download"), " \u00b7 ", link(place, "in the logs")));
           return null;
         }
+        var pruned = (bundle.pruned || {})[logId];
+        if (pruned) { details.appendChild(prunedNote(pruned)); return null; }
         var stored = (bundle.index = bundle.index || bundleIndex(bundle))[logId];
         if (!stored) { details.appendChild(el("p", {}, "(empty)")); return null; }
         return inflate(stored.bytes).then(function (text) {
@@ -358,6 +362,17 @@
       }).catch(function (error) { details.appendChild(el("p", {}, visible(error.message))); });
     });
     return details;
+  }
+
+  /* What retention (perfwalk prune) dropped: "log pruned on 2026-03-01 (retention: …)". */
+  function prunedNote(said) {
+    return said ? el("p", { class: "pw-pruned" }, visible(said)) : null;
+  }
+
+  /* Whether a block's logs file has something to show of a log: its output, its own
+   * page (a large one), or what pruned it. */
+  function shown(bundle, stored, logId) {
+    return stored[logId] || bundle.large[String(logId)] !== undefined || (bundle.pruned || {})[logId];
   }
 
   /* The profiles taken at a checkout (c.prof: [test, profile id]), to their flame graphs. */
@@ -680,7 +695,9 @@
       var box = el("section", { id: "log-" + logId }, el("h3", {}, visible(heading)));
       var log = stored[logId];
       var lines = bundle.large[String(logId)];
-      if (lines !== undefined) {
+      var pruned = (bundle.pruned || {})[logId];
+      if (pruned) box.appendChild(prunedNote(pruned));
+      else if (lines !== undefined) {
         box.appendChild(el("p", { class: "pw-wait" }, "loading…"));
         pending.push(load("data/log-" + logId + ".js").then(function () {
           var big = got.log[logId];
@@ -701,7 +718,8 @@
       return box;
     }
 
-    var parts = [el("p", {}, link(at("checkout", idx), "checkout " + idx), " \u00b7 commit ", el("code", {}, c.sha.slice(0, 12)))];
+    var parts = [el("p", {}, link(at("checkout", idx), "checkout " + idx), " \u00b7 commit ", el("code", {}, c.sha.slice(0, 12))),
+      prunedNote(c.pruned)];
     parts.push(section(c.blog, "build"));
     c.qruns.forEach(function (q) { parts.push(section(q[2], "quirk " + q[0] + " (" + q[1] + ")")); });
     var detail = c.d || { reps: [], results: [] };
@@ -712,14 +730,14 @@
       var heading = "repetition " + ("00" + r[1]).slice(-3) + " \u00b7 " + r[2] + " \u00b7 " + r[3] +
         (r[4] ? " \u00b7 " + r[4] : "") + (r[6] !== null ? " \u00b7 exit " + r[6] : "");
       var outputs = [[r[7], "standard output"], [r[8], "standard error"]]
-        .filter(function (o) { return stored[o[0]] || bundle.large[String(o[0])] !== undefined; })
+        .filter(function (o) { return shown(bundle, stored, o[0]); })
         .map(function (o) { return section(o[0], o[1]); });
       parts.push(el("section", { id: "result-" + r[0], class: "result" }, el("h2", {}, visible(heading)),
         outputs.length ? outputs : el("p", {}, "(no output)")));
     });
     ((c.ph && c.ph.s) || []).forEach(function (s) {
       var outputs = [[s[13], s[6] === "fetch" ? "file " + s[8] : "standard output"], [s[14], "standard error"]]
-        .filter(function (o) { return stored[o[0]] || bundle.large[String(o[0])] !== undefined; })
+        .filter(function (o) { return shown(bundle, stored, o[0]); })
         .map(function (o) { return section(o[0], o[1]); });
       if (!outputs.length) return;
       var heading = "repetition " + rep3(s[1]) + " \u00b7 " + s[2] + " \u00b7 " + s[3] + " on " +
@@ -735,6 +753,10 @@
   function drawLog(meta, logId, big) {
     var idx = big.c;
     title("log " + logId, [[at("checkout", idx), "checkout " + idx], [at("logs", idx), "logs"]]);
+    if (big.pruned) {
+      root.replaceChildren(prunedNote(big.pruned), el("p", {}, link(at("logs", idx), "the logs of checkout " + idx)));
+      return Promise.resolve();
+    }
     return inflate(bytesOf(big.z)).then(function (text) {
       var lines = text.split("\n");
       if (lines.length && !lines[lines.length - 1]) lines.pop();
