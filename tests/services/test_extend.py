@@ -226,8 +226,9 @@ def test_an_extension_measures_the_tests_its_series_measured(tmp_path: Path) -> 
     assert walked.returncode == exits.OK, walked.stderr
     refused = perfwalk("run", "-c", c, "--extend", "1", "-n", "3", "--tests", "other")
     assert refused.returncode == exits.USER
-    assert "--extend 1 measures series 1 at its checkouts, as its walk did: --tests" in (
-        refused.stderr
+    assert (
+        "--extend 1 measures series 1 at its checkouts, as its walk did (an extension): --tests"
+        in refused.stderr
     )
     extended = perfwalk("run", "-c", c, "--extend", "1", "-n", "3")
     assert extended.returncode == exits.OK, extended.stderr

@@ -62,9 +62,10 @@ def check_options(options: RunOptions, config: Config, series_id: int) -> None:
     if config.only is not None:  # an extension measures the tests its series measured
         given.append("--tests")
     if given:
+        asked = f"--extend {series_id}" if options.extend is not None else "--resume"
         raise UsageError(
-            f"--extend {series_id} measures series {series_id} at its checkouts, as its walk "
-            f"did: {', '.join(given)} cannot be given with it",
+            f"{asked} measures series {series_id} at its checkouts, as its walk did (an "
+            f"extension): {', '.join(given)} cannot be given with it",
             hint="give only -n (repetitions per checkout) and --variants with --extend",
         )
 
