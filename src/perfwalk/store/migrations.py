@@ -107,6 +107,13 @@ History:
     profiles and stored bytes it dropped so far; see perfwalk.store.retention); log,
     profile and checkout get prune_id, the prune that dropped the log's output, the
     profile's stacks, the checkout's logs and profiles (NULL: kept).
+30. (reserved: no change; a store at 29 moves to 30 as it is.)
+31. (reserved: no change; a store at 30 moves to 31 as it is.)
+32. extensions: extension (per `perfwalk run --extend` of a walk's series: when it
+    started and finished, the repetitions per checkout before and after, the variants
+    it added and their repetitions, its order and seed, the last repetition stored
+    before it, the configuration's hash, how many repetitions it added; see
+    perfwalk.store.extensions).
 """
 
 from __future__ import annotations
@@ -899,6 +906,38 @@ def _v29_retention(conn: Connection) -> None:
             )
 
 
+def _v30_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v31_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v32_extensions(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    extensions = Table(
+        "extension",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=True),
+        Column("repetitions_before", Integer, nullable=False),
+        Column("repetitions", Integer, nullable=False),
+        Column("variants", JSON, nullable=False),
+        Column("variant_repetitions", Integer, nullable=True),
+        Column("order_mode", String(16), nullable=False),
+        Column("seed", ID, nullable=True),
+        Column("last_repetition", ID, nullable=False),
+        Column("config_hash", String(128), nullable=False),
+        Column("added", Integer, nullable=True),
+        Index("ix_extension_series", "series_id"),
+    )
+    md.create_all(conn, tables=[extensions])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -957,6 +996,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         "retention: prune, and the prune that dropped a log, profile, checkout's outputs",
         _v29_retention,
     ),
+    Migration(30, "reserved: no change", _v30_reserved),
+    Migration(31, "reserved: no change", _v31_reserved),
+    Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -137,13 +137,18 @@ class RepetitionRecords(KnownRows):
         """The files fetched from the hosts in a repetition; the bytes are the stdout log."""
         return [row for row in self.steps(repetition_id) if row.kind == FETCH]
 
-    def done_repetitions(self, series_id: int) -> set[tuple[int, int]]:
-        """(checkout idx, repetition idx) of every stored repetition of a series."""
+    def done_repetitions(
+        self, series_id: int, *, through: int | None = None
+    ) -> set[tuple[int, int]]:
+        """(checkout idx, repetition idx) of every stored repetition of a series (with
+        ``through``: of those whose id is not above it, stored before an extension)."""
         query = (
             select(_ck.c.idx.label("checkout_idx"), _rp.c.idx.label("repetition_idx"))
             .join(_ck, _rp.c.checkout_id == _ck.c.id)
             .where(_ck.c.series_id == series_id)
         )
+        if through is not None:
+            query = query.where(_rp.c.id <= through)
         with self._read(f"read the repetitions of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
             return {(row.checkout_idx, row.repetition_idx) for row in conn.execute(query)}
