@@ -266,6 +266,8 @@ def test_the_modules_form_no_cycle() -> None:
 #: the rooms of orchestrate/, each a subpackage of one concern, and their level: a room
 #: imports only rooms below it (ARCHITECTURE.md, Code map)
 ORCHESTRATE_ROOMS: dict[str, int] = {
+    # a stored walk's series measured further at its checkouts (run --extend)
+    "extend": 7,
     # a walk's changes being confirmed: re-measures on top of a walk and its findings
     "confirm": 7,
     # a drill's measuring: its line searched through a walk of its own, the culprit's profiles

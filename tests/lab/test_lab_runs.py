@@ -4,6 +4,7 @@ iperf3, real namespaces (root; skipped with the reason elsewhere)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -105,9 +106,12 @@ def test_a_three_host_iperf3_test_stores_values_per_role(
         assert left == [], left
 
 
-def test_a_host_lost_mid_test_is_recorded_reset_runs_on_the_others_and_the_run_ends(
-    lab: LabPlan, lab_config: LabConfig
+@pytest.mark.parametrize("powered", [False, True], ids=["no power command", "power_cycle"])
+def test_a_host_lost_mid_test_is_recorded_reset_runs_on_the_others_and_the_run_goes_on(
+    lab: LabPlan, lab_config: LabConfig, powered: bool
 ) -> None:
+    """Without a power command, what the lost sink owes next is NORUN; with one (the
+    lab's power switch), it is power-cycled and the next repetition runs on it."""
     config = lab_config(
         """
 [run]
@@ -123,7 +127,7 @@ parser = "value"
 timeout = 30
 
 [test.roles.sink]
-run = ["sleep 4246"]
+run = ["if [ {repetition} = 0 ]; then sleep 4246; fi"]
 
 [test.roles.dut]
 reset = ["echo reset-dut"]
@@ -133,30 +137,41 @@ reset = ["echo reset-source"]
 """
     )
     sink = lab.namespace("sink")
+    if not powered:
+        cycle = f"power_cycle = {json.dumps(lab.power_command(sink, 'cycle'))}\n"
+        config.path.write_text(config.path.read_text().replace(cycle, ""))
+        config = load_config(config.path)
     killer = threading.Thread(target=_kill_when_running, args=(sink, "sleep 4246"))
     killer.start()
     try:
         started = time.monotonic()
         result = run_series(config, RunOptions())
-        assert time.monotonic() - started < 60
+        assert time.monotonic() - started < 90
         killer.join(timeout=30)
-        assert result.worst is Status.NORUN  # the second repetition: the sink is gone
+        # without power, the second repetition finds the sink gone
+        assert result.worst is (Status.NOTERM if powered else Status.NORUN)
         with _store(config.path) as store:
             assert store.series(result.series_id).state == "finished"
             (checkout,) = store.checkouts(result.series_id)
             first, second = store.repetitions(checkout.id)
             (lost,) = first.results
             assert lost.status is Status.NOTERM
-            assert "run on sink: sleep 4246: the host was lost while it ran" in lost.message
+            assert "then sleep 4246; fi: the host was lost while it ran" in lost.message
+            assert ("host sink hung: power-cycled after" in lost.message) is powered
             assert [v.value for v in lost.values] == [1.0]  # the source kept measuring
             resets = {(s.role, s.status) for s in store.steps(first.id) if s.phase == "reset"}
             assert resets == {("dut", Status.PASS), ("source", Status.PASS)}
-            (again,) = second.results  # the next repetition ran: the sink owes NORUN
-            assert again.status is Status.NORUN
-            assert [s.status for s in store.steps(second.id) if s.role == "sink"] == [Status.NORUN]
+            (again,) = second.results
+            sink_steps = [s.status for s in store.steps(second.id) if s.role == "sink"]
+            if powered:  # power-cycled: the next repetition runs on it
+                assert again.status is Status.PASS, again.message
+                assert sink_steps == [Status.PASS]
+            else:  # the next repetition ran: the sink owes NORUN
+                assert again.status is Status.NORUN
+                assert sink_steps == [Status.NORUN]
     finally:
         killer.join(timeout=30)
-        subprocess.run(["sh", str(lab.start_script(sink))], check=True)
+        subprocess.run(["sh", str(lab.power_script), sink, "on"], check=True)
         _wait_answering(lab, "sink")
 
 
@@ -267,12 +282,6 @@ startup = ["hostname"]
 startup = ["hostname"]
 """
     )
-    config_text = config.path.read_text().replace(
-        'vars = { addr = "' + lab.host_vars()["dut"]["addr"],
-        'console = "echo console-of-dut"\nvars = { addr = "' + lab.host_vars()["dut"]["addr"],
-    )
-    config.path.write_text(config_text)
-    config = load_config(config.path)
     result = run_series(config, RunOptions())
     assert result.worst is Status.PASS
     with _store(config.path) as store:
@@ -289,8 +298,11 @@ startup = ["hostname"]
                 assert step.status is Status.PASS
                 took = (step.finished_at - step.started_at).total_seconds()
                 assert 0.3 < took < 30  # the lab's namespaces stay down 0.5 s
-            (console,) = [s for s in store.steps(rep.id) if s.kind == "console"]
-            assert store.log(console.stdout_log_id).data == b"console-of-dut\n"
+            consoles = {s.host: s for s in store.steps(rep.id) if s.kind == "console"}
+            assert sorted(consoles) == ["dut", "sink", "src"]  # each host's console.log
+            for host, console in consoles.items():
+                tail = store.log(console.stdout_log_id).text().splitlines()
+                assert tail[-1].endswith(f"boot: {lab.namespace(host)} starts its sshd")
             assert rep.results[0].status is Status.PASS
 
 

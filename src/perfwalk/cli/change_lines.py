@@ -3,8 +3,8 @@ change (at most :data:`MOST`) with its state, its headline size and its chain of
 evidence, as ``perfwalk changes`` tells them at length; the one line a walk or a
 watch cycle ends with (:func:`found_line`); and the alert groups as ``perfwalk
 changes`` lists them (:func:`group_lines`); the exit status of a list of changes
-(:func:`changes_status`) and the lines of the metrics a walk could not judge
-(:func:`undecided_lines`)."""
+(:func:`changes_status`), the lines of the metrics a walk could not judge
+(:func:`undecided_lines`) and of the changes it measured again (:func:`print_confirmed`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:
     from perfwalk.analysis.floor import Sight
     from perfwalk.config.model import Config
+    from perfwalk.orchestrate.confirm.confirm import Confirmed
     from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.report.change_groups import ChangeGroup
     from perfwalk.report.change_list import ListedChange
@@ -227,3 +228,43 @@ def undecided_lines(undecided: Iterable[tuple[int, Sight]], names: Mapping[int, 
                 f"{format_size(step.relative)} ({step.share:.0%} of a change it could see there)"
             )
     return lines
+
+
+def print_confirmed(confirmed: Confirmed | None) -> None:
+    """Each change measured again, and how the walk's changes stand (None: none was)."""
+    if confirmed is None:
+        return
+    for change in confirmed.remeasured:
+        print(show_controls(change.said()))
+    print(confirmed_line(confirmed))
+
+
+def confirmed_line(confirmed: Confirmed) -> str:
+    """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
+    from perfwalk.analysis.confirmation import HELD
+
+    told = confirmed.confirmed + confirmed.not_confirmed + confirmed.undecided
+    # the most likely steps of metrics too noisy to judge that did not become changes
+    unheld = sum(1 for r in confirmed.remeasured if r.step and not (r.final and r.outcome == HELD))
+    steps = (
+        f"{unheld} most likely step{'' if unheld == 1 else 's'} below the bar measured again, "
+        "no change held there (undecided metrics stay undecided)"
+    )
+    if not told and not confirmed.not_measured and not confirmed.left:
+        return f"confirm: {steps}" if unheld else "confirm: no change to measure again"
+    line = (
+        f"confirm: {confirmed.confirmed} of {told} "
+        f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
+        f"{confirmed.not_confirmed} not confirmed"
+    )
+    if confirmed.undecided:
+        line += f", {confirmed.undecided} undecided"
+    if confirmed.not_measured:
+        line += f", {confirmed.not_measured} not measured again (a build failed)"
+    if confirmed.left:
+        line += f", {confirmed.left} left for the next walk"
+    if confirmed.spent:
+        line += f" (the budget is spent: {confirmed.spent})"
+    if unheld:
+        line += f"; {steps}"
+    return line + "; see `perfwalk changes`"

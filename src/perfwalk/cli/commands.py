@@ -17,10 +17,10 @@ from perfwalk.untrusted import show_controls
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
     from perfwalk.analysis.floor import Sight
     from perfwalk.composites.demo import Night
-    from perfwalk.orchestrate.confirm.confirm import Confirmed
     from perfwalk.report.last_night import LastNight
     from perfwalk.report.times import SiteTimes
     from perfwalk.services.inspect import SeriesStatus
+    from perfwalk.store.records import SeriesRow
 
 
 def _init_args(p: argparse.ArgumentParser) -> None:
@@ -76,6 +76,17 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "seeded shuffled order; each variant is a series of its own",
     )
     p.add_argument(
+        "--extend",
+        metavar="SERIES",
+        type=options.SERIES_ID,
+        help="measure more at the checkouts series SERIES has, as its walk measured them "
+        "(its order; rounds with a new seed), numbered after the stored repetitions: with "
+        "-n N every checkout (and its variants') up to N repetitions, with --variants those "
+        "variants (-n each, else as many as the series has) beside as many new repetitions "
+        "of the plain checkout; nothing stored is measured again; --extend SERIES again (or "
+        "--resume) continues one interrupted",
+    )
+    p.add_argument(
         "--dry-run",
         action="store_true",
         help="list the checkouts the walk would take (commit, date, subject, commits since "
@@ -86,6 +97,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from perfwalk.cli.change_lines import print_confirmed
     from perfwalk.cli.progress import ProgressBar, failed_builds_line
     from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Status
@@ -103,6 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         name=args.name,
         walk=args.walk,
         variants=args.variants,
+        extend=args.extend,
     )
     if args.dry_run:
         from perfwalk.cli.dry_run import print_dry_run
@@ -122,7 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{last.sha[:12]} ({last.date:%Y-%m-%d %H:%M}); series {result.series_id} "
             "is unchanged"
         )
-        _print_confirmed(result.confirmed)
+        print_confirmed(result.confirmed)
         return exits.OK
     if named is not None and named.last is not None:
         print(
@@ -130,6 +143,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{many(result.new_checkouts, 'new checkout')} × "
             f"{many(result.per_checkout(), 'repetition')}; "
             f"worst status {result.worst.name}"
+        )
+    elif result.extended is not None:
+        print(
+            f"series {result.series_id} extended at {many(result.checkouts, 'checkout')}: "
+            f"{show_controls(result.extended.said())}; worst status {result.worst.name}"
         )
     else:
         verb = "resumed and finished" if result.resumed else "finished"
@@ -172,52 +190,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"the series page (`perfwalk report`); {more}, pinning (`cpus`) or a quieter "
             "machine steady them"
         )
-    _print_confirmed(result.confirmed)
+    print_confirmed(result.confirmed)
     print(painted_found(changes.found))
     if result.worst is not Status.PASS:
         return exits.FOUND
     # a walk that judges its changes (confirm) exits as `perfwalk changes` of its series
     return changes.status if result.confirmed is not None else exits.OK
-
-
-def _print_confirmed(confirmed: Confirmed | None) -> None:
-    """Each change measured again, and how the walk's changes stand (None: none was)."""
-    if confirmed is None:
-        return
-    for change in confirmed.remeasured:
-        print(show_controls(change.said()))
-    print(_confirmed_line(confirmed))
-
-
-def _confirmed_line(confirmed: Confirmed) -> str:
-    """The walk's last line with ``[run] confirm``: how its changes' re-measures went."""
-    from perfwalk.analysis.confirmation import HELD
-
-    told = confirmed.confirmed + confirmed.not_confirmed + confirmed.undecided
-    # the most likely steps of metrics too noisy to judge that did not become changes
-    unheld = sum(1 for r in confirmed.remeasured if r.step and not (r.final and r.outcome == HELD))
-    steps = (
-        f"{unheld} most likely step{'' if unheld == 1 else 's'} below the bar measured again, "
-        "no change held there (undecided metrics stay undecided)"
-    )
-    if not told and not confirmed.not_measured and not confirmed.left:
-        return f"confirm: {steps}" if unheld else "confirm: no change to measure again"
-    line = (
-        f"confirm: {confirmed.confirmed} of {told} "
-        f"change{'' if told == 1 else 's'} confirmed by a re-measure, "
-        f"{confirmed.not_confirmed} not confirmed"
-    )
-    if confirmed.undecided:
-        line += f", {confirmed.undecided} undecided"
-    if confirmed.not_measured:
-        line += f", {confirmed.not_measured} not measured again (a build failed)"
-    if confirmed.left:
-        line += f", {confirmed.left} left for the next walk"
-    if confirmed.spent:
-        line += f" (the budget is spent: {confirmed.spent})"
-    if unheld:
-        line += f"; {steps}"
-    return line + "; see `perfwalk changes`"
 
 
 def _series_arg(p: argparse.ArgumentParser) -> None:
@@ -280,6 +258,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"  started {s.started_at:%Y-%m-%d %H:%M:%S}"
         + (f", finished {s.finished_at:%Y-%m-%d %H:%M:%S}" if s.finished_at else "")
     )
+    lines += _extended(s)
     planned = "" if status.planned is None else f" of {status.planned} planned"
     lines.append(
         f"  checkouts {status.checkouts}{planned} (built {status.built}, "
@@ -313,6 +292,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
         _print_night(night, SiteTimes(config.report.time_zone), colour)
     return exits.OK
+
+
+def _extended(s: SeriesRow) -> list[str]:
+    """Each extension of a series (`run --extend`): when, what it measured."""
+    return [f"  extended {e.started_at:%Y-%m-%d %H:%M:%S}: {e.said()}" for e in s.extensions]
 
 
 #: the colours of a series' state in `perfwalk status`
@@ -402,6 +386,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Direction
     from perfwalk.orchestrate.findings.changes import series_sights
+    from perfwalk.report.hangs import series_hangs
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
 
@@ -409,6 +394,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
         sights = series_sights(store, config, table.series)
+        hangs = series_hangs(store, table.series.id)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -419,10 +405,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.cli.terminal import width_of, wrapped
 
     title = f"series {s.id} {s.name!r} ({s.state}): {s.step}, {s.repetitions}/{s.between}"
-    for line in wrapped(title, width_of(sys.stdout)):
-        print(line)
+    for line in (title, *_extended(s)):
+        for part in wrapped(line, width_of(sys.stdout)):
+            print(part)
     sys.stdout.flush()
     print_table(rows, keep=SHOW_KEPT, style=show_style)
+    for hung in hangs:  # hosts that hung and were power-cycled (docs/lab.md)
+        for line in hung.lines():
+            print(show_controls(line))
     shown = [x for x in sights if args.test in (None, x.test) and config.keeps(x.test)]
     for line in [*_sight_lines(shown), *map(show_controls, table.parsers.lines(s.id, args.test))]:
         print(line)

@@ -18,7 +18,9 @@ def print_dry_run(dry: DryRun) -> None:
     from_, to, step = plan.spec
     most = plan.measuring.repetitions_max
     each = f"{plan.repetitions}" if most is None else f"{plan.repetitions} to {most}"
-    if plan.resumed is not None:
+    if plan.resumed is not None and plan.extension is not None:
+        which = f"would extend series {plan.resumed.id} {show_controls(plan.resumed.name)!r}"
+    elif plan.resumed is not None:
         which = f"would continue series {plan.resumed.id} {show_controls(plan.resumed.name)!r}"
     else:
         which = f"would start a series {show_controls(plan.name)!r}"

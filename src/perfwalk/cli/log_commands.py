@@ -216,7 +216,8 @@ def pruned_lines(pruned: Sequence[tuple[int, Pruned]]) -> list[str]:
 
 COMMANDS: dict[str, Command] = {
     "log": Command(
-        "the stored outputs of a checkout (each test's per repetition, or its build log)",
+        "the stored outputs of a checkout (each test's per repetition, and its hosts' "
+        "reboots, power cycles and consoles; or its build log)",
         _log_args,
         cmd_log,
     ),

@@ -20,6 +20,7 @@ from perfwalk.orchestrate.walk.walk_progress import (
     BUILD_FAILED,
     BUILDING,
     CHECKOUT_DONE,
+    HUNG,
     VALUES_LOST,
     Progress,
     time_left,
@@ -81,6 +82,7 @@ class ProgressBar:
         told = ""  # a line of its own, kept
         if progress.kind == BUILD_FAILED:
             self.failed.append(FailedBuild(idx, progress.commit, progress.message))
+        if progress.kind in (BUILD_FAILED, HUNG):
             told = f"checkout {idx} {progress.commit[:10]}: {message}"
         elif progress.kind == CHECKOUT_DONE:
             self.last = f"#{idx} {progress.commit[:7]}: {message}"
@@ -88,7 +90,7 @@ class ProgressBar:
             told = f"checkout {idx} {progress.commit[:10]}: warning: {message}"
         if self.terminal:
             self._draw(progress, told)
-        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE, VALUES_LOST) or (
+        elif progress.kind in (BUILD_FAILED, CHECKOUT_DONE, HUNG, VALUES_LOST) or (
             self.clock() - self.written >= QUIET_SECONDS
         ):
             line = told or f"checkout {idx} {progress.commit[:10]}: {message}"

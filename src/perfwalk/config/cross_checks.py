@@ -123,6 +123,7 @@ def check_topology(checker: Checker, values: dict[str, Any]) -> None:
     a service has a readiness check; the role parsers accept their options."""
     owner: dict[str, str] = {}
     for name, host in values["hosts"].items():
+        _check_power(checker, name, host)
         for role in host["roles"]:
             if role in owner:
                 checker.fail(
@@ -170,6 +171,26 @@ def check_topology(checker: Checker, values: dict[str, Any]) -> None:
                 _check_parser(
                     checker, phases["parser"], phases["parser_options"], f"{where}.roles.{role}"
                 )
+
+
+def _check_power(checker: Checker, name: str, host: dict[str, Any]) -> None:
+    """Power commands are for ssh hosts (powering this machine would stop perfwalk);
+    at_end = "power_off" needs a power_off command."""
+    if host["target"] == "local":
+        for key in ("power_cycle", "power_on", "power_off"):
+            if host[key]:
+                checker.fail(
+                    f"hosts.{name}.{key}",
+                    f"host {name} is this machine: its {key} command would stop perfwalk",
+                    hint=f'power commands are for ssh hosts; remove {key} or set it to ""',
+                )
+    if host["at_end"] == "power_off" and not host["power_off"]:
+        checker.fail(
+            f"hosts.{name}.at_end",
+            'at_end = "power_off" but the host has no power_off command',
+            hint=f'give hosts.{name}.power_off (e.g. "ipmitool … chassis power off"), or '
+            'at_end = "leave"',
+        )
 
 
 def _check_profile(

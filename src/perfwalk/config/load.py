@@ -37,13 +37,12 @@ from perfwalk.config.cross_checks import (
 )
 from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.env import Env
+from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.model import (
     AnalysisConfig,
     ApiConfig,
     BuildConfig,
     Config,
-    HostConfig,
-    InstallConfig,
     InstrumentConfig,
     MetricConfig,
     ModifierConfig,

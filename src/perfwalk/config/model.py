@@ -15,6 +15,7 @@ from typing import TypeVar
 from perfwalk.config.cron import longest_gap
 from perfwalk.config.derived import DerivedConfig
 from perfwalk.config.env import Env
+from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.instruments import exact_count
 from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import default_of
@@ -94,38 +95,6 @@ class RunConfig:
     confirm_wait: float = default_of("run.confirm_wait")
     lease_wait: float = default_of("run.lease_wait")
     lease_expiry: float = default_of("run.lease_expiry")
-
-
-@dataclass(frozen=True)
-class HostConfig:
-    """``[hosts.<name>]``: a machine, its roles and variables (``name`` is the key)."""
-
-    target: str = default_of("hosts.<name>.target")
-    roles: tuple[str, ...] = default_of("hosts.<name>.roles")
-    vars: Mapping[str, str] = field(default_factory=_empty)
-    ssh_config: Path | None = None
-    known_hosts: Path | None = None
-    ssh_options: tuple[str, ...] = default_of("hosts.<name>.ssh_options")
-    connect_timeout: float = default_of("hosts.<name>.connect_timeout")
-    reboot: str = default_of("hosts.<name>.reboot")
-    reboot_timeout: float = default_of("hosts.<name>.reboot_timeout")
-    console: str = default_of("hosts.<name>.console")
-    lease: str = default_of("hosts.<name>.lease")
-    pool: str = default_of("hosts.<name>.pool")
-
-    @property
-    def local(self) -> bool:
-        return self.target == "local"
-
-
-@dataclass(frozen=True)
-class InstallConfig:
-    """``[install.<role>]``: files and steps that install a checkout on a role's host."""
-
-    files: tuple[str, ...] = default_of("install.<name>.files")
-    steps: tuple[str, ...] = default_of("install.<name>.steps")
-    timeout: float = default_of("install.<name>.timeout")
-    reboot: bool = default_of("install.<name>.reboot")
 
 
 @dataclass(frozen=True)

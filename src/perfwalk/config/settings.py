@@ -1042,6 +1042,9 @@ def _cron_ok(value: str) -> bool:
     )
 
 
+#: What becomes of a host when a run that held it ends ([hosts.<name>] at_end).
+AT_END = ("leave", "power_off")
+
 _HOSTS = Section(
     "hosts",
     Form.NAMED,
@@ -1126,6 +1129,58 @@ _HOSTS = Section(
             'stored with the repetition (its serial console, for kernels that panic); "" = none',
             default="",
             example="tail -n 200 /var/log/consoles/dut",
+        ),
+        Setting(
+            "power_cycle",
+            STRING,
+            "a command run on this machine that power-cycles the host (IPMI, a PDU, virsh) "
+            "when it stops answering: a command or a reboot that timed out or lost the "
+            "host, then no answer for alive_timeout seconds; the host is waited for within "
+            'reboot_timeout and the walk goes on (docs/lab.md, "Hosts that hang"); "" = a '
+            "host that stops answering is not recovered",
+            default="",
+            example="ipmitool -I lanplus -H dut-bmc -U admin -E chassis power cycle",
+        ),
+        Setting(
+            "power_cycles",
+            INTEGER,
+            "the most power cycles of the host in one run: a host that hangs once more "
+            "ends the run (a build that hangs every boot does not loop all night)",
+            default=4,
+            rules=(COUNT,),
+        ),
+        Setting(
+            "alive_timeout",
+            NUMBER,
+            "seconds a host with a power_cycle command gets to answer a new ssh "
+            "connection after a command or a reboot timed out or lost it, before it is "
+            "taken as hung and power-cycled",
+            default=60,
+            rules=(SECONDS,),
+        ),
+        Setting(
+            "power_on",
+            STRING,
+            "a command run on this machine that powers the host on when it does not "
+            'answer as a run starts (at_end = "power_off" left it off); it is then waited '
+            'for within reboot_timeout; "" = a host that does not answer stops the run',
+            default="",
+            example="ipmitool -I lanplus -H dut-bmc -U admin -E chassis power on",
+        ),
+        Setting(
+            "power_off",
+            STRING,
+            'a command run on this machine that powers the host off (at_end = "power_off")',
+            default="",
+            example="ipmitool -I lanplus -H dut-bmc -U admin -E chassis power off",
+        ),
+        Setting(
+            "at_end",
+            STRING,
+            "what becomes of the host when a run that held it ends (finished, failed or "
+            'interrupted): "leave" it as it is, or "power_off" with its power_off command',
+            default="leave",
+            rules=(one_of(*AT_END),),
         ),
         Setting(
             "lease",

@@ -204,6 +204,8 @@ def _write_files(plan: LabPlan) -> None:
     plan.known_hosts.write_text("".join(known))
     plan.ssh_config.write_text(plan.ssh_config_text())
     plan.reboot_script.write_text(plan.reboot_script_text())
+    plan.power_script.write_text(plan.power_script_text())
+    plan.panic_script.write_text(plan.panic_script_text())
     plan.hosts_file.write_text(plan.hosts_toml())
 
 

@@ -3,8 +3,9 @@
 Three namespaces ``<name>-src``, ``<name>-dut`` and ``<name>-sink``; two /24 links
 out of the lab prefix (src — dut on the first, dut — sink on the second) with the
 dut as the router; the files of the lab directory: sshd configurations, the
-scripts that start an sshd and "reboot" a namespace, the controller's ssh_config
-and known_hosts, and a ``[hosts]`` snippet for perfwalk.toml.
+scripts that start an sshd, "reboot" a namespace, switch its power and hang it
+("panic"), its console log, the controller's ssh_config and known_hosts, and a
+``[hosts]`` snippet for perfwalk.toml.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ DEFAULT_NAME = "pwlab"
 DEFAULT_ROOT = Path("/run/perfwalk")
 #: Seconds a namespace stays "down" when it reboots.
 DEFAULT_REBOOT_DELAY = 1.0
+
+#: Lines of a namespace's console its ``console`` command shows.
+CONSOLE_LINES = 20
 
 #: The three hosts: their short name and the role they play.
 HOSTS = (("src", "source"), ("dut", "dut"), ("sink", "sink"))
@@ -134,6 +138,18 @@ class LabPlan:
     def reboot_script(self) -> Path:
         return self.directory / "reboot.sh"
 
+    @property
+    def power_script(self) -> Path:
+        return self.directory / "power.sh"
+
+    @property
+    def panic_script(self) -> Path:
+        return self.directory / "panic.sh"
+
+    def console_log(self, namespace: str) -> Path:
+        """The namespace's "serial console": its boots, power cuts and panics."""
+        return self.ns_dir(namespace) / "console.log"
+
     def ns_dir(self, namespace: str) -> Path:
         return self.directory / namespace
 
@@ -181,10 +197,13 @@ class LabPlan:
             'hostname "$1" && mount --bind "$2/root" /root && mount --bind "$2/tmp" /tmp '
             '&& exec /usr/sbin/sshd -f "$2/sshd_config" -E "$2/sshd.log"'
         )
+        console = shlex.quote(str(self.console_log(namespace)))
         return "\n".join(
             [
                 "#!/bin/sh",
                 f"# start the sshd of the lab namespace {namespace} (perfwalk lab)",
+                f'echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) boot: {namespace} starts its sshd" '
+                f">> {console}",
                 "mkdir -p /run/sshd",
                 f"rm -f {shlex.quote(str(self.sshd_pidfile(namespace)))}",
                 f"exec ip netns exec {shlex.quote(namespace)} unshare --uts --mount "
@@ -242,6 +261,84 @@ class LabPlan:
             ]
         )
 
+    def power_script_text(self) -> str:
+        """``power.sh NS cycle|off|on [DELAY]``: the namespace's power switch. ``off``
+        kills every process of it at once (SIGKILL, by PID: a power cut, which a
+        process stopped by ``panic.sh`` cannot ignore); ``cycle`` then waits DELAY
+        seconds and starts its sshd again; ``on`` starts it unless it runs."""
+        return "\n".join(
+            [
+                "#!/bin/sh",
+                "# the power switch of a lab namespace (perfwalk lab): cycle, off or on",
+                'ns=$1 action=$2 delay=${3:-1} dir=$(dirname "$0")',
+                'console="$dir/$ns/console.log"',
+                "case $action in",
+                "  cycle|off|on) ;;",
+                '  *) echo "usage: power.sh NAMESPACE cycle|off|on [DELAY]" >&2; exit 2;;',
+                "esac",
+                "running() {",
+                '  for pid in $(ip netns pids "$ns"); do',
+                '    state=$(sed "s/.*) //" "/proc/$pid/stat" 2>/dev/null | cut -d " " -f 1)',
+                '    case $state in Z|X|"") ;; *) echo "$pid";; esac',
+                "  done",
+                "}",
+                'if [ "$action" = on ]; then',
+                '  [ -n "$(running)" ] && exit 0',
+                '  exec sh "$dir/$ns/start-sshd.sh"',
+                "fi",
+                'echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) power $action" >> "$console"',
+                "i=0",
+                "while :; do",
+                "  left=$(running)",
+                '  [ -n "$left" ] || break',
+                "  kill -s KILL $left 2>/dev/null",
+                "  i=$((i + 1))",
+                '  if [ "$i" -gt 200 ]; then',
+                '    echo "processes of $ns do not end: $left" >&2; exit 1',
+                "  fi",
+                "  sleep 0.05",
+                "done",
+                '[ "$action" = off ] && exit 0',
+                'sleep "$delay"',
+                'exec sh "$dir/$ns/start-sshd.sh"',
+                "",
+            ]
+        )
+
+    def panic_script_text(self) -> str:
+        """``panic.sh NS [WORDS]``: hang a namespace as a kernel panic would: a
+        ``panic:`` line on its console, then every process of it stopped (SIGSTOP, by
+        PID), the caller's shell with them and this script last. It answers nothing
+        more until ``power.sh`` cuts its power."""
+        return "\n".join(
+            [
+                "#!/bin/sh",
+                "# hang a lab namespace as a kernel panic would (perfwalk lab)",
+                'ns=$1 dir=$(dirname "$0")',
+                "shift",
+                'echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) panic: ${*:-panic.sh stopped $ns}" '
+                '>> "$dir/$ns/console.log"',
+                'for pid in $(ip netns pids "$ns"); do',
+                '  [ "$pid" = "$$" ] || kill -s STOP "$pid" 2>/dev/null',
+                "done",
+                "kill -s STOP $$",
+                "",
+            ]
+        )
+
+    def power_command(self, namespace: str, action: str) -> str:
+        """The command that powers a namespace host ``cycle``, ``off`` or ``on``."""
+        delay = f" {self.reboot_delay:g}" if action == "cycle" else ""
+        return f"sh {shlex.quote(str(self.power_script))} {shlex.quote(namespace)} {action}{delay}"
+
+    def panic_command(self, namespace: str) -> str:
+        """A command a test runs on a namespace host to hang it (``panic.sh``)."""
+        return f"sh {shlex.quote(str(self.panic_script))} {shlex.quote(namespace)}"
+
+    def console_command(self, namespace: str) -> str:
+        """The ``console`` command of a namespace host: the tail of its console."""
+        return f"tail -n {CONSOLE_LINES} {shlex.quote(str(self.console_log(namespace)))}"
+
     def reboot_command(self, namespace: str) -> str:
         """The command a namespace host runs to reboot."""
         return (
@@ -281,6 +378,12 @@ class LabPlan:
         variables = self.host_vars()
         for host, role in HOSTS:
             namespace = self.namespace(host)
+            power = {
+                f"power_{action}": json.dumps(
+                    self.power_command(namespace, action), allow_nan=False
+                )
+                for action in ("cycle", "on", "off")
+            }
             pairs = ", ".join(
                 f"{k} = {json.dumps(v, allow_nan=False)}" for k, v in variables[host].items()
             )
@@ -293,6 +396,11 @@ class LabPlan:
                 f"known_hosts = {json.dumps(str(self.known_hosts), allow_nan=False)}",
                 f"reboot = {json.dumps(self.reboot_command(namespace), allow_nan=False)}",
                 "reboot_timeout = 60",
+                f"console = {json.dumps(self.console_command(namespace), allow_nan=False)}",
+                *(f"{key} = {value}" for key, value in power.items()),
+                "alive_timeout = 5",
+                "connect_timeout = 5",
+                '# at_end = "power_off"   # power it off when a run ends',
                 f"vars = {{ {pairs} }}",
             ]
         return "\n".join(lines) + "\n"

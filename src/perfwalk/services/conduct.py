@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfwalk.config.conduct import MasterConfig, read_master
-from perfwalk.config.model import HostConfig
+from perfwalk.config.host_model import HostConfig
 from perfwalk.errors import HostError, ParseError, UsageError
 from perfwalk.hosts.base import DEFAULT_OUTPUT_LIMIT, Reconnecting
 from perfwalk.model import Status, Value

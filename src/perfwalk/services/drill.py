@@ -308,7 +308,7 @@ def run_drill(
     walked = walked_line(config, target)
     line = walked.line
     purpose = f"a drill of {target.metric} in {config.project.name} ({config.path})"
-    with config_session(config, purpose, clock) as session, session.holding():
+    with config_session(config, purpose, clock, say) as session, session.holding():
         session.sweep(say)
         store, topology = session.store, session.topology
         provenance = Provenance(config.project.name, topology.member("").host.name, config.hash)
@@ -400,7 +400,7 @@ def profile_drilled(
     test_config = _drilled_test(config, target)
     walked = walked_line(config, target)
     purpose = f"the profiles of drill {drilled.series_id} ({config.path})"
-    with config_session(config, purpose, clock) as session, session.holding():
+    with config_session(config, purpose, clock, say) as session, session.holding():
         session.sweep(say)
         series_id = drilled.series_id
         with searching(

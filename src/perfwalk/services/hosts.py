@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.host_model import HostConfig
+from perfwalk.config.model import Config
 from perfwalk.errors import UsageError
 from perfwalk.orchestrate.session.leases import lease_name
 from perfwalk.store import Store

@@ -16,6 +16,7 @@ from perfwalk.orchestrate.walk.walk_progress import time_left
 from perfwalk.quantities import format_value
 from perfwalk.store import Store
 from perfwalk.store.leases import LeaseRow
+from perfwalk.store.phase_steps import POWER_CYCLE
 from perfwalk.store.records import CheckoutRow, SeriesRow
 from perfwalk.store.walkers import WalkerRow
 
@@ -202,7 +203,8 @@ def checkout_logs(
 ) -> CheckoutLogs:
     """The stored outputs of the checkout ``operand`` (SERIES:CHECKOUT) names: its build
     log with ``build``, else each test's standard output and error (an empty error
-    left out) per repetition, only ``test``'s and ``repetition``'s when given. A test
+    left out) per repetition, then (without ``test``) the output of its hosts' reboots,
+    power cycles and console commands; only ``test``'s and ``repetition``'s when given. A test
     or repetition the checkout does not have is a :class:`UsageError` naming those it
     has."""
     series, checkout = find_checkout(store, operand)
@@ -252,4 +254,15 @@ def checkout_logs(
             err = store.log(result.stderr_log_id)
             if err.total:
                 logs.append(ShownLog(f"{title} · stderr", result.command, err))
+        if test is None:  # what its hosts went through: reboots, power cycles, consoles
+            for step in store.steps(rep.id):
+                if step.kind in HOST_STEPS:
+                    title = (
+                        f"repetition {rep.idx} · {step.kind} of {step.host} · {step.status.name}"
+                    )
+                    logs.append(ShownLog(title, step.command, store.log(step.stdout_log_id)))
     return CheckoutLogs(series, checkout, tuple(logs))
+
+
+#: The steps of a repetition about its hosts that ``perfwalk log`` shows after its tests.
+HOST_STEPS = ("reboot", POWER_CYCLE, "console")

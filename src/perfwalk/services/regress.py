@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.host_model import HostConfig
+from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_date

@@ -1,12 +1,13 @@
-"""The walk use case: plan the checkouts of a series (or resume one, or continue a
-named walk) and measure them.
+"""The walk use case: plan the checkouts of a series (or resume one, continue a named
+walk, or extend a stored series at its checkouts) and measure them.
 
 The run opens a session (:mod:`perfwalk.orchestrate.session.session`): its store and hosts,
 a lease on the hosts while it walks, every connection closed at the end, whatever
-happened. It plans the walk (:func:`perfwalk.orchestrate.walk.plan.plan_walk`) before it
-takes a lease. Before it measures, it stops what walks killed on this machine left
-running, and it records itself as the walker of its series, so that ``status``
-tells a walk that runs from one that is gone.
+happened. It plans the walk (:func:`perfwalk.orchestrate.walk.plan.plan_walk`, or
+:func:`perfwalk.orchestrate.extend.extension.plan_extension` for ``--extend`` and for the
+``--resume`` of an extension) before it takes a lease. Before it measures, it stops
+what walks killed on this machine left running, and it records itself as the walker
+of its series, so that ``status`` tells a walk that runs from one that is gone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.confirm.confirm import Budget, Confirmed, confirm_changes
 from perfwalk.orchestrate.confirm.remeasure_targets import remeasure_targets
+from perfwalk.orchestrate.extend.extension import extension_to_resume, plan_extension
+from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.session.run_hosts import control_directory, open_topology
 from perfwalk.orchestrate.session.session import Session, config_session
 from perfwalk.orchestrate.walk.plan import (
@@ -41,6 +44,8 @@ from perfwalk.report.collect import Policies, Stability, stability_of
 from perfwalk.report.parser_findings import ParserFindings, parser_findings
 from perfwalk.store import Store
 from perfwalk.store.connect import is_missing_file
+from perfwalk.store.extensions import NewExtension
+from perfwalk.store.records import ExtensionInfo
 from perfwalk.store.run_records import WALK, RunRecord
 
 
@@ -65,6 +70,7 @@ class RunResult:
     named: NamedWalk | None = None  # the named walk it continued (``--walk``)
     new_checkouts: int = 0  # how many checkouts it added to the series
     nothing_new: bool = False  # a named walk with nothing new: nothing was measured
+    extended: ExtensionInfo | None = None  # the extension it made or finished (--extend)
     #: the values its parsers lost, its declared metrics never produced (of the whole
     #: series; none unless the caller asked for the tallies)
     parsers: ParserFindings = field(default_factory=ParserFindings)
@@ -88,7 +94,8 @@ def run_series(
     remeasure: Budget | None = None,
 ) -> RunResult:
     """Walk (or resume) a series and return what it measured; ``say`` hears what the
-    walk did besides measuring (processes of killed walks it stopped first);
+    walk did besides measuring (processes of killed walks it stopped first, hosts it
+    powered on or off);
     ``tallies=False`` leaves out the counts of loaded repetitions, unstable sets and
     outliers of the whole series (what ``perfwalk run`` warns of; they read all of it);
     ``walks`` hears the id of the series before anything is measured in it.
@@ -102,14 +109,13 @@ def run_series(
     (Ctrl-C, SIGTERM, SIGHUP) marks the series ``interrupted`` (``perfwalk run
     --resume`` continues it).
     """
-    if options.walk is not None:  # on the walk's own host and branch
-        config = walk_config(config, options.walk)
+    config, extending = _extended(config, options)  # a named walk's on its host and branch
     purpose = f"a walk of {config.project.name} ({config.path})"
     if remeasure is None and config.run.confirm:
         remeasure = Budget.of_run(config)
     began = clock()
-    with config_session(config, purpose, clock) as session:
-        plan = plan_walk(session.store, config, session.topology, options)
+    with config_session(config, purpose, clock, say) as session:
+        plan = _plan(session.store, config, session.topology, options, extending)
         config = _walked_tests(config, plan)
         if plan.nothing_new and plan.resumed is not None:
             series_id = plan.resumed.id
@@ -142,6 +148,14 @@ class DryRun:
     def wanting(self) -> list[tuple[PlannedCheckout, int]]:
         """Each checkout the walk would build, with the repetitions it would run there
         (the most, with adaptive repetitions), variants' included."""
+        extension = self.plan.extension
+        if extension is not None:
+            return [
+                (planned, extension.left[planned.checkout.index])
+                for planned in self.plan.checkouts
+                if extension.left.get(planned.checkout.index)
+                and planned.checkout.index not in self.failed
+            ]
         most = self.plan.measuring.repetitions_max or self.plan.repetitions
         each = 1 + len(self.plan.variants)
         found = []
@@ -163,8 +177,7 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     """The plan of the walk ``options`` ask for (a ``--dry-run``): the store is only
     read, nothing is built, no lease taken; the hosts are asked only what the plan
     checks (a pinned test's taskset)."""
-    if options.walk is not None:
-        config = walk_config(config, options.walk)
+    config, extending = _extended(config, options)
     url = config.store.url
     # a store not made yet has no walk to continue: an empty one in memory stands for it
     missing = is_missing_file(url)
@@ -173,7 +186,7 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
         with control_directory() as control:
             topology = open_topology(config, control)
             try:
-                plan = plan_walk(store, config, topology, options)
+                plan = _plan(store, config, topology, options, extending)
             finally:
                 topology.close()
         done: dict[int, int] = {}
@@ -186,6 +199,44 @@ def plan_series(config: Config, options: RunOptions) -> DryRun:
     finally:
         store.close()
     return DryRun(plan, done, frozenset(failed))
+
+
+def _extended(config: Config, options: RunOptions) -> tuple[Config, int | None]:
+    """``config`` as the walk ``options`` ask for runs it (a named walk's on its host
+    and branch: ``--walk``, or the series an extension extends is one's) and the
+    series it extends: ``--extend``'s, or the one whose unfinished extension
+    ``--resume`` continues (None: a walk)."""
+    if options.walk is not None:
+        return walk_config(config, options.walk), None
+    if options.extend is None and not (options.resume and not options.variants):
+        return config, None
+    if is_missing_file(config.store.url):  # no series to extend: the plan says so
+        return config, options.extend
+    with Store.open(config.store.url, read_only=True) as store:
+        series = (
+            store.series(options.extend)
+            if options.extend is not None
+            else extension_to_resume(store, config, options)
+        )
+    if series is None:
+        return config, None
+    if series.walk is not None and any(walk.name == series.walk for walk in config.walks):
+        config = walk_config(config, series.walk)
+    return config, series.id
+
+
+def _plan(
+    store: Store,
+    config: Config,
+    topology: Topology,
+    options: RunOptions,
+    extending: int | None,
+) -> WalkPlan:
+    """The plan of the walk ``options`` ask for: the extension of series
+    ``extending`` (:func:`_extended`), else a walk."""
+    if extending is not None:
+        return plan_extension(store, config, topology, options, store.series(extending))
+    return plan_walk(store, config, topology, options)
 
 
 def _walk(
@@ -211,6 +262,7 @@ def _walk(
         session.check()
         progress(step)
 
+    extension = _extension(store, config, plan, clock())
     variants = _variant_series(store, config, session, plan, series_id)
     worktrees = Worktrees.for_series(plan.repo, config.store.worktrees, store.store_id(), series_id)
     purpose = f"series {series_id} of {store.url}, {session.purpose}"
@@ -243,6 +295,10 @@ def _walk(
             if budget is not None:  # the changes measured again before they are told
                 confirmed = confirm_changes(walk, store, config, plan, clock=clock, budget=budget)
             worktrees.remove()
+    made: ExtensionInfo | None = None
+    if extension is not None:
+        store.extensions.finish(extension, clock())
+        made = next(e for e in store.series(series_id).extensions if e.id == extension)
     _record(store, plan, series_id, began, clock())
     if plan.nothing_new:
         return dataclasses.replace(_nothing_new(store, plan, series_id), confirmed=confirmed)
@@ -263,8 +319,39 @@ def _walk(
         ),
         named=plan.named,
         new_checkouts=plan.new_checkouts,
+        extended=made,
         parsers=parser_findings(store, config, series_id) if tallies else ParserFindings(),
     )
+
+
+def _extension(store: Store, config: Config, plan: WalkPlan, now: datetime) -> int | None:
+    """The id of the extension the walk makes (stored now, with the repetitions per
+    checkout its series plan from now on) or continues; None for a walk."""
+    extension, series = plan.extension, plan.resumed
+    if extension is None or series is None:
+        return None
+    if extension.stored is not None:
+        return extension.stored.id
+    stored = {row.variant_name: row.id for row in store.variant_series(series.id)}
+    each = extension.variant_repetitions
+    targets = {series.id: plan.repetitions}
+    for variant in plan.variants:  # an added one's series left empty by a crash too
+        found = stored.get(variant.name)
+        if found is not None:
+            targets[found] = each if each is not None else plan.repetitions
+    new = NewExtension(
+        series_id=series.id,
+        started_at=now,
+        repetitions_before=extension.repetitions_before,
+        repetitions=plan.repetitions,
+        variants=extension.added,
+        variant_repetitions=each,
+        order=plan.measuring.order,
+        seed=plan.measuring.seed,
+        last_repetition=extension.last_repetition,
+        config_hash=config.hash,
+    )
+    return store.extensions.start(new, targets)
 
 
 def _walked_tests(config: Config, plan: WalkPlan) -> Config:
@@ -294,6 +381,9 @@ def _variant_series(
         found = stored.get(variant.name)
         if found is None:
             new = walk_series(config, session.topology, plan, session.clock())
+            extension = plan.extension
+            if extension is not None and extension.variant_repetitions is not None:
+                new = dataclasses.replace(new, repetitions=extension.variant_repetitions)
             found = store.create_series(
                 dataclasses.replace(
                     new,

@@ -139,7 +139,7 @@ def run_try(
         TrySide("B", Checkout(1, head.id, head.date, since=(head,)), variant),
     )
     purpose = f"a try of {described} against {base.id[:12]} in {config.project.name}"
-    with config_session(config, purpose, clock) as session, session.holding():
+    with config_session(config, purpose, clock, say) as session, session.holding():
         session.sweep(say)
         store, topology = session.store, session.topology
         series_id = store.create_series(

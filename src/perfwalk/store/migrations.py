@@ -117,6 +117,11 @@ History:
     a passing repetition lacked that the checkouts before gave (a parser that lost
     values), as the end of a walk or a reparse found them; see
     perfwalk.store.parser_losses.
+32. extensions: extension (per `perfwalk run --extend` of a walk's series: when it
+    started and finished, the repetitions per checkout before and after, the variants
+    it added and their repetitions, its order and seed, the last repetition stored
+    before it, the configuration's hash, how many repetitions it added; see
+    perfwalk.store.extensions).
 """
 
 from __future__ import annotations
@@ -962,6 +967,30 @@ def _v31_reparses(conn: Connection) -> None:
         )
 
 
+def _v32_extensions(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    extensions = Table(
+        "extension",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("finished_at", UTCDateTime, nullable=True),
+        Column("repetitions_before", Integer, nullable=False),
+        Column("repetitions", Integer, nullable=False),
+        Column("variants", JSON, nullable=False),
+        Column("variant_repetitions", Integer, nullable=True),
+        Column("order_mode", String(16), nullable=False),
+        Column("seed", ID, nullable=True),
+        Column("last_repetition", ID, nullable=False),
+        Column("config_hash", String(128), nullable=False),
+        Column("added", Integer, nullable=True),
+        Index("ix_extension_series", "series_id"),
+    )
+    md.create_all(conn, tables=[extensions])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1026,6 +1055,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         "reparses: reparse, replaced_result (what each replaced), checkout.reparse_id; parser_loss",
         _v31_reparses,
     ),
+    Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

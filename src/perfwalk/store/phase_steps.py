@@ -22,6 +22,8 @@ _log = schema.log
 
 #: The kind of a step whose stdout is a file fetched from a host.
 FETCH = "fetch"
+#: The kind of a step that power-cycled a host that hung (its message says how it went).
+POWER_CYCLE = "power cycle"
 
 
 def insert_steps(

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
 from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Pruned, Status, Value
+from perfwalk.quantities import many
 
 SeriesState = Literal["running", "finished", "interrupted"]
 SeriesKind = Literal["walk", "drill", "variant", "try", "push", "regress"]
@@ -58,6 +59,53 @@ class Measuring:
     seed: int | None = None
     repetitions_max: int | None = None
     rse_target: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtensionInfo:
+    """One extension of a walk's series (``perfwalk run --extend``): more repetitions
+    at the checkouts it has, or variants measured at them beside as many new
+    repetitions of the plain checkout; each repetition numbered after those stored.
+
+    ``last_repetition`` is the id of the last repetition the store held when it
+    started (0: none): a repetition of the series with a greater id is one it added.
+    """
+
+    id: int
+    series_id: int
+    started_at: datetime
+    finished_at: datetime | None  # None: not finished (running, or interrupted)
+    repetitions_before: int  # the repetitions per checkout the series had planned
+    repetitions: int  # those of the plain checkout after it
+    variants: tuple[str, ...] = ()  # the variants it added (none: more repetitions)
+    variant_repetitions: int | None = None  # each added variant's, per checkout
+    order: str = "checkout"  # the series' order, which it measured in too
+    seed: int | None = None  # its own shuffles' (rounds, variants interleaved)
+    last_repetition: int = 0
+    config_hash: str = ""
+    added: int | None = None  # the repetitions it added, once finished
+
+    def said(self) -> str:
+        """What it measured, without when: "from 2 to 8 repetitions per checkout", or
+        "variant fast, 2 repetitions per checkout beside as many new ones of the plain
+        checkout (2 to 4)"; how it ordered them; the repetitions added once finished."""
+        if self.variants:
+            noun = "variants" if len(self.variants) > 1 else "variant"
+            what = (
+                f"{noun} {', '.join(self.variants)}, "
+                f"{many(self.variant_repetitions or 0, 'repetition')} per checkout beside as "
+                f"many new ones of the plain checkout ({self.repetitions_before} to "
+                f"{self.repetitions})"
+            )
+        else:
+            what = f"from {self.repetitions_before} to {self.repetitions} repetitions per checkout"
+        if self.order == "rounds":
+            what += f", in rounds shuffled with seed {self.seed}"
+        elif self.seed is not None:
+            what += f", interleaved with seed {self.seed}"
+        if self.added is None:
+            return f"{what}; not finished (`perfwalk run --extend {self.series_id}` continues it)"
+        return f"{what}; {many(self.added, 'repetition')} added"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +163,7 @@ class SeriesRow:
     measuring: Measuring | None = None  # None: checkout order, fixed repetitions
     walk: str | None = None  # the [[walk]] continued in this series (None: none)
     variant: str | None = None  # kind variant: the [[variant]] it measures (None: base)
+    extensions: tuple[ExtensionInfo, ...] = ()  # ``perfwalk run --extend``, oldest first
 
     @property
     def variant_name(self) -> str:

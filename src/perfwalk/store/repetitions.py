@@ -19,7 +19,7 @@ from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import insert_returning_ids
 from perfwalk.store.known_rows import KnownRows
 from perfwalk.store.machine import insert_state, series_states
-from perfwalk.store.phase_steps import FETCH, insert_steps, read_steps
+from perfwalk.store.phase_steps import FETCH, POWER_CYCLE, insert_steps, read_steps
 from perfwalk.store.records import (
     DirectionName,
     NewRepetition,
@@ -137,13 +137,18 @@ class RepetitionRecords(KnownRows):
         """The files fetched from the hosts in a repetition; the bytes are the stdout log."""
         return [row for row in self.steps(repetition_id) if row.kind == FETCH]
 
-    def done_repetitions(self, series_id: int) -> set[tuple[int, int]]:
-        """(checkout idx, repetition idx) of every stored repetition of a series."""
+    def done_repetitions(
+        self, series_id: int, *, through: int | None = None
+    ) -> set[tuple[int, int]]:
+        """(checkout idx, repetition idx) of every stored repetition of a series (with
+        ``through``: of those whose id is not above it, stored before an extension)."""
         query = (
             select(_ck.c.idx.label("checkout_idx"), _rp.c.idx.label("repetition_idx"))
             .join(_ck, _rp.c.checkout_id == _ck.c.id)
             .where(_ck.c.series_id == series_id)
         )
+        if through is not None:
+            query = query.where(_rp.c.id <= through)
         with self._read(f"read the repetitions of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
             return {(row.checkout_idx, row.repetition_idx) for row in conn.execute(query)}
@@ -160,6 +165,23 @@ class RepetitionRecords(KnownRows):
         )
         with self._read(f"read the repetitions of series {series_id}") as conn:
             return [(row.started_at, row.finished_at) for row in conn.execute(query)]
+
+    def power_cycles(self, series_id: int) -> list[tuple[int, int, StepRow]]:
+        """The power cycles of hosts that hung in the repetitions of a series, as
+        (checkout index, repetition index, step), in the order they ran."""
+        where = (
+            select(_rp.c.id, _ck.c.idx.label("checkout"), _rp.c.idx.label("repetition"))
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id)
+        )
+        with self._read(f"read the power cycles of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            at = {row.id: (row.checkout, row.repetition) for row in conn.execute(where)}
+            ids = select(where.subquery().c.id)
+            steps = read_steps(
+                conn, (schema.step.c.kind == POWER_CYCLE) & schema.step.c.repetition_id.in_(ids)
+            )
+        return [(*at[cast(int, step.repetition_id)], step) for step in steps]
 
     def repetitions(self, checkout_id: int) -> list[RepetitionRow]:
         """The repetitions of a checkout in index order, with results and values.

@@ -733,3 +733,25 @@ parser_loss = Table(
     Column("missing", JSON, nullable=False),  # [name…]: what a repetition here lacked
     PrimaryKeyConstraint("checkout_id", "test", name="pk_parser_loss"),
 )
+
+# Extensions (migration step 32): each `perfwalk run --extend` of a walk's series, more
+# repetitions or variants at the checkouts it has (perfwalk.store.extensions).
+
+extension = Table(
+    "extension",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("series_id", ID, ForeignKey("series.id"), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),  # NULL: not finished
+    Column("repetitions_before", Integer, nullable=False),  # planned per checkout before
+    Column("repetitions", Integer, nullable=False),  # the plain checkout's after
+    Column("variants", JSON, nullable=False),  # the names of the variants it added
+    Column("variant_repetitions", Integer, nullable=True),  # each one's; NULL: none added
+    Column("order_mode", String(16), nullable=False),  # checkout, rounds
+    Column("seed", ID, nullable=True),  # its shuffles'; NULL: none
+    Column("last_repetition", ID, nullable=False),  # repetition.id stored last before it
+    Column("config_hash", String(128), nullable=False),  # the configuration it ran with
+    Column("added", Integer, nullable=True),  # repetitions it added; NULL: not finished
+    Index("ix_extension_series", "series_id"),
+)

@@ -1,4 +1,5 @@
-"""The series of a store: created, found, extended, ended and read, with their quirks.
+"""The series of a store: created, found, extended, ended and read, with their quirks
+and extensions.
 
 Part of :class:`perfwalk.store.Store` (which inherits it); one call is one transaction.
 """
@@ -15,6 +16,7 @@ from sqlalchemy import Connection, Row, select
 from perfwalk.limits import MAX_ID
 from perfwalk.store import schema
 from perfwalk.store.bulk import chunks
+from perfwalk.store.extensions import extensions_of
 from perfwalk.store.known_rows import KnownRows
 from perfwalk.store.records import (
     SERIES_KINDS,
@@ -178,6 +180,7 @@ class SeriesRecords(KnownRows):
                 quirks[q.series_id].append(
                     QuirkInfo(letter=q.letter, at_date=q.at_date, commit=q.sha, comment=q.comment)
                 )
+        extended = extensions_of(conn, ids)
         return [
             SeriesRow(
                 id=row.id,
@@ -204,6 +207,7 @@ class SeriesRecords(KnownRows):
                 measuring=_measuring(row),
                 walk=row.walk,
                 variant=row.variant,
+                extensions=extended.get(row.id, ()),
             )
             for row in rows
         ]

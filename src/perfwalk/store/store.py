@@ -25,6 +25,7 @@ from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
+from perfwalk.store.extensions import ExtensionRecords
 from perfwalk.store.flat_reads import FlatReads
 from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
@@ -130,6 +131,11 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def modifiers(self) -> AppliedModifiers:
         """The variants' runtime modifiers in place on hosts (:mod:`perfwalk.store.modifiers`)."""
         return AppliedModifiers(self._db, self._check_open)
+
+    @property
+    def extensions(self) -> ExtensionRecords:
+        """The extensions of walks' series (:mod:`perfwalk.store.extensions`)."""
+        return ExtensionRecords(self._db, self._check_open)
 
     @property
     def drills(self) -> DrillRecords:

@@ -9,16 +9,18 @@ which role and which step.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
-from perfwalk.config.model import InstallConfig
+from perfwalk.config.host_model import InstallConfig
 from perfwalk.errors import HostError
 from perfwalk.model import Log, Status
+from perfwalk.orchestrate.hosts.hangs import Hangs
 from perfwalk.orchestrate.hosts.reboot import reboot
 from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.steps.placeholders import substitute
 from perfwalk.orchestrate.steps.shell_steps import StepsOutcome, run_steps
+from perfwalk.store.records import NewStep
 
 
 def install_checkout(
@@ -29,12 +31,19 @@ def install_checkout(
     env: Mapping[str, str],
     values: Mapping[str, str],
     output_limit: int,
+    hangs: Hangs | None = None,
+    on: Collection[str] | None = None,
 ) -> StepsOutcome:
-    """Install the checkout in ``worktree`` on every role of ``install``."""
+    """Install the checkout in ``worktree`` on every role of ``install`` (``on``: the
+    roles on those hosts only); a host that does not come back from its reboot is
+    power-cycled by ``hangs`` when it has a power command (the install fails all
+    the same: what was installed did not boot)."""
     parts: list[bytes] = []
     seconds = 0.0
     for role, config in install.items():
         member = topology.member(role)
+        if on is not None and member.name not in on:
+            continue
         workdir = topology.workdir(member.name)
         parts.append(f"== install on {role} ({member.name}) ==\n".encode())
         for name in config.files:
@@ -68,7 +77,25 @@ def install_checkout(
             outcome = reboot(member, phase="install")
             parts.append(f"[{outcome.message}]\n".encode())
             if outcome.status is not Status.PASS:
+                parts.extend(_consoles(outcome.steps))
+                if hangs is not None:
+                    gone = hangs.suspects([(member.name, Status.NORUN)])
+                    recovered = hangs.recover(gone, phase="install")
+                    if recovered.hung:
+                        parts.append(f"[{recovered.message}]\n".encode())
+                        parts.extend(_consoles(recovered.steps))
+                    if recovered.error is not None:
+                        raise recovered.error
                 log = Log.of(b"".join(parts))
                 return StepsOutcome(Status.NOEXIST, seconds, log, f"reboot of {member.name}")
             topology.restore_workdir(member.name)
     return StepsOutcome(Status.PASS, seconds, Log.of(b"".join(parts)), None)
+
+
+def _consoles(steps: Iterable[NewStep]) -> list[bytes]:
+    """The output of the console steps among ``steps``, for the install's log."""
+    return [
+        f"== console of {step.host} ==\n".encode() + step.stdout.data
+        for step in steps
+        if step.kind == "console"
+    ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from perfwalk.errors import ConfigError, HostError
-from perfwalk.hosts.base import Completed, Reconnecting
+from perfwalk.hosts.base import Completed, Host, Reconnecting
 from perfwalk.hosts.local import LocalHost
 from perfwalk.model import EMPTY_LOG, Log, Status
 from perfwalk.orchestrate.hosts.topology import Member
@@ -94,12 +94,12 @@ def reboot(
             exit_code=sent.returncode,
             started_at=started_at,
             finished_at=finished_at,
-            stdout=_with_line(sent.stdout, message),
+            stdout=with_line(sent.stdout, message),
             stderr=sent.stderr,
         )
     ]
     if member.console:
-        steps.append(_console(member, phase))
+        steps.append(console_step(member, phase))
     return RebootOutcome(
         host=member.name,
         status=status,
@@ -131,8 +131,10 @@ def _wait_up(host: Reconnecting, deadline: float, clock: Callable[[], float]) ->
     return None
 
 
-def _console(member: Member, phase: str) -> NewStep:
-    done = LocalHost().run(["sh", "-c", member.console], timeout=CONSOLE_TIMEOUT)
+def console_step(member: Member, phase: str, controller: Host | None = None) -> NewStep:
+    """The output of ``member``'s console command, run on this machine (``controller``)."""
+    here = controller if controller is not None else LocalHost()
+    done = here.run(["sh", "-c", member.console], timeout=CONSOLE_TIMEOUT)
     status = Status.PASS if done.returncode == 0 else Status.NOLOG
     return NewStep(
         phase=phase,
@@ -159,6 +161,7 @@ def _console_message(done: Completed) -> str:
     return "" if done.returncode == 0 else f"exit {done.returncode}"
 
 
-def _with_line(log: Log, line: str) -> Log:
+def with_line(log: Log, line: str) -> Log:
+    """``log`` with ``[line]`` added at its end."""
     data = (log.data if log is not EMPTY_LOG else b"") + f"[{line}]\n".encode()
     return Log(data=data, total=log.total + len(line) + 3, truncated=log.truncated)

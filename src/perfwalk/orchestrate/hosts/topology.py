@@ -13,10 +13,26 @@ import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from perfwalk.config.settings import default_of
 from perfwalk.errors import ConfigError, HostError
 from perfwalk.hosts.base import Host
 
 MAKE_WORKDIR = 'mktemp -d "${TMPDIR:-/tmp}/perfwalk.XXXXXX"'
+
+
+@dataclass(frozen=True)
+class Power:
+    """The power commands of a host (run on this machine) and how a walk uses them
+    (:mod:`perfwalk.orchestrate.hosts.power`): ``cycle`` a host that stopped answering
+    for ``alive_timeout`` seconds, at most ``cycles`` times a run; ``on`` when it does
+    not answer as a run starts; ``off`` when the run ends, if ``at_end`` says so."""
+
+    cycle: str = ""
+    cycles: int = default_of("hosts.<name>.power_cycles")
+    alive_timeout: float = default_of("hosts.<name>.alive_timeout")
+    on: str = ""
+    off: str = ""
+    at_end: str = default_of("hosts.<name>.at_end")
 
 
 @dataclass(frozen=True)
@@ -32,6 +48,7 @@ class Member:
     reboot_timeout: float = 600.0
     console: str = ""
     lease: str = ""  # the name it is leased under (run_hosts.lease_name); "": not known
+    power: Power = Power()
 
 
 class Topology:
@@ -111,10 +128,12 @@ class Topology:
         if path is not None:
             self.members[name].host.run(["mkdir", "-p", path], timeout=60)
 
-    def cleanup(self) -> None:
-        """Remove the work directories (best effort: a lost host keeps its own)."""
+    def cleanup(self, only: str | None = None) -> None:
+        """Remove the work directories (best effort: a lost host keeps its own); ``only``:
+        that host's alone."""
         with self._lock:
-            made, self._workdirs = dict(self._workdirs), {}
+            made = {n: p for n, p in self._workdirs.items() if only in (None, n)}
+            self._workdirs = {n: p for n, p in self._workdirs.items() if n not in made}
         for name, path in made.items():
             self.members[name].host.run(["sh", "-c", f"rm -rf {shlex.quote(path)}"], timeout=60)
 

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfwalk.config.model import InstallConfig, SnapshotConfig, TestConfig
+from perfwalk.config.host_model import InstallConfig
+from perfwalk.config.model import SnapshotConfig, TestConfig
 from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.hosts.base import Completed
 from perfwalk.model import EMPTY_LOG, Log, Status, Value

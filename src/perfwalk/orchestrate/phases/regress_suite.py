@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.host_model import HostConfig
+from perfwalk.config.model import Config
 from perfwalk.errors import ConfigError, GitError, HostError, ParseError, UsageError
 from perfwalk.git.repo import Repo
 from perfwalk.hosts.base import Completed, Host

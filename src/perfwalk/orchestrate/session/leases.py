@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from types import TracebackType
 
-from perfwalk.config.model import HostConfig
+from perfwalk.config.host_model import HostConfig
 from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.store import Store
 from perfwalk.store.leases import Holder, LeaseRow

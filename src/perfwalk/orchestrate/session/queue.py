@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.host_model import HostConfig
+from perfwalk.config.model import Config
 from perfwalk.errors import ConfigError, StoreUnavailable, UsageError
 from perfwalk.orchestrate.session.leases import lease_name
 from perfwalk.orchestrate.session.run_hosts import run_hosts

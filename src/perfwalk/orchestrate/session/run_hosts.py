@@ -1,6 +1,7 @@
 """The hosts a use case runs on: which hosts of a configuration, opened as a topology
 (each ssh host over one multiplexed connection with its socket in a private
-directory), connected all at once, and the names under which they are leased."""
+directory), connected all at once (one that does not answer powered on by its
+``power_on`` command, when it has one), and the names under which they are leased."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 
-from perfwalk.config.model import Config, HostConfig
+from perfwalk.config.host_model import HostConfig
+from perfwalk.config.model import Config
+from perfwalk.errors import HostError
 from perfwalk.hosts.base import Host, Reconnecting
 from perfwalk.hosts.local import LocalHost
 from perfwalk.hosts.ssh import SshHost, SshTarget
+from perfwalk.orchestrate.hosts.power import power_on
 from perfwalk.orchestrate.hosts.together import run_together
-from perfwalk.orchestrate.hosts.topology import Member, Topology
+from perfwalk.orchestrate.hosts.topology import Member, Power, Topology
 from perfwalk.orchestrate.session.leases import lease_name
 
 
@@ -68,6 +72,14 @@ def open_topology(config: Config, control_dir: Path) -> Topology:
             reboot_timeout=host.reboot_timeout,
             console=host.console,
             lease=lease_name(host),
+            power=Power(
+                cycle=host.power_cycle,
+                cycles=host.power_cycles,
+                alive_timeout=host.alive_timeout,
+                on=host.power_on,
+                off=host.power_off,
+                at_end=host.at_end,
+            ),
         )
         for name, host in run_hosts(config).items()
     }
@@ -88,16 +100,26 @@ def open_host(name: str, host: HostConfig, control_dir: Path) -> Host:
     return SshHost(name, target, control_dir)
 
 
-def connect_all(topology: Topology) -> None:
+def connect_all(topology: Topology) -> list[str]:
     """Open every ssh connection now, all at once: an unreachable host stops the run
-    before it starts (HostError naming it)."""
-    remote = [m.host for m in topology if isinstance(m.host, Reconnecting)]
+    before it starts (HostError naming it), unless it has a power_on command, which
+    powers it on (it is waited for). What was powered on, told."""
+    remote = [m for m in topology if isinstance(m.host, Reconnecting)]
 
-    def job(host: Reconnecting) -> Callable[[threading.Event], None]:
-        return lambda _cancel: host.connect()
+    def job(member: Member, host: Reconnecting) -> Callable[[threading.Event], str]:
+        def connect(_cancel: threading.Event) -> str:
+            try:
+                host.connect()
+            except HostError as error:
+                if not member.power.on:
+                    raise
+                return power_on(member, why=error.message)
+            return ""
 
-    if remote:
-        run_together([job(host) for host in remote])
+        return connect
+
+    jobs = [job(m, m.host) for m in remote if isinstance(m.host, Reconnecting)]
+    return [said for said in run_together(jobs) if said] if jobs else []
 
 
 @contextlib.contextmanager

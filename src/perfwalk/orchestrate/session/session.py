@@ -9,9 +9,10 @@ hosts as a topology, not connected yet, to plan with. Then it holds them
 connected and each host's work directory made. Work that keeps a record in the
 store as it goes runs inside :meth:`Session.ending` (or :meth:`Session.walking` for
 a series), which records how it ended: finished, failed (a lost host, a crash) or
-interrupted (Ctrl-C, a stopping signal). Whatever happened, the leases are
-released, then the work directories are removed (the hosts' reset) and the
-connections closed, then the store is closed.
+interrupted (Ctrl-C, a stopping signal). Whatever happened, the hosts whose
+``at_end`` says so are powered off, the leases are released, then the work
+directories are removed (the hosts' reset) and the connections closed, then the
+store is closed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from perfwalk.config.model import Config
 from perfwalk.config.secrets import config_secrets
+from perfwalk.interrupts import shielded
+from perfwalk.orchestrate.hosts.power import power_off_at_end
 from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.phases.modifiers import undo_left
 from perfwalk.orchestrate.session.ending import Ending, recorded_end
@@ -63,15 +66,18 @@ class Session:
     purpose: str  # what the leases and the walker say this process does
     leasing: Leasing
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    say: Callable[[str], None] = lambda _said: None  # hears the hosts powered on and off
     _held: HeldLeases | None = field(default=None, init=False)
 
     @contextmanager
     def holding(
-        self, connect: Callable[[Topology], None] | None = connect_all
+        self, connect: Callable[[Topology], Sequence[str] | None] | None = connect_all
     ) -> Iterator[Session]:
-        """Lease the hosts, ``connect`` them (all at once by default) and make their work
-        directories (None: neither, each host connects on first use); the leases are
-        released at the end."""
+        """Lease the hosts, ``connect`` them (all at once by default: a host that does
+        not answer is powered on when it has a power_on command) and make their work
+        directories (None: neither, each host connects on first use); at the end, the
+        hosts whose ``at_end`` says so are powered off (whatever happened), then the
+        leases released."""
         leasing = self.leasing
         held = HeldLeases(
             self.store,
@@ -85,11 +91,15 @@ class Session:
             self._held = held
             try:
                 if connect is not None:
-                    connect(self.topology)
+                    for said in connect(self.topology) or ():
+                        self.say(said)
                     self.topology.prepare()
                 yield self
             finally:
                 self._held = None
+                with shielded():
+                    for said in power_off_at_end(self.topology):
+                        self.say(said)
 
     def check(self) -> None:
         """Raise HostError once another process broke one of the leases held."""
@@ -143,16 +153,18 @@ def open_session(
     leasing: Leasing,
     secrets: Iterable[str] = (),
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    say: Callable[[str], None] = lambda _said: None,
 ) -> Iterator[Session]:
     """A session on the store at ``url`` and the hosts ``topology`` opens (given the
-    directory of the ssh control sockets); everything is closed at the end."""
+    directory of the ssh control sockets); everything is closed at the end; ``say``
+    hears the hosts powered on and off."""
     store = Store.open(url)
     try:
         store.mask_logs(secrets)
         with control_directory() as control:
             hosts = topology(control)
             try:
-                yield Session(store, hosts, purpose, leasing, clock)
+                yield Session(store, hosts, purpose, leasing, clock, say)
             finally:
                 hosts.close()
     finally:
@@ -160,9 +172,13 @@ def open_session(
 
 
 def config_session(
-    config: Config, purpose: str, clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    config: Config,
+    purpose: str,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    say: Callable[[str], None] = lambda _said: None,
 ) -> AbstractContextManager[Session]:
-    """The session of a use case that runs ``config``'s tests and installs on its hosts."""
+    """The session of a use case that runs ``config``'s tests and installs on its hosts
+    (``say`` hears the hosts powered on and off)."""
     return open_session(
         config.store.url,
         lambda control: open_topology(config, control),
@@ -170,4 +186,5 @@ def config_session(
         leasing=Leasing(leased_hosts(config), config.run.lease_wait, config.run.lease_expiry),
         secrets=config_secrets(config),
         clock=clock,
+        say=say,
     )

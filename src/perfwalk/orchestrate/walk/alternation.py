@@ -50,6 +50,7 @@ class Alternation(WalkSetup):
     progress: Callable[[Progress], None] = lambda _progress: None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self._parsers = WalkParsers(self.config, self.quirks)
         count = ProgressCount(self.progress)
         self._preparation = Preparation(self)

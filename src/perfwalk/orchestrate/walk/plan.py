@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,7 +39,7 @@ from perfwalk.orchestrate.hosts.topology import Member, Topology
 from perfwalk.orchestrate.phases.phases import TEST_PLACEHOLDERS, check_placeholders
 from perfwalk.orchestrate.steps.placeholders import substitute
 from perfwalk.store import Store
-from perfwalk.store.records import CheckoutRow, Measuring, SeriesRow
+from perfwalk.store.records import CheckoutRow, ExtensionInfo, Measuring, SeriesRow
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,9 @@ class RunOptions:
     variants: tuple[str, ...] = ()  # the [[variant]]s measured besides the plain checkout
     #: with ``resume``: this series, not the newest unfinished one (a job run again)
     resume_series: int | None = None
+    #: a stored walk's series to extend at its checkouts: up to ``repetitions`` each, or
+    #: ``variants`` measured beside as many new repetitions of the plain checkout
+    extend: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,33 @@ class NamedWalk:
     last: CheckoutRow | None
 
 
+#: A checkout of one variant: the variant's name (``base``: the plain checkout), the
+#: checkout's index.
+Unit = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Extending:
+    """What the extension of a stored series measures (``perfwalk run --extend``): per
+    checkout of each variant it measures, the repetition numbers it is to have
+    (``spans``: after those stored before it, up to its new count); ``left`` per
+    checkout index, how many of them are not stored yet (its variants' included).
+
+    ``stored`` is the unfinished extension it continues (None: a new one, started when
+    the walk begins); ``last_repetition`` the id of the last repetition stored before
+    it; ``repetitions_before`` what a checkout had planned before; ``added`` the
+    variants it adds and ``variant_repetitions`` each one's count (None: it adds no
+    variant, only repetitions)."""
+
+    stored: ExtensionInfo | None
+    last_repetition: int
+    repetitions_before: int
+    spans: Mapping[Unit, range]
+    left: Mapping[int, int]
+    added: tuple[str, ...] = ()
+    variant_repetitions: int | None = None
+
+
 @dataclass(frozen=True)
 class WalkPlan:
     """What a walk will measure: its checkouts and the quirks they cross, how often,
@@ -108,6 +138,8 @@ class WalkPlan:
     named: NamedWalk | None = None
     #: the variants measured besides the plain checkout, each in a series of its own
     variants: tuple[VariantConfig, ...] = ()
+    #: an extension of the stored series ``resumed`` at its checkouts (None: a walk)
+    extension: Extending | None = None
 
     @property
     def new_checkouts(self) -> int:
@@ -120,6 +152,8 @@ class WalkPlan:
         return min(self._new(), default=None)
 
     def _new(self) -> list[int]:
+        if self.extension is not None:  # its checkouts are all stored
+            return []
         last = self.named.last if self.named is not None else None
         every = [planned.checkout.index for planned in self.checkouts]
         return every if last is None else [index for index in every if index > last.idx]
@@ -166,7 +200,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         spec = (resumed.from_spec, resumed.to_spec, resumed.step)
         repetitions, between = resumed.repetitions, resumed.between
         measuring = resumed.measuring or Measuring()  # a resume keeps its rounds' order
-        variants = _stored_variants(store, config, resumed)
+        variants = stored_variants(store, config, resumed)
     else:
         step = options.step or config.run.step
         parse_step(step)  # a bad step is a usage error before anything is stored
@@ -177,7 +211,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         between = options.between or config.run.between
         variants = chosen_variants(config, options.variants)
         measuring = new_measuring(config, repetitions, variants=bool(variants))
-    _check_walk(config, topology, repetitions, between, resumed)
+    check_walk(config, topology, repetitions, between, resumed)
     check_modifiers(config.variants, topology)
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
@@ -207,14 +241,14 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
     )
 
 
-def _stored_variants(store: Store, config: Config, series: SeriesRow) -> tuple[VariantConfig, ...]:
+def stored_variants(store: Store, config: Config, series: SeriesRow) -> tuple[VariantConfig, ...]:
     """The variants a stored walk measures (its variant series), as ``config`` says
     what they are."""
     names = tuple(row.variant_name for row in store.variant_series(series.id))
-    return chosen_variants(config, names)
+    return chosen_variants(config, names, f"the variants of series {series.id}")
 
 
-def _check_walk(
+def check_walk(
     config: Config,
     topology: Topology,
     repetitions: int,
@@ -333,7 +367,7 @@ def plan_named_walk(
     if options.repetitions is not None:
         repetitions = options.repetitions
     between = options.between or between
-    _check_walk(config, topology, repetitions, between, series)
+    check_walk(config, topology, repetitions, between, series)
     check_modifiers(config.variants, topology)
     return WalkPlan(
         repo=repo,

@@ -141,15 +141,8 @@ class Preparation:
         if variant is not None and variant.patches:
             build = joined(patched, build)
         if build.status is Status.PASS and self.setup.config.install:
-            installed = install_checkout(
-                self.setup.config.install,
-                self.setup.topology,
-                worktree,
-                env=env,
-                values=checkout_values(checkout, worktree, None),
-                output_limit=self.setup.config.store.log_limit,
-            )
-            build = joined(build, installed)
+            build = joined(build, self._install(worktree, checkout, env))
+            self.setup.hangs.installed()
         self.setup.store.set_build(checkout_id, build.status, build.seconds, build.log)
         if build.status is Status.PASS and SEED_ENV in env:
             self._laid_out[worktree] = int(env[SEED_ENV])
@@ -171,6 +164,39 @@ class Preparation:
                 list_limit=config.store.artifact_limit,
                 diff_limit=config.store.log_limit,
             )
+
+    def _install(
+        self, worktree: Path, checkout: Checkout, env: Mapping[str, str], on: set[str] | None = None
+    ) -> StepsOutcome:
+        """Install the checkout on the hosts of its roles (``on``: those hosts only)."""
+        return install_checkout(
+            self.setup.config.install,
+            self.setup.topology,
+            worktree,
+            env=env,
+            values=checkout_values(checkout, worktree, None),
+            output_limit=self.setup.config.store.log_limit,
+            hangs=self.setup.hangs,
+            on=on,
+        )
+
+    def install_again(
+        self, worktree: Path, checkout: Checkout, variant: VariantConfig | None = None
+    ) -> StepsOutcome | None:
+        """Install the checkout again on the hosts power-cycled since it was installed
+        (:mod:`perfwalk.orchestrate.hosts.hangs`), before its next repetition; None when
+        none needs it."""
+        hangs, install = self.setup.hangs, self.setup.config.install
+        roles = {self.setup.topology.member(role).name for role in install}
+        on = roles & hangs.uninstalled
+        if not on:
+            return None
+        variant = variant or self._base
+        env = checkout_env(self._build_env(variant, checkout, 0), checkout, None, self.setup.marker)
+        said = f"[installed again after the power cycle of {', '.join(sorted(on))}]\n"
+        done = self._install(worktree, checkout, env, on)
+        hangs.installed(on)
+        return joined(StepsOutcome(Status.PASS, 0.0, Log.of(said.encode()), None), done)
 
     def between_repetitions(
         self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None = None
@@ -283,6 +309,16 @@ class Preparation:
                 self.setup.topology.restore_workdir(outcome.host)
         self.pending_steps.extend(step for o in outcomes for step in o.steps)
         text = "".join(f"[{o.message}]\n" for o in outcomes) or "[no ssh host to reboot]\n"
+        hangs = self.setup.hangs
+        gone = hangs.suspects(
+            (o.host, Status.NORUN) for o in outcomes if o.status is not Status.PASS
+        )
+        recovered = hangs.recover(gone, phase=phase)
+        self.pending_steps.extend(recovered.steps)
+        if recovered.error is not None:
+            raise recovered.error
+        if recovered.hung:
+            text += f"[{recovered.message}]\n"
         status = Status.worst([o.status for o in outcomes])
         seconds = max((o.up_after or o.down_after or 0.0 for o in outcomes), default=0.0)
         failed = next((o.message for o in outcomes if o.status is not Status.PASS), None)

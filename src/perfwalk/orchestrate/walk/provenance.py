@@ -47,7 +47,7 @@ def describe_series(
         host=topology.member("").host.name,
         config_hash=config.hash,
         config_text=mask_config_text(config.text),
-        commands=_commands(config, between, quirks),
+        commands=walk_commands(config, between, quirks),
         fingerprint=_fingerprints(topology, list(config.run.tools)),
         parent_id=parent,
         kind=kind,
@@ -59,7 +59,9 @@ def describe_series(
     )
 
 
-def _commands(config: Config, between: str, quirks: Sequence[PlannedQuirk]) -> dict[str, object]:
+def walk_commands(
+    config: Config, between: str, quirks: Sequence[PlannedQuirk]
+) -> dict[str, object]:
     """The commands of a walk as its setup page shows them (secrets masked); a quirk's
     by its letter: what runs when the walk crosses it and what it replaces over its
     range (``range`` says whether it has one, as :mod:`perfwalk.orchestrate.findings.series_search`

@@ -36,7 +36,9 @@ from perfwalk.hosts.leftovers import RUN_MARKER
 from perfwalk.model import Checkout, Direction, MachineState, Status, Value
 from perfwalk.orchestrate.checkout.checkout_env import checkout_env, checkout_values
 from perfwalk.orchestrate.checkout.variants import base_variant
+from perfwalk.orchestrate.hosts.hangs import NOTHING, Recovered
 from perfwalk.orchestrate.hosts.machine import MachineWatch, playing
+from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.instruments.cachegrind import Cachegrind
 from perfwalk.orchestrate.instruments.instruments import UNARMED, Instruments
 from perfwalk.orchestrate.instruments.perf_stat import PerfStat
@@ -50,10 +52,10 @@ from perfwalk.orchestrate.instruments.rusage import Rusage
 from perfwalk.orchestrate.phases.containment import Containment
 from perfwalk.orchestrate.phases.modifiers import ModifierLedger, runtime_modifiers
 from perfwalk.orchestrate.phases.phases import TestContext, TestOutcome, run_test
-from perfwalk.orchestrate.steps.shell_steps import StepsOutcome
+from perfwalk.orchestrate.steps.shell_steps import StepsOutcome, joined
 from perfwalk.orchestrate.walk.preparation import Preparation
 from perfwalk.orchestrate.walk.walk_parsers import ParserWatch, WalkParsers
-from perfwalk.orchestrate.walk.walk_progress import VALUES_LOST, ProgressCount
+from perfwalk.orchestrate.walk.walk_progress import HUNG, VALUES_LOST, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
 from perfwalk.store.profiles import NewProfile
 from perfwalk.store.records import NewRepetition, NewResult, NewSnapshot, NewStep
@@ -71,6 +73,8 @@ class Repetitions:
     warm: set[int] = field(default_factory=set)
     #: the state of each host over the last repetition measured (none read: empty)
     last_states: dict[str, MachineState] = field(default_factory=dict)
+    #: by checkout id: how many of its last repetitions in a row a host hung in
+    hung_in_a_row: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._machine = MachineWatch(
@@ -103,6 +107,8 @@ class Repetitions:
             if rep > 0
             else None
         )
+        if (again := self.preparation.install_again(worktree, checkout, variant)) is not None:
+            between = again if between is None else joined(again, between)
         if (laid_out := self.preparation.lay_out(worktree, checkout, rep, variant)) is not None:
             self.preparation.pending_steps.append(laid_out)
         ran = self._repetition(checkout_id, worktree, checkout, rep, between, variant=variant)
@@ -131,6 +137,12 @@ class Repetitions:
                 self.preparation.pending_steps.append(
                     _as_step(outcome.result, "warmup", f"warm-up {number + 1}/{runs}", started)
                 )
+                recovered = self._recover(outcome, checkout, "warmup")
+                self.preparation.pending_steps.extend(recovered.steps)
+                if recovered.error is not None:
+                    raise recovered.error
+                if recovered.hung:
+                    return  # the repetition runs on the host as it came back
 
     def _extra_run(
         self,
@@ -174,7 +186,11 @@ class Repetitions:
         results = []
         snapshots: list[NewSnapshot] = []
         profiles: list[tuple[TestConfig, TestOutcome]] = []
+        hung = NOTHING
         for test in self.setup.config.tests:
+            if hung.hung:  # a host was power-cycled: the rest of the repetition is not run
+                results.append(_not_run(test, self.setup.topology, hung.message))
+                continue
             extra = None
             if rep == 0 and test.instruments_of(EXTRA_RUN):
                 extra = self._extra_run(test, worktree, checkout, rep, variant)
@@ -186,8 +202,12 @@ class Repetitions:
                 steps.append(step)
                 message = "; ".join(m for m in (result.message, said) if m)
                 result = dataclasses.replace(result, values=result.values + values, message=message)
-            results.append(result)
             steps.extend(outcome.steps)
+            hung = self._recover(outcome, checkout, "run")
+            if hung.hung:
+                result = dataclasses.replace(result, message=_also(result.message, hung.message))
+                steps.extend(hung.steps)
+            results.append(result)
             snapshots.extend(outcome.snapshots)
             if every:
                 profiles.append((test, outcome))
@@ -209,7 +229,28 @@ class Repetitions:
         )
         for test, outcome in profiles:
             self._store_profile(checkout_id, test, outcome, rep)
+        self.hung_in_a_row[checkout_id] = (
+            self.hung_in_a_row.get(checkout_id, 0) + 1 if hung.hung else 0
+        )
+        if hung.error is not None:  # once the repetition is stored
+            raise hung.error
         return tuple(results)
+
+    def _recover(self, outcome: TestOutcome, checkout: Checkout, phase: str) -> Recovered:
+        """The hosts a test timed out on or lost, asked whether they answer and
+        power-cycled when they do not (:mod:`perfwalk.orchestrate.hosts.hangs`)."""
+        hangs = self.setup.hangs
+        places = [(outcome.result.host, outcome.result.status)]
+        places += [(step.host, step.status) for step in outcome.steps]
+        suspects = hangs.suspects(places)
+        if not suspects:
+            return NOTHING
+        names = ", ".join(m.name for m in suspects)
+        self.progress.report(checkout, f"asking {names} whether it answers")
+        recovered = hangs.recover(suspects, phase=phase)
+        if recovered.hung:
+            self.progress.report(checkout, recovered.message, HUNG)
+        return recovered
 
     def profile_extra(
         self,
@@ -369,3 +410,16 @@ def _as_step(result: NewResult, phase: str, name: str, started: datetime) -> New
         stdout=result.stdout,
         stderr=result.stderr,
     )
+
+
+def _not_run(test: TestConfig, topology: Topology, why: str) -> NewResult:
+    """The result of a test not run in a repetition where a host was power-cycled."""
+    member = topology.member(test.role)
+    message = f"not run: {why}"
+    return NewResult(
+        test=test.name, status=Status.NORUN, message=message, role=test.role, host=member.name
+    )
+
+
+def _also(message: str, more: str) -> str:
+    return f"{message}; {more}" if message else more

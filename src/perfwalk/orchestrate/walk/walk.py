@@ -20,7 +20,7 @@ Every process the walk starts carries its marker (``PERFWALK_WALK``, see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,7 +29,7 @@ from perfwalk.config.model import TestConfig
 from perfwalk.model import Status
 from perfwalk.orchestrate.phases.regress_suite import bounded_log, run_in_checkout
 from perfwalk.orchestrate.walk.measuring_order import Measured, MeasuringOrder
-from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
+from perfwalk.orchestrate.walk.plan import PlannedCheckout, Unit, WalkPlan
 from perfwalk.orchestrate.walk.preparation import Preparation
 from perfwalk.orchestrate.walk.remeasure import Remeasure
 from perfwalk.orchestrate.walk.repetition import Repetitions
@@ -47,6 +47,7 @@ class Walk(WalkSetup):
     progress: Callable[[Progress], None] = lambda _progress: None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self._parsers = WalkParsers(self.config, self.quirks)
         count = ProgressCount(self.progress)
         preparation = Preparation(self)
@@ -58,7 +59,8 @@ class Walk(WalkSetup):
     def run(self, plan: WalkPlan) -> Measured:
         """Measure every repetition of the plan not stored yet: checkout after checkout,
         or, in rounds, every checkout built first, then one repetition of each per round."""
-        return self._measure(plan.checkouts, plan.repetitions, plan.measuring)
+        spans = plan.extension.spans if plan.extension is not None else None
+        return self._measure(plan.checkouts, plan.repetitions, plan.measuring, spans)
 
     def measure_more(self, planned: PlannedCheckout, repetitions: int) -> Measured:
         """Store ``repetitions`` more repetitions of one checkout (a drill's request).
@@ -135,10 +137,14 @@ class Walk(WalkSetup):
             self._parsers.close()
 
     def _measure(
-        self, checkouts: Sequence[PlannedCheckout], repetitions: int, measuring: Measuring
+        self,
+        checkouts: Sequence[PlannedCheckout],
+        repetitions: int,
+        measuring: Measuring,
+        spans: Mapping[Unit, range] | None = None,
     ) -> Measured:
         try:
-            measured = self._order.measure(checkouts, repetitions, measuring)
+            measured = self._order.measure(checkouts, repetitions, measuring, spans)
         finally:
             self._parsers.close()  # (started again by the next parse)
         for series_id in (self.series_id, *(v.series_id for v in self.variants)):

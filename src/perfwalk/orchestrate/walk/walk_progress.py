@@ -11,10 +11,12 @@ from perfwalk.quantities import format_value
 from perfwalk.store.records import NewResult
 
 #: what a :class:`Progress` tells: a step within a checkout (a warm-up, a
-#: repetition), a build that failed, a checkout whose repetitions are all done, or a
-#: build that begins (one of the walk's planned builds); or values a parser lost (a
-#: test passed without metrics it gave at the checkouts before)
+#: repetition), a build that failed, a checkout whose repetitions are all done, a
+#: build that begins (one of the walk's planned builds), a host that hung (and
+#: was power-cycled, or ends the walk), or values a parser lost (a test passed
+#: without metrics it gave at the checkouts before)
 STEP, BUILD_FAILED, CHECKOUT_DONE, BUILDING = "step", "build failed", "checkout done", "building"
+HUNG = "host hung"
 VALUES_LOST = "values lost"
 
 

@@ -1,16 +1,18 @@
 """What every part of a walk shares (:class:`WalkSetup`): the series it measures, its
 configuration, store, worktrees and hosts, the quirks it crosses, the action between
-two repetitions and the marker of the processes it starts."""
+two repetitions, the marker of the processes it starts, and the hosts that hung in it
+(:mod:`perfwalk.orchestrate.hosts.hangs`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfwalk.config.model import Config
 from perfwalk.git.worktree import Worktrees
 from perfwalk.orchestrate.checkout.quirks import PlannedQuirk
 from perfwalk.orchestrate.checkout.variants import WalkVariant
+from perfwalk.orchestrate.hosts.hangs import Hangs
 from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.store import Store
 
@@ -30,3 +32,8 @@ class WalkSetup:
     marker: str = ""  # PERFWALK_WALK of every process it starts ("" for none)
     #: the variants measured besides the plain checkout, each in its own series
     variants: Sequence[WalkVariant] = ()
+    #: the hosts that hung in this walk, and their power cycles
+    hangs: Hangs = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.hangs = Hangs(self.topology)

@@ -42,6 +42,8 @@ def setup_page(series: SeriesRow, times: SiteTimes, previous: SeriesRow | None =
         facts.insert(8, ("measuring", measuring))
     if is_variant(series):
         facts.insert(4, ("variant", series.variant_name))
+    for extension in series.extensions:  # perfwalk run --extend
+        facts.append(("extended", f"{times.second(extension.started_at)}: {extension.said()}"))
     rows = [
         [f'<td class="name">{esc(k)}</td>', f'<td class="name">{esc(v)}</td>'] for k, v in facts
     ]
