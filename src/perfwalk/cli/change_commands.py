@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import FORMATS, tuning, tuning_args
-from perfwalk.cli.change_lines import changes_status, group_lines, undecided_lines
+from perfwalk.cli.change_lines import changes_status, group_lines, is_untriaged, undecided_lines
 from perfwalk.cli.change_texts import break_text, episode_text, event_text
 from perfwalk.cli.spec import Command
 from perfwalk.cli.terminal import wants_colour, width_of, wrapped
@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
     from perfwalk.orchestrate.findings.change_events import ChangeEvent
     from perfwalk.orchestrate.findings.changes import Findings
     from perfwalk.report.change_list import ListedChange, ListedEpisode
+    from perfwalk.services.change_json import Marks
 
 
 def _changes_args(p: argparse.ArgumentParser) -> None:
@@ -79,7 +80,9 @@ def cmd_changes(args: argparse.Namespace) -> int:
         print(json_text(changes_document(found, listing), indent=2))
     else:
         width, colour = width_of(sys.stdout), wants_colour(sys.stdout)
-        print(_changes_text(found, listing, blind, every=args.all, width=width, colour=colour))
+        print(
+            _changes_text(found, listing, marks, blind, every=args.all, width=width, colour=colour)
+        )
     broken = any(c.broke and c.triage is None for c in listing[0])
     return exits.FOUND if broken else changes_status(events, marks, blind=bool(found.undecided))
 
@@ -87,6 +90,7 @@ def cmd_changes(args: argparse.Namespace) -> int:
 def _changes_text(
     found: Findings,
     listing: tuple[list[ListedChange], list[ListedEpisode]],
+    marks: Mapping[Any, Marks],
     blind: Sequence[str],
     *,
     every: bool,
@@ -99,12 +103,10 @@ def _changes_text(
     what it left out; with ``every``, all of it in the walks' order, the excursions and
     drifts and the changes ruled out apart."""
     from perfwalk.report.change_groups import grouped
-    from perfwalk.services.change_json import change_key, marks_of
-
-    marks = marks_of(listing[0])
+    from perfwalk.services.change_json import change_key
 
     def untriaged(e: ChangeEvent) -> bool:
-        return (mark := marks.get(change_key(e))) is None or mark.triage is None
+        return is_untriaged(e, marks)
 
     listed = [e for e in found.changes if not e.refuted]
     breaks = [c for c in listing[0] if c.broke]

@@ -192,6 +192,13 @@ def group_lines(groups: Sequence[ChangeGroup], width: int | None = None) -> list
     return lines
 
 
+def is_untriaged(event: ChangeEvent, marks: Mapping[Any, Marks]) -> bool:
+    """Whether nobody said a word on ``event`` (``marks``: by change key)."""
+    from perfwalk.services.change_json import change_key
+
+    return (mark := marks.get(change_key(event))) is None or mark.triage is None
+
+
 def changes_status(
     events: Sequence[ChangeEvent], marks: Mapping[Any, Marks], *, blind: bool = False
 ) -> int:
@@ -199,11 +206,7 @@ def changes_status(
     a known cause; else 4 when such a regression is suspect or undecided, or a metric
     the walk could not judge (``blind``); else 0 (a person's triage, a known cause or a
     refuting measure explains the others)."""
-    from perfwalk.services.change_json import change_key
-
-    untriaged = [
-        e for e in events if (mark := marks.get(change_key(e))) is None or mark.triage is None
-    ]
+    untriaged = [e for e in events if is_untriaged(e, marks)]
     if any(e.to_act_on for e in untriaged):
         return exits.FOUND
     if blind or any(e.to_decide for e in untriaged):
