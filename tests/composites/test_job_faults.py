@@ -391,9 +391,7 @@ def test_a_job_cancelled_after_its_worker_was_killed_ends_cancelled(
     (row,) = [r for r in jobs(config) if r.id == job_id]
     assert (row.state, row.tries) == ("cancelled", 1)
     series_id = job_series(pg_url, job_id)
-    assert f"job {job_id}: its worker is lost and it was cancelled: cancelled; series " in (
-        second.said()
-    )
+    second.says(f"job {job_id}: its worker is lost and it was cancelled: cancelled; series ")
     with Store.open(pg_url) as store:
         (varied,) = store.variant_series(series_id)
         assert store.series(series_id).state == "interrupted"

@@ -71,7 +71,7 @@ def test_two_workers_take_the_walks_of_their_pools(
         assert sorted(v.sha for v in values) == sorted(c.sha for c in checkouts)
         assert all(v.value == known_values_repo_copy.value_of(v.sha) for v in values)
         worker = workers[0] if config is a else workers[1]
-        assert f"job {job_id}: series {series_id} finished" in worker.said()
+        worker.says(f"job {job_id}: series {series_id} finished")
     # one job at a time per pool: the two jobs of a pool did not overlap
     for pool in ("pool-a", "pool-b"):
         spans = sorted((r.started_at, r.ended_at) for r in listed.values() if r.queue == pool)
