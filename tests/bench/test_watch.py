@@ -1,5 +1,6 @@
-"""bench/watch.py runs end to end on a small history and prints its table (its figures
-are the machine's: only their shape is checked)."""
+"""bench/watch.py runs end to end on a small history (40 checkouts × 4 metrics, 4 new
+commits: the shape is the bench's, not its size) and prints its table (its figures are
+the machine's: only their shape is checked)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ SECONDS = r"\s+(\d+\.\d\d)\s+(\d+\.\d\d)$"  # the median and the one run
 
 @pytest.mark.slow
 def test_watch_quick_prints_the_cycle_and_the_verdict(tmp_path: Path) -> None:
-    argv = [sys.executable, str(SCRIPT), "--quick", "--no-peers", "--runs", "1"]
+    shape = ["--checkouts", "40", "--metrics", "4", "--new", "4"]
+    argv = [sys.executable, str(SCRIPT), *shape, "--no-peers", "--runs", "1"]
     done = subprocess.run(
         [*argv, "--repetitions", "1", "--work", str(tmp_path)],
         capture_output=True,
@@ -26,7 +28,7 @@ def test_watch_quick_prints_the_cycle_and_the_verdict(tmp_path: Path) -> None:
     )
     out = done.stdout
     assert done.returncode in (0, 1), done.stderr
-    assert "history: 200 checkouts × 10 metrics stored (1 repetition each), 10 new commits" in out
+    assert "history: 40 checkouts × 4 metrics stored (1 repetition each), 4 new commits" in out
     figures = {}
     for label in (
         "perfwalk cycle, whole",
@@ -50,7 +52,7 @@ def test_watch_quick_prints_the_cycle_and_the_verdict(tmp_path: Path) -> None:
         assert re.search(rf"^\s+{re.escape(phase)}", out, re.MULTILINE), (phase, out)
     assert "(what the cycle found, last run: no new changes)" in out
     assert "asv" not in out  # --no-peers
-    assert "warning" not in out  # each run measured the 10 new checkouts
+    assert "warning" not in out  # each run measured the 4 new checkouts
     verdict = re.search(r"^goal: .* <= 3 s -> (PASS|FAIL) \((\d+\.\d\d) s\)$", out, re.MULTILINE)
     assert verdict is not None, out
     assert float(verdict[2]) == excluded
