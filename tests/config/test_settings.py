@@ -94,6 +94,7 @@ def test_sections_of_the_file() -> None:
         "walk",
         "variant",
         "try",
+        "drill",
         "watch",
         "retention",
         "regress",

@@ -14,6 +14,7 @@ from perfwalk.report.pages.drill import drill_section
 from perfwalk.report.pages.table import level_texts
 from perfwalk.report.site import drill_level_starts
 from perfwalk.store import SeriesRow
+from perfwalk.store.proofs import ProofRow
 
 T0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
 LO, HI = "1" * 40, "2" * 40
@@ -152,6 +153,28 @@ def test_the_answer_the_culprit_and_every_step_are_shown_escaped() -> None:
     assert "does not build" in html
     assert layout.href(at, layout.checkout_page(7, 1)) in html
     assert layout.href(at, layout.checkout_page(3, 14)) in html  # the parent's checkouts
+
+
+def test_the_proofs_on_later_tips_are_listed_newest_first_with_their_tries() -> None:
+    ctx = SeriesContext(_series(), ())
+    at = layout.series_page(7)
+
+    def proof(n: int, outcome: Any, try_id: int | None, **answer: Any) -> ProofRow:
+        figures = {"metric": "bench.latency", "step": 0.3, **answer}
+        return ProofRow(7, HI, f"main{HOSTILE}", "3" * 40, T0, try_id, outcome, figures, id=n)
+
+    still = proof(1, "still", 9, change=-0.23, low=-0.25, high=-0.21, share=0.98)
+    conflict = proof(2, "conflict", None, message=f"patch failed: cost.txt:1 {HOSTILE}")
+    html = drill_section(at, ctx, _drill("culprit"), {HI: _culprit()}, proofs=[still, conflict])
+    assert "<script>" not in html
+    assert "\x1b" not in html
+    items = re.findall(r'<li class="proof proof-(\w+)">', html)
+    assert items == ["conflict", "still"]  # newest first
+    assert "gives back bench.latency -23.0 % [-25.0 %, -21.0 %]: 98 % of the drilled step" in html
+    assert "does not revert cleanly on main&lt;script&gt;" in html
+    assert html.count("its try") == 1  # the conflict measured nothing
+    assert layout.href(at, layout.series_page(9)) in html
+    assert "On later tips" not in drill_section(at, ctx, _drill("culprit"), {})
 
 
 def test_a_drill_that_was_stopped_says_so() -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from perfwalk.cli import exits, options
 from perfwalk.cli.analysis_commands import format_arg, tuning, tuning_args
+from perfwalk.cli.prove_commands import proved_after_drill
 from perfwalk.cli.spec import Command
 from perfwalk.cli.terminal import fitted, width_of
 from perfwalk.quantities import format_confidence
@@ -152,6 +153,8 @@ def cmd_drill(args: argparse.Namespace) -> int:
                 profile=args.profile,
             )
             answer = _result_json(result)
+            if config.drill.prove and result.culprit is not None and not target.broke:
+                answer["proof"] = proved_after_drill(config, result.series_id, text)
         answers.append(answer)
         if text:
             unit = str(target.change.get("unit") or "")

@@ -75,6 +75,8 @@ def _told(cycle: WatchCycle) -> int:
         print(f"new {show_controls(title(change))} ({change.id}): {said}")
         if change.culprit is not None:  # the commit's subject and author cut to the line
             print("  " + fitted(culprit_text(change.culprit), 2, width))
+        if change.drill is not None and change.drill.proof:
+            print(f"  on today's tip: {show_controls(change.drill.proof)}")
     for drill in cycle.drills:
         if drill.error is not None:
             print(f"drill of {drill.target.metric} failed: {show_controls(str(drill.error))}")

@@ -49,6 +49,7 @@ from perfwalk.store.leases import LeaseRow
 from perfwalk.store.run_records import WATCH, RunRecord
 
 if TYPE_CHECKING:  # imported by the cycles that drill or notify (start-up time)
+    from perfwalk.composites.prove import Proof
     from perfwalk.orchestrate.findings.notify import NotifyReport
     from perfwalk.services.drill import DrillResult, DrillTarget
     from perfwalk.services.prune import PruneReport
@@ -59,6 +60,8 @@ WATCH_LEASE = "(watch)"
 
 #: The least a drill can do something with (perfwalk.drill.Budget's floor).
 _LEAST_BUILDS, _LEAST_REPETITIONS = 1, 2
+#: The least repetitions per side a proof is started with (a try's first look).
+_LEAST_PROOF = 3
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class WatchCycle:
     undecided: tuple[tuple[int, str, Sight], ...] = ()
     #: what [retention] dropped at the end of the cycle (None: it is not set)
     pruned: PruneReport | None = None
+    #: the culprits the cycle's drills named, proved on today's tips ([watch] prove)
+    proofs: tuple[Proof, ...] = ()
 
     @property
     def alarms(self) -> list[ListedChange]:
@@ -232,6 +237,7 @@ def _cycle(
     listed, episodes = listed_findings(store, found)
     new_keys = {c.key for c in listed if c.series_id in watched and c.key not in seen}
     drills, undrilled = _drill_new(store, config, new_keys, watched, listed, found=found, say=say)
+    proofs = _prove_culprits(store, config, drills, say) if config.watch.prove else ()
     if drills:  # a drill names a culprit, or rules the change out
         found = find_all(store, config)
         listed, episodes = listed_findings(store, found)
@@ -255,6 +261,7 @@ def _cycle(
         new=new,
         drills=drills,
         undrilled=undrilled,
+        proofs=proofs,
         site=site,
         seconds=time.monotonic() - began,
         notified=notified,
@@ -391,3 +398,36 @@ def _drill_new(
         repetitions -= result.done.repetitions
         drills.append(DrillCycle(target, result=result))
     return tuple(drills), tuple(left)
+
+
+def _prove_culprits(
+    store: Store, config: Config, drills: Sequence[DrillCycle], say: Callable[[str], None]
+) -> tuple[Proof, ...]:
+    """The culprits the cycle's ``drills`` named, each proved on today's tip of its
+    walk's branch (``[watch] prove``), with what the drills left of the cycle's
+    repetitions (``[watch] drill_repetitions``); a proof that cannot start (the tip
+    lacks the culprit) is said and the others go on."""
+    from perfwalk.composites.prove import provable, prove_culprit
+
+    left = config.watch.drill_repetitions - sum(
+        d.result.done.repetitions for d in drills if d.result is not None
+    )
+    proved: list[Proof] = []
+    for cycle in drills:
+        drill = None if cycle.result is None else store.drills.get(cycle.result.series_id)
+        if drill is None or provable(drill) is not None:
+            continue
+        most = min(config.drill.prove_repetitions, left // 2)
+        if most < _LEAST_PROOF:
+            say(f"drill {drill.series_id}: not proved: the cycle's repetitions are spent")
+            continue
+        try:
+            proof = prove_culprit(store, config, drill, max_repetitions=most, say=say)
+        except PerfwalkError as error:
+            say(f"drill {drill.series_id}: not proved: {error}")
+            continue
+        say(f"drill {drill.series_id}: {proof.said()}")
+        if proof.tried is not None:
+            left -= sum(proof.tried.repetitions)
+        proved.append(proof)
+    return tuple(proved)

@@ -36,6 +36,7 @@ from perfwalk.config.cross_checks import (
     check_walks,
 )
 from perfwalk.config.derived import DerivedConfig
+from perfwalk.config.drilling import DrillConfig
 from perfwalk.config.env import Env
 from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.model import (
@@ -95,6 +96,7 @@ _CLASSES: Mapping[str, type] = {
     "variant": VariantConfig,
     "variant.modifier": ModifierConfig,
     "try": TryConfig,
+    "drill": DrillConfig,
     "watch": WatchConfig,
     "retention": RetentionConfig,
     "regress": RegressConfig,

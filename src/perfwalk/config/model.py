@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from perfwalk.config.cron import longest_gap
 from perfwalk.config.derived import DerivedConfig
+from perfwalk.config.drilling import DrillConfig
 from perfwalk.config.env import Env
 from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.instruments import exact_count
@@ -430,6 +431,7 @@ class WatchConfig:
     interval: float = default_of("watch.interval")
     drill_builds: int = default_of("watch.drill_builds")
     drill_repetitions: int = default_of("watch.drill_repetitions")
+    prove: bool = default_of("watch.prove")
     confirm: bool = default_of("watch.confirm")
     confirm_repetitions: int = default_of("watch.confirm_repetitions")
     confirm_seconds: float = default_of("watch.confirm_seconds")
@@ -551,6 +553,7 @@ class Config:
     walks: tuple[WalkConfig, ...] = ()
     variants: tuple[VariantConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)
+    drill: DrillConfig = field(default_factory=DrillConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))

@@ -2271,6 +2271,32 @@ _TRY = Section(
     field="try_",
 )
 
+_DRILL = Section(
+    "drill",
+    Form.TABLE,
+    "`perfwalk drill`: what it does once it named a culprit. With `prove`, it undoes the "
+    "culprit on today's tip of the walk's branch (its revert as a patch) and measures the "
+    "tip with the revert against the tip as `perfwalk try` does, with [try]'s confidence: "
+    "the cost still there, gone since, or the revert does not apply (`perfwalk prove`, "
+    "docs/drill.md).",
+    (
+        Setting(
+            "prove",
+            BOOLEAN,
+            "after a drill names a culprit, prove it on today's tip of the branch; false = "
+            "only with `perfwalk prove` (a watch cycle proves by [watch] prove)",
+            default=False,
+        ),
+        Setting(
+            "prove_repetitions",
+            INTEGER,
+            "the most repetitions per side of a proof before it stops undecided",
+            default=20,
+            rules=(rule("3 to 1000", lambda value: 3 <= value <= 1000),),
+        ),
+    ),
+)
+
 _WATCH = Section(
     "watch",
     Form.TABLE,
@@ -2310,6 +2336,13 @@ _WATCH = Section(
             "the repetitions all the drills of one cycle may run together",
             default=200,
             rules=(rule("0 to 1000000", lambda value: 0 <= value <= 1_000_000),),
+        ),
+        Setting(
+            "prove",
+            BOOLEAN,
+            "every cycle proves the culprits its drills named on today's tip of their "
+            "branch ([drill] prove), within what is left of drill_repetitions; false = never",
+            default=True,
         ),
         Setting(
             "confirm",
@@ -2845,6 +2878,7 @@ SECTIONS: tuple[Section, ...] = (
     _WALK,
     _VARIANT,
     _TRY,
+    _DRILL,
     _WATCH,
     _RETENTION,
     _REGRESS,

@@ -152,6 +152,13 @@ class Repo:
             )
         return found.decode("ascii")
 
+    def is_ancestor(self, commit: str, descendant: str) -> bool:
+        """Whether ``commit`` is in the history of ``descendant`` (itself included)."""
+        found = run_git(self.path, ["merge-base", "--is-ancestor", commit, descendant])
+        if found.returncode not in (0, 1):
+            raise self._failure(found, "git merge-base failed")
+        return found.returncode == 0
+
     def _has_commits(self) -> bool:
         result = run_git(self.path, ["rev-list", "-n", "1", "--all"])
         return result.returncode == 0 and bool(result.stdout.strip())

@@ -49,6 +49,9 @@ class DrillMark:
     lo: str
     hi: str
     reason: str = ""
+    #: what undoing its culprit on the newest tip it was proved on found
+    #: (:meth:`perfwalk.store.proofs.ProofRow.said`); "": never proved
+    proof: str = ""
 
 
 TriageState = Literal["acknowledged", "expected", "invalid", "fixed"]

@@ -137,6 +137,8 @@ def _text(change: ListedChange, project: str, host: str, links: Links) -> str:
         )
         if commit := _commit_link(culprit.sha, links):
             lines.append(f"commit: {commit}")
+        if change.drill is not None and change.drill.proof:
+            lines.append(f"on today's tip: {one_line(change.drill.proof)}")
     lines.append(f"commits: {_commits(change)}")
     if culprit is None and change.drill is not None:
         lines.append(f"drill {change.drill.drill}: {_drill(change)}")
@@ -183,6 +185,8 @@ def _markdown(change: ListedChange, project: str, host: str, links: Links) -> st
         author = f" \\({md(culprit.author)}\\)" if culprit.author else ""
         drill = link(f"drill {culprit.drill}", links.page(layout.series_page(culprit.drill)))
         lines.append(f"- culprit: {_sha(culprit.sha, links)}{subject}{author}, found by {drill}")
+        if change.drill is not None and change.drill.proof:
+            lines.append(f"- on today's tip: {md(change.drill.proof)}")
     many = "commit" if change.commits == 1 else "commits"
     lines.append(
         f"- commits: {change.commits} {many} after {_sha(change.before_sha, links)} up to "

@@ -122,6 +122,12 @@ History:
     it added and their repetitions, its order and seed, the last repetition stored
     before it, the configuration's hash, how many repetitions it added; see
     perfwalk.store.extensions).
+33. (reserved: no change; a store at 32 moves to 33 as it is.)
+34. (reserved: no change; a store at 33 moves to 34 as it is.)
+35. proofs: proof (per drill's culprit undone on a later tip of its branch: the
+    culprit, the tip as named and the commit it named, when, the try that measured
+    the revert against the tip or NULL when none ran, the outcome and its figures or
+    git's words; see perfwalk.store.proofs).
 """
 
 from __future__ import annotations
@@ -991,6 +997,35 @@ def _v32_extensions(conn: Connection) -> None:
     md.create_all(conn, tables=[extensions])
 
 
+def _v33_reserved(conn: Connection) -> None:
+    """No change: the step is kept so that the versions count on."""
+
+
+def _v34_reserved(conn: Connection) -> None:
+    """No change: the step is kept so that the versions count on."""
+
+
+def _v35_proofs(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the keys
+    proof = Table(
+        "proof",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("drill_id", ID, ForeignKey("series.id"), nullable=False),
+        Column("culprit_sha", String(64), nullable=False),
+        Column("tip_ref", SafeText, nullable=False),
+        Column("tip_sha", String(64), nullable=False),
+        Column("at", UTCDateTime, nullable=False),
+        Column("try_id", ID, ForeignKey("series.id"), nullable=True),
+        Column("outcome", String(16), nullable=False),
+        Column("answer", JSON, nullable=False),
+        Index("ix_proof_drill", "drill_id"),
+        sqlite_autoincrement=True,
+    )
+    md.create_all(conn, tables=[proof])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1056,6 +1091,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v31_reparses,
     ),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
+    Migration(33, "reserved: no change", _v33_reserved),
+    Migration(34, "reserved: no change", _v34_reserved),
+    Migration(35, "proofs: proof, a drill's culprit undone on a later tip", _v35_proofs),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

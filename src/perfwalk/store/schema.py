@@ -755,3 +755,23 @@ extension = Table(
     Column("added", Integer, nullable=True),  # repetitions it added; NULL: not finished
     Index("ix_extension_series", "series_id"),
 )
+
+# Proofs (migration step 35): a drill's culprit undone on a later tip of its branch and
+# measured against that tip as a try does (perfwalk.store.proofs): the try's series,
+# or why none ran (the revert does not apply).
+
+proof = Table(
+    "proof",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("drill_id", ID, ForeignKey("series.id"), nullable=False),  # the drill's series
+    Column("culprit_sha", String(64), nullable=False),
+    Column("tip_ref", SafeText, nullable=False),  # the branch as named: main, HEAD
+    Column("tip_sha", String(64), nullable=False),  # the commit it named then
+    Column("at", UTCDateTime, nullable=False),
+    Column("try_id", ID, ForeignKey("series.id"), nullable=True),  # NULL: no try ran
+    Column("outcome", String(16), nullable=False),  # see perfwalk.store.proofs.OUTCOMES
+    Column("answer", JSON, nullable=False),  # the verdict's figures, or git's words
+    Index("ix_proof_drill", "drill_id"),
+    sqlite_autoincrement=True,
+)

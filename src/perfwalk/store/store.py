@@ -34,6 +34,7 @@ from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
 from perfwalk.store.parser_losses import ParserLosses
 from perfwalk.store.profiles import ProfileRecords
+from perfwalk.store.proofs import ProofRecords
 from perfwalk.store.pushes import PushRecords
 from perfwalk.store.regress import RegressRecords
 from perfwalk.store.reparses import ReparseRecords
@@ -156,6 +157,11 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def tries(self) -> TryRecords:
         """The tries of this store (:mod:`perfwalk.store.tries`)."""
         return TryRecords(self._db, self._check_open)
+
+    @property
+    def proofs(self) -> ProofRecords:
+        """The proofs of drills' culprits on later tips (:mod:`perfwalk.store.proofs`)."""
+        return ProofRecords(self._db, self._check_open)
 
     @property
     def runs(self) -> RunRecords:

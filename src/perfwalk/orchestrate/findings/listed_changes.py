@@ -160,6 +160,7 @@ def _drill_answers(
     finished drill across them answered."""
     culprits: dict[tuple[str, ...], tuple[str, int]] = {}
     answers: dict[tuple[str, ...], DrillMark] = {}
+    proofs = store.proofs.latest()
     for drill in store.drills.all():
         before, after = drill.change.get("before_sha"), drill.change.get("after_sha")
         if drill.verdict is None or not (isinstance(before, str) and isinstance(after, str)):
@@ -174,6 +175,7 @@ def _drill_answers(
             lo=str(answer.get("lo") or before),
             hi=str(answer.get("hi") or after),
             reason=str(answer.get("reason") or ""),
+            proof=proofs[drill.series_id].said() if drill.series_id in proofs else "",
         )
         culprit = answer.get("culprit")
         for key in keys:

@@ -25,6 +25,7 @@ from perfwalk.report.pages.profiles import (
 )
 from perfwalk.store import Store
 from perfwalk.store.drills import DrillRow
+from perfwalk.store.proofs import ProofRow
 
 _VERDICT_WORDS = {
     "culprit": "the culprit",
@@ -70,7 +71,12 @@ def drill_sections(
                     path, text = stored_diff_file(row.series_id, pair, profiles)
                     files[path] = text
         sections[row.series_id] = drill_section(
-            at, ctx, dataclasses.asdict(row), commits, profile=pair
+            at,
+            ctx,
+            dataclasses.asdict(row),
+            commits,
+            profile=pair,
+            proofs=store.proofs.of_drill(row.series_id),
         )
     return sections, files
 
@@ -117,21 +123,48 @@ def drill_section(
     drill: Mapping[str, Any],
     commits: Mapping[str, Commit],
     profile: ProfilePair | None = None,
+    *,
+    proofs: Sequence[ProofRow] = (),
 ) -> str:
     """HTML for the drill stored as ``drill`` (a :class:`perfwalk.store.drills.DrillRow`
     as a mapping: test, name, change, verdict, answer, steps); ``commits`` holds the
     drill's line of commits by id (at least the culprit's); ``profile``, the culprit's
     profile against its parent's, adds their differential after the answer (its data
-    file: :func:`perfwalk.report.pages.profiles.profile_diff_file`)."""
+    file: :func:`perfwalk.report.pages.profiles.profile_diff_file`); ``proofs``, its
+    culprit undone on later tips (:mod:`perfwalk.store.proofs`), newest first after it."""
     answer: Mapping[str, Any] = drill.get("answer") or {}
     parts = [
         "<h2>Drill</h2>\n",
         _change(at, ctx, drill),
         _answer(ctx, drill, answer, commits),
+        _proofs(at, ctx, proofs),
         profile_section(at, ctx.id, profile),
         _tried(at, ctx, drill.get("steps") or (), answer, _unit(drill)),
     ]
     return "".join(parts)
+
+
+def _proofs(at: str, ctx: SeriesContext, proofs: Sequence[ProofRow]) -> str:
+    """The culprit undone on later tips (``perfwalk prove``), newest first: what each
+    found, when, and the try that measured it."""
+    if not proofs:
+        return ""
+    items = []
+    for proof in reversed(proofs):
+        tried = (
+            ""
+            if proof.try_id is None
+            else f" ({link(layout.href(at, layout.series_page(proof.try_id)), 'its try')})"
+        )
+        items.append(
+            f'<li class="proof proof-{esc(proof.outcome)}">{esc(ctx.times.minute(proof.at))}: '
+            f"{esc(proof.said())}{tried}</li>"
+        )
+    return (
+        "<h3>On later tips</h3>\n<p>The culprit undone on the tip of its branch and "
+        "measured against that tip (<code>perfwalk prove</code>):</p>\n"
+        '<ul class="proofs">\n' + "\n".join(items) + "\n</ul>\n"
+    )
 
 
 def _metric(drill: Mapping[str, Any]) -> str:
