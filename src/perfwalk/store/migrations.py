@@ -122,6 +122,9 @@ History:
     it added and their repetitions, its order and seed, the last repetition stored
     before it, the configuration's hash, how many repetitions it added; see
     perfwalk.store.extensions).
+33. histograms: histogram (per result, each distribution it reported whole: its name,
+    its unit and its buckets [[low, high, count]…], as the hdrhistogram, bpftrace-hist
+    and dtrace-quantize parsers read them; see perfwalk.store.histograms).
 """
 
 from __future__ import annotations
@@ -991,6 +994,22 @@ def _v32_extensions(conn: Connection) -> None:
     md.create_all(conn, tables=[extensions])
 
 
+def _v33_histograms(conn: Connection) -> None:
+    md = MetaData()
+    Table("result", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    histograms = Table(
+        "histogram",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("unit", SafeText, nullable=False),
+        Column("buckets", JSON, nullable=False),
+        Index("ix_histogram_result", "result_id"),
+    )
+    md.create_all(conn, tables=[histograms])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1056,6 +1075,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v31_reparses,
     ),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
+    Migration(33, "histograms: histogram, a distribution a result reported whole", _v33_histograms),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
