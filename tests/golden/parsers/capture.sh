@@ -466,9 +466,9 @@ C
 capture_hdrhistogram() {
     (cd "$here/../../.." && python3 -c 'from tests.fixtures.latency_recorder import SOURCE; print(SOURCE, end="")') >"$work/Record.java"
     javac -cp /usr/share/java/hdrhistogram.jar -d "$work" "$work/Record.java"
-    out hdrhistogram tail-1-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 1 7
-    out hdrhistogram tail-5-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 5 7
-    out hdrhistogram csv java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 1000 1 7 csv
+    out hdrhistogram tail-1-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 1 1000 7
+    out hdrhistogram tail-5-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 5 1000 7
+    out hdrhistogram csv java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 1000 1 1000 7 csv
 }
 
 # bpftrace's hist() (log2, with K and M bounds), lhist() (open buckets at both ends)
