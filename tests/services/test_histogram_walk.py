@@ -7,10 +7,13 @@ published site draws the heatmap over the checkouts and each repetition's histog
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from perfwalk.report import layout
 from perfwalk.store import Store
 from tests.fixtures.latency_recorder import HDR_JAR, SOURCE, require_hdr
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
@@ -20,7 +23,7 @@ COMMITS = 8
 WORSE_AT = 5  # from this commit on the slow samples take 5000 µs and more, not 1000
 
 
-def _repo(path: Path) -> None:
+def latency_repo(path: Path) -> None:
     start = datetime(2024, 5, 1, tzinfo=UTC)
     make_repo(
         path,
@@ -38,7 +41,7 @@ def _repo(path: Path) -> None:
     )
 
 
-def _config(tmp_path: Path) -> Path:
+def latency_config(tmp_path: Path) -> Path:
     config = tmp_path / "perfwalk.toml"
     command = f"java -cp {HDR_JAR}:out Record 10000 2 $(cat slow.txt)"
     config.write_text(f"""\
@@ -70,8 +73,8 @@ timeout = 120
 
 def test_a_walk_finds_the_tail_change_of_a_latency_histogram(tmp_path: Path) -> None:
     require_hdr()
-    _repo(tmp_path / "repo")
-    config = _config(tmp_path)
+    latency_repo(tmp_path / "repo")
+    config = latency_config(tmp_path)
     code, out, err = finished("run", "-c", str(config), timeout=900)
     print(out, err)
     assert code == 0, err
@@ -103,3 +106,18 @@ def test_a_walk_finds_the_tail_change_of_a_latency_histogram(tmp_path: Path) -> 
     code, text, err = finished("changes", "-c", str(config), "--series", "1", "--all")
     print(text)
     assert "latency.p99" in text
+
+    site = tmp_path / "site"
+    code, out, err = finished("report", "-c", str(config), "--out", str(site), timeout=300)
+    assert code == 0, err
+    page = (site / layout.series_page(1)).read_text()
+    (found,) = re.findall(r'<div class="heatmap" data-heatmap="([^"]*)"', page)
+    heatmap = json.loads(html.unescape(found))
+    print(heatmap["title"], heatmap["y"][0], heatmap["y"][-1])
+    assert heatmap["title"] == "rpc: latency [us]"
+    assert len(heatmap["x"]) == COMMITS
+    edges = heatmap["edges"]
+    slower = {x for x, y, share in heatmap["cells"] if edges[y] >= 5000 and share > 0}
+    print(sorted(slower))
+    assert slower == set(range(WORSE_AT, COMMITS))  # the slower tail, from commit 5
+    assert "latency.p99" in page
