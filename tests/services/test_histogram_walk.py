@@ -121,3 +121,62 @@ def test_a_walk_finds_the_tail_change_of_a_latency_histogram(tmp_path: Path) -> 
     print(sorted(slower))
     assert slower == set(range(WORSE_AT, COMMITS))  # the slower tail, from commit 5
     assert "latency.p99" in page
+
+
+#: bpftrace's map as a role's run command prints it (the saved output of the real tool,
+#: tests/golden/parsers/bpftrace-hist): the role's parser reads it
+BPFTRACE = Path(__file__).resolve().parents[1] / "golden" / "parsers" / "bpftrace-hist"
+
+
+def test_a_roles_histograms_are_stored_under_the_roles_name(tmp_path: Path) -> None:
+    """Two roles whose parsers read histograms of the same name: each is stored, named
+    as the role's values are (``sink.usecs``), none hides the other."""
+    make_repo(
+        tmp_path / "repo",
+        [CommitSpec(datetime(2024, 5, 1, tzinfo=UTC), "one", {"n": "1\n"})],
+    )
+    saved = BPFTRACE / "three-maps.out"
+    config = tmp_path / "perfwalk.toml"
+    config.write_text(f"""\
+[project]
+repo = {json.dumps(str(tmp_path / "repo"))}
+
+[store]
+url = "sqlite:///perfwalk.db"
+
+[build]
+steps = []
+
+[run]
+step = "commit"
+repetitions = 1
+
+[hosts.loop]
+target = "local"
+roles = ["source", "sink"]
+
+[[test]]
+name = "both"
+role = "source"
+command = "echo VALUE 1 s run"
+parser = "value"
+
+[test.roles.source]
+run = [{json.dumps(f"cat {saved}")}]
+parser = "bpftrace-hist"
+
+[test.roles.sink]
+run = [{json.dumps(f"cat {saved}")}]
+parser = "bpftrace-hist"
+""")
+    code, out, err = finished("run", "-c", str(config), timeout=300)
+    print(out, err)
+    assert code == 0, err
+    with Store.open(f"sqlite:///{tmp_path / 'perfwalk.db'}") as store:
+        names = sorted(r.histogram.name for r in store.histograms.of_series(1))
+    print(names)
+    assert names == sorted(
+        f"{role}.{name}"
+        for role in ("sink", "source")
+        for name in ("bytes", "lat[bpftrace]", "usecs")
+    )

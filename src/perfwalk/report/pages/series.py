@@ -322,7 +322,6 @@ def series_page(
             [v.id for v in every], shown, variants=bool(ctx.variants), releases=ctx.releases
         )
         + "\n"
-        + heatmaps
         + (
             findings_key(
                 changes=bool(changes),
@@ -332,6 +331,7 @@ def series_page(
             if shown
             else ""
         )
+        + heatmaps
         + (changes_section(at, changes, ctx.times) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + sights_section(at, ctx)
