@@ -128,14 +128,20 @@ def test_a_walk_finds_the_tail_change_of_a_latency_histogram(tmp_path: Path) -> 
 BPFTRACE = Path(__file__).resolve().parents[1] / "golden" / "parsers" / "bpftrace-hist"
 
 
+HOSTILE = "<img src=x onerror=alert(1)>\"'&"
+
+
 def test_a_roles_histograms_are_stored_under_the_roles_name(tmp_path: Path) -> None:
     """Two roles whose parsers read histograms of the same name: each is stored, named
-    as the role's values are (``sink.usecs``), none hides the other."""
+    as the role's values are (``sink.usecs``), none hides the other; a map named with
+    markup (the tool's output is untrusted) reaches the published page escaped."""
     make_repo(
         tmp_path / "repo",
         [CommitSpec(datetime(2024, 5, 1, tzinfo=UTC), "one", {"n": "1\n"})],
     )
-    saved = BPFTRACE / "three-maps.out"
+    saved = tmp_path / "bpftrace.out"
+    text = (BPFTRACE / "three-maps.out").read_text()
+    saved.write_text(text.replace("@lat[bpftrace]:", f"@lat[{HOSTILE}]:"))
     config = tmp_path / "perfwalk.toml"
     config.write_text(f"""\
 [project]
@@ -178,5 +184,12 @@ parser = "bpftrace-hist"
     assert names == sorted(
         f"{role}.{name}"
         for role in ("sink", "source")
-        for name in ("bytes", "lat[bpftrace]", "usecs")
+        for name in ("bytes", f"lat[{HOSTILE}]", "usecs")
     )
+    site = tmp_path / "site"
+    code, out, err = finished("report", "-c", str(config), "--out", str(site), timeout=300)
+    assert code == 0, err
+    page = (site / layout.series_page(1)).read_text()
+    assert page.count('<div class="heatmap"') == 6
+    assert "<img" not in page
+    assert html.escape(f"both: source.lat[{HOSTILE}] [us]") in page
