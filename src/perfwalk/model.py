@@ -55,12 +55,30 @@ class Direction(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Histogram:
+    """A distribution a test reported whole (a latency histogram): its buckets as
+    ``(low, high, count)``, ``count`` samples between ``low`` and ``high`` (``low ==
+    high``: at that value, or an open bucket at its finite bound), ascending, in
+    ``unit``; ``name`` is what the tool called it (``latency``, bpftrace's ``usecs``)."""
+
+    name: str
+    unit: str
+    buckets: tuple[tuple[float, float, int], ...]
+
+    @property
+    def count(self) -> int:
+        return sum(count for _, _, count in self.buckets)
+
+
+@dataclass(frozen=True)
 class Value:
-    """One measured number, as a parser found it."""
+    """One measured number, as a parser found it; a value derived from a histogram
+    (its percentiles) carries the histogram, which is stored with it whole."""
 
     name: str
     value: float
     unit: str
+    histogram: Histogram | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ from perfwalk.errors import ConfigError
 from perfwalk.parsers import PARSER_NAMES, get_parser
 from perfwalk.parsers.regex import RegexParser
 
+CONFIGURABLE = ("regex", "hdrhistogram", "bpftrace-hist", "dtrace-quantize")
+
 
 def test_names() -> None:
     assert PARSER_NAMES == (
@@ -26,10 +28,13 @@ def test_names() -> None:
         "gotest",
         "value",
         "regex",
+        "hdrhistogram",
+        "bpftrace-hist",
+        "dtrace-quantize",
     )
 
 
-@pytest.mark.parametrize("name", [n for n in PARSER_NAMES if n != "regex"])
+@pytest.mark.parametrize("name", [n for n in PARSER_NAMES if n not in CONFIGURABLE])
 def test_fixed_parsers_accept_no_or_empty_options(name: str) -> None:
     assert get_parser(name) is get_parser(name, {})
 

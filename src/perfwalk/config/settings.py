@@ -1725,7 +1725,8 @@ _TEST = Section(
         Setting(
             "parser_options",
             TABLE,
-            "options of the parser (regex: pattern, name, unit, units, scale; see docs/parsers.md)",
+            "options of the parser (regex: pattern, name, unit, units, scale; hdrhistogram, "
+            "bpftrace-hist, dtrace-quantize: percentiles, unit, name; see docs/parsers.md)",
             default={},
         ),
         Setting("timeout", NUMBER, "seconds allowed per run", default=600, rules=(SECONDS,)),

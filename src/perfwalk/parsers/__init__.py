@@ -36,6 +36,10 @@ name                    values
 ``value``               ``VALUE <number> <unit> <name>`` lines, as written
 ``regex``               configured: options ``pattern``, ``name``, ``unit``, ``units``,
                         ``scale``; a value per named group of a match
+``hdrhistogram``        ``latency.p50``, ``.p90``, ``.p99`` (options ``percentiles``,
+                        ``unit``, ``name``), ``latency.mean``; the histogram whole
+``bpftrace-hist``       ``<map>.p50`` ... per ``hist()``/``lhist()`` map; the histograms
+``dtrace-quantize``     ``<key>.p50`` ... per ``quantize()`` block; the histograms
 ======================  ==============================================================
 """
 
@@ -46,11 +50,14 @@ from collections.abc import Callable, Mapping
 from perfwalk.errors import ConfigError
 from perfwalk.model import Value
 from perfwalk.parsers import (
+    bpftrace_hist,
+    dtrace_quantize,
     fio,
     fs_mark,
     gbench,
     gnu_time,
     gotest,
+    hdrhistogram,
     hyperfine,
     iperf3,
     iperf3_text,
@@ -83,6 +90,9 @@ _FIXED: dict[str, Parser] = {
 }
 _CONFIGURABLE: dict[str, Callable[[Mapping[str, object], str], Parser]] = {
     "regex": regex.make,
+    hdrhistogram.NAME: hdrhistogram.make,
+    bpftrace_hist.NAME: bpftrace_hist.make,
+    dtrace_quantize.NAME: dtrace_quantize.make,
 }
 
 PARSER_NAMES: tuple[str, ...] = (*_FIXED, *_CONFIGURABLE)

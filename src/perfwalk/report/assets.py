@@ -85,6 +85,7 @@ def site_assets() -> dict[str, bytes]:
     assets = {
         layout.STYLE: _static("style.css"),
         layout.PLOT_JS: _static("plot.js"),
+        layout.HEATMAP_JS: _static("heatmap.js"),
         layout.SCALES_JS: _static("scales.js"),
         layout.TICKS_JS: _static("ticks.js"),
         layout.FORMAT_JS: _static("format.js"),

@@ -18,6 +18,7 @@ from perfwalk.report.series_levels import MetricLevels
 from perfwalk.report.times import UTC_TIMES, SiteTimes
 from perfwalk.store import CheckoutRow, SeriesRow
 from perfwalk.store.build_facts import CheckoutFacts
+from perfwalk.store.histograms import HistogramRow
 from perfwalk.untrusted import commit_address
 
 
@@ -62,6 +63,9 @@ class SeriesContext:
     #: what the parsers lost at each checkout (by index), said per test
     #: (:func:`perfwalk.report.parser_findings.stored_losses`)
     lost: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    #: the histograms its tests reported whole, by checkout index
+    #: (:func:`perfwalk.report.heatmaps.by_checkout`)
+    histograms: Mapping[int, tuple[HistogramRow, ...]] = field(default_factory=dict)
     _positions: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -64,6 +64,7 @@ def page(
     *,
     crumbs: Sequence[tuple[str, str]] = (),
     plots: bool = False,
+    heatmaps: bool = False,
     drawn: bool = False,
     flame: bool = False,
     night: bool = False,
@@ -71,7 +72,8 @@ def page(
     times: SiteTimes | None = None,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
-    title; ``plots`` loads the plotting library and the site's plot script; ``drawn``
+    title; ``plots`` loads the plotting library and the site's plot script;
+    ``heatmaps`` the library and the script that draws the page's heatmaps; ``drawn``
     loads the script that draws the page from the site's data files; ``flame`` loads
     the flame graph renderer, its style and the script that draws the page's flame
     graphs; ``night`` the script that checks the index's "last night" strip; ``feed``
@@ -86,9 +88,13 @@ def page(
         if plots
         else ""
     )
+    if heatmaps:
+        if not plots:
+            scripts += f'<script src="{esc(layout.href(at, layout.LIBRARY_JS))}" defer></script>\n'
+        scripts += f'<script src="{esc(layout.href(at, layout.HEATMAP_JS))}" defer></script>\n'
     if drawn:
         scripts += f'<script src="{esc(layout.href(at, layout.PAGES_JS))}" defer></script>\n'
-    if plots or drawn or flame:  # deferred scripts run in order: the formatter first
+    if plots or heatmaps or drawn or flame:  # deferred scripts run in order: the formatter first
         scripts = (
             f'<script src="{esc(layout.href(at, layout.FORMAT_JS))}" defer></script>\n' + scripts
         )

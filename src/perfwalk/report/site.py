@@ -48,6 +48,7 @@ from perfwalk.report.collect import Policies
 from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
+from perfwalk.report.heatmaps import by_checkout
 from perfwalk.report.last_night import last_night
 from perfwalk.report.pages.checkout import checkout_shell_page
 from perfwalk.report.pages.commits import commits_shell_page
@@ -153,6 +154,7 @@ def publish(
             releases=options.releases.found,
             times=options.times,
             lost=stored_losses(store, s.id),
+            histograms=by_checkout(store.histograms.of_series(s.id)),
         )
         for s in every
     }

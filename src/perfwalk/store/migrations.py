@@ -122,7 +122,9 @@ History:
     it added and their repetitions, its order and seed, the last repetition stored
     before it, the configuration's hash, how many repetitions it added; see
     perfwalk.store.extensions).
-33. (reserved: no change; a store at 32 moves to 33 as it is.)
+33. histograms: histogram (per result, each distribution it reported whole: its name,
+    its unit and its buckets [[low, high, count]…], as the hdrhistogram, bpftrace-hist
+    and dtrace-quantize parsers read them; see perfwalk.store.histograms).
 34. (reserved: no change; a store at 33 moves to 34 as it is.)
 35. proofs: proof (per drill's culprit undone on a later tip of its branch: the
     culprit, the tip as named and the commit it named, when, the try that measured
@@ -997,8 +999,20 @@ def _v32_extensions(conn: Connection) -> None:
     md.create_all(conn, tables=[extensions])
 
 
-def _v33_reserved(conn: Connection) -> None:
-    """No change: the step is kept so that the versions count on."""
+def _v33_histograms(conn: Connection) -> None:
+    md = MetaData()
+    Table("result", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    histograms = Table(
+        "histogram",
+        md,
+        Column("id", ID, primary_key=True, autoincrement=True),
+        Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("unit", SafeText, nullable=False),
+        Column("buckets", JSON, nullable=False),
+        Index("ix_histogram_result", "result_id"),
+    )
+    md.create_all(conn, tables=[histograms])
 
 
 def _v34_reserved(conn: Connection) -> None:
@@ -1091,7 +1105,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v31_reparses,
     ),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
-    Migration(33, "reserved: no change", _v33_reserved),
+    Migration(33, "histograms: histogram, a distribution a result reported whole", _v33_histograms),
     Migration(34, "reserved: no change", _v34_reserved),
     Migration(35, "proofs: proof, a drill's culprit undone on a later tip", _v35_proofs),
 )

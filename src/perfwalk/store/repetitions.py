@@ -1,5 +1,5 @@
-"""The repetitions of a checkout: each stored whole with its results, values, logs,
-phase steps, snapshots and machine states, and read back.
+"""The repetitions of a checkout: each stored whole with its results, values,
+histograms, logs, phase steps, snapshots and machine states, and read back.
 
 Part of :class:`perfwalk.store.Store` (which inherits it); one call is one transaction,
 so a killed run loses at most the repetition in flight.
@@ -17,6 +17,7 @@ from perfwalk.errors import StoreError
 from perfwalk.model import MachineState, Status
 from perfwalk.store import logs, packs, schema
 from perfwalk.store.bulk import insert_returning_ids
+from perfwalk.store.histograms import insert_histograms
 from perfwalk.store.known_rows import KnownRows
 from perfwalk.store.machine import insert_state, series_states
 from perfwalk.store.phase_steps import FETCH, POWER_CYCLE, insert_steps, read_steps
@@ -108,6 +109,7 @@ class RepetitionRecords(KnownRows):
                 ]
                 if value_params:
                     conn.execute(_v.insert(), value_params)
+                insert_histograms(conn, rep.results, result_ids)
             insert_steps(conn, rep.steps, secrets, repetition_id=repetition_id)
             insert_snapshots(conn, repetition_id, rep.snapshots)
             for host, state in sorted(rep.machines.items()):

@@ -756,6 +756,21 @@ extension = Table(
     Index("ix_extension_series", "series_id"),
 )
 
+# Histograms (migration step 33): a distribution a test reported whole (a latency
+# histogram read by the hdrhistogram, bpftrace-hist or dtrace-quantize parser), kept
+# with its result; its percentiles are values of the result (perfwalk.store.histograms).
+
+histogram = Table(
+    "histogram",
+    metadata,
+    Column("id", ID, primary_key=True, autoincrement=True),
+    Column("result_id", ID, ForeignKey("result.id"), nullable=False),
+    Column("name", SafeText, nullable=False),  # the tool's name of it: latency, usecs
+    Column("unit", SafeText, nullable=False),
+    Column("buckets", JSON, nullable=False),  # [[low, high, count]…], ascending
+    Index("ix_histogram_result", "result_id"),
+)
+
 # Proofs (migration step 35): a drill's culprit undone on a later tip of its branch and
 # measured against that tip as a try does (perfwalk.store.proofs): the try's series,
 # or why none ran (the revert does not apply).

@@ -27,6 +27,7 @@ from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.extensions import ExtensionRecords
 from perfwalk.store.flat_reads import FlatReads
+from perfwalk.store.histograms import HistogramRecords
 from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
 from perfwalk.store.modifiers import AppliedModifiers
@@ -202,6 +203,12 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def regress(self) -> RegressRecords:
         """The regress runs of this store (:mod:`perfwalk.store.regress`)."""
         return RegressRecords(self._db, self._check_open)
+
+    @property
+    def histograms(self) -> HistogramRecords:
+        """The histograms the results of each series reported whole
+        (:mod:`perfwalk.store.histograms`)."""
+        return HistogramRecords(self._db, self._check_open)
 
     @property
     def parser_losses(self) -> ParserLosses:

@@ -12,12 +12,14 @@
 # test command prints, stdout and stderr joined as the walk joins them. A
 # <case>.options.json beside it holds the parser options (regex parser).
 #
-# tcpbench, udpbench and netperf have no Debian package (netperf is in non-free):
-# their cases are written from the tools' documented output (the README says how).
+# tcpbench, udpbench and netperf have no Debian package (netperf is in non-free),
+# nor has DTrace (not on Linux): their cases are written from the tools' documented
+# output (the README says how).
 #
 # Needs: iperf3, fsmark, hyperfine, fio, GNU time (/usr/bin/time), libbenchmark-dev and
 # g++, go, lz4, python3 (pytest-benchmark is installed into a throwaway venv), perf
-# (linux-perf; the software event cpu-clock, so no hardware counters). Only
+# (linux-perf; the software event cpu-clock, so no hardware counters), javac and
+# libhdrhistogram-java, bpftrace (as root). Only
 # loopback is used; the iperf3 server is stopped by the PID in its pidfile.
 set -euo pipefail
 
@@ -459,8 +461,26 @@ C
     cachegrind_out process-tree './work 100000; ./work 200000 | cat'
 }
 
+# HdrHistogram's own table, from the Java library (libhdrhistogram-java): the
+# recorder of tests/fixtures/latency_recorder.py, seeded, in text and in CSV.
+capture_hdrhistogram() {
+    (cd "$here/../../.." && python3 -c 'from tests.fixtures.latency_recorder import SOURCE; print(SOURCE, end="")') >"$work/Record.java"
+    javac -cp /usr/share/java/hdrhistogram.jar -d "$work" "$work/Record.java"
+    out hdrhistogram tail-1-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 1 1000 7
+    out hdrhistogram tail-5-percent java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 10000 5 1000 7
+    out hdrhistogram csv java -cp "/usr/share/java/hdrhistogram.jar:$work" Record 1000 1 1000 7 csv
+}
+
+# bpftrace's hist() (log2, with K and M bounds), lhist() (open buckets at both ends)
+# and a keyed map, printed by bpftrace at its end (needs root and BPF: a BEGIN probe).
+capture_bpftrace_hist() {
+    out bpftrace-hist three-maps bpftrace -e 'BEGIN { $i = 0; while ($i < 200) {
+        @usecs = hist($i * $i * 3); @bytes = lhist($i - 20, 0, 150, 25);
+        @lat[comm] = hist($i * 5000); $i++; } exit(); }'
+}
+
 all=(iperf3 iperf3_text hyperfine time_p gnu_time fio fs_mark gbench pytest_benchmark gotest value regex lz4 perf_script
-    cachegrind)
+    cachegrind hdrhistogram bpftrace_hist)
 wanted=("$@")
 [[ ${#wanted[@]} -gt 0 ]] || wanted=("${all[@]}")
 for tool in "${wanted[@]}"; do

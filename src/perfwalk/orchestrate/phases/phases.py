@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -45,7 +45,7 @@ from perfwalk.config.host_model import InstallConfig
 from perfwalk.config.model import SnapshotConfig, TestConfig
 from perfwalk.errors import HostError, PerfwalkError
 from perfwalk.hosts.base import Completed
-from perfwalk.model import EMPTY_LOG, Log, Status, Value
+from perfwalk.model import EMPTY_LOG, Histogram, Log, Status, Value
 from perfwalk.orchestrate.hosts.together import run_together
 from perfwalk.orchestrate.hosts.topology import Member, Topology
 from perfwalk.orchestrate.instruments.instruments import UNARMED, Armed
@@ -471,7 +471,9 @@ class _TestRun:
                 statuses.append(Status.FAIL)
                 messages.append(f"{role}: {role_outcome.message or 'no value'}")
             for value in role_outcome.values:
-                named = Value(f"{role}.{value.name}", value.value, value.unit)
+                named = Value(
+                    f"{role}.{value.name}", value.value, value.unit, role_histogram(role, value)
+                )
                 measured.append((named, self.test.metric(named.name, named.unit).direction.value))
         derived, left_out = derived_values(self.test, [value for value, _ in measured])
         measured.extend(derived)
@@ -505,3 +507,10 @@ def _readiness(port: int, text: str) -> str:
     if text:
         checks.append(f"output contains {text!r}")
     return " and ".join(checks)
+
+
+def role_histogram(role: str, value: Value) -> Histogram | None:
+    """The histogram ``value`` carries, named as the role's values are (``<role>.<name>``)."""
+    if value.histogram is None:
+        return None
+    return replace(value.histogram, name=f"{role}.{value.histogram.name}")

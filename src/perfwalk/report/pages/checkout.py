@@ -19,6 +19,7 @@ from perfwalk.report import layout
 from perfwalk.report.collect import CheckoutData
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.failures import Failure
+from perfwalk.report.heatmaps import checkout_histograms
 from perfwalk.report.html import page
 from perfwalk.report.pages.build_facts import checkout_facts
 from perfwalk.report.pages.series import needed, series_crumbs
@@ -57,8 +58,9 @@ def checkout_data_file(
     with its profiles (the context's: test, profile id), which its page links to their
     flame graphs (``layout.profile_page``), and its ``failures`` (by checkout index: a
     failed build, the tests that did not pass, each with the first error line and the
-    last lines of its log), which its page shows first; and what its parsers lost
-    (the context's), which its page says next."""
+    last lines of its log), which its page shows first; what its parsers lost
+    (the context's), which its page says next; and each repetition's histograms (the
+    context's), which its page draws after its repetitions."""
     metrics: dict[MetricKey, int] = {}
     layouts: dict[tuple[MetricKey, ...], int] = {}
     entries = []
@@ -115,6 +117,8 @@ def _entry(
         facts["fail"] = [f.as_data() for f in failed]
     if lost := ctx.lost.get(row.idx):
         facts["lost"] = list(lost)
+    if histograms := ctx.histograms.get(row.idx):
+        facts["h"] = checkout_histograms(histograms)
     if row.pruned is not None:  # its logs' sections say it again
         facts["pruned"] = row.pruned.said("its logs and profiles")
     if ran := checkout_facts(ctx, row.idx):

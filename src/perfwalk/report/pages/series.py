@@ -14,6 +14,7 @@ from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
 from perfwalk.report.collect import Cell
 from perfwalk.report.context import SeriesContext, is_variant
 from perfwalk.report.failures import build_failed
+from perfwalk.report.heatmaps import heatmap_section
 from perfwalk.report.html import (
     QuirkRow,
     esc,
@@ -312,6 +313,7 @@ def series_page(
     changes = [c for v in every for c in v.changes]
     episodes = any(v.episodes for v in every)
     shown = [*specs, *variant_specs]
+    heatmaps = heatmap_section(ctx, at)
     body = (
         _facts(at, ctx)
         + drill
@@ -329,6 +331,7 @@ def series_page(
             if shown
             else ""
         )
+        + heatmaps
         + (changes_section(at, changes, ctx.times) if changes else "")  # the plots' bands, as links
         + other_findings(at, ctx, specs)
         + sights_section(at, ctx)
@@ -346,6 +349,7 @@ def series_page(
         body,
         crumbs=series_crumbs(ctx.series),
         plots=bool(shown),
+        heatmaps=bool(heatmaps),
         flame=has_flame(drill),
         times=ctx.times,
     )

@@ -234,9 +234,34 @@
       buildFacts(c),
     ];
     parts.push(c.d ? repetitions(block, c) : el("p", {}, "No repetition stored."));
+    if (c.h) parts.push(histogramsOf(c));
     if (c.ph) parts.push(snapshotsOf(c), stepsOf(c));
     parts.push(host(meta));
     root.replaceChildren.apply(root, parts.filter(function (p) { return p; }));
+  }
+
+  /* -- each repetition's histograms (c.h: [test, repetition, name, unit, buckets]) -- */
+
+  function histogramsOf(c) {
+    var box = el("div", { id: "histograms" }, el("h2", {}, "Histograms"));
+    c.h.forEach(function (h) {
+      var unit = h[3], buckets = h[4].filter(function (b) { return b[2] > 0; });
+      var total = 0, top = 0;
+      buckets.forEach(function (b) { total += b[2]; top = Math.max(top, b[2]); });
+      var rows = buckets.map(function (b) {
+        var range = b[0] === b[1] ? number(b[0], unit) : number(b[0], unit) + " \u2013 " + number(b[1], unit);
+        var bar = el("span", {});
+        bar.style.width = top ? (100 * b[2] / top).toFixed(1) + "%" : "0"; /* CSSOM: allowed by the CSP */
+        return el("tr", {}, el("td", {}, range), el("td", { class: "num" }, String(b[2])),
+          el("td", { class: "bar" }, bar));
+      });
+      add(box, el("table", { class: "histogram" },
+        el("caption", {}, visible(h[0] + " \u00b7 repetition " + h[1] + " \u00b7 " + h[2] +
+          " [" + unit + "] \u00b7 " + total + " samples")),
+        el("thead", {}, el("tr", {}, el("th", {}, "values"), el("th", {}, "samples"), el("th", {}, ""))),
+        el("tbody", {}, rows)));
+    });
+    return box;
   }
 
   /* -- the phases of each repetition: snapshots and steps (c.ph) --------------------- */
