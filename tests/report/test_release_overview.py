@@ -17,6 +17,8 @@ import pytest
 from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.quantities import format_change, format_value
 from perfwalk.report import layout
+from perfwalk.report.releases import Releases
+from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
 from tests.report.conftest import Published, publish_fixed
 from tests.report.history import HOSTILE
@@ -156,3 +158,21 @@ def test_the_release_pages_match_their_golden_pages(
     }
     assert sorted(produced) == sorted(expected), "pages added or missing: run with --regen-golden"
     assert [at for at in produced if produced[at] != expected[at]] == []
+
+
+def test_the_pages_of_releases_removed_are_removed(tmp_path: Path) -> None:
+    first = publish_fixed(tmp_path, releases=RELEASES)
+    assert (first.site / layout.release_page(0)).exists()
+    fewer = Releases(RELEASES.found[1:])  # 7.4 taken out: 7.5 is now the first
+    with Store.open(first.fixed.url) as store:
+        options = PublishOptions(points=find_all(store, first.config).points, releases=fewer)
+        publish(store, first.config, first.site, options)
+    assert sorted(p.name for p in (first.site / "releases").iterdir()) == [
+        "before.html",
+        "release-0.html",
+    ]
+    assert "7.4" not in _text(first.site, layout.RELEASES)
+    with Store.open(first.fixed.url) as store:
+        publish(store, first.config, first.site, PublishOptions(points=options.points))
+    assert list((first.site / "releases").iterdir()) == []
+    assert "No releases" in _text(first.site, layout.RELEASES)

@@ -400,7 +400,8 @@ def _write_conduct(
 def _write_releases(
     store: Store, files: SiteWriter, contexts: Sequence[SeriesContext], options: PublishOptions
 ) -> None:
-    """The releases overview and a page per release window with a checkout."""
+    """The releases overview and a page per release window with a checkout (the
+    pages of windows gone removed)."""
     walks = [ctx for ctx in contexts if merged(ctx)]
     statuses = {ctx.id: store.test_statuses(ctx.id) for ctx in walks}
     found = options.releases.found
@@ -409,11 +410,16 @@ def _write_releases(
     _write_changed(
         files, layout.RELEASES, overview_page(columns, bool(found), left_out, options.times)
     )
+    pages = set()
     for n, col in enumerate(columns):  # newest first: the one before is the next
         previous = columns[n + 1].window if n + 1 < len(columns) else None
         whole, parts = of_release(col.window, previous, walks, statuses)
-        text = release_page(whole, parts, options.times)
-        _write_changed(files, layout.release_page(col.window.place), text)
+        pages.add(at := layout.release_page(col.window.place))
+        _write_changed(files, at, release_page(whole, parts, options.times))
+    folder = layout.release_page(None).rpartition("/")[0]
+    for name, is_folder in files.site.entries(folder):  # a release removed or moved
+        if not is_folder and name.endswith(".html") and f"{folder}/{name}" not in pages:
+            files.site.remove(f"{folder}/{name}")
 
 
 def _write_changed(files: SiteWriter, at: str, text: str | bytes) -> None:
