@@ -86,6 +86,7 @@ def site_assets() -> dict[str, bytes]:
         layout.STYLE: _static("style.css"),
         layout.PLOT_JS: _static("plot.js"),
         layout.SCALES_JS: _static("scales.js"),
+        layout.SWEEP_JS: _static("sweep.js"),
         layout.TICKS_JS: _static("ticks.js"),
         layout.FORMAT_JS: _static("format.js"),
         layout.PAGES_JS: _static("pages.js"),

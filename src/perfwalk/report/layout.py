@@ -36,6 +36,8 @@ MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"
 STYLE = "style.css"
 PLOT_JS = "plot.js"
+#: the sweep families' profiles (a value against the swept parameter)
+SWEEP_JS = "sweep.js"
 #: which values of a plot share a y axis (the rest get a plot of their own)
 SCALES_JS = "scales.js"
 #: where a time axis ticks: round times of the site's time zone, not of UTC

@@ -28,6 +28,7 @@ from perfwalk.report.html import (
 )
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
+from perfwalk.report.pages.sweeps import sweep_divs
 from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import SeriesRow
 
@@ -312,10 +313,12 @@ def series_page(
     changes = [c for v in every for c in v.changes]
     episodes = any(v.episodes for v in every)
     shown = [*specs, *variant_specs]
+    sweeps = sweep_divs(ctx) if shown else ""
     body = (
         _facts(at, ctx)
         + drill
         + variants
+        + sweeps
         + plot_divs(
             [v.id for v in every], shown, variants=bool(ctx.variants), releases=ctx.releases
         )
@@ -346,6 +349,7 @@ def series_page(
         body,
         crumbs=series_crumbs(ctx.series),
         plots=bool(shown),
+        sweeps=bool(sweeps),
         flame=has_flame(drill),
         times=ctx.times,
     )
