@@ -23,6 +23,7 @@ from tests.fixtures.team import (
     wait_for,
     workers,
 )
+from tests.services.test_variants import _command
 from tests.store.conftest import pg_admin
 
 __all__ = ["pg_admin", "pg_url", "workers"]
@@ -58,11 +59,7 @@ def test_a_submitted_walk_of_some_tests_and_its_extension_run_on_a_worker(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
 ) -> None:
     state = tmp_path / "modifier.state"
-    command = (
-        "v=$(sh bench.sh | cut -d' ' -f2); "
-        f"e=$(cat {state} 2>/dev/null || echo 0); "
-        'echo \\"VALUE $((v + e)) ms latency\\"'
-    )
+    command = _command(state)
     config = team_config(
         tmp_path / "a",
         known_values_repo_copy,
