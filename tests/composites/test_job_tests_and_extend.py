@@ -5,6 +5,7 @@ by a real ``perfwalk worker`` process on a real PostgreSQL store."""
 
 from __future__ import annotations
 
+import signal
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tests.fixtures.synthetic_repo import KnownHistory
 from tests.fixtures.team import (
     Worker,
     job_series,
+    measured,
     perfwalk,
     pg_url,
     states,
@@ -40,6 +42,10 @@ name = "latency-b"
 group = "net"
 command = "{command}"
 parser = "value"
+
+[[walk]]
+name = "nightly"
+from = "2024-01-08"
 
 [[variant]]
 name = "loaded"
@@ -102,6 +108,41 @@ def test_a_submitted_walk_of_some_tests_and_its_extension_run_on_a_worker(
     assert not state.exists()  # and was undone
 
 
+def test_a_walk_of_some_tests_whose_worker_was_killed_is_finished_by_another(
+    tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
+) -> None:
+    """The second worker continues the series with the tests it started with (a resume
+    with --tests given again would be refused)."""
+    slow = "sh bench.sh && sleep 0.3"
+    extra = EXTRA.format(state=tmp_path / "unused", command=slow)
+    config = team_config(
+        tmp_path / "a", known_values_repo_copy, pg_url, "pool-a", repetitions=3, extra=extra
+    )
+    job_id = _submitted(
+        str(config.path), "--from", "2024-01-01", "--to", "2024-01-08", "--tests", "net"
+    )
+    first = Worker(config, "pool-a", tmp_path / "first.log")
+    workers.append(first)
+    wait_for("the walk to start", measured(pg_url, job_id, 2))
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    series_id = job_series(pg_url, job_id)
+    second = Worker(config, "pool-a", tmp_path / "second.log")
+    workers.append(second)
+    wait_for("the job done elsewhere", lambda: states(config).get(job_id) == "done", timeout=120)
+    second.says(f"job {job_id}: continues series {series_id}")
+    second.says(f"job {job_id}: series {series_id} resumed and finished")
+    with Store.open(pg_url) as store:
+        assert store.series(series_id).state == "finished"
+        values = store.values(series_id)
+        checkouts = store.checkouts(series_id)
+    assert {v.test for v in values} == {"latency-b"}
+    # every checkout measured 3 times, none twice
+    assert Counter((v.sha, v.repetition_idx) for v in values) == {
+        (c.sha, n): 1 for c in checkouts for n in range(3)
+    }
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
@@ -113,6 +154,8 @@ def test_a_submitted_walk_of_some_tests_and_its_extension_run_on_a_worker(
         ),
         (("--extend", "3", "--tests", "net"), "--tests cannot be given with it"),
         (("--variants", "nosuch"), "no variant 'nosuch'"),
+        (("--resume", "--tests", "net"), "params.tests: cannot be given with resume"),
+        (("--walk", "nightly", "--tests", "net"), "params.tests: cannot be given with walk"),
     ],
 )
 def test_a_run_job_asked_wrong_is_refused_where_it_is_submitted(

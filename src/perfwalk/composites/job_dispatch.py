@@ -240,7 +240,7 @@ def _run_walk(config: Config, job: _Taken) -> str:
             store.job_series.record(job_id, series_id)
 
     tests = job.params.get("tests")
-    if tests:  # a walk of some tests is a walk of the file (as `run --tests`)
+    if tests and walked is None:  # resumed, a series measures the tests it started with
         config = select_tests(config, tests, "tests", same_hash=True)
     result = run_series(
         config,

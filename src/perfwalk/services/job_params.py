@@ -280,6 +280,13 @@ def _check_together(kind: str, params: Mapping[str, Any]) -> None:
             "cannot be given with resume",
             hint="a resumed walk measures the variants it started with; leave out variants",
         )
+    if kind == "run" and params.get("tests") and (params.get("resume") or "walk" in params):
+        raise JobParamError(
+            "params.tests",
+            f"cannot be given with {'resume' if params.get('resume') else 'walk'}",
+            hint="a resumed walk measures the tests it started with, a named walk all its "
+            "tests; leave out tests",
+        )
     if kind == "run" and "walk" in params:
         given = [name for name in _NOT_WITH_WALK if params.get(name) not in (None, False)]
         if given:
