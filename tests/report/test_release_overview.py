@@ -10,16 +10,24 @@ from __future__ import annotations
 import re
 import shutil
 import statistics
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from perfwalk.analysis.levels import MetricPoints
+from perfwalk.model import Status
 from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.quantities import format_change, format_value
 from perfwalk.report import layout
-from perfwalk.report.releases import Releases
+from perfwalk.report.context import SeriesContext
+from perfwalk.report.pages.releases import overview_page
+from perfwalk.report.release_levels import overview
+from perfwalk.report.releases import Release, Releases
+from perfwalk.report.series_levels import MetricLevels
 from perfwalk.report.site import PublishOptions, publish
-from perfwalk.store import Store
+from perfwalk.report.times import UTC_TIMES
+from perfwalk.store import CheckoutRow, SeriesRow, Store
 from tests.report.conftest import Published, publish_fixed
 from tests.report.history import HOSTILE
 from tests.report.test_releases import RELEASES
@@ -176,3 +184,77 @@ def test_the_pages_of_releases_removed_are_removed(tmp_path: Path) -> None:
         publish(store, first.config, first.site, PublishOptions(points=options.points))
     assert list((first.site / "releases").iterdir()) == []
     assert "No releases" in _text(first.site, layout.RELEASES)
+
+
+def _walk(sid: int, host: str, kind: str, values: list[float]) -> SeriesContext:
+    """A series of one checkout a day from 2026-01-01 with ``values`` as its summaries
+    of ``net``'s ``mbps`` (higher is better)."""
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    series = SeriesRow(
+        id=sid,
+        name=f"walk on {host}",
+        project="p",
+        repo="/r",
+        from_spec="",
+        to_spec="main",
+        step="1day",
+        repetitions=1,
+        between="keep",
+        host=host,
+        state="finished",
+        started_at=t0,
+        finished_at=t0,
+        config_hash="h",
+        config_text="",
+        commands={},
+        fingerprint={},
+        parent_id=None if kind == "walk" else 1,
+        kind=kind,
+    )
+    checkouts = tuple(
+        CheckoutRow(
+            id=sid * 100 + i,
+            series_id=sid,
+            idx=i,
+            sha=f"{i:040x}",
+            date=t0 + timedelta(days=i),
+            quirks=(),
+            build_status=None,
+            build_seconds=None,
+            build_log_id=None,
+            commit_count=1,
+        )
+        for i in range(len(values))
+    )
+    idxs = tuple(range(len(values)))
+    points = MetricPoints("net", "mbps", "Mbit/s", "higher", idxs, tuple(values))
+    return SeriesContext(series, checkouts, levels={("net", "mbps"): MetricLevels.of(points, [])})
+
+
+def test_a_level_is_merged_over_the_walks_of_one_host_only() -> None:
+    """Two walks on host a, one on host b, a variant of the first: host a's column is
+    the median of both its walks' summaries; b is a row of its own; the variant is
+    not merged."""
+    a1 = _walk(1, "a", "walk", [100, 100, 100, 80, 80])
+    a2 = _walk(2, "a", "walk", [100, 100, 100, 90, 90])
+    b = _walk(3, "b", "walk", [10, 10, 10, 10, 20])
+    variant = _walk(4, "a", "variant", [1, 1, 1, 1, 1])
+    statuses = {s.id: {i: {"net": Status.PASS} for i in range(5)} for s in (a1, a2, b)}
+    statuses[3][4] = {"net": Status.FAIL}
+    releases = [
+        Release("1.0", datetime(2025, 12, 1, tzinfo=UTC)),
+        Release("1.1", datetime(2026, 1, 4, tzinfo=UTC)),  # before checkout 3
+    ]
+    newest, oldest = overview(releases, [a1, a2, b, variant], statuses)
+    assert (newest.window.name, oldest.window.name) == ("1.1 → now", "1.0 → 1.1")
+    assert (newest.checkouts, newest.series) == (6, (1, 2, 3))  # not the variant's
+    a = newest.cells[("a", "net", "mbps")]
+    assert (a.level, a.summaries) == (85.0, 4)  # median of 80, 80, 90, 90
+    assert a.change == pytest.approx(-0.15)
+    assert a.worse  # less throughput
+    assert newest.cells[("b", "net", "mbps")].level == 15.0
+    assert oldest.cells[("a", "net", "mbps")].change is None  # nothing before it
+    assert newest.statuses == {("a", "net"): (Status.PASS, 4), ("b", "net"): (Status.FAIL, 1)}
+    text = overview_page([newest, oldest], True, 5, UTC_TIMES)
+    assert "(5 checkouts left out)" in text
+    assert '85.0 Mbit/s · <span class="worse">-15.0 %</span>' in text
