@@ -54,6 +54,7 @@ from perfwalk.report.pages.checkout import checkout_shell_page
 from perfwalk.report.pages.commits import commits_shell_page
 from perfwalk.report.pages.conduct import ConductData, conduct_page
 from perfwalk.report.pages.drill import drill_sections
+from perfwalk.report.pages.environments import env_drill_sections
 from perfwalk.report.pages.index import SeriesSummary, index_page
 from perfwalk.report.pages.last_night import last_night_strip
 from perfwalk.report.pages.logs import log_shell_page, logs_shell_page
@@ -180,6 +181,7 @@ def publish(
     # a differential's data file is written once, and again by a full publish
     written = (lambda _at: False) if full else files.site.exists
     drills, profile_files = drill_sections(store, drill_rows, contexts, written, config)
+    drills |= env_drill_sections(store.env_drills.all(), contexts)  # on top of its page too
     for at, text in profile_files.items():
         files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}
