@@ -122,6 +122,11 @@ History:
     it added and their repetitions, its order and seed, the last repetition stored
     before it, the configuration's hash, how many repetitions it added; see
     perfwalk.store.extensions).
+33. (reserved: no change; a store at 32 moves to 33 as it is.)
+34. live: live (per running series and host: the checkout, repetition and step the
+    walk is at, the command the host runs or ran last, when it started and ended, and
+    the last lines of its output, written while it runs; removed when the series'
+    state is set again; see perfwalk.store.live).
 """
 
 from __future__ import annotations
@@ -991,6 +996,31 @@ def _v32_extensions(conn: Connection) -> None:
     md.create_all(conn, tables=[extensions])
 
 
+def _v33_reserved(conn: Connection) -> None:
+    """No change: the number is held for a step of its own."""
+
+
+def _v34_live(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    live = Table(
+        "live",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("host", String(255), primary_key=True),
+        Column("checkout", Integer, nullable=True),
+        Column("commit", String(64), nullable=False),
+        Column("repetition", Integer, nullable=True),
+        Column("step", SafeText, nullable=False),
+        Column("command", SafeText, nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("ended_at", UTCDateTime, nullable=True),
+        Column("updated_at", UTCDateTime, nullable=False),
+        Column("tail", SafeText, nullable=False),
+    )
+    md.create_all(conn, tables=[live])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1056,6 +1086,8 @@ MIGRATIONS: tuple[Migration, ...] = (
         _v31_reparses,
     ),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
+    Migration(33, "reserved: no change", _v33_reserved),
+    Migration(34, "live: what each host of a running walk does now", _v34_live),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -338,6 +338,31 @@ class Repetitions:
         warm-up run before it; ``profiled``: under its [test.profile] profiler, when
         that can record on the host (else as it is, the profile XFAIL); ``instruments``:
         these instead of its instruments of every run."""
+        step = f"warm-up {warmup} of test {test.name}" if warmup else f"test {test.name}"
+        with self.setup.live.step(step, checkout, rep):
+            return self._test_run(
+                test,
+                worktree,
+                checkout,
+                rep,
+                variant=variant,
+                warmup=warmup,
+                profiled=profiled,
+                instruments=instruments,
+            )
+
+    def _test_run(
+        self,
+        test: TestConfig,
+        worktree: Path,
+        checkout: Checkout,
+        rep: int,
+        *,
+        variant: VariantConfig | None,
+        warmup: int,
+        profiled: bool,
+        instruments: Sequence[InstrumentConfig] | None,
+    ) -> TestOutcome:
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
         run_id = secrets.token_hex(8)
