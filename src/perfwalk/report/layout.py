@@ -53,6 +53,12 @@ FLAME_CSS = "d3-flamegraph.css"
 #: d3's selections (d3-selection), with which flame.js hands the renderer its element
 SELECTION_JS = "d3-selection.min.js"
 
+#: what each host of the running walks does now (report.pages.now; perfwalk serve
+#: reads it from the store at each request)
+NOW = "now.html"
+#: when each host was busy over the last weeks, and what it ran (report.pages.hosts)
+HOSTS = "hosts.html"
+
 
 def series_page(series_id: int) -> str:
     return f"series-{series_id}.html"

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, Row, select
 
 from perfwalk.store import schema
 from perfwalk.store.connect import StorePart
+from perfwalk.store.walkers import Walkers
 
 _l = schema.live
 _s = schema.series
@@ -123,7 +124,8 @@ class LiveRecords(StorePart):
 
     def now(self, series_ids: Sequence[int] = ()) -> list[LiveRow]:
         """What the hosts of every running series do (of ``series_ids`` only, when
-        given), by series then host."""
+        given), by series then host; not those of a series whose walker is gone (a
+        process of this machine that no longer runs: the walk was killed)."""
         query = (
             select(_l, _s.c.name.label("series_name"))
             .join(_s, _s.c.id == _l.c.series_id)
@@ -133,7 +135,10 @@ class LiveRecords(StorePart):
         if series_ids:
             query = query.where(_l.c.series_id.in_(list(series_ids)))
         with self._read("read what the hosts of running walks do") as conn:
-            return [_row(row) for row in conn.execute(query)]
+            rows = [_row(row) for row in conn.execute(query)]
+        walkers = Walkers(self._db, self._check_open).of(sorted({r.series_id for r in rows}))
+        gone = {sid for sid, walker in walkers.items() if walker.liveness() == "gone"}
+        return [row for row in rows if row.series_id not in gone]
 
 
 def forget(conn: Connection, series_id: int) -> None:

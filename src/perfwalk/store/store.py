@@ -27,6 +27,7 @@ from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
 from perfwalk.store.extensions import ExtensionRecords
 from perfwalk.store.flat_reads import FlatReads
+from perfwalk.store.host_use import HostUse
 from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
 from perfwalk.store.live import LiveRecords
@@ -122,6 +123,11 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def job_series(self) -> JobSeries:
         """The series of the queue's jobs (:mod:`perfwalk.store.jobs`)."""
         return JobSeries(self._db, self._check_open)
+
+    @property
+    def host_use(self) -> HostUse:
+        """When each host was busy (:mod:`perfwalk.store.host_use`)."""
+        return HostUse(self._db, self._check_open)
 
     @property
     def live(self) -> LiveRecords:

@@ -163,11 +163,10 @@ def index_page(
     every time in the site's ``times``."""
     at = layout.INDEX
     title = "perfwalk: all series"
-    nav = (
-        f"<p>{link(layout.href(at, layout.MATRIX_INDEX), 'functional regression matrix')}</p>\n"
-        if matrix
-        else ""
-    )
+    pages = [(layout.NOW, "now"), (layout.HOSTS, "host use")]
+    if matrix:
+        pages.append((layout.MATRIX_INDEX, "functional regression matrix"))
+    nav = "<p>" + " · ".join(link(layout.href(at, path), said) for path, said in pages) + "</p>\n"
     runs = conduct_section(at, conduct, times)
     tried = tries_section(at, tries, times)
     if not every:
