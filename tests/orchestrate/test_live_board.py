@@ -1,8 +1,9 @@
 """A walk's live board on a real host and a real store: a command's output is in the
 store while the command still runs (within the board's interval), bounded however
-much it prints; commands of a step nest their output under ``$ command`` lines; the
-commands run aside (a host's facts) and outside every step are not shown; a step's
-command that runs in another thread (a multi-host test's) is shown too."""
+much it prints (on SQLite and on PostgreSQL); commands of a step nest their output
+under ``$ command`` lines; the commands run aside (a host's facts) and outside every
+step are not shown; a step's command that runs in another thread (a multi-host
+test's) is shown too."""
 
 from __future__ import annotations
 
@@ -18,17 +19,20 @@ from perfwalk.orchestrate.steps.live import LiveBoard
 from perfwalk.store import Store
 from perfwalk.store.live import TAIL_BYTES, TAIL_LINES
 from tests.report.history import T0, _series
+from tests.store.conftest import pg_admin, store_url
+
+__all__ = ["pg_admin", "store_url"]  # fixtures: store_url runs a test on both back-ends
 
 CHECKOUT = Checkout(index=4, commit="ab" * 20, date=T0)
 
 
-def _store(tmp_path: Path) -> tuple[Store, int]:
-    store = Store.open(f"sqlite:///{tmp_path / 'store.db'}")
+def _store(url: str) -> tuple[Store, int]:
+    store = Store.open(url)
     return store, store.create_series(_series("live", "1day", None, ()))
 
 
-def test_output_is_in_the_store_while_the_command_runs(tmp_path: Path) -> None:
-    store, sid = _store(tmp_path)
+def test_output_is_in_the_store_while_the_command_runs(tmp_path: Path, store_url: str) -> None:
+    store, sid = _store(store_url)
     release = tmp_path / "release"
     host = LocalHost("box")
     board = LiveBoard(store, sid, every=0.1)
@@ -72,8 +76,8 @@ def test_output_is_in_the_store_while_the_command_runs(tmp_path: Path) -> None:
         store.close()
 
 
-def test_what_is_kept_is_bounded_and_facts_are_aside(tmp_path: Path) -> None:
-    store, sid = _store(tmp_path)
+def test_what_is_kept_is_bounded_and_facts_are_aside(store_url: str) -> None:
+    store, sid = _store(store_url)
     host = LocalHost("box")
     board = LiveBoard(store, sid)
     try:
@@ -95,7 +99,7 @@ def test_what_is_kept_is_bounded_and_facts_are_aside(tmp_path: Path) -> None:
 
 
 def test_a_step_on_two_hosts_at_once_shows_both(tmp_path: Path) -> None:
-    store, sid = _store(tmp_path)
+    store, sid = _store(f"sqlite:///{tmp_path / 'store.db'}")
     board = LiveBoard(store, sid)
     try:
         with board.step("test pair", CHECKOUT, 0):
