@@ -218,7 +218,8 @@ class Preparation:
         ``variant`` is built) or a command."""
         if self.setup.between == "keep":
             return None
-        with self.setup.live.step(f"between ({self.setup.between})", checkout, rep):
+        mode = self.setup.between if self.setup.between in ("reboot", "rebuild") else "command"
+        with self.setup.live.step(f"between ({mode})", checkout, rep):
             return self._between(worktree, checkout, rep, variant)
 
     def _between(
