@@ -21,16 +21,12 @@ from tests.report.history import (
     make_fixed_store,
 )
 
-#: the pages as of the time of their publish (the live page, the host use), written
-#: at every publish: their bytes differ from one publish to the next
-AS_OF = {layout.NOW, layout.HOSTS}
-
 
 def _digests(site: Path) -> dict[str, str]:
     return {
         str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in site.rglob("*")
-        if p.is_file() and str(p.relative_to(site)) not in AS_OF
+        if p.is_file() and str(p.relative_to(site)) not in layout.AS_OF  # as of their publish
     }
 
 

@@ -58,6 +58,8 @@ SELECTION_JS = "d3-selection.min.js"
 NOW = "now.html"
 #: when each host was busy over the last weeks, and what it ran (report.pages.hosts)
 HOSTS = "hosts.html"
+#: the pages that say the time of the publish that wrote them, written at every one
+AS_OF = (NOW, HOSTS)
 
 
 def series_page(series_id: int) -> str:
