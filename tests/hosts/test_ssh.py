@@ -1,18 +1,21 @@
 """SshHost against a real sshd in a lab namespace: one multiplexed connection, exit
 status and output, timeouts that end the remote process group, a host that
-vanishes, host keys, files both ways, nothing left behind."""
+vanishes, host keys, files both ways, nothing left behind; the output tap in place
+told a remote command's output as it comes."""
 
 from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from perfwalk.errors import HostError
 from perfwalk.hosts import SshHost, SshTarget
+from perfwalk.hosts.output_tap import tapping
 from perfwalk.lab import LabPlan
 from perfwalk.model import Status
 from perfwalk.orchestrate.phases.outcome import judge
@@ -223,3 +226,37 @@ def test_ctrl_c_stops_a_remote_command_at_once(dut: SshHost, host_lab: LabPlan) 
     while any("sleep 4244" in p for p in ns_processes(host_lab.namespace("dut"))):
         assert time.monotonic() < deadline
         time.sleep(0.05)
+
+
+class _Taken:
+    """An output tap that notes what it is told, with when."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[float, str, str, object]] = []
+
+    def begin(self, host: str, argv: Sequence[str]) -> None:
+        self.told.append((time.monotonic(), "begin", host, tuple(argv)))
+
+    def output(self, host: str, chunk: bytes) -> None:
+        self.told.append((time.monotonic(), "output", host, chunk))
+
+    def end(self, host: str) -> None:
+        self.told.append((time.monotonic(), "end", host, None))
+
+
+def test_the_output_tap_sees_the_remote_output_as_it_comes(dut: SshHost) -> None:
+    taken = _Taken()
+    command = ["sh", "-c", "echo first; sleep 1.5; echo second"]
+    with tapping(taken):
+        done = dut.run(command, timeout=60)
+    assert done.returncode == 0
+    kinds = [(kind, host) for _at, kind, host, _what in taken.told]
+    assert kinds[0] == ("begin", "dut")
+    assert kinds[-1] == ("end", "dut")
+    assert taken.told[0][3] == tuple(command)  # the command, not the ssh client's words
+    chunks = [(at, what) for at, kind, _host, what in taken.told if kind == "output"]
+    first = next(at for at, what in chunks if b"first" in cast(bytes, what))
+    second = next(at for at, what in chunks if b"second" in cast(bytes, what))
+    assert second - first >= 1.0  # told as it came, not at the end
+    dut.run(["true"])  # without a tap in place: nothing told
+    assert len(taken.told) == len(kinds)

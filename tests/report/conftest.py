@@ -11,7 +11,7 @@ from perfwalk.config.model import Config
 from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.report.site import PublishOptions, PublishReport, publish
 from perfwalk.store import Store
-from tests.report.history import FixedStore, config_for, make_fixed_store
+from tests.report.history import PUBLISHED_AT, FixedStore, config_for, make_fixed_store
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ def publish_fixed(folder: Path, *, file_url: str = "", **options: object) -> Pub
     if file_url:
         config = replace(config, project=replace(config.project, file_url=file_url))
     site = folder / "site"
+    options.setdefault("now", PUBLISHED_AT)
     with Store.open(fixed.url) as store:
         points = find_all(store, config).points  # the summaries, as a publish reads them
         report = publish(

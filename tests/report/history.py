@@ -40,6 +40,8 @@ HOSTILE_LOG = (
     b"invalid utf-8: \xff\xfe end\n"
 )
 COMMIT_URL = "https://git.example.org/c/{commit}"
+#: when the fixed site is published: what its live and host-use pages are as of
+PUBLISHED_AT = T0 + timedelta(days=14)
 LARGE_LINES = 1200
 PHASES = ("startup", "run", "collect", "reset")
 

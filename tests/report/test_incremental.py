@@ -26,7 +26,7 @@ def _digests(site: Path) -> dict[str, str]:
     return {
         str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in site.rglob("*")
-        if p.is_file()
+        if p.is_file() and str(p.relative_to(site)) not in layout.AS_OF  # as of their publish
     }
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.report import layout
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.walks import finished, lines, perfwalk, pids, rows, walk_process_alive
 
@@ -225,7 +226,7 @@ def _site(folder: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file()
+        if path.is_file() and str(path.relative_to(folder)) not in layout.AS_OF
     }
 
 

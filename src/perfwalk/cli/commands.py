@@ -222,12 +222,43 @@ def _print_night(night: LastNight, times: SiteTimes, colour: bool) -> None:
         print(paint(line, "red", colour and stale))
 
 
+def _status_args(p: argparse.ArgumentParser) -> None:
+    _series_arg(p)
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="show what each host of the running walks (of the series only, when given) "
+        "does now: the checkout, repetition and step, the command and its last output "
+        "lines; again every --every seconds until Ctrl-C",
+    )
+    p.add_argument(
+        "--every",
+        type=options.INTERVAL,
+        default=2.0,
+        metavar="SECONDS",
+        help="with --follow: seconds between two views (default 2)",
+    )
+    p.add_argument(
+        "--count",
+        type=options.COUNT,
+        default=None,
+        help="with --follow: stop after this many views (default: until Ctrl-C)",
+    )
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from perfwalk.config.load import load_config
     from perfwalk.orchestrate.findings.changes import series_sights
     from perfwalk.services.inspect import opened, pick_series, series_status
 
     config = load_config(args.config)
+    if args.follow:
+        from perfwalk.cli.live_view import follow
+
+        with opened(config, read_only=True) as store:
+            series = () if args.series is None else (store.series(args.series).id,)
+            follow(store, series, args.every, args.count)
+        return exits.OK
     night = None
     with opened(config, read_only=True) as store:
         if args.series is None and not store.list_series():
@@ -535,8 +566,9 @@ COMMANDS: dict[str, Command] = {
     ),
     "status": Command(
         "where a walk stands; without a series, then also when the last walk or watch "
-        "cycle ran and what it brought, in one paragraph",
-        _series_arg,
+        "cycle ran and what it brought, in one paragraph; --follow: what each host of "
+        "the running walks does now, with its last output lines, until Ctrl-C",
+        _status_args,
         cmd_status,
     ),
     "list": Command("every series in the store, newest first", no_arguments, cmd_list),

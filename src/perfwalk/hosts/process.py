@@ -38,6 +38,7 @@ from typing import IO
 
 from perfwalk.errors import HostError
 from perfwalk.hosts.capture import Capture
+from perfwalk.hosts.output_tap import Tap, current_tap
 from perfwalk.interrupts import shielded
 from perfwalk.model import EMPTY_LOG, Log
 
@@ -93,11 +94,14 @@ def run_process(
     cancel: threading.Event | None = None,
     keep_stdin: bool = False,
     cgroup: str | None = None,
+    shown: Sequence[str] | None = None,
 ) -> Finished:
     """Run ``argv`` to its end; see the module's documentation.
 
     ``keep_stdin``: the process gets a pipe as its stdin, kept open until it ends
     (``ssh`` forwards its end-of-file to the remote side, which ``stop`` may use).
+    The tap in place (:mod:`perfwalk.hosts.output_tap`) is told the command
+    (``shown``, else ``argv``), its output as it comes, and its end.
     """
     command = check_argv(host, argv)
     if output_limit < 0:
@@ -129,9 +133,18 @@ def run_process(
     out, err = Capture(output_limit), Capture(output_limit)
     deadline = None if timeout is None else t0 + timeout
     ending = stop or terminate_group(kill_grace, linger)
-    with Watch(proc, out, err) as watch:
-        how = _wait(watch, deadline, linger=linger, grace=kill_grace, stop=ending, cancel=cancel)
-        returncode = watch.reap(kill_grace)
+    tap = current_tap()
+    if tap is not None:
+        tap.begin(host, command if shown is None else tuple(shown))
+    try:
+        with Watch(proc, out, err, _Told(tap, host) if tap is not None else None) as watch:
+            how = _wait(
+                watch, deadline, linger=linger, grace=kill_grace, stop=ending, cancel=cancel
+            )
+            returncode = watch.reap(kill_grace)
+    finally:
+        if tap is not None:
+            tap.end(host)
     stopped = how != "done"
     return Finished(
         argv=command,
@@ -179,11 +192,30 @@ def _wait(
     return "done"
 
 
-class Watch:
-    """The output pipes and the exit of one started process, multiplexed."""
+@dataclass(frozen=True)
+class _Told:
+    """A tap and the host whose output it is told."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], out: Capture, err: Capture) -> None:
+    tap: Tap
+    host: str
+
+    def __call__(self, chunk: bytes) -> None:
+        self.tap.output(self.host, chunk)
+
+
+class Watch:
+    """The output pipes and the exit of one started process, multiplexed; each chunk
+    read is also given to ``told``, when there is one."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        out: Capture,
+        err: Capture,
+        told: Callable[[bytes], None] | None = None,
+    ) -> None:
         self.proc = proc
+        self._told = told
         self.exited = False
         self._pipes: list[IO[bytes]] = [p for p in (proc.stdout, proc.stderr) if p is not None]
         self._open = len(self._pipes)
@@ -240,6 +272,8 @@ class Watch:
                 data = os.read(key.fd, _CHUNK)
                 if data:
                     key.data.feed(data)
+                    if self._told is not None:
+                        self._told(data)
                     self._poll = _POLL_MIN
                 else:
                     self._sel.unregister(key.fileobj)

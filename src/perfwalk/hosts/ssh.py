@@ -250,6 +250,7 @@ class SshHost:
             stop=self._stop_remote,
             cancel=cancel,
             keep_stdin=True,
+            shown=command,
         )
         return self._completed(command, done)
 

@@ -71,6 +71,7 @@ def page(
     sweeps: bool = False,
     feed: str | None = None,
     times: SiteTimes | None = None,
+    refresh: int | None = None,
 ) -> str:
     """A whole page at site path ``at``: ``crumbs`` are (path, label) links above the
     title; ``plots`` loads the plotting library and the site's plot script;
@@ -80,7 +81,8 @@ def page(
     graphs; ``sweeps`` (with ``plots``) the script that draws the sweep families'
     profiles; ``night`` the script that checks the index's "last night" strip; ``feed``
     (a site path) is announced as the page's Atom feed; ``times`` (on a
-    page that shows times) says their zone once, under the title."""
+    page that shows times) says their zone once, under the title; ``refresh``: the
+    browser loads the page again every so many seconds."""
     up = layout.href(at, layout.STYLE)
     scripts = (  # the plot script first: it starts loading data while the library parses
         f'<script src="{esc(layout.href(at, layout.SCALES_JS))}" defer></script>\n'
@@ -129,11 +131,12 @@ def page(
         else ""
     )
     zone = f'<p class="zone">{esc(times.said())}</p>\n' if times is not None else ""
+    again = f'<meta http-equiv="refresh" content="{refresh:d}">\n' if refresh else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{esc(CSP)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{esc(title)}</title>\n"
+        f"{again}<title>{esc(title)}</title>\n"
         '<link rel="icon" href="data:,">\n'
         f'<link rel="stylesheet" href="{esc(up)}">\n{alternate}{scripts}'
         f"</head>\n<body>\n{nav}<h1>{esc(title)}</h1>\n{zone}{body}\n</body>\n</html>\n"

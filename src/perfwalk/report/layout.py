@@ -58,6 +58,14 @@ FLAME_CSS = "d3-flamegraph.css"
 #: d3's selections (d3-selection), with which flame.js hands the renderer its element
 SELECTION_JS = "d3-selection.min.js"
 
+#: what each host of the running walks does now (report.pages.now; perfwalk serve
+#: reads it from the store at each request)
+NOW = "now.html"
+#: when each host was busy over the last weeks, and what it ran (report.pages.hosts)
+HOSTS = "hosts.html"
+#: the pages that say the time of the publish that wrote them, written at every one
+AS_OF = (NOW, HOSTS)
+
 
 def series_page(series_id: int) -> str:
     return f"series-{series_id}.html"

@@ -9,16 +9,21 @@ at 127.0.0.1 (DNS rebinding) gets "forbidden", not the site. A connection that
 says nothing for :data:`IDLE_TIMEOUT` seconds is closed, and beyond
 :data:`MAX_CONNECTIONS` at once a new one is told to come back later, so idle
 sockets cannot use the server up.
+
+A page given as *made* (``perfwalk serve``'s live page, ``now.html``) is not read
+from the folder: it is made anew for each request; when it cannot be made (the
+store does not answer) the request gets "service unavailable" with the reason.
 """
 
 from __future__ import annotations
 
 import functools
+import io
 import os
 import socket
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,7 +31,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from perfwalk.errors import UsageError
+from perfwalk.errors import PerfwalkError, UsageError
 from perfwalk.served_names import ServedNames
 from perfwalk.untrusted import CONTROL
 
@@ -70,6 +75,9 @@ class _Handler(SimpleHTTPRequestHandler):
         return True
 
     def send_head(self) -> Any:
+        make = self.server.made.get(unquote(urlsplit(self.path).path).lstrip("/"))
+        if make is not None:
+            return self._made(make)
         path = self.translate_path(self.path)
         root = os.path.realpath(self.directory)
         try:
@@ -85,6 +93,18 @@ class _Handler(SimpleHTTPRequestHandler):
         except ValueError:
             self.send_error(HTTPStatus.BAD_REQUEST, "Bad path")
             return None
+
+    def _made(self, make: Callable[[], bytes]) -> io.BytesIO | None:
+        try:
+            data = make()
+        except PerfwalkError as error:
+            self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, CONTROL.sub(" ", str(error))[:200])
+            return None
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        return io.BytesIO(data)
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:  # noqa: ARG002
         """A folder without an index page is not shown."""
@@ -103,8 +123,10 @@ class _Server(ThreadingHTTPServer):
         allowed: Iterable[str],
         idle_timeout: float,
         max_connections: int,
+        made: Mapping[str, Callable[[], bytes]],
     ) -> None:
         self.names = ServedNames(allowed)
+        self.made = dict(made)
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__(address, handler)
@@ -146,7 +168,8 @@ def _too_busy(request: socket.socket) -> None:
 class SiteServer:
     """``with SiteServer(folder, port) as server:`` serves ``folder`` at ``server.url``
     from a thread; port 0 takes a free port. ``allowed_hosts``: names besides the
-    loopback ones that requests may give in their ``Host`` header."""
+    loopback ones that requests may give in their ``Host`` header; ``made``: pages (by
+    site path) made for each request instead of read from ``folder``."""
 
     def __init__(
         self,
@@ -156,6 +179,7 @@ class SiteServer:
         allowed_hosts: Iterable[str] = (),
         idle_timeout: float = IDLE_TIMEOUT,
         max_connections: int = MAX_CONNECTIONS,
+        made: Mapping[str, Callable[[], bytes]] | None = None,
     ) -> None:
         handler = functools.partial(_Handler, directory=str(folder))
         try:
@@ -165,6 +189,7 @@ class SiteServer:
                 allowed=allowed_hosts,
                 idle_timeout=idle_timeout,
                 max_connections=max_connections,
+                made=made or {},
             )
         except OSError as error:
             raise UsageError(

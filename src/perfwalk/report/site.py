@@ -49,15 +49,18 @@ from perfwalk.report.context import SeriesContext, variants_of, zoom_links
 from perfwalk.report.feed import atom_feed
 from perfwalk.report.files import SiteFolder, SiteWriter
 from perfwalk.report.heatmaps import by_checkout
+from perfwalk.report.host_use import host_days, window
 from perfwalk.report.last_night import last_night
 from perfwalk.report.pages.checkout import checkout_shell_page
 from perfwalk.report.pages.commits import commits_shell_page
 from perfwalk.report.pages.conduct import ConductData, conduct_page
 from perfwalk.report.pages.drill import drill_sections
 from perfwalk.report.pages.environments import env_drill_sections
+from perfwalk.report.pages.hosts import hosts_page
 from perfwalk.report.pages.index import SeriesSummary, index_page
 from perfwalk.report.pages.last_night import last_night_strip
 from perfwalk.report.pages.logs import log_shell_page, logs_shell_page
+from perfwalk.report.pages.now import now_page
 from perfwalk.report.pages.plots import meta_file
 from perfwalk.report.pages.profiles import profile_shell_page
 from perfwalk.report.pages.releases import overview_page, release_page
@@ -95,7 +98,9 @@ class PublishOptions:
     ``store_url``; ``points``, by series, its metrics' per-checkout summaries as the
     change detection read them (cut into the levels the pages show; without them, a
     table gives the levels among its own checkouts only); ``times``: the site's time
-    zone (``[report] time_zone``), every page's dates and times written in it."""
+    zone (``[report] time_zone``), every page's dates and times written in it;
+    ``now``: the time the site is published at (None: the clock's), the one the live
+    and host-use pages are as of."""
 
     changes: Sequence[ListedChange] = ()
     episodes: Sequence[ListedEpisode] = ()
@@ -105,6 +110,7 @@ class PublishOptions:
     releases: Releases = NO_RELEASES  # the project's, resolved (report.releases)
     points: Mapping[int, Sequence[MetricPoints]] | None = None
     times: SiteTimes = UTC_TIMES
+    now: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -262,7 +268,7 @@ def publish(
         or set(old_conduct) != set(new_conduct)
         or matrix != manifest.get("matrix", False)
     )
-    now = datetime.now(UTC)
+    now = options.now or datetime.now(UTC)
     night = last_night(
         store,
         options.changes,
@@ -289,6 +295,7 @@ def publish(
         allow_nan=False,
     )
     site.write(MANIFEST, (manifest_text + "\n").encode())  # not counted: always written
+    _write_ops_pages(store, site, now, options.times)
     return PublishReport(
         index=out / layout.INDEX,
         written=files.written,
@@ -298,6 +305,17 @@ def publish(
         full=full,
         warnings=options.releases.warnings,
     )
+
+
+def _write_ops_pages(store: Store, site: SiteFolder, now: datetime, times: SiteTimes) -> None:
+    """The live page and the host-use page, as of ``now``: written at every publish
+    and not counted (they say the time they are as of, as the manifest does)."""
+    site.write(layout.NOW, now_page(store.live.now(), now, times, served=False).encode())
+    since = window(now, times)[0][0]
+    spans = store.host_use.spans(since)
+    jobs = store.host_use.jobs(sorted({span.series_id for span in spans}))
+    hosts = host_days(spans, jobs, now, times)
+    site.write(layout.HOSTS, hosts_page(hosts, store.leases.list(), now, times).encode())
 
 
 def _with_levels(ctx: SeriesContext, points: Mapping[int, Sequence[MetricPoints]]) -> SeriesContext:

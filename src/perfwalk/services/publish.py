@@ -23,6 +23,7 @@ from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange, ListedEpisode
 from perfwalk.report.last_night import LastNight, last_night
 from perfwalk.report.matrix import MatrixOptions, MatrixReport, publish_matrix
+from perfwalk.report.pages.now import now_page
 from perfwalk.report.releases import resolve_releases
 from perfwalk.report.server import SiteServer
 from perfwalk.report.site import PublishOptions, PublishReport, publish
@@ -177,12 +178,19 @@ def serve_site(
     is set or Ctrl-C; ``allowed_hosts``: names a request may give besides the
     loopback ones (see report.server). ``ready`` gets the address once serving; ``published`` each
     publish that wrote something; ``failed`` the error of a publish that failed,
-    after which the site is still served and the publish tried again."""
+    after which the site is still served and the publish tried again. The live page
+    (``now.html``) is read from the store at each request."""
     stop = stop or threading.Event()
+    times = SiteTimes(config.report.time_zone)
     with Store.open(config.store.url, read_only=True) as store:
+
+        def live() -> bytes:
+            return now_page(store.live.now(), datetime.now(UTC), times, served=True).encode()
+
         seen = store_state(store)
         report = publish_store(store, config, out)
-        with SiteServer(out, port, allowed_hosts=allowed_hosts) as server:
+        made = {layout.NOW: live}
+        with SiteServer(out, port, allowed_hosts=allowed_hosts, made=made) as server:
             ready(server.url, report)
             while not stop.wait(interval):
                 try:

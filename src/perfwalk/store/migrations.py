@@ -125,7 +125,10 @@ History:
 33. histograms: histogram (per result, each distribution it reported whole: its name,
     its unit and its buckets [[low, high, count]…], as the hdrhistogram, bpftrace-hist
     and dtrace-quantize parsers read them; see perfwalk.store.histograms).
-34. (reserved: no change; a store at 33 moves to 34 as it is.)
+34. live: live (per running series and host: the checkout, repetition and step the
+    walk is at, the command the host runs or ran last, when it started and ended, and
+    the last lines of its output, written while it runs; removed when the series'
+    state is set again; see perfwalk.store.live).
 35. proofs: proof (per drill's culprit undone on a later tip of its branch: the
     culprit, the tip as named and the commit it named, when, the try that measured
     the revert against the tip or NULL when none ran, the outcome and its figures or
@@ -1021,8 +1024,25 @@ def _v33_histograms(conn: Connection) -> None:
     md.create_all(conn, tables=[histograms])
 
 
-def _v34_reserved(conn: Connection) -> None:
-    """No change: the step is kept so that the versions count on."""
+def _v34_live(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    live = Table(
+        "live",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("host", String(255), primary_key=True),
+        Column("checkout", Integer, nullable=True),
+        Column("commit", String(64), nullable=False),
+        Column("repetition", Integer, nullable=True),
+        Column("step", SafeText, nullable=False),
+        Column("command", SafeText, nullable=False),
+        Column("started_at", UTCDateTime, nullable=False),
+        Column("ended_at", UTCDateTime, nullable=True),
+        Column("updated_at", UTCDateTime, nullable=False),
+        Column("tail", SafeText, nullable=False),
+    )
+    md.create_all(conn, tables=[live])
 
 
 def _v35_proofs(conn: Connection) -> None:
@@ -1141,7 +1161,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(32, "extensions: extension, each run --extend of a walk's series", _v32_extensions),
     Migration(33, "histograms: histogram, a distribution a result reported whole", _v33_histograms),
-    Migration(34, "reserved: no change", _v34_reserved),
+    Migration(34, "live: what each host of a running walk does now", _v34_live),
     Migration(35, "proofs: proof, a drill's culprit undone on a later tip", _v35_proofs),
     Migration(36, "reserved: no change", _v36_reserved),
     Migration(37, "reserved: no change", _v37_reserved),

@@ -806,3 +806,23 @@ env_drill = Table(
     Column("environments", JSON, nullable=False),  # [{name, comment, …}…], oldest first
     Column("answer", JSON, nullable=True),  # the verdict and its effects; NULL while it runs
 )
+
+#: What each host of a running walk does now (:mod:`perfwalk.store.live`): per series
+#: and host, the checkout, repetition and step the walk is at, the command the host
+#: runs (or ran last) and the last lines of its output, written while it runs;
+#: removed when the series' state is set again (it finished, or was interrupted).
+live = Table(
+    "live",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+    Column("host", String(255), primary_key=True),
+    Column("checkout", Integer, nullable=True),  # the checkout's index; NULL: none yet
+    Column("commit", String(64), nullable=False),  # the checkout's commit ("": none yet)
+    Column("repetition", Integer, nullable=True),  # NULL: not in a repetition (a build)
+    Column("step", SafeText, nullable=False),  # build, install, test <name>, between, …
+    Column("command", SafeText, nullable=False),  # the command it runs or ran last
+    Column("started_at", UTCDateTime, nullable=False),  # the command's start
+    Column("ended_at", UTCDateTime, nullable=True),  # NULL: the command still runs
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("tail", SafeText, nullable=False),  # the step's last output lines, bounded
+)

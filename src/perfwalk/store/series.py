@@ -18,6 +18,7 @@ from perfwalk.store import schema
 from perfwalk.store.bulk import chunks
 from perfwalk.store.extensions import extensions_of
 from perfwalk.store.known_rows import KnownRows
+from perfwalk.store.live import forget
 from perfwalk.store.records import (
     SERIES_KINDS,
     SERIES_STATES,
@@ -130,7 +131,8 @@ class SeriesRecords(KnownRows):
     def set_series_state(
         self, series_id: int, state: SeriesState, finished_at: datetime | None = None
     ) -> None:
-        """Set a series' state and finish time (``None`` clears it, e.g. on resume)."""
+        """Set a series' state and finish time (``None`` clears it, e.g. on resume);
+        what its hosts did (:mod:`perfwalk.store.live`) is forgotten."""
         if state not in SERIES_STATES:
             raise ValueError(f"series state must be one of {SERIES_STATES}, not {state!r}")
         with self._write(f"set the state of series {series_id}") as conn:
@@ -139,6 +141,7 @@ class SeriesRecords(KnownRows):
             )
             if done.rowcount == 0:
                 raise self._unknown("series", series_id)
+            forget(conn, series_id)
 
     def set_planned_checkouts(self, series_id: int, planned: int) -> None:
         """Say how many checkouts the walk of a series plans (a series stored without)."""

@@ -29,8 +29,10 @@ from perfwalk.store.env_drills import EnvDrillRecords
 from perfwalk.store.extensions import ExtensionRecords
 from perfwalk.store.flat_reads import FlatReads
 from perfwalk.store.histograms import HistogramRecords
+from perfwalk.store.host_use import HostUse
 from perfwalk.store.jobs import JobSeries
 from perfwalk.store.leases import Leases
+from perfwalk.store.live import LiveRecords
 from perfwalk.store.modifiers import AppliedModifiers
 from perfwalk.store.opening import open_database
 from perfwalk.store.outbox import Outbox
@@ -124,6 +126,16 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def job_series(self) -> JobSeries:
         """The series of the queue's jobs (:mod:`perfwalk.store.jobs`)."""
         return JobSeries(self._db, self._check_open)
+
+    @property
+    def host_use(self) -> HostUse:
+        """When each host was busy (:mod:`perfwalk.store.host_use`)."""
+        return HostUse(self._db, self._check_open)
+
+    @property
+    def live(self) -> LiveRecords:
+        """What each host of a running walk does now (:mod:`perfwalk.store.live`)."""
+        return LiveRecords(self._db, self._check_open)
 
     @property
     def walkers(self) -> Walkers:

@@ -14,6 +14,7 @@ once), waits for every thread, then raises that KeyboardInterrupt again.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar, cast
@@ -53,8 +54,13 @@ def run_together(jobs: Sequence[Job[T]], *, cancel: threading.Event | None = Non
         finally:
             finished[index].set()
 
-    threads = [
-        threading.Thread(target=worker, args=(i, job), name=f"perfwalk-job-{i}", daemon=True)
+    threads = [  # each in a copy of this context: the output tap in place follows them
+        threading.Thread(
+            target=contextvars.copy_context().run,
+            args=(worker, i, job),
+            name=f"perfwalk-job-{i}",
+            daemon=True,
+        )
         for i, job in enumerate(jobs)
     ]
     interrupted: KeyboardInterrupt | None = None

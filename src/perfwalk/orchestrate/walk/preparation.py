@@ -99,6 +99,17 @@ class Preparation:
         """Worktree ``slot`` at the commit, the quirks that hold (patches) and those
         crossed (commands, reboots), the patches of ``variant``, then the build steps
         (the variant's, or a quirk's, where one replaces them) with its environment."""
+        with self.setup.live.step("build", planned.checkout, None):
+            return self._prepare(checkout_id, planned, prior, slot, variant)
+
+    def _prepare(
+        self,
+        checkout_id: int,
+        planned: PlannedCheckout,
+        prior: int | None,
+        slot: str,
+        variant: VariantConfig | None,
+    ) -> tuple[Path, StepsOutcome]:
         checkout = planned.checkout
         variant = variant or self._base
         worktree = self.setup.worktrees.checkout(checkout.commit, slot=slot)
@@ -153,7 +164,8 @@ class Preparation:
         """What the checkout runs on: every host's kernel and compiler, and the symbol
         list of ``[build] symbols`` after a build that passed."""
         config = self.setup.config
-        record_hosts(self.setup.store, self.setup.topology, checkout_id, compiler_of(config))
+        with self.setup.live.aside():
+            record_hosts(self.setup.store, self.setup.topology, checkout_id, compiler_of(config))
         if build.status is Status.PASS and config.build.symbols:
             record_symbols(
                 self.setup.store,
@@ -169,16 +181,17 @@ class Preparation:
         self, worktree: Path, checkout: Checkout, env: Mapping[str, str], on: set[str] | None = None
     ) -> StepsOutcome:
         """Install the checkout on the hosts of its roles (``on``: those hosts only)."""
-        return install_checkout(
-            self.setup.config.install,
-            self.setup.topology,
-            worktree,
-            env=env,
-            values=checkout_values(checkout, worktree, None),
-            output_limit=self.setup.config.store.log_limit,
-            hangs=self.setup.hangs,
-            on=on,
-        )
+        with self.setup.live.step("install", checkout, None):
+            return install_checkout(
+                self.setup.config.install,
+                self.setup.topology,
+                worktree,
+                env=env,
+                values=checkout_values(checkout, worktree, None),
+                output_limit=self.setup.config.store.log_limit,
+                hangs=self.setup.hangs,
+                on=on,
+            )
 
     def install_again(
         self, worktree: Path, checkout: Checkout, variant: VariantConfig | None = None
@@ -205,6 +218,13 @@ class Preparation:
         ``variant`` is built) or a command."""
         if self.setup.between == "keep":
             return None
+        mode = self.setup.between if self.setup.between in ("reboot", "rebuild") else "command"
+        with self.setup.live.step(f"between ({mode})", checkout, rep):
+            return self._between(worktree, checkout, rep, variant)
+
+    def _between(
+        self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None
+    ) -> StepsOutcome:
         if self.setup.between == "reboot":
             return self._reboot_all("between")
         variant = variant or self._base
@@ -229,6 +249,12 @@ class Preparation:
         variant = variant or self._base
         if layout_of(self.setup.config, variant) != RANDOM_LAYOUT:
             return None
+        with self.setup.live.step("layout", checkout, rep):
+            return self._lay_out(worktree, checkout, rep, variant)
+
+    def _lay_out(
+        self, worktree: Path, checkout: Checkout, rep: int, variant: VariantConfig | None
+    ) -> NewStep:
         env = checkout_env(
             self._build_env(variant, checkout, rep), checkout, rep, self.setup.marker
         )

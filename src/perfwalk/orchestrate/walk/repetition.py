@@ -338,57 +338,59 @@ class Repetitions:
         warm-up run before it; ``profiled``: under its [test.profile] profiler, when
         that can record on the host (else as it is, the profile XFAIL); ``instruments``:
         these instead of its instruments of every run."""
-        verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
-        test, parser = self.parsers.here(test, self.preparation.holding(checkout))
-        run_id = secrets.token_hex(8)
-        extra = {**(variant.run_env if variant is not None else {}), RUN_MARKER: run_id}
-        if warmup:
-            extra["PERFWALK_WARMUP"] = str(warmup)
-        context = TestContext(
-            topology=self.setup.topology,
-            worktree=worktree,
-            values={
-                **checkout_values(checkout, worktree, rep),
-                "test": test.name,
-                **test.placeholders(),
-            },
-            env=checkout_env(extra, checkout, rep, self.setup.marker),
-            output_limit=self.setup.config.store.log_limit,
-            artifact_limit=self.setup.config.store.artifact_limit,
-            cpus=test.pinned(self.setup.config.run),
-            snapshots=self.setup.config.snapshots,
-            modifiers=runtime_modifiers(variant),
-            ledger=self._ledger,
-            instruments=UNARMED
-            if warmup
-            else self._instruments.arm(
-                test.name,
-                test.instruments_of(EVERY_RUN) if instruments is None else instruments,
-                self.setup.topology.member(test.role),
-                f"/tmp/perfwalk-instrument-{run_id}",
-            ),
-        )
-        unable: CapturedProfile | None = None
-        if profiled:
-            config = test.profile
-            role = "" if config.role in ("", test.role) else config.role
-            member = self.setup.topology.member(role or test.role)
-            problem = self._profiler.unavailable(member, config)
-            if problem is None:
-                path = f"/tmp/perfwalk-profile-{run_id}"
-                request = ProfileRequest(config, role, path)
-                context = dataclasses.replace(context, profile=request, profiler=self._profiler)
-            else:
-                unable = failed(config, role, member, problem)
-        contained = Containment(self.setup.topology, self.setup.marker, run_id)
-        try:
-            outcome = run_test(test, parser, self.parsers.roles(test.name), context)
-        finally:
-            leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
-        outcome = contained.report(outcome, leftovers)
-        if unable is not None:
-            outcome = dataclasses.replace(outcome, profile=unable)
-        return outcome
+        step = f"warm-up {warmup} of test {test.name}" if warmup else f"test {test.name}"
+        with self.setup.live.step(step, checkout, rep):
+            verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
+            test, parser = self.parsers.here(test, self.preparation.holding(checkout))
+            run_id = secrets.token_hex(8)
+            extra = {**(variant.run_env if variant is not None else {}), RUN_MARKER: run_id}
+            if warmup:
+                extra["PERFWALK_WARMUP"] = str(warmup)
+            context = TestContext(
+                topology=self.setup.topology,
+                worktree=worktree,
+                values={
+                    **checkout_values(checkout, worktree, rep),
+                    "test": test.name,
+                    **test.placeholders(),
+                },
+                env=checkout_env(extra, checkout, rep, self.setup.marker),
+                output_limit=self.setup.config.store.log_limit,
+                artifact_limit=self.setup.config.store.artifact_limit,
+                cpus=test.pinned(self.setup.config.run),
+                snapshots=self.setup.config.snapshots,
+                modifiers=runtime_modifiers(variant),
+                ledger=self._ledger,
+                instruments=UNARMED
+                if warmup
+                else self._instruments.arm(
+                    test.name,
+                    test.instruments_of(EVERY_RUN) if instruments is None else instruments,
+                    self.setup.topology.member(test.role),
+                    f"/tmp/perfwalk-instrument-{run_id}",
+                ),
+            )
+            unable: CapturedProfile | None = None
+            if profiled:
+                config = test.profile
+                role = "" if config.role in ("", test.role) else config.role
+                member = self.setup.topology.member(role or test.role)
+                problem = self._profiler.unavailable(member, config)
+                if problem is None:
+                    path = f"/tmp/perfwalk-profile-{run_id}"
+                    request = ProfileRequest(config, role, path)
+                    context = dataclasses.replace(context, profile=request, profiler=self._profiler)
+                else:
+                    unable = failed(config, role, member, problem)
+            contained = Containment(self.setup.topology, self.setup.marker, run_id)
+            try:
+                outcome = run_test(test, parser, self.parsers.roles(test.name), context)
+            finally:
+                leftovers = contained.end()  # also after Ctrl-C: nothing of the test outlives it
+            outcome = contained.report(outcome, leftovers)
+            if unable is not None:
+                outcome = dataclasses.replace(outcome, profile=unable)
+            return outcome
 
 
 def _as_step(result: NewResult, phase: str, name: str, started: datetime) -> NewStep:

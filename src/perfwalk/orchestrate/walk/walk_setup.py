@@ -1,7 +1,8 @@
 """What every part of a walk shares (:class:`WalkSetup`): the series it measures, its
 configuration, store, worktrees and hosts, the quirks it crosses, the action between
 two repetitions, the marker of the processes it starts, and the hosts that hung in it
-(:mod:`perfwalk.orchestrate.hosts.hangs`)."""
+(:mod:`perfwalk.orchestrate.hosts.hangs`), and what each host does now
+(:mod:`perfwalk.orchestrate.steps.live`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from perfwalk.orchestrate.checkout.quirks import PlannedQuirk
 from perfwalk.orchestrate.checkout.variants import WalkVariant
 from perfwalk.orchestrate.hosts.hangs import Hangs
 from perfwalk.orchestrate.hosts.topology import Topology
+from perfwalk.orchestrate.steps.live import LiveBoard
 from perfwalk.store import Store
 
 
@@ -34,6 +36,9 @@ class WalkSetup:
     variants: Sequence[WalkVariant] = ()
     #: the hosts that hung in this walk, and their power cycles
     hangs: Hangs = field(init=False)
+    #: what each host does now, told to the store as it does it
+    live: LiveBoard = field(init=False)
 
     def __post_init__(self) -> None:
         self.hangs = Hangs(self.topology)
+        self.live = LiveBoard(self.store, self.series_id)

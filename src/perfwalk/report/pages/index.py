@@ -163,10 +163,14 @@ def index_page(
     every time in the site's ``times``."""
     at = layout.INDEX
     title = "perfwalk: all series"
-    pages = [link(layout.href(at, layout.RELEASES), "levels per release")]
+    pages = [
+        (layout.RELEASES, "levels per release"),
+        (layout.NOW, "now"),
+        (layout.HOSTS, "host use"),
+    ]
     if matrix:
-        pages.append(link(layout.href(at, layout.MATRIX_INDEX), "functional regression matrix"))
-    nav = f"<p>{' · '.join(pages)}</p>\n"
+        pages.append((layout.MATRIX_INDEX, "functional regression matrix"))
+    nav = "<p>" + " · ".join(link(layout.href(at, path), said) for path, said in pages) + "</p>\n"
     runs = conduct_section(at, conduct, times)
     tried = tries_section(at, tries, times)
     if not every:
