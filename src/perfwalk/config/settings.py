@@ -1877,6 +1877,26 @@ _SNAPSHOT = Section(
             rules=(one_of(*SNAPSHOT_PARSER_NAMES),),
         ),
         Setting(
+            "per",
+            STRINGS,
+            "the unit of work of its counters around a test, as TEST.METRIC (a metric of "
+            "that test: packets, bytes, operations): at a change, each counter's "
+            "difference is divided by that metric's value in the same repetition to say "
+            "what moved with it (docs/analysis.md, What moved with it); a test not named "
+            "here: per second between the two snapshots",
+            default=[],
+            rules=(
+                rule(
+                    "TEST.METRIC, a test at most once",
+                    lambda value: (
+                        all(re.fullmatch(r"[A-Za-z0-9_-]+\.\S+", item) for item in value)
+                        and len({item.split(".", 1)[0] for item in value}) == len(value)
+                    ),
+                ),
+            ),
+            example=["git-log.seconds"],
+        ),
+        Setting(
             "timeout",
             NUMBER,
             "seconds allowed to each run of the command",
