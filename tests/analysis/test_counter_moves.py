@@ -69,7 +69,7 @@ def test_a_counter_from_zero_and_a_falling_counter() -> None:
     rng = random.Random(3)
     new = [0.0 if i < STEP else 4.0 for i in range(CHECKOUTS)]
     found = at_step([CounterRates("v", "", "t", "retrans", "s", [[v] * REPS for v in new])])
-    assert [m.effect for m in found] == ["0 → 4"]
+    assert [m.effect for m in found] == ["0.0 → 4.0"]
     halved = [2.0 if i < STEP else 1.0 for i in range(CHECKOUTS)]
     found = at_step([counter("ctxt", halved, rng, 0.01)])
     assert found[0].effect.startswith("×0.5")

@@ -118,7 +118,11 @@ class CounterMove:
 
 
 def _g(value: float) -> str:
-    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.4g}"
+    """Three digits, and a decimal below 100: ``2.0``, ``2.01``, ``0.5``, ``130``."""
+    said = f"{value:.3g}" if abs(value) < 1000 else f"{value:.4g}"
+    if abs(value) < 100 and not any(c in said for c in ".einf"):
+        said += ".0"
+    return said
 
 
 def _percent(change: float, low: float, high: float) -> str:

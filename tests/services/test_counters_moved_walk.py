@@ -1,0 +1,169 @@
+"""What moved with a change, on real parts: a real git history whose benchmark, from
+commit 4 on, sends every operation's UDP datagram on loopback twice; a real
+``[[snapshot]]`` (``cat /proc/net/snmp``) around it, in a network namespace the test
+creates so that no other traffic of the machine reaches its counters; a random number
+of refused TCP connections per repetition besides (counters that move at random, with
+no step); walked with ``perfwalk run`` in a real subprocess.
+
+The UDP counters per operation (``per = ["bench.ops"]``) are ranked first at the
+change, ×2.0; the TCP counters are not listed. Shown in ``perfwalk changes`` (JSON:
+``counters``; text: the top 3), ``perfwalk show`` and the series page.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from perfwalk.report import layout
+from tests.fixtures.commands import perfwalk
+from tests.fixtures.synthetic_repo import CommitSpec, make_repo
+
+COMMITS, DOUBLED_AT = 8, 4
+
+#: each operation sends (and receives) per_op.txt datagrams to a socket of its own on
+#: 127.0.0.1; then a random number of connections to a closed port, refused
+BENCH = """\
+import random, socket
+per_op = int(open("per_op.txt").read())
+sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sink.bind(("127.0.0.1", 0))
+source = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+ops = random.randint(100, 300)
+for _ in range(ops):
+    for _ in range(per_op):
+        source.sendto(b"x", sink.getsockname())
+        sink.recv(16)
+closed = socket.socket()
+closed.bind(("127.0.0.1", 0))
+port = closed.getsockname()[1]
+for _ in range(random.randint(0, 300)):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    except ConnectionRefusedError:
+        pass
+print(f"VALUE {ops} ops ops")
+print(f"VALUE {open('latency.txt').read().strip()} ms latency")
+"""
+
+CONFIG = """\
+[project]
+repo = "{repo}"
+
+[build]
+steps = ["true"]
+
+[run]
+step = "commit"
+
+[analysis]
+suspect_load = false
+
+[[test]]
+name = "bench"
+command = "python3 bench.py"
+parser = "value"
+timeout = 60
+
+[[snapshot]]
+name = "snmp"
+command = "cat /proc/net/snmp"
+per = ["bench.ops"]
+
+# the UDP datagrams sent, under a name with markup and a terminal escape
+[[snapshot]]
+name = "marked"
+command = "awk '/^Udp: [0-9]/ {{ print \\"<b>sent</b>\\\\033[31m: \\" $5 }}' /proc/net/snmp"
+per = ["bench.ops"]
+"""
+
+MARKED = "<b>sent</b>\x1b[31m"
+
+
+def history(path: Path) -> None:
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    make_repo(
+        path,
+        [
+            CommitSpec(
+                date=start + timedelta(days=i),
+                message=f"commit {i}" + (": send each datagram twice" if i == DOUBLED_AT else ""),
+                files={
+                    "bench.py": BENCH,
+                    "per_op.txt": "2\n" if i >= DOUBLED_AT else "1\n",
+                    "latency.txt": "130\n" if i >= DOUBLED_AT else "100\n",
+                },
+            )
+            for i in range(COMMITS)
+        ],
+    )
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None,
+    reason="needs root, unshare and ip: the walk runs in a network namespace of its own",
+)
+def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) -> None:
+    history(tmp_path / "repo")
+    config = tmp_path / "perfwalk.toml"
+    config.write_text(CONFIG.format(repo=tmp_path / "repo"), encoding="utf-8")
+    # a network namespace of its own: loopback up, no other traffic in its counters
+    walked = subprocess.run(
+        [
+            *("unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"),
+            *(sys.executable, "-m", "perfwalk", "-c", str(config), "run"),
+            *("--from", "2024-01-01", "-n", "4", "--name", "udp"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert walked.returncode in (0, 1), walked.stdout + walked.stderr
+    print(walked.stdout[-2000:])
+
+    listed = perfwalk("-c", str(config), "changes", "--format", "json", cwd=tmp_path)
+    (change,) = json.loads(listed.stdout)["changes"]
+    assert change["id"] == f"1:{DOUBLED_AT}"
+    counters = change["counters"]
+    print([(c["counter"], c["text"], c["p"], c["cliffs_delta"]) for c in counters])
+    first = counters[0]
+    assert first["counter"] in ("UdpInDatagrams", "UdpOutDatagrams", MARKED)
+    assert (first["test"], first["per"]) == ("bench", "bench.ops")
+    assert first["snapshot"] == ("marked" if first["counter"] == MARKED else "snmp")
+    assert first["ratio"] == pytest.approx(2.0)
+    assert first["text"].startswith("×2.0 [")
+    assert first["cliffs_delta"] == 1.0
+    names = {c["counter"] for c in counters}
+    assert {"UdpInDatagrams", "UdpOutDatagrams", MARKED} <= names
+    assert not names & {"TcpActiveOpens", "TcpAttemptFails", "TcpOutRsts"}
+
+    text = perfwalk("-c", str(config), "--color", "never", "changes", cwd=tmp_path).stdout
+    print(text)
+    assert "moved with it: " in text
+    assert "per bench.ops ×2.0 [2.0, 2.0] (snmp); " in text
+    assert "\x1b" not in text
+    shown = perfwalk("-c", str(config), "show", cwd=tmp_path).stdout
+    assert f"change 1:{DOUBLED_AT}: moved with it: " in shown
+    assert "\x1b" not in shown
+
+    published = perfwalk("-c", str(config), "report", "--out", str(tmp_path / "site"), cwd=tmp_path)
+    assert published.returncode == 0, published.stderr
+    page = (tmp_path / "site" / layout.series_page(1)).read_text(encoding="utf-8")
+    moved = page[page.index('<h2 id="moved">What moved with it</h2>') :]
+    assert f'id="moved-1-{DOUBLED_AT}"' in moved
+    rows = moved[: moved.index("</table>")].split("<tr>")[2:]
+    assert "Udp" in rows[0] or "sent" in rows[0]
+    assert "<td>×2.0 [2.0, 2.0]</td>" in rows[0]
+    assert "&lt;b&gt;sent&lt;/b&gt;\\x1b[31m" in moved  # escaped, the escape neutralised
+    assert "<b>sent" not in page
+    assert "\x1b" not in page
+    assert "TcpActiveOpens" not in moved
