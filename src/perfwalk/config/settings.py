@@ -1824,7 +1824,9 @@ _SNAPSHOT = Section(
     "netstat and vmstat around each test. Both outputs are stored as steps of the "
     "repetition (phases snapshot-before and snapshot-after) with the counters read from "
     "them; the checkout page shows, per repetition, role and snapshot, the counters "
-    "that changed (before, after, difference), largest change first. A snapshot that "
+    "that changed (before, after, difference), largest change first; at each change, "
+    "the counters whose change per unit of work (per) coincides with the step are "
+    "ranked (docs/analysis.md, What moved with it). A snapshot that "
     "fails (a command that fails or times out, an output without a counter) is shown "
     "as such with its output and leaves the test's status as it is: it observes the "
     "test, it is not part of it.",
