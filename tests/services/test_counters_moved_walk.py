@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from perfwalk.config import load_config
 from perfwalk.report import layout
+from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
@@ -129,6 +131,14 @@ def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) 
     )
     assert walked.returncode in (0, 1), walked.stdout + walked.stderr
     print(walked.stdout[-2000:])
+
+    store = Store.open(load_config(config).store.url)
+    try:  # every snapshot of the walk with the seconds between its two commands
+        spans = store.series_snapshots(1)
+    finally:
+        store.close()
+    assert len(spans) == 2 * COMMITS * 4
+    assert all(s.seconds is not None and 0 < s.seconds < 60 for s in spans)
 
     listed = perfwalk("-c", str(config), "changes", "--format", "json", cwd=tmp_path)
     (change,) = json.loads(listed.stdout)["changes"]
