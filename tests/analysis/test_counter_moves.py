@@ -12,12 +12,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfwalk.analysis.counter_moves import (
-    CounterMove,
-    CounterRates,
-    hodges_lehmann,
-    moved_with,
-)
+from perfwalk.analysis.counter_moves import CounterMove, CounterRates, moved_with
+from perfwalk.analysis.ranks import hodges_lehmann
 
 SOME = settings(derandomize=True, max_examples=30, deadline=None)
 CHECKOUTS, REPS, STEP = 40, 3, 20  # the change: from position 19 to 20

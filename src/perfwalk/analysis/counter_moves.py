@@ -35,9 +35,8 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 
-from perfwalk.analysis.ranks import EXACT_PAIRS, mann_whitney, u_distribution
+from perfwalk.analysis.ranks import hodges_lehmann, mann_whitney
 
 #: the false discovery rate of the counters listed at one change
 DISCOVERY_RATE = 0.05
@@ -210,6 +209,7 @@ def _compare(
     shift, low, high = hodges_lehmann(
         [math.log(v) for v in a] if on_logs else a,
         [math.log(v) for v in b] if on_logs else b,
+        confidence=CONFIDENCE,
     )
     first, second = statistics.median(a), statistics.median(b)
     ratio = change = lo = hi = None
@@ -266,30 +266,6 @@ def _noise(rates: Sequence[Sequence[float]], changes: Sequence[tuple[int, int]])
         if not any(i < after and before < j for before, after in changes)
     ]
     return max(moves, default=None)
-
-
-def hodges_lehmann(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
-    """The shift of ``b`` from ``a`` (the median of every difference b − a) and its
-    distribution-free interval at :data:`CONFIDENCE` (from the distribution of
-    Mann–Whitney's U; infinite ends when the samples are too small to reach it)."""
-    diffs = sorted(y - x for x in a for y in b)
-    pairs = len(diffs)
-    tail = (1 - CONFIDENCE) / 2
-    m, n = len(a), len(b)
-    if pairs <= EXACT_PAIRS:
-        counts = u_distribution(m, n)
-        total = math.comb(m + n, m)
-        k, below = 0, 0
-        while (below + counts[k]) / total <= tail:
-            below += counts[k]
-            k += 1
-    else:
-        z = NormalDist().inv_cdf(1 - tail)
-        k = max(0, math.floor(pairs / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
-    shift = statistics.median(diffs)
-    if k == 0:
-        return shift, -math.inf, math.inf
-    return shift, diffs[k - 1], diffs[pairs - k]
 
 
 def _discoveries(p_values: Sequence[float]) -> list[bool]:

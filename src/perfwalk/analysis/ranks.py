@@ -4,7 +4,8 @@ Rank statistics need no normal distribution: one outlier or a bimodal sample doe
 not decide them. ``U`` counts the pairs (a, b) in which b is larger, ties half;
 ``p`` is exact (from the distribution of U) for small samples without ties, else
 the normal approximation with tie and continuity correction. Cliff's delta,
-``P(b > a) - P(b < a)``, is the effect size, from -1 to 1.
+``P(b > a) - P(b < a)``, is the effect size, from -1 to 1. The Hodges–Lehmann shift
+(the median of every difference) comes with the interval that inverts the same test.
 
 Pure: numbers in, a frozen result out.
 """
@@ -12,6 +13,7 @@ Pure: numbers in, a frozen result out.
 from __future__ import annotations
 
 import math
+import statistics
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -73,6 +75,33 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> RankTest:
     else:
         p = 2 * (1 - NormalDist().cdf(abs(z))) if variance > 0 else 1.0
     return RankTest(m, n, u, z, min(1.0, p), exact, (2 * u - pairs) / pairs)
+
+
+def hodges_lehmann(
+    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """The shift of ``b`` from ``a`` (Hodges–Lehmann: the median of every difference
+    b − a) and its distribution-free interval at ``confidence``, from the distribution
+    of U (exact up to :data:`EXACT_PAIRS` pairs, else its normal approximation);
+    infinite ends when the samples are too small to reach that confidence."""
+    diffs = sorted(y - x for x in a for y in b)
+    pairs = len(diffs)
+    tail = (1 - confidence) / 2
+    m, n = len(a), len(b)
+    if pairs <= EXACT_PAIRS:
+        counts = u_distribution(m, n)
+        total = math.comb(m + n, m)
+        k, below = 0, 0
+        while (below + counts[k]) / total <= tail:
+            below += counts[k]
+            k += 1
+    else:
+        z = NormalDist().inv_cdf(1 - tail)
+        k = max(0, math.floor(pairs / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+    shift = statistics.median(diffs)
+    if k == 0:
+        return shift, -math.inf, math.inf
+    return shift, diffs[k - 1], diffs[pairs - k]
 
 
 def _exact_p(u: int, m: int, n: int) -> float:
