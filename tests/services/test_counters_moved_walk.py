@@ -7,7 +7,8 @@ no step); walked with ``perfwalk run`` in a real subprocess.
 
 The UDP counters per operation (``per = ["bench.ops"]``) are ranked first at the
 change, ×2.0; the TCP counters are not listed. Shown in ``perfwalk changes`` (JSON:
-``counters``; text: the top 3), ``perfwalk show`` and the series page.
+``counters``; text: the top 3), ``perfwalk show``, the series page (escaped) and the
+banner of the checkout page at the change, in a real browser.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import pytest
 from perfwalk.config import load_config
 from perfwalk.report import layout
 from perfwalk.store import Store
+from tests.browser.test_site_in_chromium import _uri, _wait_for_drawing
+from tests.fixtures.chromium import Watched
 from tests.fixtures.commands import perfwalk
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
@@ -108,16 +111,17 @@ def history(path: Path) -> None:
     )
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None,
-    reason="needs root, unshare and ip: the walk runs in a network namespace of its own",
-)
-def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) -> None:
-    history(tmp_path / "repo")
-    config = tmp_path / "perfwalk.toml"
-    config.write_text(CONFIG.format(repo=tmp_path / "repo"), encoding="utf-8")
-    # a network namespace of its own: loopback up, no other traffic in its counters
-    walked = subprocess.run(
+@pytest.fixture(scope="module")
+def walked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The history walked (4 repetitions a commit) in a network namespace of its own
+    (loopback up, no other traffic in its counters); its folder."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None:
+        pytest.skip("needs root, unshare and ip: the walk runs in a network namespace of its own")
+    folder = tmp_path_factory.mktemp("counters")
+    history(folder / "repo")
+    config = folder / "perfwalk.toml"
+    config.write_text(CONFIG.format(repo=folder / "repo"), encoding="utf-8")
+    done = subprocess.run(
         [
             *("unshare", "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"),
             *(sys.executable, "-m", "perfwalk", "-c", str(config), "run"),
@@ -127,11 +131,17 @@ def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) 
         text=True,
         timeout=600,
         check=False,
-        cwd=tmp_path,
+        cwd=folder,
     )
-    assert walked.returncode in (0, 1), walked.stdout + walked.stderr
-    print(walked.stdout[-2000:])
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    print(done.stdout[-2000:])
+    published = perfwalk("-c", str(config), "report", "--out", str(folder / "site"), cwd=folder)
+    assert published.returncode == 0, published.stderr
+    return folder
 
+
+def test_the_counter_that_doubles_per_operation_is_ranked_first(walked: Path) -> None:
+    config = walked / "perfwalk.toml"
     store = Store.open(load_config(config).store.url)
     try:  # every snapshot of the walk with the seconds between its two commands
         spans = store.series_snapshots(1)
@@ -140,7 +150,7 @@ def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) 
     assert len(spans) == 2 * COMMITS * 4
     assert all(s.seconds is not None and 0 < s.seconds < 60 for s in spans)
 
-    listed = perfwalk("-c", str(config), "changes", "--format", "json", cwd=tmp_path)
+    listed = perfwalk("-c", str(config), "changes", "--format", "json", cwd=walked)
     (change,) = json.loads(listed.stdout)["changes"]
     assert change["id"] == f"1:{DOUBLED_AT}"
     counters = change["counters"]
@@ -156,18 +166,16 @@ def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) 
     assert {"UdpInDatagrams", "UdpOutDatagrams", MARKED} <= names
     assert not names & {"TcpActiveOpens", "TcpAttemptFails", "TcpOutRsts"}
 
-    text = perfwalk("-c", str(config), "--color", "never", "changes", cwd=tmp_path).stdout
+    text = perfwalk("-c", str(config), "--color", "never", "changes", cwd=walked).stdout
     print(text)
     assert "moved with it: " in text
     assert "per bench.ops ×2.0 [2.0, 2.0] (snmp); " in text
     assert "\x1b" not in text
-    shown = perfwalk("-c", str(config), "show", cwd=tmp_path).stdout
+    shown = perfwalk("-c", str(config), "show", cwd=walked).stdout
     assert f"change 1:{DOUBLED_AT}: moved with it: " in shown
     assert "\x1b" not in shown
 
-    published = perfwalk("-c", str(config), "report", "--out", str(tmp_path / "site"), cwd=tmp_path)
-    assert published.returncode == 0, published.stderr
-    page = (tmp_path / "site" / layout.series_page(1)).read_text(encoding="utf-8")
+    page = (walked / "site" / layout.series_page(1)).read_text(encoding="utf-8")
     moved = page[page.index('<h2 id="moved">What moved with it</h2>') :]
     assert f'id="moved-1-{DOUBLED_AT}"' in moved
     rows = moved[: moved.index("</table>")].split("<tr>")[2:]
@@ -177,3 +185,27 @@ def test_the_counter_that_doubles_per_operation_is_ranked_first(tmp_path: Path) 
     assert "<b>sent" not in page
     assert "\x1b" not in page
     assert "TcpActiveOpens" not in moved
+    # the checkout page's banner (drawn from the series' data) links to it
+    meta = (walked / "site" / layout.series_meta(1)).read_text(encoding="utf-8")
+    assert f'"href":"series-1.html#moved-1-{DOUBLED_AT}"' in meta.replace(" ", "")
+
+
+def test_the_banner_at_the_change_leads_to_the_table(walked: Path, watched: Watched) -> None:
+    """In a real browser: the checkout page at the change says what moved with it, the
+    counter with markup as text, and its link opens the series page at the table."""
+    site = walked / "site"
+    page = watched.page
+    page.goto(_uri(site, layout.checkout_page(1, DOUBLED_AT)))
+    _wait_for_drawing(page)
+    banner = page.locator("div.pw-banner")
+    text = banner.inner_text()
+    assert "moved with it: " in text
+    assert "per bench.ops ×2.0 [2.0, 2.0]" in text
+    assert "<b>sent</b>" in text  # shown as text, not markup
+    assert banner.locator("b:text-is('sent')").count() == 0
+    with page.expect_navigation():
+        banner.locator("a:has-text('moved'), a:has-text('per bench.ops')").first.click()
+    assert page.url.endswith(f"{layout.series_page(1)}#moved-1-{DOUBLED_AT}"), page.url
+    assert page.locator(f"#moved-1-{DOUBLED_AT}").is_visible()
+    assert not watched.dialogs
+    assert not watched.errors, watched.errors

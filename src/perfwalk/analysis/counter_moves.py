@@ -115,6 +115,11 @@ class CounterMove:
         """``per s`` or ``per bench.packets``."""
         return f"per {self.per}"
 
+    @property
+    def said(self) -> str:
+        """``interrupts per bench.packets ×2.0 [1.9, 2.1]``."""
+        return f"{self.counter} {self.unit} {self.effect}"
+
 
 def _g(value: float) -> str:
     """Three digits, and a decimal below 100: ``2.0``, ``2.01``, ``0.5``, ``130``."""

@@ -91,7 +91,7 @@ def counters_text(event: ChangeEvent) -> str:
     the first :data:`COUNTERS_SHOWN` of the snapshot counters that moved with the
     change, their names neutralised (they come from a command's output)."""
     said = [
-        f"{show_controls(c.counter)} {show_controls(c.unit)} {c.effect} "
+        f"{show_controls(c.said)} "
         f"({show_controls(c.snapshot)}{f' on {show_controls(c.role)}' if c.role else ''})"
         for c in event.counters[:COUNTERS_SHOWN]
     ]

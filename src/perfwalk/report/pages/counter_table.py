@@ -11,7 +11,7 @@ from perfwalk.analysis.counter_moves import CounterMove
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedChange
 from perfwalk.report.html import esc, link, table
-from perfwalk.report.pages.change_table import delta
+from perfwalk.report.pages.change_table import delta, moved_anchor
 
 #: the columns of a change's counters
 HEADER = (
@@ -25,11 +25,6 @@ HEADER = (
     '<th title="P(after &gt; before) - P(after &lt; before) over the repetitions">δ</th>',
     '<th title="its largest move between neighbouring checkouts without a change">neighbours</th>',
 )
-
-
-def anchor(change: ListedChange) -> str:
-    """The id of a change's place in the section."""
-    return f"moved-{change.series_id}-{change.after_idx}"
 
 
 def moved_section(at: str, changes: Sequence[ListedChange]) -> str:
@@ -50,7 +45,7 @@ def moved_section(at: str, changes: Sequence[ListedChange]) -> str:
     for change in sorted(shown.values(), key=lambda c: c.date, reverse=True):
         checkout = layout.href(at, layout.checkout_page(change.series_id, change.after_idx))
         parts.append(
-            f'<h3 id="{anchor(change)}">{link(checkout, f"change {change.id}")}: '
+            f'<h3 id="{moved_anchor(change)}">{link(checkout, f"change {change.id}")}: '
             f"{esc(change.metric)} {esc(delta(change))}</h3>\n"
             + table(HEADER, [_row(c) for c in change.counters], css="moved")
             + "\n"
