@@ -34,7 +34,7 @@ import itertools
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from perfwalk.analysis.ranks import hodges_lehmann, mann_whitney
 
@@ -150,27 +150,24 @@ def moved_with(
     of up to ``checkouts_before`` (``checkouts_after``) measured checkouts on each side,
     at most :data:`SIDE_CHECKOUTS`; ``changes``: (before, after) positions of every
     change of the series, whose neighbours are not the counters' noise."""
-    tried: list[tuple[CounterMove, float]] = []
+    tried: list[tuple[CounterMove, float, CounterRates]] = []
     for counter in counters:
         found = _compare(
             counter,
             _side(counter.rates, before, -1, min(checkouts_before, SIDE_CHECKOUTS)),
             _side(counter.rates, after, 1, min(checkouts_after, SIDE_CHECKOUTS)),
-            changes,
         )
         if found is not None:
-            tried.append(found)
-    kept = _discoveries([move.p for move, _ in tried])
+            tried.append((*found, counter))
+    kept = _discoveries([move.p for move, _, _ in tried])
     listed = [
-        (move, bound)
-        for (move, bound), keep in zip(tried, kept, strict=True)
-        if keep
-        and bound > 0
-        and abs(move.delta) >= CONSISTENT
-        and (move.noise is None or move.move > MARGIN * move.noise)
+        replace(move, noise=_noise(counter.rates, changes))  # the dearest, last
+        for (move, bound, counter), keep in zip(tried, kept, strict=True)
+        if keep and bound > 0 and abs(move.delta) >= CONSISTENT
     ]
-    listed.sort(key=lambda m: (-abs(m[0].delta), -_beyond(m[0]), -m[0].move, m[0].counter))
-    return tuple(move for move, _ in listed)
+    listed = [m for m in listed if m.noise is None or m.move > MARGIN * m.noise]
+    listed.sort(key=lambda m: (-abs(m.delta), -_beyond(m), -m.move, m.counter))
+    return tuple(listed)
 
 
 def _beyond(move: CounterMove) -> float:
@@ -200,7 +197,6 @@ def _compare(
     counter: CounterRates,
     left: list[list[float]],
     right: list[list[float]],
-    changes: Sequence[tuple[int, int]],
 ) -> tuple[CounterMove, float] | None:
     """The counter's move between the rates of the checkouts ``left`` and ``right``
     (the nearest to the change first), and how far its interval lies from no move
@@ -224,7 +220,6 @@ def _compare(
         scale = abs(first)
         change, lo, hi = shift / scale, low / scale, high / scale
     move = _move(statistics.median(left[0]), statistics.median(right[0]))
-    noise = _noise(counter.rates, changes)
     found = CounterMove(
         snapshot=counter.snapshot,
         role=counter.role,
@@ -240,7 +235,7 @@ def _compare(
         p=test.p,
         delta=test.delta,
         move=move,
-        noise=noise,
+        noise=None,  # weighed for the counters that pass the rest
         n_before=len(a),
         n_after=len(b),
     )
