@@ -119,11 +119,11 @@ def series_snapshots(conn: Connection, series_id: int) -> list[SnapshotSpan]:
         times[(step.repetition_id, step.test, step.name, step.role, step.phase)] = at
     found = []
     for row in rows:
+        if row.before is None or row.after is None:
+            continue
         key = (row.repetition_id, row.test, row.name, row.role)
         first, last = times.get((*key, BEFORE)), times.get((*key, AFTER))
         seconds = (last - first).total_seconds() if first and last else None
-        if row.before is None or row.after is None:
-            continue
         found.append(
             SnapshotSpan(
                 checkout_idx=row.checkout_idx,
