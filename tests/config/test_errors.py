@@ -335,6 +335,18 @@ CASES = {
         "no [[test]] is named 'latncy'",
         "latency",
     ),
+    "snapshot per an unknown test": (
+        MINIMAL + "[[snapshot]]\nname = 's'\ncommand = 'x'\nper = ['latncy.ops']\n",
+        "snapshot[0].per[0]",
+        "no [[test]] is named 'latncy'",
+        "TEST.METRIC with one of the tests: latency",
+    ),
+    "snapshot per not TEST.METRIC": (
+        MINIMAL + "[[snapshot]]\nname = 's'\ncommand = 'x'\nper = ['ops']\n",
+        "snapshot[0].per",
+        "TEST.METRIC",
+        "",
+    ),
     "quirk test replacing nothing": (
         MINIMAL + "[[quirk]]\nat = 'v1'\ncomment = 'c'\n[quirk.test.latency]\n",
         "quirk[0].test.latency",

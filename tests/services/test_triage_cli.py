@@ -182,6 +182,7 @@ def test_a_triaged_regression_no_longer_fails_and_keeps_its_word_when_found_agai
         "metrics",
         "known_causes",
         "verdict",
+        "counters",
         "not_confirmed_by",
         "confirmed_by_remeasure",
         "triage",

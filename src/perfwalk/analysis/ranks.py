@@ -4,14 +4,17 @@ Rank statistics need no normal distribution: one outlier or a bimodal sample doe
 not decide them. ``U`` counts the pairs (a, b) in which b is larger, ties half;
 ``p`` is exact (from the distribution of U) for small samples without ties, else
 the normal approximation with tie and continuity correction. Cliff's delta,
-``P(b > a) - P(b < a)``, is the effect size, from -1 to 1.
+``P(b > a) - P(b < a)``, is the effect size, from -1 to 1. The Hodges–Lehmann shift
+(the median of every difference) comes with the interval that inverts the same test.
 
 Pure: numbers in, a frozen result out.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import statistics
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -75,11 +78,53 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> RankTest:
     return RankTest(m, n, u, z, min(1.0, p), exact, (2 * u - pairs) / pairs)
 
 
+def hodges_lehmann(
+    a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """The shift of ``b`` from ``a`` (Hodges–Lehmann: the median of every difference
+    b − a) and its distribution-free interval at ``confidence``, from the distribution
+    of U (exact up to :data:`EXACT_PAIRS` pairs, else its normal approximation);
+    infinite ends when the samples are too small to reach that confidence."""
+    diffs = sorted(y - x for x in a for y in b)
+    pairs = len(diffs)
+    tail = (1 - confidence) / 2
+    m, n = len(a), len(b)
+    k = _interval_rank(m, n, tail)
+    shift = statistics.median(diffs)
+    if k == 0:
+        return shift, -math.inf, math.inf
+    return shift, diffs[k - 1], diffs[pairs - k]
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_rank(m: int, n: int, tail: float) -> int:
+    """How many of the smallest (and largest) differences of samples of m and n values
+    lie outside the interval whose each tail holds at most ``tail`` of U's distribution."""
+    pairs = m * n
+    if pairs > EXACT_PAIRS:
+        z = NormalDist().inv_cdf(1 - tail)
+        return max(0, math.floor(pairs / 2 - z * math.sqrt(m * n * (m + n + 1) / 12)))
+    counts = _u_counts(m, n)
+    total = math.comb(m + n, m)
+    k, below = 0, 0
+    while (below + counts[k]) / total <= tail:
+        below += counts[k]
+        k += 1
+    return k
+
+
 def _exact_p(u: int, m: int, n: int) -> float:
     """Two-sided p of U = u for samples of m and n values without ties."""
-    counts = u_distribution(m, n)
+    counts = _u_counts(m, n)
     tail = min(u, m * n - u)
     return min(1.0, 2 * sum(counts[: tail + 1]) / math.comb(m + n, m))
+
+
+@functools.lru_cache(maxsize=256)
+def _u_counts(m: int, n: int) -> tuple[int, ...]:
+    """:func:`u_distribution`, kept: samples of the same sizes are compared often (every
+    counter of a change)."""
+    return tuple(u_distribution(m, n))
 
 
 def u_distribution(m: int, n: int) -> list[int]:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from perfwalk.cli import exits
+from perfwalk.cli.change_texts import counters_text
 from perfwalk.quantities import format_size
 from perfwalk.untrusted import show_controls
 
@@ -84,6 +85,8 @@ def change_lines(events: Sequence[ChangeEvent], series_id: int) -> list[str]:
             f"{show_controls(metric.test)}.{show_controls(metric.name)} "
             f"{show_controls(verdict.headline.text())}: {show_controls(verdict.told())}"
         )
+        if event.counters:
+            lines.append(f"    {counters_text(event)}")
     more = sum(1 for e in events if not e.refuted) - len(shown)
     if more > 0:
         lines.append(f"  … and {more} more")

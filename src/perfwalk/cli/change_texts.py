@@ -65,6 +65,8 @@ def event_text(
     after = [f"  {m.test}.{m.name}: {EDGE_NOTE}" for m in event.metrics if m.edge]
     for quirk in event.known_causes:
         after.append(f"  known cause: quirk {quirk.letter}: {show_controls(quirk.comment)}")
+    if event.counters:
+        after.append(f"  {counters_text(event)}")
     if any(m.remeasured is not None for m in event.metrics):
         after.append(f"  {_remeasure_word(event.confirmed)}: {_remeasure_how(event)}")
         after += [_remeasure_text(m, m.remeasured) for m in event.metrics if m.remeasured]
@@ -78,6 +80,25 @@ def event_text(
         start = f"  {commit.id[:10]} {commit.date:%Y-%m-%d} "
         said.append(start + fitted(f"{commit.author}: {commit.subject}", len(start), width))
     return "\n".join(said)
+
+
+#: the counters that moved with a change named in its text (docs/analysis.md)
+COUNTERS_SHOWN = 3
+
+
+def counters_text(event: ChangeEvent) -> str:
+    """``moved with it: interrupts per bench.packets ×2.0 [1.9, 2.1] (nstat on dut); …``:
+    the first :data:`COUNTERS_SHOWN` of the snapshot counters that moved with the
+    change, their names neutralised (they come from a command's output)."""
+    said = [
+        f"{show_controls(c.said)} "
+        f"({show_controls(c.snapshot)}{f' on {show_controls(c.role)}' if c.role else ''})"
+        for c in event.counters[:COUNTERS_SHOWN]
+    ]
+    more = len(event.counters) - COUNTERS_SHOWN
+    if more > 0:
+        said.append(f"and {more} more")
+    return "moved with it: " + "; ".join(said)
 
 
 def _painted_head(line: str, event: ChangeEvent, colour: bool) -> str:

@@ -412,11 +412,12 @@ def _show_args(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from perfwalk.cli.change_texts import counters_text
     from perfwalk.cli.tables import SHOW_KEPT, print_table, show_rows, show_style
     from perfwalk.config.policy import metric_policy
     from perfwalk.config.test_selection import load_selected
     from perfwalk.model import Direction
-    from perfwalk.orchestrate.findings.changes import series_sights
+    from perfwalk.orchestrate.findings.changes import seen_and_found
     from perfwalk.report.hangs import series_hangs
     from perfwalk.report.summaries import series_table
     from perfwalk.services.inspect import opened, pick_series
@@ -424,7 +425,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     config = load_selected(args.config, args.tests)
     with opened(config, read_only=True) as store:
         table = series_table(store, config, pick_series(store, args.series))
-        sights = series_sights(store, config, table.series)
+        sights, events = seen_and_found(store, config, table.series)
         hangs = series_hangs(store, table.series.id)
     policies = {
         f"{m.test}.{m.name}": metric_policy(
@@ -447,6 +448,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = [x for x in sights if args.test in (None, x.test) and config.keeps(x.test)]
     for line in [*_sight_lines(shown), *map(show_controls, table.parsers.lines(s.id, args.test))]:
         print(line)
+    for event in events:  # what moved with each change (docs/analysis.md)
+        if event.counters and args.test in (None, *(m.test for m in event.metrics)):
+            for part in wrapped(f"change {event.id}: {counters_text(event)}", width_of(sys.stdout)):
+                print(part)
     from perfwalk.cli.log_commands import pruned_lines
 
     for line in pruned_lines([(c.idx, c.pruned) for c in table.checkouts if c.pruned]):

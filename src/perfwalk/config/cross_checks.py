@@ -48,6 +48,14 @@ def check_snapshots(
                     f"no [[test]] is named {name!r}",
                     hint=f"name one of the tests: {', '.join(known)}",
                 )
+        for number, work in enumerate(snapshot.get("per", ())):
+            test = work.split(".", 1)[0]
+            if test not in known:
+                checker.fail(
+                    f"snapshot[{index}].per[{number}]",
+                    f"no [[test]] is named {test!r}",
+                    hint=f"write TEST.METRIC with one of the tests: {', '.join(known)}",
+                )
 
 
 def check_variants(

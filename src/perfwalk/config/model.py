@@ -296,11 +296,17 @@ class SnapshotConfig:
     roles: tuple[str, ...] = default_of("snapshot.roles")
     tests: tuple[str, ...] = default_of("snapshot.tests")
     parser: str = default_of("snapshot.parser")
+    per: tuple[str, ...] = default_of("snapshot.per")
     timeout: float = default_of("snapshot.timeout")
 
     def around(self, test: str) -> bool:
         """Whether it runs around the test named ``test``."""
         return not self.tests or test in self.tests
+
+    def work(self, test: str) -> str:
+        """The metric of work (``TEST.METRIC``) of its counters around ``test``; ""
+        when they are per second."""
+        return next((item for item in self.per if item.split(".", 1)[0] == test), "")
 
 
 @dataclass(frozen=True)

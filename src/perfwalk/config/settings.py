@@ -1824,7 +1824,9 @@ _SNAPSHOT = Section(
     "netstat and vmstat around each test. Both outputs are stored as steps of the "
     "repetition (phases snapshot-before and snapshot-after) with the counters read from "
     "them; the checkout page shows, per repetition, role and snapshot, the counters "
-    "that changed (before, after, difference), largest change first. A snapshot that "
+    "that changed (before, after, difference), largest change first; at each change, "
+    "the counters whose change per unit of work (per) coincides with the step are "
+    "ranked (docs/analysis.md, What moved with it). A snapshot that "
     "fails (a command that fails or times out, an output without a counter) is shown "
     "as such with its output and leaves the test's status as it is: it observes the "
     "test, it is not part of it.",
@@ -1875,6 +1877,26 @@ _SNAPSHOT = Section(
             "interrupt's per-CPU counts summed)",
             default="counters",
             rules=(one_of(*SNAPSHOT_PARSER_NAMES),),
+        ),
+        Setting(
+            "per",
+            STRINGS,
+            "the unit of work of its counters around a test, as TEST.METRIC (a metric of "
+            "that test: packets, bytes, operations): at a change, each counter's "
+            "difference is divided by that metric's value in the same repetition to say "
+            "what moved with it (docs/analysis.md, What moved with it); a test not named "
+            "here: per second between the two snapshots",
+            default=[],
+            rules=(
+                rule(
+                    "TEST.METRIC, a test at most once",
+                    lambda value: (
+                        all(re.fullmatch(r"[A-Za-z0-9_-]+\.\S+", item) for item in value)
+                        and len({item.split(".", 1)[0] for item in value}) == len(value)
+                    ),
+                ),
+            ),
+            example=["git-log.seconds"],
         ),
         Setting(
             "timeout",

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from perfwalk.analysis.counter_moves import CounterMove
 from perfwalk.analysis.verdict import Measurement
 from perfwalk.change_ids import change_id
 from perfwalk.quantities import format_levels, format_size
@@ -128,6 +129,9 @@ class ListedChange:
     host: str = ""  # the host its series was measured on
     author: str = ""  # a one-commit range: its commit's author and subject
     subject: str = ""
+    #: the [[snapshot]] counters that moved with its change, ranked
+    #: (:mod:`perfwalk.analysis.counter_moves`)
+    counters: tuple[CounterMove, ...] = ()
 
     @property
     def series_label(self) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from perfwalk.analysis.counter_moves import CounterMove
 from perfwalk.analysis.floor import Sight
 from perfwalk.analysis.verdict import Verdict
 from perfwalk.numbers import finite_or_none
@@ -276,6 +277,32 @@ def drill_json(marks: Marks | None) -> dict[str, Any] | None:
     }
 
 
+def counter_json(move: CounterMove) -> dict[str, Any]:
+    """A ``[[snapshot]]`` counter that moved with a change (docs/analysis.md, "What
+    moved with it"): where it was read, its unit of work, its median rate on each side,
+    its ratio (or relative change) with its interval, the rank test's p and Cliff's
+    delta, and its largest move between neighbouring checkouts without a change."""
+    return {
+        "snapshot": move.snapshot,
+        "role": move.role or None,
+        "test": move.test,
+        "counter": move.counter,
+        "per": move.per,
+        "before": finite_or_none(move.before),
+        "after": finite_or_none(move.after),
+        "ratio": finite_or_none(move.ratio),
+        "relative": finite_or_none(move.change),
+        "low": finite_or_none(move.low),
+        "high": finite_or_none(move.high),
+        "text": move.effect,
+        "p": move.p,
+        "cliffs_delta": move.delta,
+        "repetitions_before": move.n_before,
+        "repetitions_after": move.n_after,
+        "neighbour_move": finite_or_none(move.noise),
+    }
+
+
 def event_json(event: ChangeEvent, marks: Marks | None) -> dict[str, Any]:
     ref = ref_json
     return {
@@ -328,6 +355,7 @@ def event_json(event: ChangeEvent, marks: Marks | None) -> dict[str, Any]:
             for q in event.known_causes
         ],
         "verdict": verdict_json(event.verdict),
+        "counters": [counter_json(c) for c in event.counters],
         "not_confirmed_by": event.ruled_out_by,
         "confirmed_by_remeasure": event.confirmed,
         "triage": triage_json(None if marks is None else marks.triage),

@@ -328,6 +328,22 @@ class SnapshotRow:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SnapshotSpan:
+    """A snapshot of a series read, with where it was taken: its checkout and
+    repetition (indexes), and the seconds between the end of its command before the
+    test and the start of its command after (None when its steps were not stored)."""
+
+    checkout_idx: int
+    repetition_idx: int
+    test: str
+    name: str
+    role: str
+    before: Mapping[str, int | float]
+    after: Mapping[str, int | float]
+    seconds: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class NewRepetition:
     """One execution of the tests at a checkout; stored in one transaction."""
 

@@ -27,11 +27,12 @@ from perfwalk.store.records import (
     RepetitionRow,
     ResultRow,
     SnapshotRow,
+    SnapshotSpan,
     StepRow,
     StoredValue,
     stored_direction,
 )
-from perfwalk.store.snapshots import insert_snapshots, read_snapshots
+from perfwalk.store.snapshots import insert_snapshots, read_snapshots, series_snapshots
 
 _s = schema.series
 _ck = schema.checkout
@@ -134,6 +135,13 @@ class RepetitionRecords(KnownRows):
         order stored."""
         with self._read(f"read the snapshots of repetition {repetition_id}") as conn:
             return read_snapshots(conn, schema.snapshot.c.repetition_id == repetition_id)
+
+    def series_snapshots(self, series_id: int) -> list[SnapshotSpan]:
+        """Every snapshot of a series that read its counters before and after its test,
+        by checkout and repetition, with the seconds between its two commands."""
+        with self._read(f"read the snapshots of series {series_id}") as conn:
+            self._require(conn, _s, series_id, "series")
+            return series_snapshots(conn, series_id)
 
     def artifacts(self, repetition_id: int) -> list[StepRow]:
         """The files fetched from the hosts in a repetition; the bytes are the stdout log."""

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from perfwalk.analysis.confirmation import UNDECIDED
 from perfwalk.analysis.confirmation import moved as relative_move
+from perfwalk.analysis.counter_moves import CounterMove
 from perfwalk.analysis.verdict import (
     CodeMoved,
     Detected,
@@ -217,6 +218,9 @@ class ChangeEvent:
     #: a push series' change: named by these first hex digits of its after-commit
     #: (pushes of older commits move the checkout indexes), see :mod:`perfwalk.change_ids`
     commit_digits: int | None = None
+    #: the [[snapshot]] counters around its tests that moved with it per unit of work,
+    #: ranked (:mod:`perfwalk.analysis.counter_moves`): what it did on the host
+    counters: tuple[CounterMove, ...] = ()
 
     @property
     def id(self) -> str:

@@ -149,5 +149,13 @@ def series_sights(
     its floor, and what it left out (``perfwalk status``, ``show``, the end of a walk);
     nothing for a drill's or a try's series
     (:data:`~perfwalk.orchestrate.findings.metric_search.ANSWERED_ELSEWHERE`)."""
-    points = search_series(store, config, series, tuning=tuning)[2]
-    return [p.sight for p in points if p.sight is not None]
+    return seen_and_found(store, config, series, tuning=tuning)[0]
+
+
+def seen_and_found(
+    store: Store, config: Config | None, series: SeriesRow, *, tuning: Thresholds = CONFIGURED
+) -> tuple[list[Sight], list[ChangeEvent]]:
+    """:func:`series_sights` and the changes of the series as its own walk found them
+    (without the evidence of drills, tries and other machines), from one search."""
+    events, _episodes, points = search_series(store, config, series, tuning=tuning)
+    return [p.sight for p in points if p.sight is not None], events

@@ -82,6 +82,7 @@ def listed_findings(
                     host=hosts.get(event.series_id, ""),
                     author="" if one is None else one.author,
                     subject="" if one is None else one.subject,
+                    counters=event.counters,
                 )
             )
     episodes = [

@@ -27,7 +27,11 @@ from perfwalk.orchestrate.findings.change_events import (
 )
 from perfwalk.orchestrate.findings.machine_sides import moved_together, states_by_position
 from perfwalk.orchestrate.findings.metric_search import SeriesReading, each_metric
-from perfwalk.orchestrate.findings.walk_evidence import remeasured_event, witnessed
+from perfwalk.orchestrate.findings.walk_evidence import (
+    remeasured_event,
+    with_counters,
+    witnessed,
+)
 from perfwalk.store import Store
 from perfwalk.store.records import CheckoutRow, QuirkInfo, SeriesRow
 
@@ -43,6 +47,7 @@ def search_series(
         states = store.machine_states(series.id)
         rows = store.passed_values(series.id)
         again = store.confirmations.of_series(series.id)
+        spans = store.series_snapshots(series.id)
     position = {c.idx: i for i, c in enumerate(checkouts)}
     loaded = {key for key, found in states.items() if machine.repetition_loaded(found)}
     left_out: set[tuple[int, int]] = set()
@@ -113,7 +118,7 @@ def search_series(
         )
         for (before_idx, after_idx), metrics in sorted(found.items(), key=lambda kv: kv[0][1])
     ]
-    return events, episodes, points
+    return with_counters(events, spans, rows, position, config), episodes, points
 
 
 def _commits_between(

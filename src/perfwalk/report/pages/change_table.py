@@ -274,6 +274,15 @@ def state_html(change: ListedChange) -> str:
     return f'<td class="state {state}"{tip}>{state}</td>'
 
 
+#: the counters that moved with a change that its banner names
+MOVED_TOLD = 3
+
+
+def moved_anchor(change: ListedChange) -> str:
+    """The id of a change's place in the series page's "What moved with it"."""
+    return f"moved-{change.series_id}-{change.after_idx}"
+
+
 def change_facts(at: str, change: ListedChange, times: SiteTimes) -> dict[str, Any]:
     """What the plots' tooltips and the checkout pages' banners say of a change, as
     data (texts stay text: the scripts never put them in as HTML); links relative to
@@ -293,6 +302,13 @@ def change_facts(at: str, change: ListedChange, times: SiteTimes) -> dict[str, A
         "triage": change.triage_state,
         "triage_why": triage_title(change, times),
     }
+    if change.counters:  # what moved with it, its place on the series page
+        facts["moved"] = {
+            "said": [c.said for c in change.counters[:MOVED_TOLD]],
+            "more": max(0, len(change.counters) - MOVED_TOLD),
+            "href": layout.href(at, layout.series_page(change.series_id))
+            + f"#{moved_anchor(change)}",
+        }
     culprit, drill = change.culprit, change.drill
     if culprit is not None:
         facts["culprit"] = {

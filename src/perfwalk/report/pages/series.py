@@ -28,6 +28,7 @@ from perfwalk.report.html import (
     table,
 )
 from perfwalk.report.pages.change_table import changes_section
+from perfwalk.report.pages.counter_table import moved_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
 from perfwalk.report.pages.sweeps import sweep_divs
 from perfwalk.report.series_levels import MetricLevels
@@ -336,6 +337,7 @@ def series_page(
         )
         + heatmaps
         + (changes_section(at, changes, ctx.times) if changes else "")  # the plots' bands, as links
+        + moved_section(at, changes)
         + other_findings(at, ctx, specs)
         + sights_section(at, ctx)
         + levels_section(at, ctx)

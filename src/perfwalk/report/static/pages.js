@@ -465,7 +465,10 @@
         ch.state ? el("span", { class: "state", title: ch.chain ? visible(ch.chain.join("; ")) : null },
           " \u2014 " + visible(ch.state)) : null,
         ch.note ? el("span", { class: "note" }, " \u2014 " + visible(ch.note)) : null,
-        el("br"), answer(ch), " \u00b7 triage: ", triage);
+        el("br"), answer(ch), " \u00b7 triage: ", triage,
+        ch.moved ? [el("br"), "moved with it: ",
+          link(fromRoot(ch.moved.href), ch.moved.said.join("; ") +
+            (ch.moved.more ? "; and " + ch.moved.more + " more" : ""))] : null);
     });
     return el("div", { class: "pw-banner", id: "changes" },
       el("h2", {}, found.length === 1 ? "A change here" : found.length + " changes here"),
