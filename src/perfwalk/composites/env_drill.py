@@ -28,11 +28,10 @@ from perfwalk.config.drilling import EnvironmentConfig
 from perfwalk.config.model import Config, VariantConfig
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
-from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout, Status
 from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.session.session import config_session
-from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide
+from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide, alternating
 from perfwalk.orchestrate.walk.plan import walk_config
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.services.drill import between_target, change_targets
@@ -186,28 +185,11 @@ def drill_environments(
             f"environment drill {series_id}: {target.metric} at {target.before[:12]} and "
             f"{target.after[:12]} in {', '.join(e.name for e in environments)}"
         )
-        worktrees = Worktrees.for_series(repo, walked.store.worktrees, store.store_id(), series_id)
-        walker = session.walker()
-        with session.walking(series_id, walker), worktrees.held(purpose):
-            alternation = Alternation(
-                series_id=series_id,
-                config=walked,
-                store=store,
-                worktrees=worktrees,
-                topology=topology,
-                quirks=(),
-                between=walked.run.between,
-                progress=lambda _p: session.check(),
-                marker=walker.token,
+        with alternating(session, walked, repo, series_id, purpose) as alternation:
+            built = _build(alternation, sides, say)
+            values, floor = _measure(
+                alternation, walked, target, built, repetitions=repetitions, say=say
             )
-            try:
-                built = _build(alternation, sides, say)
-                values, floor = _measure(
-                    alternation, walked, target, built, repetitions=repetitions, say=say
-                )
-            finally:
-                alternation.close()
-            worktrees.remove()
         answer = env_effects(
             values,
             [e.name for e in environments],

@@ -28,13 +28,12 @@ from perfwalk.config.model import Config, TestConfig, VariantConfig
 from perfwalk.config.test_selection import named_metric
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
-from perfwalk.git.worktree import Worktrees
 from perfwalk.limits import MAX_USER_FILE_BYTES
 from perfwalk.model import Checkout, Direction, Status
 from perfwalk.numbers import finite_or_none
 from perfwalk.orchestrate.checkout.variants import chosen_variants
 from perfwalk.orchestrate.session.session import config_session
-from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide
+from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide, alternating
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.store.records import NewResult
 from perfwalk.store.tries import NewTry
@@ -167,31 +166,14 @@ def run_try(
             ),
         )
         say(f"try {series_id}: {described} (B) against {base.id[:12]} (A)")
-        walker = session.walker()
-        worktrees = Worktrees.for_series(repo, config.store.worktrees, store.store_id(), series_id)
-        with session.walking(series_id, walker), worktrees.held(purpose):
-            alternation = Alternation(
-                series_id=series_id,
-                config=config,
-                store=store,
-                worktrees=worktrees,
-                topology=topology,
-                quirks=(),
-                between=config.run.between,
-                progress=lambda _p: session.check(),
-                marker=walker.token,
-            )
-            try:
-                turns = _Turns(config, alternation, most, confidence, say, options.metric)
-                stopped = turns.run(sides)
-                turns.profile(profiled_tests(config, options.profile))
-            finally:
-                alternation.close()
-            worktrees.remove()
-            decisions = turns.decisions()
-            store.tries.finish(
-                series_id, [verdict_json(m, decisions[m.key]) for m in turns.metrics()], stopped
-            )
+        with alternating(session, config, repo, series_id, purpose) as alternation:
+            turns = _Turns(config, alternation, most, confidence, say, options.metric)
+            stopped = turns.run(sides)
+            turns.profile(profiled_tests(config, options.profile))
+        decisions = turns.decisions()
+        store.tries.finish(
+            series_id, [verdict_json(m, decisions[m.key]) for m in turns.metrics()], stopped
+        )
     return TryResult(
         series_id=series_id,
         base=base.id,

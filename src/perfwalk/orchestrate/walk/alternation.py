@@ -8,12 +8,16 @@ commit as A when B is A with patches or a variant).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfwalk.config.model import TestConfig, VariantConfig
+from perfwalk.config.model import Config, TestConfig, VariantConfig
+from perfwalk.git.repo import Repo
+from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout
+from perfwalk.orchestrate.session.session import Session
 from perfwalk.orchestrate.steps.shell_steps import StepsOutcome
 from perfwalk.orchestrate.walk.plan import PlannedCheckout
 from perfwalk.orchestrate.walk.preparation import Preparation
@@ -91,3 +95,33 @@ class Alternation(WalkSetup):
     def close(self) -> None:
         """Stop the parsers' helper processes."""
         self._parsers.close()
+
+
+@contextmanager
+def alternating(
+    session: Session, config: Config, repo: Repo, series_id: int, purpose: str
+) -> Iterator[Alternation]:
+    """The sides of series ``series_id`` (a try's, an environment drill's) built and
+    measured in turns while ``session`` walks it, each in a worktree of its own: the
+    parsers' helpers stopped at the end, the worktrees removed once it ended well (kept
+    when it stopped, to look at)."""
+    store = session.store
+    walker = session.walker()
+    worktrees = Worktrees.for_series(repo, config.store.worktrees, store.store_id(), series_id)
+    with session.walking(series_id, walker), worktrees.held(purpose):
+        alternation = Alternation(
+            series_id=series_id,
+            config=config,
+            store=store,
+            worktrees=worktrees,
+            topology=session.topology,
+            quirks=(),
+            between=config.run.between,
+            progress=lambda _p: session.check(),
+            marker=walker.token,
+        )
+        try:
+            yield alternation
+        finally:
+            alternation.close()
+        worktrees.remove()
