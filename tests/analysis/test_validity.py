@@ -126,7 +126,8 @@ def test_a_metric_flat_while_its_hot_path_changed() -> None:
     )
     assert said is not None
     print(said.said)
-    assert said.said.startswith("bench.ops flat (±")
+    assert said.said.startswith("flat (±")
+    assert said.lines()[0].startswith("bench.ops: flat (±")
     assert "over 40 checkouts (#0 to #39) while 19 commits changed src/hot.c" in said.said
     assert said.evidence[-1].startswith("0000000000 hot: change 38: src/hot.c")
 

@@ -95,6 +95,7 @@ def test_sections_of_the_file() -> None:
         "variant",
         "try",
         "drill",
+        "validity",
         "watch",
         "retention",
         "regress",

@@ -61,10 +61,10 @@ class ValidityWarning:
         return f"{self.test}.{self.metric}" if self.metric else self.test
 
     def lines(self) -> list[str]:
-        """The warning as ``perfwalk show`` says it: the subject and the sentence, then
+        """The warning as ``perfwalk show`` says it: its subject and sentence, then
         the evidence and the remedy indented."""
         return [
-            f"{self.subject} ({self.kind}): {self.said}",
+            f"{self.subject}: {self.said}",
             *(f"    {line}" for line in self.evidence),
             *([f"    → {self.remedy}"] if self.remedy else []),
         ]
@@ -280,7 +280,7 @@ def flat(
         metric=metric,
         kind="flat",
         said=(
-            f"{test}.{metric} flat (±{format_share(spread)}) over {last - first + 1} "
+            f"flat (±{format_share(spread)}) over {last - first + 1} "
             f"checkouts (#{points[first][0]} to #{points[last][0]}) while "
             f"{many(len(touched), 'commit')} changed {named}{more}"
         ),

@@ -159,7 +159,7 @@ def validity_section(warnings: Sequence[ValidityWarning]) -> str:
     for w in warnings:
         evidence = "".join(f"<li>{esc(line)}</li>" for line in w.evidence)
         items.append(
-            f'<li class="{esc(w.kind)}"><b>{esc(w.subject)}</b> ({esc(w.kind)}): {esc(w.said)}'
+            f'<li class="{esc(w.kind)}"><b>{esc(w.subject)}</b>: {esc(w.said)}'
             + (f'\n<ul class="evidence">{evidence}</ul>' if evidence else "")
             + (f"\n<small>{esc(w.remedy)}</small>" if w.remedy else "")
             + "</li>"
