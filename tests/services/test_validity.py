@@ -247,6 +247,7 @@ hot_paths = ["src/hot.c"]
     code, out, err = finished("show", "1", "-c", str(config))
     assert code == 0, err
     assert BOX not in out
+    assert BOX not in _page(config, tmp_path)  # the page is written again: its settings moved
 
 
 @needs_cc
