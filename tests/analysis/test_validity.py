@@ -11,6 +11,7 @@ from pathlib import Path
 from perfwalk.analysis.validity import (
     FramePatterns,
     StretchCommit,
+    ValidityWarning,
     drops,
     flat,
     flat_stretch,
@@ -112,18 +113,24 @@ def _commits(count: int, every: int) -> dict[int, list[StretchCommit]]:
     }
 
 
-def test_a_metric_flat_while_its_hot_path_changed() -> None:
-    points = list(enumerate(_history(1, 40, 0.0005, {})))
-    said = flat(
+def _flat(
+    points: list[tuple[int, float]], commits: dict[int, list[StretchCommit]], hot: str
+) -> ValidityWarning | None:
+    """``flat`` with the defaults of [validity] and one hot path."""
+    return flat(
         "bench",
         "ops",
         points,
-        _commits(40, 2),
-        hot_paths=("src/hot.c",),
-        within=0.005,
-        least_checkouts=20,
-        least_commits=10,
+        commits,
+        hot_paths=(hot,),
+        within=SETTINGS.flat_within,
+        least_checkouts=SETTINGS.flat_checkouts,
+        least_commits=SETTINGS.flat_commits,
     )
+
+
+def test_a_metric_flat_while_its_hot_path_changed() -> None:
+    said = _flat(list(enumerate(_history(1, 40, 0.0005, {}))), _commits(40, 2), "src/hot.c")
     assert said is not None
     print(said.said)
     assert said.said.startswith("flat (±")
@@ -133,37 +140,13 @@ def test_a_metric_flat_while_its_hot_path_changed() -> None:
 
 
 def test_no_flat_warning_on_healthy_histories() -> None:
-    # noisy (1 %, autocorrelated): never within ±0.5 % for 20 checkouts
+    # noisy (1 %, autocorrelated, drifting, a step of 8 %): never within ±0.5 % for 20
     for seed in range(20):
         noisy = list(enumerate(_history(seed, 60, 0.01, {30: 1.08})))
-        assert (
-            flat(
-                "bench",
-                "ops",
-                noisy,
-                _commits(60, 1),
-                hot_paths=("src/",),
-                within=0.005,
-                least_checkouts=20,
-                least_commits=10,
-            )
-            is None
-        ), seed
+        assert _flat(noisy, _commits(60, 1), "src/") is None, seed
     # flat, but no commit changed its hot path
     quiet = list(enumerate(_history(1, 40, 0.0005, {})))
-    assert (
-        flat(
-            "bench",
-            "ops",
-            quiet,
-            _commits(40, 2),
-            hot_paths=("lib/other.c",),
-            within=0.005,
-            least_checkouts=20,
-            least_commits=10,
-        )
-        is None
-    )
+    assert _flat(quiet, _commits(40, 2), "lib/other.c") is None
 
 
 def test_the_longest_flat_stretch() -> None:
