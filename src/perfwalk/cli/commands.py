@@ -388,7 +388,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.orchestrate.findings.changes import series_sights
     from perfwalk.report.hangs import series_hangs
     from perfwalk.report.summaries import series_table
-    from perfwalk.report.validity_warnings import series_validity
+    from perfwalk.report.validity_warnings import of_table, series_validity
     from perfwalk.services.inspect import opened, pick_series
 
     config = load_selected(args.config, args.tests)
@@ -396,9 +396,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         table = series_table(store, config, pick_series(store, args.series))
         sights = series_sights(store, config, table.series)
         hangs = series_hangs(store, table.series.id)
-        validity = [
-            w for w in series_validity(store, config, table.series) if args.test in (None, w.test)
-        ]
+        validity = series_validity(store, config, table.series, of_table(table))
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -424,6 +422,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     for line in pruned_lines([(c.idx, c.pruned) for c in table.checkouts if c.pruned]):
         print(line)
+    validity = [w for w in validity if args.test in (None, w.test)]
     if validity:
         print("Is this benchmark measuring the right thing? (docs/analysis.md)")
     for line in (line for w in validity for line in w.lines()):

@@ -2398,8 +2398,8 @@ _VALIDITY = Section(
         Setting(
             "flat_within",
             NUMBER,
-            "a metric is flat over checkouts whose summaries (each the median of its "
-            "repetitions) stay within ± this share of each other",
+            "a metric is flat over checkouts whose summaries (by its summary policy) stay "
+            "within ± this share of each other",
             default=0.005,
             rules=(FRACTION,),
         ),
@@ -2432,9 +2432,9 @@ _VALIDITY = Section(
         Setting(
             "time_floor",
             NUMBER,
-            "seconds: a time metric whose median per repetition is below it is said to "
-            "time a region too short to measure (the parsers of resolution_ticks only); "
-            "0 = never",
+            "seconds: a time metric whose median per repetition (over its newest 50 "
+            "checkouts) is below it is said to time a region too short to measure (the "
+            "parsers of resolution_ticks only); 0 = never",
             default=1e-5,
             rules=(rule(">= 0 and at most 1", lambda value: 0 <= value <= 1),),
         ),
