@@ -15,6 +15,7 @@ from perfwalk.analysis.validity import (
     drops,
     flat,
     flat_stretch,
+    hot_files_of,
     hot_path_touched,
     overhead,
     overhead_of,
@@ -147,6 +148,34 @@ def test_no_flat_warning_on_healthy_histories() -> None:
     # flat, but no commit changed its hot path
     quiet = list(enumerate(_history(1, 40, 0.0005, {})))
     assert _flat(quiet, _commits(40, 2), "lib/other.c") is None
+
+
+def test_the_hot_files_of_a_profile_that_names_them() -> None:
+    # py-spy record -f raw: "function (file:line)" frames, the process first
+    stacks = {
+        "python app.py;<module> (/tmp/wt/3/app.py:40);run (/tmp/wt/3/app/hot.py:12);"
+        "step (/tmp/wt/3/app/hot.py:30)": 900,
+        "python app.py;<module> (/tmp/wt/3/app.py:40);log (/usr/lib/python3/logging.py:1)": 40,
+        "python app.py;<module> (/tmp/wt/3/app.py:41)": 60,
+    }
+    assert hot_files_of(stacks) == ("/tmp/wt/3/app.py", "/tmp/wt/3/app/hot.py")
+    assert hot_files_of({"prog;main;checksum_block": 10}) == ()  # perf's: functions only
+    assert hot_files_of({}) == ()
+    points = list(enumerate(_history(2, 30, 0.0003, {})))
+    commits = {i: [StretchCommit(f"{i:040x}", f"hot {i}", ("app/hot.py",))] for i in range(1, 30)}
+    said = flat(
+        "bench",
+        "ops",
+        points,
+        commits,
+        hot_paths=(),
+        hot_files=hot_files_of(stacks),
+        within=SETTINGS.flat_within,
+        least_checkouts=SETTINGS.flat_checkouts,
+        least_commits=SETTINGS.flat_commits,
+    )
+    assert said is not None
+    assert "29 commits changed app/hot.py" in said.said
 
 
 def test_the_longest_flat_stretch() -> None:

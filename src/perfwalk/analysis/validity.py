@@ -21,8 +21,9 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import math
+import re
 import statistics
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,11 @@ SECONDS_OF = {
 SHOWN_FRAMES = 3
 #: the commits named as evidence of a flat stretch
 SHOWN_COMMITS = 5
+#: the share of a profile's samples a file must hold (its frames' samples, anywhere in
+#: the stack) to be on the hot path
+HOT_FILE_SHARE = 0.05
+#: a frame that names its file: ``function (path/file.py:12)`` (py-spy and others)
+_FILE_FRAME = re.compile(r"\((?P<file>[^():]+):\d+\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,24 @@ def hot_path_touched(path: str, hot_paths: Sequence[str], hot_files: Sequence[st
         if fnmatch.fnmatchcase(path, pattern) or path.startswith(pattern.rstrip("/") + "/"):
             return True
     return any(found == path or found.endswith("/" + path) for found in hot_files)
+
+
+def hot_files_of(stacks: Mapping[str, int]) -> tuple[str, ...]:
+    """The files a profile's frames name (``function (file:line)``) that hold at least
+    :data:`HOT_FILE_SHARE` of its samples, the heaviest first."""
+    total = sum(stacks.values())
+    if total <= 0:
+        return ()
+    held: dict[str, int] = defaultdict(int)
+    for stack, count in stacks.items():
+        files = {m["file"] for frame in stack.split(";") if (m := _FILE_FRAME.search(frame))}
+        for name in files:
+            held[name] += count
+    return tuple(
+        name
+        for name, count in sorted(held.items(), key=lambda item: -item[1])
+        if count / total >= HOT_FILE_SHARE
+    )
 
 
 def flat(

@@ -8,7 +8,6 @@ checkouts. What its page's "Is this benchmark measuring the right thing?" and
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from perfwalk.analysis.validity import (
     ValidityWarning,
     drops,
     flat,
+    hot_files_of,
     overhead,
     too_short,
 )
@@ -35,11 +35,6 @@ from perfwalk.store import SeriesRow, Store
 PROFILES_READ = 5
 #: the newest checkouts whose values of a time metric are judged (too short)
 VALUES_READ = 50
-#: the share of a test's samples a file must hold (its frames' samples, anywhere in the
-#: stack) to be on its hot path
-HOT_FILE_SHARE = 0.05
-#: a frame that names its file: ``function (path/file.py:12)`` (py-spy and others)
-_FILE_FRAME = re.compile(r"\((?P<file>[^():]+):\d+\)\s*$")
 #: the series whose checkouts are no history: no stretch of them is flat
 _NO_HISTORY = ("drill", "try")
 
@@ -207,21 +202,3 @@ def _profiles(
                 stacks[stack] += count
         merged[test] = (dict(stacks), len(ids))
     return merged
-
-
-def hot_files_of(stacks: Mapping[str, int]) -> tuple[str, ...]:
-    """The files a profile's frames name (``function (file:line)``) that hold at least
-    :data:`HOT_FILE_SHARE` of its samples, the heaviest first."""
-    total = sum(stacks.values())
-    if total <= 0:
-        return ()
-    held: dict[str, int] = defaultdict(int)
-    for stack, count in stacks.items():
-        files = {m["file"] for frame in stack.split(";") if (m := _FILE_FRAME.search(frame))}
-        for name in files:
-            held[name] += count
-    return tuple(
-        name
-        for name, count in sorted(held.items(), key=lambda item: -item[1])
-        if count / total >= HOT_FILE_SHARE
-    )
