@@ -138,9 +138,9 @@ def _metric_warnings(
     """The warnings of one test's metrics: drops, flat."""
     test, settings = reading.test, reading.settings
     found: list[ValidityWarning] = []
-    sender = next(((n, u) for n, u in summaries if n.rsplit(".", 1)[-1] == "sender"), None)
-    for (name, unit), points in summaries.items():
-        if sender is not None and name == sender[0].removesuffix("sender") + "receiver":
+    for (name, unit), points in sorted(summaries.items()):
+        sender = (name.removesuffix("receiver") + "sender", unit)
+        if name.rsplit(".", 1)[-1] == "receiver" and sender in summaries:
             sent = dict(summaries[sender])
             sides = [(sent[idx], got) for idx, got in points if idx in sent]
             said = drops(test, sides, unit, threshold=settings.receiver_share, metric=name)
