@@ -44,10 +44,22 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def _configured(folder: Path, repo: KnownHistory, url: str, *, between: str = "keep") -> Config:
     """The configuration of the API and of the worker: one variant, one named walk,
-    ``[run] between`` the worker's own."""
+    two more tests in the groups ``net`` and ``fs``, ``[run] between`` the worker's own."""
     extra = f"""
 [api]
 listen = "127.0.0.1:{free_port()}"
+
+[[test]]
+name = "tcp"
+group = "net"
+command = "sh bench.sh"
+parser = "value"
+
+[[test]]
+name = "files"
+group = "fs"
+command = "sh bench.sh"
+parser = "value"
 
 [[walk]]
 name = "nightly"

@@ -105,3 +105,34 @@ def test_each_member_has_its_plot_with_the_description_under_its_title(
         "div.plot", "els => els.filter(el => !el.hidden).map(el => el.dataset.title)"
     )
     assert shown == ["udp[size=64,streams=1] [B/s]", "udp[size=64,streams=10] [B/s]"]
+
+
+def test_each_family_is_drawn_as_a_profile_of_its_swept_parameter(page: Any, site: Path) -> None:
+    """Above the members' plots, a profile per held parameter: size on a log x axis
+    (64 … 1500 spans a decade), the value on y, a line per checkout range."""
+    page.goto((site / layout.series_page(1)).as_uri())
+    page.wait_for_load_state("load")
+    profiles = page.locator("div.sweep-plot")
+    assert profiles.count() == 2
+    for n in range(2):
+        page.wait_for_function(
+            f"() => document.querySelectorAll('div.sweep-plot')[{n}].dataset.painted",
+            timeout=TIMEOUT_MS,
+        )
+    drawn: list[dict[str, Any]] = page.evaluate(
+        """() => [...document.querySelectorAll('div.sweep-plot')].map(el => {
+          const option = echarts.getInstanceByDom(el).getOption();
+          return {title: option.title[0].text, x: option.xAxis[0].type,
+                  name: option.xAxis[0].name,
+                  lines: option.series.map(s => [s.name, s.data])};
+        })"""
+    )
+    assert [d["title"] for d in drawn] == [
+        "udp[streams=1] receiver per size",
+        "udp[streams=10] receiver per size",
+    ]
+    assert {(d["x"], d["name"]) for d in drawn} == {("log", "size (log)")}
+    for d, streams in zip(drawn, (1, 10), strict=True):
+        ((label, points),) = d["lines"]  # no change: one range
+        assert label.startswith("checkouts 0–2 (")
+        assert points == [[64, 64 * streams], [512, 512 * streams], [1500, 1500 * streams]]

@@ -44,6 +44,7 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
         rf"^# (\[\[quirk\]\]$|\[regress\]$|\[\[regress\.test\]\]$|\[hosts\.dut\]$|"
         rf"\[install\.dut\]$|\[\[test\.service\]\]$|\[test\.roles\.dut\]$|"
         rf"\[quirk\.test\.git-log\]$|\[\[walk\]\]$|\[\[variant\]\]$|\[\[variant\.modifier\]\]$|"
+        rf"\[\[environment\]\]$|"
         rf"\[\[snapshot\]\]$|\[\[release\]\]$|\[\[test\.instrument\]\]$|\[\[test\.derived\]\]$|"
         rf"(?:{keys}) = )",
         r"\1",
@@ -65,6 +66,8 @@ def test_the_commented_settings_load_once_uncommented(tmp_path: Path) -> None:
     assert variant.patches == (tmp_path / "patches" / "fast-path.diff",)
     assert variant.modifiers[0].role == "dut"
     assert variant.own_build
+    [environment] = config.environments
+    assert environment.build_env == {"CC": "gcc-13"}
     assert config.hosts["dut"].roles == ("dut",)
     assert config.tests[0].services[0].role == "dut"
     assert [i.kind for i in config.tests[0].instruments] == ["rusage"]

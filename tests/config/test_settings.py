@@ -93,6 +93,7 @@ def test_sections_of_the_file() -> None:
         "release",
         "walk",
         "variant",
+        "environment",
         "try",
         "drill",
         "validity",

@@ -23,6 +23,8 @@ _OPTIONS: dict[str, dict[str, str]] = {
         "resume": "resume",
         "walk": "walk",
         "variants": "variants",
+        "tests": "tests",
+        "extend": "extend",
     },
     "try": {
         "base": "base",

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from perfwalk.config.model import Config
+from perfwalk.config.test_selection import select_tests
 from perfwalk.errors import PerfwalkError, StoreUnavailable, UsageError
 from perfwalk.orchestrate.session.leases import LEASE_POLL, HostsLeased
 from perfwalk.orchestrate.session.queue import JobRequest, cancel_asked
@@ -238,6 +239,9 @@ def _run_walk(config: Config, job: _Taken) -> str:
         with Store.open(config.store.url) as store:
             store.job_series.record(job_id, series_id)
 
+    tests = job.params.get("tests")
+    if tests and walked is None:  # resumed, a series measures the tests it started with
+        config = select_tests(config, tests, "tests", same_hash=True)
     result = run_series(
         config,
         _run_options(job.params, walked),
@@ -245,6 +249,11 @@ def _run_walk(config: Config, job: _Taken) -> str:
         say=say,
         walks=walks,
     )
+    if result.extended is not None:
+        return (
+            f"series {result.series_id} extended at {many(result.checkouts, 'checkout')}: "
+            f"{result.extended.said()}; worst status {result.worst.name}"
+        )
     verb = "resumed and finished" if result.resumed else "finished"
     return (
         f"series {result.series_id} {verb}: {many(result.checkouts, 'checkout')} × "
@@ -290,9 +299,10 @@ def _run_drills(config: Config, options: Mapping[str, Any], say: Callable[[str],
 
 def _run_options(params: Mapping[str, Any], resume_series: int | None) -> RunOptions:
     """The options of a run job's walk; run again (its worker stopped or was lost),
-    it continues its series with the variants that series started with."""
-    values = dict(params)
+    it continues its series with the variants that series started with (an extension
+    continues as ``--extend SERIES`` asked again does)."""
+    values = {key: value for key, value in params.items() if key != "tests"}
     values["variants"] = tuple(values.get("variants") or ())
-    if resume_series is not None:
+    if resume_series is not None and values.get("extend") is None:
         values.update(resume=True, resume_series=resume_series, walk=None, variants=())
     return RunOptions(**values)

@@ -75,6 +75,12 @@ def check_variants(
                 )
 
 
+def check_environments(checker: Checker, environments: list[dict[str, Any]]) -> None:
+    """Environment names are unique (each names its builds and its column)."""
+    hint = "an environment's name names its builds and its column; give each its own"
+    list(_uniquely_named(checker, environments, "environment", hint))
+
+
 def check_relink(checker: Checker, build: dict[str, Any], variants: list[dict[str, Any]]) -> None:
     """A relink command is run only to lay out a build at random: something builds so."""
     layouts = [build["layout"], *(v["layout"] for v in variants)]

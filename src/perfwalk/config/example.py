@@ -50,6 +50,7 @@ _COMMENTED = (
     "release",
     "walk",
     "variant",
+    "environment",
     "regress",
     "hosts",
     "install",

@@ -25,6 +25,7 @@ from typing import Any
 
 from perfwalk.config.checker import Checker
 from perfwalk.config.cross_checks import (
+    check_environments,
     check_quirks,
     check_releases,
     check_relink,
@@ -36,7 +37,7 @@ from perfwalk.config.cross_checks import (
     check_walks,
 )
 from perfwalk.config.derived import DerivedConfig
-from perfwalk.config.drilling import DrillConfig
+from perfwalk.config.drilling import DrillConfig, EnvironmentConfig
 from perfwalk.config.env import Env
 from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.model import (
@@ -97,6 +98,7 @@ _CLASSES: Mapping[str, type] = {
     "walk": WalkConfig,
     "variant": VariantConfig,
     "variant.modifier": ModifierConfig,
+    "environment": EnvironmentConfig,
     "try": TryConfig,
     "drill": DrillConfig,
     "validity": ValidityConfig,
@@ -131,6 +133,7 @@ def load_config(path: Path, text: str | None = None) -> Config:
     check_releases(checker, values["release"])
     check_snapshots(checker, values["snapshot"], values["test"])
     check_variants(checker, values["variant"], values["walk"])
+    check_environments(checker, values["environment"])
     check_relink(checker, values["build"], values["variant"])
     check_topology(checker, values)
     check_run(checker, values)

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from perfwalk.config.cron import longest_gap
 from perfwalk.config.derived import DerivedConfig
-from perfwalk.config.drilling import DrillConfig
+from perfwalk.config.drilling import DrillConfig, EnvironmentConfig
 from perfwalk.config.env import Env
 from perfwalk.config.host_model import HostConfig, InstallConfig
 from perfwalk.config.instruments import exact_count
@@ -402,6 +402,7 @@ class VariantConfig:
     patches: tuple[Path, ...] = ()
     build_env: Env = field(default_factory=Env)
     build_steps: tuple[str, ...] = default_of("variant.build_steps")
+    run_env: Env = field(default_factory=Env)
     modifiers: tuple[ModifierConfig, ...] = ()
     layout: str = default_of("variant.layout")
 
@@ -554,6 +555,7 @@ class Config:
     releases: tuple[ReleaseConfig, ...] = ()
     walks: tuple[WalkConfig, ...] = ()
     variants: tuple[VariantConfig, ...] = ()
+    environments: tuple[EnvironmentConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)
     drill: DrillConfig = field(default_factory=DrillConfig)
     validity: ValidityConfig = field(default_factory=ValidityConfig)

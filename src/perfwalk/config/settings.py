@@ -2253,6 +2253,15 @@ _VARIANT = Section(
             example=["make CFLAGS=-O3"],
         ),
         Setting(
+            "run_env",
+            ENV,
+            "environment variables of this variant's tests (under a test's own env): a "
+            "library path, an allocator's setting",
+            default={},
+            rules=(ENV_NAMES,),
+            example={"MALLOC_ARENA_MAX": "2"},
+        ),
+        Setting(
             "layout",
             STRING,
             "the layout of this variant's build, as [build] layout says (a walk measures "
@@ -2264,6 +2273,57 @@ _VARIANT = Section(
     ),
     sections=(_MODIFIER,),
     field="variants",
+)
+
+_ENVIRONMENT = Section(
+    "environment",
+    Form.ARRAY,
+    "An environment a commit can be measured in, other than the walk's own: a toolchain "
+    "(its build environment or build steps), a library path or a setting of the tests "
+    "(their environment). `perfwalk drill-env` measures a change's two commits in each "
+    "environment named, in the order given (oldest first), to tell whether a step follows "
+    "the code or the environment (docs/drill.md).",
+    (
+        Setting(
+            "name",
+            STRING,
+            "the environment's name, unique in this file",
+            rules=(WALK_NAME,),
+            example="gcc-13",
+        ),
+        Setting(
+            "comment",
+            STRING,
+            "what the environment is, shown on the pages",
+            default="",
+            example="the toolchain of the new CI image",
+        ),
+        Setting(
+            "build_env",
+            ENV,
+            "environment variables added to [build] env for a build in this environment",
+            default={},
+            rules=(ENV_NAMES,),
+            example={"CC": "gcc-13"},
+        ),
+        Setting(
+            "build_steps",
+            STRINGS,
+            "shell commands that replace [build] steps in this environment; [] = the [build] steps",
+            default=[],
+            rules=(NO_EMPTY_ITEM,),
+            example=["make CC=/opt/gcc-13/bin/gcc"],
+        ),
+        Setting(
+            "run_env",
+            ENV,
+            "environment variables of the tests in this environment (under a test's own env)",
+            default={},
+            rules=(ENV_NAMES,),
+            example={"LD_LIBRARY_PATH": "/opt/libc-2.36/lib"},
+        ),
+    ),
+    field="environments",
 )
 
 #: The confidence levels of ministat's Student's t table, which a try decides at.
@@ -3021,6 +3081,7 @@ SECTIONS: tuple[Section, ...] = (
     _RELEASE,
     _WALK,
     _VARIANT,
+    _ENVIRONMENT,
     _TRY,
     _DRILL,
     _VALIDITY,

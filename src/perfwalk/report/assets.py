@@ -87,6 +87,7 @@ def site_assets() -> dict[str, bytes]:
         layout.PLOT_JS: _static("plot.js"),
         layout.HEATMAP_JS: _static("heatmap.js"),
         layout.SCALES_JS: _static("scales.js"),
+        layout.SWEEP_JS: _static("sweep.js"),
         layout.TICKS_JS: _static("ticks.js"),
         layout.FORMAT_JS: _static("format.js"),
         layout.PAGES_JS: _static("pages.js"),

@@ -68,6 +68,7 @@ def page(
     drawn: bool = False,
     flame: bool = False,
     night: bool = False,
+    sweeps: bool = False,
     feed: str | None = None,
     times: SiteTimes | None = None,
 ) -> str:
@@ -76,7 +77,8 @@ def page(
     ``heatmaps`` the library and the script that draws the page's heatmaps; ``drawn``
     loads the script that draws the page from the site's data files; ``flame`` loads
     the flame graph renderer, its style and the script that draws the page's flame
-    graphs; ``night`` the script that checks the index's "last night" strip; ``feed``
+    graphs; ``sweeps`` (with ``plots``) the script that draws the sweep families'
+    profiles; ``night`` the script that checks the index's "last night" strip; ``feed``
     (a site path) is announced as the page's Atom feed; ``times`` (on a
     page that shows times) says their zone once, under the title."""
     up = layout.href(at, layout.STYLE)
@@ -85,6 +87,11 @@ def page(
         f'<script src="{esc(layout.href(at, layout.TICKS_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.PLOT_JS))}" defer></script>\n'
         f'<script src="{esc(layout.href(at, layout.LIBRARY_JS))}" defer></script>\n'
+        + (
+            f'<script src="{esc(layout.href(at, layout.SWEEP_JS))}" defer></script>\n'
+            if sweeps
+            else ""
+        )
         if plots
         else ""
     )

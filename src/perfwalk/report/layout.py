@@ -29,12 +29,16 @@ STATE_DIR = ".perfwalk"
 INDEX = "index.html"
 #: the Atom feed of the changes (report.feed)
 FEED = "changes.xml"
+#: every metric's level per release window (report.pages.releases)
+RELEASES = "releases.html"
 #: the functional-regression matrix (report.matrix writes it under regress/)
 MATRIX_DIR = "regress"
 MATRIX_INDEX = f"{MATRIX_DIR}/index.html"
 STYLE = "style.css"
 PLOT_JS = "plot.js"
 HEATMAP_JS = "heatmap.js"
+#: the sweep families' profiles (a value against the swept parameter)
+SWEEP_JS = "sweep.js"
 #: which values of a plot share a y axis (the rest get a plot of their own)
 SCALES_JS = "scales.js"
 #: where a time axis ticks: round times of the site's time zone, not of UTC
@@ -61,6 +65,12 @@ def series_page(series_id: int) -> str:
 
 def series_dir(series_id: int) -> str:
     return f"series-{series_id}"
+
+
+def release_page(place: int | None) -> str:
+    """The page of one release window: the release's place in date order (None: the
+    checkouts before the first release)."""
+    return f"releases/{'before' if place is None else f'release-{place}'}.html"
 
 
 def setup_page(series_id: int) -> str:

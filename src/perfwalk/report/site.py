@@ -54,16 +54,19 @@ from perfwalk.report.pages.checkout import checkout_shell_page
 from perfwalk.report.pages.commits import commits_shell_page
 from perfwalk.report.pages.conduct import ConductData, conduct_page
 from perfwalk.report.pages.drill import drill_sections
+from perfwalk.report.pages.environments import env_drill_sections
 from perfwalk.report.pages.index import SeriesSummary, index_page
 from perfwalk.report.pages.last_night import last_night_strip
 from perfwalk.report.pages.logs import log_shell_page, logs_shell_page
 from perfwalk.report.pages.plots import meta_file
 from perfwalk.report.pages.profiles import profile_shell_page
+from perfwalk.report.pages.releases import overview_page, release_page
 from perfwalk.report.pages.series import series_page
 from perfwalk.report.pages.setup import previous_of, setup_page
 from perfwalk.report.pages.tries import TryListing, try_page, try_sections
 from perfwalk.report.pages.variants import variants_section
 from perfwalk.report.parser_findings import stored_losses
+from perfwalk.report.release_levels import merged, of_release, overview
 from perfwalk.report.releases import NO_RELEASES, Releases
 from perfwalk.report.series_levels import MetricLevels
 from perfwalk.report.site_blocks import RenderShared, render_blocks
@@ -179,6 +182,7 @@ def publish(
     # a differential's data file is written once, and again by a full publish
     written = (lambda _at: False) if full else files.site.exists
     drills, profile_files = drill_sections(store, drill_rows, contexts, written, config)
+    drills |= env_drill_sections(store.env_drills.all(), contexts)  # on top of its page too
     for at, text in profile_files.items():
         files.write(at, text)
     tried = {row.series_id: row for row in store.tries.all()}
@@ -282,6 +286,7 @@ def publish(
             night=last_night_strip(night, options.times, now),
         )
         files.write(layout.INDEX, index)
+        _write_releases(store, files, [contexts[x.series.id] for x in summaries], options)
     manifest_text = json.dumps(
         {"settings": settings, "series": new_series, "matrix": matrix, "conduct": new_conduct},
         sort_keys=True,
@@ -400,15 +405,46 @@ def _write_conduct(
     return state
 
 
+def _write_releases(
+    store: Store, files: SiteWriter, contexts: Sequence[SeriesContext], options: PublishOptions
+) -> None:
+    """The releases overview and a page per release window with a checkout (the
+    pages of windows gone removed)."""
+    walks = [ctx for ctx in contexts if merged(ctx)]
+    statuses = {ctx.id: store.test_statuses(ctx.id) for ctx in walks}
+    found = options.releases.found
+    columns = overview(found, walks, statuses)
+    left_out = sum(len(ctx.checkouts) for ctx in contexts if not merged(ctx))
+    _write_changed(
+        files, layout.RELEASES, overview_page(columns, bool(found), left_out, options.times)
+    )
+    pages = set()
+    for n, col in enumerate(columns):  # newest first: the one before is the next
+        previous = columns[n + 1].window if n + 1 < len(columns) else None
+        whole, parts = of_release(col.window, previous, walks, statuses)
+        pages.add(at := layout.release_page(col.window.place))
+        _write_changed(files, at, release_page(whole, parts, options.times))
+    folder = layout.release_page(None).rpartition("/")[0]
+    for name, is_folder in files.site.entries(folder):  # a release removed or moved
+        if not is_folder and name.endswith(".html") and f"{folder}/{name}" not in pages:
+            files.site.remove(f"{folder}/{name}")
+
+
+def _write_changed(files: SiteWriter, at: str, text: str | bytes) -> None:
+    """The file ``at``, written when its bytes differ from the site's."""
+    data = text.encode() if isinstance(text, str) else text
+    if files.site.read(at) != data:
+        files.write(at, data)
+
+
 def _write_feed(files: SiteWriter, config: Config | None, listed: Sequence[ListedChange]) -> None:
     """The Atom feed of the changes, written when its bytes differ from the site's."""
     text = atom_feed(
         config.project.name if config is not None else "",
         listed,
         base_url=config.report.base_url if config is not None else "",
-    ).encode()
-    if files.site.read(layout.FEED) != text:
-        files.write(layout.FEED, text)
+    )
+    _write_changed(files, layout.FEED, text)
 
 
 def _write_assets(files: SiteWriter, full: bool) -> None:

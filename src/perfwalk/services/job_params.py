@@ -3,7 +3,8 @@ submit``, ``POST /api/v1/jobs``), so that a mistake is told to the one who submi
 and again by the worker that takes it, against the configuration that worker loaded.
 
 A job chooses only among what the operator's configuration allows: a named walk
-(``[[walk]]``), named variants (``[[variant]]``), commits and dates, counts within
+(``[[walk]]``), named variants (``[[variant]]``), its tests (groups, tests, sweeps:
+``tests``), a stored series to extend (``extend``), commits and dates, counts within
 their bounds, and ``between`` as ``keep``, ``rebuild`` or ``reboot``. It never
 carries a command: build steps, tests, a variant's modifiers, a ``between`` command
 and any other configuration come from the worker's own configuration file. Each
@@ -19,12 +20,14 @@ from typing import Any
 
 from perfwalk.config.model import Config
 from perfwalk.config.settings import COUNT, TRY_CONFIDENCES, Rule, rule
+from perfwalk.config.test_selection import chosen_tests, select_tests
 from perfwalk.errors import UsageError
 from perfwalk.git.walk_steps import parse_step
-from perfwalk.limits import MAX_TOTAL
+from perfwalk.limits import MAX_ID, MAX_TOTAL
 from perfwalk.orchestrate.checkout.variants import chosen_variants
+from perfwalk.orchestrate.extend.refusals import check_options
 from perfwalk.orchestrate.session.queue import KINDS
-from perfwalk.orchestrate.walk.plan import named_walk
+from perfwalk.orchestrate.walk.plan import RunOptions, named_walk
 from perfwalk.orchestrate.walk.preparation import BETWEEN_ACTIONS
 from perfwalk.untrusted import show_controls
 
@@ -138,6 +141,16 @@ def _names(config: Config, value: Any) -> list[str]:
     return names
 
 
+def _tests(config: Config, value: Any) -> list[str]:
+    """Groups, tests and sweeps (as ``perfwalk run --tests`` names them) of the
+    worker's configuration."""
+    if not isinstance(value, list):
+        raise UsageError(f"expected a list of test or group names, got {_shown(value)}")
+    names = [_word("the name of a test, group or sweep")(config, item) for item in value]
+    chosen_tests(config, names, option="tests")
+    return names
+
+
 def _variant(config: Config, value: Any) -> str:
     found: str = _word("the name of a [[variant]]")(config, value)
     chosen_variants(config, [found], option="variant")
@@ -162,6 +175,9 @@ def _commit_pair(config: Config, value: Any) -> list[str]:
 #: The repetitions a drill may run in all (as `perfwalk drill --max-repetitions`).
 _DRILL_TOTAL = rule(f"2 to {MAX_TOTAL}", lambda value: 2 <= value <= MAX_TOTAL)
 
+#: The series a run job extends (as `perfwalk run --extend`).
+_SERIES_ID = rule(f"a series id, 1 to {MAX_ID}", lambda value: 1 <= value <= MAX_ID)
+
 #: Per kind of job, each parameter it takes and its check.
 PARAMS: dict[str, dict[str, Check]] = {
     "run": {
@@ -174,6 +190,8 @@ PARAMS: dict[str, dict[str, Check]] = {
         "resume": _flag,
         "walk": _walk,
         "variants": _names,
+        "tests": _tests,
+        "extend": _count(_SERIES_ID),
     },
     "drill": {
         "change": _word("a change id, as `perfwalk changes` names it"),
@@ -228,7 +246,27 @@ def checked_params(config: Config, kind: Any, params: Any) -> dict[str, Any]:
         except UsageError as error:
             raise JobParamError(f"params.{name}", error.message, hint=error.hint) from None
     _check_together(kind, checked)
+    if kind == "run" and "extend" in checked:
+        _check_extension(config, checked)
     return checked
+
+
+def _check_extension(config: Config, params: Mapping[str, Any]) -> None:
+    """A run job that extends a series takes what ``run --extend`` takes (-n and
+    --variants), refused where it is submitted as the worker would refuse it."""
+    options = RunOptions(**{k: v for k, v in params.items() if k in _WALK_OPTIONS})
+    if "tests" in params:
+        config = select_tests(config, params["tests"], "tests", same_hash=True)
+    try:
+        check_options(options, config, params["extend"])
+    except UsageError as error:
+        raise JobParamError("params.extend", error.message, hint=error.hint) from None
+
+
+#: The parameters of a run job that are the walk's options (:class:`RunOptions`).
+_WALK_OPTIONS = frozenset(
+    ("from_", "to", "step", "repetitions", "between", "name", "resume", "walk", "extend")
+)
 
 
 #: What a named walk takes from its [[walk]], not from the job (as `run --walk`).
@@ -241,6 +279,13 @@ def _check_together(kind: str, params: Mapping[str, Any]) -> None:
             "params.variants",
             "cannot be given with resume",
             hint="a resumed walk measures the variants it started with; leave out variants",
+        )
+    if kind == "run" and params.get("tests") and (params.get("resume") or "walk" in params):
+        raise JobParamError(
+            "params.tests",
+            f"cannot be given with {'resume' if params.get('resume') else 'walk'}",
+            hint="a resumed walk measures the tests it started with, a named walk all its "
+            "tests; leave out tests",
         )
     if kind == "run" and "walk" in params:
         given = [name for name in _NOT_WITH_WALK if params.get(name) not in (None, False)]

@@ -130,6 +130,12 @@ History:
     culprit, the tip as named and the commit it named, when, the try that measured
     the revert against the tip or NULL when none ran, the outcome and its figures or
     git's words; see perfwalk.store.proofs).
+36. (reserved: no change; a store at 35 moves to 36 as it is.)
+37. (reserved: no change; a store at 36 moves to 37 as it is.)
+38. (reserved: no change; a store at 37 moves to 38 as it is.)
+39. environment drills: env_drill (per series of kind environment: the metric, the
+    change, its sides (checkout, commit, environment), the environments compared and
+    the answer; see perfwalk.store.env_drills).
 """
 
 from __future__ import annotations
@@ -1040,6 +1046,35 @@ def _v35_proofs(conn: Connection) -> None:
     md.create_all(conn, tables=[proof])
 
 
+def _v36_reserved(conn: Connection) -> None:
+    """No change: the step is kept so that the versions count on."""
+
+
+def _v37_reserved(conn: Connection) -> None:
+    """No change: the step is kept so that the versions count on."""
+
+
+def _v38_reserved(conn: Connection) -> None:
+    """No change: the step is kept so that the versions count on."""
+
+
+def _v39_env_drills(conn: Connection) -> None:
+    md = MetaData()
+    Table("series", md, Column("id", ID, primary_key=True))  # exists: only for the key
+    env_drill = Table(
+        "env_drill",
+        md,
+        Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+        Column("test", SafeText, nullable=False),
+        Column("name", SafeText, nullable=False),
+        Column("change", JSON, nullable=False),
+        Column("sides", JSON, nullable=False),
+        Column("environments", JSON, nullable=False),
+        Column("answer", JSON, nullable=True),
+    )
+    md.create_all(conn, tables=[env_drill])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1108,6 +1143,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(33, "histograms: histogram, a distribution a result reported whole", _v33_histograms),
     Migration(34, "reserved: no change", _v34_reserved),
     Migration(35, "proofs: proof, a drill's culprit undone on a later tip", _v35_proofs),
+    Migration(36, "reserved: no change", _v36_reserved),
+    Migration(37, "reserved: no change", _v37_reserved),
+    Migration(38, "reserved: no change", _v38_reserved),
+    Migration(
+        39, "environment drills: env_drill, a change's commits per environment", _v39_env_drills
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

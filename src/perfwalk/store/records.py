@@ -17,11 +17,19 @@ from perfwalk.model import EMPTY_LOG, Commit, Direction, Log, MachineState, Prun
 from perfwalk.quantities import many
 
 SeriesState = Literal["running", "finished", "interrupted"]
-SeriesKind = Literal["walk", "drill", "variant", "try", "push", "regress"]
+SeriesKind = Literal["walk", "drill", "variant", "try", "push", "regress", "environment"]
 DirectionName = Literal["higher", "lower"]
 
 SERIES_STATES: tuple[SeriesState, ...] = ("running", "finished", "interrupted")
-SERIES_KINDS: tuple[SeriesKind, ...] = ("walk", "drill", "variant", "try", "push", "regress")
+SERIES_KINDS: tuple[SeriesKind, ...] = (
+    "walk",
+    "drill",
+    "variant",
+    "try",
+    "push",
+    "regress",
+    "environment",
+)
 UNFINISHED_STATES: tuple[SeriesState, ...] = ("running", "interrupted")
 _DIRECTION_NAMES: dict[Direction | str, DirectionName] = {
     **{d: d.value for d in Direction},

@@ -790,3 +790,19 @@ proof = Table(
     Index("ix_proof_drill", "drill_id"),
     sqlite_autoincrement=True,
 )
+
+# Environment drills (migration step 39): a series of kind "environment" measures a
+# change's two commits in several environments ([[environment]]), one checkout per
+# commit and environment (perfwalk.store.env_drills): what it compared and its answer.
+
+env_drill = Table(
+    "env_drill",
+    metadata,
+    Column("series_id", ID, ForeignKey("series.id"), primary_key=True),
+    Column("test", SafeText, nullable=False),
+    Column("name", SafeText, nullable=False),  # the value compared
+    Column("change", JSON, nullable=False),  # the change: its id, series, commits, step
+    Column("sides", JSON, nullable=False),  # [[checkout index, before|after, environment]…]
+    Column("environments", JSON, nullable=False),  # [{name, comment, …}…], oldest first
+    Column("answer", JSON, nullable=True),  # the verdict and its effects; NULL while it runs
+)

@@ -25,6 +25,7 @@ from perfwalk.store.conduct import ConductRecords
 from perfwalk.store.confirmations import Confirmations
 from perfwalk.store.connect import Connected, Database
 from perfwalk.store.drills import DrillRecords
+from perfwalk.store.env_drills import EnvDrillRecords
 from perfwalk.store.extensions import ExtensionRecords
 from perfwalk.store.flat_reads import FlatReads
 from perfwalk.store.histograms import HistogramRecords
@@ -158,6 +159,11 @@ class Store(SeriesRecords, CheckoutRecords, RepetitionRecords, FlatReads, Connec
     def tries(self) -> TryRecords:
         """The tries of this store (:mod:`perfwalk.store.tries`)."""
         return TryRecords(self._db, self._check_open)
+
+    @property
+    def env_drills(self) -> EnvDrillRecords:
+        """The environment drills of this store (:mod:`perfwalk.store.env_drills`)."""
+        return EnvDrillRecords(self._db, self._check_open)
 
     @property
     def proofs(self) -> ProofRecords:

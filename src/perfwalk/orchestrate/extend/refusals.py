@@ -31,6 +31,11 @@ _NOT_EXTENDED = {
         "a try's series",
         "a try measures until it decides; try again with a higher [try] max_repetitions",
     ),
+    "environment": (
+        "an environment drill's series",
+        "it measures what it needs to decide; drill the environments again "
+        "(`perfwalk drill-env --repetitions N`), or extend the walk",
+    ),
     "push": (
         "a push series (its values came from `perfwalk push`)",
         "perfwalk measured none of it; push more results, or extend a walk's series",

@@ -88,8 +88,8 @@ def find_all(
 ) -> Findings:
     """:func:`find_changes` and the excursions and drifts of the same metrics (by
     series, test, metric and first checkout)."""
-    if series_ids is None:  # a try's two sides are not a history: it has its verdicts
-        chosen = [s for s in store.list_series() if s.kind != "try"]
+    if series_ids is None:  # a try's sides are not a history, nor an environment drill's
+        chosen = [s for s in store.list_series() if s.kind not in ("try", "environment")]
     else:
         chosen = [store.series(i) for i in series_ids]
     found = Findings([], [])

@@ -341,7 +341,7 @@ class Repetitions:
         verify_checkout(worktree, checkout.commit)  # nothing else moved it since the build
         test, parser = self.parsers.here(test, self.preparation.holding(checkout))
         run_id = secrets.token_hex(8)
-        extra = {RUN_MARKER: run_id}
+        extra = {**(variant.run_env if variant is not None else {}), RUN_MARKER: run_id}
         if warmup:
             extra["PERFWALK_WARMUP"] = str(warmup)
         context = TestContext(

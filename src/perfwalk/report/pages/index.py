@@ -163,11 +163,10 @@ def index_page(
     every time in the site's ``times``."""
     at = layout.INDEX
     title = "perfwalk: all series"
-    nav = (
-        f"<p>{link(layout.href(at, layout.MATRIX_INDEX), 'functional regression matrix')}</p>\n"
-        if matrix
-        else ""
-    )
+    pages = [link(layout.href(at, layout.RELEASES), "levels per release")]
+    if matrix:
+        pages.append(link(layout.href(at, layout.MATRIX_INDEX), "functional regression matrix"))
+    nav = f"<p>{' · '.join(pages)}</p>\n"
     runs = conduct_section(at, conduct, times)
     tried = tries_section(at, tries, times)
     if not every:

@@ -30,6 +30,7 @@ from perfwalk.report.html import (
 )
 from perfwalk.report.pages.change_table import changes_section
 from perfwalk.report.pages.plots import PlotSpec, findings_key, plot_divs
+from perfwalk.report.pages.sweeps import sweep_divs
 from perfwalk.report.series_levels import MetricLevels
 from perfwalk.store import SeriesRow
 
@@ -339,10 +340,12 @@ def series_page(
     episodes = any(v.episodes for v in every)
     shown = [*specs, *variant_specs]
     heatmaps = heatmap_section(ctx, at)
+    sweeps = sweep_divs(ctx) if shown else ""
     body = (
         _facts(at, ctx)
         + drill
         + variants
+        + sweeps
         + plot_divs(
             [v.id for v in every], shown, variants=bool(ctx.variants), releases=ctx.releases
         )
@@ -376,6 +379,7 @@ def series_page(
         crumbs=series_crumbs(ctx.series),
         plots=bool(shown),
         heatmaps=bool(heatmaps),
+        sweeps=bool(sweeps),
         flame=has_flame(drill),
         times=ctx.times,
     )
