@@ -96,6 +96,7 @@ def test_sections_of_the_file() -> None:
         "environment",
         "try",
         "drill",
+        "validity",
         "watch",
         "retention",
         "regress",

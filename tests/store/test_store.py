@@ -656,3 +656,19 @@ def test_in_memory_sqlite_store() -> None:
     with Store.open("sqlite://") as memory:
         series_id = memory.create_series(new_series())
         assert memory.series(series_id).name == "netstack weekly"
+
+
+def test_passed_values_of_some_tests_units_and_newest_checkouts(store_url: str) -> None:
+    """The values benchmark validity judges: of some tests, in some units, at the newest
+    checkouts only (their indexes, whatever the holes between them)."""
+    with Store.open(store_url) as store:
+        series_id = store.create_series(new_series())
+        for idx in (0, 1, 3, 4):
+            checkout_id = store.add_checkout(series_id, checkout(idx))
+            store.add_repetition(checkout_id, repetition(0))
+        every = store.passed_values(series_id)
+        assert {v[2] for v in every} == {"iperf", "ping"}
+        ping = store.passed_values(series_id, tests=["ping"], units=["bits/sec"], newest=2)
+        assert [(v[0], v[2], v[5]) for v in ping] == [(3, "ping", 0.25), (4, "ping", 0.25)]
+        assert store.passed_values(series_id, units=["ms", "ns"]) == []
+        assert len(store.passed_values(series_id, newest=1000)) == len(every)

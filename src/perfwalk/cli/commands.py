@@ -420,6 +420,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from perfwalk.orchestrate.findings.changes import seen_and_found
     from perfwalk.report.hangs import series_hangs
     from perfwalk.report.summaries import series_table
+    from perfwalk.report.validity_warnings import of_table, series_validity
     from perfwalk.services.inspect import opened, pick_series
 
     config = load_selected(args.config, args.tests)
@@ -427,6 +428,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         table = series_table(store, config, pick_series(store, args.series))
         sights, events = seen_and_found(store, config, table.series)
         hangs = series_hangs(store, table.series.id)
+        validity = series_validity(store, config, table.series, of_table(table))
     policies = {
         f"{m.test}.{m.name}": metric_policy(
             config, m.test, m.name, m.unit, Direction(m.direction)
@@ -456,6 +458,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     for line in pruned_lines([(c.idx, c.pruned) for c in table.checkouts if c.pruned]):
         print(line)
+    validity = [w for w in validity if args.test in (None, w.test)]
+    if validity:
+        print("Is this benchmark measuring the right thing? (docs/analysis.md)")
+    for line in (line for w in validity for line in w.lines()):
+        print(show_controls(f"  {line}"))
     return exits.OK
 
 

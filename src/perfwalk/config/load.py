@@ -71,6 +71,7 @@ from perfwalk.config.model import (
 from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import SECTIONS, Form, Section
 from perfwalk.config.test_checks import check_test_parts, expand_tests
+from perfwalk.config.validity import TestValidity, ValidityConfig
 from perfwalk.secret_text import hide_password
 
 #: The dataclass of each section, by its dotted path.
@@ -87,6 +88,7 @@ _CLASSES: Mapping[str, type] = {
     "test.profile": ProfileConfig,
     "test.instrument": InstrumentConfig,
     "test.derived": DerivedConfig,
+    "test.validity": TestValidity,
     "hosts": HostConfig,
     "install": InstallConfig,
     "snapshot": SnapshotConfig,
@@ -99,6 +101,7 @@ _CLASSES: Mapping[str, type] = {
     "environment": EnvironmentConfig,
     "try": TryConfig,
     "drill": DrillConfig,
+    "validity": ValidityConfig,
     "watch": WatchConfig,
     "retention": RetentionConfig,
     "regress": RegressConfig,
@@ -142,6 +145,8 @@ def load_config(path: Path, text: str | None = None) -> Config:
     del hashed["api"]  # nor where they are served
     del hashed["release"]  # nor the releases marked on the pages
     del hashed["retention"]  # nor how long their logs are kept
+    del hashed["validity"]  # nor what is said of what they measure
+    hashed["test"] = [{k: v for k, v in t.items() if k != "validity"} for t in hashed["test"]]
     canonical = json.dumps(_plain(hashed), sort_keys=True, separators=(",", ":"))
     analysis = AnalysisConfig(**values["analysis"])
     extra = {"test": {"analysis": analysis}}

@@ -21,6 +21,7 @@ from perfwalk.config.instruments import exact_count
 from perfwalk.config.retention import RetentionConfig
 from perfwalk.config.settings import default_of
 from perfwalk.config.sweeps import NO_PARAMETERS, SweepValue, placeholders
+from perfwalk.config.validity import TestValidity, ValidityConfig
 from perfwalk.model import Direction
 from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, Summary
 from perfwalk.units import default_direction
@@ -235,6 +236,7 @@ class TestConfig:
     sweep: Mapping[str, SweepValue] = field(default_factory=lambda: NO_PARAMETERS)
     family: str = ""  # the [[test]] name its sweep was expanded from; "": no sweep
     derived: tuple[DerivedConfig, ...] = ()
+    validity: TestValidity = field(default_factory=TestValidity)
 
     def placeholders(self) -> dict[str, str]:
         """Its own placeholders: ``{sweep.<parameter>}`` of a sweep's member."""
@@ -562,6 +564,7 @@ class Config:
     environments: tuple[EnvironmentConfig, ...] = ()
     try_: TryConfig = field(default_factory=TryConfig)
     drill: DrillConfig = field(default_factory=DrillConfig)
+    validity: ValidityConfig = field(default_factory=ValidityConfig)
     watch: WatchConfig = field(default_factory=WatchConfig)
     retention: RetentionConfig = field(default_factory=RetentionConfig)
     hosts: Mapping[str, HostConfig] = field(default_factory=lambda: MappingProxyType({}))

@@ -1602,6 +1602,34 @@ _PROFILE = Section(
     ),
 )
 
+_TEST_VALIDITY = Section(
+    "validity",
+    Form.TABLE,
+    "What the test's benchmark is made of, for the warnings that it measures the wrong "
+    'thing ([validity], docs/analysis.md "Benchmark validity"): the files of its hot '
+    "path and the functions of its own harness.",
+    (
+        Setting(
+            "hot_paths",
+            STRINGS,
+            "the files of the code the test measures, as paths in the repository (globs; a "
+            "directory holds every file below it): a metric flat over many checkouts while "
+            "many commits changed them is said; the files its profiles' frames name (a "
+            "profiler that writes `function (file:line)` frames) count too",
+            default=[],
+            example=["src/hot.c", "src/net/"],
+        ),
+        Setting(
+            "harness_frames",
+            STRINGS,
+            "the harness's own functions (globs over a profile's frames): samples spent in "
+            "them, or below them, count as overhead with the clock's and the kernel entry's",
+            default=[],
+            example=["bench_loop_overhead", "harness_*"],
+        ),
+    ),
+)
+
 _INSTRUMENT = Section(
     "instrument",
     Form.ARRAY,
@@ -1810,7 +1838,7 @@ _TEST = Section(
             example={"size": [64, 512, 1500], "streams": [1, 10]},
         ),
     ),
-    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE, _INSTRUMENT, _DERIVED),
+    sections=(_METRICS, _SERVICE, _ROLES, _PROFILE, _INSTRUMENT, _DERIVED, _TEST_VALIDITY),
     field="tests",
     min_items=1,
 )
@@ -2376,6 +2404,121 @@ _DRILL = Section(
             "the most repetitions per side of a proof before it stops undecided",
             default=20,
             rules=(rule("3 to 1000", lambda value: 3 <= value <= 1000),),
+        ),
+    ),
+)
+
+#: the frames of the clock, matched anywhere in a stack (a sample below one is the clock's)
+CLOCK_FRAMES = (
+    "clock_gettime*",
+    "__clock_gettime*",
+    "gettimeofday*",
+    "__gettimeofday*",
+    "__vdso_*",
+    "__cvdso_*",
+    "[vdso]",
+    "*sys_clock_gettime*",
+    "*sys_gettimeofday*",
+)
+#: the frames of entering and leaving the kernel, matched at a stack's leaf only (the
+#: work of a system call below them is the benchmark's, not overhead)
+SYSCALL_FRAMES = (
+    "entry_SYSCALL*",
+    "entry_SYSENTER*",
+    "syscall_return_via_sysret",
+    "do_syscall_64",
+    "syscall_enter_from_user_mode*",
+    "syscall_exit_to_user_mode*",
+    "exit_to_user_mode*",
+    "el0_svc*",
+)
+#: the parsers whose time values are a command's own timing of what it ran (not a time
+#: per iteration of a loop a harness sized, nor a latency or jitter a tool reports): the
+#: only ones [validity]'s resolution and floor judge
+TIMED_PARSERS = ("value", "regex", "time-p", "gnu-time", "hyperfine")
+FRACTION = rule("> 0 and < 1", lambda value: 0 < value < 1)
+
+_VALIDITY = Section(
+    "validity",
+    Form.TABLE,
+    "The warnings that a benchmark measures the wrong thing, each with its evidence, on "
+    'its series\' page and in `perfwalk show` (docs/analysis.md "Benchmark validity"): '
+    "its profile mostly the clock, the kernel's entry or its harness; a receiver far below "
+    "its sender; a metric flat while its hot path changed many times; a run shorter than "
+    "its timer can tell. Their patterns and thresholds; a test's own hot path and harness "
+    "are in its [test.validity].",
+    (
+        Setting(
+            "overhead_share",
+            NUMBER,
+            "the share of a test's profiled samples in the clock, the kernel's entry and "
+            "its harness above which it is said to measure them",
+            default=0.5,
+            rules=(FRACTION,),
+        ),
+        Setting(
+            "clock_frames",
+            STRINGS,
+            "the clock's frames (globs), matched anywhere in a stack",
+            default=list(CLOCK_FRAMES),
+        ),
+        Setting(
+            "syscall_frames",
+            STRINGS,
+            "the frames of entering and leaving the kernel (globs), matched at a stack's "
+            "leaf only: the work of a system call is the benchmark's",
+            default=list(SYSCALL_FRAMES),
+        ),
+        Setting(
+            "receiver_share",
+            NUMBER,
+            "a test's `receiver` below this share of its `sender` (the median over its "
+            "checkouts) measures what is dropped, not throughput",
+            default=0.5,
+            rules=(FRACTION,),
+        ),
+        Setting(
+            "flat_within",
+            NUMBER,
+            "a metric is flat over checkouts whose summaries (by its summary policy) stay "
+            "within ± this share of each other",
+            default=0.005,
+            rules=(FRACTION,),
+        ),
+        Setting(
+            "flat_checkouts",
+            INTEGER,
+            "the fewest checkouts of a flat stretch that is said",
+            default=20,
+            rules=(rule("2 to 100000", lambda value: 2 <= value <= 100_000),),
+        ),
+        Setting(
+            "flat_commits",
+            INTEGER,
+            "the fewest commits changing the test's hot path during a flat stretch that "
+            "make it said",
+            default=10,
+            rules=(COUNT,),
+        ),
+        Setting(
+            "resolution_ticks",
+            INTEGER,
+            "a time metric whose values are multiples of one step (its timer's resolution, "
+            "as its values show it) with a median under this many steps, or with a value of "
+            "0, is said to finish under its timer's resolution (the metrics of the parsers "
+            + ", ".join(TIMED_PARSERS)
+            + " only: a command's own timing of what it ran)",
+            default=10,
+            rules=(COUNT,),
+        ),
+        Setting(
+            "time_floor",
+            NUMBER,
+            "seconds: a time metric whose median per repetition (over its newest 50 "
+            "checkouts) is below it is said to time a region too short to measure (the "
+            "parsers of resolution_ticks only); 0 = never",
+            default=1e-5,
+            rules=(rule(">= 0 and at most 1", lambda value: 0 <= value <= 1),),
         ),
     ),
 )
@@ -2963,6 +3106,7 @@ SECTIONS: tuple[Section, ...] = (
     _ENVIRONMENT,
     _TRY,
     _DRILL,
+    _VALIDITY,
     _WATCH,
     _RETENTION,
     _REGRESS,

@@ -85,6 +85,7 @@ from perfwalk.report.site_manifest import (
     worst_statuses,
 )
 from perfwalk.report.times import UTC_TIMES, SiteTimes
+from perfwalk.report.validity_warnings import of_points, series_validity
 from perfwalk.store import Store
 from perfwalk.store.conduct import ConductSummary
 
@@ -237,6 +238,9 @@ def publish(
                     drills.get(s.id, ""),
                     variants=variants_section(layout.series_page(s.id), ctx, worst_of_series),
                     variant_specs=[spec for v in ctx.variants for spec in specs_of[v.id]],
+                    validity=series_validity(
+                        store, config, s, of_points((options.points or {}).get(s.id, ()))
+                    ),
                 )
             files.write(layout.series_page(s.id), page_text)
         _write_shells(files, ctx, full)

@@ -47,12 +47,14 @@ MANIFEST = f"{layout.STATE_DIR}/manifest.json"
 def settings_digest(
     config: Config | None, releases: Releases = NO_RELEASES, times: SiteTimes = UTC_TIMES
 ) -> str:
-    """What every page depends on besides the store: format, version, configuration,
-    the releases marked on the plots, the time zone its times are written in."""
+    """What every page depends on besides the store: format, version, configuration
+    (with what [validity] says, left out of its hash), the releases marked on the plots,
+    the time zone its times are written in."""
     parts = [str(SITE_FORMAT), __version__, config.hash if config is not None else "-"]
     parts.append(times.zone)
     if config is not None:
-        parts += [config.project.commit_url, config.project.file_url]
+        parts += [config.project.commit_url, config.project.file_url, repr(config.validity)]
+        parts += [repr((t.name, t.validity)) for t in config.tests]
     if releases.found:
         parts.append(releases.digest())
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()

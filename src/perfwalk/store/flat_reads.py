@@ -7,6 +7,7 @@ Part of :class:`perfwalk.store.Store` (which inherits it).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from typing import cast
 
 from sqlalchemy import func, select
@@ -94,13 +95,22 @@ class FlatReads(KnownRows):
             ) in rows
         ]
 
-    def passed_values(self, series_id: int) -> list[PassedValue]:
+    def passed_values(
+        self,
+        series_id: int,
+        *,
+        tests: Collection[str] | None = None,
+        units: Collection[str] | None = None,
+        newest: int | None = None,
+    ) -> list[PassedValue]:
         """The values of the PASS results of a series, in the order of :meth:`values`,
         each a tuple ``(checkout idx, repetition idx, test, name, unit, value,
         direction)`` (NaN as :class:`~perfwalk.store.coltypes.Real` reads it): what
-        change detection reads. A long series has hundreds of thousands: they are
-        fetched through the driver's cursor, without a record or SQLAlchemy's result
-        processing per value (which cost more than the read itself)."""
+        change detection reads; only those of ``tests``, in ``units``, of the newest
+        ``newest`` checkout indexes, when given. A long series has
+        hundreds of thousands: they are fetched through the driver's cursor, without a
+        record or SQLAlchemy's result processing per value (which cost more than the
+        read itself)."""
         query = (
             select(
                 _ck.c.idx,
@@ -118,6 +128,13 @@ class FlatReads(KnownRows):
             .where(_ck.c.series_id == series_id, _rs.c.status == int(Status.PASS))
             .order_by(_ck.c.idx, _rp.c.idx, _rs.c.id, _v.c.id)
         )
+        if tests is not None:
+            query = query.where(_rs.c.test.in_(sorted(tests)))
+        if units is not None:
+            query = query.where(_v.c.unit.in_(sorted(units)))
+        if newest is not None:
+            last = select(func.max(_ck.c.idx)).where(_ck.c.series_id == series_id)
+            query = query.where(_ck.c.idx > last.scalar_subquery() - newest)
         with self._read(f"read the values of series {series_id}") as conn:
             self._require(conn, _s, series_id, "series")
             rows = cast(list[PassedValue], plain_rows(conn, query))

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 
 from perfwalk.analysis.levels import Level
+from perfwalk.analysis.validity import ValidityWarning
 from perfwalk.quantities import format_unit
 from perfwalk.report import layout
 from perfwalk.report.change_list import ListedEpisode, arrow, relative_size
@@ -148,6 +149,28 @@ def other_findings(at: str, ctx: SeriesContext, specs: Sequence[PlotSpec]) -> st
     return (
         "<h2>Other findings</h2>\n<p>Not changes: shown, never counted as regressions.</p>\n"
         '<ul class="findings">\n' + "\n".join(item(e) for e in ctx.episodes) + "\n</ul>\n"
+    )
+
+
+def validity_section(warnings: Sequence[ValidityWarning]) -> str:
+    """ "Is this benchmark measuring the right thing?": each warning with its evidence
+    and its remedy, escaped; "" without warnings."""
+    if not warnings:
+        return ""
+    items = []
+    for w in warnings:
+        evidence = "".join(f"<li>{esc(line)}</li>" for line in w.evidence)
+        items.append(
+            f'<li class="{esc(w.kind)}"><b>{esc(w.subject)}</b>: {esc(w.said)}'
+            + (f'\n<ul class="evidence">{evidence}</ul>' if evidence else "")
+            + (f"\n<small>{esc(w.remedy)}</small>" if w.remedy else "")
+            + "</li>"
+        )
+    return (
+        '<h2 id="validity">Is this benchmark measuring the right thing?</h2>\n<p>What its '
+        "profiles and values say it may measure instead of the code under test "
+        "([validity]); its values are kept and searched as any others.</p>\n"
+        '<ul class="validity">\n' + "\n".join(items) + "\n</ul>\n"
     )
 
 
@@ -295,11 +318,13 @@ def series_page(
     *,
     variants: str = "",
     variant_specs: Sequence[PlotSpec] = (),
+    validity: Sequence[ValidityWarning] = (),
 ) -> str:
     """The page of a series; ``newest_table`` is the table of its newest checkouts
     rendered for this page, ``drill`` the drill section of a drill; for a walk with
     variants, ``variants`` their section and ``variant_specs`` their plots' specs (the
-    plots draw a line per variant, the changes list theirs too)."""
+    plots draw a line per variant, the changes list theirs too); ``validity`` the
+    warnings that its benchmarks measure the wrong thing."""
     at = layout.series_page(ctx.id)
     pages = table_pages(ctx)
     paging = ""
@@ -339,6 +364,7 @@ def series_page(
         + (changes_section(at, changes, ctx.times) if changes else "")  # the plots' bands, as links
         + moved_section(at, changes)
         + other_findings(at, ctx, specs)
+        + validity_section(validity)
         + sights_section(at, ctx)
         + levels_section(at, ctx)
         + "<h2>Checkouts</h2>\n"
