@@ -71,7 +71,10 @@ def test_past_stale_after_status_and_the_index_say_the_runs_stopped(
     time.sleep(1.5)
     said = _status(capsys, path)
     print(said)
-    assert said.endswith("Stale: no run for 1 second, more than 1 second ([watch] stale_after).")
+    # 1.5 s or more since the run, as slow as this machine is
+    assert re.search(
+        r"Stale: no run for \d+ seconds?, more than 1 second \(\[watch\] stale_after\)\.$", said
+    ), said
     assert main(["report", "-c", str(path)]) == 0
     index = (tmp_path / "site" / "index.html").read_text()
     assert '<p id="last-night" class="last-night stale"' in index
