@@ -16,6 +16,7 @@ from perfwalk.cli import exits
 from perfwalk.config import load_config
 from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.orchestrate.walk.plan import RunOptions
+from perfwalk.orchestrate.walk.walk_progress import CHECKOUT_DONE, Progress
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
@@ -104,6 +105,7 @@ def test_a_flat_history_spends_few_builds_beyond_the_coarse_pass(tmp_path: Path)
         (["--adaptive", "--budget", "10", "--step", "commit"], "cannot be given with --step"),
         (["--adaptive", "--budget", "10", "--variants", "x"], "cannot be given with --variants"),
         (["--adaptive", "--budget", "10", "--from", "HEAD"], "--adaptive: the walk from HEAD"),
+        (["--adaptive", "--budget", "10", "--dry-run"], "cannot be given with --dry-run"),
     ],
 )
 def test_bad_options_are_refused_naming_the_option(
@@ -123,3 +125,33 @@ def test_a_branch_of_one_commit_is_refused(tmp_path: Path) -> None:
     assert done.returncode == exits.USER, done.stderr
     assert "--adaptive: the walk from the first commit to " in done.stderr
     assert "has one commit" in done.stderr
+
+
+def test_an_interrupted_adaptive_walk_resumes_where_it_stopped(tmp_path: Path) -> None:
+    path, ids = _project(tmp_path, commits=80)
+    config = load_config(path)
+    done: list[str] = []
+
+    def stop_after_five(step: Progress) -> None:
+        if step.kind == CHECKOUT_DONE:
+            done.append(step.commit)
+            if len(done) == 5:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_series(config, RunOptions(budget=20), stop_after_five)
+    with Store.open(config.store.url) as store:
+        (series,) = store.list_series()
+        assert series.state == "interrupted"
+        assert len(store.checkouts(series.id)) == 5
+    result = run_series(config, RunOptions(resume=True))
+    assert result.series_id == series.id
+    assert result.resumed
+    with Store.open(config.store.url) as store:
+        shas = [row.sha for row in store.checkouts(series.id)]
+        assert store.series(series.id).state == "finished"
+        assert store.series(series.id).step == "adaptive"
+    assert 5 < len(shas) <= 20
+    assert shas[:1] + shas[-1:] == [ids[0], ids[-1]]
+    assert shas.index(ids[57]) == shas.index(ids[56]) + 1  # the step, to its commit
+    assert sum(1 for sha in shas if sha in done) == 5  # measured once each

@@ -15,6 +15,7 @@ _OTHERS = (
     ("extend", "--extend"),
     ("variants", "--variants"),
     ("resume", "--resume"),
+    ("dry_run", "--dry-run"),  # its checkouts are chosen as it measures
 )
 
 
