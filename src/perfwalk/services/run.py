@@ -23,7 +23,7 @@ from perfwalk.config.test_selection import select_tests
 from perfwalk.errors import UsageError
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
-from perfwalk.orchestrate.adaptive.adaptive_loop import AdaptiveEnd, walk_adaptively
+from perfwalk.orchestrate.adaptive.adaptive_loop import walk_adaptively
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.confirm.confirm import Budget, Confirmed, confirm_changes
 from perfwalk.orchestrate.confirm.remeasure_targets import remeasure_targets
@@ -299,10 +299,11 @@ def _walk(
             variants=variants,
         )
         confirmed = None
-        adaptive: AdaptiveEnd | None = None
         with worktrees.held(purpose):
-            if plan.budget is not None:
-                adaptive = walk_adaptively(walk, plan, session.say)
+            if plan.budget is not None:  # the plan of the checkouts it chose
+                plan = dataclasses.replace(
+                    plan, checkouts=walk_adaptively(walk, plan, session.say).checkouts
+                )
             elif not plan.nothing_new:
                 walk.run(plan)
             if budget is not None:  # the changes measured again before they are told
@@ -318,7 +319,7 @@ def _walk(
     states = store.machine_states(series_id) if tallies else {}
     return RunResult(
         series_id=series_id,
-        checkouts=len(plan.checkouts) if adaptive is None else adaptive.checkouts,
+        checkouts=len(plan.checkouts),
         repetitions=plan.repetitions,
         worst=store.worst_status(series_id),  # of the earlier walks too
         resumed=plan.resumed is not None,

@@ -26,9 +26,10 @@ from perfwalk.orchestrate.walk.walk import Walk
 
 @dataclass(frozen=True)
 class AdaptiveEnd:
-    """How an adaptive walk ended: the checkouts it has, and why it stopped."""
+    """How an adaptive walk ended: the checkouts of its line it has (measured, or
+    whose build failed), and why it stopped."""
 
-    checkouts: int
+    checkouts: tuple[PlannedCheckout, ...]
     reason: str
 
 
@@ -52,8 +53,9 @@ def walk_adaptively(
             min_change=config.analysis.min_change,
         )
         if isinstance(choice, Stop):
-            say(f"adaptive walk: {len(measured) + len(failed)} checkouts; {choice.reason}")
-            return AdaptiveEnd(len(measured) + len(failed), choice.reason)
+            taken = {*measured, *failed}
+            say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
+            return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
         _measure(walk, plan, choice, sorted({*measured, *failed}), say)
 
 
