@@ -1,6 +1,7 @@
 """An adaptive walk against a fixed-step walk plus a drill of each change it found.
 
-Run: ``.venv/bin/python bench/adaptive.py [--seeds 5] [--commits 1000] [--quick]``
+Run: ``.venv/bin/python bench/adaptive.py [--seeds 5] [--commits 1000]
+[--fixed-checkouts N] [--quick]``
 
 Each seed makes a real git repository of ``--commits`` first-parent commits (with
 ``git fast-import``) whose history has 3 to 6 steps of 5 to 30 % (up or down) at
@@ -9,10 +10,13 @@ random commits, a slow drift (up to 2 % over the line) and a per-run noise of 1 
 (``bench.sh``, awk) prints it with seeded Gaussian noise. Both methods measure it
 with real ``perfwalk`` processes, each in a store of its own, in the same run:
 
-- **fixed + drill**: ``perfwalk run --step commit/K`` (about 25 checkouts), then
-  ``perfwalk drill`` of every change ``perfwalk changes`` found (its default budget);
-- **adaptive**: ``perfwalk run --adaptive --budget B`` (B = checkouts of the fixed
-  walk + 8 per known step: what a drill of each needs).
+- **fixed + drill**: ``perfwalk run --step commit/K``, then ``perfwalk drill`` of
+  every change ``perfwalk changes`` found (its default budget); K is a quarter of the
+  fewest commits between two steps, so that every level holds at least 3 checkouts
+  (the detector's ``min_size``) and each step can be seen (``--fixed-checkouts N``
+  walks N checkouts instead: a coarser walk spends fewer builds and misses the steps
+  whose levels it cannot tell apart);
+- **adaptive**: ``perfwalk run --adaptive --budget B`` (B = 25 + 8 per known step).
 
 Builds are the checkouts built in every series of the store (the walk's, each
 drill's); repetitions are every repetition stored. A step is **found** when a
@@ -57,7 +61,7 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "bench@example.org",
 }
 REPETITIONS = 5
-FIXED_CHECKOUTS = 25
+COARSE_BUDGET = 25  # the adaptive walk's budget: this, and BUDGET_PER_STEP per step
 BUDGET_PER_STEP = 8
 SMALLEST = 0.05  # the steps a method must find
 METHODS = ("fixed + drill", "adaptive")
@@ -84,24 +88,30 @@ class History:
     steps: dict[int, float]
     drift: float
     noise: float
+    apart: int  # the fewest commits between two steps
 
     @staticmethod
     def of(seed: int, commits: int, quick: bool) -> History:
         rng = random.Random(f"bench-adaptive/{seed}")
         count = 2 if quick else rng.randint(3, 6)
+        apart = commits // 4 if quick else commits // 25  # 25 % of the line, or 4 %
         at: list[int] = []
-        while len(at) < count:  # steps at least 4 % of the line apart
+        while len(at) < count:  # steps more than `apart` commits apart
             p = rng.randrange(commits // 20, commits - commits // 20)
-            if all(abs(p - q) > commits // 25 for q in at):
+            if all(abs(p - q) > apart for q in at):
                 at.append(p)
         factors = {p: 1 + rng.choice((-1, 1)) * rng.uniform(0.05, 0.3) for p in sorted(at)}
-        return History(
-            seed,
-            commits,
-            factors,
-            rng.uniform(-0.02, 0.02),
-            rng.uniform(0.01, 0.03 if not quick else 0.015),
-        )
+        noise = rng.uniform(0.01, 0.015 if quick else 0.03)
+        return History(seed, commits, factors, rng.uniform(-0.02, 0.02), noise, apart)
+
+    def fixed_every(self, checkouts: int | None) -> int:
+        """The fixed walk's step (commit/N): ``checkouts`` over the line, or by default
+        a quarter of the fewest commits between two steps, so that every level holds
+        at least 3 checkouts (the detector's min_size) and is told from its
+        neighbours."""
+        if checkouts is not None:
+            return max(1, self.commits // checkouts)
+        return max(1, self.apart // 4)
 
     def level(self, p: int) -> float:
         level = 100.0 * (1 + self.drift * p / self.commits)
@@ -219,7 +229,9 @@ def adjacent_changes(config: Path, position: dict[str, int]) -> set[int]:
     return found
 
 
-def run_method(method: str, history: History, work: Path, ids: list[str]) -> Spent:
+def run_method(
+    method: str, history: History, work: Path, ids: list[str], fixed: int | None
+) -> Spent:
     place = work / method.replace(" ", "").replace("+", "-")
     place.mkdir()
     bench = place / "bench.sh"
@@ -233,10 +245,10 @@ def run_method(method: str, history: History, work: Path, ids: list[str]) -> Spe
     started = time.perf_counter()
     found: set[int] = set()
     if method == "adaptive":
-        budget = FIXED_CHECKOUTS + BUDGET_PER_STEP * len(history.steps)
+        budget = COARSE_BUDGET + BUDGET_PER_STEP * len(history.steps)
         perfwalk("run", "-c", str(config), "--adaptive", "--budget", str(budget))
     else:
-        every = max(1, history.commits // FIXED_CHECKOUTS)
+        every = history.fixed_every(fixed)
         perfwalk("run", "-c", str(config), "--step", f"commit/{every}")
         drilled = perfwalk("drill", "-c", str(config), "--format", "json")
         for answer in json.loads(drilled.stdout)["drills"]:
@@ -250,42 +262,54 @@ def run_method(method: str, history: History, work: Path, ids: list[str]) -> Spe
     return Spent(method, builds, repetitions, missed, seconds)
 
 
-def print_table(rows: Sequence[tuple[History, Spent]]) -> None:
-    print(
-        f"{'seed':>4} {'steps':>5} {'noise':>6}  {'method':<14} {'builds':>6} {'reps':>6} "
-        f"{'missed':>6} {'seconds':>7}"
+HEADER = (
+    f"{'seed':>4} {'steps':>5} {'noise':>6}  {'method':<14} {'builds':>6} {'reps':>6} "
+    f"{'missed':>6} {'seconds':>7}"
+)
+
+
+def row_line(history: History, row: Spent) -> str:
+    return (
+        f"{history.seed:>4} {len(history.steps):>5} {history.noise:>6.1%}  {row.method:<14} "
+        f"{row.builds:>6} {row.repetitions:>6} {row.missed:>6} {row.seconds:>7.0f}"
     )
-    for history, row in rows:
-        print(
-            f"{history.seed:>4} {len(history.steps):>5} {history.noise:>6.1%}  {row.method:<14} "
-            f"{row.builds:>6} {row.repetitions:>6} {row.missed:>6} {row.seconds:>7.0f}"
-        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeded histories (5)")
     parser.add_argument("--commits", type=int, default=1000, help="commits per history (1000)")
+    parser.add_argument(
+        "--fixed-checkouts",
+        type=int,
+        help="checkouts of the fixed walk (default: every level between two steps gets 4)",
+    )
     parser.add_argument("--quick", action="store_true", help="one small history (for tests)")
     args = parser.parse_args(argv)
     seeds = 1 if args.quick else args.seeds
     commits = 120 if args.quick else args.commits
+    fixed = (
+        f"of {args.fixed_checkouts} checkouts"
+        if args.fixed_checkouts
+        else "with 4 checkouts in the shortest level"
+    )
     print(
         f"adaptive: {seeds} histories of {commits} commits, steps of 5-30 %, noise 1-3 %, "
-        f"drift up to 2 %; {REPETITIONS} repetitions per checkout; fixed walk of about "
-        f"{FIXED_CHECKOUTS} checkouts + a drill of each change; adaptive budget "
-        f"{FIXED_CHECKOUTS} + {BUDGET_PER_STEP} per step\n",
+        f"drift up to 2 %; {REPETITIONS} repetitions per checkout; fixed walk {fixed}"
+        f" + a drill of each change; adaptive budget {COARSE_BUDGET} + {BUDGET_PER_STEP} per "
+        "step\n",
         flush=True,
     )
     rows: list[tuple[History, Spent]] = []
+    print(HEADER, flush=True)
     with tempfile.TemporaryDirectory(prefix="perfwalk-bench-adaptive-") as tmp:
         for seed in range(seeds):
             history = History.of(seed, commits, args.quick)
             work = Path(tmp) / f"seed{seed}"
             ids = make_repository(work / "repo", history)
             for method in METHODS:
-                rows.append((history, run_method(method, history, work, ids)))
-    print_table(rows)
+                rows.append((history, run_method(method, history, work, ids, args.fixed_checkouts)))
+                print(row_line(*rows[-1]), flush=True)
     medians = {
         m: [
             statistics.median(getattr(r, k) for _h, r in rows if r.method == m)
