@@ -6,10 +6,10 @@ evenly spaced between them, then, one checkout at a time, the middle commit of t
 **gap** (two neighbouring measured checkouts) where the series is most uncertain:
 
 * the levels at the gap's two ends differ: relatively by at least ``min_change``
-  and by at least :data:`DIFFERS` standard errors of the pooled noise (the spread
-  of the repetitions at each checkout, pooled; with one repetition each, the
-  spread between neighbouring levels); the larger and the surer the difference,
-  the higher the gap's priority;
+  and by at least :data:`DIFFERS` standard errors of the noise (the spread of the
+  repetitions at each checkout, pooled, or the spread between neighbouring levels
+  when that is larger); the larger and the surer the difference, the higher the
+  gap's priority;
 * the change detection of the measured series (:mod:`perfwalk.analysis.changepoints`)
   places a candidate step in it (a small step that the levels of many checkouts
   on each side show, and two checkouts alone do not);
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from perfwalk.analysis.changepoints import find_change_points
 
 #: standard errors of the pooled noise by which two neighbouring levels must differ
-DIFFERS = 3.0
+DIFFERS = 2.0
 #: the most a difference's z weighs in a gap's priority (surer beyond it is as sure)
 Z_CAP = 10.0
 
@@ -113,8 +113,7 @@ def _gaps(measured: Mapping[int, Values], failed: Set[int], min_change: float) -
     found: dict[tuple[int, int], _Gap] = {}
     for name in metrics:
         sets = [tuple(measured[p].get(name, ())) for p in valued]
-        noise = _noise(sets)
-        for (before, after), why in _differing(valued, sets, noise, min_change):
+        for (before, after), why in _differing(valued, sets, _noise(sets), min_change):
             _keep(found, before, after, *why)
         for (before, after), why in _suspected(valued, sets, min_change):
             _keep(found, before, after, *why)
@@ -133,9 +132,13 @@ def _keep(
 
 
 def _differing(
-    valued: Sequence[int], sets: Sequence[Sequence[float]], noise: float, min_change: float
+    valued: Sequence[int],
+    sets: Sequence[Sequence[float]],
+    noise: tuple[float, float],
+    min_change: float,
 ) -> list[tuple[tuple[int, int], tuple[float, str]]]:
-    """The neighbouring checkouts whose levels differ beyond the noise."""
+    """The neighbouring checkouts whose levels differ beyond the noise (of their
+    repetitions, or between neighbouring levels when that is larger)."""
     found = []
     for k in range(len(valued) - 1):
         one, other = sets[k], sets[k + 1]
@@ -146,7 +149,7 @@ def _differing(
         if scale == 0:
             continue
         relative = (b - a) / scale
-        error = noise * math.sqrt(1 / len(one) + 1 / len(other))
+        error = max(noise[0] * math.sqrt(1 / len(one) + 1 / len(other)), noise[1])
         z = abs(relative) / error if error > 0 else math.inf
         if z >= DIFFERS and abs(relative) >= min_change:
             length = valued[k + 1] - valued[k]
@@ -177,10 +180,12 @@ def _suspected(
     return found
 
 
-def _noise(sets: Sequence[Sequence[float]]) -> float:
-    """The relative noise of one repetition: the spread of the repetitions at each
-    checkout, pooled; without repetitions, the spread between neighbouring levels
-    (their median absolute difference, as a standard deviation)."""
+def _noise(sets: Sequence[Sequence[float]]) -> tuple[float, float]:
+    """The relative noise of one repetition (the spread of the repetitions at each
+    checkout, pooled), and that of the difference of two neighbouring levels (their
+    median absolute difference, as a standard deviation: what builds, drift and a
+    loaded machine add to the repetitions' own noise; steps are few, the median
+    leaves them out)."""
     squares, freedom = 0.0, 0
     for values in sets:
         if len(values) >= 2:
@@ -188,11 +193,12 @@ def _noise(sets: Sequence[Sequence[float]]) -> float:
             if mean != 0:
                 squares += sum(((v - mean) / mean) ** 2 for v in values)
                 freedom += len(values) - 1
-    if freedom:
-        return math.sqrt(squares / freedom)
     levels = [statistics.fmean(s) for s in sets if s]
     steps = [abs(b - a) / abs(a) for a, b in itertools.pairwise(levels) if a]
-    return statistics.median(steps) / (0.6745 * math.sqrt(2)) if steps else 0.0
+    between = statistics.median(steps) / 0.6745 if len(steps) >= 10 else 0.0
+    if not freedom:  # one repetition each: the neighbours' spread is all there is
+        return between / math.sqrt(2), between
+    return math.sqrt(squares / freedom), between
 
 
 def _middle(before: int, after: int, failed: Set[int]) -> int | None:
