@@ -42,8 +42,10 @@ def walk_adaptively(
     line = plan.checkouts
     last = len(line) - 1
     config = walk.config
+    tried: set[int] = set()  # measured by this process: once each, whatever they gave
     while True:
         measured, failed = _measured(walk)
+        failed |= tried - set(measured)
         choice = next_checkout(
             0,
             last,
@@ -56,6 +58,7 @@ def walk_adaptively(
             taken = {*measured, *failed}
             say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
             return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
+        tried.add(choice.position)
         _measure(walk, plan, choice, sorted({*measured, *failed}), say)
 
 
