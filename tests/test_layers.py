@@ -272,6 +272,9 @@ ORCHESTRATE_ROOMS: dict[str, int] = {
     "confirm": 7,
     # a drill's measuring: its line searched through a walk of its own, the culprit's profiles
     "drilling": 7,
+    # an adaptive walk: a walk measured one checkout at a time, each chosen from the
+    # levels measured so far (it drives a walk, as a drill does)
+    "adaptive": 7,
     # a walk: plan, preparation, repetitions, their order, measuring again
     "walk": 6,
     # what a checkout is made of; a use case's session (store, hosts, leases, end)

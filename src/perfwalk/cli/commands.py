@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from perfwalk.cli import exits, options
+from perfwalk.cli.adaptive_args import adaptive_budget, add_adaptive_args
 from perfwalk.cli.spec import Command, no_arguments
 from perfwalk.quantities import many
 from perfwalk.untrusted import show_controls
@@ -93,6 +94,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
         "the previous, quirks crossed) and how many builds and repetitions it would run; "
         "nothing is built or stored",
     )
+    add_adaptive_args(p)
     options.add_tests_option(p, "walk")
 
 
@@ -116,6 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         walk=args.walk,
         variants=args.variants,
         extend=args.extend,
+        budget=adaptive_budget(args),
     )
     if args.dry_run:
         from perfwalk.cli.dry_run import print_dry_run

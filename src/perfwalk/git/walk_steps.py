@@ -57,6 +57,16 @@ _ALIASES: dict[str, Unit] = {
     **dict.fromkeys(("y", "year", "years"), Unit.YEAR),
 }
 
+#: The step of an adaptive walk (``perfwalk run --adaptive``): it chooses its checkouts
+#: as it measures, among every commit of its line.
+ADAPTIVE = "adaptive"
+
+
+def planning_step(step: str) -> str:
+    """The step that plans a walk's checkouts: an adaptive walk's are every commit."""
+    return "commit" if step == ADAPTIVE else step
+
+
 #: What ``--step`` accepts, for error messages and the CLI help.
 STEP_FORMS = (
     "N followed by sec, min, hour, day, week, month or year "

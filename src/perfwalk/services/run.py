@@ -20,8 +20,10 @@ from datetime import UTC, datetime
 from perfwalk.analysis.machine import repetition_loaded
 from perfwalk.config.model import Config
 from perfwalk.config.test_selection import select_tests
+from perfwalk.errors import UsageError
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Status
+from perfwalk.orchestrate.adaptive.adaptive_loop import walk_adaptively
 from perfwalk.orchestrate.checkout.variants import WalkVariant, variant_series_name
 from perfwalk.orchestrate.confirm.confirm import Budget, Confirmed, confirm_changes
 from perfwalk.orchestrate.confirm.remeasure_targets import remeasure_targets
@@ -236,7 +238,15 @@ def _plan(
     ``extending`` (:func:`_extended`), else a walk."""
     if extending is not None:
         return plan_extension(store, config, topology, options, store.series(extending))
-    return plan_walk(store, config, topology, options)
+    plan = plan_walk(store, config, topology, options)
+    if plan.budget is not None and len(plan.checkouts) < 2:
+        commit = plan.checkouts[0].checkout.commit[:12]
+        raise UsageError(
+            f"--adaptive: the walk from {plan.spec[0] or 'the first commit'} to {plan.spec[1]} "
+            f"has one commit ({commit}): nothing to choose between",
+            hint="give --from and --to further apart (or walk a branch with more commits)",
+        )
+    return plan
 
 
 def _walk(
@@ -290,7 +300,11 @@ def _walk(
         )
         confirmed = None
         with worktrees.held(purpose):
-            if not plan.nothing_new:
+            if plan.budget is not None:  # the plan of the checkouts it chose
+                plan = dataclasses.replace(
+                    plan, checkouts=walk_adaptively(walk, plan, session.say).checkouts
+                )
+            elif not plan.nothing_new:
                 walk.run(plan)
             if budget is not None:  # the changes measured again before they are told
                 confirmed = confirm_changes(walk, store, config, plan, clock=clock, budget=budget)

@@ -83,6 +83,27 @@ class CheckoutRecords(KnownRows):
                 )
         return checkout_id
 
+    def set_commits_since(self, checkout_id: int, since: Sequence[Commit]) -> None:
+        """Replace the commits since the previous checkout of a stored checkout (an
+        adaptive walk measured a checkout before it after it)."""
+        with self._write(f"store the commits of checkout {checkout_id}") as conn:
+            project = conn.scalar(
+                select(_s.c.project)
+                .join(_ck, _ck.c.series_id == _s.c.id)
+                .where(_ck.c.id == checkout_id)
+            )
+            if project is None:
+                raise self._unknown("checkout", checkout_id)
+            conn.execute(_cc.delete().where(_cc.c.checkout_id == checkout_id))
+            ids = git_commit_ids(conn, str(project), since)
+            conn.execute(
+                _cc.insert(),
+                [
+                    {"checkout_id": checkout_id, "position": pos, "commit_id": ids[commit.id]}
+                    for pos, commit in enumerate(since)
+                ],
+            )
+
     def set_build(self, checkout_id: int, status: Status, seconds: float | None, log: Log) -> None:
         """Record how building a checkout went (replaces an earlier attempt)."""
         with self._write(f"store the build of checkout {checkout_id}") as conn:

@@ -1,7 +1,6 @@
 """The plan of a walk, made before anything is measured: which checkouts, the quirks
-they cross, how many repetitions and what between them, on which hosts, and the
-series it starts, continues (``--resume``, or ``--walk`` for a named walk) or zooms
-into.
+they cross, how many repetitions and what between them, on which hosts, and the series
+it starts, continues (``--resume``, or ``--walk`` for a named walk) or zooms into.
 
 :func:`plan_walk` checks what can be checked before a lease is taken or a series
 stored (the step, the ends, the repetitions, the placeholders of the tests), and
@@ -24,7 +23,7 @@ from perfwalk.errors import ConfigError, GitError, UsageError
 from perfwalk.git.checkouts import checkouts as select_checkouts
 from perfwalk.git.history import Timeline
 from perfwalk.git.repo import Repo
-from perfwalk.git.walk_steps import looks_like_date, parse_date, parse_step
+from perfwalk.git.walk_steps import ADAPTIVE, looks_like_date, parse_date, parse_step, planning_step
 from perfwalk.limits import MAX_COUNT
 from perfwalk.model import Checkout
 from perfwalk.orchestrate.checkout.quirks import (
@@ -61,6 +60,7 @@ class RunOptions:
     #: a stored walk's series to extend at its checkouts: up to ``repetitions`` each, or
     #: ``variants`` measured beside as many new repetitions of the plain checkout
     extend: int | None = None
+    budget: int | None = None  # an adaptive walk of at most this many checkouts
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,8 @@ class WalkPlan:
     variants: tuple[VariantConfig, ...] = ()
     #: an extension of the stored series ``resumed`` at its checkouts (None: a walk)
     extension: Extending | None = None
+    #: an adaptive walk's most checkouts (its ``checkouts``: every commit of its line)
+    budget: int | None = None
 
     @property
     def new_checkouts(self) -> int:
@@ -198,12 +200,14 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
             again = dataclasses.replace(options, resume=False, walk=resumed.walk)
             return plan_named_walk(store, config, topology, again)
         spec = (resumed.from_spec, resumed.to_spec, resumed.step)
+        budget = resumed.planned_checkouts if resumed.step == ADAPTIVE else None
         repetitions, between = resumed.repetitions, resumed.between
         measuring = resumed.measuring or Measuring()  # a resume keeps its rounds' order
         variants = stored_variants(store, config, resumed)
     else:
-        step = options.step or config.run.step
-        parse_step(step)  # a bad step is a usage error before anything is stored
+        budget = options.budget
+        step = ADAPTIVE if budget is not None else options.step or config.run.step
+        parse_step(planning_step(step))  # a bad step: before anything is stored
         to = options.to or config.run.to
         tip = to if looks_like_date(to) else walk_tip(repo, config, to, options)
         spec = (options.from_ if options.from_ is not None else config.run.from_, tip, step)
@@ -216,8 +220,9 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
     # a commit-ish end is the tip of the walked line, so a resume walks the same commits
     branch = config.project.branch if looks_like_date(spec[1]) else spec[1]
     history = repo.first_parent(branch)
+    step = planning_step(spec[2])
     planned, quirks = plan_checkouts(
-        repo, config, history, from_spec=spec[0], to_spec=spec[1], step=spec[2], branch=branch
+        repo, config, history, from_spec=spec[0], to_spec=spec[1], step=step, branch=branch
     )
     if resumed is not None:
         parent = resumed.parent_id
@@ -238,6 +243,7 @@ def plan_walk(store: Store, config: Config, topology: Topology, options: RunOpti
         parent=parent,
         measuring=measuring,
         variants=variants,
+        budget=budget,
     )
 
 

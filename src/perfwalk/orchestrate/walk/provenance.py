@@ -165,7 +165,9 @@ def walk_series(
         quirks=plan.quirks,
         parent=plan.parent,
         started_at=started_at,
-        planned_checkouts=len(plan.checkouts),
+        planned_checkouts=len(plan.checkouts)
+        if plan.budget is None
+        else min(plan.budget, len(plan.checkouts)),
         measuring=plan.measuring,
         walk=plan.named.name if plan.named is not None else None,
     )
