@@ -9,9 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "adaptive.py"
 
 
+@pytest.mark.slow
 def test_adaptive_bench_prints_both_methods_the_ratio_and_the_goals() -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick"],

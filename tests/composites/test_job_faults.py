@@ -145,6 +145,7 @@ def _known_rows(url: str, series_id: int, repo: KnownHistory, each: int, add: in
         assert {v.value for v in mine} == {repo.value_of(checkout.sha) + add}, checkout
 
 
+@pytest.mark.slow
 def test_a_postgresql_restart_under_a_walk_puts_the_job_back_and_it_resumes(
     tmp_path: Path, known_values_repo_copy: KnownHistory, workers: list[Worker]
 ) -> None:

@@ -147,6 +147,7 @@ def test_a_running_job_cancelled_stops_at_a_repetition_and_keeps_what_it_measure
     assert rows(pg_url, series_id) == whole
 
 
+@pytest.mark.slow
 def test_a_worker_stopped_by_sigterm_leaves_its_walk_to_another_whole(
     tmp_path: Path, known_values_repo_copy: KnownHistory, pg_url: str, workers: list[Worker]
 ) -> None:

@@ -49,6 +49,7 @@ def _found(events: list[ChangeEvent], known: dict[str, object]) -> ChangeEvent:
     raise AssertionError(f"{known['subject']!r} not found; the changes found: {ranges}")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(2 * LIMIT_S)
 def test_the_lab_example_finds_the_rate_limit_where_it_was_added_and_removed(
     tmp_path: Path,

@@ -67,6 +67,7 @@ def test_an_unbuildable_commit_at_the_change_gives_the_smallest_honest_range(
         assert (series.kind, series.parent_id, series.step) == ("drill", None, "drill")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("salt", [11, 12, 13])
 def test_a_bimodal_noisy_metric_gives_the_right_commit_or_says_undecided(
     tmp_path: Path, salt: int

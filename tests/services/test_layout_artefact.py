@@ -144,6 +144,7 @@ def _walked(
     return path, status, found
 
 
+@pytest.mark.slow
 def test_a_commit_that_only_moved_the_code_is_a_layout_artefact(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -271,6 +271,7 @@ int main(void) {
 """
 
 
+@pytest.mark.slow
 def test_under_random_layouts_a_move_of_code_is_noise_not_a_step(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
