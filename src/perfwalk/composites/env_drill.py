@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from perfwalk.analysis.env_effects import COMMITS, LEAST, EnvAnswer, env_effects
+from perfwalk.composites.prove import parent_walk_config
 from perfwalk.config.drilling import EnvironmentConfig
 from perfwalk.config.model import Config, VariantConfig
 from perfwalk.errors import UsageError
@@ -32,7 +33,6 @@ from perfwalk.model import Checkout, Status
 from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.session.session import config_session
 from perfwalk.orchestrate.walk.alternation import Alternation, BuiltSide, TrySide, alternating
-from perfwalk.orchestrate.walk.plan import walk_config
 from perfwalk.orchestrate.walk.provenance import describe_series
 from perfwalk.services.drill import between_target, change_targets
 from perfwalk.store import Store
@@ -142,7 +142,7 @@ def drill_environments(
             f"--repetitions {repetitions}: each side needs {LEAST} values or more",
             hint=f"give --repetitions {LEAST} or more (default {REPETITIONS})",
         )
-    walked = _walk_config(store, config, target)
+    walked = parent_walk_config(store, config, target.parent)
     repo = Repo(walked.project.repo)
     commits = {"before": repo.commit(target.before), "after": repo.commit(target.after)}
     sides: list[tuple[TrySide, str, str]] = []
@@ -198,14 +198,6 @@ def drill_environments(
         )
         store.env_drills.finish(series_id, answer_json(answer, values))
     return EnvDrillResult(series_id, target, tuple(environments), values, answer)
-
-
-def _walk_config(store: Store, config: Config, target: DrillTarget) -> Config:
-    """``config`` as the walk whose change it is runs it (its branch and host)."""
-    if target.parent is None:
-        return config
-    walk = store.series(target.parent).walk
-    return walk_config(config, walk) if walk in {w.name for w in config.walks} else config
 
 
 def _build(

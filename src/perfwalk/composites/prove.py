@@ -71,12 +71,17 @@ def provable(drill: DrillRow) -> str | None:
 
 
 def drill_config(store: Store, config: Config, drill: DrillRow) -> Config:
-    """``config`` as the walk whose change ``drill`` narrowed runs it (its branch and
-    host), when that walk is one of ``config``'s ``[[walk]]``s."""
+    """``config`` as the walk whose change ``drill`` narrowed runs it."""
     parent = drill.change.get("series")
+    return parent_walk_config(store, config, None if parent is None else int(parent))
+
+
+def parent_walk_config(store: Store, config: Config, parent: int | None) -> Config:
+    """``config`` as the walk of series ``parent`` runs it (its branch and host), when
+    that walk is one of ``config``'s ``[[walk]]``s; else ``config`` as it is."""
     if parent is None:
         return config
-    walk = store.series(int(parent)).walk
+    walk = store.series(parent).walk
     if walk is None or walk not in {w.name for w in config.walks}:
         return config
     return walk_config(config, walk)
