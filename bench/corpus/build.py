@@ -16,6 +16,14 @@ Two sources, each written as one JSON file next to this script:
 
       python bench/corpus/build.py tcpd TCPD_GIT_DIR COMMIT tcpd.json
 
+* ``sap``: SAP's Performance Regression Data Set, its small set from SAP HANA's own
+  performance testing (25 series, each judged by SAP's performance engineers), read
+  from a git directory of github.com/SAP/performance-regression-data-set at a commit;
+  each series's measurements grouped by the build they measured (``GHC``), in their
+  order, with the engineers' judgement:
+
+      python bench/corpus/build.py sap SAP_GIT_DIR COMMIT sap.json
+
 The ground truth of a walk (the changes a person flags, each with the A/B or drill
 that checked it) is written by hand in ``walks/NAME.manifest.json``.
 """
@@ -23,6 +31,8 @@ that checked it) is written by hand in ``walks/NAME.manifest.json``.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import sqlite3
 import subprocess
@@ -197,6 +207,66 @@ def tcpd(git_dir: Path, commit: str) -> dict[str, Any]:
     }
 
 
+SAP_URL = "https://github.com/SAP/performance-regression-data-set"
+SAP_DIR = "hana/small_2021"
+SAP_CITATION = (
+    "T. Bach, P. Lv, M. Le et al. (SAP), Performance Regression Data Set, "
+    "https://github.com/SAP/performance-regression-data-set, 2022"
+)
+
+
+def sap(git_dir: Path, commit: str) -> dict[str, Any]:
+    """SAP HANA's small set: per series its builds, in order, each with the values
+    measured on it, and the engineers' judgement (the kind of series; for a
+    regression the index of the last measurement before it and the first build
+    that has it)."""
+    judged = [
+        line.split(";")
+        for line in _git_show(git_dir, commit, f"{SAP_DIR}/metadata/dataset_details.csv")
+        .strip()
+        .splitlines()[1:]
+    ]
+    series = []
+    for kind, file, change_point in sorted(judged, key=lambda j: j[1]):
+        rows = list(
+            csv.DictReader(io.StringIO(_git_show(git_dir, commit, f"{SAP_DIR}/data/{file}")))
+        )
+        builds: list[dict[str, Any]] = []
+        build_of: dict[int, int] = {}  # a measurement's index → its build's position
+        for row in rows:
+            if not builds or builds[-1]["build"] != row["GHC"]:
+                builds.append({"build": row["GHC"], "values": []})
+            builds[-1]["values"].append(float(row["Measurement"]))
+            build_of[int(row["Index"])] = len(builds) - 1
+        last_before = int(change_point)
+        series.append(
+            {
+                "name": file.removesuffix(".csv"),
+                "judgement": kind.strip(),
+                "change_point": last_before,
+                "first_build_with_it": build_of[last_before + 1] if last_before else None,
+                "builds": builds,
+            }
+        )
+    return {
+        "source": "SAP Performance Regression Data Set, SAP HANA small 2021",
+        "url": SAP_URL,
+        "commit": commit,
+        "citation": SAP_CITATION,
+        "licence": "CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/)",
+        "attribution": "© SAP SE or an SAP affiliate company and performance-regression-data-set "
+        "contributors, CC BY 4.0",
+        "changes_made": "the measurements of a series grouped by the build they measured, "
+        "in their order; the index column dropped (the order keeps it); the engineers' "
+        "change point also given as the first build that has the regression",
+        "judgements": "Stable: no regression and no issue; Regression: the series contains a "
+        "performance regression, change_point the last index before it; any other word "
+        "(Spike, High deviation, Build-dependent): it looks like there might be a regression "
+        "but there is a different explanation (the data set's README)",
+        "series": series,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="source", required=True)
@@ -208,10 +278,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("git_dir", type=Path)
     t.add_argument("commit")
     t.add_argument("out", type=Path)
+    p = sub.add_parser("sap")
+    p.add_argument("git_dir", type=Path)
+    p.add_argument("commit")
+    p.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    data = (
-        walk(args.store, args.series) if args.source == "walk" else tcpd(args.git_dir, args.commit)
-    )
+    if args.source == "walk":
+        data = walk(args.store, args.series)
+    else:
+        data = (tcpd if args.source == "tcpd" else sap)(args.git_dir, args.commit)
     args.out.write_text(json.dumps(data, separators=(",", ":")) + "\n")
     return 0
 

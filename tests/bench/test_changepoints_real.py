@@ -1,5 +1,7 @@
 """bench/changepoints.py's real corpus: every walk's manifest names its data and a
-truth for each of its metrics, TCPD's series carry a licence, the majority rule and
+truth for each of its metrics, SAP HANA's and TCPD's series carry their licence and
+provenance, SAP's engineers' change points name the first build of the regression, the
+goals judge the performance series (TCPD shown beside them), the majority rule and
 the pairing of detections with a person's changes do what bench/corpus/README.md
 says, and ``--real-only --no-peers`` prints the table (its figures are perfwalk's on
 recorded data: only the table's shape and its sources are checked)."""
@@ -58,6 +60,38 @@ def test_every_tcpd_series_carries_its_licence_and_attribution() -> None:
         assert len(dataset["annotations"]) == 5, dataset["name"]
 
 
+def test_sap_series_keep_their_licence_and_the_engineers_judgement(
+    changepoints: ModuleType,
+) -> None:
+    sap = json.loads((CORPUS / "sap.json").read_text())
+    assert "CC BY 4.0" in sap["licence"]
+    assert sap["attribution"]
+    assert sap["citation"]
+    assert sap["changes_made"]
+    assert re.fullmatch(r"[0-9a-f]{40}", sap["commit"])
+    judgements = [series["judgement"] for series in sap["series"]]
+    assert len(judgements) == 25
+    assert judgements.count("regression") == 5
+    for series in sap["series"]:
+        builds = [build["build"] for build in series["builds"]]
+        assert builds == sorted(builds, key=int), series["name"]  # in the order measured
+        assert len(set(builds)) == len(builds), series["name"]  # a build's values together
+        first = series["first_build_with_it"]
+        if series["judgement"] != "regression":
+            assert first is None, series["name"]
+            continue
+        # the engineers' index is the last measurement before the regression: the
+        # measurements before the first build that has it number at least that many
+        before = sum(len(build["values"]) for build in series["builds"][:first])
+        with_it = before + len(series["builds"][first]["values"])
+        assert before <= series["change_point"] < with_it, series["name"]
+    corpus = changepoints.real_corpus()
+    judged = {s.source for s in corpus if s.judged}
+    assert "SAP HANA" in judged
+    assert "TCPD" not in judged
+    assert any(s.source.startswith("walk ") for s in corpus if s.judged)
+
+
 def test_a_change_is_flagged_by_a_majority_of_annotators_within_the_margin(
     changepoints: ModuleType,
 ) -> None:
@@ -84,6 +118,8 @@ def test_the_real_section_prints_every_source_and_perfwalk() -> None:
     )
     assert done.returncode in (0, 1), done.stderr
     out = done.stdout
-    for source in ("walk lz4", "walk xxHash", "walk libdeflate", "TCPD", "total"):
+    sources = ("walk lz4", "walk xxHash", "walk libdeflate", "SAP HANA", "TCPD")
+    for source in (*sources, "performance total", "all series"):
         assert re.search(rf"^{source} +\d+ +\d+ +\d+ ", out, re.M), (source, out)
-    assert re.search(r"^goals: on the real corpus .* -> (PASS|FAIL)", out, re.M), out
+    assert "TCPD is shown, not judged" in out
+    assert re.search(r"^goals: on the real performance series .* -> (PASS|FAIL)", out, re.M), out
