@@ -154,3 +154,10 @@ def test_the_helpers_on_their_own() -> None:
     assert scaled.scale(1.0, 2000) == math.inf
     with pytest.raises(ValueError, match="no values"):
         scaled.mean([])
+
+
+def test_a_ratio_change_beyond_the_float_range_is_infinite() -> None:
+    assert scaled.ratio_change(0.1) == math.expm1(0.1)
+    assert scaled.ratio_change(-1000.0) == -1.0
+    assert scaled.ratio_change(709.5) == math.inf
+    assert scaled.ratio_change(1e6) == math.inf

@@ -442,3 +442,18 @@ def test_a_ten_percent_change_in_two_percent_noise_is_worse_early() -> None:
     assert all(d.verdict is Verdict.WORSE for d in decisions)
     used = sorted(d.count_a + d.count_b for d in decisions)
     assert used[len(used) // 2] <= 10  # the median try stops at 4 + 4 or sooner
+
+
+@pytest.mark.parametrize("confidence", [95.0, 99.99, 99.9999])
+def test_an_interval_beyond_the_float_range_is_unbounded_not_an_error(confidence: float) -> None:
+    # a re-measure of a real walk under load: two noisy wall-time values a side, at the
+    # clear confidence a most likely step must hold at (1 degree of freedom: a bound of
+    # the interval is exp() of more than 709); it stopped the walk with OverflowError
+    found = decide(
+        [221.8, 264.1], [363.1, 214.5], higher_is_better=True, confidence=confidence, most=10
+    )
+    assert found.verdict is Verdict.UNDECIDED
+    assert found.change == pytest.approx(0.153, abs=0.001)
+    assert found.low >= -1.0
+    assert found.high > 1.0  # +inf at the clear confidences
+    assert "after 2 + 2 repetitions" in found.reason

@@ -70,7 +70,7 @@ from statistics import NormalDist
 from perfwalk.analysis.break_test import PLAIN_STEP
 from perfwalk.analysis.changepoints import Detection, Reduce, set_points
 from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances, per_point
-from perfwalk.analysis.scaled import exponent, median, scaled
+from perfwalk.analysis.scaled import EXP_LIMIT, exponent, median, ratio_change, scaled
 from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
 from perfwalk.analysis.spikes import despike, jump_scale
 from perfwalk.policy import Summary
@@ -87,8 +87,6 @@ _REFIT = 80
 #: the positions weighed leave this share of the walk (or ``jump_window``, or
 #: ``min_size``) on each side
 _CENTRAL = 4
-#: exp() of more leaves the float range
-_EXP_LIMIT = 709.0
 #: at most this many positions are weighed (evenly spread) in a long series
 _POSITIONS = 4000
 #: median of chi-square with 1 degree of freedom (the Wilson–Hilferty form is poor there)
@@ -157,7 +155,7 @@ def detection_floor(
 
     def relative(d: float) -> float:
         if ratios:
-            return math.expm1(d) if d < _EXP_LIMIT else math.inf
+            return ratio_change(d)
         return _plain(d, level)
 
     within = _within_variance(sets, ratios, k)
@@ -201,7 +199,7 @@ def detection_floor(
         return seen
     floors.sort()
     share, k, step = best
-    size = math.expm1(min(step, _EXP_LIMIT)) if ratios else _plain(step, level)
+    size = math.expm1(min(step, EXP_LIMIT)) if ratios else _plain(step, level)
     return replace(
         seen,
         relative=relative(floors[int(QUANTILE * len(floors))]),

@@ -91,6 +91,17 @@ def relative_distance(value: float, reference: float) -> float:
     return distance / abs(reference)
 
 
+#: exp() of more leaves the float range
+EXP_LIMIT = 709.0
+
+
+def ratio_change(log_step: float) -> float:
+    """``exp(log_step) - 1``, the relative change of a step on logarithms; ``inf``
+    beyond the float range (levels more than 1e307 times apart, or the bound of an
+    interval that wide)."""
+    return math.expm1(log_step) if log_step < EXP_LIMIT else math.inf
+
+
 def median(values: Sequence[float]) -> float:
     """The median of ``values`` (at least one): the mean of the middle two for an
     even count, without overflow."""

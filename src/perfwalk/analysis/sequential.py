@@ -76,6 +76,7 @@ from functools import lru_cache
 from statistics import NormalDist
 from typing import Literal
 
+from perfwalk.analysis.scaled import ratio_change
 from perfwalk.errors import UsageError
 
 Side = Literal["A", "B"]
@@ -160,7 +161,7 @@ class Estimate:
     scale: float  # the linear scale's reference: |mean of A|; 1 when logged
 
     def change(self, delta: float) -> float:
-        return math.expm1(delta) if self.logged else delta / self.scale
+        return ratio_change(delta) if self.logged else delta / self.scale
 
 
 def estimate(a: Sequence[float], b: Sequence[float]) -> Estimate | None:
