@@ -98,11 +98,17 @@ from perfwalk.analysis.verdict import (
     decide,
     remeasured,
 )
+from perfwalk.config.instruments import exact_count, load_immune
 from perfwalk.model import Direction, MachineState
 from perfwalk.orchestrate.confirm.confirm import Budget
 from perfwalk.orchestrate.confirm.remeasure_targets import AROUND, around
 from perfwalk.orchestrate.findings.metric_search import summary_of
-from perfwalk.policy import MetricPolicy, Summary
+from perfwalk.policy import (
+    EXACT_COUNT_MIN_CHANGE,
+    EXACT_COUNT_MIN_SIZE,
+    MetricPolicy,
+    Summary,
+)
 
 HERE = Path(__file__).resolve().parent
 SERIES = 40  # seeded walks per scenario
@@ -155,6 +161,8 @@ class Walk:
     #: the true steps a person flags (recall counts them); a detection of another true
     #: step (a real move too small to flag) is neither a hit nor a false alarm
     flagged: list[int] | None = None
+    #: a load-immune instrument's count: judged on its values alone, as a walk judges it
+    immune: bool = False
 
     @property
     def wanted(self) -> list[int]:
@@ -309,12 +317,17 @@ def real_walks(corpus: Path) -> tuple[list[Walk], list[Walk]]:
             flagged = sorted({int(c["index"]) for c in real if c.get("flagged", True)})
             direction = Direction(metric["direction"])
             summary: Summary = analysis["summary"]
+            # a count an instrument takes is analysed as a walk analyses the
+            # instrument's metric: its own smallest change and shortest level, and
+            # never suspect on the machine's load (bench/corpus/README.md)
+            instrument = manifest["series"].get(name, {}).get("instrument", "")
+            exact = exact_count(instrument)
             policy = MetricPolicy(
                 summary=summary,
                 direction=direction,
                 threshold=analysis["threshold"],
-                min_size=analysis["min_size"],
-                min_change=analysis["min_change"],
+                min_size=EXACT_COUNT_MIN_SIZE if exact else analysis["min_size"],
+                min_change=EXACT_COUNT_MIN_CHANGE if exact else analysis["min_change"],
                 configured=True,
             )
             sets = [[float(v) for v in values] for values in metric["values"]]
@@ -327,7 +340,8 @@ def real_walks(corpus: Path) -> tuple[list[Walk], list[Walk]]:
             ]
             seed = f"real:{manifest_path.name.removesuffix('.manifest.json')}:{name}"
             draw = level_draw(sets, truth)
-            recorded.append(Walk(sets, states, truth, policy, draw, seed, flagged))
+            immune = load_immune(instrument)
+            recorded.append(Walk(sets, states, truth, policy, draw, seed, flagged, immune))
             if metric["unit"] != "instructions":  # a load does not move a count
                 for i in range(REAL_SEEDS):
                     loaded.append(with_load(recorded[-1], f"{seed}:load:{i}"))
@@ -481,6 +495,7 @@ def replay(walk: Walk) -> Replayed:
             before_loaded=max((s.loaded for s in left.values()), default=0),
             after=max((s.n for s in right.values()), default=0),
             after_loaded=max((s.loaded for s in right.values()), default=0),
+            immune=walk.immune,
         )
         detected = Detected(
             label="walk 1",
@@ -493,7 +508,11 @@ def replay(walk: Walk) -> Replayed:
             checkouts_before=change.points_before,
             checkouts_after=change.points_after,
         )
-        why = machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,))
+        why = (
+            ""
+            if walk.immune
+            else machine.suspect_hosts(left, right, worse_after=worse, sizes=(size,))
+        )
         evidence.append(Evidence(detected, told, why))
     first = [decide(e).state for e in evidence]
     budget = Budget(BUDGET, 0.0, "bench")
