@@ -32,11 +32,14 @@ two means. A break stands when
 from __future__ import annotations
 
 import math
-from itertools import accumulate, count, repeat
+from itertools import accumulate, repeat
 from operator import mul, sub, truediv
 from typing import NamedTuple
 
-from perfwalk.analysis.noise import WHITE, local_variances, per_point
+import numpy as np
+
+from perfwalk.analysis.float_arrays import Floats, floats, numbers, per_point, running_sums
+from perfwalk.analysis.noise import WHITE, local_variances
 from perfwalk.analysis.segments import Break, Tuning
 from perfwalk.analysis.spikes import despike, jump_scale, median_in_place
 
@@ -79,69 +82,60 @@ class BreakTest:
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = median_in_place(list(sample))
-        steps = list(map(sub, x[1:], x))  # map stops at the shorter
-        squares = list(map(mul, steps, steps))
-        jumps = list(map(abs, steps))
+        points = np.array(x)
+        steps = points[1:] - points[:-1]
+        squares = steps * steps
+        jumps = floats(np.abs(steps))
         self.noise = jump_scale(jumps)
         largest = max(1e-100, *map(abs, sample))
         # the local noise variance: constant over blocks of points
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
-        self.var = per_point(self.size, self.blocks, n)
+        variances = per_point(self.size, self.blocks, n)
+        self.var = floats(variances)
         self.even = min(self.blocks) == max(self.blocks)
         despiked, self.replaced = despike(x, squares, self.var, tuning.clip)
-        self.V = [0.0, *accumulate(self.var)]
+        self.V = running_sums(variances)
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
-        self.W = [0.0, *accumulate(self.size / v for v in self.blocks)]
+        self.W = running_sums(self.size / np.array(self.blocks))
         self.correlation = WHITE
         self.factor = 1.0  # non-Gaussian noise: the local variances times this
         # centred: exact sums; the squared neighbour differences but around what the
         # spike filter replaced
-        y = list(map(sub, despiked, repeat(self.center)))
-        for i in self.replaced:
-            for j in (i - 1, i):
-                if 0 <= j < n - 1:
-                    squares[j] = (y[j + 1] - y[j]) ** 2
+        y = points - self.center
+        if self.replaced:
+            y[self.replaced] = np.array([despiked[i] for i in self.replaced]) - self.center
+            centred = floats(y)
+            for i in self.replaced:
+                for j in (i - 1, i):
+                    if 0 <= j < n - 1:
+                        squares[j] = (centred[j + 1] - centred[j]) ** 2
         self.set_points(y, squares)
 
-    def set_points(self, y: list[float], squares: list[float] | None = None) -> None:
+    def set_points(self, y: Floats, squares: Floats | None = None) -> None:
         """The points searched (spikes and excursions replaced) and their sums;
         ``squares``: their squared neighbour differences, when known."""
-        self.y = y
+        self.y = floats(y)
         self.sides: dict[tuple[int, int], Side] = {}  # level a..b-1 as a side of a step
         self.ends_of: dict[tuple[int, int, bool], tuple[float, float]] = {}  # near()
-        self.S = S = [0.0, *accumulate(y)]
-        self.T = [0.0, *accumulate(map(mul, count(0.0), y))]  # sums of index × point
+        n = self.n
+        self.S = running_sums(y)
+        self.T = running_sums(np.arange(n, dtype=np.float64) * y)  # sums of index × point
         if squares is None:
-            steps = list(map(sub, y[1:], y[:-1]))
-            squares = list(map(mul, steps, steps))
-        D2: list[float] = [0.0, *accumulate(squares)]  # pairs before i
-        self.D2 = D2
+            steps = y[1:] - y[:-1]
+            squares = steps * steps
+        self.D2 = running_sums(squares)  # pairs before i
+        self.Q = running_sums(y * y)
         # block by block: the weighted sums of the points, and the squared neighbour
         # differences over what the local noise expects of them (2 variances)
-        size, n = self.size, self.n
-        starts = range(0, len(self.blocks) * size, size)
-        self.SW = [
-            0.0,
-            *accumulate(
-                (S[min(k + size, n)] - S[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        Q: list[float] = [0.0, *accumulate(map(mul, y, y))]
-        self.Q = Q
-        self.QW = [
-            0.0,
-            *accumulate(
-                (Q[min(k + size, n)] - Q[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        self.Z2 = [
-            0.0,
-            *accumulate(
-                (D2[min(k + size, n - 1)] - D2[min(k, n - 1)]) / (2 * v)
-                for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
+        variances = np.array(self.blocks)
+        starts = np.arange(0, len(variances) * self.size, self.size)
+        ends = np.minimum(starts + self.size, n)
+        S, Q, D2 = numbers(self.S), numbers(self.Q), numbers(self.D2)
+        self.SW = running_sums((S[ends] - S[starts]) / variances)
+        self.QW = running_sums((Q[ends] - Q[starts]) / variances)
+        last = np.minimum(starts, n - 1)
+        self.Z2 = running_sums((D2[np.minimum(ends, n - 1)] - D2[last]) / (2 * variances))
 
     def _block(self, t: int) -> tuple[int, int, float]:
         """(block of point t, its first point, its variance); t may be n."""

@@ -26,9 +26,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, pairwise, repeat
+from itertools import pairwise
 from operator import add, mul, sub, truediv
 from statistics import NormalDist
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from perfwalk.analysis.float_arrays import numbers
 
 #: Neighbour differences per block of the local scale (more for very long series).
 _BLOCK = 8
@@ -82,14 +87,14 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
     starts = list(range(0, len(jumps), size))
     if len(starts) > 1 and len(jumps) - starts[-1] < size // 2:
         del starts[-1]  # a short last block: the one before it takes its differences
-    ends = [*starts[1:], len(jumps)]
-    scales = [_median(sorted(jumps[a:b])) for a, b in zip(starts, ends, strict=True)]
-    if not scales:
+    if not starts:
         return size, [floor * floor]
+    whole = len(starts) - 1  # blocks of ``size`` differences; the last one takes the rest
+    rows = np.sort(numbers(jumps)[: whole * size].reshape(whole, size), axis=1)
+    middle = rows[:, size // 2] if size % 2 else 0.5 * (rows[:, size // 2 - 1] + rows[:, size // 2])
+    scales = [*middle.tolist(), _median(sorted(jumps[starts[-1] :]))]
     squares = [s * s for s in scales]
-    broad = [
-        _median(sorted(squares[max(0, b - _REACH) : b + _REACH + 1])) for b in range(len(squares))
-    ]
+    broad = _window_medians(squares, _REACH)
     narrow = list(map(max, squares, [squares[0], *squares[:-1]], [*squares[1:], squares[-1]]))
     weight = _NARROW * _NARROW
     local = [max(b, weight * s) for b, s in zip(broad, narrow, strict=True)]
@@ -99,13 +104,19 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
     return size, [max(v * ratio, least) for v in local]
 
 
-def per_point(size: int, blocks: Sequence[float], n: int) -> list[float]:
-    """The values of ``blocks`` of ``size`` points, point by point (``n`` points; the last
-    block takes the points beyond)."""
-    out = list(chain.from_iterable(map(repeat, blocks, repeat(size))))
-    del out[n:]
-    out.extend(repeat(blocks[-1], n - len(out)))
-    return out
+def _window_medians(values: list[float], reach: int) -> list[float]:
+    """The median of each of ``values`` and the ``reach`` values on each side of it
+    (fewer near the ends)."""
+
+    def around(b: int) -> float:
+        return _median(sorted(values[max(0, b - reach) : b + reach + 1]))
+
+    width = 2 * reach + 1
+    if len(values) < width:
+        return [around(b) for b in range(len(values))]
+    windows = np.sort(sliding_window_view(np.array(values), width), axis=1)
+    ends = range(len(values) - reach, len(values))
+    return [*map(around, range(reach)), *windows[:, reach].tolist(), *map(around, ends)]
 
 
 def _median(values: list[float]) -> float:

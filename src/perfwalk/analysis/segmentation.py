@@ -58,6 +58,7 @@ from itertools import pairwise
 
 from perfwalk.analysis.break_test import BreakTest, Jump, Side
 from perfwalk.analysis.candidates import candidates
+from perfwalk.analysis.float_arrays import numbers
 from perfwalk.analysis.noise import (
     fit_correlation,
     with_walk,
@@ -308,7 +309,7 @@ class _Search(BreakTest):
             j += 1
         if not spans:
             return found, []
-        y = list(self.y)
+        y = numbers(self.y).copy()
         out = []
         for left, a, b, right in spans:
             base = self.mean2(left, a, b, right)
@@ -322,7 +323,7 @@ class _Search(BreakTest):
             out.append(
                 Excursion(a, b, self.center + level, self.center + base, se, (level - base) / se)
             )
-            y[a:b] = [base] * (b - a)
+            y[a:b] = base
             dropped.update(range(a - _POINTS, b + _POINTS + 1))
         self.set_points(y)
         return self.eliminate([c for c in found if c not in dropped]), out

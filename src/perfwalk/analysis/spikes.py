@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import compress, count, repeat
-from operator import gt, mul, sub
+from operator import mul, sub
+
+import numpy as np
+
+from perfwalk.analysis.float_arrays import numbers
 
 #: Fraction of the neighbour differences kept by the noise scale.
 _KEPT = 0.8
@@ -26,7 +29,7 @@ def noise_scale(x: Sequence[float]) -> float:
     return jump_scale(list(map(abs, map(sub, x[1:], x[:-1]))))
 
 
-def jump_scale(jumps: list[float]) -> float:
+def jump_scale(jumps: Sequence[float]) -> float:
     """The noise scale from the absolute neighbour differences (a sample of about
     10 000 of them for long series)."""
     if not jumps:
@@ -60,7 +63,7 @@ def median_in_place(values: list[float]) -> float:
 
 
 def despike(
-    x: list[float], squares: list[float], variances: list[float], clip: float
+    x: list[float], squares: Sequence[float], variances: Sequence[float], clip: float
 ) -> tuple[list[float], list[int]]:
     """``x`` without its spikes: the points between two jumps larger than 4 local noise
     units at most 4 points apart that come back (:func:`_comes_back`), and a first or
@@ -74,12 +77,13 @@ def despike(
     after a step, most of its 13 neighbours are still at the old one."""
     n = len(x)
     y = list(x)
-    limits = map(mul, variances, repeat(_JUMP * _JUMP))
-    at = list(compress(count(), map(gt, squares, limits)))
+    jumps = numbers(squares)
+    at: list[int] = np.flatnonzero(
+        jumps > numbers(variances)[: len(jumps)] * (_JUMP * _JUMP)
+    ).tolist()
     marked: dict[int, float] = {}  # a spike's index → the level around it
-    for j, i in enumerate(at):
-        if j + 1 < len(at) and at[j + 1] - i <= _NEIGHBOURS and _comes_back(x, i, at[j + 1]):
-            k = at[j + 1]
+    for i, k in zip(at, [*at[1:], n + _NEIGHBOURS], strict=True):  # a jump, the next one
+        if k - i <= _NEIGHBOURS and _comes_back(x, i, k):
             level = median_in_place([x[m] for m in (i - 1, i, k + 1, k + 2) if 0 <= m < n])
             marked.update(dict.fromkeys(range(i + 1, k + 1), level))
         if i in (0, n - 2):  # a spike at either end has a jump on one side only
@@ -88,14 +92,15 @@ def despike(
             if _carried(x[end], x[1 if end == 0 else n - 2], level):
                 marked[end] = level
     replaced = []
+    limit = clip * clip
     for i, level in sorted(marked.items()):
         around = range(max(0, i - REFERENCE), min(n, i + REFERENCE + 1))
-        if sum(1 for j in around if j in marked) * _DENSE > len(around):
+        if sum(map(marked.__contains__, around)) * _DENSE > len(around):
             continue  # jumps everywhere around it: noise of two modes, not a spike
-        ref = median_in_place(x[max(0, i - REFERENCE) : i + REFERENCE + 1])
+        ref = median_in_place(x[around.start : around.stop])
         if abs(level - ref) > abs(x[i] - level):  # its neighbours are at a new level
             ref = level
-        if (x[i] - ref) ** 2 > clip * clip * variances[i]:
+        if (x[i] - ref) ** 2 > limit * variances[i]:
             y[i] = ref
             replaced.append(i)
     return y, replaced
