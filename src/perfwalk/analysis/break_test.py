@@ -137,27 +137,13 @@ class BreakTest:
         last = np.minimum(starts, n - 1)
         self.Z2 = running_sums((D2[np.minimum(ends, n - 1)] - D2[last]) / (2 * variances))
 
-    def _block(self, t: int) -> tuple[int, int, float]:
-        """(block of point t, its first point, its variance); t may be n."""
-        k = t // self.size
-        if k >= len(self.blocks):
-            k = len(self.blocks) - 1
-        return k, k * self.size, self.blocks[k]
-
-    def weights(self, t: int) -> float:
-        """The sum of the weights of the points before t."""
-        k, first, v = self._block(t)
-        return self.W[k] + (t - first) / v
-
-    def weighted(self, t: int) -> float:
-        """The weighted sum of the points before t."""
-        k, first, v = self._block(t)
-        return self.SW[k] + (self.S[t] - self.S[first]) / v
-
     def running(self, t: int) -> tuple[float, float, float]:
         """The sums of the weights, of the weighted points and of their weighted squares,
-        of the points before t."""
-        k, first, v = self._block(t)
+        of the points before t (t may be n)."""
+        k = t // self.size
+        if k >= len(self.blocks):  # the last block takes the points beyond
+            k = len(self.blocks) - 1
+        first, v = k * self.size, self.blocks[k]
         return (
             self.W[k] + (t - first) / v,
             self.SW[k] + (self.S[t] - self.S[first]) / v,
@@ -167,15 +153,24 @@ class BreakTest:
     def ratios(self, t: int) -> float:
         """The sum of the pairs' squared differences over their expected value, for
         the pairs before point t (t < n)."""
-        k, first, v = self._block(t)
-        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * v)
+        k = t // self.size
+        if k >= len(self.blocks):
+            k = len(self.blocks) - 1
+        first = k * self.size
+        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * self.blocks[k])
 
     def mean(self, a: int, b: int) -> float:
         """The level of points a..b-1 (minus the centre): their mean, each point weighed
         by its local noise (a loaded stretch counts less)."""
+        return self._mean(a, b, self.running(a), self.running(b))
+
+    def _mean(
+        self, a: int, b: int, one: tuple[float, float, float], two: tuple[float, float, float]
+    ) -> float:
+        """:meth:`mean` from the :meth:`running` sums at a and b."""
         if self.even:  # the same noise everywhere (noise-free data): the exact mean
             return (self.S[b] - self.S[a]) / (b - a)
-        return (self.weighted(b) - self.weighted(a)) / (self.weights(b) - self.weights(a))
+        return (two[1] - one[1]) / (two[0] - one[0])
 
     def point_variance(self, a: int, b: int) -> float:
         """The noise variance of one point of a..b-1 as far as their mean goes (its
@@ -183,9 +178,15 @@ class BreakTest:
         noise (from medians of neighbour differences) times how much larger the level's
         own neighbour differences are, with ``prior_weight`` pairs of the series'
         typical ratio."""
+        return self._point_variance(a, b, self.running(a), self.running(b))
+
+    def _point_variance(
+        self, a: int, b: int, one: tuple[float, float, float], two: tuple[float, float, float]
+    ) -> float:
+        """:meth:`point_variance` from the :meth:`running` sums at a and b."""
         pairs = b - a - 1
-        w1, s1, q1 = self.running(a)
-        w2, s2, q2 = self.running(b)
+        w1, s1, q1 = one
+        w2, s2, q2 = two
         weights = w2 - w1
         ratio = 0.0
         if pairs:  # the spread around the level's mean, when it is larger (slow moves)
@@ -218,7 +219,10 @@ class BreakTest:
         key = (a, b)
         found = self.sides.get(key)
         if found is None:
-            found = self.sides[key] = Side(b - a, self.mean(a, b), self.point_variance(a, b))
+            one, two = self.running(a), self.running(b)
+            found = self.sides[key] = Side(
+                b - a, self._mean(a, b, one, two), self._point_variance(a, b, one, two)
+            )
         return found
 
     def jump(self, a: int, b: int, c: int, d: int) -> Jump:

@@ -216,11 +216,6 @@ class _Search(BreakTest):
         alive = [True] * len(pos)
         threshold = self.tuning.threshold
 
-        def rescore(j: int) -> None:
-            if 0 < j < last and alive[j]:
-                version[j] += 1
-                heappush(heap, (self.score(pos[prev[j]], pos[j], pos[nxt[j]]), version[j], j))
-
         while heap:
             value, ver, j = heappop(heap)
             if not alive[j] or ver != version[j]:
@@ -230,15 +225,20 @@ class _Search(BreakTest):
             alive[j] = False
             p, q = prev[j], nxt[j]
             nxt[p], prev[q] = q, p
+            touched: list[int] = []  # the breaks whose levels changed, in the order they did
             for k in (p, q):
                 if 0 < k < last:
                     moved = self.relocate(pos[prev[k]], pos[k], pos[nxt[k]])
                     if moved != pos[k]:
                         self.radius[moved] = self.radius.get(pos[k], 2)
                         pos[k] = moved
-                        rescore(prev[k])
-                        rescore(nxt[k])
-                    rescore(k)
+                        touched += (prev[k], nxt[k])
+                    touched.append(k)
+            touched = [k for k in touched if 0 < k < last]
+            for k in touched:  # each change of a break's levels is one version of its score
+                version[k] += 1
+            for k in dict.fromkeys(touched):  # scored once, where its neighbours ended
+                heappush(heap, (self.score(pos[prev[k]], pos[k], pos[nxt[k]]), version[k], k))
         return [pos[j] for j in range(1, last) if alive[j]]
 
     def relocate(self, a: int, c: int, b: int) -> int:
@@ -361,8 +361,9 @@ class _Search(BreakTest):
 
     def mean2(self, left: int, a: int, b: int, right: int) -> float:
         """The level of points left..a-1 and b..right-1 together."""
-        W, SW = self.weights, self.weighted
-        return (SW(a) - SW(left) + SW(right) - SW(b)) / (W(a) - W(left) + W(right) - W(b))
+        (w0, s0, _), (w1, s1, _) = self.running(left), self.running(a)
+        (w2, s2, _), (w3, s3, _) = self.running(b), self.running(right)
+        return (s1 - s0 + s3 - s2) / (w1 - w0 + w3 - w2)
 
     def ends(self, span: tuple[int, int, int, int], level: float, base: float) -> tuple[int, int]:
         """The excursion a..b-1 of ``span`` (left, a, b, right; mean ``level``, the level

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from operator import mul, sub
 
 import numpy as np
@@ -82,7 +83,7 @@ def despike(
         jumps > numbers(variances)[: len(jumps)] * (_JUMP * _JUMP)
     ).tolist()
     marked: dict[int, float] = {}  # a spike's index → the level around it
-    for i, k in zip(at, [*at[1:], n + _NEIGHBOURS], strict=True):  # a jump, the next one
+    for i, k in pairwise([*at, n + _NEIGHBOURS]):  # each jump and the next one
         if k - i <= _NEIGHBOURS and _comes_back(x, i, k):
             level = median_in_place([x[m] for m in (i - 1, i, k + 1, k + 2) if 0 <= m < n])
             marked.update(dict.fromkeys(range(i + 1, k + 1), level))
