@@ -41,7 +41,7 @@ import numpy as np
 from perfwalk.analysis.float_arrays import Floats, floats, numbers, per_point, running_sums
 from perfwalk.analysis.noise import WHITE, local_variances
 from perfwalk.analysis.segments import Break, Tuning
-from perfwalk.analysis.spikes import despike, jump_scale, median_in_place
+from perfwalk.analysis.spikes import jump_scale, median_in_place, spikes
 
 #: Long ranges are searched for the best split on a grid of about this many points first.
 _GRID = 64
@@ -93,7 +93,7 @@ class BreakTest:
         variances = per_point(self.size, self.blocks, n)
         self.var = floats(variances)
         self.even = min(self.blocks) == max(self.blocks)
-        despiked, self.replaced = despike(x, squares, self.var, tuning.clip)
+        self.replaced, levels = spikes(points, squares, self.var, tuning.clip)
         self.V = running_sums(variances)
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
@@ -104,7 +104,7 @@ class BreakTest:
         # spike filter replaced
         y = points - self.center
         if self.replaced:
-            y[self.replaced] = np.array([despiked[i] for i in self.replaced]) - self.center
+            y[self.replaced] = np.array(levels) - self.center
             centred = floats(y)
             for i in self.replaced:
                 for j in (i - 1, i):
