@@ -105,11 +105,9 @@ class BreakTest:
         y = points - self.center
         if self.replaced:
             y[self.replaced] = np.array(levels) - self.center
-            centred = floats(y)
-            for i in self.replaced:
-                for j in (i - 1, i):
-                    if 0 <= j < n - 1:
-                        squares[j] = (centred[j + 1] - centred[j]) ** 2
+            pairs = np.union1d(np.array(self.replaced) - 1, self.replaced)
+            pairs = pairs[(pairs >= 0) & (pairs < n - 1)]
+            squares[pairs] = [d**2 for d in (y[pairs + 1] - y[pairs]).tolist()]
         self.set_points(y, squares)
 
     def set_points(self, y: Floats, squares: Floats | None = None) -> None:

@@ -21,12 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from statistics import NormalDist
 
 from perfwalk.analysis.noise import WHITE, Correlation
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
-from perfwalk.analysis.segmentation import segment_finite
+from perfwalk.analysis.segmentation import segment_in_range
 from perfwalk.analysis.segments import DEFAULT_TUNING, Break, Drift, Excursion, Tuning
 
 #: Two-sided coverage of the confidence intervals given with each change.
@@ -131,7 +130,8 @@ def find_change_points(
     ratios = bool(points) and min(points) > 0
     # points far from 1 are searched divided by 2**k (exact): no sum overflows
     k = 0 if ratios else exponent(points)
-    found = segment_finite(
+    # logarithms, or values of at most 1 in magnitude: no sum of them overflows
+    found = segment_in_range(
         list(map(math.log, points)) if ratios else scaled(points, k), tuning, logarithms=ratios
     )
     changes = tuple(_change(brk, positions, ratios, k) for brk in found.breaks)
@@ -218,10 +218,12 @@ def set_points(
 ) -> tuple[Sequence[int], list[float]]:
     """The positions of the non-empty sets (non-finite values ignored) and their
     summaries, as the search reads them."""
-    if set(map(len, sets)) == {1}:  # one value per point: the fast way
-        flat = list(map(itemgetter(0), sets))
-        if all(map(math.isfinite, flat)):
+    try:  # one value per point: the fast way (a sum is finite when every value is)
+        flat = [value for (value,) in sets]
+        if math.isfinite(sum(flat)):
             return range(len(flat)), flat
+    except ValueError:  # a set of more or fewer values
+        pass
     positions: list[int] = []
     points: list[float] = []
     for position, values in enumerate(sets):

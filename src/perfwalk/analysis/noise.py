@@ -33,7 +33,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from perfwalk.analysis.float_arrays import numbers
+from perfwalk.analysis.float_arrays import Floats, numbers
 
 #: Neighbour differences per block of the local scale (more for very long series).
 _BLOCK = 8
@@ -92,31 +92,31 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
     whole = len(starts) - 1  # blocks of ``size`` differences; the last one takes the rest
     rows = np.sort(numbers(jumps)[: whole * size].reshape(whole, size), axis=1)
     middle = rows[:, size // 2] if size % 2 else 0.5 * (rows[:, size // 2 - 1] + rows[:, size // 2])
-    scales = [*middle.tolist(), _median(sorted(jumps[starts[-1] :]))]
-    squares = [s * s for s in scales]
+    scales = np.append(middle, _median(sorted(jumps[starts[-1] :])))
+    squares = scales * scales
     broad = _window_medians(squares, _REACH)
-    narrow = list(map(max, squares, [squares[0], *squares[:-1]], [*squares[1:], squares[-1]]))
-    weight = _NARROW * _NARROW
-    local = [max(b, weight * s) for b, s in zip(broad, narrow, strict=True)]
-    typical = _median(sorted(local))
+    before, after = np.append(squares[:1], squares[:-1]), np.append(squares[1:], squares[-1:])
+    narrow = np.maximum(np.maximum(squares, before), after)
+    local = np.maximum(broad, _NARROW * _NARROW * narrow)
+    typical = _median(np.sort(local).tolist())
     ratio = scale * scale / typical if typical > 0 else 1.0
     least = max(_QUIET * scale * scale, floor * floor)
-    return size, [max(v * ratio, least) for v in local]
+    variances: list[float] = np.maximum(local * ratio, least).tolist()
+    return size, variances
 
 
-def _window_medians(values: list[float], reach: int) -> list[float]:
+def _window_medians(values: Floats, reach: int) -> Floats:
     """The median of each of ``values`` and the ``reach`` values on each side of it
     (fewer near the ends)."""
-
-    def around(b: int) -> float:
-        return _median(sorted(values[max(0, b - reach) : b + reach + 1]))
-
-    width = 2 * reach + 1
-    if len(values) < width:
-        return [around(b) for b in range(len(values))]
-    windows = np.sort(sliding_window_view(np.array(values), width), axis=1)
-    ends = range(len(values) - reach, len(values))
-    return [*map(around, range(reach)), *windows[:, reach].tolist(), *map(around, ends)]
+    count = len(values)
+    out = np.empty(count)
+    if count > 2 * reach:
+        out[reach : count - reach] = np.sort(sliding_window_view(values, 2 * reach + 1), axis=1)[
+            :, reach
+        ]
+    for b in {*range(min(reach, count)), *range(max(reach, count - reach), count)}:
+        out[b] = _median(np.sort(values[max(0, b - reach) : b + reach + 1]).tolist())
+    return out
 
 
 def _median(values: list[float]) -> float:

@@ -110,8 +110,8 @@ def segment_finite(
     """
     k = exponent(x)
     if not k:
-        return _segment(x, tuning, logarithms)
-    found = _segment(scaled(x, k), tuning, logarithms)
+        return segment_in_range(x, tuning, logarithms=logarithms)
+    found = segment_in_range(scaled(x, k), tuning, logarithms=logarithms)
 
     def up(b: Break) -> Break:
         return replace(
@@ -140,7 +140,12 @@ def segment_finite(
     )
 
 
-def _segment(x: list[float], tuning: Tuning, logarithms: bool) -> Segmentation:
+def segment_in_range(
+    x: list[float], tuning: Tuning = DEFAULT_TUNING, *, logarithms: bool = False
+) -> Segmentation:
+    """:func:`segment` of finite points that need no scaling: the largest magnitude 0
+    or between ``2**-SAFE`` and ``2**SAFE`` (:mod:`perfwalk.analysis.scaled`), as for
+    the logarithms of positive numbers."""
     n = len(x)
     if n < 2 * tuning.min_size:
         return Segmentation((), noise_scale(x), 0.0, median_in_place(list(x)) if x else 0.0)

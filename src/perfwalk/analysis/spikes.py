@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from operator import mul, sub
+from operator import sub
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,11 +33,11 @@ def noise_scale(x: Sequence[float]) -> float:
 def jump_scale(jumps: Sequence[float]) -> float:
     """The noise scale from the absolute neighbour differences (a sample of about
     10 000 of them for long series)."""
-    if not jumps:
+    if not len(jumps):
         return 0.0
-    sample = sorted(jumps[:: max(1, len(jumps) // 10_000)])
+    sample = np.sort(numbers(jumps)[:: max(1, len(jumps) // 10_000)])
     kept = max(1, int(len(sample) * _KEPT))
-    mean_square = math.fsum(map(mul, sample[:kept], sample[:kept])) / kept
+    mean_square = math.fsum((sample[:kept] * sample[:kept]).tolist()) / kept
     return math.sqrt(mean_square / _trimmed_variance(kept / len(sample)) / 2)
 
 
