@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from operator import add, mul, sub, truediv
+from operator import mul
 from statistics import NormalDist
 
 import numpy as np
@@ -204,12 +204,13 @@ def fit_correlation(
     lag 4 already (where a step the levels missed weighs little)."""
     levels = [(a, b) for a, b in pairwise(edges) if b - a > 1]
     longest = max((b - a for a, b in levels), default=0)
+    points, noise = numbers(y), numbers(variances)
     lags, values, weights = [], [], []
     factor = 1.0
     for h in _LAGS:
         if 2 * h > longest:
             break
-        per_level = _standardised_squares(y, variances, levels, h)
+        per_level = _standardised_squares(points, noise, levels, h)
         pairs = sum(len(squares) for squares in per_level)
         if pairs < _FEWEST:
             break
@@ -229,7 +230,7 @@ def fit_correlation(
         weights.append(pairs / (3 * max(value, 1e-3) ** 2))  # about 1 / sampling variance
     if len(lags) < 3:  # too few pairs for a variogram: the residuals' autocorrelation
         return NoiseFit(_short_correlation(y, levels), factor)
-    (every,) = _standardised_squares(y, variances, [(0, len(y))], 1)
+    (every,) = _standardised_squares(points, noise, [(0, len(y))], 1)
     unit = _trimmed_mean_square(every) if every else 0.0
     if unit <= 0:
         return NoiseFit(WHITE, factor)
@@ -369,20 +370,22 @@ def _weighted_median(values: list[tuple[float, int]]) -> float:
 
 
 def _standardised_squares(
-    y: Sequence[float], variances: Sequence[float], levels: Sequence[tuple[int, int]], h: int
+    y: Floats, variances: Floats, levels: Sequence[tuple[int, int]], h: int
 ) -> list[list[float]]:
     """(y[t+h] - y[t])² / (v[t] + v[t+h]) for the pairs inside each level (about
     _PAIRS of them in all)."""
-    total = sum(b - a - h for a, b in levels if b - a > h)
-    step = max(1, total // _PAIRS)
-    out: list[list[float]] = []
-    for a, b in levels:
-        if b - a <= h:
-            continue
-        d = list(map(sub, y[a + h : b : step], y[a : b - h : step]))
-        s = map(add, variances[a + h : b : step], variances[a : b - h : step])
-        out.append(list(map(truediv, map(mul, d, d), s)))
-    return out
+    kept = [(a, b) for a, b in levels if b - a > h]
+    if not kept:
+        return []
+    step = max(1, sum(b - a - h for a, b in kept) // _PAIRS)
+    firsts = np.array([a for a, _ in kept])
+    counts = -(-(np.array([b for _, b in kept]) - h - firsts) // step)
+    ends = np.cumsum(counts)
+    # the first point of each pair: a, a + step, … below b - h, level by level
+    t = np.repeat(firsts, counts) + step * (np.arange(ends[-1]) - np.repeat(ends - counts, counts))
+    d = y[t + h] - y[t]
+    squares = d * d / (variances[t + h] + variances[t])
+    return [part.tolist() for part in np.split(squares, ends[:-1])]
 
 
 def _trimmed_mean_square(squares: list[float]) -> float:
