@@ -82,7 +82,7 @@ class BreakTest:
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = median_in_place(list(sample))
-        points = np.array(x)
+        points = np.array(x, dtype=np.float64)
         steps = points[1:] - points[:-1]
         squares = steps * steps
         jumps = floats(np.abs(steps))

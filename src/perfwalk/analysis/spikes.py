@@ -77,7 +77,7 @@ def despike(
     (the two points on each side of it, the three next to an end) hold a level farther
     from that median than the spike is from them is replaced by their level: just
     after a step, most of its 13 neighbours are still at the old one."""
-    replaced, levels = spikes(numbers(x), squares, variances, clip)
+    replaced, levels = spikes(numbers(x), numbers(squares), variances, clip)
     y = list(x)
     for i, level in zip(replaced, levels, strict=True):
         y[i] = level
@@ -85,12 +85,11 @@ def despike(
 
 
 def spikes(
-    x: Floats, squares: Sequence[float], variances: Sequence[float], clip: float
+    x: Floats, squares: Floats, variances: Sequence[float], clip: float
 ) -> tuple[list[int], list[float]]:
     """The points :func:`despike` replaces, ascending, and what it replaces them with."""
     n = len(x)
-    jumps = numbers(squares)
-    at = np.flatnonzero(jumps > numbers(variances)[: len(jumps)] * (_JUMP * _JUMP))
+    at = np.flatnonzero(squares > numbers(variances)[: len(squares)] * (_JUMP * _JUMP))
     marked, levels = _runs(x, at)
     outer = {*at[:1].tolist(), *at[-1:].tolist()}  # the first and the last jump
     for i in sorted({0, n - 2} & outer):  # a spike at either end has a jump on one side only
