@@ -32,6 +32,7 @@ two means. A break stands when
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import accumulate, repeat
 from operator import mul, sub, truediv
 from typing import NamedTuple
@@ -75,14 +76,14 @@ class Jump(NamedTuple):
 class BreakTest:
     """The sums over a series' points minus their median, and the test of a break."""
 
-    def __init__(self, x: list[float], tuning: Tuning, logarithms: bool) -> None:
+    def __init__(self, x: Sequence[float], tuning: Tuning, logarithms: bool) -> None:
         self.tuning = tuning
         self.logarithms = logarithms
         self.x = x
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = median_in_place(list(sample))
-        points = np.array(x, dtype=np.float64)
+        points = numbers(x)
         steps = points[1:] - points[:-1]
         squares = steps * steps
         jumps = floats(np.abs(steps))

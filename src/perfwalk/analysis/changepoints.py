@@ -23,6 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
+import numpy as np
+
+from perfwalk.analysis.float_arrays import floats
 from perfwalk.analysis.noise import WHITE, Correlation
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
 from perfwalk.analysis.segmentation import segment_in_range
@@ -128,12 +131,14 @@ def find_change_points(
     """
     positions, points = set_points(sets, reduce)
     ratios = bool(points) and min(points) > 0
-    # points far from 1 are searched divided by 2**k (exact): no sum overflows
+    # points far from 1 are searched divided by 2**k (exact): no sum overflows, as no
+    # sum of logarithms does
     k = 0 if ratios else exponent(points)
-    # logarithms, or values of at most 1 in magnitude: no sum of them overflows
-    found = segment_in_range(
-        list(map(math.log, points)) if ratios else scaled(points, k), tuning, logarithms=ratios
-    )
+    if ratios:
+        x: Sequence[float] = floats(np.fromiter(map(math.log, points), np.float64, len(points)))
+    else:
+        x = scaled(points, k)
+    found = segment_in_range(x, tuning, logarithms=ratios)
     changes = tuple(_change(brk, positions, ratios, k) for brk in found.breaks)
     noise = found.noise * math.exp(found.center) if ratios else scale(found.noise, k)
     return Detection(

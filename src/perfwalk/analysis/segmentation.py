@@ -141,7 +141,7 @@ def segment_finite(
 
 
 def segment_in_range(
-    x: list[float], tuning: Tuning = DEFAULT_TUNING, *, logarithms: bool = False
+    x: Sequence[float], tuning: Tuning = DEFAULT_TUNING, *, logarithms: bool = False
 ) -> Segmentation:
     """:func:`segment` of finite points that need no scaling: the largest magnitude 0
     or between ``2**-SAFE`` and ``2**SAFE`` (:mod:`perfwalk.analysis.scaled`), as for
@@ -156,7 +156,7 @@ def segment_in_range(
 class _Search(BreakTest):
     """One run of the search; sums over the points minus their median."""
 
-    def __init__(self, x: list[float], tuning: Tuning, logarithms: bool) -> None:
+    def __init__(self, x: Sequence[float], tuning: Tuning, logarithms: bool) -> None:
         super().__init__(x, tuning, logarithms)
         self.radius: dict[int, int] = {}  # how far each candidate break may move
         self.searched: set[tuple[int, int]] = set()  # levels complete() found nothing in
