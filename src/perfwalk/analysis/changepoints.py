@@ -223,12 +223,12 @@ def set_points(
 ) -> tuple[Sequence[int], list[float]]:
     """The positions of the non-empty sets (non-finite values ignored) and their
     summaries, as the search reads them."""
-    try:  # one value per point: the fast way (a sum is finite when every value is)
+    try:  # one value per point: the fast way
         flat = [value for (value,) in sets]
-        if math.isfinite(sum(flat)):
-            return range(len(flat)), flat
     except ValueError:  # a set of more or fewer values
-        pass
+        flat = []
+    if flat and _all_finite(flat):
+        return range(len(flat)), flat
     positions: list[int] = []
     points: list[float] = []
     for position, values in enumerate(sets):
@@ -240,6 +240,17 @@ def set_points(
             positions.append(position)
             points.append(point)
     return positions, points
+
+
+def _all_finite(values: list[float]) -> bool:
+    """Whether every value is finite: their sum is then (one quick pass), unless it
+    overflows."""
+    try:
+        if math.isfinite(sum(values)):
+            return True
+    except OverflowError:  # integers beyond the float range
+        pass
+    return all(map(math.isfinite, values))
 
 
 def _expm1(x: float) -> float:
