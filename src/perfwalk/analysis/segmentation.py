@@ -2,7 +2,7 @@
 
 Numbers in, break points out; no I/O, no clock, no randomness. The steps, each
 linear or nearly so in the length of the series (the passes over every point in
-numpy, :mod:`perfwalk.analysis.float_arrays`; about 0.06 s of CPU for 100 000
+numpy, :mod:`perfwalk.analysis.float_arrays`; about 0.07 s of CPU for 100 000
 points):
 
 1. **Noise**: the series' scale ``s`` (the trimmed root mean square of neighbour
