@@ -167,6 +167,16 @@ def test_a_level_of_zero_has_no_relative_size() -> None:
     assert change.difference == 5.0
 
 
+def test_large_integer_counts_are_searched_as_their_floats() -> None:
+    """Counts of 10¹¹ and their jumps: squares beyond any machine integer, read as the
+    floats they are (a count of 0 here and there: no logarithms)."""
+    values = noisy(steps([150, 150], [0.10], start=1e11), "test:counts")
+    counts = [0 if i % 50 == 7 else round(v) for i, v in enumerate(values)]
+    found = find_change_points([[c] for c in counts])
+    assert found == find_change_points([[float(c)] for c in counts])
+    assert [c.index for c in found.changes] == [150]
+
+
 def test_the_summary_of_each_set_is_the_callers() -> None:
     sets = [[10.0, 10.0, 99.0]] * 10 + [[20.0, 20.0, 20.0]] * 10
     (median_change,) = find_change_points(sets).changes

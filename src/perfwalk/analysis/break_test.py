@@ -32,13 +32,17 @@ two means. A break stands when
 from __future__ import annotations
 
 import math
-from itertools import accumulate, count, repeat
+from collections.abc import Sequence
+from itertools import accumulate, repeat
 from operator import mul, sub, truediv
 from typing import NamedTuple
 
-from perfwalk.analysis.noise import WHITE, local_variances, per_point
+import numpy as np
+
+from perfwalk.analysis.float_arrays import Floats, floats, numbers, per_point, running_sums
+from perfwalk.analysis.noise import WHITE, local_variances
 from perfwalk.analysis.segments import Break, Tuning
-from perfwalk.analysis.spikes import despike, jump_scale, median_in_place
+from perfwalk.analysis.spikes import jump_scale, median_in_place, spikes
 
 #: Long ranges are searched for the best split on a grid of about this many points first.
 _GRID = 64
@@ -72,98 +76,73 @@ class Jump(NamedTuple):
 class BreakTest:
     """The sums over a series' points minus their median, and the test of a break."""
 
-    def __init__(self, x: list[float], tuning: Tuning, logarithms: bool) -> None:
+    def __init__(self, x: Sequence[float], tuning: Tuning, logarithms: bool) -> None:
         self.tuning = tuning
         self.logarithms = logarithms
         self.x = x
         self.n = n = len(x)
         sample = x[:: max(1, n // 2001)]
         self.center = median_in_place(list(sample))
-        steps = list(map(sub, x[1:], x))  # map stops at the shorter
-        squares = list(map(mul, steps, steps))
-        jumps = list(map(abs, steps))
+        points = numbers(x)
+        steps = points[1:] - points[:-1]
+        squares = steps * steps
+        jumps = floats(np.abs(steps))
         self.noise = jump_scale(jumps)
         largest = max(1e-100, *map(abs, sample))
         # the local noise variance: constant over blocks of points
         self.size, self.blocks = local_variances(jumps, self.noise, 1e-12 * largest)
-        self.var = per_point(self.size, self.blocks, n)
+        variances = per_point(self.size, self.blocks, n)
+        self.var = floats(variances)
         self.even = min(self.blocks) == max(self.blocks)
-        despiked, self.replaced = despike(x, squares, self.var, tuning.clip)
-        self.V = [0.0, *accumulate(self.var)]
+        self.replaced, levels = spikes(points, squares, self.var, tuning.clip)
+        self.V = running_sums(variances)
         # a level's mean weighs each point by 1 / its variance: the running sums of the
         # weights, block by block
-        self.W = [0.0, *accumulate(self.size / v for v in self.blocks)]
+        self.W = running_sums(self.size / np.array(self.blocks))
         self.correlation = WHITE
         self.factor = 1.0  # non-Gaussian noise: the local variances times this
         # centred: exact sums; the squared neighbour differences but around what the
         # spike filter replaced
-        y = list(map(sub, despiked, repeat(self.center)))
-        for i in self.replaced:
-            for j in (i - 1, i):
-                if 0 <= j < n - 1:
-                    squares[j] = (y[j + 1] - y[j]) ** 2
+        y = points - self.center
+        if self.replaced:
+            y[self.replaced] = np.array(levels) - self.center
+            pairs = np.union1d(np.array(self.replaced) - 1, self.replaced)
+            pairs = pairs[(pairs >= 0) & (pairs < n - 1)]
+            squares[pairs] = [d**2 for d in (y[pairs + 1] - y[pairs]).tolist()]
         self.set_points(y, squares)
 
-    def set_points(self, y: list[float], squares: list[float] | None = None) -> None:
+    def set_points(self, y: Floats, squares: Floats | None = None) -> None:
         """The points searched (spikes and excursions replaced) and their sums;
         ``squares``: their squared neighbour differences, when known."""
-        self.y = y
+        self.y = floats(y)
         self.sides: dict[tuple[int, int], Side] = {}  # level a..b-1 as a side of a step
         self.ends_of: dict[tuple[int, int, bool], tuple[float, float]] = {}  # near()
-        self.S = S = [0.0, *accumulate(y)]
-        self.T = [0.0, *accumulate(map(mul, count(0.0), y))]  # sums of index × point
+        n = self.n
+        self.S = running_sums(y)
+        self.T = running_sums(np.arange(n, dtype=np.float64) * y)  # sums of index × point
         if squares is None:
-            steps = list(map(sub, y[1:], y[:-1]))
-            squares = list(map(mul, steps, steps))
-        D2: list[float] = [0.0, *accumulate(squares)]  # pairs before i
-        self.D2 = D2
+            steps = y[1:] - y[:-1]
+            squares = steps * steps
+        self.D2 = running_sums(squares)  # pairs before i
+        self.Q = running_sums(y * y)
         # block by block: the weighted sums of the points, and the squared neighbour
         # differences over what the local noise expects of them (2 variances)
-        size, n = self.size, self.n
-        starts = range(0, len(self.blocks) * size, size)
-        self.SW = [
-            0.0,
-            *accumulate(
-                (S[min(k + size, n)] - S[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        Q: list[float] = [0.0, *accumulate(map(mul, y, y))]
-        self.Q = Q
-        self.QW = [
-            0.0,
-            *accumulate(
-                (Q[min(k + size, n)] - Q[k]) / v for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-        self.Z2 = [
-            0.0,
-            *accumulate(
-                (D2[min(k + size, n - 1)] - D2[min(k, n - 1)]) / (2 * v)
-                for k, v in zip(starts, self.blocks, strict=True)
-            ),
-        ]
-
-    def _block(self, t: int) -> tuple[int, int, float]:
-        """(block of point t, its first point, its variance); t may be n."""
-        k = t // self.size
-        if k >= len(self.blocks):
-            k = len(self.blocks) - 1
-        return k, k * self.size, self.blocks[k]
-
-    def weights(self, t: int) -> float:
-        """The sum of the weights of the points before t."""
-        k, first, v = self._block(t)
-        return self.W[k] + (t - first) / v
-
-    def weighted(self, t: int) -> float:
-        """The weighted sum of the points before t."""
-        k, first, v = self._block(t)
-        return self.SW[k] + (self.S[t] - self.S[first]) / v
+        variances = np.array(self.blocks)
+        starts = np.arange(0, len(variances) * self.size, self.size)
+        ends = np.minimum(starts + self.size, n)
+        S, Q, D2 = numbers(self.S), numbers(self.Q), numbers(self.D2)
+        self.SW = running_sums((S[ends] - S[starts]) / variances)
+        self.QW = running_sums((Q[ends] - Q[starts]) / variances)
+        last = np.minimum(starts, n - 1)
+        self.Z2 = running_sums((D2[np.minimum(ends, n - 1)] - D2[last]) / (2 * variances))
 
     def running(self, t: int) -> tuple[float, float, float]:
         """The sums of the weights, of the weighted points and of their weighted squares,
-        of the points before t."""
-        k, first, v = self._block(t)
+        of the points before t (t may be n)."""
+        k = t // self.size
+        if k >= len(self.blocks):  # the last block takes the points beyond
+            k = len(self.blocks) - 1
+        first, v = k * self.size, self.blocks[k]
         return (
             self.W[k] + (t - first) / v,
             self.SW[k] + (self.S[t] - self.S[first]) / v,
@@ -173,15 +152,24 @@ class BreakTest:
     def ratios(self, t: int) -> float:
         """The sum of the pairs' squared differences over their expected value, for
         the pairs before point t (t < n)."""
-        k, first, v = self._block(t)
-        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * v)
+        k = t // self.size
+        if k >= len(self.blocks):
+            k = len(self.blocks) - 1
+        first = k * self.size
+        return self.Z2[k] + (self.D2[t] - self.D2[first]) / (2 * self.blocks[k])
 
     def mean(self, a: int, b: int) -> float:
         """The level of points a..b-1 (minus the centre): their mean, each point weighed
         by its local noise (a loaded stretch counts less)."""
+        return self._mean(a, b, self.running(a), self.running(b))
+
+    def _mean(
+        self, a: int, b: int, one: tuple[float, float, float], two: tuple[float, float, float]
+    ) -> float:
+        """:meth:`mean` from the :meth:`running` sums at a and b."""
         if self.even:  # the same noise everywhere (noise-free data): the exact mean
             return (self.S[b] - self.S[a]) / (b - a)
-        return (self.weighted(b) - self.weighted(a)) / (self.weights(b) - self.weights(a))
+        return (two[1] - one[1]) / (two[0] - one[0])
 
     def point_variance(self, a: int, b: int) -> float:
         """The noise variance of one point of a..b-1 as far as their mean goes (its
@@ -189,9 +177,15 @@ class BreakTest:
         noise (from medians of neighbour differences) times how much larger the level's
         own neighbour differences are, with ``prior_weight`` pairs of the series'
         typical ratio."""
+        return self._point_variance(a, b, self.running(a), self.running(b))
+
+    def _point_variance(
+        self, a: int, b: int, one: tuple[float, float, float], two: tuple[float, float, float]
+    ) -> float:
+        """:meth:`point_variance` from the :meth:`running` sums at a and b."""
         pairs = b - a - 1
-        w1, s1, q1 = self.running(a)
-        w2, s2, q2 = self.running(b)
+        w1, s1, q1 = one
+        w2, s2, q2 = two
         weights = w2 - w1
         ratio = 0.0
         if pairs:  # the spread around the level's mean, when it is larger (slow moves)
@@ -224,7 +218,10 @@ class BreakTest:
         key = (a, b)
         found = self.sides.get(key)
         if found is None:
-            found = self.sides[key] = Side(b - a, self.mean(a, b), self.point_variance(a, b))
+            one, two = self.running(a), self.running(b)
+            found = self.sides[key] = Side(
+                b - a, self._mean(a, b, one, two), self._point_variance(a, b, one, two)
+            )
         return found
 
     def jump(self, a: int, b: int, c: int, d: int) -> Jump:

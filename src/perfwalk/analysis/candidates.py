@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from itertools import compress, count, repeat
-from operator import add, gt, mul, sub
+
+import numpy as np
+from numpy.typing import NDArray
 
 from perfwalk.analysis.break_test import BreakTest
-from perfwalk.analysis.noise import per_point
+from perfwalk.analysis.float_arrays import Floats, numbers, per_point
 
 #: The smallest moving-sum window.
 _FIRST_WINDOW = 5
@@ -25,26 +26,17 @@ def candidates(test: BreakTest, radius: dict[int, int]) -> list[int]:
     """Peaks of moving-sum differences over windows of 5, 10, 20, … points, each
     against the local noise where the windows meet, ascending; how far each may move
     is written in ``radius``."""
-    n, S, ml = test.n, test.S, test.tuning.min_size
+    n, ml = test.n, test.tuning.min_size
+    S = numbers(test.S)
     sd = per_point(test.size, [math.sqrt(v) for v in test.blocks], n)
-    S2 = list(map(add, S, S))
+    S2 = S + S
     accepted: list[int] = []
     w = _FIRST_WINDOW
     while 2 * w <= n:
         stride = max(_FIRST_STRIDE, w // 4)
-        diff = list(
-            map(
-                abs,
-                map(
-                    sub,
-                    map(add, S[2 * w :: stride], S[: n - 2 * w + 1 : stride]),
-                    S2[w : n - w + 1 : stride],
-                ),
-            )
-        )
+        diff = np.abs(S[2 * w :: stride] + S[: n - 2 * w + 1 : stride] - S2[w : n - w + 1 : stride])
         bar = test.tuning.candidate_threshold * (1 + _SMALL_WINDOW / w) * math.sqrt(2 * w)
-        limits = map(mul, sd[w : n - w + 1 : stride], repeat(bar))
-        hits = list(compress(count(), map(gt, diff, limits)))
+        hits = np.flatnonzero(diff > sd[w : n - w + 1 : stride] * bar)
         spacing = max(ml, w // 2)
         for i in _peaks(diff, hits, max(1, (w // 2) // stride)):
             k = w + i * stride
@@ -81,24 +73,17 @@ def _to_the_ends(test: BreakTest, radius: dict[int, int], accepted: list[int]) -
     return out
 
 
-def _peaks(values: list[float], hits: list[int], radius: int) -> list[int]:
+def _peaks(values: Floats, hits: NDArray[np.intp], radius: int) -> list[int]:
     """Indexes in ``hits`` that are the largest value within ``radius`` of themselves
     (ties: the first); ``hits`` ascending. The first and the last index, where the
     windows stop short of the series' ends, are peaks when they rise above their one
     neighbour: the peak they are the flank of lies beyond, nearer the end."""
-    out: list[int] = []
     last = len(values) - 1
-    for i in hits:
-        v = values[i]
-        if i > 0 and values[i - 1] >= v:
-            continue
-        if i < last and values[i + 1] > v:
-            continue
-        if last > 0 and i in (0, last):
-            out.append(i)
-            continue
-        lo, hi = max(0, i - radius), min(last, i + radius)
-        if max(values[lo : hi + 1]) > v:
-            continue
-        out.append(i)
-    return out
+    v = values[hits]
+    rises = ~((hits > 0) & (values[np.maximum(hits - 1, 0)] >= v))
+    rises &= ~((hits < last) & (values[np.minimum(hits + 1, last)] > v))
+    at_end = (hits == 0) | (hits == last) if last > 0 else np.zeros(len(hits), dtype=bool)
+    around = np.clip(hits[:, None] + np.arange(-radius, radius + 1), 0, last)
+    highest = values[around].max(axis=1, initial=-np.inf) <= v
+    peaks: list[int] = hits[rises & (at_end | highest)].tolist()
+    return peaks

@@ -21,12 +21,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from statistics import NormalDist
 
+import numpy as np
+
+from perfwalk.analysis.float_arrays import floats
 from perfwalk.analysis.noise import WHITE, Correlation
 from perfwalk.analysis.scaled import exponent, median, scale, scaled
-from perfwalk.analysis.segmentation import segment_finite
+from perfwalk.analysis.segmentation import segment_in_range
 from perfwalk.analysis.segments import DEFAULT_TUNING, Break, Drift, Excursion, Tuning
 
 #: Two-sided coverage of the confidence intervals given with each change.
@@ -129,11 +131,14 @@ def find_change_points(
     """
     positions, points = set_points(sets, reduce)
     ratios = bool(points) and min(points) > 0
-    # points far from 1 are searched divided by 2**k (exact): no sum overflows
+    # points far from 1 are searched divided by 2**k (exact): no sum overflows, as no
+    # sum of logarithms does
     k = 0 if ratios else exponent(points)
-    found = segment_finite(
-        list(map(math.log, points)) if ratios else scaled(points, k), tuning, logarithms=ratios
-    )
+    if ratios:
+        x: Sequence[float] = floats(np.fromiter(map(math.log, points), np.float64, len(points)))
+    else:
+        x = scaled(points, k)
+    found = segment_in_range(x, tuning, logarithms=ratios)
     changes = tuple(_change(brk, positions, ratios, k) for brk in found.breaks)
     noise = found.noise * math.exp(found.center) if ratios else scale(found.noise, k)
     return Detection(
@@ -218,10 +223,12 @@ def set_points(
 ) -> tuple[Sequence[int], list[float]]:
     """The positions of the non-empty sets (non-finite values ignored) and their
     summaries, as the search reads them."""
-    if set(map(len, sets)) == {1}:  # one value per point: the fast way
-        flat = list(map(itemgetter(0), sets))
-        if all(map(math.isfinite, flat)):
-            return range(len(flat)), flat
+    try:  # one value per point: the fast way
+        flat = [value for (value,) in sets]
+    except ValueError:  # a set of more or fewer values
+        flat = []
+    if flat and _all_finite(flat):
+        return range(len(flat)), flat
     positions: list[int] = []
     points: list[float] = []
     for position, values in enumerate(sets):
@@ -233,6 +240,17 @@ def set_points(
             positions.append(position)
             points.append(point)
     return positions, points
+
+
+def _all_finite(values: list[float]) -> bool:
+    """Whether every value is finite: their sum is then (one quick pass), unless it
+    overflows."""
+    try:
+        if math.isfinite(sum(values)):
+            return True
+    except OverflowError:  # integers beyond the float range
+        pass
+    return all(map(math.isfinite, values))
 
 
 def _expm1(x: float) -> float:

@@ -62,6 +62,7 @@ Pure: numbers in, frozen results out.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, pairwise
@@ -69,7 +70,8 @@ from statistics import NormalDist
 
 from perfwalk.analysis.break_test import PLAIN_STEP
 from perfwalk.analysis.changepoints import Detection, Reduce, set_points
-from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances, per_point
+from perfwalk.analysis.float_arrays import floats, per_point
+from perfwalk.analysis.noise import WHITE, Correlation, fit_correlation, local_variances
 from perfwalk.analysis.scaled import EXP_LIMIT, exponent, median, ratio_change, scaled
 from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
 from perfwalk.analysis.spikes import despike, jump_scale
@@ -287,12 +289,12 @@ def _stepped(
     )
 
 
-def _local_variances(jumps: Sequence[float]) -> list[float]:
+def _local_variances(jumps: Sequence[float]) -> array[float]:
     """The noise variance of each point as the detector finds it (its local noise) from
     the absolute differences of neighbouring points."""
     finite = [j for j in jumps if math.isfinite(j)]
     size, blocks = local_variances(jumps, jump_scale(list(jumps)), 1e-12 * max(1e-100, *finite))
-    return per_point(size, blocks, len(jumps) + 1)
+    return floats(per_point(size, blocks, len(jumps) + 1))
 
 
 def _within_variance(sets: Sequence[Sequence[float]], ratios: bool, k: int) -> float:

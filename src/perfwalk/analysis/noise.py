@@ -26,9 +26,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, pairwise, repeat
-from operator import add, mul, sub, truediv
+from itertools import pairwise
+from operator import mul
 from statistics import NormalDist
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from perfwalk.analysis.float_arrays import Floats, numbers
 
 #: Neighbour differences per block of the local scale (more for very long series).
 _BLOCK = 8
@@ -82,29 +87,35 @@ def local_variances(jumps: Sequence[float], scale: float, floor: float) -> tuple
     starts = list(range(0, len(jumps), size))
     if len(starts) > 1 and len(jumps) - starts[-1] < size // 2:
         del starts[-1]  # a short last block: the one before it takes its differences
-    ends = [*starts[1:], len(jumps)]
-    scales = [_median(sorted(jumps[a:b])) for a, b in zip(starts, ends, strict=True)]
-    if not scales:
+    if not starts:
         return size, [floor * floor]
-    squares = [s * s for s in scales]
-    broad = [
-        _median(sorted(squares[max(0, b - _REACH) : b + _REACH + 1])) for b in range(len(squares))
-    ]
-    narrow = list(map(max, squares, [squares[0], *squares[:-1]], [*squares[1:], squares[-1]]))
-    weight = _NARROW * _NARROW
-    local = [max(b, weight * s) for b, s in zip(broad, narrow, strict=True)]
-    typical = _median(sorted(local))
+    whole = len(starts) - 1  # blocks of ``size`` differences; the last one takes the rest
+    rows = np.sort(numbers(jumps)[: whole * size].reshape(whole, size), axis=1)
+    middle = rows[:, size // 2] if size % 2 else 0.5 * (rows[:, size // 2 - 1] + rows[:, size // 2])
+    scales = np.append(middle, _median(sorted(jumps[starts[-1] :])))
+    squares = scales * scales
+    broad = _window_medians(squares, _REACH)
+    before, after = np.append(squares[:1], squares[:-1]), np.append(squares[1:], squares[-1:])
+    narrow = np.maximum(np.maximum(squares, before), after)
+    local = np.maximum(broad, _NARROW * _NARROW * narrow)
+    typical = _median(np.sort(local).tolist())
     ratio = scale * scale / typical if typical > 0 else 1.0
     least = max(_QUIET * scale * scale, floor * floor)
-    return size, [max(v * ratio, least) for v in local]
+    variances: list[float] = np.maximum(local * ratio, least).tolist()
+    return size, variances
 
 
-def per_point(size: int, blocks: Sequence[float], n: int) -> list[float]:
-    """The values of ``blocks`` of ``size`` points, point by point (``n`` points; the last
-    block takes the points beyond)."""
-    out = list(chain.from_iterable(map(repeat, blocks, repeat(size))))
-    del out[n:]
-    out.extend(repeat(blocks[-1], n - len(out)))
+def _window_medians(values: Floats, reach: int) -> Floats:
+    """The median of each of ``values`` and the ``reach`` values on each side of it
+    (fewer near the ends)."""
+    count = len(values)
+    out = np.empty(count)
+    if count > 2 * reach:
+        out[reach : count - reach] = np.sort(sliding_window_view(values, 2 * reach + 1), axis=1)[
+            :, reach
+        ]
+    for b in {*range(min(reach, count)), *range(max(reach, count - reach), count)}:
+        out[b] = _median(np.sort(values[max(0, b - reach) : b + reach + 1]).tolist())
     return out
 
 
@@ -193,12 +204,13 @@ def fit_correlation(
     lag 4 already (where a step the levels missed weighs little)."""
     levels = [(a, b) for a, b in pairwise(edges) if b - a > 1]
     longest = max((b - a for a, b in levels), default=0)
+    points, noise = numbers(y), numbers(variances)
     lags, values, weights = [], [], []
     factor = 1.0
     for h in _LAGS:
         if 2 * h > longest:
             break
-        per_level = _standardised_squares(y, variances, levels, h)
+        per_level = _standardised_squares(points, noise, levels, h)
         pairs = sum(len(squares) for squares in per_level)
         if pairs < _FEWEST:
             break
@@ -218,7 +230,7 @@ def fit_correlation(
         weights.append(pairs / (3 * max(value, 1e-3) ** 2))  # about 1 / sampling variance
     if len(lags) < 3:  # too few pairs for a variogram: the residuals' autocorrelation
         return NoiseFit(_short_correlation(y, levels), factor)
-    (every,) = _standardised_squares(y, variances, [(0, len(y))], 1)
+    (every,) = _standardised_squares(points, noise, [(0, len(y))], 1)
     unit = _trimmed_mean_square(every) if every else 0.0
     if unit <= 0:
         return NoiseFit(WHITE, factor)
@@ -358,20 +370,22 @@ def _weighted_median(values: list[tuple[float, int]]) -> float:
 
 
 def _standardised_squares(
-    y: Sequence[float], variances: Sequence[float], levels: Sequence[tuple[int, int]], h: int
+    y: Floats, variances: Floats, levels: Sequence[tuple[int, int]], h: int
 ) -> list[list[float]]:
     """(y[t+h] - y[t])² / (v[t] + v[t+h]) for the pairs inside each level (about
     _PAIRS of them in all)."""
-    total = sum(b - a - h for a, b in levels if b - a > h)
-    step = max(1, total // _PAIRS)
-    out: list[list[float]] = []
-    for a, b in levels:
-        if b - a <= h:
-            continue
-        d = list(map(sub, y[a + h : b : step], y[a : b - h : step]))
-        s = map(add, variances[a + h : b : step], variances[a : b - h : step])
-        out.append(list(map(truediv, map(mul, d, d), s)))
-    return out
+    kept = [(a, b) for a, b in levels if b - a > h]
+    if not kept:
+        return []
+    step = max(1, sum(b - a - h for a, b in kept) // _PAIRS)
+    firsts = np.array([a for a, _ in kept])
+    counts = -(-(np.array([b for _, b in kept]) - h - firsts) // step)
+    ends = np.cumsum(counts)
+    # the first point of each pair: a, a + step, … below b - h, level by level
+    t = np.repeat(firsts, counts) + step * (np.arange(ends[-1]) - np.repeat(ends - counts, counts))
+    d = y[t + h] - y[t]
+    squares = d * d / (variances[t + h] + variances[t])
+    return [part.tolist() for part in np.split(squares, ends[:-1])]
 
 
 def _trimmed_mean_square(squares: list[float]) -> float:
