@@ -27,7 +27,7 @@ import numpy as np
 
 from perfwalk.analysis.float_arrays import floats
 from perfwalk.analysis.noise import WHITE, Correlation
-from perfwalk.analysis.scaled import exponent, median, scale, scaled
+from perfwalk.analysis.scaled import exponent, median, ratio_change, scale, scaled
 from perfwalk.analysis.segmentation import segment_in_range
 from perfwalk.analysis.segments import DEFAULT_TUNING, Break, Drift, Excursion, Tuning
 
@@ -160,7 +160,7 @@ def _episode(found: Excursion | Drift, positions: Sequence[int], ratios: bool, k
     else:
         kind, before, after = "drift", found.first, found.last
     if ratios:
-        relative: float | None = _expm1(after - before)
+        relative: float | None = ratio_change(after - before)
         before, after = math.exp(before), math.exp(after)
     else:
         relative = (after - before) / abs(before) if before else None
@@ -188,7 +188,7 @@ def _change(
     if ratios:
         before, after = math.exp(brk.before), math.exp(brk.after)
         step = brk.after - brk.before
-        relative = (_expm1(step), _expm1(step - half), _expm1(step + half))
+        relative = (ratio_change(step), ratio_change(step - half), ratio_change(step + half))
         diff_low, diff_high = before * relative[1], before * relative[2]
         difference = after - before
     else:
@@ -251,11 +251,6 @@ def _all_finite(values: list[float]) -> bool:
     except OverflowError:  # integers beyond the float range
         pass
     return all(map(math.isfinite, values))
-
-
-def _expm1(x: float) -> float:
-    """exp(x) - 1; inf beyond the float range (a ratio of 1e300 levels apart)."""
-    return math.expm1(x) if x < 709.0 else math.inf
 
 
 def _confidence(z: float) -> float:
