@@ -5,7 +5,9 @@ ticks of their timer), and none on healthy ones shaped like real histories."""
 
 from __future__ import annotations
 
+import json
 import random
+import statistics
 from pathlib import Path
 
 from perfwalk.analysis.validity import (
@@ -138,6 +140,22 @@ def test_a_metric_flat_while_its_hot_path_changed() -> None:
     assert said.lines()[0].startswith("bench.ops: flat (±")
     assert "over 40 checkouts (#0 to #39) while 19 commits changed src/hot.c" in said.said
     assert said.evidence[-1].startswith("0000000000 hot: change 38: src/hot.c")
+
+
+def test_a_flat_stretch_is_said_within_its_bound() -> None:
+    # lz4's decompress instructions under cachegrind, checkouts 12 to 34 of the corpus's
+    # walk: +1.56 % at 12, then real steps of -0.99 % at 27 and -1.00 % at 35 (A/B-proven)
+    corpus = Path(__file__).resolve().parents[2] / "bench" / "corpus" / "walks"
+    series = json.loads((corpus / "lz4-instructions.series.json").read_text(encoding="utf-8"))
+    values = series["metrics"]["decompress_cachegrind.instructions"]["values"]
+    points = [(i, statistics.median(v)) for i, v in enumerate(values) if v]
+    commits = {i: [StretchCommit(f"{i:040x}", f"lz4 {i}", ("lib/lz4.c",))] for i in range(62)}
+    said = _flat(points, commits, "lib/lz4.c")
+    assert said is not None
+    print(said.said)
+    # the stretch holds levels 1 % apart: each within ±0.5 % of its middle, as said
+    assert said.said.startswith("flat (±0.5 %) over 23 checkouts (#12 to #34)"), said.said
+    assert SETTINGS.flat_within == 0.005
 
 
 def test_no_flat_warning_on_healthy_histories() -> None:

@@ -6,7 +6,8 @@ factor in ``cost.txt``; commit 4 raises it from 1.00 to 1.30. Walked by commit o
 (the cost is still there: the revert gives it back), ``moved`` (a later commit makes
 the benchmark take its factor elsewhere: the revert changes nothing, "no longer") and
 ``refactored`` (a later commit rewrote ``cost.txt``: the revert does not apply, nothing
-is built). Real processes, SQLite."""
+is built). On ``faster``, a commit takes the factor back to 1.00: an improvement drilled
+between two commits, then proved on that branch's tip. Real processes, SQLite."""
 
 from __future__ import annotations
 
@@ -97,10 +98,19 @@ def _history(path: Path) -> dict[str, str]:
             branch="refactored",
             fork_from="main",
         ),
+        CommitSpec(day(10), "Parse every header once", {"cost.txt": "1.00\n"}, branch="faster"),
+        CommitSpec(day(11), "notes 11", {"notes.txt": "11\n"}, branch="faster"),
     ]
     ids = make_repo(path, specs)
     git(path, "checkout", "-q", "main")
-    return {"culprit": ids[CULPRIT_AT], "main": ids[7], "moved": ids[8], "refactored": ids[9]}
+    return {
+        "culprit": ids[CULPRIT_AT],
+        "main": ids[7],
+        "moved": ids[8],
+        "refactored": ids[9],
+        "faster": ids[10],
+        "faster_tip": ids[11],
+    }
 
 
 def _perfwalk(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -183,6 +193,33 @@ def test_a_revert_that_does_not_apply_is_said_and_nothing_is_built(
     assert "cost.txt" in proof["message"]
     with Store.open(f"sqlite:///{config.parent / 'perfwalk.db'}") as store:
         assert len(store.list_series()) == series_before  # no try was made
+
+
+def test_an_improvement_drilled_between_two_commits_is_still_given_back(
+    drilled: tuple[Path, dict[str, str], int],
+) -> None:
+    main, commits, _drill = drilled
+    config = main.with_name("faster.toml")  # the project followed on its branch faster
+    config.write_text(
+        main.read_text(encoding="utf-8").replace('repo = "project"\n', 'repo = "project"\n'
+                                                 'branch = "faster"\n'),
+        encoding="utf-8",
+    )  # fmt: skip
+    drill = _perfwalk(config, "drill", "--between", commits["main"], commits["faster"],
+                      "--metric", "bench.latency")  # fmt: skip
+    print(drill.stdout)
+    assert drill.returncode == 0, drill.stdout + drill.stderr
+    assert f"CULPRIT {commits['faster'][:12]} 'Parse every header once'" in drill.stdout
+    # its levels in their unit as measured (two commits given by --between have none before)
+    assert re.search(r"^  level [0-9.]+ ms -> [0-9.]+ ms \(-2\d\.\d %\)", drill.stdout, re.M)
+    series = re.findall(r"series (\d+)$", drill.stdout, re.M)[-1]
+    proved = _perfwalk(config, "prove", series, "--tip", "faster")
+    print(proved.stdout)
+    # its revert takes the cost back up: the improvement is still there, all of it
+    assert proved.returncode == 1, proved.stdout + proved.stderr
+    assert f"reverting {commits['faster'][:12]} on faster" in proved.stdout
+    assert "gives back bench.latency +" in proved.stdout
+    assert "the way the culprit did" not in proved.stdout
 
 
 def test_a_drill_without_a_culprit_or_a_tip_without_it_is_refused(

@@ -28,8 +28,11 @@ def test_a_drill_keeps_its_steps_in_order_and_its_answer(store: Store) -> None:
     store.drills.start(drill, "iperf", "iperf.v0", {"id": f"{parent}:3", "before_idx": 2})
     assert store.drills.get(drill) is not None
     assert store.drills.get(parent) is None
+    assert store.drills.measured_unit(drill, "iperf", "iperf.v0") == ""  # nothing measured
     _measured(store, drill, 0, 10.0, 11.0)
     _measured(store, drill, 1, 10.5)
+    assert store.drills.measured_unit(drill, "iperf", "iperf.v0") == "bits/sec"
+    assert store.drills.measured_unit(parent, "iperf", "iperf.v0") == ""  # another series
     store.drills.add_step(drill, {"position": 0, "values": [10.0, 11.0], "skipped": None})
     store.drills.add_step(drill, {"position": 1, "values": [10.5], "skipped": "does not build"})
     store.drills.finish(drill, "range", {"lo": "a" * 40, "hi": "b" * 40, "confidence": 0.99})

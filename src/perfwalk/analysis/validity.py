@@ -294,8 +294,7 @@ def flat(
                 touched.append((commit, hot))
     if len(touched) < least_commits:
         return None
-    middle = statistics.median(inside)
-    spread = max(abs(value / middle - 1) for value in inside)
+    spread = (max(inside) - min(inside)) / (max(inside) + min(inside))  # ± of the middle
     files = Counter(f for _commit, hot in touched for f in hot)
     named = ", ".join(f for f, _n in files.most_common(SHOWN_FRAMES))
     more = f" and {len(files) - SHOWN_FRAMES} more" if len(files) > SHOWN_FRAMES else ""

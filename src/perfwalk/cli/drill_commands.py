@@ -134,6 +134,7 @@ def cmd_drill(args: argparse.Namespace) -> int:
         row = earlier.get(id(target))
         if row is not None:
             answer = _row_json(row)
+            unit = str(target.change.get("unit") or (row.answer or {}).get("unit") or "")
             if text:
                 print(f"{_title(target)}: drilled before, series {row.series_id}")
             if args.profile:
@@ -153,11 +154,11 @@ def cmd_drill(args: argparse.Namespace) -> int:
                 profile=args.profile,
             )
             answer = _result_json(result)
+            unit = result.unit
             if config.drill.prove and result.culprit is not None and not target.broke:
                 answer["proof"] = proved_after_drill(config, result.series_id, text)
         answers.append(answer)
         if text:
-            unit = str(target.change.get("unit") or "")
             least = least_samples(config, target.test)
             print(_answer_text(answer, unit, width_of(sys.stdout), least))
     if not text:

@@ -98,15 +98,14 @@ def cmd_env_drill(args: argparse.Namespace) -> int:
 
 def env_drill_lines(result: EnvDrillResult) -> list[str]:
     """The answer in the terminal: each side's median, each effect, the verdict."""
-    from perfwalk.quantities import format_change
+    from perfwalk.quantities import format_change, format_value
 
     def interval(change: float, low: float, high: float) -> str:
         return f"{format_change(change)} [{format_change(low)}, {format_change(high)}]"
 
-    unit = show_controls(str(result.target.change.get("unit") or ""))
     medians: dict[tuple[str, str], str] = {}
     for (at, env), got in result.values.items():
-        medians[(at, env)] = f"{sorted(got)[len(got) // 2]:.4g} {unit}".rstrip()
+        medians[(at, env)] = show_controls(format_value(sorted(got)[len(got) // 2], result.unit))
     lines = []
     for effect in result.answer.commits:
         env = effect.where
@@ -135,6 +134,7 @@ def env_drill_json(result: EnvDrillResult) -> dict[str, Any]:
         "series": result.series_id,
         "change": result.target.change.get("id"),
         "metric": result.target.metric,
+        "unit": result.unit,
         "before": result.target.before,
         "after": result.target.after,
         "environments": [e.name for e in result.environments],

@@ -46,13 +46,14 @@ REPETITIONS = 5
 @dataclass(frozen=True)
 class EnvDrillResult:
     """A finished environment drill: its series, what it compared, the values of each
-    side by (commit, environment), the answer."""
+    side by (commit, environment) in ``unit``, the answer."""
 
     series_id: int
     target: DrillTarget
     environments: tuple[EnvironmentConfig, ...]
     values: dict[tuple[str, str], list[float]]
     answer: EnvAnswer
+    unit: str = ""
 
     def said(self) -> str:
         return self.answer.said(self.target.metric)
@@ -187,7 +188,7 @@ def drill_environments(
         )
         with alternating(session, walked, repo, series_id, purpose) as alternation:
             built = _build(alternation, sides, say)
-            values, floor = _measure(
+            values, floor, unit = _measure(
                 alternation, walked, target, built, repetitions=repetitions, say=say
             )
         answer = env_effects(
@@ -197,7 +198,7 @@ def drill_environments(
             step=target.change.get("relative"),
         )
         store.env_drills.finish(series_id, answer_json(answer, values))
-    return EnvDrillResult(series_id, target, tuple(environments), values, answer)
+    return EnvDrillResult(series_id, target, tuple(environments), values, answer, unit)
 
 
 def _build(
@@ -228,12 +229,14 @@ def _measure(
     *,
     repetitions: int,
     say: Callable[[str], None],
-) -> tuple[dict[tuple[str, str], list[float]], float]:
+) -> tuple[dict[tuple[str, str], list[float]], float, str]:
     """The built sides measured in rounds (each round the reverse of the one before);
-    the metric's values by (commit, environment) and its min_change."""
+    the metric's values by (commit, environment), its min_change and its unit (as
+    measured: two commits given by --between have none before)."""
     test = next(t for t in config.tests if t.name == target.test)
     values: dict[tuple[str, str], list[float]] = {(at, env): [] for _s, at, env in built}
     floor = test.metric(target.name, "").min_change
+    unit = str(target.change.get("unit") or "")
     for rep in range(repetitions):
         say(f"round {rep + 1}/{repetitions}")
         for done, at, env in built if rep % 2 == 0 else list(reversed(built)):
@@ -244,6 +247,7 @@ def _measure(
                     if value.name == target.name:
                         values[(at, env)].append(value.value)
                         floor = test.metric(value.name, value.unit).min_change
+                        unit = value.unit
     short = [f"{at} in {env}: {len(got)}" for (at, env), got in values.items() if len(got) < LEAST]
     if short:
         raise UsageError(
@@ -251,7 +255,7 @@ def _measure(
             f"each side needs {LEAST}",
             hint=f"see the outputs: perfwalk show {alternation.series_id}",
         )
-    return values, floor
+    return values, floor, unit
 
 
 def answer_json(answer: EnvAnswer, values: dict[tuple[str, str], list[float]]) -> dict[str, Any]:

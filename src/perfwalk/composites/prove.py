@@ -173,6 +173,9 @@ def _outcome(decision: Decision, drill: DrillRow) -> tuple[Outcome, float | None
         return "gone", share
     if decision.verdict is Verdict.UNDECIDED:
         return "undecided", share
-    regression = bool(drill.change.get("kind", "regression") == "regression")
-    back = decision.verdict is (Verdict.BETTER if regression else Verdict.WORSE)
+    if step:  # back: the revert moves it against the culprit's step, whichever way that was
+        back = decision.change * step < 0
+    else:
+        regression = bool(drill.change.get("kind", "regression") == "regression")
+        back = decision.verdict is (Verdict.BETTER if regression else Verdict.WORSE)
     return ("still" if back else "opposite"), share

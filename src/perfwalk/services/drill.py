@@ -83,6 +83,7 @@ class DrillResult:
     commits: Mapping[str, Commit]  # the commits of the answer (lo, hi and those between)
     #: the culprit's differential profile as the answer keeps it (see culprit_profiles)
     profile: Mapping[str, Any] | None = None
+    unit: str = ""  # the drilled metric's
 
     @property
     def culprit(self) -> Commit | None:
@@ -356,6 +357,11 @@ def run_drill(
             culprit = None if done.culprit is None else commits[line[done.culprit]]
             answer["subject"] = None if culprit is None else culprit.subject
             answer["reused"] = reused
+            # the change's unit; two commits given by --between have none: as measured
+            unit = str(target.change.get("unit") or "") or store.drills.measured_unit(
+                series_id, target.test, target.name
+            )
+            answer["unit"] = unit
             if profiled is not None:
                 answer["profile"] = profiled
             store.drills.finish(series_id, done.verdict.value, answer)
@@ -367,6 +373,7 @@ def run_drill(
         reused=reused,
         commits=commits,
         profile=profiled,
+        unit=unit,
     )
 
 

@@ -154,6 +154,21 @@ class DrillRecords(StorePart):
                 found[sha].append(float(value))
         return dict(found)
 
+    def measured_unit(self, series_id: int, test: str, name: str) -> str:
+        """The unit of ``test``.``name`` as series ``series_id`` measured it ("" when it
+        has no value of it)."""
+        query = (
+            select(_v.c.unit)
+            .select_from(_v)
+            .join(_rs, _v.c.result_id == _rs.c.id)
+            .join(_rp, _rs.c.repetition_id == _rp.c.id)
+            .join(_ck, _rp.c.checkout_id == _ck.c.id)
+            .where(_ck.c.series_id == series_id, _rs.c.test == test, _v.c.name == name)
+            .limit(1)
+        )
+        with self._read(f"read the unit of {test}.{name} in series {series_id}") as conn:
+            return str(conn.scalar(query) or "")
+
     def _unknown(self, series_id: int) -> StoreError:
         return StoreError(
             f"result store {self._db.shown}: series {series_id} is not a drill",

@@ -172,9 +172,10 @@ def _metric(drill: Mapping[str, Any]) -> str:
 
 
 def _unit(drill: Mapping[str, Any]) -> str:
-    """The unit of the drilled metric, as its change stored it ("" when unknown)."""
+    """The unit of the drilled metric, as its change stored it, else as the drill
+    measured it ("" when unknown)."""
     change = drill.get("change") or {}
-    return str(change.get("unit") or "")
+    return str(change.get("unit") or (drill.get("answer") or {}).get("unit") or "")
 
 
 def _change(at: str, ctx: SeriesContext, drill: Mapping[str, Any]) -> str:
