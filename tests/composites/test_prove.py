@@ -195,6 +195,16 @@ def test_a_revert_that_does_not_apply_is_said_and_nothing_is_built(
         assert len(store.list_series()) == series_before  # no try was made
 
 
+def test_a_revert_that_does_not_apply_is_said_once(
+    drilled: tuple[Path, dict[str, str], int],
+) -> None:
+    config, _commits, drill = drilled
+    proved = _perfwalk(config, "prove", str(drill), "--tip", "refactored")
+    assert proved.returncode == 4, proved.stdout + proved.stderr
+    said = proved.stdout + proved.stderr
+    assert said.count("does not revert cleanly") == 1, said  # was said as progress too
+
+
 def test_an_improvement_drilled_between_two_commits_is_still_given_back(
     drilled: tuple[Path, dict[str, str], int],
 ) -> None:

@@ -127,8 +127,7 @@ def prove_culprit(
     if not patch.strip():
         return stored("conflict", None, message=f"{culprit[:12]} changed no file")
     conflict = conflict_on(repo, patch, tip_sha)
-    if conflict is not None:
-        say(f"{culprit[:12]} does not revert cleanly on {ref} ({tip_sha[:12]}): {conflict}")
+    if conflict is not None:  # said once, by the answer
         return stored("conflict", None, message=conflict)
     say(f"proving {culprit[:12]} on {ref} ({tip_sha[:12]}): the tip against the tip without it")
     with tempfile.TemporaryDirectory(prefix="perfwalk-prove.") as folder:
