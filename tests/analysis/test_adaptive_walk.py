@@ -1,7 +1,10 @@
 """The choice of an adaptive walk's next checkout (pure): on histories shaped like
 real ones (steps, slow drift, autocorrelated noise), every step of 5 % or more is
-located to its exact commit within a budget far below a walk of every commit; a
-budget of 2 measures the ends; a flat history stops soon after the coarse pass."""
+located to its exact commit within a budget far below a walk of every commit, and
+seen by the change detection at the end (a step of 5 % at 2.6 % of noise too); a
+gap whose ends agree while the levels around it differ is not flat; a budget of 2
+measures the ends; a flat history, drifting, with autocorrelated noise, stops soon
+after the coarse pass with no step."""
 
 from __future__ import annotations
 
@@ -17,17 +20,28 @@ from perfwalk.analysis.adaptive_walk import (
     coarse_positions,
     next_checkout,
 )
+from perfwalk.analysis.changepoints import find_change_points
 
 
 def _history(
-    length: int, steps: dict[int, float], seed: int, noise: float = 0.02, drift: float = 0.01
+    length: int,
+    steps: dict[int, float],
+    seed: int,
+    *,
+    noise: float = 0.02,
+    drift: float = 0.01,
+    wander: float = 0.0,
 ) -> tuple[list[float], random.Random]:
     """The true level of each commit: 100, times each step from its commit on, with a
-    slow drift of ``drift`` over the whole line."""
-    levels, level = [], 100.0
+    slow drift of ``drift`` over the whole line, and an AR(1) wander from commit to
+    commit (φ 0.8, innovations of ``wander``: what the toolchain and the machine
+    add that no repetition averages out)."""
+    levels, level, offset = [], 100.0, 0.0
+    wandering = random.Random(f"{seed}/wander")
     for k in range(length):
         level *= steps.get(k, 1.0)
-        levels.append(level * (1 + drift * k / length))
+        offset = 0.8 * offset + wandering.gauss(0, wander)
+        levels.append(level * (1 + drift * k / length) * (1 + offset))
     return levels, random.Random(seed)
 
 
@@ -39,9 +53,11 @@ def _walk(
     noise: float = 0.02,
     repetitions: int = 3,
     failed: frozenset[int] = frozenset(),
+    build: float | None = None,
 ) -> tuple[dict[int, Values], Stop]:
     """The adaptive walk run to its end on ``levels``: repetitions with
-    autocorrelated noise (each build a little off, repetitions of it close)."""
+    autocorrelated noise (each build a little off, by ``build``, ``noise / 2`` by
+    default, repetitions of it close)."""
     measured: dict[int, Values] = {}
     tried: set[int] = set()
     while True:
@@ -53,9 +69,9 @@ def _walk(
         tried.add(choice.position)
         if choice.position in failed:
             continue
-        build = rng.gauss(0, noise / 2)  # the build's own offset
+        offset = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
         values = [
-            levels[choice.position] * (1 + build + rng.gauss(0, noise)) for _ in range(repetitions)
+            levels[choice.position] * (1 + offset + rng.gauss(0, noise)) for _ in range(repetitions)
         ]
         measured[choice.position] = {"bench.time": values}
 
@@ -76,6 +92,65 @@ def test_every_step_of_5_percent_is_located_to_its_commit(seed: int) -> None:
     assert len(measured) < length // 10 + 4 * 4, stop
 
 
+def _seen(measured: dict[int, Values]) -> list[tuple[int, int]]:
+    """The changes the detection reports in the measured series (as ``perfwalk
+    changes`` does): the commits before and after each."""
+    positions = sorted(measured)
+    detection = find_change_points([measured[p]["bench.time"] for p in positions])
+    return [(positions[c.previous], positions[c.index]) for c in detection.changes]
+
+
+#: bench/adaptive.py's seed 3: six steps, two of them of 5.3 % and 5.6 %
+SMALL_STEPS = {174: 0.947, 368: 0.71, 574: 1.141, 724: 1.056, 784: 0.772, 906: 0.772}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_step_of_5_percent_at_2_6_percent_of_noise_is_seen_by_the_detection(seed: int) -> None:
+    # 5 repetitions of 2.6 % each: two checkouts alone barely tell 5 % apart, and the
+    # detection's bar rises for a short level: the walk stopped with these steps
+    # located and not seen, or taken for flat
+    levels, rng = _history(1000, SMALL_STEPS, seed, drift=-0.006)
+    measured, stop = _walk(levels, rng, budget=73, noise=0.026, repetitions=5, build=0.0)
+    seen = _seen(measured)
+    for step in SMALL_STEPS:
+        # located between two neighbouring commits, at the step or (the checkout
+        # beside it reading between the two levels) one commit from it
+        near = [(a, b) for a, b in seen if b == a + 1 and abs(b - step) <= 1]
+        assert near, (step, seen, stop)
+    assert len(seen) == len(SMALL_STEPS), (seen, stop)
+    assert len(measured) <= 73
+
+
+def test_a_gap_whose_ends_agree_is_not_flat_when_the_levels_around_it_differ() -> None:
+    # a coarse pass over a step of 5 %: each checkout 5 repetitions of 2 % spread,
+    # the two ends of every gap within noise of each other (150 read low, 200 high)
+    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
+    levels = {0: 100.4, 50: 99.6, 100: 100.2, 150: 97.8, 200: 97.6, 250: 95.2, 300: 94.9}
+    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    choice = next_checkout(0, 300, measured, budget=30)
+    assert isinstance(choice, Next), choice
+    assert 100 < choice.position < 250, choice
+    assert "checkouts before and" in choice.reason
+
+
+def test_a_step_located_but_not_seen_gets_checkouts_on_its_short_side() -> None:
+    # the step at commit 174 is located (173 and 174 differ by 7 %, the levels of
+    # their neighbours by 5 %), but its level before has 4 checkouts: too few for the
+    # detection's bar
+    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
+    before = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7}
+    after_at = [174, 175, 177, 182, 192, 231, 307, 345, 384, 461, 538, 615, 692, 768, 845, 922]
+    after = [94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8]
+    after += [93.5, 95.5]
+    levels = before | dict(zip(after_at, after, strict=True)) | {999: 93.8}
+    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    assert _seen(measured) == []
+    choice = next_checkout(0, 999, measured, budget=73)
+    assert isinstance(choice, Next), choice
+    assert 0 < choice.position < 173, choice
+    assert "not yet seen by the detection" in choice.reason
+
+
 def test_a_budget_of_two_measures_the_ends() -> None:
     levels, rng = _history(500, {250: 1.2}, seed=1)
     measured, stop = _walk(levels, rng, budget=2)
@@ -88,6 +163,17 @@ def test_a_flat_history_stops_soon_after_the_coarse_pass() -> None:
     measured, stop = _walk(levels, rng, budget=60)
     assert len(measured) <= coarse_count(60, 2000) + 4, sorted(measured)
     assert stop.reason == "every gap is a single commit or flat within noise"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_flat_drifting_history_with_autocorrelated_noise_ends_with_no_step(seed: int) -> None:
+    # 2 % of drift, AR(1) wander of about 0.7 % between commits, a build offset and
+    # 2 % per repetition: levels that differ here and there, and no step anywhere
+    levels, rng = _history(1000, {}, seed, drift=0.02, wander=0.004)
+    measured, stop = _walk(levels, rng, budget=60, repetitions=5)
+    assert _seen(measured) == [], (sorted(measured), stop)
+    assert stop.reason == "every gap is a single commit or flat within noise"
+    assert len(measured) < 60
 
 
 def test_a_single_repetition_per_checkout_still_finds_the_step() -> None:
