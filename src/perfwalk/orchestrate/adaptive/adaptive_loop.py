@@ -22,6 +22,7 @@ from perfwalk.model import Status
 from perfwalk.orchestrate.checkout.quirks import applying
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.orchestrate.walk.walk_progress import Frame
 
 
 @dataclass(frozen=True)
@@ -43,23 +44,26 @@ def walk_adaptively(
     last = len(line) - 1
     config = walk.config
     tried: set[int] = set()  # measured by this process: once each, whatever they gave
-    while True:
-        measured, failed = _measured(walk)
-        failed |= tried - set(measured)
-        choice = next_checkout(
-            0,
-            last,
-            measured,
-            budget=plan.budget,
-            failed=failed,
-            min_change=config.analysis.min_change,
-        )
-        if isinstance(choice, Stop):
-            taken = {*measured, *failed}
-            say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
-            return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
-        tried.add(choice.position)
-        _measure(walk, plan, choice, sorted({*measured, *failed}), say)
+    try:
+        while True:
+            measured, failed = _measured(walk)
+            failed |= tried - set(measured)
+            choice = next_checkout(
+                0,
+                last,
+                measured,
+                budget=plan.budget,
+                failed=failed,
+                min_change=config.analysis.min_change,
+            )
+            if isinstance(choice, Stop):
+                taken = {*measured, *failed}
+                say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
+                return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
+            tried.add(choice.position)
+            _measure(walk, plan, choice, sorted({*measured, *failed}), say)
+    finally:
+        walk.counted_in(None)  # what the walk measures next (re-measures) counts on its own
 
 
 def _measure(
@@ -69,7 +73,8 @@ def _measure(
     taken: list[int],
     say: Callable[[str], None],
 ) -> None:
-    """Measure the checkout ``choice`` names, placed among the ``taken`` ones."""
+    """Measure the checkout ``choice`` names, placed among the ``taken`` ones; its
+    progress is told as the next of at most the budget's checkouts."""
     line = plan.checkouts
     at = choice.position
     before = max((p for p in taken if p < at), default=None)
@@ -77,6 +82,10 @@ def _measure(
     planned = _placed(plan, at, before)
     commit = planned.checkout.commit
     say(f"  {commit[:12]} [{at}/{len(line) - 1}]: {choice.reason}")
+    assert plan.budget is not None
+    each = plan.measuring.repetitions_max or plan.repetitions
+    done = len(walk.store.done_repetitions(walk.series_id))
+    walk.counted_in(Frame(len(taken) + 1, plan.budget, done, plan.budget * each, len(taken)))
     walk.run(dataclasses.replace(plan, checkouts=(planned,)))
     if after is not None:  # its commits since the one before are now fewer
         following = _placed(plan, after, at)
