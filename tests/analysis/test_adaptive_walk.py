@@ -9,11 +9,13 @@ after the coarse pass with no step."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from perfwalk.analysis.adaptive_walk import (
     Next,
+    Search,
     Stop,
     Values,
     coarse_count,
@@ -21,6 +23,7 @@ from perfwalk.analysis.adaptive_walk import (
     next_checkout,
 )
 from perfwalk.analysis.changepoints import find_change_points
+from perfwalk.analysis.segments import DEFAULT_TUNING
 
 
 def _history(
@@ -149,6 +152,41 @@ def test_a_step_located_but_not_seen_gets_checkouts_on_its_short_side() -> None:
     assert isinstance(choice, Next), choice
     assert 0 < choice.position < 173, choice
     assert "not yet seen by the detection" in choice.reason
+
+
+def test_the_gap_beside_a_step_placed_at_a_commit_is_measured_when_it_may_hold_it() -> None:
+    # 723 read between the two levels: the detection places the step before it, but
+    # 723 and 725 differ by 3 % too, so the step may lie at 724 (bench/adaptive.py's
+    # seed 3 told it one commit off)
+    spread = (-0.04, -0.02, 0.0, 0.02, 0.04)
+    before = {0: 76.0, 143: 76.9, 285: 76.2, 428: 76.7, 571: 76.1, 714: 76.8, 720: 76.2}
+    before |= {722: 76.8, 723: 79.0}
+    after = {725: 81.4, 730: 80.4, 760: 81.0, 800: 80.5, 856: 80.9, 900: 80.4, 950: 80.8}
+    levels = before | after | {999: 80.6}
+    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    assert _seen(measured) == [(722, 723)]
+    choice = next_checkout(0, 999, measured, budget=40)
+    assert choice == Next(724, choice.reason), choice
+    assert "may lie here" in choice.reason
+
+
+def test_the_detection_searches_each_metric_as_perfwalk_changes_does() -> None:
+    # a step located at 173/174 is done when the search `perfwalk changes` runs on the
+    # metric (its tuning, its checkouts' summary) reports it, not another search
+    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
+    before = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7}
+    after_at = [174, 175, 177, 182, 192, 231, 307, 345, 384, 461, 538, 615, 692, 768, 845, 922]
+    after = [94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8]
+    after += [93.5, 95.5]
+    levels = before | dict(zip(after_at, after, strict=True)) | {999: 93.8}
+    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    strict = Search(replace(DEFAULT_TUNING, threshold=50.0))  # sees nothing
+    loose = Search(replace(DEFAULT_TUNING, threshold=1.0, min_size=1))
+    found = next_checkout(0, 999, measured, budget=73, searches={"bench.time": strict})
+    assert isinstance(found, Next), found
+    assert "not yet seen" in found.reason
+    done = next_checkout(0, 999, measured, budget=73, searches={"bench.time": loose})
+    assert "not yet seen" not in done.reason, done
 
 
 def test_a_budget_of_two_measures_the_ends() -> None:

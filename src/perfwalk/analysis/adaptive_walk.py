@@ -13,20 +13,21 @@ evenly spaced between them, then, one checkout at a time, the middle commit of t
 * the change detection of the measured series (:mod:`perfwalk.analysis.changepoints`)
   places a candidate step in it (a small step that the levels of many checkouts
   on each side show, and two checkouts alone do not);
-* its two ends agree, but the levels of their neighbours do (up to :data:`RUN` on
-  each side, as far as the nearest step): by :data:`POOLED` standard errors of
-  their mean and ``min_change``: two checkouts cannot see a step as small as
-  their noise, many can — such a gap is not flat;
-* a step located to its commit (two neighbouring commits that differ, alone and
-  pooled with their neighbours) that the change detection does not report yet: its
-  level on the shorter side has too few checkouts for the detection, whose bar
-  rises for short levels; the longest gap of that level gets one more, until the
-  detection reports the step or each side has :data:`SEEN` checkouts;
+* its two ends agree, but the levels of their neighbours do not: up to :data:`RUN`
+  checkouts on each side, as far as the nearest step (the detection's, or one these
+  pooled levels show), differ by :data:`POOLED` standard errors of their means and
+  ``min_change``, more than at the :data:`PEAK` gaps on each side (two checkouts
+  cannot see a step as small as their noise, many can: such a gap is not flat);
+* it is the longest gap of the shorter level beside a step located to its commit
+  (two neighbouring commits where the pooled levels differ so) that the change
+  detection does not report yet: the detection's bar rises for a short level; the
+  level gets checkouts until the detection reports the step or it has :data:`SEEN`;
 * among those, the longer gap first (coverage: every step located roughly
   before any exactly).
 
 It stops when the budget is spent, or when every gap is a single commit (a step
-there is located exactly: nothing to drill) or flat within noise.
+there is located exactly: nothing to drill) or flat within noise, and every step
+located is reported by the detection or has :data:`SEEN` checkouts on each side.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ import statistics
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
-from perfwalk.analysis.changepoints import Detection, find_change_points
+from perfwalk.analysis.changepoints import Detection, Reduce, find_change_points
+from perfwalk.analysis.scaled import median
+from perfwalk.analysis.segments import DEFAULT_TUNING, Tuning
 
 #: standard errors of the pooled noise by which two neighbouring levels must differ
 DIFFERS = 2.0
@@ -71,6 +74,17 @@ class Stop:
     reason: str
 
 
+@dataclass(frozen=True)
+class Search:
+    """How the change detection searches a metric, as ``perfwalk changes`` will: the
+    detector's ``tuning``, and each checkout's point from its repetitions (``reduce``:
+    the metric's detection summary). A step the walk located is done when this search
+    reports it."""
+
+    tuning: Tuning = DEFAULT_TUNING
+    reduce: Reduce = median
+
+
 def coarse_count(budget: int, length: int) -> int:
     """How many checkouts the coarse pass takes of a line of ``length`` commits: the
     two ends and about one more per six of the budget."""
@@ -94,11 +108,13 @@ def next_checkout(
     budget: int,
     failed: Set[int] = frozenset(),
     min_change: float = 0.01,
+    searches: Mapping[str, Search] | None = None,
 ) -> Next | Stop:
     """The next commit to measure on the line ``first``..``last`` (positions), given
     the values of the checkouts ``measured`` and the positions that gave none
     (``failed``: a broken build); ``budget`` is the most checkouts measured (failed
-    ones count)."""
+    ones count); ``searches``: how the detection searches each metric (by default
+    :class:`Search`'s)."""
     spent = len(set(measured) | set(failed))
     if spent >= budget:
         return Stop(f"the budget of {budget} checkouts is spent")
@@ -106,7 +122,7 @@ def next_checkout(
     for number, position in enumerate(coarse, 1):
         if position not in measured and position not in failed:
             return Next(position, f"coarse pass {number}/{len(coarse)}")
-    gaps = _gaps(measured, failed, min_change)
+    gaps = _gaps(measured, failed, min_change, searches or {})
     if not gaps:
         return Stop("every gap is a single commit or flat within noise")
     best = max(gaps, key=lambda gap: (gap.priority, -gap.before))
@@ -174,14 +190,19 @@ def _compared(a: float, b: float, error: float) -> tuple[float, float]:
     return relative, (abs(relative) / error if error > 0 else math.inf)
 
 
-def _gaps(measured: Mapping[int, Values], failed: Set[int], min_change: float) -> list[_Gap]:
+def _gaps(
+    measured: Mapping[int, Values],
+    failed: Set[int],
+    min_change: float,
+    searches: Mapping[str, Search],
+) -> list[_Gap]:
     """The gaps worth a checkout, each with its priority and why."""
     valued = sorted(p for p, values in measured.items() if any(values.values()))
     metrics = sorted({name for values in measured.values() for name in values})
     found: dict[tuple[int, int], _Gap] = {}
     for name in metrics:
         series = _Series.of(valued, [tuple(measured[p].get(name, ())) for p in valued])
-        detection = _detection(series.sets)
+        detection = _detection(series.sets, searches.get(name, Search()))
         seen = {change.index for change in detection.changes} if detection else set()
         edges = {change.index for change in detection.edges} if detection else set()
         # the steps the pooled levels show, then again with each level ending at them
@@ -193,6 +214,7 @@ def _gaps(measured: Mapping[int, Values], failed: Set[int], min_change: float) -
             *_suspected(series, detection, min_change),
             *_pooled(series, steps, min_change),
             *_unseen(series, steps, seen, bounds, failed),
+            *_beside(series, detection),
         ):
             _keep(found, before, after, weight, why)
     return [gap for gap in found.values() if _middle(gap.before, gap.after, failed) is not None]
@@ -235,12 +257,12 @@ def _differing(series: _Series, min_change: float) -> list[_Found]:
     return found
 
 
-def _detection(sets: Sequence[Sequence[float]]) -> Detection | None:
+def _detection(sets: Sequence[Sequence[float]], search: Search) -> Detection | None:
     """The change detection of the measured series (None: too short to search)."""
     if len(sets) < 4:
         return None
     try:
-        return find_change_points(sets)
+        return find_change_points(sets, tuning=search.tuning, reduce=search.reduce)
     except ValueError:
         return None
 
@@ -260,6 +282,32 @@ def _suspected(series: _Series, detection: Detection | None, min_change: float) 
     return found
 
 
+def _beside(series: _Series, detection: Detection | None) -> list[_Found]:
+    """The gaps next to a step the detection places between two neighbouring commits,
+    whose ends differ in the same direction by half the step or more: the checkout
+    beside the step may have read between the two levels, and the step lie in this
+    gap instead (its commits are measured until it is a single commit)."""
+    if detection is None:
+        return []
+    found = []
+    positions = series.positions
+    for change in detection.changes:
+        k, relative = change.previous, change.relative
+        if positions[change.index] - positions[k] != 1 or relative is None:
+            continue
+        for j in (k - 1, change.index):
+            if not 0 <= j < len(positions) - 1 or positions[j + 1] - positions[j] < 2:
+                continue
+            near, z = series.pair(j)
+            if near * relative > 0 and abs(near) >= abs(relative) / 2:
+                why = (
+                    f"the step of {relative:+.1%} at commit {positions[change.index]} may lie "
+                    f"here: its neighbours differ by {near:+.1%} too"
+                )
+                found.append((positions[j], positions[j + 1], _weight(near, z), why))
+    return found
+
+
 def _level(k: int, bounds: Sequence[int], count: int) -> tuple[range, range]:
     """The checkouts of the levels on each side of the gap after checkout ``k`` (of
     ``count``), as far as the nearest steps (``bounds``: the first checkout of each
@@ -276,10 +324,21 @@ def _runs(series: _Series, k: int, bounds: Sequence[int]) -> tuple[range, range]
     return left[-RUN:], right[:RUN]
 
 
+@dataclass(frozen=True)
+class _Step:
+    """A step that the pooled levels around the gap after checkout ``k`` show."""
+
+    k: int
+    relative: float
+    z: float
+    before: int  # checkouts pooled on each side
+    after: int
+
+
 def _steps(series: _Series, bounds: Sequence[int], min_change: float) -> list[_Step]:
     """The gaps where the levels of the neighbours on each side (pooled, up to the
-    steps the detection places: ``bounds``) differ by :data:`POOLED` standard errors
-    and ``min_change``, and more than at the neighbouring gaps (:data:`PEAK` on each
+    nearest steps: ``bounds``) differ by :data:`POOLED` standard errors and
+    ``min_change``, and more than at the neighbouring gaps (:data:`PEAK` on each
     side: a step's neighbours see it too, less surely)."""
     pooled = []
     for k in range(len(series.positions) - 1):
@@ -291,17 +350,6 @@ def _steps(series: _Series, bounds: Sequence[int], min_change: float) -> list[_S
         if _differs(relative, z, min_change, POOLED)
         and z >= max(z for _r, z in pooled[max(0, k - PEAK) : k + PEAK + 1])
     ]
-
-
-@dataclass(frozen=True)
-class _Step:
-    """A step that the pooled levels around the gap after checkout ``k`` show."""
-
-    k: int
-    relative: float
-    z: float
-    before: int  # checkouts pooled on each side
-    after: int
 
 
 def _pooled(series: _Series, steps: Sequence[_Step], min_change: float) -> list[_Found]:

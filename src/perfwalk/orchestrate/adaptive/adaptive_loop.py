@@ -17,9 +17,12 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from perfwalk.analysis.adaptive_walk import Next, Stop, Values, next_checkout
-from perfwalk.model import Status
+from perfwalk.analysis.adaptive_walk import Next, Search, Stop, Values, next_checkout
+from perfwalk.analysis.thresholds import CONFIGURED
+from perfwalk.config.policy import metric_policy
+from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.checkout.quirks import applying
+from perfwalk.orchestrate.findings.metric_search import summary_of
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.walk.walk import Walk
 from perfwalk.orchestrate.walk.walk_progress import Frame
@@ -46,7 +49,7 @@ def walk_adaptively(
     tried: set[int] = set()  # measured by this process: once each, whatever they gave
     try:
         while True:
-            measured, failed = _measured(walk)
+            measured, failed, searches = _measured(walk)
             failed |= tried - set(measured)
             choice = next_checkout(
                 0,
@@ -55,6 +58,7 @@ def walk_adaptively(
                 budget=plan.budget,
                 failed=failed,
                 min_change=config.analysis.min_change,
+                searches=searches,
             )
             if isinstance(choice, Stop):
                 taken = {*measured, *failed}
@@ -107,21 +111,28 @@ def _placed(plan: WalkPlan, at: int, before: int | None) -> PlannedCheckout:
     return PlannedCheckout(checkout, line[at].position)
 
 
-def _measured(walk: Walk) -> tuple[dict[int, Values], set[int]]:
+def _measured(walk: Walk) -> tuple[dict[int, Values], set[int], dict[str, Search]]:
     """The values of each checkout the series has (of the metrics the analysis
-    reads), by its place on the line; and the places built that gave none (a build
-    failed, no value parsed)."""
+    reads), by its place on the line; the places built that gave none (a build
+    failed, no value parsed); and how ``perfwalk changes`` searches each metric."""
+    config = walk.config
     ignored = {
         f"{test.name}.{name}"
-        for test in walk.config.tests
+        for test in config.tests
         for name, metric in test.metrics.items()
         if metric.ignore
     }
     found: dict[int, dict[str, list[float]]] = {}
+    searches: dict[str, Search] = {}
     for row in walk.store.values(walk.series_id):
         key = f"{row.test}.{row.name}"
         if row.status is Status.PASS and key not in ignored:
             found.setdefault(row.checkout_idx, {}).setdefault(key, []).append(row.value)
+            if key not in searches:  # as its first value was stored
+                direction = Direction(row.direction)
+                policy = metric_policy(config, row.test, row.name, row.unit, direction)
+                reduce = summary_of(policy.detection_summary, direction)
+                searches[key] = Search(CONFIGURED.tuning(policy), reduce)
     built = {r.idx for r in walk.store.checkouts(walk.series_id) if r.build_status is not None}
     measured: dict[int, Values] = dict(found.items())
-    return measured, built - set(found)
+    return measured, built - set(found), searches
