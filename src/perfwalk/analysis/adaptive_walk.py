@@ -21,7 +21,11 @@ evenly spaced between them, then, one checkout at a time, the middle commit of t
 * it is the longest gap of the shorter level beside a step located to its commit
   (two neighbouring commits where the pooled levels differ so) that the change
   detection does not report yet: the detection's bar rises for a short level; the
-  level gets checkouts until the detection reports the step or it has :data:`SEEN`;
+  level gets checkouts until the detection reports the step or it has :data:`SEEN`
+  (the detection is the one ``perfwalk changes`` runs: :class:`Search`);
+* it lies beside a step the detection places between two neighbouring commits, and
+  its ends differ in the same direction by half the step or more: the checkout
+  beside the step may have read between the two levels;
 * among those, the longer gap first (coverage: every step located roughly
   before any exactly).
 
