@@ -124,12 +124,25 @@ def test_a_step_of_5_percent_at_2_6_percent_of_noise_is_seen_by_the_detection(se
     assert len(measured) <= 73
 
 
+def _measured(levels: dict[int, float], spread: float = 0.026) -> dict[int, Values]:
+    """Checkouts of 5 repetitions each around its level, ``spread`` apart at most."""
+    return {
+        p: {"bench.time": [v * (1 + spread * d) for d in (-1, -0.5, 0, 0.5, 1)]}
+        for p, v in levels.items()
+    }
+
+
+#: a step at commit 174 of 5 %, with 4 checkouts before it and many after
+SHORT_SIDE = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7, 174: 94.1, 175: 95.8, 177: 93.5}
+SHORT_SIDE |= {182: 95.5, 192: 93.8, 231: 96.1, 307: 94.1, 345: 95.8, 384: 93.5, 461: 95.5}
+SHORT_SIDE |= {538: 93.8, 615: 96.1, 692: 94.1, 768: 95.8, 845: 93.5, 922: 95.5, 999: 93.8}
+
+
 def test_a_gap_whose_ends_agree_is_not_flat_when_the_levels_around_it_differ() -> None:
     # a coarse pass over a step of 5 %: each checkout 5 repetitions of 2 % spread,
     # the two ends of every gap within noise of each other (150 read low, 200 high)
-    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
     levels = {0: 100.4, 50: 99.6, 100: 100.2, 150: 97.8, 200: 97.6, 250: 95.2, 300: 94.9}
-    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    measured = _measured(levels)
     choice = next_checkout(0, 300, measured, budget=30)
     assert isinstance(choice, Next), choice
     assert 100 < choice.position < 250, choice
@@ -140,13 +153,7 @@ def test_a_step_located_but_not_seen_gets_checkouts_on_its_short_side() -> None:
     # the step at commit 174 is located (173 and 174 differ by 7 %, the levels of
     # their neighbours by 5 %), but its level before has 4 checkouts: too few for the
     # detection's bar
-    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
-    before = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7}
-    after_at = [174, 175, 177, 182, 192, 231, 307, 345, 384, 461, 538, 615, 692, 768, 845, 922]
-    after = [94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8]
-    after += [93.5, 95.5]
-    levels = before | dict(zip(after_at, after, strict=True)) | {999: 93.8}
-    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    measured = _measured(SHORT_SIDE)
     assert _seen(measured) == []
     choice = next_checkout(0, 999, measured, budget=73)
     assert isinstance(choice, Next), choice
@@ -158,12 +165,10 @@ def test_the_gap_beside_a_step_placed_at_a_commit_is_measured_when_it_may_hold_i
     # 723 read between the two levels: the detection places the step before it, but
     # 723 and 725 differ by 3 % too, so the step may lie at 724 (bench/adaptive.py's
     # seed 3 told it one commit off)
-    spread = (-0.04, -0.02, 0.0, 0.02, 0.04)
     before = {0: 76.0, 143: 76.9, 285: 76.2, 428: 76.7, 571: 76.1, 714: 76.8, 720: 76.2}
     before |= {722: 76.8, 723: 79.0}
     after = {725: 81.4, 730: 80.4, 760: 81.0, 800: 80.5, 856: 80.9, 900: 80.4, 950: 80.8}
-    levels = before | after | {999: 80.6}
-    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    measured = _measured(before | after | {999: 80.6}, spread=0.04)
     assert _seen(measured) == [(722, 723)]
     choice = next_checkout(0, 999, measured, budget=40)
     assert choice == Next(724, choice.reason), choice
@@ -173,13 +178,7 @@ def test_the_gap_beside_a_step_placed_at_a_commit_is_measured_when_it_may_hold_i
 def test_the_detection_searches_each_metric_as_perfwalk_changes_does() -> None:
     # a step located at 173/174 is done when the search `perfwalk changes` runs on the
     # metric (its tuning, its checkouts' summary) reports it, not another search
-    spread = (-0.026, -0.013, 0.0, 0.013, 0.026)
-    before = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7}
-    after_at = [174, 175, 177, 182, 192, 231, 307, 345, 384, 461, 538, 615, 692, 768, 845, 922]
-    after = [94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8, 93.5, 95.5, 93.8, 96.1, 94.1, 95.8]
-    after += [93.5, 95.5]
-    levels = before | dict(zip(after_at, after, strict=True)) | {999: 93.8}
-    measured = {p: {"bench.time": [v * (1 + d) for d in spread]} for p, v in levels.items()}
+    measured = _measured(SHORT_SIDE)
     strict = Search(replace(DEFAULT_TUNING, threshold=50.0))  # sees nothing
     loose = Search(replace(DEFAULT_TUNING, threshold=1.0, min_size=1))
     found = next_checkout(0, 999, measured, budget=73, searches={"bench.time": strict})
