@@ -282,7 +282,7 @@ def _suspected(series: _Series, detection: Detection | None, min_change: float) 
         if after - before < 2 or abs(relative) < min_change:
             continue
         why = f"a step of {relative:+.1%} suspected by the detection (z {abs(change.z):.1f})"
-        found.append((before, after, _weight(relative, change.z), why))
+        found.append((before, after, _weight(relative, abs(change.z)), why))
     return found
 
 
