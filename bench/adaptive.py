@@ -26,7 +26,8 @@ it is **missed**. The table gives per seed, then the medians over the seeds, the
 builds and repetitions each method spent and the steps it missed, and the ratio
 adaptive / fixed + drill. Exits 1 when the adaptive walk spends more builds than
 the baseline (median) or misses more steps (in all). ``--quick``: one seed, a small
-history (for tests). A benchmark, not a test: nothing here is timed by pytest.
+history (80 commits, 2 steps, 3 repetitions per checkout: for tests). A benchmark,
+not a test: nothing here is timed by pytest.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "bench@example.org",
 }
 REPETITIONS = 5
+QUICK_REPETITIONS = 3  # --quick: fewer, on a history of QUICK_COMMITS
+QUICK_COMMITS = 80
 COARSE_BUDGET = 25  # the adaptive walk's budget: this, and BUDGET_PER_STEP per step
 BUDGET_PER_STEP = 8
 SMALLEST = 0.05  # the steps a method must find
@@ -166,7 +169,7 @@ def make_repository(path: Path, history: History) -> list[str]:
     return git(path, "rev-list", "--reverse", "main").split()
 
 
-def config_text(repo: Path, store: Path, bench: Path, worktrees: Path) -> str:
+def config_text(repo: Path, store: Path, bench: Path, worktrees: Path, repetitions: int) -> str:
     return f"""\
 [project]
 repo = {json.dumps(str(repo))}
@@ -179,7 +182,7 @@ worktrees = {json.dumps(str(worktrees))}
 steps = ["true"]
 
 [run]
-repetitions = {REPETITIONS}
+repetitions = {repetitions}
 
 [analysis]
 suspect_load = false
@@ -230,7 +233,13 @@ def adjacent_changes(config: Path, position: dict[str, int]) -> set[int]:
 
 
 def run_method(
-    method: str, history: History, work: Path, ids: list[str], fixed: int | None
+    method: str,
+    history: History,
+    work: Path,
+    ids: list[str],
+    *,
+    fixed: int | None,
+    repetitions: int,
 ) -> Spent:
     place = work / method.replace(" ", "").replace("+", "-")
     place.mkdir()
@@ -240,7 +249,7 @@ def run_method(
     )
     config = place / "perfwalk.toml"
     store = place / "results.db"
-    config.write_text(config_text(work / "repo", store, bench, place / "worktrees"))
+    config.write_text(config_text(work / "repo", store, bench, place / "worktrees", repetitions))
     position = {sha: p for p, sha in enumerate(ids)}
     started = time.perf_counter()
     found: set[int] = set()
@@ -287,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one small history (for tests)")
     args = parser.parse_args(argv)
     seeds = 1 if args.quick else args.seeds
-    commits = 120 if args.quick else args.commits
+    commits = QUICK_COMMITS if args.quick else args.commits
+    repetitions = QUICK_REPETITIONS if args.quick else REPETITIONS
     fixed = (
         f"of {args.fixed_checkouts} checkouts"
         if args.fixed_checkouts
@@ -295,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(
         f"adaptive: {seeds} histories of {commits} commits, steps of 5-30 %, noise 1-3 %, "
-        f"drift up to 2 %; {REPETITIONS} repetitions per checkout; fixed walk {fixed}"
+        f"drift up to 2 %; {repetitions} repetitions per checkout; fixed walk {fixed}"
         f" + a drill of each change; adaptive budget {COARSE_BUDGET} + {BUDGET_PER_STEP} per "
         "step\n",
         flush=True,
@@ -308,7 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             work = Path(tmp) / f"seed{seed}"
             ids = make_repository(work / "repo", history)
             for method in METHODS:
-                rows.append((history, run_method(method, history, work, ids, args.fixed_checkouts)))
+                spent = run_method(
+                    method, history, work, ids, fixed=args.fixed_checkouts, repetitions=repetitions
+                )
+                rows.append((history, spent))
                 print(row_line(*rows[-1]), flush=True)
     medians = {
         m: [

@@ -1,33 +1,50 @@
 """The choice of an adaptive walk's next checkout (pure): on histories shaped like
 real ones (steps, slow drift, autocorrelated noise), every step of 5 % or more is
-located to its exact commit within a budget far below a walk of every commit; a
-budget of 2 measures the ends; a flat history stops soon after the coarse pass."""
+located to its exact commit within a budget far below a walk of every commit, and
+seen by the change detection at the end (a step of 5 % at 2.6 % of noise too); a
+gap whose ends agree while the levels around it differ is not flat; a budget of 2
+measures the ends; a flat history, drifting, with autocorrelated noise, stops soon
+after the coarse pass with no step."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from perfwalk.analysis.adaptive_walk import (
     Next,
+    Search,
     Stop,
     Values,
     coarse_count,
     coarse_positions,
     next_checkout,
 )
+from perfwalk.analysis.changepoints import find_change_points
+from perfwalk.analysis.segments import DEFAULT_TUNING
 
 
 def _history(
-    length: int, steps: dict[int, float], seed: int, noise: float = 0.02, drift: float = 0.01
+    length: int,
+    steps: dict[int, float],
+    seed: int,
+    *,
+    noise: float = 0.02,
+    drift: float = 0.01,
+    wander: float = 0.0,
 ) -> tuple[list[float], random.Random]:
     """The true level of each commit: 100, times each step from its commit on, with a
-    slow drift of ``drift`` over the whole line."""
-    levels, level = [], 100.0
+    slow drift of ``drift`` over the whole line, and an AR(1) wander from commit to
+    commit (φ 0.8, innovations of ``wander``: what the toolchain and the machine
+    add that no repetition averages out)."""
+    levels, level, offset = [], 100.0, 0.0
+    wandering = random.Random(f"{seed}/wander")
     for k in range(length):
         level *= steps.get(k, 1.0)
-        levels.append(level * (1 + drift * k / length))
+        offset = 0.8 * offset + wandering.gauss(0, wander)
+        levels.append(level * (1 + drift * k / length) * (1 + offset))
     return levels, random.Random(seed)
 
 
@@ -39,9 +56,11 @@ def _walk(
     noise: float = 0.02,
     repetitions: int = 3,
     failed: frozenset[int] = frozenset(),
+    build: float | None = None,
 ) -> tuple[dict[int, Values], Stop]:
     """The adaptive walk run to its end on ``levels``: repetitions with
-    autocorrelated noise (each build a little off, repetitions of it close)."""
+    autocorrelated noise (each build a little off, by ``build``, ``noise / 2`` by
+    default, repetitions of it close)."""
     measured: dict[int, Values] = {}
     tried: set[int] = set()
     while True:
@@ -53,9 +72,9 @@ def _walk(
         tried.add(choice.position)
         if choice.position in failed:
             continue
-        build = rng.gauss(0, noise / 2)  # the build's own offset
+        offset = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
         values = [
-            levels[choice.position] * (1 + build + rng.gauss(0, noise)) for _ in range(repetitions)
+            levels[choice.position] * (1 + offset + rng.gauss(0, noise)) for _ in range(repetitions)
         ]
         measured[choice.position] = {"bench.time": values}
 
@@ -76,6 +95,99 @@ def test_every_step_of_5_percent_is_located_to_its_commit(seed: int) -> None:
     assert len(measured) < length // 10 + 4 * 4, stop
 
 
+def _seen(measured: dict[int, Values]) -> list[tuple[int, int]]:
+    """The changes the detection reports in the measured series (as ``perfwalk
+    changes`` does): the commits before and after each."""
+    positions = sorted(measured)
+    detection = find_change_points([measured[p]["bench.time"] for p in positions])
+    return [(positions[c.previous], positions[c.index]) for c in detection.changes]
+
+
+#: bench/adaptive.py's seed 3: six steps, two of them of 5.3 % and 5.6 %
+SMALL_STEPS = {174: 0.947, 368: 0.71, 574: 1.141, 724: 1.056, 784: 0.772, 906: 0.772}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_step_of_5_percent_at_2_6_percent_of_noise_is_seen_by_the_detection(seed: int) -> None:
+    # 5 repetitions of 2.6 % each: two checkouts alone barely tell 5 % apart, and the
+    # detection's bar rises for a short level: the walk stopped with these steps
+    # located and not seen, or taken for flat
+    levels, rng = _history(1000, SMALL_STEPS, seed, drift=-0.006)
+    measured, stop = _walk(levels, rng, budget=73, noise=0.026, repetitions=5, build=0.0)
+    seen = _seen(measured)
+    for step in SMALL_STEPS:
+        # located between two neighbouring commits, at the step or (the checkout
+        # beside it reading between the two levels) one commit from it
+        near = [(a, b) for a, b in seen if b == a + 1 and abs(b - step) <= 1]
+        assert near, (step, seen, stop)
+    assert len(seen) == len(SMALL_STEPS), (seen, stop)
+    assert len(measured) <= 73
+
+
+def _measured(levels: dict[int, float], spread: float = 0.026) -> dict[int, Values]:
+    """Checkouts of 5 repetitions each around its level, ``spread`` apart at most."""
+    return {
+        p: {"bench.time": [v * (1 + spread * d) for d in (-1, -0.5, 0, 0.5, 1)]}
+        for p, v in levels.items()
+    }
+
+
+#: a step at commit 174 of 5 %, with 4 checkouts before it and many after
+SHORT_SIDE = {0: 99.1, 77: 98.2, 154: 99.4, 173: 101.7, 174: 94.1, 175: 95.8, 177: 93.5}
+SHORT_SIDE |= {182: 95.5, 192: 93.8, 231: 96.1, 307: 94.1, 345: 95.8, 384: 93.5, 461: 95.5}
+SHORT_SIDE |= {538: 93.8, 615: 96.1, 692: 94.1, 768: 95.8, 845: 93.5, 922: 95.5, 999: 93.8}
+
+
+def test_a_gap_whose_ends_agree_is_not_flat_when_the_levels_around_it_differ() -> None:
+    # a coarse pass over a step of 5 %: each checkout 5 repetitions of 2 % spread,
+    # the two ends of every gap within noise of each other (150 read low, 200 high)
+    levels = {0: 100.4, 50: 99.6, 100: 100.2, 150: 97.8, 200: 97.6, 250: 95.2, 300: 94.9}
+    measured = _measured(levels)
+    choice = next_checkout(0, 300, measured, budget=30)
+    assert isinstance(choice, Next), choice
+    assert 100 < choice.position < 250, choice
+    assert "checkouts before and" in choice.reason
+
+
+def test_a_step_located_but_not_seen_gets_checkouts_on_its_short_side() -> None:
+    # the step at commit 174 is located (173 and 174 differ by 7 %, the levels of
+    # their neighbours by 5 %), but its level before has 4 checkouts: too few for the
+    # detection's bar
+    measured = _measured(SHORT_SIDE)
+    assert _seen(measured) == []
+    choice = next_checkout(0, 999, measured, budget=73)
+    assert isinstance(choice, Next), choice
+    assert 0 < choice.position < 173, choice
+    assert "not yet seen by the detection" in choice.reason
+
+
+def test_the_gap_beside_a_step_placed_at_a_commit_is_measured_when_it_may_hold_it() -> None:
+    # 723 read between the two levels: the detection places the step before it, but
+    # 723 and 725 differ by 3 % too, so the step may lie at 724 (bench/adaptive.py's
+    # seed 3 told it one commit off)
+    before = {0: 76.0, 143: 76.9, 285: 76.2, 428: 76.7, 571: 76.1, 714: 76.8, 720: 76.2}
+    before |= {722: 76.8, 723: 79.0}
+    after = {725: 81.4, 730: 80.4, 760: 81.0, 800: 80.5, 856: 80.9, 900: 80.4, 950: 80.8}
+    measured = _measured(before | after | {999: 80.6}, spread=0.04)
+    assert _seen(measured) == [(722, 723)]
+    choice = next_checkout(0, 999, measured, budget=40)
+    assert choice == Next(724, choice.reason), choice
+    assert "may lie here" in choice.reason
+
+
+def test_the_detection_searches_each_metric_as_perfwalk_changes_does() -> None:
+    # a step located at 173/174 is done when the search `perfwalk changes` runs on the
+    # metric (its tuning, its checkouts' summary) reports it, not another search
+    measured = _measured(SHORT_SIDE)
+    strict = Search(replace(DEFAULT_TUNING, threshold=50.0))  # sees nothing
+    loose = Search(replace(DEFAULT_TUNING, threshold=1.0, min_size=1))
+    found = next_checkout(0, 999, measured, budget=73, searches={"bench.time": strict})
+    assert isinstance(found, Next), found
+    assert "not yet seen" in found.reason
+    done = next_checkout(0, 999, measured, budget=73, searches={"bench.time": loose})
+    assert "not yet seen" not in done.reason, done
+
+
 def test_a_budget_of_two_measures_the_ends() -> None:
     levels, rng = _history(500, {250: 1.2}, seed=1)
     measured, stop = _walk(levels, rng, budget=2)
@@ -88,6 +200,17 @@ def test_a_flat_history_stops_soon_after_the_coarse_pass() -> None:
     measured, stop = _walk(levels, rng, budget=60)
     assert len(measured) <= coarse_count(60, 2000) + 4, sorted(measured)
     assert stop.reason == "every gap is a single commit or flat within noise"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_flat_drifting_history_with_autocorrelated_noise_ends_with_no_step(seed: int) -> None:
+    # 2 % of drift, AR(1) wander of about 0.7 % between commits, a build offset and
+    # 2 % per repetition: levels that differ here and there, and no step anywhere
+    levels, rng = _history(1000, {}, seed, drift=0.02, wander=0.004)
+    measured, stop = _walk(levels, rng, budget=60, repetitions=5)
+    assert _seen(measured) == [], (sorted(measured), stop)
+    assert stop.reason == "every gap is a single commit or flat within noise"
+    assert len(measured) < 60
 
 
 def test_a_single_repetition_per_checkout_still_finds_the_step() -> None:

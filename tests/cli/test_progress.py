@@ -40,6 +40,15 @@ def _walk(bar: ProgressBar) -> None:
     bar(Progress(6, 6, 3, 3, "bench.compress 581 MB/s", CHECKOUT_DONE, "c" * 40))
 
 
+def test_an_adaptive_walk_counts_its_checkouts_against_the_most_it_may_measure() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(out, terminal=False, clock=Clock())
+    # the checkout at index 57 of the line, the 7th measured of at most 30
+    bar(Progress(18, 150, 58, 30, "bench.t 1 ms", CHECKOUT_DONE, "d" * 40, 30, 7, 7, True))
+    assert "repetitions 18/150, checkout 7 of at most 30, ETA" in out.getvalue()
+    assert out.getvalue().startswith("checkout 57 dddddddddd: bench.t 1 ms")
+
+
 def test_bar_redraws_one_line_with_counts_eta_and_the_last_summary() -> None:
     out = io.StringIO()
     bar = ProgressBar(out, terminal=True, width=100, clock=Clock())

@@ -1,5 +1,6 @@
 """An adaptive walk (`perfwalk run --adaptive --budget N`) on a real git repository
-with known steps: it finds each step to its exact commit within its budget, its
+with known steps: it finds each step to its exact commit within its budget (its
+progress counting the checkouts against the most it may measure), its
 series an ordinary walk's (checkouts in first-parent order, each with the commits
 since the one before, analysed by `perfwalk changes`); a budget of 2 measures the
 ends; a flat history stops soon after the coarse pass; an interrupted one resumes;
@@ -7,6 +8,7 @@ bad options are refused naming the option."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,14 @@ def test_each_step_is_found_to_its_exact_commit_within_the_budget(tmp_path: Path
         events = find_changes(store, config)
     found = {(ids.index(e.before.sha), ids.index(e.after.sha)) for e in events}
     assert found == {(step - 1, step) for step in STEPS}
+    # its progress counts the checkouts measured against the most it may measure
+    told = re.findall(r"repetitions (\d+)/90, checkout (\d+) of at most 30,", done.stderr)
+    counts = [(int(reps), int(number)) for reps, number in told]
+    numbers = [number for _reps, number in counts]
+    assert numbers == sorted(numbers), done.stderr
+    assert set(numbers) == set(range(1, len(checkouts) + 1)), done.stderr
+    assert all(3 * (number - 1) <= reps <= 3 * number for reps, number in counts)
+    assert (3 * len(checkouts), len(checkouts)) in counts
 
 
 def test_a_budget_of_two_measures_only_the_ends(tmp_path: Path) -> None:

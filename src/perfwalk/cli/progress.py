@@ -101,7 +101,7 @@ class ProgressBar:
     def _counts(self, progress: Progress) -> str:
         return (
             f"repetitions {progress.done}/{progress.total}, checkout "
-            f"{progress.checkout}/{progress.checkouts}, ETA {self.eta(progress)}"
+            f"{progress.counted}, ETA {self.eta(progress)}"
         )
 
     def _draw(self, progress: Progress, told: str) -> None:
@@ -136,7 +136,7 @@ class ProgressBar:
         bar_width = max(10, min(30, width // 8))
         words = [
             f"{progress.done}/{progress.total}",
-            f"checkout {progress.checkout}/{progress.checkouts}",
+            f"checkout {progress.counted}",
             f"ETA {self.eta(progress)}",
         ]
         if self.failed:

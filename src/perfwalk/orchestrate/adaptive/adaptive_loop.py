@@ -17,11 +17,15 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from perfwalk.analysis.adaptive_walk import Next, Stop, Values, next_checkout
-from perfwalk.model import Status
+from perfwalk.analysis.adaptive_walk import Next, Search, Stop, Values, next_checkout
+from perfwalk.analysis.thresholds import CONFIGURED
+from perfwalk.config.policy import metric_policy
+from perfwalk.model import Direction, Status
 from perfwalk.orchestrate.checkout.quirks import applying
+from perfwalk.orchestrate.findings.metric_search import summary_of
 from perfwalk.orchestrate.walk.plan import PlannedCheckout, WalkPlan
 from perfwalk.orchestrate.walk.walk import Walk
+from perfwalk.orchestrate.walk.walk_progress import Frame
 
 
 @dataclass(frozen=True)
@@ -43,23 +47,27 @@ def walk_adaptively(
     last = len(line) - 1
     config = walk.config
     tried: set[int] = set()  # measured by this process: once each, whatever they gave
-    while True:
-        measured, failed = _measured(walk)
-        failed |= tried - set(measured)
-        choice = next_checkout(
-            0,
-            last,
-            measured,
-            budget=plan.budget,
-            failed=failed,
-            min_change=config.analysis.min_change,
-        )
-        if isinstance(choice, Stop):
-            taken = {*measured, *failed}
-            say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
-            return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
-        tried.add(choice.position)
-        _measure(walk, plan, choice, sorted({*measured, *failed}), say)
+    try:
+        while True:
+            measured, failed, searches = _measured(walk)
+            failed |= tried - set(measured)
+            choice = next_checkout(
+                0,
+                last,
+                measured,
+                budget=plan.budget,
+                failed=failed,
+                min_change=config.analysis.min_change,
+                searches=searches,
+            )
+            if isinstance(choice, Stop):
+                taken = {*measured, *failed}
+                say(f"adaptive walk: {len(taken)} checkouts; {choice.reason}")
+                return AdaptiveEnd(tuple(line[at] for at in sorted(taken)), choice.reason)
+            tried.add(choice.position)
+            _measure(walk, plan, choice, sorted({*measured, *failed}), say)
+    finally:
+        walk.counted_in(None)  # what the walk measures next (re-measures) counts on its own
 
 
 def _measure(
@@ -69,7 +77,8 @@ def _measure(
     taken: list[int],
     say: Callable[[str], None],
 ) -> None:
-    """Measure the checkout ``choice`` names, placed among the ``taken`` ones."""
+    """Measure the checkout ``choice`` names, placed among the ``taken`` ones; its
+    progress is told as the next of at most the budget's checkouts."""
     line = plan.checkouts
     at = choice.position
     before = max((p for p in taken if p < at), default=None)
@@ -77,6 +86,10 @@ def _measure(
     planned = _placed(plan, at, before)
     commit = planned.checkout.commit
     say(f"  {commit[:12]} [{at}/{len(line) - 1}]: {choice.reason}")
+    assert plan.budget is not None
+    each = plan.measuring.repetitions_max or plan.repetitions
+    done = len(walk.store.done_repetitions(walk.series_id))
+    walk.counted_in(Frame(len(taken) + 1, plan.budget, done, plan.budget * each, len(taken)))
     walk.run(dataclasses.replace(plan, checkouts=(planned,)))
     if after is not None:  # its commits since the one before are now fewer
         following = _placed(plan, after, at)
@@ -98,21 +111,28 @@ def _placed(plan: WalkPlan, at: int, before: int | None) -> PlannedCheckout:
     return PlannedCheckout(checkout, line[at].position)
 
 
-def _measured(walk: Walk) -> tuple[dict[int, Values], set[int]]:
+def _measured(walk: Walk) -> tuple[dict[int, Values], set[int], dict[str, Search]]:
     """The values of each checkout the series has (of the metrics the analysis
-    reads), by its place on the line; and the places built that gave none (a build
-    failed, no value parsed)."""
+    reads), by its place on the line; the places built that gave none (a build
+    failed, no value parsed); and how ``perfwalk changes`` searches each metric."""
+    config = walk.config
     ignored = {
         f"{test.name}.{name}"
-        for test in walk.config.tests
+        for test in config.tests
         for name, metric in test.metrics.items()
         if metric.ignore
     }
     found: dict[int, dict[str, list[float]]] = {}
+    searches: dict[str, Search] = {}
     for row in walk.store.values(walk.series_id):
         key = f"{row.test}.{row.name}"
         if row.status is Status.PASS and key not in ignored:
             found.setdefault(row.checkout_idx, {}).setdefault(key, []).append(row.value)
+            if key not in searches:  # as its first value was stored
+                direction = Direction(row.direction)
+                policy = metric_policy(config, row.test, row.name, row.unit, direction)
+                reduce = summary_of(policy.detection_summary, direction)
+                searches[key] = Search(CONFIGURED.tuning(policy), reduce)
     built = {r.idx for r in walk.store.checkouts(walk.series_id) if r.build_status is not None}
     measured: dict[int, Values] = dict(found.items())
-    return measured, built - set(found)
+    return measured, built - set(found), searches

@@ -34,7 +34,7 @@ from perfwalk.orchestrate.walk.preparation import Preparation
 from perfwalk.orchestrate.walk.remeasure import Remeasure
 from perfwalk.orchestrate.walk.repetition import Repetitions
 from perfwalk.orchestrate.walk.walk_parsers import WalkParsers, record_parser_losses
-from perfwalk.orchestrate.walk.walk_progress import Progress, ProgressCount
+from perfwalk.orchestrate.walk.walk_progress import Frame, Progress, ProgressCount
 from perfwalk.orchestrate.walk.walk_setup import WalkSetup
 from perfwalk.store.records import Measuring, NewRepetition, NewResult
 
@@ -49,7 +49,7 @@ class Walk(WalkSetup):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._parsers = WalkParsers(self.config, self.quirks)
-        count = ProgressCount(self.progress)
+        count = self._count = ProgressCount(self.progress)
         preparation = Preparation(self)
         repetitions = Repetitions(self, preparation, self._parsers, count)
         self._preparation, self._repetitions = preparation, repetitions
@@ -61,6 +61,11 @@ class Walk(WalkSetup):
         or, in rounds, every checkout built first, then one repetition of each per round."""
         spans = plan.extension.spans if plan.extension is not None else None
         return self._measure(plan.checkouts, plan.repetitions, plan.measuring, spans)
+
+    def counted_in(self, frame: Frame | None) -> None:
+        """Tell the progress of the calls that follow as parts of ``frame`` (None: each
+        call on its own)."""
+        self._count.frame = frame
 
     def measure_more(self, planned: PlannedCheckout, repetitions: int) -> Measured:
         """Store ``repetitions`` more repetitions of one checkout (a drill's request).

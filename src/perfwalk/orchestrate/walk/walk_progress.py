@@ -33,6 +33,32 @@ class Progress:
     commit: str = ""  # the checkout's commit id
     builds: int = 0  # builds this call of the walk plans (one per checkout it measures)
     built: int = 0  # … begun so far
+    number: int = 0  # the checkout's number in the count of ``checkouts`` (0: ``checkout``)
+    at_most: bool = False  # ``checkouts`` is the most the walk measures (an adaptive budget)
+
+    @property
+    def counted(self) -> str:
+        """``3/30``, or ``3 of at most 30`` for a walk that stops when it has seen enough."""
+        number = self.number or self.checkout
+        return (
+            f"{number} of at most {self.checkouts}"
+            if self.at_most
+            else f"{number}/{self.checkouts}"
+        )
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One call of a walk as a part of a whole that measures one checkout at a time (an
+    adaptive walk): its checkout is the ``number``-th of at most ``checkouts``, after
+    ``done`` repetitions of at most ``total`` and ``built`` builds of at most
+    ``checkouts``."""
+
+    number: int
+    checkouts: int
+    done: int
+    total: int
+    built: int
 
 
 def time_left(
@@ -58,6 +84,7 @@ class ProgressCount:
     checkouts: int = 0
     builds: int = 0  # builds planned in this call
     built: int = 0  # … begun
+    frame: Frame | None = None  # the whole this call is a part of (None: it is the whole)
 
     def start(self, done: int, total: int, checkouts: int, builds: int = 0) -> None:
         """A new call of the walk: ``done`` of ``total`` repetitions, over ``checkouts``,
@@ -71,17 +98,25 @@ class ProgressCount:
         self.report(checkout, f"building {checkout.commit[:12]}", BUILDING)
 
     def report(self, checkout: Checkout, message: str, kind: str = STEP) -> None:
+        frame = self.frame
+        done, total, checkouts = self.done, self.total, self.checkouts
+        builds, built = self.builds, self.built
+        if frame is not None:  # one checkout of a whole: counted in the whole
+            done, total, checkouts = frame.done + done, frame.total, frame.checkouts
+            builds, built = frame.checkouts, frame.built + built
         self.progress(
             Progress(
-                self.done,
-                self.total,
+                done,
+                total,
                 checkout.index + 1,
-                self.checkouts,
+                checkouts,
                 message,
                 kind,
                 checkout.commit,
-                self.builds,
-                self.built,
+                builds,
+                built,
+                0 if frame is None else frame.number,
+                frame is not None,
             )
         )
 
