@@ -174,6 +174,12 @@ class _Series:
         error = max(self.noise[0] * math.sqrt(1 / one + 1 / other), self.noise[1])
         return _compared(a, b, error)
 
+    def said(self, k: int) -> float:
+        """The change from checkout ``k``'s level to ``k + 1``'s over the first, as
+        perfwalk says a change (:meth:`pair` weighs it over their middle); 0 from 0."""
+        a, b = self.levels[k], self.levels[k + 1]
+        return (b - a) / abs(a) if a else 0.0
+
     def pooled(self, left: range, right: range) -> tuple[float, float]:
         """How the mean levels of the checkouts ``left`` and ``right`` differ (as
         :meth:`pair`): many neighbours see a step that two checkouts alone do not."""
@@ -256,7 +262,8 @@ def _differing(series: _Series, min_change: float) -> list[_Found]:
         relative, z = series.pair(k)
         length = positions[k + 1] - positions[k]
         if length >= 2 and _differs(relative, z, min_change):
-            why = f"levels differ by {relative:+.1%} (z {min(z, 999):.1f}) over {length} commits"
+            said = series.said(k)
+            why = f"levels differ by {said:+.1%} (z {min(z, 999):.1f}) over {length} commits"
             found.append((positions[k], positions[k + 1], _weight(relative, z), why))
     return found
 
@@ -306,7 +313,7 @@ def _beside(series: _Series, detection: Detection | None) -> list[_Found]:
             if near * relative > 0 and abs(near) >= abs(relative) / 2:
                 why = (
                     f"the step of {relative:+.1%} at commit {positions[change.index]} may lie "
-                    f"here: its neighbours differ by {near:+.1%} too"
+                    f"here: its neighbours differ by {series.said(j):+.1%} too"
                 )
                 found.append((positions[j], positions[j + 1], _weight(near, z), why))
     return found
