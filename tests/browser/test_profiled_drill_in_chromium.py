@@ -36,6 +36,7 @@ def _drawn(page: Any, name: str) -> None:
     )
 
 
+@pytest.mark.slow
 @needs_perf
 def test_a_drilled_slowdown_draws_its_differential_profile(
     tmp_path: Path, watched: Watched, capsys: pytest.CaptureFixture[str]

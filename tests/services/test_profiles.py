@@ -124,6 +124,7 @@ def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
     return repo[1][position]
 
 
+@pytest.mark.slow
 @needs_perf
 def test_a_drill_shows_the_slower_function_first(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -157,6 +158,7 @@ def test_a_drill_shows_the_slower_function_first(
         assert all(v.name == "cpu" for v in drill_values)
 
 
+@pytest.mark.slow
 @needs_perf
 def test_the_drill_table_in_text(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -222,6 +224,7 @@ def test_a_try_with_profile_draws_b_against_a(
     assert list((site / f"series-{series.id}" / "data").glob("profile-d*.js"))
 
 
+@pytest.mark.slow
 @needs_perf
 def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]]
@@ -269,6 +272,7 @@ def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     assert f"`perfwalk drill {again}` drills it again" in out
 
 
+@pytest.mark.slow
 @needs_perf
 def test_drill_profile_of_a_drilled_change_compares_its_stored_profiles_with_their_noise(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]]
