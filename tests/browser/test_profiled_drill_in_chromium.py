@@ -36,7 +36,7 @@ def _drawn(page: Any, name: str) -> None:
     )
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@pytest.mark.slow
 @needs_perf
 def test_a_drilled_slowdown_draws_its_differential_profile(
     tmp_path: Path, watched: Watched, capsys: pytest.CaptureFixture[str]
@@ -45,7 +45,7 @@ def test_a_drilled_slowdown_draws_its_differential_profile(
     ids = profiled_history(repo)
     config = _config(tmp_path, repo)
     walk = run_series(config, RunOptions(step=f"commit/{COMMITS - 1}"))
-    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "elapsed"]
+    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "cpu"]
     assert main(["drill", *args, "-c", str(config.path)]) == 0
     site = tmp_path / "site"
     assert main(["report", "-c", str(config.path), "--out", str(site)]) == 0

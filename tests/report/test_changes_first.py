@@ -7,7 +7,6 @@ data. Commit subjects and authors stay text everywhere."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -19,6 +18,7 @@ from perfwalk.report.pages.index import SeriesSummary, index_page, nested
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.report.times import UTC_TIMES
 from perfwalk.store import Store
+from tests.fixtures.site_digests import site_digests
 from tests.report.conftest import Published
 from tests.report.history import HOSTILE, T0, config_for, make_fixed_store
 from tests.report.site_data import read_data
@@ -226,17 +226,6 @@ def test_plots_and_banners_get_the_facts_as_data(published: Published) -> None:
     assert real["triage"] == "untriaged"
 
 
-def _digests(site: Path) -> dict[str, str]:
-    """Each file's digest, but the pages written as of their publish (now, host use)."""
-    return {
-        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in site.rglob("*")
-        if p.is_file()
-        and ".perfwalk" not in p.parts
-        and str(p.relative_to(site)) not in layout.AS_OF
-    }
-
-
 def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
     tmp_path: Path,
 ) -> None:
@@ -252,9 +241,9 @@ def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
     )
     with Store.open(fixed.url) as store:
         publish(store, config, site, PublishOptions(changes=fixed.changes))
-        before = _digests(site)
+        before = site_digests(site)
         report = publish(store, config, site, PublishOptions(changes=triaged))
-        after = _digests(site)
+        after = site_digests(site)
         publish(store, config, tmp_path / "scratch", PublishOptions(changes=triaged))
     assert not report.full
     changed = {name for name in after if before.get(name) != after[name]}
@@ -270,7 +259,7 @@ def test_a_triage_rewrites_the_index_and_the_plot_data_and_the_site_shows_it(
         "sender": "expected",
         "real": "acknowledged",
     }
-    assert _digests(tmp_path / "scratch") == after  # incremental = from scratch
+    assert site_digests(tmp_path / "scratch") == after  # incremental = from scratch
 
 
 def test_the_commit_log_data_keeps_hostile_subjects_as_text(published: Published) -> None:

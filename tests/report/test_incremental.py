@@ -3,7 +3,6 @@ the site is then the same as one published from scratch."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from perfwalk.orchestrate.findings.changes import find_all
 from perfwalk.report import layout
 from perfwalk.report.site import PublishOptions, publish
 from perfwalk.store import Store
+from tests.fixtures.site_digests import site_digests
 from tests.report.history import (
     FixedStore,
     add_daily_checkout,
@@ -20,14 +20,6 @@ from tests.report.history import (
     config_for,
     make_fixed_store,
 )
-
-
-def _digests(site: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in site.rglob("*")
-        if p.is_file() and str(p.relative_to(site)) not in layout.AS_OF  # as of their publish
-    }
 
 
 def _large_logs(site: Path) -> list[int]:
@@ -55,10 +47,10 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
         assert first.full
         again = publish(store, config, site, options)
         assert (again.written, again.checkouts) == (0, 0)  # nothing changed: nothing written
-        before = _digests(site)
+        before = site_digests(site)
         add_daily_checkout(store, fixed.daily, 5)  # joins the newest level of each metric
         after_one = publish(store, config, site, _options(store, config, fixed))
-    after = _digests(site)
+    after = site_digests(site)
     changed = {name for name in after if before.get(name) != after[name]}
     d = fixed.daily
     block = 0 if paging == "default" else 2  # tiny: checkouts 4 and 5 share block 2
@@ -90,7 +82,7 @@ def test_one_new_checkout_rewrites_only_its_pages(tmp_path: Path, paging: str) -
     scratch = tmp_path / "scratch"
     with Store.open(fixed.url) as store:
         publish(store, config, scratch, _options(store, config, fixed))
-    assert _digests(scratch) == after  # incremental = from scratch, byte for byte
+    assert site_digests(scratch) == after  # incremental = from scratch, byte for byte
 
 
 def _options(store: Store, config: Config, fixed: FixedStore) -> PublishOptions:
@@ -125,7 +117,7 @@ def test_a_change_found_later_rewrites_the_older_pages_of_its_level(
         assert "checkouts 3–4:" in _real_row(newest)  # the level from 3, as far as 4
         scratch = tmp_path / "scratch"
         publish(store, config, scratch, PublishOptions(changes=fixed.changes, points=points))
-    assert _digests(scratch) == _digests(site)
+    assert site_digests(scratch) == site_digests(site)
 
 
 def test_changed_settings_rewrite_everything(tmp_path: Path) -> None:
@@ -156,7 +148,7 @@ def test_workers_publish_the_same_site(tmp_path: Path) -> None:
                 changes=fixed.changes, episodes=fixed.episodes, workers=2, store_url=fixed.url
             ),
         )
-    assert _digests(tmp_path / "one") == _digests(tmp_path / "two")
+    assert site_digests(tmp_path / "one") == site_digests(tmp_path / "two")
 
 
 def test_new_findings_rewrite_only_the_pages_that_show_them(tmp_path: Path) -> None:
@@ -168,10 +160,10 @@ def test_new_findings_rewrite_only_the_pages_that_show_them(tmp_path: Path) -> N
     (excursion,) = [e for e in fixed.episodes if e.test == "make"]
     with Store.open(fixed.url) as store:
         publish(store, config, site, PublishOptions(changes=fixed.changes))
-        before = _digests(site)
+        before = site_digests(site)
         found = PublishOptions(changes=fixed.changes, episodes=(excursion,))
         report = publish(store, config, site, found)
-        after = _digests(site)
+        after = site_digests(site)
         publish(store, config, tmp_path / "scratch", found)
     changed = {name for name in after if before.get(name) != after[name]}
     d = fixed.daily
@@ -186,7 +178,7 @@ def test_new_findings_rewrite_only_the_pages_that_show_them(tmp_path: Path) -> N
         assert untouched not in changed, untouched
     assert not report.full
     assert 'class="excursion"' in (site / layout.table_page(d, 0)).read_text(encoding="utf-8")
-    assert _digests(tmp_path / "scratch") == after  # incremental = from scratch
+    assert site_digests(tmp_path / "scratch") == after  # incremental = from scratch
 
 
 def test_a_variants_new_checkout_rewrites_its_walks_table_not_the_walks_data(
@@ -204,10 +196,10 @@ def test_a_variants_new_checkout_rewrites_its_walks_table_not_the_walks_data(
     with Store.open(fixed.url) as store:
         add_daily_checkout(store, d, 5)  # the walk is one checkout ahead of its variant
         publish(store, config, site, options)
-        before = _digests(site)
+        before = site_digests(site)
         add_fast_checkout(store, fast, 5)
         report = publish(store, config, site, options)
-    after = _digests(site)
+    after = site_digests(site)
     changed = {name for name in after if before.get(name) != after[name]}
     table = layout.table_page(d, 0) if paging == "default" else layout.table_page(d, 5)
     assert {table, layout.series_page(d), layout.INDEX} <= changed
@@ -228,7 +220,7 @@ def test_a_variants_new_checkout_rewrites_its_walks_table_not_the_walks_data(
     scratch = tmp_path / "scratch"
     with Store.open(fixed.url) as store:
         publish(store, config, scratch, options)
-    assert _digests(scratch) == after  # incremental = from scratch, byte for byte
+    assert site_digests(scratch) == after  # incremental = from scratch, byte for byte
 
 
 def _real_row(page: Path) -> str:

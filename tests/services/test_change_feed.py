@@ -20,6 +20,7 @@ from perfwalk.model import Direction
 from perfwalk.report import layout
 from perfwalk.services.publish import publish_site
 from perfwalk.store import Store
+from tests.fixtures.site_digests import site_digests
 from tests.report.test_feed import ATOM, checked_feed
 from tests.report.test_markdown import rendered
 from tests.services.test_analyse import CONFIG, TIME, add_series, commit, step
@@ -137,20 +138,11 @@ def test_the_site_publishes_a_valid_feed_linked_from_the_index(stored: Stored) -
     head = index.split("</head>", 1)[0]
     assert '<link rel="alternate" type="application/atom+xml" title="changes" ' in head
     assert 'href="changes.xml">' in head
-    before = _files(out)
+    before = site_digests(out)
     report = publish_site(stored.config, out)
     assert report.written == 0
-    assert _files(out) == before
+    assert site_digests(out) == before
     full = publish_site(stored.config, out, full=True)  # rewritten whole: the same bytes
     assert full.written > 0
     assert (out / layout.FEED).read_bytes() == feed
     ET.fromstring(feed)  # still one XML document
-
-
-def _files(site: Path) -> dict[Path, bytes]:
-    """The site's files but those as of their publish (the live and host-use pages)."""
-    return {
-        p: p.read_bytes()
-        for p in sorted(site.rglob("*"))
-        if p.is_file() and str(p.relative_to(site)) not in layout.AS_OF
-    }

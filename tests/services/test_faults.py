@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from perfwalk.report import layout
+from tests.fixtures.site_digests import site_digests
 from tests.fixtures.synthetic_repo import KnownHistory
 from tests.services.walks import (
     finished,
@@ -231,14 +231,6 @@ def _count(folder: Path, since: int = 0) -> int:
     return written
 
 
-def _site(folder: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file() and str(path.relative_to(folder)) not in layout.AS_OF
-    }
-
-
 @pytest.mark.slow
 def test_faults_at_random_points_end_with_the_rows_of_an_uninterrupted_walk(
     tmp_path: Path, known_values_repo_copy: KnownHistory
@@ -283,4 +275,4 @@ def test_faults_at_random_points_end_with_the_rows_of_an_uninterrupted_walk(
     site, fresh = tmp_path / "site", tmp_path / "fresh"
     assert finished("report", "-c", str(lab.config), "--out", str(site))[0] == 0
     assert finished("report", "-c", str(lab.config), "--out", str(fresh), "--full")[0] == 0
-    assert _site(site) == _site(fresh)
+    assert site_digests(site) == site_digests(fresh)

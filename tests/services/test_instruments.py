@@ -298,7 +298,8 @@ def test_a_drill_told_one_metric_drills_that_one(
 ) -> None:
     path, series_id = doubled
     metric = ["--metric", "bench.rusage.user_cpu", "--format", "json"]
-    code = main(["drill", "-c", str(path), f"{series_id}:4", *metric])
+    budget = ["--max-repetitions", "6"]  # which metric it drills is said at once
+    code = main(["drill", "-c", str(path), f"{series_id}:4", *metric, *budget])
     out = capsys.readouterr().out
     print(out[:2000])
     (answer,) = json.loads(out)["drills"]

@@ -1,6 +1,8 @@
 """Profiles with the real perf: a walk of a C project under ``perf record`` keeps one
 uncounted profiled run per checkout, and a drill's differential profile names the
-function a commit made slower first. Skipped where perf cannot sample."""
+function a commit made slower first. Skipped where perf cannot sample. The program
+times its CPU time, not the wall's: its drills and tries decide the same beside other
+tests of the run (tests/fixtures/profiled_repo.py)."""
 
 from __future__ import annotations
 
@@ -83,7 +85,7 @@ def test_a_walk_keeps_one_uncounted_profile_per_checkout(
         assert all(p.extra and p.status is Status.PASS for p in profiles)
         assert all(p.host == "local" and p.event == "cpu-clock" for p in profiles)
         for profile in profiles:
-            assert profile.values[0][0] == "elapsed"  # the extra run's value, kept here
+            assert profile.values[0][0] == "cpu"  # the extra run's value, kept here
             hot = sum(n for stack, n in profile.stacks.items() if stack.endswith(f";{HOT}"))
             assert hot > 0, profile.stacks
         # the counted repetitions only: 2 per checkout, no third
@@ -109,7 +111,7 @@ def test_a_missing_profiler_keeps_the_values(
             assert profile.status is Status.XFAIL
             assert "no-such-profiler-here" in profile.message
             assert "host local" in profile.message
-            assert profile.values[0][0] == "elapsed"  # the run went on without it
+            assert profile.values[0][0] == "cpu"  # the run went on without it
         assert len(store.values(result.series_id)) == 2 * len(profiles)
 
 
@@ -122,7 +124,7 @@ def _ids_at(repo: tuple[Path, list[str]], position: int) -> str:
     return repo[1][position]
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@pytest.mark.slow
 @needs_perf
 def test_a_drill_shows_the_slower_function_first(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -133,7 +135,7 @@ def test_a_drill_shows_the_slower_function_first(
     repo, ids = profiled_repo
     config = _config(tmp_path, repo)
     run_series(config, RunOptions(step=f"commit/{COMMITS - 1}"))
-    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "elapsed"]
+    args = ["--between", ids[0], ids[-1], "--test", "crc", "--value", "cpu"]
     code = main(["drill", *args, "-c", str(config.path), "--format", "json"])
     assert code == 0
     (answer,) = json.loads(capsys.readouterr().out)["drills"]
@@ -153,22 +155,23 @@ def test_a_drill_shows_the_slower_function_first(
         assert shas[before.checkout_idx] == ids[SLOWER_AT - 1]
         # the drill's own repetitions never include the profiled runs
         drill_values = store.values(answer["series"])
-        assert all(v.name == "elapsed" for v in drill_values)
+        assert all(v.name == "cpu" for v in drill_values)
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@pytest.mark.slow
 @needs_perf
 def test_the_drill_table_in_text(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A walk without profiles, every commit measured; ``drill --profile`` profiles the
-    culprit and its parent and prints the table."""
+    """A walk without profiles, every commit between the culprit's parent and the culprit
+    measured; ``drill --profile`` profiles the culprit and its parent and prints the
+    table."""
     repo, ids = profiled_repo
     config = _config(tmp_path, repo, profile=FAST)  # no tool: the walk profiles nothing
-    run_series(config, RunOptions())
-    assert not store_profiles(config)
     low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
-    args = ["--between", low, high, "--test", "crc", "--value", "elapsed", "--profile"]
+    run_series(config, RunOptions(from_=low, to=high))
+    assert not store_profiles(config)
+    args = ["--between", low, high, "--test", "crc", "--value", "cpu", "--profile"]
     code = main(["drill", *args, "-c", str(config.path)])
     out, err = capsys.readouterr()
     assert code == 0, out + err
@@ -192,7 +195,6 @@ def test_every_repetition_profiled(tmp_path: Path, profiled_repo: tuple[Path, li
         assert len(store.values(result.series_id)) == 2
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
 @needs_perf
 def test_a_try_with_profile_draws_b_against_a(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
@@ -222,7 +224,7 @@ def test_a_try_with_profile_draws_b_against_a(
     assert list((site / f"series-{series.id}" / "data").glob("profile-d*.js"))
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@pytest.mark.slow
 @needs_perf
 def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]]
@@ -235,7 +237,7 @@ def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     run_series(config, RunOptions())
     cfg = str(config.path)
     low, high = ids[SLOWER_AT - 1], ids[SLOWER_AT]
-    between = ["--between", low, high, "--test", "crc", "--value", "elapsed"]
+    between = ["--between", low, high, "--test", "crc", "--value", "cpu"]
     code, out, err = finished("drill", *between, "-c", cfg)
     assert code == 0, out + err
     assert f"CULPRIT {high[:12]}" in out
@@ -258,17 +260,19 @@ def test_drill_profile_of_a_change_drilled_before_profiles_its_culprit(
     assert out[out.index("self before") :].splitlines()[1].rstrip().endswith(HOT)
     assert len(store_profiles(config)) == 2
 
-    same = ["--between", ids[0], ids[1], "--test", "crc", "--value", "elapsed"]
-    finished("drill", *same, "-c", cfg)
+    same = ["--between", ids[0], ids[1], "--test", "crc", "--value", "cpu"]
+    # no change there: a drill that would rule one out takes 60 values a side; one
+    # stopped by its budget (undecided) names no culprit as well
+    finished("drill", *same, "--max-repetitions", "6", "-c", cfg)
     code, out, err = finished("drill", *same, "--profile", "-c", cfg)
     assert "drilled before, series" in out, out + err
     assert "no differential profile: drill " in out
     assert "named no culprit (" in out
-    again = f"--between {ids[0][:12]} {ids[1][:12]} --test crc --value elapsed --again --profile"
+    again = f"--between {ids[0][:12]} {ids[1][:12]} --test crc --value cpu --again --profile"
     assert f"`perfwalk drill {again}` drills it again" in out
 
 
-@pytest.mark.alone  # its drill (or try) measures real timings: no other test beside it
+@pytest.mark.slow
 @needs_perf
 def test_drill_profile_of_a_drilled_change_compares_its_stored_profiles_with_their_noise(
     tmp_path: Path, profiled_repo: tuple[Path, list[str]]
@@ -284,11 +288,11 @@ def test_drill_profile_of_a_drilled_change_compares_its_stored_profiles_with_the
     profiled = len(store_profiles(config))
     assert profiled == COMMITS
     between = ["--between", ids[SLOWER_AT - 1], ids[SLOWER_AT], "--test", "crc"]
-    code, out, err = finished("drill", *between, "--value", "elapsed", "-c", cfg)
+    code, out, err = finished("drill", *between, "--value", "cpu", "-c", cfg)
     assert code == 0, out + err
     assert f"CULPRIT {ids[SLOWER_AT][:12]}" in out
 
-    code, out, err = finished("drill", *between, "--value", "elapsed", "--profile", "-c", cfg)
+    code, out, err = finished("drill", *between, "--value", "cpu", "--profile", "-c", cfg)
     assert code == 0, out + err
     assert "drilled before, series" in out
     assert "a profiled run" not in out
