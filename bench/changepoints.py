@@ -490,15 +490,32 @@ def _apart(marks: Sequence[int], away_from: Sequence[int]) -> list[int]:
     return out
 
 
+def walk_policy(analysis: dict[str, Any], direction: Any, instrument: str) -> Any:
+    """The MetricPolicy a corpus walk's metric is analysed with: the walk's analysis
+    settings (its manifest's ``analysis``); a count an instrument takes too
+    (``instrument``) as perfwalk analyses the instrument's metric (its smallest change
+    and shortest level its own)."""
+    from perfwalk.config.instruments import exact_count
+    from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, MetricPolicy
+
+    exact = exact_count(instrument)
+    return MetricPolicy(
+        summary=analysis["summary"],
+        direction=direction,
+        threshold=analysis["threshold"],
+        min_size=EXACT_COUNT_MIN_SIZE if exact else analysis["min_size"],
+        min_change=EXACT_COUNT_MIN_CHANGE if exact else analysis["min_change"],
+        configured=True,
+    )
+
+
 def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
     """Every metric of every walk (its manifest's truth and analysis settings), every
     series of SAP HANA's set (a regression its engineers found flagged at its first
     build; every other detection unconfirmed), then every TCPD series (its
     annotators' majority flagged, every other mark confirming; shown, not judged)."""
-    from perfwalk.config.instruments import exact_count
     from perfwalk.model import Direction
     from perfwalk.orchestrate.findings.metric_search import summary_of
-    from perfwalk.policy import EXACT_COUNT_MIN_CHANGE, EXACT_COUNT_MIN_SIZE, MetricPolicy
 
     out = []
     for manifest_path in sorted(directory.glob("walks/*.manifest.json")):
@@ -508,17 +525,7 @@ def real_corpus(directory: Path = CORPUS) -> list[RealSeries]:
         for name, metric in data["metrics"].items():
             truth = manifest["series"].get(name, {})
             direction = Direction(metric["direction"])
-            # a count an instrument takes too is analysed as perfwalk analyses the
-            # instrument's metric (its smallest change and shortest level its own)
-            exact = exact_count(truth.get("instrument", ""))
-            policy = MetricPolicy(
-                summary=analysis["summary"],
-                direction=direction,
-                threshold=analysis["threshold"],
-                min_size=EXACT_COUNT_MIN_SIZE if exact else analysis["min_size"],
-                min_change=EXACT_COUNT_MIN_CHANGE if exact else analysis["min_change"],
-                configured=True,
-            )
+            policy = walk_policy(analysis, direction, truth.get("instrument", ""))
             real = [c for c in truth.get("changes", []) if c["verdict"] == "real"]
             out.append(
                 RealSeries(

@@ -98,17 +98,12 @@ from perfwalk.analysis.verdict import (
     decide,
     remeasured,
 )
-from perfwalk.config.instruments import exact_count, load_immune
+from perfwalk.config.instruments import load_immune
 from perfwalk.model import Direction, MachineState
 from perfwalk.orchestrate.confirm.confirm import Budget
 from perfwalk.orchestrate.confirm.remeasure_targets import AROUND, around
 from perfwalk.orchestrate.findings.metric_search import summary_of
-from perfwalk.policy import (
-    EXACT_COUNT_MIN_CHANGE,
-    EXACT_COUNT_MIN_SIZE,
-    MetricPolicy,
-    Summary,
-)
+from perfwalk.policy import MetricPolicy
 
 HERE = Path(__file__).resolve().parent
 SERIES = 40  # seeded walks per scenario
@@ -316,20 +311,11 @@ def real_walks(corpus: Path) -> tuple[list[Walk], list[Walk]]:
             truth = sorted({int(c["index"]) for c in real})
             flagged = sorted({int(c["index"]) for c in real if c.get("flagged", True)})
             direction = Direction(metric["direction"])
-            summary: Summary = analysis["summary"]
             # a count an instrument takes is analysed as a walk analyses the
             # instrument's metric: its own smallest change and shortest level, and
             # never suspect on the machine's load (bench/corpus/README.md)
             instrument = manifest["series"].get(name, {}).get("instrument", "")
-            exact = exact_count(instrument)
-            policy = MetricPolicy(
-                summary=summary,
-                direction=direction,
-                threshold=analysis["threshold"],
-                min_size=EXACT_COUNT_MIN_SIZE if exact else analysis["min_size"],
-                min_change=EXACT_COUNT_MIN_CHANGE if exact else analysis["min_change"],
-                configured=True,
-            )
+            policy: MetricPolicy = changepoints.walk_policy(analysis, direction, instrument)
             sets = [[float(v) for v in values] for values in metric["values"]]
             states = [
                 [
