@@ -98,6 +98,24 @@ CASES = {
         "names of letters",
         "env",
     ),
+    "an environment's host that is an ssh option": (
+        MINIMAL + '[[environment]]\nname = "a"\nhost = "-oProxyCommand=touch x"\n',
+        "environment[0].host",
+        "no blanks, not starting with -",
+        "host",
+    ),
+    "an environment's image that is an engine option": (
+        MINIMAL + '[[environment]]\nname = "a"\nimage = "--privileged"\n',
+        "environment[0].image",
+        "a container image reference",
+        "image",
+    ),
+    "an environment's engine that is empty": (
+        MINIMAL + '[[environment]]\nname = "a"\nimage = "x"\nengine = []\n',
+        "environment[0].engine",
+        "non-empty",
+        "engine",
+    ),
     "section of the wrong type": (
         'build = "make"\n' + MINIMAL,
         "build",

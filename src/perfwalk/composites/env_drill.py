@@ -5,7 +5,9 @@ it), or two series on the same commits that differ, may follow the environment: 
 compiler, a library, a setting. ``perfwalk drill-env ID`` measures the change's two
 commits (the last before it and the first after) in each ``[[environment]]`` named,
 oldest first — each side built once (an environment's build_env and build_steps make a
-build of its own) and measured in rounds, each round over every side, the next in the
+build of its own; its host builds and runs it in the place of [run] host; its image
+holds its build and its tests, run through its engine on that host) and measured in
+rounds, each round over every side, the next in the
 reverse order, so that a drift of the machine weighs on every side alike — then says
 whether the step follows the code, an environment's move ("the step follows gcc-12 →
 gcc-13, not any commit"), both or neither (:mod:`perfwalk.analysis.env_effects`).
@@ -21,6 +23,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from perfwalk.analysis.env_effects import COMMITS, LEAST, EnvAnswer, env_effects
@@ -29,6 +32,7 @@ from perfwalk.config.drilling import EnvironmentConfig
 from perfwalk.config.model import Config, VariantConfig
 from perfwalk.errors import UsageError
 from perfwalk.git.repo import Repo
+from perfwalk.hosts.container import ContainerHost
 from perfwalk.model import Checkout, Status
 from perfwalk.orchestrate.drilling.target import DrillTarget
 from perfwalk.orchestrate.session.session import config_session
@@ -109,8 +113,8 @@ def chosen_environments(
         raise UsageError(
             f"drill-env compares two environments or more; {config.path} names "
             f"{len(picked)} ([[environment]])",
-            hint='add [[environment]] name = "…" with its build_env, build_steps or run_env '
-            "for each environment the step may follow (docs/drill.md)",
+            hint='add [[environment]] name = "…" with its build_env, build_steps, run_env, '
+            "host or image for each environment the step may follow (docs/drill.md)",
         )
     return tuple(picked)
 
@@ -155,7 +159,8 @@ def drill_environments(
             side = TrySide(f"{at[0]}{number}", checkout, _variant(environment))
             sides.append((side, at, environment.name))
     purpose = f"an environment drill of {target.metric} in {config.project.name}"
-    with config_session(walked, purpose, clock, say) as session, session.holding():
+    hosts = [e.host for e in environments if e.host]
+    with config_session(walked, purpose, clock, say, also=hosts) as session, session.holding():
         session.sweep(say)
         topology = session.topology
         series_id = store.create_series(
@@ -187,9 +192,13 @@ def drill_environments(
             f"{target.after[:12]} in {', '.join(e.name for e in environments)}"
         )
         with alternating(session, walked, repo, series_id, purpose) as alternation:
-            built = _build(alternation, sides, say)
+            places = {
+                e.name: _placed(alternation, e, mounts=(walked.project.repo, walked.path.parent))
+                for e in environments
+            }
+            built = _build(places, sides, say)
             values, floor, unit = _measure(
-                alternation, walked, target, built, repetitions=repetitions, say=say
+                places, walked, target, built, repetitions=repetitions, say=say
             )
         answer = env_effects(
             values,
@@ -201,14 +210,39 @@ def drill_environments(
     return EnvDrillResult(series_id, target, tuple(environments), values, answer, unit)
 
 
+def _placed(
+    alternation: Alternation, environment: EnvironmentConfig, mounts: Sequence[Path]
+) -> Alternation:
+    """Where ``environment``'s sides are built and measured: on its host, in its image
+    (the worktrees, ``mounts`` and its host's work directory mounted), else as the walk
+    is."""
+    if not environment.host and not environment.image:
+        return alternation
+    base = alternation.topology
+    member = base.members[environment.host] if environment.host else base.member("")
+    if environment.image:
+        seen = (alternation.worktrees.root, *mounts)
+        container = ContainerHost(
+            member.host,
+            environment.image,
+            environment.engine,
+            mounts=(*(str(path) for path in seen), base.workdir(member.name)),
+        )
+        member = dataclasses.replace(member, host=container)
+    return alternation.elsewhere(base.defaulting(member))
+
+
 def _build(
-    alternation: Alternation, sides: Sequence[tuple[TrySide, str, str]], say: Callable[[str], None]
+    places: dict[str, Alternation],
+    sides: Sequence[tuple[TrySide, str, str]],
+    say: Callable[[str], None],
 ) -> list[tuple[BuiltSide, str, str]]:
-    """Every side built, each in its environment (a UsageError naming the one that did
-    not build)."""
+    """Every side built, each in its environment's place (a UsageError naming the one
+    that did not build)."""
     built: list[tuple[BuiltSide, str, str]] = []
     for side, at, env in sides:
-        say(f"building {at} ({side.checkout.commit[:12]}) in {env}")
+        alternation = places[env]
+        say(f"building {at} ({side.checkout.commit[:12]}) in {env}{_where(alternation)}")
         done = alternation.build(side)
         if done.build.status is not Status.PASS:
             raise UsageError(
@@ -221,8 +255,16 @@ def _build(
     return built
 
 
+def _where(alternation: Alternation) -> str:
+    """Where an environment's sides run: the host, and the image they run in."""
+    host = alternation.topology.member("").host
+    if isinstance(host, ContainerHost):
+        return f" (image {host.image} on {host.name})"
+    return f" (on {host.name})"
+
+
 def _measure(
-    alternation: Alternation,
+    places: dict[str, Alternation],
     config: Config,
     target: DrillTarget,
     built: Sequence[tuple[BuiltSide, str, str]],
@@ -240,7 +282,7 @@ def _measure(
     for rep in range(repetitions):
         say(f"round {rep + 1}/{repetitions}")
         for done, at, env in built if rep % 2 == 0 else list(reversed(built)):
-            for result in alternation.measure(done, rep):
+            for result in places[env].measure(done, rep):
                 if result.test != target.test or result.status is not Status.PASS:
                     continue
                 for value, _direction in result.values:
@@ -253,7 +295,7 @@ def _measure(
         raise UsageError(
             f"drill-env: {target.metric} has too few values ({', '.join(short)}); "
             f"each side needs {LEAST}",
-            hint=f"see the outputs: perfwalk show {alternation.series_id}",
+            hint=f"see the outputs: perfwalk show {next(iter(places.values())).series_id}",
         )
     return values, floor, unit
 

@@ -24,10 +24,14 @@ class DrillConfig:
 class EnvironmentConfig:
     """``[[environment]]``: an environment a commit can be measured in — a build
     environment or build steps of its own (a toolchain), an environment of the tests
-    (a library path)."""
+    (a library path), a host of its own (another kernel, another machine) or a
+    container image its builds and tests run in (run through ``engine``)."""
 
     name: str
     comment: str = default_of("environment.comment")
     build_env: Env = field(default_factory=Env)
     build_steps: tuple[str, ...] = default_of("environment.build_steps")
     run_env: Env = field(default_factory=Env)
+    host: str = default_of("environment.host")
+    image: str = default_of("environment.image")
+    engine: tuple[str, ...] = default_of("environment.engine")

@@ -357,9 +357,20 @@ ENV_NAMES = rule(
     "names of letters, digits and _ (not starting with a digit)",
     lambda value: all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) for name in value),
 )
-HOST = rule(
-    "local or an ssh destination (no blanks, not starting with -)",
-    lambda value: re.fullmatch(r"[^\s-]\S*", value) is not None,
+
+
+def _one_word(value: str) -> bool:
+    return re.fullmatch(r"[^\s-]\S*", value) is not None
+
+
+HOST = rule("local or an ssh destination (no blanks, not starting with -)", _one_word)
+HOST_OR_NONE = rule(
+    'local, an ssh destination or a host of [hosts] (no blanks, not starting with -), or ""',
+    lambda value: value == "" or _one_word(value),
+)
+IMAGE = rule(
+    'a container image reference (no blanks, not starting with -), or ""',
+    lambda value: value == "" or _one_word(value),
 )
 ROLE = rule(
     "a role name: lower-case letters, digits and _ (dut, source, sink…)",
@@ -2302,7 +2313,8 @@ _ENVIRONMENT = Section(
     Form.ARRAY,
     "An environment a commit can be measured in, other than the walk's own: a toolchain "
     "(its build environment or build steps), a library path or a setting of the tests "
-    "(their environment). `perfwalk drill-env` measures a change's two commits in each "
+    "(their environment), a host (another kernel, another machine), a container image. "
+    "`perfwalk drill-env` measures a change's two commits in each "
     "environment named, in the order given (oldest first), to tell whether a step follows "
     "the code or the environment (docs/drill.md).",
     (
@@ -2343,6 +2355,35 @@ _ENVIRONMENT = Section(
             default={},
             rules=(ENV_NAMES,),
             example={"LD_LIBRARY_PATH": "/opt/libc-2.36/lib"},
+        ),
+        Setting(
+            "host",
+            STRING,
+            "the host that builds and runs the tests in this environment (those without a "
+            "role), in the place of [run] host: a host of [hosts], local, or an ssh "
+            'destination (another kernel, another machine); "" = [run] host',
+            default="",
+            rules=(HOST_OR_NONE,),
+            example="dut-kernel-6",
+        ),
+        Setting(
+            "image",
+            STRING,
+            "a container image the builds and tests of this environment run in, on its "
+            "host, through engine: the worktrees, the project's repository, the run's work "
+            'directory and this file\'s folder are mounted at the same paths; "" = none',
+            default="",
+            rules=(IMAGE,),
+            example="registry.example.org/ci/debian-13:2026-11",
+        ),
+        Setting(
+            "engine",
+            STRINGS,
+            "the command that runs one command in image (perfwalk adds --name, -v, -w, -e "
+            "NAME, the image and the command; NAME's value passes in the engine's "
+            'environment); docker: ["docker", "run", "--rm", "--network=host"]',
+            default=["podman", "run", "--rm", "--network=host"],
+            rules=(NO_EMPTY_ITEM, NOT_EMPTY),
         ),
     ),
     field="environments",

@@ -63,6 +63,16 @@ class Topology:
         self._workdirs: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    def defaulting(self, member: Member) -> Topology:
+        """The same hosts, work directories and roles, with ``member`` running what has
+        no role (in the place of its namesake, when it has one): an environment's host
+        or image. Its work directories are this topology's (made, removed and kept
+        once)."""
+        other = Topology({**self.members, member.name: member}, member.name)
+        other._workdirs = self._workdirs  # one set of work directories, made and removed once
+        other._lock = self._lock
+        return other
+
     @classmethod
     def single(cls, host: Host, *, local: bool = True) -> Topology:
         """One host that runs everything (a walk without [hosts])."""

@@ -24,18 +24,20 @@ from perfwalk.orchestrate.hosts.topology import Member, Power, Topology
 from perfwalk.orchestrate.session.leases import lease_name
 
 
-def run_hosts(config: Config) -> dict[str, HostConfig]:
+def run_hosts(config: Config, also: Collection[str] = ()) -> dict[str, HostConfig]:
     """The hosts a run of ``config`` needs, by name.
 
     The [run] host is a host of [hosts], ``local``, or an ssh destination (then a
     host of that name); the others are the hosts of the roles the tests, the installs
-    and the variants' runtime modifiers name (a walk may measure any variant).
+    and the variants' runtime modifiers name (a walk may measure any variant), and
+    those ``also`` names as the [run] host is named (an environment's hosts).
     """
     hosts = dict(config.hosts)
     default = config.run.host
-    if default not in hosts:
-        hosts[default] = HostConfig(target=default)
-    used = {default}
+    for name in (default, *also):
+        if name not in hosts:
+            hosts[name] = HostConfig(target=name)
+    used = {default, *also}
     roles = {role: name for name, host in hosts.items() for role in host.roles}
     for test in config.tests:
         wanted = {test.role, *(s.role for s in test.services), *test.roles}
@@ -46,21 +48,23 @@ def run_hosts(config: Config) -> dict[str, HostConfig]:
     return {name: hosts[name] for name in hosts if name in used}
 
 
-def leased_hosts(config: Config) -> list[str]:
+def leased_hosts(config: Config, also: Collection[str] = ()) -> list[str]:
     """The lease names a run of ``config`` takes: the hosts its tests, installs and
     variants' runtime modifiers use (the [run] host only when a test or a modifier
-    runs there without a role, or when it holds a role itself)."""
-    hosts = run_hosts(config)
+    runs there without a role, or when it holds a role itself), and those ``also``
+    names."""
+    hosts = run_hosts(config, also)
     modifiers = [m for variant in config.variants for m in variant.modifiers]
     if all(test.role for test in config.tests) and all(m.role for m in modifiers):
         run = hosts.get(config.run.host)
-        if run is not None and not run.roles:
+        if run is not None and not run.roles and config.run.host not in also:
             hosts.pop(config.run.host)
     return sorted({lease_name(host) for host in hosts.values()})
 
 
-def open_topology(config: Config, control_dir: Path) -> Topology:
-    """Open the hosts of a run (ssh connections are made on first use)."""
+def open_topology(config: Config, control_dir: Path, also: Collection[str] = ()) -> Topology:
+    """Open the hosts of a run, and those ``also`` names (ssh connections are made on
+    first use)."""
     members = {
         name: Member(
             name=name,
@@ -81,7 +85,7 @@ def open_topology(config: Config, control_dir: Path) -> Topology:
                 at_end=host.at_end,
             ),
         )
-        for name, host in run_hosts(config).items()
+        for name, host in run_hosts(config, also).items()
     }
     return Topology(members, config.run.host)
 

@@ -17,7 +17,7 @@ store is closed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -176,14 +176,15 @@ def config_session(
     purpose: str,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     say: Callable[[str], None] = lambda _said: None,
+    also: Collection[str] = (),
 ) -> AbstractContextManager[Session]:
-    """The session of a use case that runs ``config``'s tests and installs on its hosts
-    (``say`` hears the hosts powered on and off)."""
+    """The session of a use case that runs ``config``'s tests and installs on its hosts,
+    and on the hosts ``also`` names (``say`` hears the hosts powered on and off)."""
     return open_session(
         config.store.url,
-        lambda control: open_topology(config, control),
+        lambda control: open_topology(config, control, also),
         purpose=purpose,
-        leasing=Leasing(leased_hosts(config), config.run.lease_wait, config.run.lease_expiry),
+        leasing=Leasing(leased_hosts(config, also), config.run.lease_wait, config.run.lease_expiry),
         secrets=config_secrets(config),
         clock=clock,
         say=say,

@@ -8,6 +8,7 @@ commit as A when B is A with patches or a variant).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from perfwalk.config.model import Config, TestConfig, VariantConfig
 from perfwalk.git.repo import Repo
 from perfwalk.git.worktree import Worktrees
 from perfwalk.model import Checkout
+from perfwalk.orchestrate.hosts.topology import Topology
 from perfwalk.orchestrate.session.session import Session
 from perfwalk.orchestrate.steps.shell_steps import StepsOutcome
 from perfwalk.orchestrate.walk.plan import PlannedCheckout
@@ -59,6 +61,14 @@ class Alternation(WalkSetup):
         count = ProgressCount(self.progress)
         self._preparation = Preparation(self)
         self._repetitions = Repetitions(self, self._preparation, self._parsers, count)
+        self._elsewhere: list[Alternation] = []
+
+    def elsewhere(self, topology: Topology) -> Alternation:
+        """The same series built and measured on ``topology`` (an environment's host or
+        image), closed with this one."""
+        other = dataclasses.replace(self, topology=topology)
+        self._elsewhere.append(other)
+        return other
 
     def build(self, side: TrySide) -> BuiltSide:
         """Store the side's checkout and build it (with its variant's patches and build)
@@ -93,7 +103,9 @@ class Alternation(WalkSetup):
         )
 
     def close(self) -> None:
-        """Stop the parsers' helper processes."""
+        """Stop the parsers' helper processes (of those elsewhere too)."""
+        for other in self._elsewhere:
+            other.close()
         self._parsers.close()
 
 
