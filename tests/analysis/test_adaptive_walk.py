@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 
 from perfwalk.analysis.adaptive_walk import (
+    More,
     Next,
     Search,
     Stop,
@@ -63,20 +64,24 @@ def _walk(
     default, repetitions of it close)."""
     measured: dict[int, Values] = {}
     tried: set[int] = set()
+    offsets: dict[int, float] = {}
     while True:
         choice = next_checkout(0, len(levels) - 1, measured, budget=budget, failed=tried & failed)
         if isinstance(choice, Stop):
             return measured, choice
-        assert isinstance(choice, Next)
-        assert choice.position not in {*measured, *tried}
-        tried.add(choice.position)
-        if choice.position in failed:
-            continue
-        offset = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
-        values = [
-            levels[choice.position] * (1 + offset + rng.gauss(0, noise)) for _ in range(repetitions)
-        ]
-        measured[choice.position] = {"bench.time": values}
+        at, count = choice.position, repetitions
+        if isinstance(choice, More):  # more of a checkout measured (the same build)
+            assert at in measured, choice
+            assert choice.repetitions > 0, choice
+            count = choice.repetitions
+        else:
+            assert at not in {*measured, *tried}
+            tried.add(at)
+            if at in failed:
+                continue
+            offsets[at] = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
+        values = [levels[at] * (1 + offsets[at] + rng.gauss(0, noise)) for _ in range(count)]
+        measured[at] = {"bench.time": [*measured.get(at, {}).get("bench.time", ()), *values]}
 
 
 @pytest.mark.parametrize("seed", range(6))

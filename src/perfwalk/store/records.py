@@ -188,6 +188,13 @@ class SeriesRow:
         """Whether a checkout gets repetitions until its values are precise enough."""
         return self.measuring is not None and self.measuring.repetitions_max is not None
 
+    def planned_at(self, checkout: CheckoutRow) -> int | None:
+        """How many repetitions the walk plans at ``checkout``: the series' planned
+        ones (:attr:`planned_repetitions`) and those planned at it beyond them (an
+        adaptive walk's, where its level was not clear). None for a drill."""
+        planned = self.planned_repetitions
+        return None if planned is None else planned + checkout.more_repetitions
+
     @property
     def planned_repetitions(self) -> int | None:
         """How many repetitions a walk plans at a checkout (the most, when adaptive): a
@@ -228,6 +235,8 @@ class CheckoutRow:
     claimed: int = 0
     #: its logs and profiles dropped by retention (the last prune that did); None: kept
     pruned: Pruned | None = None
+    #: the repetitions planned at it beyond its series' (an adaptive walk's): its own
+    more_repetitions: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
