@@ -1,6 +1,9 @@
 """An adaptive walk measured (``perfwalk run --adaptive --budget N``): one checkout at
 a time, the one :func:`perfwalk.analysis.adaptive_walk.next_checkout` chooses from the
-levels measured so far, until it stops.
+levels measured so far, or more repetitions of a checkout measured already, until it
+stops. Those more repetitions are planned at the checkout first
+(``checkout.more_repetitions``): they are its own, read by ``perfwalk changes`` as
+the walk's, not re-measures; a checkout re-measured already gets none.
 
 Its plan's checkouts are every commit of its first-parent line, each indexed by its
 place on the line: the series' checkouts are those measured, in first-parent order,
@@ -8,7 +11,8 @@ each with the commits since the measured one before it (corrected on the checkou
 after it when a checkout is measured between two). Its quirks hold (patches, build
 steps, tests replaced) as at any checkout; their commands run when crossed are not
 run, as in a drill: its checkouts are not measured in the order of the line.
-A resumed adaptive walk goes on from what its series has.
+A resumed adaptive walk goes on from what its series has: first the repetitions
+planned at a checkout and not measured yet (interrupted), numbered on.
 """
 
 from __future__ import annotations
