@@ -30,11 +30,11 @@ evenly spaced between them, then, one checkout at a time, the middle commit of t
   before any exactly).
 
 A checkout already measured gets more repetitions (:class:`More`) when it lies
-beside a step the detection places between two neighbouring commits, the step could
-as well lie on its other side (the commit there is measured, or its gap is flat),
-and its level is not clearly at one of the two levels around it: nearer its own
-than their middle by less than :data:`CLEAR` standard errors of its mean (and of
-the two levels). The checkout that reads between the two levels decides on which
+beside a step the detection places between two neighbouring commits (no gap at
+either checkout beside the step is still worth a checkout: those are measured
+first), and its level is not clearly at one of the two levels around it: nearer
+its own than their middle by less than :data:`CLEAR` standard errors of its mean
+(and of the two levels). The checkout that reads between the two levels decides on which
 side of it the step is told; more repetitions of it tell which level it holds. It
 gets as many as a checkout at its own level needs to be that clear, at least as
 many again as a checkout usually has, and at most :data:`MOST` times that; one the

@@ -136,20 +136,24 @@ def _measure_more(
     checkout_id = walk.store.add_checkout(walk.series_id, checkout)
     walk.store.plan_more_repetitions(checkout_id, beyond)
     more = beyond - stand.more.get(at, 0)
-    walk.counted_in(_frame(plan, stand, len(taken), len(taken), more))
+    # the walk's call counts the repetitions the checkout has among those it has done
+    walk.counted_in(_frame(plan, stand, len(taken), len(taken), more=more, have=have))
     walk.measure_more(planned, choice.repetitions)
     done = walk.store.done_repetitions(walk.series_id)
     return sum(1 for index, _rep in done if index == at) > have
 
 
-def _frame(plan: WalkPlan, stand: _Stand, number: int, built: int, more: int = 0) -> Frame:
+def _frame(
+    plan: WalkPlan, stand: _Stand, number: int, built: int, *, more: int = 0, have: int = 0
+) -> Frame:
     """The progress of the walk's next call as a part of the adaptive walk: checkout
-    ``number`` of at most the budget, after the repetitions done of at most the
-    budget's times a checkout's and those planned beyond them (``more`` with them)."""
+    ``number`` of at most the budget, after the repetitions done (but the ``have`` of
+    the checkout measured, which the call counts) of at most the budget's times a
+    checkout's and those planned beyond them (``more`` with them)."""
     assert plan.budget is not None
     each = plan.measuring.repetitions_max or plan.repetitions
     total = plan.budget * each + sum(stand.more.values()) + more
-    return Frame(number, plan.budget, stand.done, total, built)
+    return Frame(number, plan.budget, stand.done - have, total, built)
 
 
 def _placed(plan: WalkPlan, at: int, before: int | None) -> PlannedCheckout:
