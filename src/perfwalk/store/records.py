@@ -198,8 +198,9 @@ class SeriesRow:
     @property
     def planned_repetitions(self) -> int | None:
         """How many repetitions a walk plans at a checkout (the most, when adaptive): a
-        repetition beyond them is a re-measure of a change (``[run] confirm``, stored
-        with the next free numbers). None for a drill (it asks for more as it goes)."""
+        repetition beyond them (and those planned at the checkout beyond them:
+        :meth:`planned_at`) is a re-measure of a change (``[run] confirm``, stored with
+        the next free numbers). None for a drill (it asks for more as it goes)."""
         if self.kind not in ("walk", "variant"):
             return None
         if self.measuring is not None and self.measuring.repetitions_max is not None:
