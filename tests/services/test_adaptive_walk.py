@@ -152,14 +152,18 @@ def test_a_checkout_read_between_two_levels_is_measured_more_and_perfwalk_change
         counts = Counter(idx for idx, _rep in store.done_repetitions(series.id))
         status = series_status(store, series)
     assert {56, 57, 58} <= set(rows), sorted(rows)
-    more = rows[57].more_repetitions
-    assert more >= 5, (more, done.stdout)
-    assert counts[rows[57].idx] == 5 + more
-    assert all(row.more_repetitions == 0 for at, row in rows.items() if at not in (56, 57, 58))
+    planned = rows[57].planned_repetitions
+    assert planned is not None, done.stdout
+    assert planned >= 10, (planned, done.stdout)
+    assert counts[rows[57].idx] == planned
+    assert all(
+        row.planned_repetitions is None for at, row in rows.items() if at not in (56, 57, 58)
+    )
     # the walk's own repetitions, none a re-measure; the plan counts them
     assert status.repetitions_again == 0
     assert status.repetitions_done == sum(counts.values())
-    assert status.repetitions_total == 30 * 5 + sum(row.more_repetitions for row in rows.values())
+    more = sum((row.planned_repetitions or 5) - 5 for row in rows.values())
+    assert status.repetitions_total == 30 * 5 + more
     # its progress counted the repetitions planned beyond a checkout's in the total
     told = [
         (int(d), int(t)) for d, t in re.findall(r"repetitions (\d+)/(\d+), checkout", done.stderr)
@@ -261,8 +265,9 @@ def test_an_adaptive_walk_interrupted_in_the_more_repetitions_of_a_checkout_resu
     with Store.open(config.store.url) as store:
         (series,) = store.list_series()
         (row,) = [r for r in store.checkouts(series.id) if r.sha == ids[57]]
-        assert row.more_repetitions >= 5
-        planned = 5 + row.more_repetitions
+        planned = row.planned_repetitions
+        assert planned is not None
+        assert planned >= 10
         assert sum(1 for idx, _rep in store.done_repetitions(series.id) if idx == row.idx) == 8
     result = run_series(config, RunOptions(resume=True))
     assert result.resumed
@@ -271,6 +276,6 @@ def test_an_adaptive_walk_interrupted_in_the_more_repetitions_of_a_checkout_resu
         reps = sorted(rep for idx, rep in store.done_repetitions(series.id) if idx == row.idx)
         assert store.series(series.id).state == "finished"
     # the repetitions planned before are measured first, numbered on (none twice)
-    assert row.more_repetitions >= planned - 5
-    assert reps == list(range(5 + row.more_repetitions))
+    assert (row.planned_repetitions or 0) >= planned
+    assert reps == list(range(row.planned_repetitions or 0))
     assert _placed(config, ids) == [(56, 57)]

@@ -121,7 +121,8 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     done = store.done_repetitions(series.id)
     own = {row.idx: series.planned_at(row) for row in rows}  # beyond them: re-measures
     again = sum(1 for idx, rep in done if (most := own.get(idx)) is not None and rep >= most)
-    more = sum(row.more_repetitions for row in rows)  # an adaptive walk's, at some checkouts
+    # planned at some checkouts beyond the series' (an adaptive walk's)
+    more = sum((most or 0) - (series.planned_repetitions or 0) for most in own.values())
     running = series.state == "running" and not gone
     unbuilt = sum(1 for r in rows if r.build_status is None)
     return SeriesStatus(

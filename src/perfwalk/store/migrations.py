@@ -139,11 +139,11 @@ History:
 39. environment drills: env_drill (per series of kind environment: the metric, the
     change, its sides (checkout, commit, environment), the environments compared and
     the answer; see perfwalk.store.env_drills).
-40. a checkout's own repetitions: checkout gets more_repetitions (0 in every row
-    stored before), the repetitions planned at it beyond its series' count (an
-    adaptive walk's, at a checkout whose level beside a step was not clear): a
-    repetition numbered below the two together is the walk's own, one beyond them
-    a re-measure (see SeriesRow.planned_at).
+40. a checkout's own repetitions: checkout gets planned_repetitions (NULL in every
+    row stored before: its series'), the repetitions planned at it when more than
+    its series' (an adaptive walk's, at a checkout whose level beside a step was not
+    clear): a repetition numbered below them is the walk's own, one beyond them a
+    re-measure (see SeriesRow.planned_at).
 """
 
 from __future__ import annotations
@@ -1100,10 +1100,8 @@ def _v39_env_drills(conn: Connection) -> None:
     md.create_all(conn, tables=[env_drill])
 
 
-def _v40_more_repetitions(conn: Connection) -> None:
-    conn.execute(
-        text("ALTER TABLE checkout ADD COLUMN more_repetitions INTEGER NOT NULL DEFAULT 0")
-    )
+def _v40_checkout_repetitions(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE checkout ADD COLUMN planned_repetitions INTEGER"))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -1182,8 +1180,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         40,
-        "a checkout's own repetitions: checkout.more_repetitions, planned beyond its series'",
-        _v40_more_repetitions,
+        "a checkout's own repetitions: checkout.planned_repetitions, more than its series'",
+        _v40_checkout_repetitions,
     ),
 )
 

@@ -2,7 +2,7 @@
 a time, the one :func:`perfwalk.analysis.adaptive_walk.next_checkout` chooses from the
 levels measured so far, or more repetitions of a checkout measured already, until it
 stops. Those more repetitions are planned at the checkout first
-(``checkout.more_repetitions``): they are its own, read by ``perfwalk changes`` as
+(``checkout.planned_repetitions``): they are its own, read by ``perfwalk changes`` as
 the walk's, not re-measures; a checkout re-measured already gets none.
 
 Its plan's checkouts are every commit of its first-parent line, each indexed by its
@@ -125,20 +125,22 @@ def _measure_more(
     """Measure the repetitions ``choice`` asks for at a checkout measured already,
     planned at it first as its own (not re-measures); whether it got any."""
     at = choice.position
-    planned = _placed(plan, at, max((p for p in taken if p < at), default=None))
-    checkout = planned.checkout
+    placed = _placed(plan, at, max((p for p in taken if p < at), default=None))
+    checkout = placed.checkout
     have = stand.own.get(at, 0)
     say(
         f"  {checkout.commit[:12]} [{at}/{len(plan.checkouts) - 1}]: "
         f"{choice.repetitions} more repetitions: {choice.reason}"
     )
-    beyond = max(stand.more.get(at, 0), have + choice.repetitions - stand.planned)
-    checkout_id = walk.store.add_checkout(walk.series_id, checkout)
-    walk.store.plan_more_repetitions(checkout_id, beyond)
-    more = beyond - stand.more.get(at, 0)
+    before = stand.planned + stand.more.get(at, 0)  # planned at it so far
+    planned = max(before, have + choice.repetitions)
+    if planned > stand.planned:
+        checkout_id = walk.store.add_checkout(walk.series_id, checkout)
+        walk.store.plan_repetitions(checkout_id, planned)
+    more = planned - before
     # the walk's call counts the repetitions the checkout has among those it has done
     walk.counted_in(_frame(plan, stand, len(taken), len(taken), more=more, have=have))
-    walk.measure_more(planned, choice.repetitions)
+    walk.measure_more(placed, choice.repetitions)
     done = walk.store.done_repetitions(walk.series_id)
     return sum(1 for index, _rep in done if index == at) > have
 
@@ -219,20 +221,20 @@ def _stand(walk: Walk) -> _Stand:
     built = {r.idx for r in rows if r.build_status is not None}
     done = walk.store.done_repetitions(walk.series_id)
     own = Counter(idx for idx, rep in done if rep < own_at.get(idx, 0))
-    more = {row.idx: row.more_repetitions for row in rows if row.more_repetitions}
-    short = {
+    planned = series.planned_repetitions or 0
+    more = {idx: most - planned for idx, most in own_at.items() if most > planned}
+    short = {  # measured as planned for the series, not yet as planned for it
         row.idx: own_at[row.idx] - own[row.idx]
         for row in rows
-        if row.more_repetitions
+        if row.idx in more
         and row.build_status is Status.PASS
-        and own[row.idx] < own_at[row.idx]
-        and own[row.idx] >= own_at[row.idx] - row.more_repetitions
+        and planned <= own[row.idx] < own_at[row.idx]
     }
     return _Stand(
         measured=dict(found.items()),
         failed=built - set(found),
         searches=searches,
-        planned=series.planned_repetitions or 0,
+        planned=planned,
         more=more,
         own=dict(own),
         short=short,
