@@ -14,6 +14,8 @@ from dataclasses import replace
 import pytest
 
 from perfwalk.analysis.adaptive_walk import (
+    MOST,
+    More,
     Next,
     Search,
     Stop,
@@ -63,20 +65,24 @@ def _walk(
     default, repetitions of it close)."""
     measured: dict[int, Values] = {}
     tried: set[int] = set()
+    offsets: dict[int, float] = {}
     while True:
         choice = next_checkout(0, len(levels) - 1, measured, budget=budget, failed=tried & failed)
         if isinstance(choice, Stop):
             return measured, choice
-        assert isinstance(choice, Next)
-        assert choice.position not in {*measured, *tried}
-        tried.add(choice.position)
-        if choice.position in failed:
-            continue
-        offset = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
-        values = [
-            levels[choice.position] * (1 + offset + rng.gauss(0, noise)) for _ in range(repetitions)
-        ]
-        measured[choice.position] = {"bench.time": values}
+        at, count = choice.position, repetitions
+        if isinstance(choice, More):  # more of a checkout measured (the same build)
+            assert at in measured, choice
+            assert choice.repetitions > 0, choice
+            count = choice.repetitions
+        else:
+            assert at not in {*measured, *tried}
+            tried.add(at)
+            if at in failed:
+                continue
+            offsets[at] = rng.gauss(0, noise / 2 if build is None else build)  # the build's own
+        values = [levels[at] * (1 + offsets[at] + rng.gauss(0, noise)) for _ in range(count)]
+        measured[at] = {"bench.time": [*measured.get(at, {}).get("bench.time", ()), *values]}
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -122,6 +128,76 @@ def test_a_step_of_5_percent_at_2_6_percent_of_noise_is_seen_by_the_detection(se
         assert near, (step, seen, stop)
     assert len(seen) == len(SMALL_STEPS), (seen, stop)
     assert len(measured) <= 73
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_a_step_told_between_two_neighbouring_commits_is_told_at_its_commit(seed: int) -> None:
+    # 5 repetitions of 2.6 % each at the steps of 5.3 % and 5.6 %: the checkout beside
+    # such a step may read between the two levels, and the step be told one commit
+    # off (bench/adaptive.py's seed 3: 723 read 2.5 % above its level); that checkout
+    # gets more repetitions until its level is clear
+    levels, rng = _history(1000, SMALL_STEPS, seed, drift=-0.006)
+    measured, stop = _walk(levels, rng, budget=73, noise=0.026, repetitions=5, build=0.0)
+    told = [(a, b) for a, b in _seen(measured) if b == a + 1]
+    assert told, stop
+    assert all(b in SMALL_STEPS for _a, b in told), (told, stop)
+    # a few checkouts got more, at most 4 times the usual 5 repetitions
+    counts = [len(values["bench.time"]) for values in measured.values()]
+    assert sum(1 for count in counts if count > 5) <= 2 * len(SMALL_STEPS), counts
+    assert max(counts) <= MOST * 5
+
+
+#: the levels of bench/adaptive.py's seed 3 around its step of 5.6 % at commit 724,
+#: each checkout 5 repetitions of 2.6 % (723 read between the two levels)
+AROUND_724 = {0: 76.0, 143: 76.9, 285: 76.2, 428: 76.7, 571: 76.1, 714: 76.8, 720: 76.2}
+AROUND_724 |= {722: 76.4, 724: 80.6, 725: 80.9, 730: 80.4, 760: 81.0, 800: 80.5, 856: 80.9}
+AROUND_724 |= {900: 80.4, 950: 80.8, 999: 80.6}
+
+
+def test_a_checkout_beside_a_step_that_reads_between_the_levels_gets_more_repetitions() -> None:
+    measured = _measured(AROUND_724 | {723: 78.9})
+    assert _seen(measured) == [(722, 723)]  # one commit early
+    choice = next_checkout(0, 999, measured, budget=40)
+    assert isinstance(choice, More), choice
+    assert choice.position == 723, choice
+    # as many as it takes a checkout at its level to be clear, at least 5 more
+    assert 5 <= choice.repetitions <= (MOST - 1) * 5, choice
+    assert "may lie on its other side" in choice.reason, choice.reason
+    # measured more at its true level (the one before), the step is told at its commit
+    measured[723] = {"bench.time": [*measured[723]["bench.time"], *[76.4] * choice.repetitions]}
+    assert _seen(measured) == [(723, 724)]
+
+
+def test_a_checkout_beside_a_step_clearly_at_its_level_gets_none() -> None:
+    measured = _measured(AROUND_724 | {723: 76.6})
+    assert _seen(measured) == [(723, 724)]
+    choice = next_checkout(0, 999, measured, budget=40)
+    assert not isinstance(choice, More), choice
+
+
+def test_a_checkout_that_stays_between_the_levels_gets_at_most_four_times_the_repetitions() -> None:
+    # a step that is not one (the level moves over two commits): 723 is between for
+    # good; it gets more up to 4 times the usual count, then the walk goes on
+    measured = _measured(AROUND_724 | {723: 78.7})
+    asked = []
+    while isinstance(choice := next_checkout(0, 999, measured, budget=40), More):
+        asked.append(choice)
+        assert choice.position == 723, choice
+        more = [78.7 * (1 + 0.026 * d) for d in (-1, 1) * choice.repetitions]
+        measured[723] = {"bench.time": [*measured[723]["bench.time"], *more[: choice.repetitions]]}
+    assert asked, choice
+    assert len(measured[723]["bench.time"]) <= MOST * 5
+    # a checkout the caller cannot measure more gets none
+    again = _measured(AROUND_724 | {723: 78.9})
+    choice = next_checkout(0, 999, again, budget=40, settled={723})
+    assert not (isinstance(choice, More) and choice.position == 723), choice
+
+
+def test_more_repetitions_are_asked_for_when_the_budget_of_checkouts_is_spent() -> None:
+    measured = _measured(AROUND_724 | {723: 78.9})
+    choice = next_checkout(0, 999, measured, budget=len(measured))
+    assert isinstance(choice, More), choice
+    assert choice.position == 723
 
 
 def _measured(levels: dict[int, float], spread: float = 0.026) -> dict[int, Values]:
@@ -211,6 +287,8 @@ def test_a_flat_drifting_history_with_autocorrelated_noise_ends_with_no_step(see
     assert _seen(measured) == [], (sorted(measured), stop)
     assert stop.reason == "every gap is a single commit or flat within noise"
     assert len(measured) < 60
+    # no step located: no checkout got more repetitions than the others
+    assert {len(values["bench.time"]) for values in measured.values()} == {5}
 
 
 def test_a_single_repetition_per_checkout_still_finds_the_step() -> None:

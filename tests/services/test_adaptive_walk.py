@@ -8,7 +8,9 @@ bad options are refused naming the option."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,9 +18,11 @@ import pytest
 from perfwalk.analysis.adaptive_walk import coarse_count
 from perfwalk.cli import exits
 from perfwalk.config import load_config
+from perfwalk.config.model import Config
 from perfwalk.orchestrate.findings.changes import find_changes
 from perfwalk.orchestrate.walk.plan import RunOptions
 from perfwalk.orchestrate.walk.walk_progress import CHECKOUT_DONE, Progress
+from perfwalk.services.inspect import series_status
 from perfwalk.services.run import run_series
 from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
@@ -89,6 +93,85 @@ def test_each_step_is_found_to_its_exact_commit_within_the_budget(tmp_path: Path
     assert set(numbers) == set(range(1, len(checkouts) + 1)), done.stderr
     assert all(3 * (number - 1) <= reps <= 3 * number for reps, number in counts)
     assert (3 * len(checkouts), len(checkouts)) in counts
+
+
+#: a step of 6 % at commit 57 at 2.5 % of noise per run (each five runs of a commit
+#: spread the same way around its level, a little off by commit); the first five runs
+#: of commit 57 read 45 % of the way up (between the two levels, nearer the one before)
+BETWEEN = r"""#!/bin/sh
+n=$(cat n.txt)
+runs=$(( $(cat "{counter}.$n" 2>/dev/null || echo 0) + 1 ))
+echo "$runs" > "{counter}.$n"
+awk -v n="$n" -v runs="$runs" 'BEGIN {{
+  split("-1.26 -0.63 0 0.63 1.26", d, " ")
+  level = (n >= 57) ? 106 : 100
+  if (n == 57 && runs <= 5) level = 102.7
+  level *= 1 + 0.003 * ((n * 37) % 7 - 3) / 3
+  printf "VALUE %.4f ms latency\n", level * (1 + 0.025 * d[(runs - 1) % 5 + 1])
+}}'
+"""
+
+
+def _between_project(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A history of 80 commits measured by :data:`BETWEEN`, 5 repetitions each."""
+    ids = numbered_repo(tmp_path / "repo", 80)
+    bench = tmp_path / "bench.sh"
+    bench.write_text(BETWEEN.format(counter=tmp_path / "runs"), encoding="utf-8")
+    path = tmp_path / "perfwalk.toml"
+    unloaded = "[analysis]\nsuspect_load = false\n"
+    text = walk_config(tmp_path / "repo", f"sh {bench}", repetitions=5, extra=unloaded)
+    path.write_text(text, "utf-8")
+    return path, ids
+
+
+def _placed(config: Config, ids: list[str]) -> list[tuple[int, int]]:
+    """The changes of the store's series, each as its two commits' places."""
+    with Store.open(config.store.url) as store:
+        events = find_changes(store, config)
+    return [(ids.index(e.before.sha), ids.index(e.after.sha)) for e in events]
+
+
+def test_a_checkout_read_between_two_levels_is_measured_more_and_perfwalk_changes_reads_it(
+    tmp_path: Path,
+) -> None:
+    # with its five planned runs, commit 57 reads nearer the level before the step, and
+    # the step is told one commit late (57 → 58); the walk measures it more, as its
+    # own repetitions: perfwalk changes reads them and tells the step at its commit
+    path, ids = _between_project(tmp_path)
+    done = perfwalk("run", "-c", str(path), "--adaptive", "--budget", "30", timeout=600)
+    assert done.returncode in (exits.OK, exits.FOUND), done.stderr
+    told = perfwalk("changes", "-c", str(path), "--format", "json")
+    changes = json.loads(told.stdout)["changes"]
+    placed = [(ids.index(c["before"]["commit"]), ids.index(c["after"]["commit"])) for c in changes]
+    assert placed == [(56, 57)], (placed, done.stdout)
+    assert "more repetitions: the step of" in done.stdout, done.stdout
+    config = load_config(path)
+    with Store.open(config.store.url) as store:
+        (series,) = store.list_series()
+        rows = {ids.index(row.sha): row for row in store.checkouts(series.id)}
+        counts = Counter(idx for idx, _rep in store.done_repetitions(series.id))
+        status = series_status(store, series)
+    assert {56, 57, 58} <= set(rows), sorted(rows)
+    planned = rows[57].planned_repetitions
+    assert planned is not None, done.stdout
+    assert planned >= 10, (planned, done.stdout)
+    assert counts[rows[57].idx] == planned
+    assert all(
+        row.planned_repetitions is None for at, row in rows.items() if at not in (56, 57, 58)
+    )
+    # the walk's own repetitions, none a re-measure; the plan counts them
+    assert status.repetitions_again == 0
+    assert status.repetitions_done == sum(counts.values())
+    more = sum((row.planned_repetitions or 5) - 5 for row in rows.values())
+    assert status.repetitions_total == 30 * 5 + more
+    # its progress counted the repetitions planned beyond a checkout's in the total
+    told = [
+        (int(d), int(t)) for d, t in re.findall(r"repetitions (\d+)/(\d+), checkout", done.stderr)
+    ]
+    assert min(t for _d, t in told) == 150, told
+    assert max(t for _d, t in told) == status.repetitions_total, told
+    assert all(d <= t for d, t in told), told
+    assert told[-1][0] == sum(counts.values()), told  # each repetition counted once
 
 
 def test_a_budget_of_two_measures_only_the_ends(tmp_path: Path) -> None:
@@ -165,3 +248,34 @@ def test_an_interrupted_adaptive_walk_resumes_where_it_stopped(tmp_path: Path) -
     assert shas[:1] + shas[-1:] == [ids[0], ids[-1]]
     assert shas.index(ids[57]) == shas.index(ids[56]) + 1  # the step, to its commit
     assert sum(1 for sha in shas if sha in done) == 5  # measured once each
+
+
+def test_an_adaptive_walk_interrupted_in_the_more_repetitions_of_a_checkout_resumes_them(
+    tmp_path: Path,
+) -> None:
+    path, ids = _between_project(tmp_path)
+    config = load_config(path)
+
+    def stop_in_the_more(step: Progress) -> None:
+        if step.commit == ids[57] and step.message == "repetition 8":
+            raise KeyboardInterrupt  # its 8th stored: 5 planned, 3 of those planned beyond
+
+    with pytest.raises(KeyboardInterrupt):
+        run_series(config, RunOptions(budget=30), stop_in_the_more)
+    with Store.open(config.store.url) as store:
+        (series,) = store.list_series()
+        (row,) = [r for r in store.checkouts(series.id) if r.sha == ids[57]]
+        planned = row.planned_repetitions
+        assert planned is not None
+        assert planned >= 10
+        assert sum(1 for idx, _rep in store.done_repetitions(series.id) if idx == row.idx) == 8
+    result = run_series(config, RunOptions(resume=True))
+    assert result.resumed
+    with Store.open(config.store.url) as store:
+        (row,) = [r for r in store.checkouts(series.id) if r.sha == ids[57]]
+        reps = sorted(rep for idx, rep in store.done_repetitions(series.id) if idx == row.idx)
+        assert store.series(series.id).state == "finished"
+    # the repetitions planned before are measured first, numbered on (none twice)
+    assert (row.planned_repetitions or 0) >= planned
+    assert reps == list(range(row.planned_repetitions or 0))
+    assert _placed(config, ids) == [(56, 57)]

@@ -138,6 +138,7 @@ def test_unknown_ids_are_store_errors_naming_them(store: Store) -> None:
         "set_build": lambda: store.set_build(999, Status.PASS, 1.0, Log.of(b"")),
         "add_quirk_run": lambda: store.add_quirk_run(999, "A", Status.PASS, Log.of(b"")),
         "commits_since": lambda: store.commits_since(999),
+        "plan_repetitions": lambda: store.plan_repetitions(999, 10),
         "add_repetition": lambda: store.add_repetition(999, repetition(0)),
         "repetitions": lambda: store.repetitions(999),
         "log": lambda: store.log(999),
@@ -191,6 +192,22 @@ def test_add_checkout_stores_commits_since(store: Store) -> None:
     assert (row.build_status, row.build_seconds, row.build_log_id) == (None, None, None)
     assert row.commit_count == 3
     assert store.commits_since(checkout_id) == list(co.since)
+
+
+def test_a_checkout_planned_more_repetitions_than_its_series_has_them_as_its_own(
+    store: Store,
+) -> None:
+    series_id = store.create_series(new_series())
+    series = store.series(series_id)
+    planned = series.planned_repetitions
+    assert planned is not None
+    first = store.add_checkout(series_id, checkout(0))
+    store.add_checkout(series_id, checkout(1))
+    store.plan_repetitions(first, planned + 4)
+    rows = store.checkouts(series_id)
+    assert [row.planned_repetitions for row in rows] == [planned + 4, None]
+    # a repetition numbered below them is the walk's own; beyond, a re-measure
+    assert [series.planned_at(row) for row in rows] == [planned + 4, planned]
 
 
 def test_reads_in_one_state_see_no_write_made_meanwhile(store_url: str) -> None:

@@ -29,9 +29,22 @@ evenly spaced between them, then, one checkout at a time, the middle commit of t
 * among those, the longer gap first (coverage: every step located roughly
   before any exactly).
 
+A checkout already measured gets more repetitions (:class:`More`) when it lies
+beside a step the detection places between two neighbouring commits (no gap at
+either checkout beside the step is still worth a checkout: those are measured
+first), and its level is not clearly at one of the two levels around it: nearer
+its own than their middle by less than :data:`CLEAR` standard errors of its mean
+(and of the two levels). The checkout that reads between the two levels decides on which
+side of it the step is told; more repetitions of it tell which level it holds. It
+gets as many as a checkout at its own level needs to be that clear, at least as
+many again as a checkout usually has, and at most :data:`MOST` times that; one the
+caller cannot measure more (``settled``) gets none.
+
 It stops when the budget is spent, or when every gap is a single commit (a step
 there is located exactly: nothing to drill) or flat within noise, and every step
-located is reported by the detection or has :data:`SEEN` checkouts on each side.
+located is reported by the detection or has :data:`SEEN` checkouts on each side,
+and no checkout beside a located step wants more repetitions (those are asked for
+even when the budget, a number of checkouts, is spent).
 """
 
 from __future__ import annotations
@@ -58,6 +71,11 @@ RUN = 4
 PEAK = 2
 #: the checkouts on each side of a located step beyond which the detection needs no more
 SEEN = 10
+#: standard errors by which a checkout beside a located step must be nearer its own
+#: level than the middle of the two levels (else it gets more repetitions)
+CLEAR = 2.0
+#: the most repetitions a checkout gets, as a multiple of the usual count of the walk's
+MOST = 4
 
 #: the values of one measured checkout: metric name → its repetitions' values
 Values = Mapping[str, Sequence[float]]
@@ -68,6 +86,16 @@ class Next:
     """Measure the commit at ``position`` of the line next, for ``reason``."""
 
     position: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class More:
+    """Measure ``repetitions`` more of the checkout at ``position`` (measured already)
+    next, for ``reason``."""
+
+    position: int
+    repetitions: int
     reason: str
 
 
@@ -113,20 +141,26 @@ def next_checkout(
     failed: Set[int] = frozenset(),
     min_change: float = 0.01,
     searches: Mapping[str, Search] | None = None,
-) -> Next | Stop:
-    """The next commit to measure on the line ``first``..``last`` (positions), given
-    the values of the checkouts ``measured`` and the positions that gave none
-    (``failed``: a broken build); ``budget`` is the most checkouts measured (failed
-    ones count); ``searches``: how the detection searches each metric (by default
-    :class:`Search`'s)."""
+    settled: Set[int] = frozenset(),
+) -> Next | More | Stop:
+    """The next commit to measure on the line ``first``..``last`` (positions), or the
+    measured checkout to measure more, given the values of the checkouts ``measured``
+    and the positions that gave none (``failed``: a broken build); ``budget`` is the
+    most checkouts measured (failed ones count); ``searches``: how the detection
+    searches each metric (by default :class:`Search`'s); ``settled``: the measured
+    checkouts that get no more repetitions."""
     spent = len(set(measured) | set(failed))
-    if spent >= budget:
-        return Stop(f"the budget of {budget} checkouts is spent")
     coarse = coarse_positions(first, last, budget)
     for number, position in enumerate(coarse, 1):
-        if position not in measured and position not in failed:
+        if spent < budget and position not in measured and position not in failed:
             return Next(position, f"coarse pass {number}/{len(coarse)}")
-    gaps = _gaps(measured, failed, min_change, searches or {})
+    searched = _searched(measured, searches or {})
+    gaps = _gaps(searched, failed, min_change) if spent < budget else []
+    more = _more(searched, gaps, settled)
+    if more is not None:
+        return more
+    if spent >= budget:
+        return Stop(f"the budget of {budget} checkouts is spent")
     if not gaps:
         return Stop("every gap is a single commit or flat within noise")
     best = max(gaps, key=lambda gap: (gap.priority, -gap.before))
@@ -200,19 +234,25 @@ def _compared(a: float, b: float, error: float) -> tuple[float, float]:
     return relative, (abs(relative) / error if error > 0 else math.inf)
 
 
-def _gaps(
-    measured: Mapping[int, Values],
-    failed: Set[int],
-    min_change: float,
-    searches: Mapping[str, Search],
-) -> list[_Gap]:
-    """The gaps worth a checkout, each with its priority and why."""
+#: one metric's measured series and its change detection (None: too short to search)
+_Searched = tuple[_Series, Detection | None]
+
+
+def _searched(measured: Mapping[int, Values], searches: Mapping[str, Search]) -> list[_Searched]:
+    """Each metric's series of the checkouts with values, and its change detection."""
     valued = sorted(p for p, values in measured.items() if any(values.values()))
     metrics = sorted({name for values in measured.values() for name in values})
-    found: dict[tuple[int, int], _Gap] = {}
+    found = []
     for name in metrics:
         series = _Series.of(valued, [tuple(measured[p].get(name, ())) for p in valued])
-        detection = _detection(series.sets, searches.get(name, Search()))
+        found.append((series, _detection(series.sets, searches.get(name, Search()))))
+    return found
+
+
+def _gaps(searched: Sequence[_Searched], failed: Set[int], min_change: float) -> list[_Gap]:
+    """The gaps worth a checkout, each with its priority and why."""
+    found: dict[tuple[int, int], _Gap] = {}
+    for series, detection in searched:
         seen = {change.index for change in detection.changes} if detection else set()
         edges = {change.index for change in detection.edges} if detection else set()
         # the steps the pooled levels show, then again with each level ending at them
@@ -418,6 +458,77 @@ def _unseen(
                 found.append((positions[j], positions[j + 1], _weight(step.relative, step.z), why))
                 break
     return found
+
+
+def _more(searched: Sequence[_Searched], gaps: Sequence[_Gap], settled: Set[int]) -> More | None:
+    """The checkout beside a step located to its commit whose level is least clear
+    (:func:`_unclear`), with the repetitions it wants; None: none wants any. While a
+    gap at either checkout beside the step is still worth a checkout, the step's
+    checkouts wait for it: the commits there are measured first."""
+    waiting = {end for gap in gaps for end in (gap.before, gap.after)}
+    wanted: list[tuple[float, More]] = []
+    for series, detection in searched:
+        if detection is None:
+            continue
+        positions = series.positions
+        usual = round(median([len(s) for s in series.sets]))
+        bounds = sorted(change.index for change in detection.changes)
+        for change in detection.changes:
+            k, after = change.previous, change.index
+            if positions[after] - positions[k] != 1 or {positions[k], positions[after]} & waiting:
+                continue
+            left, right = _level(k, bounds, len(positions))
+            # the checkout before the step (its own level: those before it), then after
+            for at, own, other in (
+                (k, left[:-1][-RUN:], right[:RUN]),
+                (after, right[1:][:RUN], left[-RUN:]),
+            ):
+                if not own or positions[at] in settled:
+                    continue
+                unclear = _unclear(series, at, own, other, usual)
+                if unclear is not None:
+                    z, count = unclear
+                    why = (
+                        f"the step of {change.relative or 0.0:+.1%} at commit "
+                        f"{positions[after]} may lie on its other side: its level is "
+                        f"{max(z, -99):.1f} standard errors from the middle of the two levels "
+                        f"toward its own ({CLEAR:g} are clear)"
+                    )
+                    wanted.append((z, More(positions[at], count, why)))
+    return min(wanted, key=lambda w: (w[0], w[1].position))[1] if wanted else None
+
+
+def _unclear(
+    series: _Series, k: int, own: range, other: range, usual: int
+) -> tuple[float, int] | None:
+    """How many standard errors checkout ``k``'s level is nearer the level of the
+    checkouts ``own`` (its side of a step) than the middle of theirs and ``other``'s,
+    and the repetitions more it wants; None when it is clear (:data:`CLEAR`), has
+    :data:`MOST` times ``usual`` repetitions, or more of them would not settle it (the
+    two levels are not known well enough)."""
+    most, count = MOST * usual, len(series.sets[k])
+    a = statistics.fmean(series.levels[j] for j in own)
+    b = statistics.fmean(series.levels[j] for j in other)
+    middle, half = (a + b) / 2, abs(a - b) / 2
+    if count >= most or middle == 0 or half == 0:
+        return None
+    toward = (series.levels[k] - middle) / abs(middle) * (1 if a > b else -1)
+    # the middle's error: each level's, the mean of its checkouts' over their number
+    levels = sum(
+        statistics.fmean(series.point_noise(j) ** 2 for j in side) / len(side) / 4
+        for side in (own, other)
+    )
+    repetition = series.noise[0]
+    error = math.sqrt(repetition**2 / count + levels)
+    z = toward / error if error > 0 else math.inf
+    if z >= CLEAR:
+        return None
+    # the repetitions with which a checkout at its own level is that clear
+    room = (half / abs(middle) / CLEAR) ** 2 - levels
+    if room <= 0:
+        return None
+    needed = math.ceil(repetition**2 / room)
+    return z, min(most, max(needed, count + usual)) - count
 
 
 def _noise(sets: Sequence[Sequence[float]]) -> tuple[float, float]:

@@ -58,7 +58,9 @@ class SeriesStatus:
     built: int
     build_failed: int
     repetitions_done: int
-    repetitions_total: int | None  # planned checkouts × repetitions (adaptive: the most)
+    #: planned checkouts × repetitions (adaptive: the most), and those planned beyond
+    #: them at some checkouts (an adaptive walk's where a level was not clear)
+    repetitions_total: int | None
     repetitions_given_up: int  # planned at checkouts whose build failed
     worst: dict[str, Status]  # per test, over every repetition
     repetitions_again: int = 0  # beyond the plan: re-measures of changes ([run] confirm)
@@ -117,8 +119,10 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
     # adaptive repetitions: the most a checkout may get (a quiet one needs fewer)
     each = (series.measuring.repetitions_max if series.measuring else None) or series.repetitions
     done = store.done_repetitions(series.id)
-    beyond = series.planned_repetitions
-    again = 0 if beyond is None else sum(1 for _idx, rep in done if rep >= beyond)
+    own = {row.idx: series.planned_at(row) for row in rows}  # beyond them: re-measures
+    again = sum(1 for idx, rep in done if (most := own.get(idx)) is not None and rep >= most)
+    # planned at some checkouts beyond the series' (an adaptive walk's)
+    more = sum((most or 0) - (series.planned_repetitions or 0) for most in own.values())
     running = series.state == "running" and not gone
     unbuilt = sum(1 for r in rows if r.build_status is None)
     return SeriesStatus(
@@ -131,7 +135,7 @@ def series_status(store: Store, series: SeriesRow) -> SeriesStatus:
         built=sum(1 for r in rows if r.build_status is Status.PASS),
         build_failed=len(failed),
         repetitions_done=len(done) - again,
-        repetitions_total=None if planned is None else planned * each,
+        repetitions_total=None if planned is None else planned * each + more,
         repetitions_given_up=len(failed) * each,
         worst=worst,
         repetitions_again=again,

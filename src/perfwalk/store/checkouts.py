@@ -104,6 +104,16 @@ class CheckoutRecords(KnownRows):
                 ],
             )
 
+    def plan_repetitions(self, checkout_id: int, repetitions: int) -> None:
+        """Plan ``repetitions`` at a stored checkout, more than its series' (an adaptive
+        walk's, where its level was not clear): they are its own, not a change's
+        re-measures."""
+        with self._write(f"plan the repetitions of checkout {checkout_id}") as conn:
+            self._require(conn, _ck, checkout_id, "checkout")
+            conn.execute(
+                _ck.update().where(_ck.c.id == checkout_id).values(planned_repetitions=repetitions)
+            )
+
     def set_build(self, checkout_id: int, status: Status, seconds: float | None, log: Log) -> None:
         """Record how building a checkout went (replaces an earlier attempt)."""
         with self._write(f"store the build of checkout {checkout_id}") as conn:
@@ -191,6 +201,7 @@ class CheckoutRecords(KnownRows):
                 claimed=int(row.claimed),
                 quirk_runs=tuple(runs.get(row.id, ())),
                 pruned=pruned_of(row),
+                planned_repetitions=row.planned_repetitions,
             )
             for row in rows
         ]

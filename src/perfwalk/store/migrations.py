@@ -139,6 +139,11 @@ History:
 39. environment drills: env_drill (per series of kind environment: the metric, the
     change, its sides (checkout, commit, environment), the environments compared and
     the answer; see perfwalk.store.env_drills).
+40. a checkout's own repetitions: checkout gets planned_repetitions (NULL in every
+    row stored before: its series'), the repetitions planned at it when more than
+    its series' (an adaptive walk's, at a checkout whose level beside a step was not
+    clear): a repetition numbered below them is the walk's own, one beyond them a
+    re-measure (see SeriesRow.planned_at).
 """
 
 from __future__ import annotations
@@ -1095,6 +1100,10 @@ def _v39_env_drills(conn: Connection) -> None:
     md.create_all(conn, tables=[env_drill])
 
 
+def _v40_checkout_repetitions(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE checkout ADD COLUMN planned_repetitions INTEGER"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1, "initial schema: series, checkouts, repetitions, results, values, logs", _v1_initial
@@ -1168,6 +1177,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(38, "reserved: no change", _v38_reserved),
     Migration(
         39, "environment drills: env_drill, a change's commits per environment", _v39_env_drills
+    ),
+    Migration(
+        40,
+        "a checkout's own repetitions: checkout.planned_repetitions, more than its series'",
+        _v40_checkout_repetitions,
     ),
 )
 

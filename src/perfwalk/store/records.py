@@ -188,11 +188,19 @@ class SeriesRow:
         """Whether a checkout gets repetitions until its values are precise enough."""
         return self.measuring is not None and self.measuring.repetitions_max is not None
 
+    def planned_at(self, checkout: CheckoutRow) -> int | None:
+        """How many repetitions the walk plans at ``checkout``: the series' planned
+        ones (:attr:`planned_repetitions`), or those planned at it when more (an
+        adaptive walk's, where its level was not clear). None for a drill."""
+        planned = self.planned_repetitions
+        return None if planned is None else max(planned, checkout.planned_repetitions or 0)
+
     @property
     def planned_repetitions(self) -> int | None:
         """How many repetitions a walk plans at a checkout (the most, when adaptive): a
-        repetition beyond them is a re-measure of a change (``[run] confirm``, stored
-        with the next free numbers). None for a drill (it asks for more as it goes)."""
+        repetition beyond them (or those planned at the checkout when more:
+        :meth:`planned_at`) is a re-measure of a change (``[run] confirm``, stored with
+        the next free numbers). None for a drill (it asks for more as it goes)."""
         if self.kind not in ("walk", "variant"):
             return None
         if self.measuring is not None and self.measuring.repetitions_max is not None:
@@ -228,6 +236,9 @@ class CheckoutRow:
     claimed: int = 0
     #: its logs and profiles dropped by retention (the last prune that did); None: kept
     pruned: Pruned | None = None
+    #: the repetitions planned at it when more than its series' (an adaptive walk's):
+    #: its own; None: its series' (:meth:`SeriesRow.planned_at`)
+    planned_repetitions: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

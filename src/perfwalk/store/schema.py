@@ -160,6 +160,10 @@ checkout = Table(
     Column("prune_id", ID, ForeignKey("prune.id"), nullable=True),  # the last that pruned it
     # the last reparse (or undo of one) that changed its values; NULL: none (step 31)
     Column("reparse_id", ID, ForeignKey("reparse.id"), nullable=True),
+    # the repetitions planned at it when more than its series' (an adaptive walk's,
+    # where its level beside a step was not clear): its own, not re-measures; NULL:
+    # its series' (step 40)
+    Column("planned_repetitions", Integer, nullable=True),
     UniqueConstraint("series_id", "idx", name="uq_checkout_series_idx"),
 )
 

@@ -231,13 +231,15 @@ def _grouped(reading: SeriesReading, rows: Sequence[PassedValue]) -> dict[tuple[
     (``[run] confirm``) and the repetitions left out (``[run] exclude_loaded``). An
     instrument's metric keeps them and has no machine's state: the machine's load does
     not touch it, it is judged on its values alone (never suspect)."""
-    planned = reading.series.planned_repetitions
+    series = reading.series
+    planned = {row.idx: series.planned_at(row) for row in reading.checkouts}
     position, states, left_out = reading.position, reading.states, reading.left_out
     loaded = reading.loaded
     count = len(reading.checkouts)
     grouped: dict[tuple[str, str], _Metric] = {}
     for checkout_idx, repetition_idx, test, name, unit, value, direction_name in rows:
-        if planned is not None and repetition_idx >= planned:  # a re-measure
+        own = planned.get(checkout_idx, series.planned_repetitions)
+        if own is not None and repetition_idx >= own:  # a re-measure
             continue
         key = (checkout_idx, repetition_idx)
         metric = grouped.get((test, name))
