@@ -98,6 +98,12 @@ CASES = {
         "names of letters",
         "env",
     ),
+    "a build host that would not be read": (
+        MINIMAL + '[build]\nhost = "builder.example.org"\n',
+        "build.host",
+        "expected one of local, got 'builder.example.org'",
+        "build",
+    ),
     "an environment's host that is an ssh option": (
         MINIMAL + '[[environment]]\nname = "a"\nhost = "-oProxyCommand=touch x"\n',
         "environment[0].host",

@@ -40,7 +40,7 @@ log_limit = 4096
 worktrees = "/var/tmp/wt"
 
 [build]
-host = "builder.example.org"
+host = "local"
 steps = ["./configure", "make -j2"]
 timeout = 900
 env = { CFLAGS = "-O2" }
@@ -117,7 +117,7 @@ def test_full_config_loads_every_setting(full: Path) -> None:
         log_limit=4096,
     )
     assert config.build == BuildConfig(
-        host="builder.example.org",
+        host="local",
         steps=("./configure", "make -j2"),
         timeout=900.0,
         env={"CFLAGS": "-O2"},

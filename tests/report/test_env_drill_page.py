@@ -24,7 +24,10 @@ def _row(answer: dict[str, object] | None) -> EnvDrillRow:
         name=f"time{HOSTILE}",
         change={"series": 1, "before_sha": "a" * 40, "after_sha": "b" * 40},
         sides=((0, "before", "old"), (1, "after", "old")),
-        environments=({"name": "old", "comment": HOSTILE}, {"name": f"new{HOSTILE}"}),
+        environments=(
+            {"name": "old", "comment": HOSTILE, "host": "", "image": ""},
+            {"name": f"new{HOSTILE}", "host": f"dut{HOSTILE}", "image": f"ci:13{HOSTILE}"},
+        ),
         answer=answer,
     )
 
@@ -43,6 +46,9 @@ def test_the_verdict_the_effects_and_the_medians_are_shown_escaped() -> None:
     assert "<script>" not in html
     assert "&lt;script&gt;" in html
     assert "ENVIRONMENT" in html
+    assert "<strong>old</strong>: &lt;script&gt;" in html  # no host nor image of its own
+    assert "on <code>dut&lt;script&gt;" in html
+    assert "in the image <code>ci:13&lt;script&gt;" in html
     assert "the step follows old → new&lt;script&gt;" in html
     assert "98 % of the walk's step" in html
     assert "-49.0 % [-51.0 %, -47.0 %]" in html

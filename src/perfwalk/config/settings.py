@@ -763,9 +763,11 @@ _BUILD = Section(
         Setting(
             "host",
             STRING,
-            "where the build runs: local, or an ssh destination",
+            "where the build runs: local, the only value read (kept for older files). A "
+            "checkout is built on the host that runs its tests without a role ([run] host, "
+            "a [[walk]]'s host, an [[environment]]'s host), in its worktree's path",
             default="local",
-            rules=(HOST,),
+            rules=(one_of("local"),),
         ),
         Setting(
             "steps",

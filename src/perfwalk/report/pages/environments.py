@@ -73,6 +73,11 @@ def env_drill_section(at: str, row: EnvDrillRow) -> str:
     )
     described = "".join(
         f"<li><strong>{esc(e.get('name', ''))}</strong>"
+        + "".join(
+            f" {what} <code>{esc(str(e[key]))}</code>"
+            for key, what in (("host", "on"), ("image", "in the image"))
+            if e.get(key)
+        )
         + (f": {esc(e['comment'])}" if e.get("comment") else "")
         + "</li>"
         for e in row.environments
