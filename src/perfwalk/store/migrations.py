@@ -1101,7 +1101,9 @@ def _v39_env_drills(conn: Connection) -> None:
 
 
 def _v40_checkout_repetitions(conn: Connection) -> None:
-    conn.execute(text("ALTER TABLE checkout ADD COLUMN planned_repetitions INTEGER"))
+    inspector = inspect(conn)  # a store put back to an older version by hand has it
+    if "planned_repetitions" not in {c["name"] for c in inspector.get_columns("checkout")}:
+        conn.execute(text("ALTER TABLE checkout ADD COLUMN planned_repetitions INTEGER"))
 
 
 MIGRATIONS: tuple[Migration, ...] = (
