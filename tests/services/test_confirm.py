@@ -150,6 +150,32 @@ def test_a_change_made_by_time_is_not_confirmed_and_passes(
     assert listed["metrics"][0]["remeasured"]["held"] is False
 
 
+def test_a_re_measure_is_numbered_after_the_repetitions_a_checkout_could_have(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Adaptive repetitions (3 to 6) that stop at 3: the re-measure of a change made by
+    time is numbered from 6 on, beyond what the walk could have measured there, so that
+    `perfwalk changes` does not read it as the walk's own and the change is still seen,
+    then refuted."""
+    config_path = _project(tmp_path, [100] * 10, level="time")
+    text = config_path.read_text(encoding="utf-8")
+    config_path.write_text(
+        text.replace("confirm = true", "confirm = true\nrepetitions_max = 6\nrse_target = 10"),
+        encoding="utf-8",
+    )
+
+    assert main(["run", "-c", str(config_path)]) == 0
+
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3].startswith("re-measure of 1:5: not held after 3 + 3 repetitions, interleaved")
+    assert _order(tmp_path)[30:] == ["2 6", "7 6", "7 7", "2 7", "2 8", "7 8"]
+    _forget_the_load(tmp_path)
+    config = load_config(config_path)
+    with Store.open(config.store.url) as store:
+        (event,) = find_changes(store, config)  # the walk's own values: the step at 5
+        assert (event.before.idx, event.after.idx, event.confirmed) == (4, 5, False)
+
+
 def test_real_steps_are_confirmed_by_a_re_measure_interleaved_and_fail(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

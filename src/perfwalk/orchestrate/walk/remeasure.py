@@ -46,9 +46,16 @@ class Remeasure:
 
     def start(self, total: int) -> None:
         """A new round of re-measures, of about ``total`` repetitions: every checkout is
-        built again (and warmed up) before its first repetition in it."""
+        built again (and warmed up) before its first repetition in it. Each is numbered
+        after those stored and after those the walk plans at the checkout, so that it is
+        never read as one of the walk's own (a checkout of adaptive repetitions that
+        stopped below their most)."""
+        store, series_id = self.setup.store, self.setup.series_id
         self._ready, self._installed, self._next = {}, None, {}
-        for index, rep in self.setup.store.done_repetitions(self.setup.series_id):
+        series = store.series(series_id)
+        for row in store.checkouts(series_id):
+            self._next[row.idx] = series.planned_at(row) or 0
+        for index, rep in store.done_repetitions(series_id):
             self._next[index] = max(self._next.get(index, 0), rep + 1)
         self.repetitions.warm = set()
         self.progress.start(0, total, len(self.setup.store.checkouts(self.setup.series_id)))
