@@ -11,6 +11,7 @@ the same level and a factor of 1.5 (its tests run slower); ``rebuilt`` has level
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ else echo 100 > level.txt; echo "level of this machine"; fi
 """
 
 BENCH = """\
+[ -z "$FAIL_HERE" ] || { echo "told to fail" >&2; exit 3; }
 factor=1; [ -f /opt/factor ] && factor=$(cat /opt/factor)
 awk -v level="$(cat level.txt)" -v factor="$factor" -v seed="$$" \\
   'BEGIN { srand(seed); printf "VALUE %.3f ms time\\n", level * factor * (1 + rand() / 200) }'
@@ -60,6 +62,12 @@ engine = {engine}
 name = "rebuilt"
 image = "{rebuilt}"
 engine = {engine}
+[[environment]]
+name = "failing"
+comment = "the old image, its benchmark told to fail"
+image = "{old}"
+engine = {engine}
+run_env = {{ FAIL_HERE = "1" }}
 """
 
 
@@ -152,3 +160,27 @@ def test_an_image_that_does_not_exist_stops_the_drill_naming_it(
     assert done.returncode == 2, done.stdout + done.stderr
     assert "did not build in gone" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_side_whose_test_fails_is_named_with_its_failure_and_its_log(
+    project: tuple[Path, list[str]],
+) -> None:
+    config, commits = project
+    done = subprocess.run(
+        [sys.executable, "-m", "perfwalk", "drill-env", "--between", commits[0], commits[1],
+         "--metric", "bench.time", "--environments", "old,failing", "-c", str(config)],
+        capture_output=True, text=True, check=False, timeout=600, cwd=config.parent,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    said = done.stderr
+    series = re.search(
+        r"has too few values \(before in failing: 0 \(NOEXIT on local: exit 3; "
+        r"perfwalk log (\d+):2\)",
+        said,
+    )
+    assert series is not None, said
+    log = subprocess.run(
+        [sys.executable, "-m", "perfwalk", "log", f"{series.group(1)}:2", "-c", str(config)],
+        capture_output=True, text=True, check=False, timeout=120, cwd=config.parent,
+    )  # fmt: skip
+    assert "told to fail" in log.stdout, log.stdout + log.stderr

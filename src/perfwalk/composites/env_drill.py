@@ -279,25 +279,43 @@ def _measure(
     values: dict[tuple[str, str], list[float]] = {(at, env): [] for _s, at, env in built}
     floor = test.metric(target.name, "").min_change
     unit = str(target.change.get("unit") or "")
+    failed: dict[tuple[str, str], str] = {}  # the first failure of each side, and where
     for rep in range(repetitions):
         say(f"round {rep + 1}/{repetitions}")
         for done, at, env in built if rep % 2 == 0 else list(reversed(built)):
             for result in places[env].measure(done, rep):
-                if result.test != target.test or result.status is not Status.PASS:
+                if result.test != target.test:
+                    continue
+                if result.status is not Status.PASS:
+                    failed.setdefault(
+                        (at, env),
+                        f"{result.status.name} on {result.host or 'its host'}: {result.message}; "
+                        f"perfwalk log {_series_of(places)}:{done.side.checkout.index}",
+                    )
                     continue
                 for value, _direction in result.values:
                     if value.name == target.name:
                         values[(at, env)].append(value.value)
                         floor = test.metric(value.name, value.unit).min_change
                         unit = value.unit
-    short = [f"{at} in {env}: {len(got)}" for (at, env), got in values.items() if len(got) < LEAST]
+    short = [
+        f"{at} in {env}: {len(got)}" + (f" ({failed[(at, env)]})" if (at, env) in failed else "")
+        for (at, env), got in values.items()
+        if len(got) < LEAST
+    ]
     if short:
         raise UsageError(
             f"drill-env: {target.metric} has too few values ({', '.join(short)}); "
             f"each side needs {LEAST}",
-            hint=f"see the outputs: perfwalk show {next(iter(places.values())).series_id}",
+            hint=f"see the outputs: perfwalk show {_series_of(places)}, and the log "
+            "each side names",
         )
     return values, floor, unit
+
+
+def _series_of(places: dict[str, Alternation]) -> int:
+    """The series the environments' sides are stored in (one for all)."""
+    return next(iter(places.values())).series_id
 
 
 def answer_json(answer: EnvAnswer, values: dict[tuple[str, str], list[float]]) -> dict[str, Any]:
