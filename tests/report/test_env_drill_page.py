@@ -39,7 +39,8 @@ def test_the_verdict_the_effects_and_the_medians_are_shown_escaped() -> None:
         "share": 0.98,
         "commits": [_effect("before", "after", "old", 0.01, False)],
         "environments": [_effect("old", f"new{HOSTILE}", "after", -0.49, True)],
-        "medians": [["before", "old", 17.66, 5], ["after", f"new{HOSTILE}", 9.01, 5]],
+        "medians": [["before", "old", 17.66e6, 5], ["after", f"new{HOSTILE}", 9.01e6, 5]],
+        "unit": "instructions",
     }
     at = layout.series_page(9)
     html = env_drill_section(at, _row(answer))
@@ -53,6 +54,7 @@ def test_the_verdict_the_effects_and_the_medians_are_shown_escaped() -> None:
     assert "98 % of the walk's step" in html
     assert "-49.0 % [-51.0 %, -47.0 %]" in html
     assert "within min_change or not proven" in html
+    assert "17.7 M instructions" in html  # each median in its unit
     assert layout.href(at, layout.series_page(1)) in html
 
 

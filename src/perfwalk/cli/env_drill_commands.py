@@ -134,12 +134,11 @@ def env_drill_json(result: EnvDrillResult) -> dict[str, Any]:
         "series": result.series_id,
         "change": result.target.change.get("id"),
         "metric": result.target.metric,
-        "unit": result.unit,
         "before": result.target.before,
         "after": result.target.after,
         "environments": [e.name for e in result.environments],
         "said": result.said(),
-        **answer_json(result.answer, result.values),
+        **answer_json(result.answer, result.values, result.unit),
     }
 
 

@@ -206,7 +206,7 @@ def drill_environments(
             min_change=floor,
             step=target.change.get("relative"),
         )
-        store.env_drills.finish(series_id, answer_json(answer, values))
+        store.env_drills.finish(series_id, answer_json(answer, values, unit))
     return EnvDrillResult(series_id, target, tuple(environments), values, answer, unit)
 
 
@@ -318,15 +318,18 @@ def _series_of(places: dict[str, Alternation]) -> int:
     return next(iter(places.values())).series_id
 
 
-def answer_json(answer: EnvAnswer, values: dict[tuple[str, str], list[float]]) -> dict[str, Any]:
+def answer_json(
+    answer: EnvAnswer, values: dict[tuple[str, str], list[float]], unit: str
+) -> dict[str, Any]:
     """The stored answer: the verdict, the pair named, the share, each effect, the
-    median of each side."""
+    median of each side and their unit."""
     return {
         "verdict": answer.verdict,
         "moved_by": None if answer.moved_by is None else list(answer.moved_by),
         "share": answer.share,
         "commits": [dataclasses.asdict(e) for e in answer.commits],
         "environments": [dataclasses.asdict(e) for e in answer.environments],
+        "unit": unit,
         "medians": [
             [at, env, sorted(got)[len(got) // 2], len(got)] for (at, env), got in values.items()
         ],

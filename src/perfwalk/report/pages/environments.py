@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perfwalk.quantities import format_change
+from perfwalk.quantities import format_change, format_value
 from perfwalk.report import layout
 from perfwalk.report.context import SeriesContext
 from perfwalk.report.html import esc, link
@@ -68,7 +68,8 @@ def env_drill_section(at: str, row: EnvDrillRow) -> str:
     if share is not None and verdict in ("environment", "both"):
         said += f" ({share * 100:.0f} % of the walk's step)"
     medians = "".join(
-        f"<tr><td>{esc(env)}</td><td>{esc(at_)}</td><td>{value:.4g}</td><td>{n}</td></tr>"
+        f"<tr><td>{esc(env)}</td><td>{esc(at_)}</td>"
+        f"<td>{esc(format_value(value, str(answer.get('unit') or '')))}</td><td>{n}</td></tr>"
         for at_, env, value, n in answer.get("medians", ())
     )
     described = "".join(
