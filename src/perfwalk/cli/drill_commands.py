@@ -15,6 +15,7 @@ from perfwalk.quantities import format_confidence
 from perfwalk.untrusted import show_controls
 
 if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up time)
+    from perfwalk.config.model import Config
     from perfwalk.services.drill import DrillResult, DrillTarget
     from perfwalk.store.drills import DrillRow
 
@@ -155,6 +156,8 @@ def cmd_drill(args: argparse.Namespace) -> int:
             )
             answer = _result_json(result)
             unit = result.unit
+            if answer["verdict"] == Verdict.NO_CHANGE.value and not target.broke:
+                answer["next"] = _environment_next(config, target)
             if config.drill.prove and result.culprit is not None and not target.broke:
                 answer["proof"] = proved_after_drill(config, result.series_id, text)
         answers.append(answer)
@@ -166,6 +169,25 @@ def cmd_drill(args: argparse.Namespace) -> int:
     # a change ruled out (NO-CHANGE) is an answer like a culprit, not a failure
     undecided = any(a["verdict"] == Verdict.UNDECIDED.value for a in answers)
     return exits.UNDECIDED if undecided else exits.OK
+
+
+def _environment_next(config: Config, target: DrillTarget) -> str:
+    """What to do when the commits do not make a step the walk saw: drill the
+    environments it may follow (``perfwalk drill-env``)."""
+    seen = target.change.get("id")
+    which = str(seen) if seen else f"--between {target.before[:12]} {target.after[:12]}"
+    command = f"perfwalk drill-env {which} --metric {target.metric}"
+    named = len(config.environments)
+    if named >= 2:
+        return (
+            f"no commit makes it: does it follow the environment? `{command}` measures both "
+            f"commits in each of the {named} [[environment]]s"
+        )
+    return (
+        "no commit makes it: does it follow the environment? Name the environments it may "
+        "follow in the configuration ([[environment]]: a toolchain, a library path, a host, "
+        f"an image; docs/drill.md), then `{command}`"
+    )
 
 
 def _title(target: DrillTarget) -> str:
@@ -263,6 +285,8 @@ def _answer_text(
         lines.append(f"  level {show_controls(levels)}{size}{sure}")
     lines.append(f"  {show_controls(answer.get('reason') or '')}")
     lines.append(f"  spent {spent}; series {answer['series']}")
+    if answer.get("next"):
+        lines.append(f"  {show_controls(answer['next'])}")
     lines += _profile_text(answer.get("profile"), width, least)
     return "\n".join(lines)
 
