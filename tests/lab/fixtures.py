@@ -45,10 +45,15 @@ _PATH = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
 
 def require_lab() -> None:
     """Skip (fail under CI) when no lab can be made."""
-    why = lab_missing()
+    required(lab_missing(), "the lab tests")
+
+
+def required(why: str | None, tests: str) -> None:
+    """Skip the test for the reason ``why`` (None: it can run); under CI, which must run
+    ``tests``, fail."""
     if why is not None:
         if in_ci():
-            pytest.fail(f"CI must run the lab tests: {why}", pytrace=False)
+            pytest.fail(f"CI must run {tests}: {why}", pytrace=False)
         pytest.skip(why)
 
 
