@@ -149,11 +149,11 @@ def _known_rows(url: str, series_id: int, repo: KnownHistory, each: int, add: in
 def test_a_postgresql_restart_under_a_walk_puts_the_job_back_and_it_resumes(
     tmp_path: Path, known_values_repo_copy: KnownHistory, workers: list[Worker]
 ) -> None:
-    """A 12-second restart of the store's PostgreSQL (a server of the test's own) while
-    a worker walks: the job stops at the store error, goes back in the queue once the
-    server answers, and continues its series (each repetition stored once); its lease
-    is given back (another job queued meanwhile runs, not refused by it); nothing is
-    left running."""
+    """A restart of the store's PostgreSQL (a server of the test's own) while a worker
+    walks, the server down until the job has stopped at the store error and waited for
+    it a while: the job goes back in the queue once the server answers, and continues
+    its series (each repetition stored once); its lease is given back (another job
+    queued meanwhile runs, not refused by it); nothing is left running."""
     with own_pg_server() as server:
         config = team_config(
             tmp_path / "a",
@@ -171,7 +171,9 @@ def test_a_postgresql_restart_under_a_walk_puts_the_job_back_and_it_resumes(
         wait_for("the walk to measure", measured(url, job_id, 2))
         series_id = job_series(url, job_id)
         server.stop()
-        time.sleep(12)
+        # down until the job stopped at the store error, then a few of its polls more
+        worker.says(f"job {job_id}: waits for the store to answer again", timeout=120)
+        time.sleep(3)
         server.start()
         later = submit(config, "run", {"from_": "2024-01-08", "to": "2024-01-09"})
         wait_for(

@@ -21,7 +21,7 @@ from perfwalk.orchestrate.walk.measuring_order import round_order
 from perfwalk.store import Store
 from tests.fixtures.commands import perfwalk
 from tests.fixtures.noisy_repo import CONFIG, add_noisy_commits, noisy_history
-from tests.services.walks import kill_walk_once_stored, rows, stored_repetitions
+from tests.services.walks import Row, kill_walk_once_stored, rows, stored_repetitions
 
 COMMITS = 12
 STEP_AT = 6  # the first commit 1.5 % slower (1.5 ms on 100 ms, noise sd 1 ms)
@@ -133,18 +133,28 @@ def _order(db: Path, series_id: int, after: int) -> list[tuple[int, int]]:
     return [(index, number) for _id, index, number in sorted(found)]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_killed_extension_in_rounds_continued_adds_only_what_is_missing(
-    tmp_path: Path, seed: int
-) -> None:
-    # the same history and extension, once uninterrupted: what the killed one must end as
-    reference, reference_db = _project(tmp_path / "reference", run='order = "rounds"\n')
+@pytest.fixture(scope="module")
+def extended_in_rounds(tmp_path_factory: pytest.TempPathFactory) -> list[Row]:
+    """The rows of the history walked in rounds, then extended to 8 repetitions,
+    uninterrupted: what each killed extension must end as (its tests run on one worker,
+    tests/fixtures/workers.py, so that it is walked once)."""
+    reference, reference_db = _project(
+        tmp_path_factory.mktemp("reference"), run='order = "rounds"\n'
+    )
     assert perfwalk("run", "-c", str(reference)).returncode == exits.OK
     done = perfwalk("run", "-c", str(reference), "--extend", "1", "-n", "8")
     assert done.returncode == exits.OK, done.stderr
     expected = rows(reference_db, 1)
     assert len(expected) == len(set(expected)) == 8 * COMMITS
+    return expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_killed_extension_in_rounds_continued_adds_only_what_is_missing(
+    tmp_path: Path, seed: int, extended_in_rounds: list[Row]
+) -> None:
+    expected = extended_in_rounds
 
     path, db = _project(tmp_path / "killed", run='order = "rounds"\n')
     assert perfwalk("run", "-c", str(path)).returncode == exits.OK
