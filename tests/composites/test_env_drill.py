@@ -23,13 +23,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from perfwalk.store import Store
+from tests.fixtures.commands import perfwalk_with
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
 BENCH = r"""#include <stdio.h>
@@ -140,18 +140,6 @@ run_env = {{ LD_LIBRARY_PATH = "{libs}/lib-1x-copy" }}
 LOOPS = 3_000_000
 #: the library's loop in lib-1x (lib-2x: twice as many)
 WORK = 8_000_000
-PERFWALK = (sys.executable, "-m", "perfwalk")
-
-
-def _perfwalk(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*PERFWALK, *args, "-c", str(config)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-        cwd=config.parent,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -190,20 +178,20 @@ def walked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     commits = make_repo(folder / "project", specs)
     config = folder / "perfwalk.toml"
     config.write_text(CONFIG.format(builds=folder / "builds", libs=libs), encoding="utf-8")
-    walk = _perfwalk(config, "run", "--walk", "nightly")
+    walk = perfwalk_with(config, "run", "--walk", "nightly")
     assert walk.returncode == 0, walk.stdout + walk.stderr
     return config, commits
 
 
 def _drill_env(config: Path, *args: str) -> tuple[int, dict[str, object]]:
-    done = _perfwalk(config, "drill-env", *args, "--format", "json")
+    done = perfwalk_with(config, "drill-env", *args, "--format", "json")
     assert done.returncode in (0, 1, 4), done.stdout + done.stderr
     return done.returncode, json.loads(done.stdout)
 
 
 def test_a_step_no_commit_made_follows_the_environment(walked: tuple[Path, list[str]]) -> None:
     config, commits = walked
-    changes = _perfwalk(config, "changes", "--all", "--format", "json")
+    changes = perfwalk_with(config, "changes", "--all", "--format", "json")
     found = json.loads(changes.stdout)["changes"]
     at_5 = [c for c in found if commits[5].startswith(c["after"]["commit"])]
     assert at_5, [c["after"]["commit"][:8] for c in found]  # the walk saw it at checkout 5
@@ -291,7 +279,7 @@ def test_a_step_the_code_made_with_one_library_is_the_codes(
     walked: tuple[Path, list[str]],
 ) -> None:
     config, commits = walked
-    done = _perfwalk(config, "drill-env", "--between", commits[11], commits[12], "--metric",
+    done = perfwalk_with(config, "drill-env", "--between", commits[11], commits[12], "--metric",
                      "linked.time", "--environments", "lib-1x,lib-1x-copy")  # fmt: skip
     print(done.stdout)
     # one build of the library at two paths: the commit's second call is the step
@@ -313,15 +301,15 @@ def test_bad_environments_are_refused_with_what_the_file_has(
     walked: tuple[Path, list[str]],
 ) -> None:
     config, commits = walked
-    one = _perfwalk(config, "drill-env", "--between", commits[0], commits[1], "--metric",
+    one = perfwalk_with(config, "drill-env", "--between", commits[0], commits[1], "--metric",
                     "bench.time", "--environments", "old-image")  # fmt: skip
     assert one.returncode == 2
     assert "drill-env compares two environments or more" in one.stderr
-    unknown = _perfwalk(config, "drill-env", "--between", commits[0], commits[1], "--metric",
+    unknown = perfwalk_with(config, "drill-env", "--between", commits[0], commits[1], "--metric",
                         "bench.time", "--environments", "old-image,gcc-99")  # fmt: skip
     assert unknown.returncode == 2
     assert "no [[environment]] named 'gcc-99'" in unknown.stderr
     assert "known: old-image, new-image, twice, lib-1x, lib-2x, lib-1x-copy" in unknown.stderr
-    nothing = _perfwalk(config, "drill-env")
+    nothing = perfwalk_with(config, "drill-env")
     assert nothing.returncode == 2
     assert "drill-env needs the change to compare" in nothing.stderr

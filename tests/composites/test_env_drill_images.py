@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from tests.fixtures.commands import perfwalk_with
 from tests.fixtures.containers import ENGINE, busybox_image
 from tests.fixtures.synthetic_repo import CommitSpec, make_repo
 
@@ -93,13 +93,16 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, li
         yield config, commits
 
 
+def _drill(
+    config: Path, commits: list[str], environments: str, *more: str
+) -> subprocess.CompletedProcess[str]:
+    """``perfwalk drill-env`` of bench.time between the two commits, in ``environments``."""
+    between = ("--between", commits[0], commits[1], "--metric", "bench.time")
+    return perfwalk_with(config, "drill-env", *between, "--environments", environments, *more)
+
+
 def _drill_env(config: Path, commits: list[str], environments: str) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-m", "perfwalk", "drill-env", "--between", commits[0], commits[1],
-         "--metric", "bench.time", "--environments", environments, "--format", "json",
-         "-c", str(config)],
-        capture_output=True, text=True, check=False, timeout=600, cwd=config.parent,
-    )  # fmt: skip
+    done = _drill(config, commits, environments, "--format", "json")
     assert done.returncode in (0, 1), done.stdout + done.stderr
     answer: dict[str, object] = json.loads(done.stdout)
     return answer
@@ -131,11 +134,7 @@ def test_a_build_made_in_its_image(project: tuple[Path, list[str]]) -> None:
     for at in ("before", "after"):
         assert 99 < medians[(at, "machine")] < 101, medians  # built on this machine
         assert 199 < medians[(at, "rebuilt")] < 202, medians  # built in the image
-    logs = subprocess.run(
-        [sys.executable, "-m", "perfwalk", "log", f"{answer['series']}:2", "--build",
-         "-c", str(config)],
-        capture_output=True, text=True, check=False, timeout=120, cwd=config.parent,
-    )  # fmt: skip
+    logs = perfwalk_with(config, "log", f"{answer['series']}:2", "--build")
     assert "level from the image" in logs.stdout, logs.stdout + logs.stderr
 
 
@@ -152,11 +151,7 @@ def test_an_image_that_does_not_exist_stops_the_drill_naming_it(
         f"engine = {json.dumps(ENGINE)}\n",
         encoding="utf-8",
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "perfwalk", "drill-env", "--between", commits[0], commits[1],
-         "--metric", "bench.time", "--environments", "old,gone", "-c", str(broken)],
-        capture_output=True, text=True, check=False, timeout=600, cwd=tmp_path,
-    )  # fmt: skip
+    done = _drill(broken, commits, "old,gone")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "did not build in gone" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
@@ -166,11 +161,7 @@ def test_a_side_whose_test_fails_is_named_with_its_failure_and_its_log(
     project: tuple[Path, list[str]],
 ) -> None:
     config, commits = project
-    done = subprocess.run(
-        [sys.executable, "-m", "perfwalk", "drill-env", "--between", commits[0], commits[1],
-         "--metric", "bench.time", "--environments", "old,failing", "-c", str(config)],
-        capture_output=True, text=True, check=False, timeout=600, cwd=config.parent,
-    )  # fmt: skip
+    done = _drill(config, commits, "old,failing")
     assert done.returncode == 2, done.stdout + done.stderr
     said = done.stderr
     series = re.search(
@@ -179,8 +170,5 @@ def test_a_side_whose_test_fails_is_named_with_its_failure_and_its_log(
         said,
     )
     assert series is not None, said
-    log = subprocess.run(
-        [sys.executable, "-m", "perfwalk", "log", f"{series.group(1)}:2", "-c", str(config)],
-        capture_output=True, text=True, check=False, timeout=120, cwd=config.parent,
-    )  # fmt: skip
+    log = perfwalk_with(config, "log", f"{series.group(1)}:2")
     assert "told to fail" in log.stdout, log.stdout + log.stderr

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from perfwalk.store import Store
+from tests.fixtures.commands import perfwalk_with
 from tests.fixtures.receivers import Hook
 from tests.fixtures.synthetic_repo import CommitSpec, git, make_repo
 
@@ -60,7 +59,6 @@ prove_repetitions = 20
 """
 
 CULPRIT_AT = 4
-PERFWALK = (sys.executable, "-m", "perfwalk")
 
 
 def _history(path: Path) -> dict[str, str]:
@@ -113,17 +111,6 @@ def _history(path: Path) -> dict[str, str]:
     }
 
 
-def _perfwalk(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*PERFWALK, *args, "-c", str(config)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-        cwd=config.parent,
-    )
-
-
 @pytest.fixture(scope="module")
 def drilled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], int]:
     """The project walked on main and its change drilled: the configuration, the
@@ -132,9 +119,9 @@ def drilled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     commits = _history(folder / "project")
     config = folder / "perfwalk.toml"
     config.write_text(CONFIG.format(counter=folder / "counter"), encoding="utf-8")
-    walked = _perfwalk(config, "run", "--walk", "nightly")
+    walked = perfwalk_with(config, "run", "--walk", "nightly")
     assert walked.returncode == 0, walked.stdout + walked.stderr
-    drill = _perfwalk(config, "drill", "--format", "json")
+    drill = perfwalk_with(config, "drill", "--format", "json")
     assert drill.returncode == 0, drill.stdout + drill.stderr
     (answer,) = json.loads(drill.stdout)["drills"]
     assert (answer["verdict"], answer["commit"]) == ("culprit", commits["culprit"])
@@ -145,7 +132,7 @@ def test_the_culprit_still_costs_on_main_and_its_revert_gives_it_back(
     drilled: tuple[Path, dict[str, str], int],
 ) -> None:
     config, commits, drill = drilled
-    proved = _perfwalk(config, "prove", "--format", "json")
+    proved = perfwalk_with(config, "prove", "--format", "json")
     assert proved.returncode == 1, proved.stdout + proved.stderr  # the cost is still there
     (proof,) = json.loads(proved.stdout)["proofs"]
     assert (proof["drill"], proof["culprit"]) == (drill, commits["culprit"])
@@ -165,7 +152,7 @@ def test_the_culprit_still_costs_on_main_and_its_revert_gives_it_back(
         assert name == f"revert-{commits['culprit'][:12]}.diff"
         assert "-1.30\n+1.00" in patch
     # asked again on the same tip: the stored proof, nothing measured again
-    again = _perfwalk(config, "prove")
+    again = perfwalk_with(config, "prove")
     assert again.returncode == 1
     assert re.search(rf"drill {drill}: proved before on this tip: reverting", again.stdout)
 
@@ -174,7 +161,7 @@ def test_a_tip_where_the_cost_moved_elsewhere_says_no_longer(
     drilled: tuple[Path, dict[str, str], int],
 ) -> None:
     config, commits, drill = drilled
-    proved = _perfwalk(config, "prove", str(drill), "--tip", "moved")
+    proved = perfwalk_with(config, "prove", str(drill), "--tip", "moved")
     assert proved.returncode == 0, proved.stdout + proved.stderr
     assert f"on moved ({commits['moved'][:12]}) changes bench.latency by" in proved.stdout
     assert "no longer" in proved.stdout
@@ -186,7 +173,7 @@ def test_a_revert_that_does_not_apply_is_said_and_nothing_is_built(
     config, _commits, drill = drilled
     with Store.open(f"sqlite:///{config.parent / 'perfwalk.db'}") as store:
         series_before = len(store.list_series())
-    proved = _perfwalk(config, "prove", str(drill), "--tip", "refactored", "--format", "json")
+    proved = perfwalk_with(config, "prove", str(drill), "--tip", "refactored", "--format", "json")
     assert proved.returncode == 4, proved.stdout + proved.stderr
     (proof,) = json.loads(proved.stdout)["proofs"]
     assert (proof["outcome"], proof["try"]) == ("conflict", None)
@@ -199,7 +186,7 @@ def test_a_revert_that_does_not_apply_is_said_once(
     drilled: tuple[Path, dict[str, str], int],
 ) -> None:
     config, _commits, drill = drilled
-    proved = _perfwalk(config, "prove", str(drill), "--tip", "refactored")
+    proved = perfwalk_with(config, "prove", str(drill), "--tip", "refactored")
     assert proved.returncode == 4, proved.stdout + proved.stderr
     said = proved.stdout + proved.stderr
     assert said.count("does not revert cleanly") == 1, said  # was said as progress too
@@ -215,7 +202,7 @@ def test_an_improvement_drilled_between_two_commits_is_still_given_back(
                                                  'branch = "faster"\n'),
         encoding="utf-8",
     )  # fmt: skip
-    drill = _perfwalk(config, "drill", "--between", commits["main"], commits["faster"],
+    drill = perfwalk_with(config, "drill", "--between", commits["main"], commits["faster"],
                       "--metric", "bench.latency")  # fmt: skip
     print(drill.stdout)
     assert drill.returncode == 0, drill.stdout + drill.stderr
@@ -223,7 +210,7 @@ def test_an_improvement_drilled_between_two_commits_is_still_given_back(
     # its levels in their unit as measured (two commits given by --between have none before)
     assert re.search(r"^  level [0-9.]+ ms -> [0-9.]+ ms \(-2\d\.\d %\)", drill.stdout, re.M)
     series = re.findall(r"series (\d+)$", drill.stdout, re.M)[-1]
-    proved = _perfwalk(config, "prove", series, "--tip", "faster")
+    proved = perfwalk_with(config, "prove", series, "--tip", "faster")
     print(proved.stdout)
     # its revert takes the cost back up: the improvement is still there, all of it
     assert proved.returncode == 1, proved.stdout + proved.stderr
@@ -236,10 +223,10 @@ def test_a_drill_without_a_culprit_or_a_tip_without_it_is_refused(
     drilled: tuple[Path, dict[str, str], int],
 ) -> None:
     config, commits, drill = drilled
-    unknown = _perfwalk(config, "prove", "999")
+    unknown = perfwalk_with(config, "prove", "999")
     assert unknown.returncode == 2
     assert f"no drill '999' in project project (known: {drill}" in unknown.stderr
-    before = _perfwalk(config, "prove", str(drill), "--tip", commits["culprit"] + "~1")
+    before = perfwalk_with(config, "prove", str(drill), "--tip", commits["culprit"] + "~1")
     assert before.returncode == 2
     assert f"its culprit {commits['culprit'][:12]} is not in the history of" in before.stderr
 
@@ -258,7 +245,7 @@ def test_a_watch_cycle_proves_the_culprit_its_drill_named_and_tells_it(
         "[analysis]\nsuspect_load = false\n"
     )
     config.write_text(CONFIG.format(counter=tmp_path / "counter") + told, encoding="utf-8")
-    cycle = _perfwalk(config, "watch", "--once")
+    cycle = perfwalk_with(config, "watch", "--once")
     assert cycle.returncode in (1, 4), cycle.stdout + cycle.stderr  # a regression, new
     found = r"^drill (\d+): reverting (\w+) on HEAD \((\w+)\) gives back"
     proved = re.search(found, cycle.stdout, re.MULTILINE)
