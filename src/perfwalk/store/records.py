@@ -199,8 +199,9 @@ class SeriesRow:
     def planned_repetitions(self) -> int | None:
         """How many repetitions a walk plans at a checkout (the most, when adaptive): a
         repetition beyond them (or those planned at the checkout when more:
-        :meth:`planned_at`) is a re-measure of a change (``[run] confirm``, stored with
-        the next free numbers). None for a drill (it asks for more as it goes)."""
+        :meth:`planned_at`) is a re-measure of a change (``[run] confirm``, numbered
+        after them and after those stored). None for a drill (it asks for more as it
+        goes)."""
         if self.kind not in ("walk", "variant"):
             return None
         if self.measuring is not None and self.measuring.repetitions_max is not None:

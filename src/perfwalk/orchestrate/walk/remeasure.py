@@ -52,13 +52,13 @@ class Remeasure:
         stopped below their most)."""
         store, series_id = self.setup.store, self.setup.series_id
         self._ready, self._installed, self._next = {}, None, {}
-        series = store.series(series_id)
-        for row in store.checkouts(series_id):
+        series, rows = store.series(series_id), store.checkouts(series_id)
+        for row in rows:
             self._next[row.idx] = series.planned_at(row) or 0
         for index, rep in store.done_repetitions(series_id):
             self._next[index] = max(self._next.get(index, 0), rep + 1)
         self.repetitions.warm = set()
-        self.progress.start(0, total, len(self.setup.store.checkouts(self.setup.series_id)))
+        self.progress.start(0, total, len(rows))
 
     def once(self, planned: PlannedCheckout) -> OneMore | None:
         """One more repetition of a checkout (its warm-up runs before its first in this
