@@ -17,12 +17,16 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from perfwalk.analysis.adaptive_walk import MOST
 from perfwalk.cli import exits
 from perfwalk.cli.main import main
+from perfwalk.config import load_config
+from perfwalk.store import Store
 from tests.fixtures.synthetic_repo import numbered_repo
 from tests.services.test_machine_load import Hogs
 from tests.services.walks import walk_config
@@ -65,13 +69,14 @@ def _project(tmp_path: Path, command: str, *, repetitions: int, run: str = "") -
     return path
 
 
-def _loaded_walk(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """`perfwalk run` while CPU-bound processes keep every core busy: its output."""
+def _loaded_walk(path: Path, capsys: pytest.CaptureFixture[str], *options: str) -> str:
+    """`perfwalk run` (with ``options``) while CPU-bound processes keep every core busy:
+    its output."""
     hogs = Hogs()
     try:
         hogs.start(2 * (os.cpu_count() or 1))
         time.sleep(0.5)  # the load is on before the first repetition
-        code = main(["run", "-c", str(path)])
+        code = main(["run", "-c", str(path), *options])
     finally:
         hogs.stop()
     out = capsys.readouterr().out
@@ -165,6 +170,42 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
     assert '<h2 id="sight">What the walk could see</h2>' in html
     for metric in floors:
         assert f"{metric}: " in html
+
+
+# not alone, as the one above
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
+def test_an_adaptive_walk_under_load_finds_the_doubling_or_says_undecided_within_bounds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adaptive walk's choices (which checkouts, how many more repetitions beside a
+    located step) read loaded values: whatever they chose, it stays within its budget
+    of checkouts and :data:`MOST` times the repetitions at each, and never says "no
+    changes found" of the step it could not see."""
+    monkeypatch.delenv("COLUMNS", raising=False)  # lines whole, as in a file
+    script = tmp_path / "bench.py"
+    script.write_text(BENCH.replace("STEP", str(STEP)), "utf-8")
+    counts = tmp_path / "counts"
+    counts.mkdir()
+    values = " ".join(str(v) for reps in REPLAYED for v in reps)
+    path = _project(tmp_path, f"{sys.executable} {script} {counts} {values}", repetitions=3)
+    _loaded_walk(path, capsys, "--adaptive", "--budget", "6")
+
+    code, text = _cli(capsys, "changes", "-c", str(path))
+    with capsys.disabled():  # what it said, in the test's log
+        print(f"\nchanges: exit {code}\n{text}")
+    assert "no changes found" not in text
+    listed = {
+        m for line in text.splitlines() for m in ("bench.replayed", "bench.work") if m in line
+    }
+    assert listed == {"bench.replayed", "bench.work"}, text  # each found, or undecided
+    config = load_config(path)
+    with Store.open(config.store.url) as store:
+        (series,) = store.list_series()
+        rows = store.checkouts(series.id)
+        done = Counter(idx for idx, _rep in store.done_repetitions(series.id))
+    assert len(rows) <= 6
+    assert all(done[row.idx] <= MOST * 3 for row in rows), done
+    assert all((row.planned_repetitions or 0) <= MOST * 3 for row in rows)
 
 
 ALL_LOADED_STEP = f"n=$(cat n.txt); echo VALUE $(( n < {STEP} ? 100 : 200 )) ms latency"
