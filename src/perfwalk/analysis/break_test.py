@@ -313,7 +313,7 @@ class BreakTest:
         independent = shorter * (1 / l1 + 1 / l2) / unit
         score = t
         if not sharp or abs(diff) < PLAIN_STEP * math.sqrt(0.5 * (v1 + v2)):
-            score = t / math.hypot(1.0, tuning.short_level / independent)
+            score = t / self.bar(independent)
         score = min(score, self.meaningful(m1, diff, v1, v2))
         w = tuning.jump_window
         # long levels: a jump here, or only a slow drift? (asked for steps smaller than
@@ -328,6 +328,12 @@ class BreakTest:
                 tuning.threshold * near / abs(diff) / (tuning.jump_share * relax) if diff else 0.0,
             )
         return score
+
+    def bar(self, independent: float) -> float:
+        """How many times ``threshold`` standard errors a level of so many independent
+        points must differ by from its neighbour (a short level has more places to be,
+        a mean of few values heavier tails)."""
+        return math.hypot(1.0, self.tuning.short_level / independent)
 
     def meaningful(self, before: float, diff: float, v1: float, v2: float) -> float:
         """``threshold`` or more when a step of ``diff`` from the level ``before`` (minus

@@ -23,7 +23,9 @@ points):
 4. **Backward elimination**: the weakest candidate is removed until each break
    left passes the test below against its two neighbouring levels; after each
    removal the neighbours move to their best place (least squares) near where
-   they were. Then each level is searched for a break the candidates missed.
+   they were. Then each level is searched for a break the candidates missed, and
+   each break for two steps too close for the moving sums to tell apart (a
+   staircase whose break landed between them).
 5. **Test of a break** (:mod:`perfwalk.analysis.break_test`): the difference of
    the two levels' means over its standard error, against a bar that rises for
    short levels (but for a plain, sharp step), at least ``min_effect`` noise units
@@ -161,6 +163,7 @@ class _Search(BreakTest):
         super().__init__(x, tuning, logarithms)
         self.radius: dict[int, int] = {}  # how far each candidate break may move
         self.searched: set[tuple[int, int]] = set()  # levels complete() found nothing in
+        self.unsplit: set[tuple[int, int, int]] = set()  # breaks split() left as they are
 
     # -- the whole search -------------------------------------------------------------
 
@@ -176,6 +179,7 @@ class _Search(BreakTest):
             self.correlation, self.factor = correlation, fit.factor
             self.sides.clear()  # their point variances depend on both
             self.searched.clear()
+            self.unsplit.clear()
             found = self.complete(self.eliminate(found))
         found = self.polish(found)
         edges = [0, *found, self.n]
@@ -267,8 +271,9 @@ class _Search(BreakTest):
         return out
 
     def complete(self, found: list[int]) -> list[int]:
-        """Search each level for one break the candidates missed, and the levels that
-        leaves again, a few rounds at most."""
+        """Search each level for one break the candidates missed and each break for the
+        two steps it stands between (:meth:`split`), and the levels that leaves again,
+        a few rounds at most."""
         ml = self.tuning.min_size
         threshold = self.tuning.threshold
         for _ in range(_ROUNDS):
@@ -282,10 +287,53 @@ class _Search(BreakTest):
                         self.radius[k] = max(2, ml)
                     else:  # nothing there while the model holds
                         self.searched.add((a, b))
-            if not extra:
+            split = self.split(found)
+            if not extra and split == found:
                 break
-            found = self.eliminate(sorted(found + extra))
+            found = self.eliminate(sorted({*split, *extra}))
         return found
+
+    def split(self, found: list[int]) -> list[int]:
+        """Each break that stands between two steps too close for the moving sums to
+        tell apart (a staircase: its break lands between them, and the levels on
+        either side each hold a step too near it to leave a level) replaced by those
+        two, when both pass and, as one break more, save as much of the least squares
+        as a short level's test asks of a level as long as the one between them."""
+        ml = self.tuning.min_size
+        threshold = self.tuning.threshold
+        edges = [0, *found, self.n]
+        out: list[int] = []
+        for a, c, b in zip(edges, edges[1:], edges[2:], strict=False):
+            if c - a > ml and b - c > ml and (a, c, b) not in self.unsplit:
+                k1 = self.best_split(a, c, a + ml, c - 1)
+                k2 = self.best_split(c, b, c + 1, b - ml)
+                if (
+                    k2 - k1 >= ml
+                    and self.gain(a, (c,), (k1, k2), b) >= threshold * self.bar(k2 - k1)
+                    and self.score(a, k1, k2) >= threshold
+                    and self.score(k1, k2, b) >= threshold
+                ):
+                    out += (k1, k2)
+                    self.radius[k1] = self.radius[k2] = max(2, ml)
+                    continue
+                self.unsplit.add((a, c, b))
+            out.append(c)
+        return out
+
+    def gain(self, a: int, one: tuple[int, ...], two: tuple[int, ...], b: int) -> float:
+        """How much better the breaks ``two`` fit the points a..b-1 than the breaks
+        ``one``: the square root of the least squares they save, in units of the local
+        noise (correlated noise has larger sums: its long-run variance). For one break
+        more, as for one break in a level, it is that break's difference of means over
+        its standard error."""
+        S, Q = self.S, self.Q
+
+        def squares(edges: tuple[int, ...]) -> float:
+            return math.fsum(Q[e] - Q[d] - (S[e] - S[d]) ** 2 / (e - d) for d, e in pairwise(edges))
+
+        saved = squares((a, *one, b)) - squares((a, *two, b))
+        noise = self.factor * self.correlation.long_run() * (self.V[b] - self.V[a]) / (b - a)
+        return math.sqrt(saved / noise) if saved > 0 else 0.0
 
     # -- what is not a step ------------------------------------------------------------
 
