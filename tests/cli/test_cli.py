@@ -115,7 +115,7 @@ def test_run_then_inspect(config: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "100.0 ms ±0.0 %" in out
     code, out, _err = run(capsys, "export", "-c", str(config))
     document = json.loads(out)
-    assert (document["format"], document["version"]) == ("perfwalk-export", 3)
+    assert (document["format"], document["version"]) == ("perfwalk-export", 4)
     assert len(document["series"][0]["checkouts"]) == 5
 
 

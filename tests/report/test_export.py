@@ -15,7 +15,7 @@ from tests.report.history import make_fixed_store
 
 DOCUMENT: dict[str, Any] = {
     "format": "perfwalk-export",
-    "version": 3,
+    "version": 4,
     "series": [
         {
             "id": 7,
@@ -84,7 +84,7 @@ def test_each_series_and_value_carries_its_variant(tmp_path: Path) -> None:
         rows = list(csv.DictReader(io.StringIO(export(store, None, "csv"))))
         gnuplot = export(store, [fixed.daily, fixed.fast], "gnuplot").splitlines()
     assert (document["format"], document["version"]) == ("perfwalk-export", EXPORT_VERSION)
-    assert EXPORT_VERSION == 3
+    assert EXPORT_VERSION == 4
     series = {s["id"]: s for s in document["series"]}
     walk, fast = series[fixed.daily], series[fixed.fast]
     assert (walk["kind"], walk["variant"], walk["parent"]) == ("walk", "base", None)
@@ -173,3 +173,29 @@ def test_json_exports_each_repetitions_steps_and_snapshots(tmp_path: Path) -> No
             "after": {"UdpOutDatagrams": 9, "Bytes": big},  # exact, however large
         }
     ]
+
+
+def test_json_tells_the_walks_own_repetitions_from_a_changes_re_measures(
+    tmp_path: Path,
+) -> None:
+    """A walk of 3 repetitions a checkout: checkout 0 has a re-measure of a change
+    (numbered after them), checkout 1 was planned 5 (an adaptive walk's, where its
+    level was not clear): its repetitions 3 and 4 are its own."""
+    from tests.store.factories import checkout, new_series, repetition
+
+    with Store.open(f"sqlite:///{tmp_path / 'store.db'}") as store:
+        series_id = store.create_series(new_series(repetitions=3))
+        first = store.add_checkout(series_id, checkout(0))
+        second = store.add_checkout(series_id, checkout(1))
+        store.plan_repetitions(second, 5)
+        for checkout_id, count in ((first, 4), (second, 5)):
+            for idx in range(count):
+                store.add_repetition(checkout_id, repetition(idx))
+        (series,) = json.loads(export(store, [series_id], "json"))["series"]
+        rows = list(csv.DictReader(io.StringIO(export(store, [series_id], "csv"))))
+    assert series["planned_repetitions"] == 3
+    one, two = series["checkouts"]
+    assert (one["planned_repetitions"], two["planned_repetitions"]) == (3, 5)
+    assert [r["remeasure"] for r in one["repetitions"]] == [False, False, False, True]
+    assert [r["remeasure"] for r in two["repetitions"]] == [False] * 5
+    assert len(rows) == 3 * 9  # every value still has its row (iperf's two, ping's one)

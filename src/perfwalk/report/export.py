@@ -10,6 +10,9 @@ three always agree. Format history (docs/export.md):
      id) and ``snapshots`` (each [[snapshot]]'s counters before and after a test);
      each checkout ``ran`` (each host's kernel and compiler, the symbol list's counts
      against the previous checkout), JSON only
+  4  how many repetitions the walk planned: ``planned_repetitions`` of each series and
+     checkout, and ``remeasure`` of each repetition (a re-measure of a change, not
+     the walk's own), JSON only
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from perfwalk.numbers import json_text
 from perfwalk.untrusted import show_controls
 
 EXPORT_FORMAT = "perfwalk-export"
-EXPORT_VERSION = 3
+EXPORT_VERSION = 4
 FORMATS = ("json", "csv", "gnuplot")
 
 Document = Mapping[str, Any]

@@ -110,12 +110,14 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
     checkouts = []
     ran = store.build_facts.of_series(series.id)
     for row in store.checkouts(series.id):
+        planned = series.planned_at(row)
         repetitions = [
             {
                 "index": rep.idx,
                 "started_at": _iso(rep.started_at),
                 "finished_at": _iso(rep.finished_at),
                 "between_status": None if rep.between_status is None else rep.between_status.name,
+                "remeasure": planned is not None and rep.idx >= planned,
                 "tests": [
                     {
                         "name": result.test,
@@ -149,6 +151,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
                 "build_seconds": row.build_seconds,
                 "quirks": list(row.quirks),
                 "commits_since": row.commit_count,
+                "planned_repetitions": planned,
                 "commits": [_commit(c) for c in store.commits_since(row.id)],
                 "repetitions": repetitions,
                 "ran": _ran(ran.get(row.idx)),
@@ -165,6 +168,7 @@ def _series(store: Store, series: SeriesRow) -> dict[str, Any]:
         "to": series.to_spec,
         "step": series.step,
         "repetitions": series.repetitions,
+        "planned_repetitions": series.planned_repetitions,
         "between": series.between,
         "host": series.host,
         "state": series.state,
