@@ -78,9 +78,12 @@ def test_a_signal_stops_the_walk_like_ctrl_c_and_leaves_no_process(
 
 @pytest.mark.slow
 def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_resume_measures(
-    make_config: MakeConfig, tmp_path: Path
+    make_config: MakeConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     marks = _marks(tmp_path)
+    work = tmp_path / "tmp"  # where the walks make their work directories
+    work.mkdir()
+    monkeypatch.setenv("TMPDIR", str(work))
     # the test also notes any process of the killed walk that still runs while it measures
     seen = (
         f"for p in $(cat {marks}/orphans 2>/dev/null); do "
@@ -97,6 +100,8 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     assert f"series 1 'project 1day': running (pid {walk.pid} on" in out, out
     walk.kill()
     assert walk.wait(timeout=30) == -signal.SIGKILL
+    # a kill -9 leaves its work directory and the one of its ssh control sockets
+    assert sorted(p.name[:7] for p in work.iterdir()) == ["perfwal", "pw-ssh-"]
 
     code, out, _err = finished("status", "-c", cfg)
     assert f"series 1 'project 1day': interrupted: its walk (pid {walk.pid} on " in out, out
@@ -122,6 +127,7 @@ def test_a_killed_walk_is_told_apart_and_its_processes_are_stopped_before_the_re
     code, out, _err = finished("status", "-c", cfg)
     assert "series 1 'project 1day': finished" in out
     assert "repetitions 20 of 22 (2 not run: build failed)" in out
+    assert list(work.iterdir()) == []  # the resume removed the killed walk's, then its own
 
 
 @pytest.mark.slow

@@ -3,7 +3,9 @@ and the ``{host.<role>.<variable>}`` placeholders.
 
 A :class:`Topology` holds opened hosts (local or ssh) by name. Each host gets a
 work directory of its own for the run (``mktemp -d`` on the host: service logs
-and pid files, installed files, the ``{hostdir}`` placeholder), removed at the end.
+and pid files, installed files, the ``{hostdir}`` placeholder), removed at the end;
+those that killed runs of this machine left there are removed as it is made
+(:mod:`perfwalk.orchestrate.hosts.workdirs`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from dataclasses import dataclass, field
 from perfwalk.config.settings import default_of
 from perfwalk.errors import ConfigError, HostError
 from perfwalk.hosts.base import Host
-
-MAKE_WORKDIR = 'mktemp -d "${TMPDIR:-/tmp}/perfwalk.XXXXXX"'
+from perfwalk.orchestrate.hosts import workdirs
 
 
 @dataclass(frozen=True)
@@ -108,14 +109,19 @@ class Topology:
             if name in self._workdirs:
                 return self._workdirs[name]
         member = self.members[name]
-        done = member.host.run(["sh", "-c", MAKE_WORKDIR], timeout=60)
-        path = done.stdout.text().strip()
+        me = workdirs.this_run()
+        owner = "" if me is None else me.text()
+        done = member.host.run(["sh", "-c", workdirs.MAKE_WORKDIR, "sh", owner], timeout=60)
+        path, others = workdirs.made(done.stdout.text())
         if done.returncode != 0 or not path.startswith("/"):
             why = done.error or done.stderr.text().strip() or f"exit {done.returncode}"
             raise HostError(
                 f"host {name}: cannot make a work directory: {why}",
                 hint="check that the host is reachable and its $TMPDIR (or /tmp) is writable",
             )
+        left = [] if me is None else workdirs.left_over(others, me)
+        if left:  # best effort: what a killed run left is no reason to stop this one
+            member.host.run(["rm", "-rf", "--", *left], timeout=60)
         with self._lock:
             return self._workdirs.setdefault(name, path)
 

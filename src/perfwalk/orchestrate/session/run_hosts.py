@@ -18,6 +18,7 @@ from perfwalk.errors import HostError
 from perfwalk.hosts.base import Host, Reconnecting
 from perfwalk.hosts.local import LocalHost
 from perfwalk.hosts.ssh import SshHost, SshTarget
+from perfwalk.orchestrate.hosts import workdirs
 from perfwalk.orchestrate.hosts.power import power_on
 from perfwalk.orchestrate.hosts.together import run_together
 from perfwalk.orchestrate.hosts.topology import Member, Power, Topology
@@ -126,10 +127,15 @@ def connect_all(topology: Topology) -> list[str]:
     return [said for said in run_together(jobs) if said] if jobs else []
 
 
+#: the name of a run's directory of ssh control sockets starts so
+_CONTROL = "pw-ssh-"
+
+
 @contextlib.contextmanager
 def control_directory() -> Iterator[Path]:
     """A private directory for the ssh control sockets (short path: sockets are ≤ 104 bytes)."""
-    path = Path(tempfile.mkdtemp(prefix="pw-ssh-"))
+    path = Path(tempfile.mkdtemp(prefix=_CONTROL))
+    workdirs.owned_here(path, _CONTROL)
     try:
         yield path
     finally:
