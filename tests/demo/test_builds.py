@@ -60,12 +60,15 @@ def test_the_last_commit_passes_its_own_tests(demo: DemoProject, build: Build) -
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("direction", "low", "high"), [("slower", 1.2, 2.0), ("faster", 0.5, 0.85)]
+    ("direction", "low", "high"), [("slower", 1.2, 5.0), ("faster", 0.2, 0.85)]
 )
 def test_the_benchmark_changes_speed_at_the_known_commit(
     demo: DemoProject, build: Build, direction: str, low: float, high: float
 ) -> None:
-    """Best of 5 runs on each side, run in turns so that a busy machine slows both alike."""
+    """Best of 5 runs on each side, run in turns so that a busy machine slows both alike.
+    By how much depends on the processor (a second pass over each block costs what its
+    memory makes it cost): a third longer and a quarter less on most, 143 µs → 58 µs
+    on one 2-core VM; so only a clear change in its direction is asserted."""
     event = demo.event(direction)  # type: ignore[arg-type]
     after = event.commit
     before = demo.commits[demo.commits.index(after) - 1]
