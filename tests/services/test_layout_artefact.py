@@ -121,7 +121,9 @@ def _changes(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[
     """``perfwalk changes`` of the walk: its exit status, and the changes of the
     metrics at the fifth checkout, by metric."""
     status = main(["changes", "-c", str(path), "--format", "json"])
-    events = json.loads(capsys.readouterr().out)["changes"]
+    report = json.loads(capsys.readouterr().out)
+    print(json.dumps({key: report[key] for key in ("changes", "floors")})[:6000])
+    events = report["changes"]
     found = {
         metric["name"]: metric
         for event in events
