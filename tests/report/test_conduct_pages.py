@@ -5,7 +5,6 @@ text, never markup; a run's page is written again only when the run changed."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from perfwalk.services.conduct import ConductResult, make_parser, parse_run
 from perfwalk.services.publish import store_state
 from perfwalk.store import Store
 from tests.conduct.runs import HOSTILE_NAME, play_local, store_run
+from tests.fixtures.site_digests import site_digests
 
 
 class _Links(HTMLParser):
@@ -56,10 +56,12 @@ def _read(path: Path) -> _Links:
 
 
 def _digests(site: Path) -> dict[str, str]:
+    """The pages' digests (:func:`site_digests`: not those that say the second of the
+    publish that wrote them), the site's state left out."""
     return {
-        str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in site.rglob("*")
-        if p.is_file() and layout.STATE_DIR not in p.parts
+        name: digest
+        for name, digest in site_digests(site).items()
+        if layout.STATE_DIR not in Path(name).parts
     }
 
 
