@@ -273,3 +273,17 @@ def test_scale_free_and_for_numbers_of_both_signs() -> None:
     assert floor_of(huge).relative == pytest.approx(floor.relative)
     tiny = [[v * 2.0**-1000 for v in s] for s in sets]
     assert floor_of(tiny).relative == pytest.approx(times)
+
+
+def test_a_step_at_the_edge_is_no_likely_step_inside_the_level_before_it() -> None:
+    """A walk's last checkout doubled (a change at the edge): the most likely step below
+    the bar is not the flat level before it lifted by that jump (it read +16 % at 5.3
+    times what the walk could see, between checkouts 7 and 8)."""
+    medians = [12.6, 12.5, 12.6, 12.6, 12.6, 12.7, 12.7, 12.5, 12.7, 12.6, 12.6, 13.0, 25.5]
+    sets = [[v] for v in medians]
+    detection = find_change_points(sets)
+    assert [c.index for c in detection.edges] == [12]
+    floor = detection_floor(sets, detection)
+    assert floor.candidate is not None
+    assert floor.candidate.share < 1
+    assert abs(floor.candidate.relative) < 0.05

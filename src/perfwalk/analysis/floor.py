@@ -5,7 +5,8 @@ found (its **floor**), from the metric's noise, its repetitions and its checkout
 found: a walk of 8 checkouts whose points scatter by 30 % sees no change of 10 %,
 whatever happened. The floor is the step that the detector's own test
 (:mod:`perfwalk.analysis.segmentation`, "Test of a break") just passes, at each
-position of the walk between the changes it found, with the detector's own noise:
+position of the walk between the changes it found (and its steps at an end), with the
+detector's own noise:
 
 * the noise variance ``v`` of a point: the detector's local variance (the medians of
   neighbour differences in blocks of 8 points, raised from its first block on by a
@@ -171,7 +172,9 @@ def detection_floor(
     squares = [(q - p) ** 2 for p, q in pairwise(y)]
     searched = despike(y, squares, local, tuning.clip)[0]  # as the detector fits its noise
     at = {p: i for i, p in enumerate(positions)}
-    bounds = sorted({0, n, *(at[c.index] for c in detection.changes if c.index in at)})
+    # a step at an end (an edge) bounds a level too: its jump is no step inside one
+    found = (*detection.changes, *detection.edges)
+    bounds = sorted({0, n, *(at[c.index] for c in found if c.index in at)})
     first = _Pass(y, [max(v, least) for v in local], WHITE)  # as its first search weighs
     fitted = _Pass(
         y, [max(v * detection.noise_factor, least) for v in local], detection.correlation
