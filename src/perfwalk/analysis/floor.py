@@ -173,8 +173,8 @@ def detection_floor(
     searched = despike(y, squares, local, tuning.clip)[0]  # as the detector fits its noise
     at = {p: i for i, p in enumerate(positions)}
     # a step at an end (an edge) bounds a level too: its jump is no step inside one
-    found = (*detection.changes, *detection.edges)
-    bounds = sorted({0, n, *(at[c.index] for c in found if c.index in at)})
+    steps = (*detection.changes, *detection.edges)
+    bounds = sorted({0, n, *(at[c.index] for c in steps if c.index in at)})
     first = _Pass(y, [max(v, least) for v in local], WHITE)  # as its first search weighs
     fitted = _Pass(
         y, [max(v * detection.noise_factor, least) for v in local], detection.correlation
