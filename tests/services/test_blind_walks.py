@@ -89,6 +89,16 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def _replayed_project(tmp_path: Path) -> Path:
+    """The project whose benchmark replays :data:`REPLAYED` (3 repetitions a checkout)."""
+    script = tmp_path / "bench.py"
+    script.write_text(BENCH.replace("STEP", str(STEP)), "utf-8")
+    counts = tmp_path / "counts"
+    counts.mkdir()
+    values = " ".join(str(v) for reps in REPLAYED for v in reps)
+    return _project(tmp_path, f"{sys.executable} {script} {counts} {values}", repetitions=3)
+
+
 # not alone: the load is the test's own and keeps every core busy throughout; the other
 # tests of the run only add to it, and what is checked holds under any load
 @pytest.mark.skipif(not Path("/proc/stat").exists(), reason="reads /proc (Linux)")
@@ -96,12 +106,7 @@ def test_a_doubling_walked_under_load_is_found_or_undecided_with_its_floor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)  # lines whole, as in a file
-    script = tmp_path / "bench.py"
-    script.write_text(BENCH.replace("STEP", str(STEP)), "utf-8")
-    counts = tmp_path / "counts"
-    counts.mkdir()
-    values = " ".join(str(v) for reps in REPLAYED for v in reps)
-    path = _project(tmp_path, f"{sys.executable} {script} {counts} {values}", repetitions=3)
+    path = _replayed_project(tmp_path)
     c = str(path)
     walked = _loaded_walk(path, capsys)
 
@@ -182,12 +187,7 @@ def test_an_adaptive_walk_under_load_finds_the_doubling_or_says_undecided_within
     of checkouts and :data:`MOST` times the repetitions at each, and never says "no
     changes found" of the step it could not see."""
     monkeypatch.delenv("COLUMNS", raising=False)  # lines whole, as in a file
-    script = tmp_path / "bench.py"
-    script.write_text(BENCH.replace("STEP", str(STEP)), "utf-8")
-    counts = tmp_path / "counts"
-    counts.mkdir()
-    values = " ".join(str(v) for reps in REPLAYED for v in reps)
-    path = _project(tmp_path, f"{sys.executable} {script} {counts} {values}", repetitions=3)
+    path = _replayed_project(tmp_path)
     _loaded_walk(path, capsys, "--adaptive", "--budget", "6")
 
     code, text = _cli(capsys, "changes", "-c", str(path))
