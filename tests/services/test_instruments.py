@@ -78,16 +78,28 @@ def _project(
     return path
 
 
+#: the walk of :func:`quadrupled`: its checkouts on each side of the step, repetitions
+SIDE, REPETITIONS = 6, 4
+
+
 @pytest.fixture(scope="module")
-def doubled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
-    """A walk of 8 commits whose work doubles at the fifth: its config and series."""
-    path = _project(tmp_path_factory.mktemp("doubled"), [WORK] * 4 + [2 * WORK] * 4)
+def quadrupled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A walk of 12 commits whose loop turns 4 times as often from the seventh on: its
+    config and series. The user CPU time of the same work spreads by about 17 % from one
+    run to the next on a virtual machine whose host is busy (its core runs slower: the
+    same instructions take more of its time), and the start of Python does not grow
+    with the loop: a doubled loop, +55 % in 8 checkouts of 3 repetitions, is told in
+    about 1 of 8 such walks (undecided in the others, with the step as the most likely
+    one); +160 % in 12 checkouts of 4 in 300 of 300 simulated walks (independent noise
+    of that spread)."""
+    works = [WORK] * SIDE + [4 * WORK] * SIDE
+    path = _project(tmp_path_factory.mktemp("quadrupled"), works, REPETITIONS)
     result = run_series(load_config(path), RunOptions())
     return path, result.series_id
 
 
-def test_the_rusage_metrics_are_stored_beside_the_tests_value(doubled: tuple[Path, int]) -> None:
-    path, series_id = doubled
+def test_the_rusage_metrics_are_stored_beside_the_tests_value(quadrupled: tuple[Path, int]) -> None:
+    path, series_id = quadrupled
     with Store.open(load_config(path).store.url) as store:
         rows = store.passed_values(series_id)
         results = [
@@ -96,13 +108,13 @@ def test_the_rusage_metrics_are_stored_beside_the_tests_value(doubled: tuple[Pat
             for repetition in store.repetitions(checkout.id)
             for result in repetition.results
         ]
-    assert len(results) == 8 * 3
+    assert len(results) == 2 * SIDE * REPETITIONS
     assert not [r.message for r in results if "rusage" in r.message]  # no note
     metrics = values_by_metric(rows)
     declared = {m.name: m.unit for m in INSTRUMENT_METRICS[RUSAGE]}
     assert set(metrics) == {"filled", *declared}
     for name, unit in declared.items():
-        assert len(metrics[name]) == 8 * 3, name  # every repetition, none twice
+        assert len(metrics[name]) == 2 * SIDE * REPETITIONS, name  # every repetition, none twice
         assert {(row[4], row[6]) for row in metrics[name]} == {(unit, "lower")}, name
         assert all(row[5] >= 0 for row in metrics[name]), name
     assert min(row[5] for row in metrics["rusage.user_cpu"]) > 0
@@ -114,10 +126,10 @@ def test_the_rusage_metrics_are_stored_beside_the_tests_value(doubled: tuple[Pat
     print("max RSS", sorted({row[5] for row in metrics["rusage.max_rss"]}))
 
 
-def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
-    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
+def test_a_commit_that_quadruples_the_loop_is_a_change_of_user_cpu(
+    quadrupled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, _series_id = doubled
+    path, _series_id = quadrupled
     main(["changes", "-c", str(path), "--format", "json"])
     events = json.loads(capsys.readouterr().out)["changes"]
     moved = [
@@ -126,11 +138,11 @@ def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
         for metric in event["metrics"]
         if metric["name"] == "rusage.user_cpu"
     ]
-    assert [idx for idx, _metric in moved] == [4], events
+    assert [idx for idx, _metric in moved] == [SIDE], events
     metric = moved[0][1]
     assert metric["regression"] is True
-    # the loop doubled; the start of Python and the filled memory did not
-    assert 0.3 < metric["relative"] < 1.5, metric
+    # the loop turns 4 times as often; the start of Python and the filled memory do not
+    assert 0.6 < metric["relative"] < 3, metric
     print("rusage.user_cpu", metric["relative"], metric["verdict"]["state"], metric["suspect"])
 
 
@@ -138,7 +150,10 @@ def test_a_commit_that_doubles_the_work_is_a_change_of_user_cpu(
 def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
     tmp_path: Path, hogs: Hogs
 ) -> None:
-    checkouts, loaded = 6, range(3, 6)
+    # every other checkout loaded: the speed of a virtual machine's core drifts with
+    # what its host runs (the user CPU time of the same work by 20 % within seconds),
+    # and loaded and quiet checkouts side by side drift alike
+    checkouts, loaded = 8, range(1, 8, 2)
     timed = BENCH.replace("import sys", "import time\nstart = time.monotonic()", 1) + (
         'print("VALUE", time.monotonic() - start, "s wall")\n'
     )
@@ -147,9 +162,11 @@ def test_user_cpu_moves_far_less_than_wall_time_under_a_cpu_load(
     path = _project(tmp_path, [2 * WORK] * checkouts, bench=timed, env="taskset -c 0 ")
 
     def progress(step: Progress) -> None:
-        if step.message.startswith("building") and step.checkout - 1 == loaded.start:
-            hogs.start(1, cpu=0)
-            time.sleep(0.5)
+        if step.message.startswith("building"):
+            hogs.stop()
+            if step.checkout - 1 in loaded:
+                hogs.start(1, cpu=0)
+                time.sleep(0.5)
 
     result = run_series(load_config(path), RunOptions(), progress)
     hogs.stop()
@@ -236,13 +253,14 @@ print("VALUE", time.perf_counter() - started + total % 2 * 0, "s elapsed")
 """
 
 
-def _timed(tmp_path: Path, works: list[str]) -> Path:
+def _timed(tmp_path: Path, works: list[str], repetitions: int = 3) -> Path:
     """A walk of a benchmark that prints its own elapsed time (its loop and its waits,
     ``works``: "TURNS SECONDS" per commit; then a sleep as long as the file ``delay``
     says: what the machine adds), with rusage. Its wall time is mostly waits: what a
     load beside it does to the loop is small beside the steps."""
     (tmp_path / "delay").write_text("0.02\n", "utf-8")
-    return _project(tmp_path, works, bench=TIMED, env=f"MACHINE_DELAY={tmp_path / 'delay'} ")
+    delay = f"MACHINE_DELAY={tmp_path / 'delay'} "
+    return _project(tmp_path, works, repetitions, bench=TIMED, env=delay)
 
 
 def _elapsed_chain(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
@@ -263,8 +281,10 @@ def test_a_change_of_wall_time_that_its_instruments_share_is_the_codes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the loop runs 4 times as long and the code waits 0.3 s more: wall time and user
-    # CPU move (the start of Python and the memory fill do not: user CPU about +150 %)
-    path = _timed(tmp_path, [f"{WORK} 0.02"] * 4 + [f"{4 * WORK} 0.3"] * 4)
+    # CPU move (the start of Python and the memory fill do not: user CPU about +150 %;
+    # a walk as long as :func:`quadrupled`'s, for the user CPU time's spread)
+    works = [f"{WORK} 0.02"] * SIDE + [f"{4 * WORK} 0.3"] * SIDE
+    path = _timed(tmp_path, works, REPETITIONS)
     run_series(load_config(path), RunOptions())
     chain = _elapsed_chain(path, capsys)
     assert "its instruments: " in chain
@@ -294,12 +314,12 @@ def test_a_change_of_wall_time_its_instruments_did_not_see_is_never_the_codes(
 
 
 def test_a_drill_told_one_metric_drills_that_one(
-    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
+    quadrupled: tuple[Path, int], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, series_id = doubled
+    path, series_id = quadrupled
     metric = ["--metric", "bench.rusage.user_cpu", "--format", "json"]
     budget = ["--max-repetitions", "6"]  # which metric it drills is said at once
-    code = main(["drill", "-c", str(path), f"{series_id}:4", *metric, *budget])
+    code = main(["drill", "-c", str(path), f"{series_id}:{SIDE}", *metric, *budget])
     out = capsys.readouterr().out
     print(out[:2000])
     (answer,) = json.loads(out)["drills"]
@@ -319,10 +339,10 @@ def test_a_drill_told_one_metric_drills_that_one(
     ],
 )
 def test_a_drill_told_a_metric_it_cannot_drill_says_why(
-    doubled: tuple[Path, int], capsys: pytest.CaptureFixture[str], given: list[str], said: str
+    quadrupled: tuple[Path, int], capsys: pytest.CaptureFixture[str], given: list[str], said: str
 ) -> None:
-    path, series_id = doubled
-    assert main(["drill", "-c", str(path), f"{series_id}:4", *given]) == 2
+    path, series_id = quadrupled
+    assert main(["drill", "-c", str(path), f"{series_id}:{SIDE}", *given]) == 2
     err = capsys.readouterr().err
     print(err)
     assert said in err

@@ -142,7 +142,7 @@ def test_a_drill_shows_the_slower_function_first(
     assert (answer["verdict"], answer["commit"]) == ("culprit", ids[SLOWER_AT])
     profile = answer["profile"]
     first = profile["functions"][0]
-    assert first["name"] == HOT
+    assert first["name"] == HOT, profile["functions"][:4]
     assert first["self_delta"] > 0
     assert len(profile["functions"]) <= 20
     with Store.open(config.store.url) as store:
