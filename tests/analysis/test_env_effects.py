@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from perfwalk.analysis.env_effects import env_effects
+from perfwalk.analysis.env_effects import comparisons, each_confidence, env_effects
+from perfwalk.analysis.ministat import Sample, difference
 
 ENVS = ("gcc-12", "gcc-13")
 
@@ -94,3 +95,44 @@ def test_noise_and_drift_alone_invent_no_explanation() -> None:
     counts = {v: said.count(v) for v in set(said)}
     assert set(said) <= {"neither", "undecided"}, counts
     assert said.count("undecided") <= 10, counts
+
+
+@pytest.mark.parametrize("noise", [0.10, 0.17])
+def test_noise_as_wide_as_the_min_change_seldom_makes_a_commit_count(noise: float) -> None:
+    """The compiler's step (-60 %), the two commits the same, the repetitions spread by
+    10 or 17 % (a busy virtual machine's CPU time), a drift of 20 % over the run
+    (min_change 5 %): each commit's effect is compared at 98.75 %, so that the four
+    effects together hold at 95 %, and a commit that changed nothing counts in at most
+    2.5 % of 400 drills (two of the four comparisons are of nothing). At 95 % each, as
+    ministat compares two samples, 4 and 7 % of them did, and 2 and 4 % said "both"."""
+    said: list[str] = []
+    counted = 0
+    for seed in range(400):
+        values = _values(_levels((100, 40), (100, 40)), seed, noise=noise, drift=0.2)
+        answer = env_effects(values, ENVS, min_change=0.05, step=-0.6)
+        said.append(answer.verdict)
+        counted += any(c.counts for c in answer.commits)
+    assert counted <= 10, counted
+    assert said.count("both") <= 4, said.count("both")
+    assert said.count("environment") >= 370, {v: said.count(v) for v in set(said)}
+
+
+def test_each_effect_is_compared_at_the_confidence_of_all_together() -> None:
+    """Two environments make 4 comparisons, three make 7; at 80 % for all four, each
+    is ministat's comparison at 95 % (its table's t)."""
+    assert (comparisons(2), comparisons(3)) == (4, 7)
+    assert each_confidence(95, 4) == pytest.approx(98.75)
+    values = _values(_levels((100, 40), (100, 40)), 5, noise=0.05)
+    answer = env_effects(values, ENVS, min_change=0.05, confidence=80)
+    assert (answer.confidence, answer.each) == (80, 95)
+    of = difference(
+        Sample("gcc-13", tuple(values[("after", ENVS[1])])),
+        Sample("gcc-12", tuple(values[("after", ENVS[0])])),
+    )
+    effect = answer.environments[-1]
+    assert effect.change == pytest.approx(of.percent / 100)
+    assert effect.high - effect.change == pytest.approx(of.percent_half_width / 100, rel=1e-3)
+    wider = env_effects(values, ENVS, min_change=0.05).environments[-1]
+    assert wider.high - wider.change > 1.3 * (effect.high - effect.change)
+    with pytest.raises(ValueError, match="between 0 and 100"):
+        env_effects(values, ENVS, min_change=0.05, confidence=100)

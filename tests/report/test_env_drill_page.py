@@ -56,6 +56,11 @@ def test_the_verdict_the_effects_and_the_medians_are_shown_escaped() -> None:
     assert "within min_change or not proven" in html
     assert "17.7 M instructions" in html  # each median in its unit
     assert layout.href(at, layout.series_page(1)) in html
+    assert "[95 % interval]" in html  # a drill stored before each effect had its own
+    together = {**answer, "confidence": 95.0, "each_confidence": 98.75}
+    html = env_drill_section(at, _row(together))
+    assert "[98.75 % interval]" in html
+    assert "each effect at 98.75 % confidence: 95 % for all of them together" in html
 
 
 def test_a_drill_stopped_before_its_answer_says_so() -> None:

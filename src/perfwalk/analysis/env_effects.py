@@ -3,8 +3,14 @@ and ``after``) measured in each of several environments, in the order they were 
 (oldest first), tell it apart: the commit's effect is ``after`` against ``before`` in the
 same environment; an environment's effect is one environment against the one before it
 at the same commit. Each effect is ministat's comparison (Student's t with the pooled
-deviation, :func:`perfwalk.analysis.ministat.difference`) with its interval, and counts
-only when it is proven and at least the metric's ``min_change``.
+deviation, :func:`perfwalk.analysis.ministat.pooled_difference`) with its interval, and
+counts only when it is proven and at least the metric's ``min_change``.
+
+A drill makes several comparisons at once (four in two environments), and one effect
+of noise that counts is a wrong answer (a commit that only changed a note "moves" the
+metric: "both" where the environment alone did). So each is made at the confidence that
+holds for all of them together (Bonferroni): 95 % for the drill is 98.75 % for each of
+four; its interval is that wide.
 
 - **environment**: an adjacent pair of environments moves the metric at both commits,
   the same way, while the commits do not (in the newer of the two): "the step follows
@@ -28,7 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from perfwalk.analysis.ministat import DEFAULT_CONFIDENCE, Sample, difference
+from perfwalk.analysis.ministat import DEFAULT_CONFIDENCE, Sample, pooled_difference
+from perfwalk.analysis.sequential import student_t_quantile
 
 Verdict = Literal["environment", "code", "both", "neither", "undecided"]
 VERDICTS: tuple[Verdict, ...] = ("environment", "code", "both", "neither", "undecided")
@@ -41,8 +48,8 @@ LEAST = 3
 @dataclass(frozen=True)
 class Effect:
     """One comparison: ``to`` against ``of`` (at a commit, or in an environment), its
-    relative change and interval at the confidence, whether it counts (proven and at
-    least the min_change)."""
+    relative change and interval at the confidence of each comparison, whether it counts
+    (proven and at least the min_change)."""
 
     of: str
     to: str
@@ -58,13 +65,16 @@ class Effect:
 class EnvAnswer:
     """What moved the metric: the verdict, the commit's effect in each environment, each
     adjacent pair of environments' effect at each commit, the pair named (when the
-    environment moved it) and the share of the walk's step it accounts for."""
+    environment moved it), the share of the walk's step it accounts for, the confidence
+    of all the effects together and that of each."""
 
     verdict: Verdict
     commits: tuple[Effect, ...]  # one per environment
     environments: tuple[Effect, ...]  # per adjacent pair, at before then at after
-    moved_by: tuple[str, str] | None = None
-    share: float | None = None
+    moved_by: tuple[str, str] | None
+    share: float | None
+    confidence: float  # of all the effects together, in %
+    each: float  # of each effect, in %
 
     def said(self, metric: str) -> str:
         """One line: the verdict in words."""
@@ -91,12 +101,29 @@ def _percent(value: float) -> str:
     return f"{value * 100:+.1f} %"
 
 
+def comparisons(environments: int) -> int:
+    """How many effects a drill in ``environments`` compares: the commits in each, and
+    each adjacent pair at both commits."""
+    return environments + 2 * (environments - 1)
+
+
+def each_confidence(confidence: float, count: int) -> float:
+    """The confidence of each of ``count`` comparisons (in %) for which all of them
+    together hold at ``confidence`` (Bonferroni)."""
+    return 100 - (100 - confidence) / count
+
+
 def _effect(
-    names: tuple[str, str, str], base: Sequence[float], other: Sequence[float], floor: float
+    names: tuple[str, str, str],
+    base: Sequence[float],
+    other: Sequence[float],
+    floor: float,
+    confidence: float,
 ) -> Effect:
-    """``other`` against ``base``; ``names``: (of, to, where)."""
+    """``other`` against ``base`` at ``confidence`` (in %); ``names``: (of, to, where)."""
     of, to, where = names
-    found = difference(Sample(to, tuple(other)), Sample(of, tuple(base)), DEFAULT_CONFIDENCE)
+    t = student_t_quantile(1 - (1 - confidence / 100) / 2, len(base) + len(other) - 2)
+    found = pooled_difference(Sample(to, tuple(other)), Sample(of, tuple(base)), confidence, t)
     change = found.percent / 100
     half = found.percent_half_width / 100
     counts = found.proven and abs(change) >= floor
@@ -124,19 +151,27 @@ def env_effects(
     *,
     min_change: float,
     step: float | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
 ) -> EnvAnswer:
     """The verdict from ``values`` by (commit: ``before`` or ``after``, environment),
     ``environments`` oldest first (at least two, each side with :data:`LEAST` values),
-    the metric's ``min_change`` and the walk's relative ``step`` (for the share)."""
+    the metric's ``min_change``, the walk's relative ``step`` (for the share) and the
+    ``confidence`` (in %, below 100) that holds for all the effects together."""
     if len(environments) < 2:
         raise ValueError("two environments or more are compared")
+    if not 0 < confidence < 100:
+        raise ValueError(f"confidence {confidence} % is not between 0 and 100")
+    each = each_confidence(confidence, comparisons(len(environments)))
     commits = tuple(
-        _effect(("before", "after", e), values[("before", e)], values[("after", e)], min_change)
+        _effect(
+            ("before", "after", e), values[("before", e)], values[("after", e)], min_change, each
+        )
         for e in environments
     )
     by_pair = {
         (a, b): tuple(
-            _effect((a, b, at), values[(at, a)], values[(at, b)], min_change) for at in COMMITS
+            _effect((a, b, at), values[(at, a)], values[(at, b)], min_change, each)
+            for at in COMMITS
         )
         for a, b in itertools.pairwise(environments)
     }
@@ -151,8 +186,9 @@ def env_effects(
         share = None
         if step is not None and step > -1 and step != 0 and after.change > -1:
             share = math.log1p(after.change) / math.log1p(step)
-        return EnvAnswer(verdict, commits, envs, moved_by, share)
+        return EnvAnswer(verdict, commits, envs, moved_by, share, confidence, each)
     if code:
-        return EnvAnswer("code", commits, envs)
+        return EnvAnswer("code", commits, envs, None, None, confidence, each)
     anything = any(e.counts for e in (*commits, *envs))
-    return EnvAnswer("undecided" if anything else "neither", commits, envs)
+    verdict = "undecided" if anything else "neither"
+    return EnvAnswer(verdict, commits, envs, None, None, confidence, each)

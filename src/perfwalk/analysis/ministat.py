@@ -333,7 +333,7 @@ class Difference:
     percent: float  # difference in % of avg(base)
     percent_half_width: float
     pooled_s: float
-    t: float  # Student's t of the table, for the confidence level
+    t: float  # Student's t for the confidence level (ministat's table's)
 
 
 def difference(sample: Sample, base: Sample, confidence: float = DEFAULT_CONFIDENCE) -> Difference:
@@ -343,9 +343,14 @@ def difference(sample: Sample, base: Sample, confidence: float = DEFAULT_CONFIDE
     far from 1 (exact): the sums never overflow, the decision and the percentages are
     right, and only a difference beyond the float range is ``±inf``.
     """
+    return pooled_difference(sample, base, confidence, student_t(sample.n + base.n - 2, confidence))
+
+
+def pooled_difference(sample: Sample, base: Sample, confidence: float, t: float) -> Difference:
+    """:func:`difference` with Student's ``t`` given, for a ``confidence`` beyond
+    ministat's table (each of several comparisons made at once)."""
     k = exponent((*sample.values, *base.values))
     sample, base = sample.scaled(k), base.scaled(k)
-    t = student_t(sample.n + base.n - 2, confidence)
     spool = (sample.n - 1) * sample.small_var + (base.n - 1) * base.small_var
     spool /= sample.n + base.n - 2
     spool = _c_sqrt(spool)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the rest is imported by the command that runs (start-up tim
 
 
 def _env_drill_args(p: argparse.ArgumentParser) -> None:
+    from perfwalk.analysis.ministat import CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE
     from perfwalk.composites.env_drill import REPETITIONS
 
     p.add_argument(
@@ -47,6 +48,18 @@ def _env_drill_args(p: argparse.ArgumentParser) -> None:
         default=REPETITIONS,
         metavar="N",
         help=f"repetitions of each commit in each environment (default {REPETITIONS})",
+    )
+    p.add_argument(
+        "--confidence",
+        type=float,
+        choices=CONFIDENCE_LEVELS,
+        default=DEFAULT_CONFIDENCE,
+        metavar="LEVEL",
+        help="the confidence that no effect said to count is the noise's, all of them "
+        "together (each is compared at a higher one: 98.75 for each of the 4 effects of "
+        "two environments at 95), one of "
+        + ", ".join(f"{c:g}" for c in CONFIDENCE_LEVELS)
+        + f" (default {DEFAULT_CONFIDENCE:g})",
     )
     format_arg(p)
 
@@ -84,6 +97,7 @@ def cmd_env_drill(args: argparse.Namespace) -> int:
             target,
             environments,
             repetitions=args.repetitions,
+            confidence=args.confidence,
             say=(lambda line: print(show_controls(line))) if text else lambda _s: None,
         )
     if text:
@@ -121,6 +135,11 @@ def env_drill_lines(result: EnvDrillResult) -> list[str]:
             f"{interval(effect.change, effect.low, effect.high)}"
             + ("" if effect.counts else " (within min_change or not proven)")
         )
+    answer = result.answer
+    lines.append(
+        f"  each effect at {answer.each:g} % confidence: {answer.confidence:g} % for all "
+        f"{len(answer.commits) + len(answer.environments)} together"
+    )
     lines.append(f"  {result.answer.verdict.upper()}: {show_controls(result.said())}")
     lines.append(f"  series {result.series_id}")
     return lines

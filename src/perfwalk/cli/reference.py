@@ -87,7 +87,7 @@ def _option(action: argparse.Action) -> str:
         metavar = action.metavar or action.dest.upper()
         names += f" `{metavar}`"
     helptext = (action.help or "").replace("|", "\\|")
-    if action.choices:
+    if action.choices and "one of " not in helptext:  # unless the help names them
         helptext += " (one of " + ", ".join(map(str, action.choices)) + ")"
     expected = getattr(action.type, "expected", "")
     if expected:  # the bounds of a number (perfwalk.cli.options)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from perfwalk.analysis.env_effects import COMMITS, LEAST, EnvAnswer, env_effects
+from perfwalk.analysis.ministat import DEFAULT_CONFIDENCE
 from perfwalk.composites.prove import parent_walk_config
 from perfwalk.config.drilling import EnvironmentConfig
 from perfwalk.config.model import Config, VariantConfig
@@ -137,11 +138,13 @@ def drill_environments(
     environments: Sequence[EnvironmentConfig],
     *,
     repetitions: int = REPETITIONS,
+    confidence: float = DEFAULT_CONFIDENCE,
     say: Callable[[str], None] = lambda _s: None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> EnvDrillResult:
     """Measure ``target``'s two commits in each of ``environments`` (oldest first),
-    ``repetitions`` each, in rounds; the answer, stored."""
+    ``repetitions`` each, in rounds; the answer (its effects all together at
+    ``confidence``), stored."""
     if repetitions < LEAST:
         raise UsageError(
             f"--repetitions {repetitions}: each side needs {LEAST} values or more",
@@ -205,6 +208,7 @@ def drill_environments(
             [e.name for e in environments],
             min_change=floor,
             step=target.change.get("relative"),
+            confidence=confidence,
         )
         store.env_drills.finish(series_id, answer_json(answer, values, unit))
     return EnvDrillResult(series_id, target, tuple(environments), values, answer, unit)
@@ -327,6 +331,8 @@ def answer_json(
         "verdict": answer.verdict,
         "moved_by": None if answer.moved_by is None else list(answer.moved_by),
         "share": answer.share,
+        "confidence": answer.confidence,
+        "each_confidence": answer.each,
         "commits": [dataclasses.asdict(e) for e in answer.commits],
         "environments": [dataclasses.asdict(e) for e in answer.environments],
         "unit": unit,

@@ -89,12 +89,19 @@ def env_drill_section(at: str, row: EnvDrillRow) -> str:
         _effect_row(e, f"{esc(e['of'])} → {esc(e['to'])}, at {esc(e['where'])}")
         for e in answer.get("environments", ())
     )
+    each = float(answer.get("each_confidence", 95.0))  # drills before 2026-11-29: 95 each
+    together = answer.get("confidence")
+    if together is not None:
+        effects += (
+            f'<tr class="env-confidence"><td colspan="3">each effect at {each:g} % '
+            f"confidence: {float(together):g} % for all of them together</td></tr>"
+        )
     return (
         head
         + f'<p class="env-verdict"><strong>{esc(verdict.upper())}</strong>: {said}</p>\n'
         + f"<ul>{described}</ul>\n"
-        + '<table class="env-effects"><thead><tr><th>effect</th><th>change [95 % interval]'
-        "</th><th></th></tr></thead>\n<tbody>"
+        + '<table class="env-effects"><thead><tr><th>effect</th><th>change '
+        f"[{each:g} % interval]</th><th></th></tr></thead>\n<tbody>"
         + effects
         + "</tbody></table>\n"
         + '<table class="env-medians"><thead><tr><th>environment</th><th>commit</th>'
