@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from perfwalk.analysis.env_effects import comparisons, each_confidence, env_effects
+from perfwalk.analysis.env_effects import comparisons, env_effects
 from perfwalk.analysis.ministat import Sample, difference
+from perfwalk.analysis.sequential import each_confidence
 
 ENVS = ("gcc-12", "gcc-13")
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from perfwalk.analysis.ministat import DEFAULT_CONFIDENCE, Sample, pooled_difference
-from perfwalk.analysis.sequential import student_t_quantile
+from perfwalk.analysis.sequential import each_confidence, student_t_quantile
 
 Verdict = Literal["environment", "code", "both", "neither", "undecided"]
 VERDICTS: tuple[Verdict, ...] = ("environment", "code", "both", "neither", "undecided")
@@ -105,12 +105,6 @@ def comparisons(environments: int) -> int:
     """How many effects a drill in ``environments`` compares: the commits in each, and
     each adjacent pair at both commits."""
     return environments + 2 * (environments - 1)
-
-
-def each_confidence(confidence: float, count: int) -> float:
-    """The confidence of each of ``count`` comparisons (in %) for which all of them
-    together hold at ``confidence`` (Bonferroni)."""
-    return 100 - (100 - confidence) / count
 
 
 def _effect(

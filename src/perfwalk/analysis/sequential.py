@@ -123,8 +123,13 @@ def looks(most: int) -> tuple[int, ...]:
 
 def look_confidence(confidence: float, most: int) -> float:
     """The two-sided confidence (in %) of each look's interval: 1 - α / K."""
-    alpha = 1 - _check_confidence(confidence) / 100
-    return 100 * (1 - alpha / len(looks(most)))
+    return each_confidence(_check_confidence(confidence), len(looks(most)))
+
+
+def each_confidence(confidence: float, count: int) -> float:
+    """The confidence (in %) of each of ``count`` intervals or comparisons for which
+    all of them together hold at ``confidence`` (Bonferroni: 1 - α / count)."""
+    return 100 * (1 - (1 - confidence / 100) / count)
 
 
 class Verdict(enum.Enum):
