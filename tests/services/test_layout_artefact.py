@@ -86,11 +86,11 @@ PADDED = (8, 4, 3)
 QUADRUPLED = (12, 6, 4)
 
 
-def _project(tmp_path: Path, *, padded: bool) -> Path:
+def _project(tmp_path: Path, *, padded: bool) -> tuple[Path, int]:
     """The commits of :data:`PADDED` (``padded``: the first after its step adds the
     padding function, the layout costs time, the work is small) or :data:`QUADRUPLED`
     (the work quadruples there, the layout costs nothing); the others change a text
-    file only."""
+    file only. Its configuration, and the checkout of the step."""
     checkouts, step, repetitions = PADDED if padded else QUADRUPLED
     start = datetime(2024, 6, 1, tzinfo=UTC)
     commits = []
@@ -123,7 +123,7 @@ def _project(tmp_path: Path, *, padded: bool) -> Path:
         'steps = ["true"]', 'steps = ["cc -O2 -o bench bench.c work.c"]\nsymbols = "bench"'
     )
     path.write_text(text)
-    return path
+    return path, step
 
 
 def _changes(
@@ -149,10 +149,10 @@ def _walked(
 ) -> tuple[Path, int, dict[str, Any]]:
     """The walk of the project (``padded``, else the work quadrupled): its config, and
     what ``perfwalk changes`` says of it (:func:`_changes`)."""
-    path = _project(tmp_path, padded=padded)
+    path, step = _project(tmp_path, padded=padded)
     result = run_series(load_config(path), RunOptions())
     assert result.worst is Status.PASS
-    status, found = _changes(path, capsys, (PADDED if padded else QUADRUPLED)[1])
+    status, found = _changes(path, capsys, step)
     print("exit", status, json.dumps(found, indent=1))
     return path, status, found
 
